@@ -1,0 +1,47 @@
+import tseslint from 'typescript-eslint';
+
+// shared/core must stay pure: no AWS SDK, no Kubernetes client, no adapters/sim/functions,
+// no process.env, no wall clock, no randomness. Time comes through the Clock port, data through ports.
+const coreRestrictedImports = {
+  patterns: [
+    { group: ['@aws-sdk/*', '@smithy/*', '@aws-crypto/*', '@aws-lambda-powertools/*', '@middy/*'], message: 'shared/core is pure: AWS code lives in shared/adapters.' },
+    { group: ['@kubernetes/*'], message: 'shared/core is pure: the Kubernetes client lives in shared/adapters/kubernetes.' },
+    { group: ['**/adapters/**', '**/adapters', '**/sim/**', '**/sim', '**/functions/**', '**/cli/**'], message: 'shared/core must not depend on outer layers.' },
+    { group: ['node:*', 'fs', 'fs/*', 'os', 'child_process', 'http', 'https', 'net', 'crypto', 'process', 'timers', 'timers/*'], message: 'shared/core is pure: no I/O, no process, no timers.' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', 'dist/**', 'coverage/**', 'bin/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    files: ['shared/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', coreRestrictedImports],
+      'no-restricted-globals': ['error',
+        { name: 'process', message: 'shared/core is pure: configuration comes in as arguments.' },
+        { name: 'setTimeout', message: 'shared/core is pure: use the Clock port.' },
+        { name: 'setInterval', message: 'shared/core is pure: use the Clock port.' },
+        { name: 'fetch', message: 'shared/core is pure: I/O belongs to adapters.' },
+        { name: 'performance', message: 'shared/core is pure: use the Clock port.' },
+        { name: 'require', message: 'shared/core is pure.' },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'shared/core is pure: use the Clock port.' },
+        { object: 'Math', property: 'random', message: 'shared/core is pure: randomness must be injected.' },
+        { object: 'crypto', property: 'randomUUID', message: 'shared/core is pure: randomness must be injected.' },
+        { object: 'process', property: 'env', message: 'shared/core is pure: configuration comes in as arguments.' },
+      ],
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'shared/core is pure: new Date() reads the wall clock; use the Clock port.' },
+        { selector: "CallExpression[callee.name='Date']", message: 'shared/core is pure: Date() reads the wall clock.' },
+      ],
+    },
+  },
+);

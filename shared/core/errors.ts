@@ -1,0 +1,61 @@
+/**
+ * Named domain errors. `name` is a literal because Step Functions Retry/Catch match on it,
+ * and each class has a guard so callers never compare strings by hand.
+ */
+abstract class NamedError extends Error {
+  abstract override readonly name: string;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export class InsufficientCapacityError extends NamedError {
+  override readonly name = 'InsufficientCapacityError' as const;
+  constructor(message: string, readonly offerings: { instanceType: string; zone: string; capacityType: string }[] = [], options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+export class NodeClaimNotFoundError extends NamedError {
+  override readonly name = 'NodeClaimNotFoundError' as const;
+}
+export class NodeClassNotReadyError extends NamedError {
+  override readonly name = 'NodeClassNotReadyError' as const;
+}
+export class CloudProviderThrottledError extends NamedError {
+  override readonly name = 'CloudProviderThrottledError' as const;
+}
+export class CloudProviderUnauthorizedError extends NamedError {
+  override readonly name = 'CloudProviderUnauthorizedError' as const;
+}
+export class InstanceNotOwnedError extends NamedError {
+  override readonly name = 'InstanceNotOwnedError' as const;
+}
+export class ManifestValidationError extends NamedError {
+  override readonly name = 'ManifestValidationError' as const;
+  constructor(readonly file: string, readonly documentIndex: number, readonly path: string, readonly problem: string) {
+    super(`${file}: document ${documentIndex + 1}: ${path ? path + ': ' : ''}${problem}`);
+  }
+}
+export class ExecutionInputInvalidError extends NamedError {
+  override readonly name = 'ExecutionInputInvalidError' as const;
+}
+export class EventMalformedError extends NamedError {
+  override readonly name = 'EventMalformedError' as const;
+}
+export class NodeNotFoundError extends NamedError {
+  override readonly name = 'NodeNotFoundError' as const;
+}
+export class DeadlineExceededError extends NamedError {
+  override readonly name = 'DeadlineExceededError' as const;
+}
+export class LeaseHeldError extends NamedError {
+  override readonly name = 'LeaseHeldError' as const;
+}
+
+export const isInsufficientCapacityError = (e: unknown): e is InsufficientCapacityError => e instanceof Error && e.name === 'InsufficientCapacityError';
+export const isNodeClaimNotFoundError = (e: unknown): e is NodeClaimNotFoundError => e instanceof Error && e.name === 'NodeClaimNotFoundError';
+export const isNodeClassNotReadyError = (e: unknown): e is NodeClassNotReadyError => e instanceof Error && e.name === 'NodeClassNotReadyError';
+export const isThrottledError = (e: unknown): e is CloudProviderThrottledError => e instanceof Error && e.name === 'CloudProviderThrottledError';
+export const isInstanceNotOwnedError = (e: unknown): e is InstanceNotOwnedError => e instanceof Error && e.name === 'InstanceNotOwnedError';
+export const isManifestValidationError = (e: unknown): e is ManifestValidationError => e instanceof Error && e.name === 'ManifestValidationError';
+export const isExecutionInputInvalidError = (e: unknown): e is ExecutionInputInvalidError => e instanceof Error && e.name === 'ExecutionInputInvalidError';

@@ -1,0 +1,69 @@
+import type { CapacityTypeValue } from '../model/labels';
+import type { ResourceList } from '../model/resources';
+
+/** One place an instance type can be launched: (zone × capacity type), with a price. */
+export interface Offering {
+  zone: string;
+  zoneId?: string;
+  capacityType: CapacityTypeValue;
+  /** USD per hour. */
+  price: number;
+  /** False when not offered in the zone, ICE-cached, unpriced or zonally shifted. */
+  available: boolean;
+  /** True when the price is nodewright's estimate rather than a quoted price. */
+  priceEstimated?: boolean;
+  reservationId?: string;
+}
+
+/** Overhead subtracted from capacity to get allocatable (reference §3.1). */
+export interface Overhead {
+  kubeReserved: ResourceList;
+  systemReserved: ResourceList;
+  evictionThreshold: ResourceList;
+}
+
+/**
+ * An instance type as the scheduler sees it, for one EC2NodeClass (kubelet settings change allocatable).
+ * `labels` carry every well-known label value the type has (a missing key = DoesNotExist);
+ * zone and capacity-type come from `offerings`.
+ */
+export interface InstanceType {
+  name: string;
+  arch: 'amd64' | 'arm64';
+  os: 'linux' | 'windows';
+  labels: Record<string, string>;
+  capacity: ResourceList;
+  overhead: Overhead;
+  /** capacity − kubeReserved − systemReserved − eviction. */
+  allocatable: ResourceList;
+  offerings: Offering[];
+  /** GPU / accelerator / metal: only chosen when requested or nothing else fits (reference §2.8). */
+  exotic: boolean;
+}
+
+/** The raw catalog entry (bundled from ../shared/data, see shared/catalog/README.md). */
+export interface CatalogEntry {
+  name: string;
+  family: string;
+  category: string;
+  generation: number;
+  size: string;
+  vcpu: number;
+  memoryMiB: number;
+  arch: 'amd64' | 'arm64';
+  gpuCount: number;
+  gpuManufacturer: string | null;
+  gpuName: string | null;
+  gpuMemoryMiB: number | null;
+  hypervisor: string | null;
+  bareMetal: boolean;
+  maxENIs: number;
+  ipv4PerENI: number;
+  maxPodsEni: number;
+  localNvmeGB: number | null;
+  networkBandwidthMbps: number | null;
+  onDemandUsdPerHour: Record<string, number>;
+  acceleratorCount: number | null;
+  acceleratorName: string | null;
+  acceleratorManufacturer: string | null;
+}

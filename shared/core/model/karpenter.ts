@@ -1,0 +1,172 @@
+/** Normalized Karpenter v1 objects (NodePool, EC2NodeClass, NodeClaim), defaults applied. */
+import type { NodeSelectorRequirement, Taint } from './kube';
+import type { ResourceList } from './resources';
+
+export type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
+export type DisruptionReason = 'Underutilized' | 'Empty' | 'Drifted';
+
+export interface Budget {
+  /** "10%" or "3". */
+  nodes: string;
+  /** UTC cron or macro (@daily …); requires duration. */
+  schedule?: string;
+  /** Seconds. */
+  duration?: number;
+  /** Omitted = all reasons. */
+  reasons?: DisruptionReason[];
+}
+
+export interface NodeClassRef {
+  group: string;
+  kind: string;
+  name: string;
+}
+
+export interface NodePool {
+  name: string;
+  uid?: string;
+  /** 0..100, higher tried first. */
+  weight: number;
+  template: {
+    labels: Record<string, string>;
+    annotations: Record<string, string>;
+    taints: Taint[];
+    startupTaints: Taint[];
+    requirements: NodeSelectorRequirement[];
+    nodeClassRef: NodeClassRef;
+    /** Seconds; null = Never. Default 720h. */
+    expireAfter: number | null;
+    /** Seconds; null = wait forever. */
+    terminationGracePeriod: number | null;
+  };
+  disruption: {
+    consolidationPolicy: ConsolidationPolicy;
+    /** Seconds; null = Never. */
+    consolidateAfter: number | null;
+    budgets: Budget[];
+  };
+  /** Capacity limits (cpu millicores, memory bytes, pods, gpu, nodes). */
+  limits: ResourceList;
+  /** karpenter.sh/nodepool-hash of the template (see core/model/hash.ts). */
+  hash?: string;
+  deleting?: boolean;
+  /** False when the pool failed validation or its node class is not ready. */
+  ready?: boolean;
+}
+
+export interface SelectorTerm {
+  tags?: Record<string, string>;
+  id?: string;
+  name?: string;
+  owner?: string;
+  alias?: string;
+  ssmParameter?: string;
+}
+
+export interface KubeletConfiguration {
+  clusterDNS?: string[];
+  maxPods?: number;
+  podsPerCore?: number;
+  systemReserved?: ResourceList;
+  kubeReserved?: ResourceList;
+  /** Signal → value as written ("100Mi", "10%"). */
+  evictionHard?: Record<string, string>;
+  evictionSoft?: Record<string, string>;
+  evictionSoftGracePeriod?: Record<string, string>;
+  evictionMaxPodGracePeriod?: number;
+  imageGCHighThresholdPercent?: number;
+  imageGCLowThresholdPercent?: number;
+  cpuCFSQuota?: boolean;
+}
+
+export interface BlockDeviceMapping {
+  deviceName: string;
+  rootVolume?: boolean;
+  ebs?: {
+    volumeSize?: number; // bytes
+    volumeType?: string;
+    iops?: number;
+    throughput?: number;
+    encrypted?: boolean;
+    kmsKeyID?: string;
+    deleteOnTermination?: boolean;
+    snapshotID?: string;
+  };
+}
+
+export type AmiFamily = 'AL2' | 'AL2023' | 'Bottlerocket' | 'Custom' | 'Windows2019' | 'Windows2022' | 'Windows2025';
+
+export interface EC2NodeClass {
+  name: string;
+  uid?: string;
+  amiFamily: AmiFamily;
+  amiSelectorTerms: SelectorTerm[];
+  subnetSelectorTerms: SelectorTerm[];
+  securityGroupSelectorTerms: SelectorTerm[];
+  capacityReservationSelectorTerms?: SelectorTerm[];
+  role?: string;
+  instanceProfile?: string;
+  userData?: string;
+  tags: Record<string, string>;
+  kubelet?: KubeletConfiguration;
+  blockDeviceMappings: BlockDeviceMapping[];
+  metadataOptions: {
+    httpEndpoint: 'enabled' | 'disabled';
+    httpProtocolIPv6: 'enabled' | 'disabled';
+    httpPutResponseHopLimit: number;
+    httpTokens: 'required' | 'optional';
+  };
+  associatePublicIPAddress?: boolean;
+  detailedMonitoring?: boolean;
+  instanceStorePolicy?: 'RAID0';
+  context?: string;
+  hash?: string;
+  /** Resolved by the cloud provider (status); absent offline. */
+  status?: {
+    subnets?: { id: string; zone: string; zoneID?: string }[];
+    securityGroups?: { id: string; name?: string }[];
+    amis?: { id: string; name?: string; requirements?: NodeSelectorRequirement[] }[];
+    instanceProfile?: string;
+  };
+}
+
+export interface NodeClaimCondition {
+  type: 'Launched' | 'Registered' | 'Initialized' | 'Consolidatable' | 'Drifted' | 'Drained' | 'VolumesDetached' | 'InstanceTerminating' | 'DisruptionReason' | 'Ready' | string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: number;
+}
+
+export interface NodeClaim {
+  name: string;
+  uid?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  nodePool: string;
+  spec: {
+    taints: Taint[];
+    startupTaints: Taint[];
+    requirements: NodeSelectorRequirement[];
+    resources: { requests: ResourceList };
+    nodeClassRef: NodeClassRef;
+    expireAfter: number | null;
+    terminationGracePeriod: number | null;
+  };
+  status: {
+    nodeName?: string;
+    providerID?: string;
+    imageID?: string;
+    capacity?: ResourceList;
+    allocatable?: ResourceList;
+    lastPodEventTime?: number;
+    conditions: NodeClaimCondition[];
+  };
+  creationTimestamp: number;
+  deletionTimestamp?: number;
+  finalizers: string[];
+}
+
+export function conditionIsTrue(claim: { status: { conditions: NodeClaimCondition[] } }, type: string): boolean {
+  return claim.status.conditions.some((c) => c.type === type && c.status === 'True');
+}

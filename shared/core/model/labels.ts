@@ -1,0 +1,99 @@
+/** Well-known label, annotation, taint and tag keys (reference §1.4). */
+export const Label = {
+  nodePool: 'karpenter.sh/nodepool',
+  capacityType: 'karpenter.sh/capacity-type',
+  registered: 'karpenter.sh/registered',
+  initialized: 'karpenter.sh/initialized',
+  nodeClaim: 'karpenter.sh/nodeclaim',
+  zone: 'topology.kubernetes.io/zone',
+  zoneId: 'topology.k8s.aws/zone-id',
+  region: 'topology.kubernetes.io/region',
+  instanceType: 'node.kubernetes.io/instance-type',
+  arch: 'kubernetes.io/arch',
+  os: 'kubernetes.io/os',
+  hostname: 'kubernetes.io/hostname',
+  windowsBuild: 'node.kubernetes.io/windows-build',
+  ec2NodeClass: 'karpenter.k8s.aws/ec2nodeclass',
+  instanceCategory: 'karpenter.k8s.aws/instance-category',
+  instanceFamily: 'karpenter.k8s.aws/instance-family',
+  instanceGeneration: 'karpenter.k8s.aws/instance-generation',
+  instanceSize: 'karpenter.k8s.aws/instance-size',
+  instanceCpu: 'karpenter.k8s.aws/instance-cpu',
+  instanceCpuManufacturer: 'karpenter.k8s.aws/instance-cpu-manufacturer',
+  instanceMemory: 'karpenter.k8s.aws/instance-memory',
+  instanceHypervisor: 'karpenter.k8s.aws/instance-hypervisor',
+  instanceEbsBandwidth: 'karpenter.k8s.aws/instance-ebs-bandwidth',
+  instanceNetworkBandwidth: 'karpenter.k8s.aws/instance-network-bandwidth',
+  instanceGpuName: 'karpenter.k8s.aws/instance-gpu-name',
+  instanceGpuManufacturer: 'karpenter.k8s.aws/instance-gpu-manufacturer',
+  instanceGpuCount: 'karpenter.k8s.aws/instance-gpu-count',
+  instanceGpuMemory: 'karpenter.k8s.aws/instance-gpu-memory',
+  instanceAcceleratorName: 'karpenter.k8s.aws/instance-accelerator-name',
+  instanceAcceleratorManufacturer: 'karpenter.k8s.aws/instance-accelerator-manufacturer',
+  instanceAcceleratorCount: 'karpenter.k8s.aws/instance-accelerator-count',
+  instanceLocalNvme: 'karpenter.k8s.aws/instance-local-nvme',
+  instanceTenancy: 'karpenter.k8s.aws/instance-tenancy',
+  excludeFromExternalLB: 'node.kubernetes.io/exclude-from-external-load-balancers',
+} as const;
+
+/** Beta/legacy label keys normalized to their GA form. */
+export const NormalizedLabels: Record<string, string> = {
+  'failure-domain.beta.kubernetes.io/zone': Label.zone,
+  'failure-domain.beta.kubernetes.io/region': Label.region,
+  'beta.kubernetes.io/arch': Label.arch,
+  'beta.kubernetes.io/os': Label.os,
+  'beta.kubernetes.io/instance-type': Label.instanceType,
+  'karpenter.sh/provisioner-name': Label.nodePool,
+};
+
+/** Keys whose values nodewright knows for every instance type; pods may use these even when a pool doesn't define them. */
+export const WellKnownLabels: ReadonlySet<string> = new Set([
+  Label.nodePool, Label.capacityType, Label.zone, Label.region, Label.instanceType, Label.arch, Label.os,
+  Label.windowsBuild, Label.zoneId, Label.ec2NodeClass,
+  Label.instanceCategory, Label.instanceFamily, Label.instanceGeneration, Label.instanceSize, Label.instanceCpu,
+  Label.instanceCpuManufacturer, Label.instanceMemory, Label.instanceHypervisor, Label.instanceEbsBandwidth,
+  Label.instanceNetworkBandwidth, Label.instanceGpuName, Label.instanceGpuManufacturer, Label.instanceGpuCount,
+  Label.instanceGpuMemory, Label.instanceAcceleratorName, Label.instanceAcceleratorManufacturer,
+  Label.instanceAcceleratorCount, Label.instanceLocalNvme, Label.instanceTenancy,
+]);
+
+/** Labels users may not set on a NodePool template (reference §1.1). */
+export const RestrictedLabels: ReadonlySet<string> = new Set([Label.nodePool, Label.hostname]);
+export const RestrictedLabelDomains = ['karpenter.sh', 'karpenter.k8s.aws'] as const;
+
+export const Annotation = {
+  doNotDisrupt: 'karpenter.sh/do-not-disrupt',
+  nodePoolHash: 'karpenter.sh/nodepool-hash',
+  nodePoolHashVersion: 'karpenter.sh/nodepool-hash-version',
+  nodeClassHash: 'karpenter.k8s.aws/ec2nodeclass-hash',
+  nodeClassHashVersion: 'karpenter.k8s.aws/ec2nodeclass-hash-version',
+  minValuesRelaxed: 'karpenter.sh/nodeclaim-min-values-relaxed',
+  terminationTimestamp: 'karpenter.sh/nodeclaim-termination-timestamp',
+  tagged: 'karpenter.k8s.aws/tagged',
+  doNotSyncTaints: 'karpenter.sh/do-not-sync-taints',
+  podDeletionCost: 'controller.kubernetes.io/pod-deletion-cost',
+} as const;
+
+export const TaintKey = {
+  disrupted: 'karpenter.sh/disrupted',
+  unregistered: 'karpenter.sh/unregistered',
+  notReady: 'node.kubernetes.io/not-ready',
+  unreachable: 'node.kubernetes.io/unreachable',
+  uninitialized: 'node.cloudprovider.kubernetes.io/uninitialized',
+  unschedulable: 'node.kubernetes.io/unschedulable',
+} as const;
+
+export const Finalizer = { termination: 'karpenter.sh/termination' } as const;
+
+export const CapacityType = { onDemand: 'on-demand', spot: 'spot', reserved: 'reserved' } as const;
+export type CapacityTypeValue = (typeof CapacityType)[keyof typeof CapacityType];
+
+export const Tag = {
+  clusterPrefix: 'kubernetes.io/cluster/',
+  nodePool: 'karpenter.sh/nodepool',
+  nodeClaim: 'karpenter.sh/nodeclaim',
+  nodeClass: 'karpenter.k8s.aws/ec2nodeclass',
+  eksClusterName: 'eks:eks-cluster-name',
+  name: 'Name',
+  managedBy: 'nodewright.io/managed-by',
+} as const;

@@ -1,0 +1,67 @@
+/**
+ * Kubernetes resource quantities, parsed once at the edge into plain numbers:
+ * cpu → millicores, memory / storage → bytes, everything else → a count.
+ */
+export class QuantityParseError extends Error {
+  override readonly name = 'QuantityParseError' as const;
+  constructor(readonly input: unknown, message?: string) {
+    super(message ?? `invalid quantity ${JSON.stringify(input)}`);
+  }
+}
+
+const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+const QUANTITY_RE = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?\d+))?$/;
+
+/** Parses a quantity into its value in base units (e.g. "500m" → 0.5, "1Gi" → 1073741824). */
+export function parseQuantityValue(input: string | number): number {
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) throw new QuantityParseError(input);
+    return input;
+  }
+  const s = String(input).trim();
+  const m = QUANTITY_RE.exec(s);
+  if (!m) throw new QuantityParseError(input);
+  const base = Number(m[1]);
+  if (m[3] !== undefined) return base * 10 ** Number(m[3]);
+  const suffix = m[2] ?? '';
+  const mult = BINARY[suffix] ?? DECIMAL[suffix];
+  return base * mult;
+}
+
+/** CPU quantity → millicores (rounded up, as Kubernetes does for sub-milli values). */
+export function parseCpu(input: string | number): number {
+  return Math.ceil(parseQuantityValue(input) * 1000 - 1e-9);
+}
+
+/** Byte quantity → bytes (rounded up). */
+export function parseBytes(input: string | number): number {
+  return Math.ceil(parseQuantityValue(input) - 1e-9);
+}
+
+/** Parses a resource by name into its internal unit. */
+export function parseResource(name: string, input: string | number): number {
+  if (name === 'cpu') return parseCpu(input);
+  if (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) return parseBytes(input);
+  return Math.ceil(parseQuantityValue(input) - 1e-9);
+}
+
+export function formatCpu(milli: number): string {
+  if (milli % 1000 === 0) return String(milli / 1000);
+  return `${Math.round(milli)}m`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes === 0) return '0';
+  for (const [suffix, mult] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+    if (bytes % mult === 0) return `${bytes / mult}${suffix}`;
+  }
+  if (bytes >= 2 ** 20) return `${Math.ceil(bytes / 2 ** 20)}Mi`;
+  return String(bytes);
+}
+
+export function formatResource(name: string, value: number): string {
+  if (name === 'cpu') return formatCpu(value);
+  if (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) return formatBytes(value);
+  return String(value);
+}

@@ -1,0 +1,68 @@
+import { formatResource, parseResource } from './quantity';
+
+/** Resource amounts in internal units: cpu millicores, memory/ephemeral-storage bytes, others counts. */
+export type ResourceList = Record<string, number>;
+
+export const Resource = {
+  cpu: 'cpu',
+  memory: 'memory',
+  pods: 'pods',
+  ephemeralStorage: 'ephemeral-storage',
+  nvidiaGpu: 'nvidia.com/gpu',
+  amdGpu: 'amd.com/gpu',
+  awsNeuron: 'aws.amazon.com/neuron',
+  habanaGaudi: 'habana.ai/gaudi',
+} as const;
+
+export function parseResourceList(raw: Record<string, string | number> | undefined | null): ResourceList {
+  const out: ResourceList = {};
+  if (!raw) return out;
+  for (const [k, v] of Object.entries(raw)) out[k] = parseResource(k, v);
+  return out;
+}
+
+export function formatResourceList(r: ResourceList): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r)) out[k] = formatResource(k, v);
+  return out;
+}
+
+export function addResources(...lists: ResourceList[]): ResourceList {
+  const out: ResourceList = {};
+  for (const l of lists) for (const k in l) out[k] = (out[k] ?? 0) + l[k];
+  return out;
+}
+
+/** In place: a += b. */
+export function addInto(a: ResourceList, b: ResourceList): ResourceList {
+  for (const k in b) a[k] = (a[k] ?? 0) + b[k];
+  return a;
+}
+
+export function subtractResources(a: ResourceList, b: ResourceList): ResourceList {
+  const out: ResourceList = { ...a };
+  for (const k in b) out[k] = (out[k] ?? 0) - b[k];
+  return out;
+}
+
+export function maxResources(a: ResourceList, b: ResourceList): ResourceList {
+  const out: ResourceList = { ...a };
+  for (const k in b) out[k] = Math.max(out[k] ?? 0, b[k]);
+  return out;
+}
+
+/** True when every requested amount fits within the available amounts (missing = 0). */
+export function fits(requests: ResourceList, available: ResourceList): boolean {
+  for (const k in requests) {
+    const r = requests[k];
+    if (r > 0 && r > (available[k] ?? 0)) return false;
+  }
+  return true;
+}
+
+/** The resource names for which requests exceed available. */
+export function exceeded(requests: ResourceList, available: ResourceList): string[] {
+  const out: string[] = [];
+  for (const k in requests) if (requests[k] > 0 && requests[k] > (available[k] ?? 0)) out.push(k);
+  return out;
+}

@@ -1,0 +1,48 @@
+import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
+import type { CapacityTypeValue } from '../model/labels';
+import type { InstanceType } from '../instance-types/types';
+
+export type InstanceState = 'pending' | 'running' | 'shutting-down' | 'terminated' | 'stopping' | 'stopped';
+
+export interface CloudInstance {
+  instanceId: string;
+  /** aws:///<zone>/<instance-id> */
+  providerID: string;
+  instanceType: string;
+  zone: string;
+  capacityType: CapacityTypeValue;
+  imageId?: string;
+  subnetId?: string;
+  securityGroupIds?: string[];
+  /** Milliseconds since epoch. */
+  launchTime: number;
+  state: InstanceState;
+  tags: Record<string, string>;
+  privateDnsName?: string;
+}
+
+export interface LaunchRequest {
+  nodeClaim: NodeClaim;
+  nodePool: NodePool;
+  nodeClass: EC2NodeClass;
+  /** Candidate instance types compatible with the claim, cheapest first. */
+  instanceTypes: InstanceType[];
+}
+
+export type DriftReason = 'AMIDrift' | 'SubnetDrift' | 'SecurityGroupDrift' | 'NodeClassDrift' | 'NodePoolDrifted' | 'RequirementsDrifted' | 'InstanceTypeNotFound';
+
+/**
+ * The cloud as nodewright uses it. Errors are part of the contract (see ../errors.ts):
+ * InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError, CloudProviderThrottledError,
+ * InstanceNotOwnedError.
+ */
+export interface CloudProvider {
+  create(req: LaunchRequest): Promise<CloudInstance>;
+  /** Terminates an instance this cluster owns; NodeClaimNotFoundError once it is gone. */
+  delete(providerID: string): Promise<void>;
+  get(providerID: string): Promise<CloudInstance>;
+  /** Instances tagged as owned by this cluster (not terminated). */
+  list(): Promise<CloudInstance[]>;
+  instanceTypes(nodeClass: EC2NodeClass, nodePool?: NodePool): Promise<InstanceType[]>;
+  isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined>;
+}

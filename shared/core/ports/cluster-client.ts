@@ -1,0 +1,50 @@
+import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, StorageClass, Taint } from '../model/kube';
+import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool } from '../model/karpenter';
+
+/** Everything the planner and disruption logic read from the cluster, in one consistent read. */
+export interface ClusterSnapshot {
+  pods: Pod[];
+  nodes: Node[];
+  nodeClaims: NodeClaim[];
+  nodePools: NodePool[];
+  nodeClasses: EC2NodeClass[];
+  pdbs: PodDisruptionBudget[];
+  daemonSets: DaemonSet[];
+  persistentVolumes: PersistentVolume[];
+  persistentVolumeClaims: PersistentVolumeClaim[];
+  storageClasses: StorageClass[];
+  /** Documents that could not be read as valid objects (e.g. an invalid NodePool), with the reason. */
+  invalid?: { kind: string; name: string; reason: string }[];
+}
+
+export type EvictionResult = 'evicted' | 'blocked' | 'gone';
+
+export interface NodePatch {
+  labels?: Record<string, string | null>;
+  annotations?: Record<string, string | null>;
+  taints?: Taint[];
+  unschedulable?: boolean;
+}
+
+/** The Kubernetes API as nodewright uses it. Every write is idempotent. */
+export interface ClusterClient {
+  snapshot(): Promise<ClusterSnapshot>;
+  getNode(name: string): Promise<Node | undefined>;
+  findNodeByProviderID(providerID: string): Promise<Node | undefined>;
+  listPodsOnNode(nodeName: string): Promise<Pod[]>;
+  getNodeClaim(name: string): Promise<NodeClaim | undefined>;
+  /** Creates the claim; if one with the same name exists, returns it unchanged. */
+  createNodeClaim(claim: NodeClaim): Promise<NodeClaim>;
+  /** Merges status fields and upserts conditions by type. */
+  patchNodeClaimStatus(name: string, status: Partial<Omit<NodeClaim['status'], 'conditions'>> & { conditions?: NodeClaimCondition[] }): Promise<void>;
+  patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }): Promise<void>;
+  /** Deletes (or marks for deletion, when finalizers remain); a missing claim is success. */
+  deleteNodeClaim(name: string): Promise<void>;
+  /** Merge-patches labels/annotations/taints; a missing node is success and returns false. */
+  patchNode(name: string, patch: NodePatch): Promise<boolean>;
+  /** Eviction API: 429 (PDB) → blocked, 404/409 → gone. */
+  evict(pod: { namespace: string; name: string }): Promise<EvictionResult>;
+  /** Delete bypassing PDBs (terminationGracePeriod expiry only). */
+  deletePod(pod: { namespace: string; name: string }, gracePeriodSeconds: number): Promise<void>;
+  deleteNode(name: string): Promise<void>;
+}
