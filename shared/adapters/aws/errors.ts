@@ -1,0 +1,56 @@
+import {
+  CloudProviderThrottledError,
+  CloudProviderUnauthorizedError,
+  InsufficientCapacityError,
+  NodeClaimNotFoundError,
+} from '../../core/errors';
+
+/** EC2 error codes that mean "this offering has no capacity now" and feed the ICE cache (reference §3.4). */
+export const IceErrorCodes: ReadonlySet<string> = new Set([
+  'InsufficientInstanceCapacity',
+  'MaxSpotInstanceCountExceeded',
+  'VcpuLimitExceeded',
+  'UnfulfillableCapacity',
+  'Unsupported',
+  'InsufficientFreeAddressesInSubnet',
+  'MaxFleetCountExceeded',
+  'ReservationCapacityExceeded',
+  'InsufficientCapacity',
+  'SpotMaxPriceTooLow',
+]);
+
+export const ThrottleErrorCodes: ReadonlySet<string> = new Set([
+  'RequestLimitExceeded', 'Throttling', 'ThrottlingException', 'TooManyRequestsException', 'ProvisionedThroughputExceededException', 'RequestThrottled',
+]);
+
+export const UnauthorizedErrorCodes: ReadonlySet<string> = new Set([
+  'UnauthorizedOperation', 'AccessDenied', 'AccessDeniedException', 'AuthFailure', 'UnrecognizedClientException', 'ExpiredToken', 'ExpiredTokenException',
+]);
+
+export const NotFoundErrorCodes: ReadonlySet<string> = new Set(['InvalidInstanceID.NotFound', 'InvalidInstanceID.Malformed']);
+
+export const LaunchTemplateNotFoundCodes: ReadonlySet<string> = new Set([
+  'InvalidLaunchTemplateName.NotFoundException', 'InvalidLaunchTemplateId.NotFound', 'InvalidLaunchTemplateId.VersionNotFound', 'LaunchTemplateNotFound',
+]);
+
+/** The error code of an SDK v3 service error (its `name`), or undefined for non-service errors. */
+export function awsErrorCode(e: unknown): string | undefined {
+  if (!(e instanceof Error)) return undefined;
+  const withCode = e as Error & { Code?: string; code?: string };
+  return withCode.Code ?? withCode.code ?? e.name;
+}
+
+/**
+ * Maps an AWS SDK error to a named core error (cause kept). Errors with no core meaning are returned
+ * unchanged so the original code stays visible.
+ */
+export function mapAwsError(e: unknown, operation: string): unknown {
+  const code = awsErrorCode(e);
+  if (!code) return e;
+  const message = `${operation}: ${code}: ${e instanceof Error ? e.message : String(e)}`;
+  if (IceErrorCodes.has(code)) return new InsufficientCapacityError(message, [], { cause: e });
+  if (ThrottleErrorCodes.has(code)) return new CloudProviderThrottledError(message, { cause: e });
+  if (UnauthorizedErrorCodes.has(code)) return new CloudProviderUnauthorizedError(message, { cause: e });
+  if (NotFoundErrorCodes.has(code)) return new NodeClaimNotFoundError(message, { cause: e });
+  return e;
+}

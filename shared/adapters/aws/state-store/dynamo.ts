@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from '../../../core/ports/clock';
+import type { AuditRecord, OfferingKey, StateStore, UnavailableOffering } from '../../../core/ports/state-store';
+import { auditDay, auditDays, DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_WINDOW_MS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
+
+/**
+ * The single-table layout (see docs/aws-adapters.md). Key schema: `pk` (S, hash) + `sk` (S, range);
+ * TTL attribute `expiresAtSec` (epoch seconds). DynamoDB deletes expired items lazily (up to days later),
+ * so every read also filters on `expiresAtMs`.
+ */
+export const StateTable = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'expiresAtSec',
+  icePartition: 'ICE',
+  leasePrefix: 'LEASE#',
+  leaseSortKey: 'LEASE',
+  auditPrefix: 'AUDIT#',
+} as const;
+
+export interface DynamoStateStoreDeps {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock: Pick<Clock, 'now'>;
+  /** How long audit records are kept (TTL); default 30 days. */
+  auditRetentionDays?: number;
+  /** Unique suffix of audit sort keys; injectable for deterministic tests. */
+  newId?: () => string;
+}
+
+const isConditionFailed = (e: unknown): boolean => e instanceof Error && e.name === 'ConditionalCheckFailedException';
+
+/** StateStore on one DynamoDB table: ICE marks with TTL, leases by conditional writes, audit partitioned per UTC day. */
+export class DynamoStateStore implements StateStore {
+  private readonly retentionDays: number;
+  private readonly newId: () => string;
+
+  constructor(private readonly deps: DynamoStateStoreDeps) {
+    requireName('DynamoStateStore', 'tableName', deps.tableName);
+    this.retentionDays = deps.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS;
+    this.newId = deps.newId ?? randomUUID;
+  }
+
+  async markUnavailable(offering: OfferingKey, ttlSeconds: number, reason: string): Promise<void> {
+    requirePositiveTtl('markUnavailable', ttlSeconds);
+    const expiresAtMs = this.deps.clock.now() + ttlSeconds * 1000;
+    await this.deps.client.send(new PutCommand({
+      TableName: this.deps.tableName,
+      Item: {
+        pk: StateTable.icePartition,
+        sk: offeringKey(offering),
+        instanceType: offering.instanceType,
+        zone: offering.zone,
+        capacityType: offering.capacityType,
+        reason,
+        expiresAtMs,
+        [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000),
+      },
+    }));
+  }
+
+  async unavailableOfferings(): Promise<UnavailableOffering[]> {
+    const now = this.deps.clock.now();
+    const items = await this.queryAll({
+      TableName: this.deps.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: 'expiresAtMs > :now',
+      ExpressionAttributeValues: { ':pk': StateTable.icePartition, ':now': now },
+    });
+    return items
+      .filter((i) => Number(i.expiresAtMs) > now)
+      .map((i) => ({
+        instanceType: String(i.instanceType),
+        zone: String(i.zone),
+        capacityType: i.capacityType as UnavailableOffering['capacityType'],
+        reason: String(i.reason ?? ''),
+        expiresAt: Number(i.expiresAtMs),
+      }));
+  }
+
+  async acquireLease(name: string, holder: string, ttlSeconds: number): Promise<boolean> {
+    requireName('acquireLease', 'name', name);
+    requireName('acquireLease', 'holder', holder);
+    requirePositiveTtl('acquireLease', ttlSeconds);
+    const now = this.deps.clock.now();
+    const expiresAtMs = now + ttlSeconds * 1000;
+    try {
+      await this.deps.client.send(new PutCommand({
+        TableName: this.deps.tableName,
+        Item: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey, holder, expiresAtMs, [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000) },
+        ConditionExpression: 'attribute_not_exists(pk) OR holder = :holder OR expiresAtMs <= :now',
+        ExpressionAttributeValues: { ':holder': holder, ':now': now },
+      }));
+      return true;
+    } catch (e) {
+      if (isConditionFailed(e)) return false;
+      throw e;
+    }
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    try {
+      await this.deps.client.send(new DeleteCommand({
+        TableName: this.deps.tableName,
+        Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
+        ConditionExpression: 'holder = :holder',
+        ExpressionAttributeValues: { ':holder': holder },
+      }));
+    } catch (e) {
+      // Another holder owns it (or nobody does): releasing is then a no-op.
+      if (!isConditionFailed(e)) throw e;
+    }
+  }
+
+  async audit(record: AuditRecord): Promise<void> {
+    const expiresAtMs = record.at + this.retentionDays * 24 * 3600 * 1000;
+    await this.deps.client.send(new PutCommand({
+      TableName: this.deps.tableName,
+      Item: {
+        pk: StateTable.auditPrefix + auditDay(record.at),
+        sk: `${String(record.at).padStart(15, '0')}#${this.newId()}`,
+        kind: record.kind,
+        record,
+        expiresAtMs,
+        [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000),
+      },
+      // A later write must never overwrite an earlier decision.
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }));
+  }
+
+  async auditLog(query?: { sinceMs?: number; kind?: AuditRecord['kind']; limit?: number }): Promise<AuditRecord[]> {
+    const now = this.deps.clock.now();
+    const oldest = now - this.retentionDays * 24 * 3600 * 1000;
+    const since = Math.max(query?.sinceMs ?? now - DEFAULT_AUDIT_WINDOW_MS, oldest);
+    const records: AuditRecord[] = [];
+    for (const day of auditDays(since, now)) {
+      const values: Record<string, unknown> = { ':pk': StateTable.auditPrefix + day, ':since': String(since).padStart(15, '0'), ':now': now };
+      let filter = 'expiresAtMs > :now';
+      if (query?.kind) {
+        filter += ' AND #kind = :kind';
+        values[':kind'] = query.kind;
+      }
+      const items = await this.queryAll({
+        TableName: this.deps.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk >= :since',
+        FilterExpression: filter,
+        ExpressionAttributeValues: values,
+        ...(query?.kind ? { ExpressionAttributeNames: { '#kind': 'kind' } } : {}),
+      });
+      for (const i of items) if (Number(i.expiresAtMs) > now && i.record) records.push(i.record as AuditRecord);
+    }
+    return selectAudit(records, now, { ...query, sinceMs: since });
+  }
+
+  private async queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.deps.client.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+      out.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+}
