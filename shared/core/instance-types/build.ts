@@ -1,7 +1,19 @@
-// OWNED BY the instance-types work: replace this stub with the real implementation (same signatures).
+/**
+ * Builds the scheduler's instance types for one EC2NodeClass from catalog entries (reference §3.1–3.2):
+ * capacity, overhead and allocatable, well-known labels, and priced offerings per zone × capacity type.
+ *
+ * Pure and fast: per-entry work that does not depend on the call (resources, base labels, exoticness, spot
+ * estimates, label objects) is computed once per entry object and reused; entries are treated as immutable.
+ */
 import type { EC2NodeClass } from '../model/karpenter';
 import type { OfferingKey } from '../ports/state-store';
+import { computeResources, entryResources, type EntryResources } from './capacity';
+import { entryLabels, labelsMatch, withContextLabels } from './labels';
+import { buildOfferings, unavailableSet, type OfferingContext, type SpotEstimateCache } from './offerings';
+import { resolveProfile, type BuildProfile } from './profile';
 import type { CatalogEntry, InstanceType } from './types';
+
+export { KubeletConfigurationInvalidError, isKubeletConfigurationInvalidError } from './profile';
 
 export interface BuildInstanceTypesOptions {
   region: string;
@@ -9,19 +21,112 @@ export interface BuildInstanceTypesOptions {
   zones: string[];
   /** Kubelet settings, AMI family etc. change capacity/allocatable. */
   nodeClass?: EC2NodeClass;
-  /** On-demand and spot prices keyed `${instanceType}` / `${instanceType}/${zone}`; missing → catalog/estimate. */
+  /**
+   * On-demand and spot prices keyed `${instanceType}/${zone}` or `${instanceType}` (the zonal key wins);
+   * missing → on-demand from the catalog for the region, spot from nodewright's estimate (priceEstimated).
+   */
   onDemandPrices?: Record<string, number>;
   spotPrices?: Record<string, number>;
   /** Offerings to mark unavailable (ICE cache). */
   unavailable?: OfferingKey[];
-  /** Instance types not offered in a zone (from DescribeInstanceTypeOfferings); absent = offered everywhere. */
+  /**
+   * Zones each instance type is offered in (from DescribeInstanceTypeOfferings). A type without a key (or no
+   * map at all) is offered in every zone.
+   */
   zonesByType?: Record<string, string[]>;
   /** VM_MEMORY_OVERHEAD_PERCENT, default 0.075. */
   vmMemoryOverheadPercent?: number;
   /** RESERVED_ENIS, default 0. */
   reservedENIs?: number;
+  /** Zone → zone id; defaults to the node class's resolved subnets (status.subnets). */
+  zoneIds?: Record<string, string>;
 }
 
-export function buildInstanceTypes(_entries: CatalogEntry[], _opts: BuildInstanceTypesOptions): InstanceType[] {
-  throw new Error('not implemented yet');
+interface EntryStatic {
+  resources: EntryResources;
+  baseLabels: Record<string, string>;
+  exotic: boolean;
+  labels: Map<string, Readonly<Record<string, string>>>;
+  spot: SpotEstimateCache;
+}
+
+const statics = new WeakMap<CatalogEntry, EntryStatic>();
+
+function entryStatic(e: CatalogEntry): EntryStatic {
+  let s = statics.get(e);
+  if (!s) {
+    s = {
+      resources: entryResources(e),
+      baseLabels: entryLabels(e),
+      exotic: isExotic(e),
+      labels: new Map(),
+      spot: new Map(),
+    };
+    statics.set(e, s);
+  }
+  return s;
+}
+
+/** GPU / accelerator / bare-metal types are only chosen when requested or nothing else fits (reference §2.8). */
+export function isExotic(e: CatalogEntry): boolean {
+  return e.gpuCount > 0 || e.gpuName != null || (e.acceleratorCount ?? 0) > 0 || e.acceleratorName != null || e.bareMetal;
+}
+
+function labelsFor(s: EntryStatic, p: BuildProfile, region: string): Readonly<Record<string, string>> {
+  const key = `${p.traits.os}|${region}|${p.traits.windowsBuild ?? ''}`;
+  let l = s.labels.get(key);
+  if (!l) {
+    l = withContextLabels(s.baseLabels, p.traits.os, region, p.traits.windowsBuild);
+    s.labels.set(key, l);
+  }
+  return l;
+}
+
+function isCompatible(e: CatalogEntry, p: BuildProfile, labels: Record<string, string>): boolean {
+  // Windows AMIs are x86_64 only.
+  if (p.traits.os === 'windows' && e.arch !== 'amd64') return false;
+  return !p.amiRequirements || p.amiRequirements.some((reqs) => labelsMatch(labels, reqs));
+}
+
+function zoneIdMap(opts: BuildInstanceTypesOptions): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const s of opts.nodeClass?.status?.subnets ?? []) if (s.zoneID) m.set(s.zone, s.zoneID);
+  for (const [zone, id] of Object.entries(opts.zoneIds ?? {})) m.set(zone, id);
+  return m;
+}
+
+/**
+ * The instance types of `entries` as the scheduler sees them for one node class.
+ * Throws KubeletConfigurationInvalidError when the node class's evictionHard values cannot be parsed.
+ */
+export function buildInstanceTypes(entries: CatalogEntry[], opts: BuildInstanceTypesOptions): InstanceType[] {
+  const profile = resolveProfile(opts.nodeClass, opts.vmMemoryOverheadPercent ?? 0.075, opts.reservedENIs ?? 0);
+  const ctx: OfferingContext = {
+    region: opts.region,
+    zones: [...new Set(opts.zones)],
+    zoneIds: zoneIdMap(opts),
+    onDemandPrices: opts.onDemandPrices,
+    spotPrices: opts.spotPrices,
+    unavailable: unavailableSet(opts.unavailable),
+    zonesByType: opts.zonesByType,
+  };
+  const out: InstanceType[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    const s = entryStatic(e);
+    const labels = labelsFor(s, profile, opts.region);
+    const r = computeResources(e, s.resources, profile);
+    out[i] = {
+      name: e.name,
+      arch: e.arch,
+      os: profile.traits.os,
+      labels: labels as Record<string, string>,
+      capacity: r.capacity,
+      overhead: r.overhead,
+      allocatable: r.allocatable,
+      offerings: buildOfferings(e, ctx, isCompatible(e, profile, labels), s.spot),
+      exotic: s.exotic,
+    };
+  }
+  return out;
 }

@@ -41,7 +41,7 @@ export interface InstanceType {
   exotic: boolean;
 }
 
-/** The raw catalog entry (bundled from ../shared/data, see shared/catalog/README.md). */
+/** The raw catalog entry (bundled from ../shared/data, see shared/catalog/PROVENANCE.md). */
 export interface CatalogEntry {
   name: string;
   family: string;
@@ -66,4 +66,8 @@ export interface CatalogEntry {
   acceleratorCount: number | null;
   acceleratorName: string | null;
   acceleratorManufacturer: string | null;
+  /** Branch ENIs for security groups for pods (`vpc.amazonaws.com/pod-eni`); 0/absent when not trunking-compatible. */
+  branchENIs?: number;
+  /** Where the vcpu/memory/arch/GPU values came from, e.g. `karpenter-docs@692ccdd0` (see shared/catalog/PROVENANCE.md). */
+  specSource?: string;
 }
