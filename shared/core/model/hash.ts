@@ -1,0 +1,75 @@
+/**
+ * Drift hashes (reference §1.1, §6.7): a NodeClaim records the hash of its NodePool template and of its
+ * EC2NodeClass at launch; a different hash later means the node drifted (NodePoolDrifted / NodeClassDrift).
+ * FNV-1a 64 over canonical JSON (object keys sorted, undefined dropped), printed as an unsigned decimal.
+ */
+import type { EC2NodeClass, NodePool } from './karpenter';
+
+/** Bumped whenever the hashed field set changes, like karpenter.sh/nodepool-hash-version. */
+export const NodePoolHashVersion = 'v3';
+export const NodeClassHashVersion = 'v6';
+
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const MASK = 0xffffffffffffffffn;
+
+export function fnv1a64(text: string): string {
+  let h = FNV_OFFSET;
+  const bytes = new TextEncoder().encode(text);
+  for (const b of bytes) {
+    h ^= BigInt(b);
+    h = (h * FNV_PRIME) & MASK;
+  }
+  return h.toString();
+}
+
+/** JSON with object keys sorted at every level; undefined members are dropped, so absent == undefined. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/**
+ * Hash of what drives NodePoolDrifted: template labels, annotations, taints, startupTaints, nodeClassRef,
+ * expireAfter and terminationGracePeriod. Requirements (RequirementsDrifted is separate), weight, limits
+ * and disruption settings are left out, so changing them never drifts nodes.
+ */
+export function nodePoolHash(pool: Pick<NodePool, 'template'>): string {
+  const t = pool.template;
+  return fnv1a64(canonicalJson({
+    labels: t.labels,
+    annotations: t.annotations,
+    taints: t.taints,
+    startupTaints: t.startupTaints,
+    nodeClassRef: { group: t.nodeClassRef.group, kind: t.nodeClassRef.kind, name: t.nodeClassRef.name },
+    expireAfter: t.expireAfter,
+    terminationGracePeriod: t.terminationGracePeriod,
+  }));
+}
+
+/**
+ * Hash of what drives NodeClassDrift: userData, tags, block device mappings, metadata options, kubelet,
+ * role / instanceProfile, amiFamily, detailed monitoring, public IP, instance store policy and context.
+ * Selector terms are left out (AMI, subnet and security-group drift compare resolved status instead), as
+ * are status, name and uid.
+ */
+export function nodeClassHash(nodeClass: EC2NodeClass): string {
+  return fnv1a64(canonicalJson({
+    amiFamily: nodeClass.amiFamily,
+    userData: nodeClass.userData,
+    tags: nodeClass.tags,
+    blockDeviceMappings: nodeClass.blockDeviceMappings,
+    metadataOptions: nodeClass.metadataOptions,
+    kubelet: nodeClass.kubelet,
+    role: nodeClass.role,
+    instanceProfile: nodeClass.instanceProfile,
+    detailedMonitoring: nodeClass.detailedMonitoring,
+    associatePublicIPAddress: nodeClass.associatePublicIPAddress,
+    instanceStorePolicy: nodeClass.instanceStorePolicy,
+    context: nodeClass.context,
+  }));
+}

@@ -1,0 +1,59 @@
+/** Label key / value rules for NodePool templates and requirements (reference §1.1). */
+import { Label, RestrictedLabelDomains, RestrictedLabels, WellKnownLabels } from '../labels';
+
+const NAME_RE = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** Kubernetes' own label domains, which only allow a few well-known keys. */
+const KUBERNETES_ALLOWED = new Set([
+  Label.zone, Label.region, Label.arch, Label.os, Label.instanceType, Label.windowsBuild,
+  'beta.kubernetes.io/instance-type', 'failure-domain.beta.kubernetes.io/region', 'beta.kubernetes.io/os',
+  'beta.kubernetes.io/arch', 'failure-domain.beta.kubernetes.io/zone',
+]);
+
+/** Why a string is not a qualified name (`[prefix/]name`), or undefined when it is. */
+export function qualifiedNameProblem(key: string): string | undefined {
+  if (key === '') return 'key must not be empty';
+  const parts = key.split('/');
+  if (parts.length > 2) return `${JSON.stringify(key)} is not a qualified name (at most one "/")`;
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
+  if (prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN_RE.test(prefix))) {
+    return `${JSON.stringify(key)} has an invalid prefix (must be a DNS subdomain)`;
+  }
+  if (name.length > 63 || !NAME_RE.test(name)) {
+    return `${JSON.stringify(key)} is not a qualified name (≤63 alphanumerics, "-", "_", "." , starting and ending alphanumeric)`;
+  }
+  return undefined;
+}
+
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63 || !VALUE_RE.test(value)) {
+    return `${JSON.stringify(value)} is not a valid label value (≤63 alphanumerics, "-", "_", ".", starting and ending alphanumeric)`;
+  }
+  return undefined;
+}
+
+const domainOf = (key: string): string => (key.includes('/') ? key.slice(0, key.indexOf('/')) : '');
+
+/** Why a NodePool label or requirement key may not be used, or undefined when it may. */
+export function restrictedLabelProblem(key: string): string | undefined {
+  if (RestrictedLabels.has(key)) return `label ${JSON.stringify(key)} is restricted`;
+  const domain = domainOf(key);
+  for (const restricted of RestrictedLabelDomains) {
+    if (domain === restricted || domain.endsWith(`.${restricted}`)) {
+      if (WellKnownLabels.has(key)) return undefined;
+      return `label domain ${JSON.stringify(restricted)} is restricted (only its well-known labels may be used)`;
+    }
+  }
+  if (domain.endsWith('kubernetes.io') && !KUBERNETES_ALLOWED.has(key)
+    && !domain.endsWith('node.kubernetes.io') && !domain.endsWith('node-restriction.kubernetes.io')) {
+    return 'label domain "kubernetes.io" is restricted';
+  }
+  if (domain.endsWith('k8s.io') && !domain.endsWith('kops.k8s.io')) return 'label domain "k8s.io" is restricted';
+  return undefined;
+}
+
+export function labelKeyProblem(key: string): string | undefined {
+  return qualifiedNameProblem(key) ?? restrictedLabelProblem(key);
+}

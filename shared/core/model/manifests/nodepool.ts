@@ -1,0 +1,153 @@
+/** karpenter.sh/v1 NodePool: zod validation (reference §1.1) and mapping to the normalized NodePool. */
+import { z } from 'zod';
+import { parseDuration, parseDurationOrNever } from '../duration';
+import type { NodePool } from '../karpenter';
+import type { NodeSelectorRequirement, Taint } from '../kube';
+import { nodePoolHash } from '../hash';
+import { normalizeKey, obj, resources, str, toSeconds, type Json, type ManifestContext } from './context';
+import { labelKeyProblem, labelValueProblem, qualifiedNameProblem } from './label-rules';
+import {
+  duration, durationOrNever, parseOrThrow, quantitySchema, requiredObject, stringMapSchema, stringish,
+} from './zod-helpers';
+
+const NUMERIC_OPERATORS = new Set(['Gt', 'Lt', 'Gte', 'Lte']);
+
+const requirementSchema = z.object({
+  key: z.string({ error: 'key is required' }),
+  operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt', 'Gte', 'Lte']),
+  values: z.array(stringish).optional(),
+  minValues: z.number().int().min(1, 'minValues must be between 1 and 50').max(50, 'minValues must be between 1 and 50').optional(),
+}).superRefine((r, ctx) => {
+  const key = normalizeKey(r.key);
+  const keyProblem = labelKeyProblem(key);
+  if (keyProblem) ctx.addIssue({ code: 'custom', path: ['key'], message: keyProblem });
+  const values = r.values ?? [];
+  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} requires at least one value` });
+  }
+  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} must not have values` });
+  }
+  if (NUMERIC_OPERATORS.has(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]))) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} requires exactly one integer value ≥ 0` });
+  }
+  if (r.minValues !== undefined && r.operator === 'In' && r.minValues > values.length) {
+    ctx.addIssue({ code: 'custom', path: ['minValues'], message: `minValues (${r.minValues}) must not exceed the number of values (${values.length})` });
+  }
+});
+
+const taintSchema = z.object({
+  key: z.string({ error: 'taint key is required' }).refine((k) => !qualifiedNameProblem(k), { error: (iss) => qualifiedNameProblem(String(iss.input)) ?? 'invalid key' }),
+  value: stringish.optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+});
+
+const labelsSchema = stringMapSchema.superRefine((labels, ctx) => {
+  for (const [k, v] of Object.entries(labels)) {
+    const problem = labelKeyProblem(normalizeKey(k)) ?? labelValueProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', path: [k], message: problem });
+  }
+});
+
+const BUDGET_NODES_RE = /^((100|[0-9]{1,2})%|[0-9]+)$/;
+const BUDGET_DURATION_RE = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
+const SCHEDULE_RE = /^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$/;
+
+const budgetSchema = z.object({
+  nodes: stringish.refine((s) => BUDGET_NODES_RE.test(s), 'nodes must be a count ("3") or a percentage ("10%")'),
+  schedule: z.string().regex(SCHEDULE_RE, 'schedule must be a 5-field cron expression or a macro such as @daily').optional(),
+  duration: z.string().regex(BUDGET_DURATION_RE, 'duration must be hours and/or minutes, e.g. "1h30m"').optional(),
+  reasons: z.array(z.enum(['Underutilized', 'Empty', 'Drifted'])).optional(),
+}).superRefine((b, ctx) => {
+  if ((b.schedule === undefined) !== (b.duration === undefined)) {
+    ctx.addIssue({ code: 'custom', path: [b.schedule === undefined ? 'schedule' : 'duration'], message: "'schedule' must be set together with 'duration'" });
+  }
+});
+
+const templateSpecSchema = requiredObject({
+  taints: z.array(taintSchema).optional(),
+  startupTaints: z.array(taintSchema).optional(),
+  requirements: z.array(requirementSchema, { error: (iss) => (iss.input === undefined ? 'requirements is required' : 'requirements must be a list') })
+    .max(100, 'at most 100 requirements are allowed'),
+  nodeClassRef: requiredObject({
+    group: z.string({ error: 'group is required' }).min(1, 'group must not be empty'),
+    kind: z.string({ error: 'kind is required' }).min(1, 'kind must not be empty'),
+    name: z.string({ error: 'name is required' }).min(1, 'name must not be empty'),
+  }, 'nodeClassRef'),
+  expireAfter: durationOrNever('expireAfter').optional(),
+  terminationGracePeriod: duration('terminationGracePeriod').optional(),
+}, 'spec.template.spec').superRefine((spec, ctx) => {
+  const seen = new Set<string>();
+  for (const field of ['taints', 'startupTaints'] as const) {
+    (spec[field] ?? []).forEach((t, i) => {
+      const id = `${t.key}:${t.effect}`;
+      if (seen.has(id)) ctx.addIssue({ code: 'custom', path: [field, i], message: `duplicate taint ${t.key}:${t.effect} (key and effect must be unique across taints and startupTaints)` });
+      seen.add(id);
+    });
+  }
+});
+
+export const nodePoolSchema = z.object({
+  metadata: z.object({ name: z.string({ error: 'metadata.name is required' }).min(1, 'metadata.name is required') }),
+  spec: requiredObject({
+    weight: z.number().int('weight must be an integer').min(1, 'weight must be between 1 and 100').max(100, 'weight must be between 1 and 100').optional(),
+    template: requiredObject({
+      metadata: z.object({ labels: labelsSchema.optional(), annotations: stringMapSchema.optional() }).optional(),
+      spec: templateSpecSchema,
+    }, 'spec.template'),
+    disruption: z.object({
+      consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized']).optional(),
+      consolidateAfter: durationOrNever('consolidateAfter').optional(),
+      budgets: z.array(budgetSchema).max(50, 'at most 50 budgets are allowed').optional(),
+    }).optional(),
+    limits: z.record(z.string(), quantitySchema).optional(),
+  }, 'spec'),
+});
+
+export const DEFAULT_EXPIRE_AFTER = 720 * 3600;
+
+const toTaint = (t: { key: string; value?: string; effect: Taint['effect'] }): Taint => (t.value ? { key: t.key, value: t.value, effect: t.effect } : { key: t.key, effect: t.effect });
+
+/** Validates a karpenter.sh/v1 NodePool, applies defaults and returns the normalized NodePool. */
+export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffix?: string }): NodePool {
+  const parsed = parseOrThrow(nodePoolSchema, o, ctx, ctx?.problemSuffix);
+  const spec = parsed.spec;
+  const tpl = spec.template.spec;
+  const metadata = obj(o.metadata);
+  const pool: NodePool = {
+    name: parsed.metadata.name,
+    weight: spec.weight ?? 0,
+    template: {
+      labels: spec.template.metadata?.labels ?? {},
+      annotations: spec.template.metadata?.annotations ?? {},
+      taints: (tpl.taints ?? []).map(toTaint),
+      startupTaints: (tpl.startupTaints ?? []).map(toTaint),
+      requirements: tpl.requirements.map((r): NodeSelectorRequirement => {
+        const req: NodeSelectorRequirement = { key: normalizeKey(r.key), operator: r.operator };
+        if (r.values) req.values = r.values;
+        if (r.minValues !== undefined) req.minValues = r.minValues;
+        return req;
+      }),
+      nodeClassRef: { group: tpl.nodeClassRef.group, kind: tpl.nodeClassRef.kind, name: tpl.nodeClassRef.name },
+      expireAfter: parseDurationOrNever(tpl.expireAfter, DEFAULT_EXPIRE_AFTER),
+      terminationGracePeriod: tpl.terminationGracePeriod === undefined ? null : parseDuration(tpl.terminationGracePeriod),
+    },
+    disruption: {
+      consolidationPolicy: spec.disruption?.consolidationPolicy ?? 'WhenEmptyOrUnderutilized',
+      consolidateAfter: parseDurationOrNever(spec.disruption?.consolidateAfter, 0),
+      budgets: (spec.disruption?.budgets ?? [{ nodes: '10%' }]).map((b) => {
+        const budget: NodePool['disruption']['budgets'][number] = { nodes: b.nodes };
+        if (b.schedule !== undefined) budget.schedule = b.schedule;
+        if (b.duration !== undefined) budget.duration = parseDuration(b.duration);
+        if (b.reasons !== undefined) budget.reasons = b.reasons;
+        return budget;
+      }),
+    },
+    limits: resources(spec.limits, ctx, 'spec.limits'),
+  };
+  const uid = str(metadata.uid);
+  if (uid) pool.uid = uid;
+  if (toSeconds(metadata.deletionTimestamp) !== undefined) pool.deleting = true;
+  pool.hash = nodePoolHash(pool);
+  return pool;
+}

@@ -1,0 +1,159 @@
+/** Pod JSON → normalized Pod, including the effective-requests arithmetic Kubernetes uses. */
+import type { HostPort, OwnerRef, Pod, PodVolumeClaim } from '../kube';
+import { addInto, maxResources, type ResourceList } from '../resources';
+import {
+  BuiltinPriorityClasses, arr, num, obj, resources, str, stringMap, toSeconds, normalizeLabelMap,
+  type Json, type PodContext,
+} from './context';
+import { affinity, toleration, topologySpreadConstraint } from './scheduling-fields';
+
+const PHASES: ReadonlySet<string> = new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']);
+
+/** A container's requests, with limits filling in resources that have no request (as the API server defaults them). */
+export function containerRequests(c: unknown, ctx: PodContext | undefined, path: string): ResourceList {
+  const res = obj(obj(c).resources);
+  const requests = resources(res.requests, ctx, `${path}.resources.requests`);
+  const limits = resources(res.limits, ctx, `${path}.resources.limits`);
+  for (const [k, v] of Object.entries(limits)) if (!(k in requests)) requests[k] = v;
+  return requests;
+}
+
+const isSidecar = (c: unknown): boolean => str(obj(c).restartPolicy) === 'Always';
+
+/**
+ * Effective pod requests: max(Σ containers + Σ sidecars, each init container + the sidecars started
+ * before it, each sidecar prefix sum) + overhead. Resources are compared one by one, as Kubernetes does.
+ */
+export function podSpecRequests(spec: Json, ctx: PodContext | undefined, path = 'spec'): ResourceList {
+  const running: ResourceList = {};
+  arr(spec.containers).forEach((c, i) => addInto(running, containerRequests(c, ctx, `${path}.containers[${i}]`)));
+  const sidecars: ResourceList = {};
+  let initPeak: ResourceList = {};
+  arr(spec.initContainers).forEach((c, i) => {
+    const req = containerRequests(c, ctx, `${path}.initContainers[${i}]`);
+    if (isSidecar(c)) {
+      addInto(sidecars, req);
+      initPeak = maxResources(initPeak, sidecars);
+    } else {
+      initPeak = maxResources(initPeak, addInto({ ...req }, sidecars));
+    }
+  });
+  const total = maxResources(addInto(running, sidecars), initPeak);
+  const overhead = spec.overhead !== undefined
+    ? resources(spec.overhead, ctx, `${path}.overhead`)
+    : runtimeClassOverhead(str(spec.runtimeClassName), ctx);
+  return addInto(total, overhead);
+}
+
+function runtimeClassOverhead(name: string | undefined, ctx: PodContext | undefined): ResourceList {
+  if (!name) return {};
+  return { ...(ctx?.runtimeClassOverhead?.[name] ?? {}) };
+}
+
+function hostPorts(spec: Json): HostPort[] {
+  const out: HostPort[] = [];
+  const containers = [...arr(spec.containers), ...arr(spec.initContainers).filter(isSidecar)];
+  for (const c of containers) {
+    for (const p of arr(obj(c).ports)) {
+      const port = obj(p);
+      const hostPort = num(port.hostPort);
+      if (!hostPort || hostPort <= 0) continue;
+      const protocol = str(port.protocol);
+      const hp: HostPort = { port: hostPort, protocol: protocol === 'UDP' || protocol === 'SCTP' ? protocol : 'TCP' };
+      const hostIP = str(port.hostIP);
+      if (hostIP) hp.hostIP = hostIP;
+      out.push(hp);
+    }
+  }
+  return out;
+}
+
+function volumeClaims(spec: Json, podName: string): PodVolumeClaim[] {
+  const out: PodVolumeClaim[] = [];
+  for (const v of arr(spec.volumes)) {
+    const vol = obj(v);
+    const pvc = obj(vol.persistentVolumeClaim);
+    const claimName = str(pvc.claimName);
+    if (claimName) {
+      out.push({ claimName });
+      continue;
+    }
+    if (vol.ephemeral) {
+      const tplSpec = obj(obj(obj(vol.ephemeral).volumeClaimTemplate).spec);
+      const claim: PodVolumeClaim = { claimName: `${podName}-${str(vol.name) ?? ''}`, ephemeral: {} };
+      const sc = str(tplSpec.storageClassName);
+      if (sc !== undefined) claim.ephemeral = { storageClassName: sc };
+      out.push(claim);
+    }
+  }
+  return out;
+}
+
+export function ownerOf(metadata: Json): OwnerRef | undefined {
+  const refs = arr(metadata.ownerReferences).map(obj);
+  const ref = refs.find((r) => r.controller === true) ?? refs[0];
+  if (!ref) return undefined;
+  const owner: OwnerRef = { kind: str(ref.kind) ?? '', name: str(ref.name) ?? '' };
+  const uid = str(ref.uid);
+  if (uid) owner.uid = uid;
+  if (ref.controller === true) owner.controller = true;
+  return owner;
+}
+
+function priorityOf(spec: Json, ctx: PodContext | undefined): number {
+  const explicit = num(spec.priority);
+  if (explicit !== undefined) return explicit;
+  const cls = str(spec.priorityClassName);
+  if (cls) return ctx?.priorityClasses?.[cls] ?? BuiltinPriorityClasses[cls] ?? 0;
+  return ctx?.defaultPriority ?? 0;
+}
+
+/** Pod JSON (manifest or API object) → Pod. Throws ManifestValidationError on bad quantities or selectors. */
+export function podFromKube(o: Json, ctx?: PodContext): Pod {
+  const metadata = obj(o.metadata);
+  const spec = obj(o.spec);
+  const status = obj(o.status);
+  const specPath = ctx?.specPath ?? 'spec';
+  const namespace = str(metadata.namespace) || 'default';
+  const name = str(metadata.name) ?? '';
+  const conditions = arr(status.conditions).map(obj);
+  const phase = str(status.phase);
+  const pod: Pod = {
+    uid: str(metadata.uid) || `${namespace}/${name}`,
+    namespace,
+    name,
+    labels: stringMap(metadata.labels),
+    annotations: stringMap(metadata.annotations),
+    creationTimestamp: toSeconds(metadata.creationTimestamp) ?? 0,
+    phase: phase && PHASES.has(phase) ? (phase as Pod['phase']) : 'Pending',
+    requests: podSpecRequests(spec, ctx, specPath),
+    nodeSelector: normalizeLabelMap(stringMap(spec.nodeSelector)),
+    tolerations: arr(spec.tolerations).map(toleration),
+    topologySpreadConstraints: arr(spec.topologySpreadConstraints).map(topologySpreadConstraint),
+    hostPorts: hostPorts(spec),
+    volumeClaims: volumeClaims(spec, name),
+    priority: priorityOf(spec, ctx),
+    terminationGracePeriodSeconds: num(spec.terminationGracePeriodSeconds) ?? 30,
+  };
+  const deletion = toSeconds(metadata.deletionTimestamp);
+  if (deletion !== undefined) pod.deletionTimestamp = deletion;
+  const start = toSeconds(status.startTime);
+  if (start !== undefined) pod.startTime = start;
+  const nodeName = str(spec.nodeName);
+  if (nodeName) pod.nodeName = nodeName;
+  const nominated = str(status.nominatedNodeName);
+  if (nominated) pod.nominatedNodeName = nominated;
+  const scheduled = conditions.find((c) => c.type === 'PodScheduled');
+  if (scheduled && scheduled.status === 'False' && scheduled.reason === 'Unschedulable') pod.unschedulable = true;
+  const ready = conditions.find((c) => c.type === 'Ready');
+  if (ready) pod.ready = ready.status === 'True';
+  const aff = affinity(spec.affinity, ctx, `${specPath}.affinity`);
+  if (aff) pod.affinity = aff;
+  const owner = ownerOf(metadata);
+  if (owner) pod.owner = owner;
+  const pcName = str(spec.priorityClassName);
+  if (pcName) pod.priorityClassName = pcName;
+  const scheduler = str(spec.schedulerName);
+  if (scheduler) pod.schedulerName = scheduler;
+  return pod;
+}
