@@ -1,0 +1,106 @@
+/** PodDisruptionBudget status (computed on read, as the disruption controller would) and the Eviction API decision. */
+import { matchesStructuredSelector } from './selectors';
+import { KubeApiStatusError, notFound, statusBody } from './status';
+import type { KubeStore } from './store';
+import type { Json, KubeObject, ResourceType } from './types';
+
+const podReady = (p: KubeObject): boolean => {
+  const conds = ((p.status?.conditions ?? []) as { type: string; status: string }[]);
+  return !p.metadata.deletionTimestamp && p.status?.phase === 'Running' && conds.some((c) => c.type === 'Ready' && c.status === 'True');
+};
+
+const scaled = (v: unknown, expected: number): number => {
+  if (typeof v === 'number') return v;
+  const s = String(v);
+  if (s.endsWith('%')) return Math.ceil((Number(s.slice(0, -1)) * expected) / 100);
+  return Number(s);
+};
+
+export interface PdbFigures {
+  expectedPods: number;
+  currentHealthy: number;
+  desiredHealthy: number;
+  disruptionsAllowed: number;
+}
+
+/** disruptionsAllowed from the budget and the readiness of the pods it selects (terminating pods do not count). */
+export function pdbFigures(pdb: KubeObject, podsInNamespace: KubeObject[]): PdbFigures {
+  const spec = pdb.spec ?? {};
+  const pods = podsInNamespace.filter((p) => matchesStructuredSelector(p.metadata.labels, spec.selector as Json | undefined)
+    && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  const expectedPods = pods.filter((p) => !p.metadata.deletionTimestamp).length;
+  const currentHealthy = pods.filter(podReady).length;
+  let desiredHealthy = 0;
+  if (spec.minAvailable !== undefined) desiredHealthy = scaled(spec.minAvailable, expectedPods);
+  else if (spec.maxUnavailable !== undefined) desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
+  return { expectedPods, currentHealthy, desiredHealthy, disruptionsAllowed: Math.max(0, currentHealthy - desiredHealthy) };
+}
+
+const podsOf = (store: KubeStore, namespace: string | undefined): KubeObject[] => {
+  const rt = store.registry.get('', 'pods');
+  return rt ? store.list(rt, { namespace }).items : [];
+};
+
+/** Read decorator for policy/v1 poddisruptionbudgets: fills status like the disruption controller. */
+export function decoratePdb(pdb: KubeObject, store: KubeStore): KubeObject {
+  const f = pdbFigures(pdb, podsOf(store, pdb.metadata.namespace));
+  pdb.status = {
+    ...(pdb.status ?? {}),
+    observedGeneration: pdb.metadata.generation ?? 1,
+    ...f,
+    conditions: [{
+      type: 'DisruptionAllowed',
+      status: f.disruptionsAllowed > 0 ? 'True' : 'False',
+      reason: f.disruptionsAllowed > 0 ? 'SufficientPods' : 'InsufficientPods',
+      message: '',
+      observedGeneration: pdb.metadata.generation ?? 1,
+      lastTransitionTime: pdb.metadata.creationTimestamp,
+    }],
+  };
+  return pdb;
+}
+
+/**
+ * POST pods/{name}/eviction. 201 and the pod deleted (or marked, with finalizers) when allowed;
+ * 429 TooManyRequests when a PDB has no disruption left; 404 when the pod is gone.
+ */
+export function evictPod(store: KubeStore, podType: ResourceType, namespace: string, name: string, body: Json | undefined): Json {
+  const pod = store.tryGet(podType, namespace, name);
+  if (!pod) throw notFound('', 'pods', name);
+  const opts = (body?.deleteOptions ?? {}) as { gracePeriodSeconds?: number; preconditions?: { uid?: string } };
+  const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' || pod.status?.phase === 'Pending';
+  if (!pod.metadata.deletionTimestamp && !terminal) {
+    const pdbType = store.registry.get('policy', 'poddisruptionbudgets');
+    const pdbs = pdbType ? store.list(pdbType, { namespace }).items.filter((b) => matchesStructuredSelector(pod.metadata.labels, b.spec?.selector as Json | undefined)) : [];
+    if (pdbs.length > 1) throw new KubeApiStatusError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    if (pdbs.length === 1) {
+      const f = pdbFigures(pdbs[0], podsOf(store, namespace));
+      const allowed = podReady(pod) ? f.disruptionsAllowed > 0 : f.currentHealthy >= f.desiredHealthy;
+      if (!allowed) {
+        throw new KubeApiStatusError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', {
+          causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdbs[0].metadata.name} needs ${f.desiredHealthy} healthy pods and has ${f.currentHealthy} currently` }],
+        });
+      }
+    }
+  }
+  store.delete(podType, namespace, name, { gracePeriodSeconds: opts.gracePeriodSeconds, preconditions: opts.preconditions });
+  return statusBody(201, 'Success', '');
+}
+
+/** POST pods/{name}/binding: assigns the node and sets PodScheduled=True, as the scheduler's bind does. */
+export function bindPod(store: KubeStore, podType: ResourceType, namespace: string, name: string, body: Json | undefined): Json {
+  const target = (body?.target ?? {}) as { name?: string; kind?: string };
+  if (!target.name) throw new KubeApiStatusError(422, 'Invalid', 'Binding.target.name: Required value');
+  const pod = store.get(podType, namespace, name);
+  const spec = pod.spec ?? {};
+  if (spec.nodeName) {
+    throw new KubeApiStatusError(409, 'Conflict', `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "${String(spec.nodeName)}"`);
+  }
+  pod.spec = { ...spec, nodeName: target.name };
+  store.update(podType, namespace, name, pod);
+  const current = store.get(podType, namespace, name);
+  const conds = ((current.status?.conditions ?? []) as { type: string }[]).filter((c) => c.type !== 'PodScheduled');
+  current.status = { ...(current.status ?? {}), conditions: [...conds, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: store.timestamp() }] };
+  store.update(podType, namespace, name, current, { subresource: 'status' });
+  return statusBody(201, 'Success', '');
+}

@@ -1,0 +1,156 @@
+/** The REST front of the fake API server: real paths and JSON, `Status` bodies for errors. Transport-free. */
+import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery';
+import { bindPod, evictPod } from './disruption';
+import { readScale, writeScale } from './scale';
+import { KubeApiStatusError, badRequest, statusBody } from './status';
+import type { KubeStore } from './store';
+import { apiVersionOf, type Json, type KubeObject, type ResourceType } from './types';
+
+export interface KubeRequest {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | undefined>;
+  /** Raw body text (may be empty). */
+  body?: string;
+}
+
+export interface KubeResponse {
+  status: number;
+  body: unknown;
+}
+
+export interface HandlerOptions {
+  /** When set, requests must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Address reported by /api. */
+  serverAddress?: string;
+}
+
+interface Target {
+  rt: ResourceType;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+function parseBody(req: KubeRequest): unknown {
+  if (!req.body) return undefined;
+  try {
+    return JSON.parse(req.body);
+  } catch {
+    throw badRequest(`the request body is not valid JSON`);
+  }
+}
+
+function resolveTarget(store: KubeStore, group: string, version: string, rest: string[]): Target | undefined {
+  const find = (resource: string) => {
+    const rt = store.registry.get(group, resource);
+    return rt && rt.version === version ? rt : undefined;
+  };
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    const rt = find(rest[2]);
+    if (rt?.namespaced) return { rt, namespace: rest[1], name: rest[3], subresource: rest[4] };
+  }
+  const rt = find(rest[0]);
+  if (!rt) return undefined;
+  return { rt, name: rest[1], subresource: rest[2] };
+}
+
+function list(store: KubeStore, t: Target, q: URLSearchParams): Json {
+  if (q.get('watch') === 'true' || q.get('watch') === '1') throw new KubeApiStatusError(405, 'MethodNotAllowed', 'watch is not supported by the nodewright fake API server');
+  const limit = q.get('limit') ? Number(q.get('limit')) : undefined;
+  const r = store.list(t.rt, {
+    namespace: t.namespace,
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+    limit: Number.isFinite(limit) ? limit : undefined,
+    continue: q.get('continue') ?? undefined,
+  });
+  return {
+    kind: `${t.rt.kind}List`,
+    apiVersion: apiVersionOf(t.rt),
+    metadata: { resourceVersion: r.resourceVersion, ...(r.continue ? { continue: r.continue, remainingItemCount: r.remainingItemCount } : {}) },
+    items: r.items,
+  };
+}
+
+function deleteOptions(q: URLSearchParams, body: unknown): { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } } {
+  const b = (body ?? {}) as Json;
+  const grace = q.get('gracePeriodSeconds') ?? (b.gracePeriodSeconds as number | undefined);
+  return {
+    gracePeriodSeconds: grace === undefined || grace === null ? undefined : Number(grace),
+    preconditions: b.preconditions as { uid?: string; resourceVersion?: string } | undefined,
+  };
+}
+
+function resourceRequest(store: KubeStore, t: Target, req: KubeRequest): KubeResponse {
+  const { rt, namespace, name, subresource } = t;
+  const method = req.method.toUpperCase();
+  if (subresource && !rt.subresources.includes(subresource)) throw new KubeApiStatusError(404, 'NotFound', `the server could not find the requested resource (${rt.resource}/${subresource})`);
+  if (!name) {
+    if (method === 'GET') return { status: 200, body: list(store, t, req.query) };
+    if (method === 'POST') return { status: 201, body: store.create(rt, namespace, parseBody(req) as KubeObject) };
+    throw new KubeApiStatusError(405, 'MethodNotAllowed', `${method} is not supported on a collection`);
+  }
+  const body = method === 'GET' || method === 'DELETE' ? undefined : parseBody(req);
+  if (subresource === 'eviction' && method === 'POST') return { status: 201, body: evictPod(store, rt, namespace ?? 'default', name, body as Json) };
+  if (subresource === 'binding' && method === 'POST') return { status: 201, body: bindPod(store, rt, namespace ?? 'default', name, body as Json) };
+  if (subresource === 'scale') {
+    if (method === 'GET') return { status: 200, body: readScale(store, rt, namespace, name) };
+    if (method === 'PUT' || method === 'PATCH') return { status: 200, body: writeScale(store, rt, namespace, name, method, req.headers['content-type'], body) };
+  }
+  const sub = subresource === 'status' ? { subresource: 'status' as const } : {};
+  switch (method) {
+    case 'GET': return { status: 200, body: store.get(rt, namespace, name) };
+    case 'PUT': return { status: 200, body: store.update(rt, namespace, name, body as KubeObject, sub) };
+    case 'PATCH': return { status: 200, body: store.patch(rt, namespace, name, req.headers['content-type'], body, sub) };
+    case 'DELETE': {
+      if (subresource) break;
+      const r = store.delete(rt, namespace, name, deleteOptions(req.query, req.body ? parseBody(req) : undefined));
+      return { status: r.gone ? 200 : 202, body: r.object };
+    }
+  }
+  throw new KubeApiStatusError(405, 'MethodNotAllowed', `${method} is not supported on ${rt.resource}${subresource ? '/' + subresource : ''}`);
+}
+
+function route(store: KubeStore, req: KubeRequest, opts: HandlerOptions): KubeResponse {
+  const parts = req.path.split('/').filter(Boolean);
+  const ok = (body: unknown): KubeResponse => ({ status: 200, body });
+  const missing = (): never => { throw new KubeApiStatusError(404, 'NotFound', 'the server could not find the requested resource'); };
+  if (parts[0] === 'version' && parts.length === 1) return ok(SERVER_VERSION);
+  if (['healthz', 'readyz', 'livez'].includes(parts[0])) return ok('ok');
+  if (parts[0] === 'api') {
+    if (parts.length === 1) return ok(apiVersions(opts.serverAddress ?? '127.0.0.1:443'));
+    if (parts[1] !== 'v1') missing();
+    if (parts.length === 2) return ok(apiResourceList(store.registry, '', 'v1'));
+    const t = resolveTarget(store, '', 'v1', parts.slice(2));
+    return t ? resourceRequest(store, t, req) : missing();
+  }
+  if (parts[0] === 'apis') {
+    if (parts.length === 1) return ok(apiGroupList(store.registry));
+    const group = parts[1];
+    if (parts.length === 2) return ok(apiGroupDoc(store.registry, group) ?? missing());
+    if (parts.length === 3) {
+      const doc = apiResourceList(store.registry, group, parts[2]) ?? (apiGroupDoc(store.registry, group) ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${parts[2]}`, resources: [] } : undefined);
+      return ok(doc ?? missing());
+    }
+    const t = resolveTarget(store, group, parts[2], parts.slice(3));
+    return t ? resourceRequest(store, t, req) : missing();
+  }
+  return missing();
+}
+
+/** Handles one request against the store; never throws (errors become `Status` bodies). */
+export function handleKubeRequest(store: KubeStore, req: KubeRequest, opts: HandlerOptions = {}): KubeResponse {
+  try {
+    if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) {
+      return { status: 401, body: statusBody(401, 'Unauthorized', 'Unauthorized') };
+    }
+    return route(store, req, opts);
+  } catch (err) {
+    if (err instanceof KubeApiStatusError) return { status: err.code, body: err.toStatus() };
+    return { status: 500, body: statusBody(500, 'InternalError', `Internal error occurred: ${err instanceof Error ? err.message : String(err)}`) };
+  }
+}

@@ -1,0 +1,10 @@
+export { FakeKubeApi, createFakeKubeApi, writeKubeconfig, type FakeKubeApiOptions, type RunningKubeServer } from './server';
+export { KubeStore, type KubeStoreOptions, type ListOptions, type ListResult } from './store';
+export { handleKubeRequest, type KubeRequest, type KubeResponse, type HandlerOptions } from './handler';
+export { BUILTIN_RESOURCES, DEFAULT_CRD_DIR, ResourceRegistry, loadCrds, resourceTypeFromCrd, CrdInvalidError } from './resources';
+export { pdbFigures, type PdbFigures } from './disruption';
+export { matchesStructuredSelector, matchesLabelSelector, parseLabelSelector } from './selectors';
+export { mergePatch, jsonPatch, applyPatch, PatchType } from './patch';
+export { KubeApiStatusError } from './status';
+export { localhostTls, committedTestTls, type TlsMaterial } from './tls';
+export { apiVersionOf, type ChangeEvent, type Json, type KubeObject, type ObjectMeta, type ResourceType } from './types';

@@ -1,0 +1,126 @@
+/** The fake Kubernetes API server: store + REST handler, served over http (in-process) or https (kubectl). */
+import { writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { stringify } from 'yaml';
+import { decoratePdb } from './disruption';
+import { handleKubeRequest, type KubeRequest, type KubeResponse } from './handler';
+import { BUILTIN_RESOURCES, loadCrds, ResourceRegistry, resourceTypeFromCrd } from './resources';
+import { KubeStore } from './store';
+import { localhostTls, type TlsMaterial } from './tls';
+import type { ChangeEvent, Json } from './types';
+
+export interface FakeKubeApiOptions {
+  /** Milliseconds since the epoch (virtual time in the simulator). Default Date.now. */
+  clock?: () => number;
+  /** Bearer token required on every request; undefined = no auth. */
+  token?: string;
+  /** CRD objects to serve, or a directory of CRD YAML. Default: the repository's infra/crds. */
+  crds?: Json[] | string;
+  /** Namespaces created at start. Default: default, kube-system, kube-public, kube-node-lease. */
+  namespaces?: string[];
+}
+
+export interface RunningKubeServer {
+  /** e.g. http://127.0.0.1:41234 or https://127.0.0.1:41235 */
+  url: string;
+  /** base64 PEM of the CA (https only), as kubeconfig's certificate-authority-data. */
+  caData?: string;
+  tls?: TlsMaterial;
+  close(): Promise<void>;
+}
+
+export class FakeKubeApi {
+  readonly store: KubeStore;
+  readonly token?: string;
+  private readonly servers = new Set<Server>();
+
+  constructor(opts: FakeKubeApiOptions = {}) {
+    const registry = new ResourceRegistry(BUILTIN_RESOURCES);
+    const crds = Array.isArray(opts.crds) ? opts.crds : loadCrds(opts.crds);
+    for (const crd of crds) registry.add(resourceTypeFromCrd(crd));
+    this.store = new KubeStore({ clock: opts.clock, registry });
+    this.token = opts.token;
+    this.store.addReadDecorator('policy', 'poddisruptionbudgets', decoratePdb);
+    const crdType = registry.get('apiextensions.k8s.io', 'customresourcedefinitions');
+    for (const crd of crds) if (crdType) this.store.create(crdType, undefined, structuredClone(crd) as never);
+    this.store.onChange((e) => {
+      if (e.resource.resource === 'customresourcedefinitions' && e.type !== 'DELETED') registry.add(resourceTypeFromCrd(e.object as Json));
+    });
+    const nsType = registry.get('', 'namespaces');
+    for (const ns of opts.namespaces ?? ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      if (nsType && !this.store.tryGet(nsType, undefined, ns)) this.store.create(nsType, undefined, { metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+    }
+  }
+
+  /** Subscribes to every write (ADDED / MODIFIED / DELETED); returns the unsubscribe function. */
+  onChange(fn: (e: ChangeEvent) => void): () => void {
+    return this.store.onChange(fn);
+  }
+
+  /** One request, no transport (useful for tests of the REST semantics themselves). */
+  handle(req: KubeRequest, serverAddress?: string): KubeResponse {
+    return handleKubeRequest(this.store, req, { token: this.token, serverAddress });
+  }
+
+  /** Serves on 127.0.0.1 on an ephemeral port (or `port`); `tls: true` for HTTPS with a fresh localhost CA. */
+  async listen(opts: { tls?: boolean; port?: number; tlsMaterial?: TlsMaterial } = {}): Promise<RunningKubeServer> {
+    const material = opts.tls ? (opts.tlsMaterial ?? localhostTls()) : undefined;
+    const handler = (req: IncomingMessage, res: ServerResponse) => this.serve(req, res, server);
+    const server: Server = material ? createHttpsServer({ cert: material.cert, key: material.key }, handler) : createHttpServer(handler);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    this.servers.add(server);
+    const port = (server.address() as AddressInfo).port;
+    return {
+      url: `${material ? 'https' : 'http'}://127.0.0.1:${port}`,
+      caData: material ? Buffer.from(material.ca).toString('base64') : undefined,
+      tls: material,
+      close: () => new Promise<void>((resolve) => {
+        this.servers.delete(server);
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+    };
+  }
+
+  private serve(req: IncomingMessage, res: ServerResponse, server: Server): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const headers: Record<string, string | undefined> = {};
+      for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+      const addr = server.address() as AddressInfo | null;
+      const out = this.handle({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, body: Buffer.concat(chunks).toString('utf8') }, addr ? `127.0.0.1:${addr.port}` : undefined);
+      const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
+      res.writeHead(out.status, { 'Content-Type': typeof out.body === 'string' ? 'text/plain' : 'application/json', 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+  }
+}
+
+export function createFakeKubeApi(opts: FakeKubeApiOptions = {}): FakeKubeApi {
+  return new FakeKubeApi(opts);
+}
+
+/** Writes a kubeconfig for kubectl: one cluster, one token user, one current context. */
+export function writeKubeconfig(file: string, opts: { server: string; caData?: string; token?: string; name?: string; namespace?: string }): void {
+  const name = opts.name ?? 'nodewright-sim';
+  const cluster: Json = { server: opts.server };
+  if (opts.caData) cluster['certificate-authority-data'] = opts.caData;
+  else if (opts.server.startsWith('https:')) cluster['insecure-skip-tls-verify'] = true;
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name, cluster }],
+    users: [{ name, user: opts.token ? { token: opts.token } : {} }],
+    contexts: [{ name, context: { cluster: name, user: name, namespace: opts.namespace ?? 'default' } }],
+    'current-context': name,
+    preferences: {},
+  };
+  writeFileSync(file, stringify(doc), { mode: 0o600 });
+}

@@ -1,0 +1,309 @@
+/**
+ * In-memory object store of the fake API server: objects keyed by (group/resource, namespace, name) with
+ * resourceVersion, uid, creationTimestamp (from an injected clock), generation, finalizers and deletionTimestamp.
+ */
+import { applyPatch } from './patch';
+import { ResourceRegistry } from './resources';
+import { matchesFieldSelector, matchesLabelSelector, parseFieldSelector, parseLabelSelector } from './selectors';
+import { KubeApiStatusError, alreadyExists, badRequest, conflict, invalid, notFound } from './status';
+import { apiVersionOf, type ChangeEvent, type KubeObject, type ResourceType } from './types';
+
+export interface KubeStoreOptions {
+  /** Milliseconds since the epoch; the simulator passes its virtual clock. Default Date.now. */
+  clock?: () => number;
+  registry?: ResourceRegistry;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+type Decorator = (obj: KubeObject, store: KubeStore) => KubeObject;
+
+const NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+const clone = <T>(o: T): T => structuredClone(o);
+const withoutMetaAndStatus = (o: KubeObject): string => {
+  const { metadata: _m, status: _s, ...rest } = o;
+  return JSON.stringify(rest);
+};
+
+export class KubeStore {
+  readonly registry: ResourceRegistry;
+  private readonly clock: () => number;
+  private readonly data = new Map<string, Map<string, KubeObject>>();
+  private readonly listeners = new Set<(e: ChangeEvent) => void>();
+  private readonly decorators = new Map<string, Decorator>();
+  private rv = 0;
+  private uids = 0;
+  private names = 0;
+
+  constructor(opts: KubeStoreOptions = {}) {
+    this.clock = opts.clock ?? (() => Date.now());
+    this.registry = opts.registry ?? new ResourceRegistry();
+  }
+
+  /** Subscribes to every write; returns the unsubscribe function. Called synchronously after the write. */
+  onChange(fn: (e: ChangeEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Computes fields on read (e.g. PodDisruptionBudget status). */
+  addReadDecorator(group: string, resource: string, fn: Decorator): void {
+    this.decorators.set(`${group}/${resource}`, fn);
+  }
+
+  /** Current time as the API writes it (RFC 3339, whole seconds). */
+  timestamp(): string {
+    return new Date(this.clock()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+
+  resourceVersion(): string {
+    return String(this.rv);
+  }
+
+  /** The resource type for an object's apiVersion and kind. */
+  typeOf(apiVersion: string, kind: string): ResourceType {
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+    const rt = this.registry.byKind(kind, group);
+    if (!rt || rt.version !== version) throw new KubeApiStatusError(404, 'NotFound', `no matches for kind "${kind}" in version "${apiVersion}"`);
+    return rt;
+  }
+
+  get(rt: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    const o = this.bucket(rt).get(this.key(rt, namespace, name));
+    if (!o) throw notFound(rt.group, rt.resource, name);
+    return this.decorate(rt, clone(o));
+  }
+
+  tryGet(rt: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+    const o = this.bucket(rt).get(this.key(rt, namespace, name));
+    return o ? this.decorate(rt, clone(o)) : undefined;
+  }
+
+  list(rt: ResourceType, opts: ListOptions = {}): ListResult {
+    const labels = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : [];
+    const fields = opts.fieldSelector ? parseFieldSelector(opts.fieldSelector) : [];
+    const prefix = rt.namespaced && opts.namespace ? `${opts.namespace}/` : '';
+    let start = '';
+    if (opts.continue) {
+      try {
+        start = String((JSON.parse(Buffer.from(opts.continue, 'base64url').toString('utf8')) as { start: string }).start);
+      } catch {
+        throw badRequest('invalid continue token');
+      }
+    }
+    const all = [...this.bucket(rt).entries()]
+      .filter(([k]) => k.startsWith(prefix) && (!start || k > start))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, o]) => [k, this.decorate(rt, clone(o))] as const)
+      .filter(([, o]) => matchesLabelSelector(o.metadata.labels, labels) && matchesFieldSelector(o, fields));
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : all.length;
+    const page = all.slice(0, limit);
+    const rest = all.length - page.length;
+    const result: ListResult = { items: page.map(([, o]) => o), resourceVersion: this.resourceVersion() };
+    if (rest > 0) {
+      result.continue = Buffer.from(JSON.stringify({ start: page[page.length - 1][0] })).toString('base64url');
+      result.remainingItemCount = rest;
+    }
+    return result;
+  }
+
+  create(rt: ResourceType, namespace: string | undefined, input: KubeObject): KubeObject {
+    if (!input || typeof input !== 'object' || typeof input.metadata !== 'object' || input.metadata === null) {
+      throw invalid(rt.kind, '', 'metadata', 'Required value');
+    }
+    const obj = clone(input);
+    const meta = obj.metadata;
+    if (rt.namespaced) {
+      const ns = namespace ?? meta.namespace ?? 'default';
+      if (meta.namespace && meta.namespace !== ns) throw badRequest(`the namespace of the provided object does not match the namespace sent on the request`);
+      meta.namespace = ns;
+    } else delete meta.namespace;
+    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${this.suffix()}`;
+    this.validateName(rt, meta.name);
+    const name = meta.name as string;
+    const key = this.key(rt, meta.namespace, name);
+    if (this.bucket(rt).has(key)) throw alreadyExists(rt.group, rt.resource, name);
+    if (rt.namespaced && meta.namespace) this.ensureNamespace(meta.namespace);
+    obj.apiVersion = apiVersionOf(rt);
+    obj.kind = rt.kind;
+    meta.uid = this.uid();
+    meta.creationTimestamp = this.timestamp();
+    meta.generation = 1;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (rt.subresources.includes('status') && this.isCustom(rt)) delete obj.status;
+    if (rt.resource === 'pods') obj.status = { phase: 'Pending', ...(obj.status ?? {}) };
+    meta.resourceVersion = this.nextRv();
+    this.bucket(rt).set(key, obj);
+    this.emit({ type: 'ADDED', resource: rt, object: clone(obj) });
+    return this.decorate(rt, clone(obj));
+  }
+
+  /** PUT. `subresource: 'status'` changes only status; otherwise status is kept when the type has a status subresource. */
+  update(rt: ResourceType, namespace: string | undefined, name: string, input: KubeObject, opts: { subresource?: 'status' } = {}): KubeObject {
+    const key = this.key(rt, namespace, name);
+    const old = this.bucket(rt).get(key);
+    if (!old) throw notFound(rt.group, rt.resource, name);
+    if (!input || typeof input !== 'object' || typeof input.metadata !== 'object') throw invalid(rt.kind, name, 'metadata', 'Required value');
+    if (input.metadata.name !== undefined && input.metadata.name !== name) throw badRequest(`the name of the object (${String(input.metadata.name)}) does not match the name on the URL (${name})`);
+    const rv = input.metadata.resourceVersion;
+    if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
+      throw conflict(rt.group, rt.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    let next = clone(input);
+    if (opts.subresource === 'status') next = { ...clone(old), status: next.status };
+    else if (rt.subresources.includes('status')) next.status = clone(old.status);
+    return this.commit(rt, key, old, next);
+  }
+
+  /** PATCH with merge, strategic-merge (as merge) or JSON patch, on the object or its status. */
+  patch(rt: ResourceType, namespace: string | undefined, name: string, contentType: string | undefined, body: unknown, opts: { subresource?: 'status' } = {}): KubeObject {
+    const key = this.key(rt, namespace, name);
+    const old = this.bucket(rt).get(key);
+    if (!old) throw notFound(rt.group, rt.resource, name);
+    const patched = applyPatch(contentType, clone(old), body) as KubeObject;
+    if (!patched || typeof patched !== 'object' || typeof patched.metadata !== 'object') throw invalid(rt.kind, name, 'metadata', 'Required value');
+    const rv = patched.metadata.resourceVersion;
+    if (rv !== undefined && rv !== old.metadata.resourceVersion) {
+      throw conflict(rt.group, rt.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    let next = patched;
+    if (opts.subresource === 'status') next = { ...clone(old), status: patched.status };
+    else if (rt.subresources.includes('status')) next.status = clone(old.status);
+    return this.commit(rt, key, old, next);
+  }
+
+  /**
+   * DELETE. With finalizers the object is only marked (deletionTimestamp); it goes when the last one is removed.
+   * Returns the object as it was deleted or marked, and whether it is gone.
+   */
+  delete(rt: ResourceType, namespace: string | undefined, name: string, opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } } = {}): { object: KubeObject; gone: boolean } {
+    const key = this.key(rt, namespace, name);
+    const old = this.bucket(rt).get(key);
+    if (!old) throw notFound(rt.group, rt.resource, name);
+    if (opts.preconditions?.uid && opts.preconditions.uid !== old.metadata.uid) throw conflict(rt.group, rt.resource, name, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${old.metadata.uid}`);
+    if (opts.preconditions?.resourceVersion && opts.preconditions.resourceVersion !== old.metadata.resourceVersion) throw conflict(rt.group, rt.resource, name, 'Precondition failed: resourceVersion');
+    if ((old.metadata.finalizers ?? []).length > 0) {
+      if (old.metadata.deletionTimestamp) return { object: this.decorate(rt, clone(old)), gone: false };
+      const next = clone(old);
+      next.metadata.deletionTimestamp = this.timestamp();
+      next.metadata.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;
+      next.metadata.resourceVersion = this.nextRv();
+      this.bucket(rt).set(key, next);
+      this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old: clone(old) });
+      return { object: this.decorate(rt, clone(next)), gone: false };
+    }
+    return { object: this.remove(rt, key, old), gone: true };
+  }
+
+  private commit(rt: ResourceType, key: string, old: KubeObject, next: KubeObject): KubeObject {
+    const meta = next.metadata;
+    const oldMeta = old.metadata;
+    meta.name = oldMeta.name;
+    if (rt.namespaced) meta.namespace = oldMeta.namespace;
+    meta.uid = oldMeta.uid;
+    meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp) {
+      meta.deletionTimestamp = oldMeta.deletionTimestamp;
+      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+      const added = (meta.finalizers ?? []).filter((f) => !(oldMeta.finalizers ?? []).includes(f));
+      if (added.length > 0) throw invalid(rt.kind, String(meta.name), 'metadata.finalizers', `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`);
+    } else {
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+    }
+    next.apiVersion = apiVersionOf(rt);
+    next.kind = rt.kind;
+    meta.generation = (oldMeta.generation ?? 1) + (withoutMetaAndStatus(old) !== withoutMetaAndStatus(next) ? 1 : 0);
+    if (meta.finalizers && meta.finalizers.length === 0) delete meta.finalizers;
+    if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) return this.remove(rt, key, next);
+    meta.resourceVersion = this.nextRv();
+    this.bucket(rt).set(key, next);
+    this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old: clone(old) });
+    return this.decorate(rt, clone(next));
+  }
+
+  private remove(rt: ResourceType, key: string, obj: KubeObject): KubeObject {
+    const old = this.bucket(rt).get(key);
+    this.bucket(rt).delete(key);
+    const gone = clone(obj);
+    gone.metadata.resourceVersion = this.nextRv();
+    this.emit({ type: 'DELETED', resource: rt, object: clone(gone), old: old ? clone(old) : undefined });
+    return gone;
+  }
+
+  private ensureNamespace(ns: string): void {
+    const rt = this.registry.get('', 'namespaces');
+    if (!rt || this.bucket(rt).has(ns)) return;
+    this.create(rt, undefined, { metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+  }
+
+  private validateName(rt: ResourceType, name: unknown): void {
+    if (typeof name !== 'string' || name === '') throw invalid(rt.kind, '', 'metadata.name', 'Required value: name or generateName is required');
+    if (name.length > 253 || !NAME_RE.test(name)) {
+      throw invalid(rt.kind, name, 'metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+    }
+  }
+
+  private isCustom(rt: ResourceType): boolean {
+    return rt.group.includes('.') && !rt.group.endsWith('k8s.io');
+  }
+
+  private decorate(rt: ResourceType, o: KubeObject): KubeObject {
+    const d = this.decorators.get(`${rt.group}/${rt.resource}`);
+    return d ? d(o, this) : o;
+  }
+
+  private emit(e: ChangeEvent): void {
+    const errors: unknown[] = [];
+    for (const fn of [...this.listeners]) {
+      try { fn(e); } catch (err) { errors.push(err); }
+    }
+    if (errors.length > 0) throw errors[0];
+  }
+
+  private bucket(rt: ResourceType): Map<string, KubeObject> {
+    const k = `${rt.group}/${rt.resource}`;
+    let b = this.data.get(k);
+    if (!b) { b = new Map(); this.data.set(k, b); }
+    return b;
+  }
+
+  private key(rt: ResourceType, namespace: string | undefined, name: string): string {
+    return rt.namespaced ? `${namespace ?? 'default'}/${name}` : name;
+  }
+
+  private nextRv(): string {
+    this.rv += 1;
+    return String(this.rv);
+  }
+
+  private uid(): string {
+    this.uids += 1;
+    const hex = this.uids.toString(16).padStart(12, '0');
+    return `00000000-0000-4000-8000-${hex}`;
+  }
+
+  private suffix(): string {
+    this.names += 1;
+    let n = this.names * 7919;
+    let s = '';
+    for (let i = 0; i < 5; i++) { s += SUFFIX_ALPHABET[n % SUFFIX_ALPHABET.length]; n = Math.floor(n / SUFFIX_ALPHABET.length); }
+    return s;
+  }
+}
