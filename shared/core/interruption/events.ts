@@ -1,0 +1,166 @@
+/**
+ * Parsing of interruption-queue messages (reference §5): an SQS body is an EventBridge event; it is
+ * validated with zod and classified by (version, source, detail-type).
+ */
+import { z } from 'zod';
+import { EventMalformedError } from '../errors';
+
+export const InterruptionKind = {
+  spotInterruption: 'SpotInterruption',
+  rebalanceRecommendation: 'RebalanceRecommendation',
+  instanceStateChange: 'InstanceStateChange',
+  scheduledChange: 'ScheduledChange',
+  capacityReservationInterruption: 'CapacityReservationInterruption',
+  noOp: 'NoOp',
+} as const;
+export type InterruptionKindValue = (typeof InterruptionKind)[keyof typeof InterruptionKind];
+
+export const EventSource = { ec2: 'aws.ec2', health: 'aws.health' } as const;
+
+export const DetailType = {
+  spotInterruption: 'EC2 Spot Instance Interruption Warning',
+  rebalanceRecommendation: 'EC2 Instance Rebalance Recommendation',
+  instanceStateChange: 'EC2 Instance State-change Notification',
+  scheduledChange: 'AWS Health Event',
+  capacityReservationInterruption: 'EC2 Capacity Reservation Instance Interruption Warning',
+} as const;
+
+/** Instance states whose notification means the node is (about to be) gone. */
+export const InterruptingStates: ReadonlySet<string> = new Set(['stopping', 'stopped', 'shutting-down', 'terminated']);
+
+const instanceId = z.string().regex(/^i-[0-9a-f]{8,17}$/, 'expected an EC2 instance id (i-…)');
+
+const envelope = z.object({
+  version: z.string(),
+  id: z.string().min(1),
+  'detail-type': z.string().min(1),
+  source: z.string().min(1),
+  account: z.string().optional(),
+  time: z.string().optional(),
+  region: z.string().optional(),
+  resources: z.array(z.string()).optional(),
+  detail: z.record(z.string(), z.unknown()),
+});
+
+const spotDetail = z.object({ 'instance-id': instanceId, 'instance-action': z.string().optional() });
+const rebalanceDetail = z.object({ 'instance-id': instanceId });
+const stateChangeDetail = z.object({ 'instance-id': instanceId, state: z.string().min(1) });
+const capacityReservationDetail = z.object({
+  'instance-id': instanceId,
+  'instance-action': z.string().optional(),
+  'availability-zone-id': z.string().optional(),
+  'capacity-reservation-id': z.string().optional(),
+});
+const healthDetail = z.object({
+  service: z.string(),
+  eventTypeCategory: z.string(),
+  eventTypeCode: z.string().optional(),
+  eventArn: z.string().optional(),
+  affectedEntities: z.array(z.object({ entityValue: z.string() })).optional().default([]),
+});
+
+interface MessageBase {
+  /** EventBridge event id: stable across duplicate deliveries of the same event. */
+  eventId: string;
+  source: string;
+  detailType: string;
+  /** Event time in milliseconds since epoch, when the event carries a parseable one. */
+  time?: number;
+  region?: string;
+}
+
+export type InterruptionMessage =
+  | (MessageBase & { kind: 'SpotInterruption'; instanceIds: [string]; instanceAction?: string })
+  | (MessageBase & { kind: 'RebalanceRecommendation'; instanceIds: [string] })
+  | (MessageBase & { kind: 'InstanceStateChange'; instanceIds: [string]; state: string })
+  | (MessageBase & { kind: 'ScheduledChange'; instanceIds: string[]; eventTypeCode?: string; eventArn?: string })
+  | (MessageBase & { kind: 'CapacityReservationInterruption'; instanceIds: [string]; capacityReservationId?: string })
+  | (MessageBase & { kind: 'NoOp'; instanceIds: string[]; reason: string });
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+}
+
+function parseDetail<T extends z.ZodType>(schema: T, detail: unknown, what: string, eventId: string): z.infer<T> {
+  const result = schema.safeParse(detail);
+  if (!result.success) {
+    throw new EventMalformedError(`interruption message ${eventId}: invalid ${what} detail: ${describeIssues(result.error)}`);
+  }
+  return result.data;
+}
+
+/**
+ * Parses one SQS message body. Throws EventMalformedError when the body is not JSON, not an
+ * EventBridge event, or a known event kind with an invalid detail. Unknown or filtered events parse
+ * to kind NoOp (they are dropped, never retried).
+ */
+export function parseInterruptionMessage(body: string): InterruptionMessage {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(body);
+  } catch (e) {
+    throw new EventMalformedError(`interruption message body is not JSON: ${(e as Error).message}`, { cause: e });
+  }
+  const env = envelope.safeParse(raw);
+  if (!env.success) {
+    throw new EventMalformedError(`interruption message is not an EventBridge event: ${describeIssues(env.error)}`);
+  }
+  const e = env.data;
+  const parsedTime = e.time ? Date.parse(e.time) : Number.NaN;
+  const base: MessageBase = {
+    eventId: e.id,
+    source: e.source,
+    detailType: e['detail-type'],
+    ...(Number.isFinite(parsedTime) ? { time: parsedTime } : {}),
+    ...(e.region ? { region: e.region } : {}),
+  };
+  const noOp = (reason: string, instanceIds: string[] = []): InterruptionMessage => ({ ...base, kind: 'NoOp', instanceIds, reason });
+
+  if (e.version !== '0') return noOp(`unsupported event version "${e.version}"`);
+
+  if (e.source === EventSource.ec2) {
+    switch (e['detail-type']) {
+      case DetailType.spotInterruption: {
+        const d = parseDetail(spotDetail, e.detail, 'spot interruption', e.id);
+        return { ...base, kind: 'SpotInterruption', instanceIds: [d['instance-id']], ...(d['instance-action'] ? { instanceAction: d['instance-action'] } : {}) };
+      }
+      case DetailType.rebalanceRecommendation: {
+        const d = parseDetail(rebalanceDetail, e.detail, 'rebalance recommendation', e.id);
+        return { ...base, kind: 'RebalanceRecommendation', instanceIds: [d['instance-id']] };
+      }
+      case DetailType.instanceStateChange: {
+        const d = parseDetail(stateChangeDetail, e.detail, 'instance state change', e.id);
+        if (!InterruptingStates.has(d.state)) return noOp(`instance state "${d.state}" is not an interruption`, [d['instance-id']]);
+        return { ...base, kind: 'InstanceStateChange', instanceIds: [d['instance-id']], state: d.state };
+      }
+      case DetailType.capacityReservationInterruption: {
+        const d = parseDetail(capacityReservationDetail, e.detail, 'capacity reservation interruption', e.id);
+        return {
+          ...base,
+          kind: 'CapacityReservationInterruption',
+          instanceIds: [d['instance-id']],
+          ...(d['capacity-reservation-id'] ? { capacityReservationId: d['capacity-reservation-id'] } : {}),
+        };
+      }
+      default:
+        return noOp(`unknown detail-type "${e['detail-type']}" from aws.ec2`);
+    }
+  }
+
+  if (e.source === EventSource.health && e['detail-type'] === DetailType.scheduledChange) {
+    const d = parseDetail(healthDetail, e.detail, 'AWS Health', e.id);
+    if (d.service !== 'EC2') return noOp(`AWS Health event for service "${d.service}"`);
+    if (d.eventTypeCategory !== 'scheduledChange') return noOp(`AWS Health event category "${d.eventTypeCategory}"`);
+    const ids = [...new Set(d.affectedEntities.map((a) => a.entityValue).filter((v) => instanceId.safeParse(v).success))];
+    if (ids.length === 0) return noOp('AWS Health scheduled change affects no EC2 instance');
+    return {
+      ...base,
+      kind: 'ScheduledChange',
+      instanceIds: ids,
+      ...(d.eventTypeCode ? { eventTypeCode: d.eventTypeCode } : {}),
+      ...(d.eventArn ? { eventArn: d.eventArn } : {}),
+    };
+  }
+
+  return noOp(`unknown event "${e.source}" / "${e['detail-type']}"`);
+}

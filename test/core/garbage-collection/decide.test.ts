@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { decideGarbageCollection } from '../../../shared/core/garbage-collection';
+import type { CloudInstance } from '../../../shared/core/ports';
+import type { NodeClaim, NodeClaimCondition } from '../../../shared/core/model/karpenter';
+import type { Node } from '../../../shared/core/model/kube';
+
+const NOW = Date.parse('2026-11-21T23:40:00Z');
+const SEC = 1000;
+const MIN = 60 * SEC;
+const ownedTags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' };
+
+function instance(id: string, ageMs: number, tags: Record<string, string> = ownedTags, state: CloudInstance['state'] = 'running'): CloudInstance {
+  return { instanceId: id, providerID: `aws:///us-west-2a/${id}`, instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'on-demand', launchTime: NOW - ageMs, state, tags };
+}
+
+function claim(name: string, ageMs: number, opts: { instanceId?: string; conditions?: NodeClaimCondition[]; deleting?: boolean } = {}): NodeClaim {
+  return {
+    name,
+    labels: {},
+    annotations: {},
+    nodePool: 'default',
+    spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
+    status: { conditions: opts.conditions ?? [], ...(opts.instanceId ? { providerID: `aws:///us-west-2a/${opts.instanceId}` } : {}) },
+    creationTimestamp: NOW - ageMs,
+    ...(opts.deleting ? { deletionTimestamp: NOW - 1000 } : {}),
+    finalizers: ['karpenter.sh/termination'],
+  };
+}
+
+function node(name: string, instanceId: string, ready: boolean): Node {
+  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: NOW - 10 * MIN, finalizers: [] };
+}
+
+const launched: NodeClaimCondition = { type: 'Launched', status: 'True', lastTransitionTime: NOW - 10 * MIN };
+const registered: NodeClaimCondition = { type: 'Registered', status: 'True', lastTransitionTime: NOW - 9 * MIN };
+
+describe('decideGarbageCollection', () => {
+  it('should terminate an owned instance with no claim once the 30 s grace period has passed, with its node', () => {
+    // Prepare
+    const input = {
+      clusterName: 'demo',
+      now: NOW,
+      instances: [instance('i-00000000000000001', 31 * SEC), instance('i-00000000000000002', 10 * SEC)],
+      nodeClaims: [],
+      nodes: [node('ip-10-0-0-1', 'i-00000000000000001', true)],
+    };
+    // Act
+    const actions = decideGarbageCollection(input);
+    // Assess
+    expect(actions).toEqual([{ type: 'terminateOrphanInstance', instanceId: 'i-00000000000000001', providerID: 'aws:///us-west-2a/i-00000000000000001', nodeName: 'ip-10-0-0-1', ageMs: 31 * SEC }]);
+  });
+
+  it('should never terminate a claimed, foreign, node-group or already-terminating instance', () => {
+    // Prepare
+    const input = {
+      clusterName: 'demo',
+      now: NOW,
+      instances: [
+        instance('i-00000000000000001', 5 * MIN),
+        instance('i-00000000000000002', 5 * MIN, { ...ownedTags, 'karpenter.sh/nodeclaim': 'default-b' }),
+        instance('i-00000000000000003', 5 * MIN, { 'kubernetes.io/cluster/other': 'owned', 'karpenter.sh/nodepool': 'default' }),
+        instance('i-00000000000000004', 5 * MIN, { 'kubernetes.io/cluster/demo': 'owned', 'eks:nodegroup-name': 'system' }),
+        instance('i-00000000000000005', 5 * MIN, ownedTags, 'shutting-down'),
+      ],
+      nodeClaims: [
+        claim('default-a', 6 * MIN, { instanceId: 'i-00000000000000001', conditions: [launched, registered] }),
+        claim('default-b', 20 * SEC),
+      ],
+      nodes: [],
+    };
+    // Act
+    const actions = decideGarbageCollection(input);
+    // Assess
+    expect(actions).toEqual([]);
+  });
+
+  it('should remove a launched claim whose instance is gone and whose node is not ready', () => {
+    // Prepare
+    const input = {
+      clusterName: 'demo',
+      now: NOW,
+      instances: [],
+      nodeClaims: [
+        claim('default-gone', 12 * MIN, { instanceId: 'i-00000000000000007', conditions: [launched, registered] }),
+        claim('default-ready-node', 12 * MIN, { instanceId: 'i-00000000000000008', conditions: [launched, registered] }),
+      ],
+      nodes: [node('ip-10-0-0-7', 'i-00000000000000007', false), node('ip-10-0-0-8', 'i-00000000000000008', true)],
+    };
+    // Act
+    const actions = decideGarbageCollection(input);
+    // Assess
+    expect(actions).toEqual([{ type: 'removeClaimWithoutInstance', nodeClaim: 'default-gone', providerID: 'aws:///us-west-2a/i-00000000000000007', nodeName: 'ip-10-0-0-7' }]);
+  });
+
+  it('should terminate and delete a claim launched but not registered within 15 minutes', () => {
+    // Prepare
+    const input = {
+      clusterName: 'demo',
+      now: NOW,
+      instances: [instance('i-00000000000000009', 15 * MIN)],
+      nodeClaims: [claim('default-stuck', 15 * MIN + SEC, { instanceId: 'i-00000000000000009', conditions: [launched] })],
+      nodes: [],
+    };
+    // Act
+    const actions = decideGarbageCollection(input);
+    // Assess
+    expect(actions).toEqual([{ type: 'registrationTimeout', nodeClaim: 'default-stuck', providerID: 'aws:///us-west-2a/i-00000000000000009', ageMs: 15 * MIN + SEC }]);
+  });
+
+  it('should leave claims alone while their launch and registration are within their deadlines', () => {
+    // Prepare
+    const input = {
+      clusterName: 'demo',
+      now: NOW,
+      instances: [instance('i-0000000000000000a', 14 * MIN)],
+      nodeClaims: [
+        claim('default-launching', 4 * MIN),
+        claim('default-booting', 14 * MIN, { instanceId: 'i-0000000000000000a', conditions: [launched] }),
+        claim('default-just-launched', 20 * SEC, { instanceId: 'i-0000000000000000b', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: NOW - 10 * SEC }] }),
+        claim('default-deleting', 60 * MIN, { deleting: true }),
+      ],
+      nodes: [],
+    };
+    // Act
+    const actions = decideGarbageCollection(input);
+    // Assess
+    expect(actions).toEqual([]);
+  });
+
+  it('should delete a claim that never launched within 5 minutes', () => {
+    // Prepare
+    const input = { clusterName: 'demo', now: NOW, instances: [], nodeClaims: [claim('default-never', 5 * MIN)], nodes: [] };
+    // Act
+    const actions = decideGarbageCollection(input);
+    // Assess
+    expect(actions).toEqual([{ type: 'launchTimeout', nodeClaim: 'default-never', ageMs: 5 * MIN }]);
+  });
+});
