@@ -1,0 +1,44 @@
+/** Small helpers over NodeClaims, pools and classes shared by the lifecycle use cases. */
+import { NodeClaimNotFoundError, NodeClassNotReadyError } from '../errors';
+import type { InstanceType } from '../instance-types/types';
+import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool } from '../model/karpenter';
+import { Label } from '../model/labels';
+import type { ClusterClient, ClusterSnapshot } from '../ports';
+
+export async function requireNodeClaim(cluster: ClusterClient, name: string): Promise<NodeClaim> {
+  const claim = await cluster.getNodeClaim(name);
+  if (!claim) throw new NodeClaimNotFoundError(`nodeclaim "${name}" not found`);
+  return claim;
+}
+
+export function poolAndClassOf(snapshot: ClusterSnapshot, poolName: string, nodeClassName?: string): { nodePool: NodePool; nodeClass: EC2NodeClass } {
+  const nodePool = snapshot.nodePools.find((p) => p.name === poolName);
+  if (!nodePool) throw new NodeClassNotReadyError(`nodepool "${poolName}" not found`);
+  const className = nodeClassName ?? nodePool.template.nodeClassRef.name;
+  const nodeClass = snapshot.nodeClasses.find((c) => c.name === className);
+  if (!nodeClass) throw new NodeClassNotReadyError(`ec2nodeclass "${className}" (of nodepool "${poolName}") not found`);
+  return { nodePool, nodeClass };
+}
+
+export function cheapestAvailablePrice(it: InstanceType): number {
+  const prices = it.offerings.filter((o) => o.available).map((o) => o.price);
+  return prices.length ? Math.min(...prices) : Number.POSITIVE_INFINITY;
+}
+
+/** The instance types a claim allows (its `instance-type In [...]` order kept), or all available, cheapest first. */
+export function instanceTypesForClaim(claim: NodeClaim, all: InstanceType[]): InstanceType[] {
+  const req = claim.spec.requirements.find((r) => r.key === Label.instanceType && r.operator === 'In');
+  if (req?.values?.length) {
+    const byName = new Map(all.map((it) => [it.name, it]));
+    return req.values.map((v) => byName.get(v)).filter((it): it is InstanceType => it !== undefined);
+  }
+  return all.filter((it) => it.offerings.some((o) => o.available)).sort((a, b) => cheapestAvailablePrice(a) - cheapestAvailablePrice(b));
+}
+
+export function condition(type: string, status: NodeClaimCondition['status'], nowMs: number, reason?: string, message?: string): NodeClaimCondition {
+  return { type, status, lastTransitionTime: Math.floor(nowMs / 1000), ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
+}
+
+export function instanceIdOf(providerID: string): string {
+  return providerID.slice(providerID.lastIndexOf('/') + 1);
+}

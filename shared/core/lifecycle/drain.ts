@@ -1,0 +1,82 @@
+/**
+ * One drain pass (reference §4.6): evict in Karpenter's four tiers, each finishing before the next starts,
+ * through the Eviction API (PDB-aware). do-not-disrupt pods wait. At the terminationGracePeriod deadline,
+ * remaining pods are deleted bypassing PDBs. The terminate machine repeats the pass after a Wait.
+ */
+import { DeadlineExceededError } from '../errors';
+import type { Pod, Toleration } from '../model/kube';
+import { Annotation, TaintKey } from '../model/labels';
+import { LifecycleTimings, type LifecycleDeps } from './deps';
+import type { DrainingTarget } from './termination';
+
+export interface DrainPass {
+  drained: boolean;
+  evicted: number;
+  blocked: number;
+  waiting: number;
+  deleted: number;
+  remaining: number;
+}
+
+const CRITICAL = new Set(['system-cluster-critical', 'system-node-critical']);
+
+/** 0: non-critical workload, 1: non-critical DaemonSet, 2: critical workload, 3: critical DaemonSet. */
+export function evictionTier(pod: Pod): number {
+  const critical = CRITICAL.has(pod.priorityClassName ?? '');
+  const daemon = pod.owner?.kind === 'DaemonSet';
+  return (critical ? 2 : 0) + (daemon ? 1 : 0);
+}
+
+const toleratesDisrupted = (t: Toleration) =>
+  (t.operator === 'Exists' && (t.key === undefined || t.key === '' || t.key === TaintKey.disrupted) && (!t.effect || t.effect === 'NoSchedule')) ||
+  (t.key === TaintKey.disrupted && (!t.effect || t.effect === 'NoSchedule'));
+
+/** Pods the drain does not wait for: terminal, static (Node-owned), tolerating the disrupted taint, stuck terminating. */
+export function drainIgnores(pod: Pod, nowMs: number): boolean {
+  if (pod.phase === 'Succeeded' || pod.phase === 'Failed') return true;
+  if (pod.owner?.kind === 'Node') return true;
+  if (pod.tolerations.some(toleratesDisrupted)) return true;
+  return pod.deletionTimestamp !== undefined && nowMs - pod.deletionTimestamp * 1000 > LifecycleTimings.stuckTerminatingMs;
+}
+
+const doNotDisrupt = (pod: Pod) => pod.annotations[Annotation.doNotDisrupt] !== undefined && pod.annotations[Annotation.doNotDisrupt] !== 'false';
+
+export async function evictPods(deps: LifecycleDeps, target: DrainingTarget): Promise<DrainingTarget & DrainPass> {
+  const pass: DrainPass = { drained: false, evicted: 0, blocked: 0, waiting: 0, deleted: 0, remaining: 0 };
+  const now = deps.clock.now();
+  const pods = target.nodeName ? (await deps.cluster.listPodsOnNode(target.nodeName)).filter((p) => !drainIgnores(p, now)) : [];
+  if (pods.length === 0) {
+    deps.log.info('drained node', { node: target.nodeName, nodeclaim: target.nodeClaimName });
+    return { ...target, ...pass, drained: true };
+  }
+  pass.remaining = pods.length;
+  if (now >= target.drainDeadlineMs && !target.forceAtDeadline) {
+    throw new DeadlineExceededError(`node "${target.nodeName}" still has ${pods.length} pod(s) after the drain deadline and its nodeclaim has no terminationGracePeriod; it stays tainted`);
+  }
+  // terminationGracePeriod: a pod is deleted (PDBs and do-not-disrupt bypassed) once the deadline minus its own grace is reached.
+  const live: Pod[] = [];
+  for (const pod of pods) {
+    const forceAt = target.drainDeadlineMs - pod.terminationGracePeriodSeconds * 1000;
+    if (target.forceAtDeadline && now >= forceAt && pod.deletionTimestamp === undefined) {
+      const grace = Math.max(1, Math.floor((target.drainDeadlineMs - now) / 1000));
+      await deps.cluster.deletePod(pod, grace);
+      pass.deleted++;
+      deps.log.warn('deleted pod at terminationGracePeriod', { node: target.nodeName, pod: `${pod.namespace}/${pod.name}`, 'grace-period-seconds': grace });
+    } else {
+      live.push(pod);
+    }
+  }
+  const pending = live.filter((p) => p.deletionTimestamp === undefined);
+  const firstTier = Math.min(...pending.map(evictionTier));
+  for (const pod of pending.filter((p) => evictionTier(p) === firstTier)) {
+    if (doNotDisrupt(pod)) {
+      pass.waiting++;
+      continue;
+    }
+    const result = await deps.cluster.evict(pod);
+    if (result === 'blocked') pass.blocked++;
+    else pass.evicted++;
+  }
+  deps.log.info('draining node', { node: target.nodeName, nodeclaim: target.nodeClaimName, tier: Number.isFinite(firstTier) ? firstTier + 1 : undefined, ...pass });
+  return { ...target, ...pass };
+}

@@ -1,0 +1,97 @@
+/** Launching a NodeClaim (reference §6.1) and what happens when EC2 has no capacity for it. */
+import { InsufficientCapacityError, isInsufficientCapacityError } from '../errors';
+import { conditionIsTrue } from '../model/karpenter';
+import { Label } from '../model/labels';
+import type { OfferingKey } from '../ports';
+import { condition, instanceTypesForClaim, poolAndClassOf, requireNodeClaim } from './claims';
+import { LifecycleTimings, type LifecycleDeps } from './deps';
+
+export interface LaunchResult {
+  nodeClaimName: string;
+  providerID: string;
+  instanceType: string;
+  zone: string;
+  capacityType: string;
+}
+
+const ICE_REASON = 'InsufficientCapacity';
+
+/**
+ * CloudProvider.create for the claim, then the claim's status (providerID, capacity, Launched=True).
+ * Runs once: a claim already launched is returned as is, so a retried Task never launches twice.
+ */
+export async function launchNodeClaim(deps: LifecycleDeps, nodeClaimName: string): Promise<LaunchResult> {
+  const claim = await requireNodeClaim(deps.cluster, nodeClaimName);
+  if (conditionIsTrue(claim, 'Launched') && claim.status.providerID) {
+    return {
+      nodeClaimName,
+      providerID: claim.status.providerID,
+      instanceType: claim.labels[Label.instanceType] ?? '',
+      zone: claim.labels[Label.zone] ?? '',
+      capacityType: claim.labels[Label.capacityType] ?? '',
+    };
+  }
+  const snapshot = await deps.cluster.snapshot();
+  const { nodePool, nodeClass } = poolAndClassOf(snapshot, claim.nodePool, claim.spec.nodeClassRef.name);
+  const instanceTypes = instanceTypesForClaim(claim, await deps.cloud.instanceTypes(nodeClass, nodePool));
+  let instance;
+  try {
+    if (instanceTypes.length === 0) throw new InsufficientCapacityError(`no instance type of nodeclaim "${nodeClaimName}" is available`);
+    instance = await deps.cloud.create({ nodeClaim: claim, nodePool, nodeClass, instanceTypes });
+  } catch (e) {
+    if (isInsufficientCapacityError(e)) {
+      // Step Functions only carries the error name and message: keep the offerings on the claim for MarkOfferingUnavailable.
+      await deps.cluster.patchNodeClaimStatus(nodeClaimName, {
+        conditions: [condition('Launched', 'False', deps.clock.now(), ICE_REASON, JSON.stringify(e.offerings ?? []))],
+      });
+    }
+    throw e;
+  }
+  const type = instanceTypes.find((it) => it.name === instance.instanceType);
+  await deps.cluster.patchNodeClaimMetadata(nodeClaimName, {
+    labels: { [Label.instanceType]: instance.instanceType, [Label.zone]: instance.zone, [Label.capacityType]: instance.capacityType },
+  });
+  await deps.cluster.patchNodeClaimStatus(nodeClaimName, {
+    providerID: instance.providerID,
+    ...(instance.imageId ? { imageID: instance.imageId } : {}),
+    ...(type ? { capacity: type.capacity, allocatable: type.allocatable } : {}),
+    conditions: [condition('Launched', 'True', deps.clock.now())],
+  });
+  deps.log.info('launched nodeclaim', {
+    nodeclaim: nodeClaimName, nodepool: claim.nodePool, 'provider-id': instance.providerID,
+    'instance-type': instance.instanceType, zone: instance.zone, 'capacity-type': instance.capacityType,
+  });
+  return { nodeClaimName, providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType };
+}
+
+function offeringsFromCondition(message: string | undefined): OfferingKey[] {
+  if (!message) return [];
+  try {
+    const parsed: unknown = JSON.parse(message);
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter((o): o is OfferingKey =>
+      typeof o === 'object' && o !== null && typeof o.instanceType === 'string' && typeof o.zone === 'string' && typeof o.capacityType === 'string');
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * After InsufficientCapacityError: mark the failed offerings unavailable (ICE cache, 3 min) and delete the
+ * claim, so the next plan chooses again among what is left.
+ */
+export async function markOfferingUnavailable(deps: LifecycleDeps, nodeClaimName: string, errorName = ICE_REASON): Promise<{ nodeClaimName: string; markedUnavailable: number }> {
+  const claim = await deps.cluster.getNodeClaim(nodeClaimName);
+  const launched = claim?.status.conditions.find((c) => c.type === 'Launched');
+  const offerings = launched?.reason === ICE_REASON ? offeringsFromCondition(launched.message) : [];
+  for (const o of offerings) {
+    await deps.store.markUnavailable({ instanceType: o.instanceType, zone: o.zone, capacityType: o.capacityType }, LifecycleTimings.unavailableOfferingTtlSeconds, errorName);
+  }
+  if (claim) {
+    if (claim.finalizers.length) await deps.cluster.patchNodeClaimMetadata(nodeClaimName, { finalizers: [] });
+    await deps.cluster.deleteNodeClaim(nodeClaimName);
+  }
+  await deps.store.audit({ at: deps.clock.now(), kind: 'provisioning', action: 'launch-failed', reason: errorName, nodeClaims: [nodeClaimName], detail: { offerings } });
+  deps.log.warn('deleted nodeclaim after failed launch', { nodeclaim: nodeClaimName, nodepool: claim?.nodePool, reason: errorName, 'unavailable-offerings': offerings.length });
+  return { nodeClaimName, markedUnavailable: offerings.length };
+}

@@ -1,0 +1,98 @@
+/**
+ * Validation of state-machine execution input (manual or from another function), before any side effect.
+ * Each machine accepts a few shapes; anything else is ExecutionInputInvalidError with a message that names
+ * the machine, the field and the problem.
+ */
+import { z } from 'zod';
+import { ExecutionInputInvalidError } from '../errors';
+import type { WorkflowName } from '../ports';
+
+const k8sName = z.string().min(1).max(253).regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a lowercase RFC 1123 name');
+const instanceId = z.string().regex(/^i-[0-9a-f]{8,17}$/, 'must look like i-0123456789abcdef0');
+const reason = z.string().min(1).max(200).optional();
+
+export const launchClaimInput = z.strictObject({ nodeClaimName: k8sName });
+export const launchPoolInput = z.strictObject({ nodePool: k8sName, count: z.number().int().min(1).max(100) });
+export const reconcileInput = z.strictObject({ reconcile: z.literal(true) });
+
+export type LaunchInput =
+  | ({ kind: 'claim' } & z.infer<typeof launchClaimInput>)
+  | ({ kind: 'pool' } & z.infer<typeof launchPoolInput>)
+  | { kind: 'reconcile' };
+
+export const terminateByNode = z.strictObject({ nodeName: k8sName, reason });
+export const terminateByInstance = z.strictObject({ instanceId, reason });
+export const terminateByClaim = z.strictObject({ nodeClaimName: k8sName, reason });
+
+export type TerminateInput =
+  | ({ kind: 'node' } & z.infer<typeof terminateByNode>)
+  | ({ kind: 'instance' } & z.infer<typeof terminateByInstance>)
+  | ({ kind: 'claim' } & z.infer<typeof terminateByClaim>);
+
+const replacementClaim = z.looseObject({
+  name: k8sName,
+  nodePool: k8sName,
+  labels: z.record(z.string(), z.string()),
+  annotations: z.record(z.string(), z.string()),
+  spec: z.looseObject({ requirements: z.array(z.looseObject({ key: z.string(), operator: z.string() })) }),
+  status: z.looseObject({ conditions: z.array(z.unknown()) }),
+  creationTimestamp: z.number(),
+  finalizers: z.array(z.string()),
+});
+
+export const disruptInput = z.strictObject({
+  reason: z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']),
+  candidates: z.array(z.strictObject({ nodeClaimName: k8sName, nodeName: k8sName.optional() })).min(1).max(100),
+  replacements: z.array(replacementClaim).max(100).default([]),
+});
+export type DisruptInput = z.infer<typeof disruptInput>;
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
+    .join('; ');
+}
+
+function parseWith<S extends z.ZodType>(machine: WorkflowName, schema: S, input: unknown, shape: string): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    throw new ExecutionInputInvalidError(`${machine} execution input ${shape}: ${describeIssues(result.error)}`);
+  }
+  return result.data;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function requireObject(machine: WorkflowName, input: unknown, expected: string): Record<string, unknown> {
+  if (!isObject(input)) {
+    throw new ExecutionInputInvalidError(`${machine} execution input must be a JSON object, one of ${expected}; got ${JSON.stringify(input) ?? 'nothing'}`);
+  }
+  return input;
+}
+
+const LAUNCH_SHAPES = '{"nodeClaimName": …}, {"nodePool": …, "count": …} or {"reconcile": true}';
+const TERMINATE_SHAPES = '{"nodeName": …}, {"instanceId": …} or {"nodeClaimName": …} (each with an optional "reason")';
+
+export function parseLaunchInput(input: unknown): LaunchInput {
+  const o = requireObject('launch', input, LAUNCH_SHAPES);
+  if ('reconcile' in o) return { kind: 'reconcile', ...parseWith('launch', reconcileInput, o, '{"reconcile": true}') } as LaunchInput;
+  if ('nodePool' in o || 'count' in o) return { kind: 'pool', ...parseWith('launch', launchPoolInput, o, '{"nodePool", "count"}') };
+  if ('nodeClaimName' in o) return { kind: 'claim', ...parseWith('launch', launchClaimInput, o, '{"nodeClaimName"}') };
+  throw new ExecutionInputInvalidError(`launch execution input must be one of ${LAUNCH_SHAPES}; got keys [${Object.keys(o).join(', ')}]`);
+}
+
+export function parseTerminateInput(input: unknown): TerminateInput {
+  const o = requireObject('terminate', input, TERMINATE_SHAPES);
+  const keys = ['nodeName', 'instanceId', 'nodeClaimName'].filter((k) => k in o);
+  if (keys.length !== 1) {
+    throw new ExecutionInputInvalidError(`terminate execution input must name exactly one target, one of ${TERMINATE_SHAPES}; got keys [${Object.keys(o).join(', ')}]`);
+  }
+  if (keys[0] === 'nodeName') return { kind: 'node', ...parseWith('terminate', terminateByNode, o, '{"nodeName"}') };
+  if (keys[0] === 'instanceId') return { kind: 'instance', ...parseWith('terminate', terminateByInstance, o, '{"instanceId"}') };
+  return { kind: 'claim', ...parseWith('terminate', terminateByClaim, o, '{"nodeClaimName"}') };
+}
+
+export function parseDisruptInput(input: unknown): DisruptInput {
+  requireObject('disrupt', input, '{"reason", "candidates", "replacements"}');
+  return parseWith('disrupt', disruptInput, input, '{"reason", "candidates", "replacements"}');
+}

@@ -1,0 +1,47 @@
+/** Provisioning helpers: which pods trigger a batch, and the instance types each pool may use right now. */
+import type { InstanceType } from '../instance-types/types';
+import type { Pod } from '../model/kube';
+import type { ClusterSnapshot, UnavailableOffering } from '../ports';
+import type { LifecycleDeps } from './deps';
+
+/** Karpenter's IsProvisionable (reference §2.1): unbound, failed by kube-scheduler, not nominated, not DaemonSet/Node-owned. */
+export function isProvisionable(pod: Pod): boolean {
+  return !pod.nodeName && pod.phase === 'Pending' && pod.unschedulable === true && !pod.nominatedNodeName
+    && pod.deletionTimestamp === undefined && pod.owner?.kind !== 'DaemonSet' && pod.owner?.kind !== 'Node';
+}
+
+export function provisionablePods(snapshot: ClusterSnapshot): Pod[] {
+  return snapshot.pods.filter(isProvisionable);
+}
+
+/** Offerings in the ICE cache (not yet expired) become unavailable. */
+export function applyUnavailable(types: InstanceType[], unavailable: UnavailableOffering[], nowMs: number): InstanceType[] {
+  const live = unavailable.filter((u) => u.expiresAt > nowMs);
+  if (live.length === 0) return types;
+  const keys = new Set(live.map((u) => `${u.capacityType}:${u.instanceType}:${u.zone}`));
+  return types.map((it) => ({
+    ...it,
+    offerings: it.offerings.map((o) => (keys.has(`${o.capacityType}:${it.name}:${o.zone}`) ? { ...o, available: false } : o)),
+  }));
+}
+
+/** CloudProvider.instanceTypes per usable pool, with the ICE cache applied. A pool whose class fails is skipped with a log line. */
+export async function instanceTypesByPool(deps: LifecycleDeps, snapshot: ClusterSnapshot): Promise<Record<string, InstanceType[]>> {
+  const unavailable = await deps.store.unavailableOfferings();
+  const now = deps.clock.now();
+  const out: Record<string, InstanceType[]> = {};
+  for (const pool of snapshot.nodePools) {
+    if (pool.deleting || pool.ready === false) continue;
+    const nodeClass = snapshot.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
+    if (!nodeClass) {
+      deps.log.warn('skipping nodepool: ec2nodeclass not found', { nodepool: pool.name, ec2nodeclass: pool.template.nodeClassRef.name });
+      continue;
+    }
+    try {
+      out[pool.name] = applyUnavailable(await deps.cloud.instanceTypes(nodeClass, pool), unavailable, now);
+    } catch (e) {
+      deps.log.warn('skipping nodepool: instance types unavailable', { nodepool: pool.name, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+    }
+  }
+  return out;
+}

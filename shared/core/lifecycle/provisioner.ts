@@ -1,0 +1,126 @@
+/**
+ * The provisioner (reference §2.1, §2.9): batch pending pods like Karpenter (1 s idle / 10 s max), solve,
+ * create NodeClaims, start one `launch` execution per claim. Inside one invocation it keeps polling while
+ * pods are pending, so reaction time is seconds, not the schedule's minute. A lease keeps it single.
+ */
+import type { InstanceType } from '../instance-types/types';
+import type { NodeClaim } from '../model/karpenter';
+import type { Pod } from '../model/kube';
+import type { ClusterSnapshot } from '../ports';
+import type { Plan, PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
+import type { LifecycleDeps } from './deps';
+import { nodeClaimName } from './names';
+import { instanceTypesByPool, provisionablePods } from './provisionable';
+
+/** The scheduling core as the provisioner uses it (shared/core/scheduling/solve.ts, shared/core/provisioning/from-snapshot.ts). */
+export interface Planner {
+  schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]>): SchedulingInput;
+  solve(input: SchedulingInput): Plan | Promise<Plan>;
+  plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: number): NodeClaim;
+}
+
+export interface ProvisionerOptions {
+  /** Lease holder identity (the Lambda request id). */
+  holder: string;
+  /** Stop starting new rounds after this long (ms). Default 50 s. */
+  budgetMs?: number;
+  /** Batch closes after this long without a new pod (ms). Default 1 s. */
+  idleMs?: number;
+  /** Batch closes after this long in total (ms). Default 10 s. */
+  maxBatchMs?: number;
+  /** Poll interval while pods stay pending (ms). Default 2 s. */
+  pollMs?: number;
+  /** One round only (manual reconcile). */
+  once?: boolean;
+}
+
+export interface ProvisionerResult {
+  skipped: boolean;
+  rounds: number;
+  nodeClaims: string[];
+  unschedulable: number;
+}
+
+export const PROVISIONER_LEASE = 'provisioner';
+
+const podNames = (pods: Pod[]) => pods.slice(0, 10).map((p) => `${p.namespace}/${p.name}`);
+
+export async function runProvisioner(deps: LifecycleDeps, planner: Planner, options: ProvisionerOptions): Promise<ProvisionerResult> {
+  const budgetMs = options.budgetMs ?? 50_000;
+  const idleMs = options.idleMs ?? 1_000;
+  const maxBatchMs = options.maxBatchMs ?? 10_000;
+  const pollMs = options.pollMs ?? 2_000;
+  const start = deps.clock.now();
+  const leaseSeconds = Math.ceil(budgetMs / 1000) + maxBatchMs / 1000 + 30;
+  if (!(await deps.store.acquireLease(PROVISIONER_LEASE, options.holder, leaseSeconds))) {
+    deps.log.info('provisioner already running elsewhere; skipping', { holder: options.holder });
+    return { skipped: true, rounds: 0, nodeClaims: [], unschedulable: 0 };
+  }
+  const result: ProvisionerResult = { skipped: false, rounds: 0, nodeClaims: [], unschedulable: 0 };
+  const handled = new Set<string>();
+  try {
+    while (deps.clock.now() - start < budgetMs) {
+      let snapshot = await deps.cluster.snapshot();
+      let pending = provisionablePods(snapshot);
+      if (pending.length === 0) break;
+      if (pending.some((p) => !handled.has(p.uid))) {
+        ({ snapshot, pending } = await batch(deps, snapshot, pending, idleMs, maxBatchMs));
+        await round(deps, planner, snapshot, pending, result);
+        for (const p of pending) handled.add(p.uid);
+        result.rounds++;
+        if (options.once) break;
+      }
+      if (deps.clock.now() - start + pollMs >= budgetMs) break;
+      await deps.clock.sleep(pollMs);
+    }
+  } finally {
+    await deps.store.releaseLease(PROVISIONER_LEASE, options.holder);
+  }
+  return result;
+}
+
+/** Karpenter's batcher: wait until no new pod for `idleMs`, or `maxBatchMs` in total. */
+async function batch(deps: LifecycleDeps, first: ClusterSnapshot, firstPending: Pod[], idleMs: number, maxBatchMs: number): Promise<{ snapshot: ClusterSnapshot; pending: Pod[] }> {
+  const batchStart = deps.clock.now();
+  const seen = new Set(firstPending.map((p) => p.uid));
+  let snapshot = first;
+  let pending = firstPending;
+  for (;;) {
+    const left = maxBatchMs - (deps.clock.now() - batchStart);
+    if (left <= 0) break;
+    await deps.clock.sleep(Math.min(idleMs, left));
+    snapshot = await deps.cluster.snapshot();
+    pending = provisionablePods(snapshot);
+    const fresh = pending.filter((p) => !seen.has(p.uid));
+    if (fresh.length === 0) break;
+    for (const p of fresh) seen.add(p.uid);
+  }
+  return { snapshot, pending };
+}
+
+async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSnapshot, pending: Pod[], result: ProvisionerResult): Promise<void> {
+  deps.log.info('found provisionable pod(s)', { Pods: podNames(pending).join(', '), count: pending.length });
+  const types = await instanceTypesByPool(deps, snapshot);
+  const plan = await planner.solve(planner.schedulingInputFromSnapshot(snapshot, types));
+  const now = deps.clock.now();
+  if (plan.nodeClaims.length > 0) {
+    deps.log.info('computed new nodeclaim(s) to fit pod(s)', { nodeclaims: plan.nodeClaims.length, pods: plan.nodeClaims.reduce((n, c) => n + c.pods.length, 0) });
+  }
+  for (const [index, planned] of plan.nodeClaims.entries()) {
+    const name = nodeClaimName(planned.nodePool, planned.pods.map((p) => p.uid), now, index);
+    const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now));
+    deps.log.info('created nodeclaim', {
+      nodeclaim: claim.name, nodepool: planned.nodePool, requests: planned.requests,
+      'instance-types': planned.instanceTypes.slice(0, 5).map((t) => t.name).join(', ') + (planned.instanceTypes.length > 5 ? ` and ${planned.instanceTypes.length - 5} other(s)` : ''),
+    });
+    await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
+    result.nodeClaims.push(claim.name);
+  }
+  for (const u of plan.unschedulable.slice(0, 10)) {
+    deps.log.warn('could not schedule pod', { pod: `${u.pod.namespace}/${u.pod.name}`, reason: u.reason });
+  }
+  result.unschedulable += plan.unschedulable.length;
+  if (plan.nodeClaims.length > 0) {
+    await deps.store.audit({ at: now, kind: 'provisioning', action: 'launched', nodeClaims: plan.nodeClaims.map((_, i) => result.nodeClaims[result.nodeClaims.length - plan.nodeClaims.length + i]), detail: { pods: pending.length, unschedulable: plan.unschedulable.length } });
+  }
+}

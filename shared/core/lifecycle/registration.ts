@@ -1,0 +1,88 @@
+/** Registration and initialization of a launched NodeClaim's Node (reference §6.2–6.4). */
+import { DeadlineExceededError } from '../errors';
+import type { Node, Taint } from '../model/kube';
+import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
+import { Annotation, Label, TaintKey } from '../model/labels';
+import { condition, requireNodeClaim } from './claims';
+import { LifecycleTimings, type LifecycleDeps } from './deps';
+
+export type RegistrationResult =
+  | { nodeClaimName: string; registered: true; nodeName: string; providerID: string; deadlineMs: number }
+  | { nodeClaimName: string; registered: false; timedOut: boolean; providerID?: string; deadlineMs: number };
+
+const sameTaint = (a: Taint, b: Taint) => a.key === b.key && a.effect === b.effect;
+
+/** Node taints after sync: the node's own (minus unregistered) plus the claim's taints and startup taints. */
+function syncedTaints(node: Node, claim: NodeClaim): Taint[] {
+  const out = node.taints.filter((t) => t.key !== TaintKey.unregistered);
+  if (node.annotations[Annotation.doNotSyncTaints] === 'true') return out;
+  for (const t of [...claim.spec.taints, ...claim.spec.startupTaints]) {
+    if (!out.some((o) => sameTaint(o, t))) out.push(t);
+  }
+  return out;
+}
+
+/**
+ * One registration check. When the claim's Node exists (matched by providerID): sync labels and taints onto
+ * it, remove `karpenter.sh/unregistered`, label it registered and set Registered=True. Past the deadline
+ * without a Node: `timedOut`, and the machine terminates the instance and deletes the claim.
+ */
+export async function checkRegistration(deps: LifecycleDeps, input: { nodeClaimName: string; deadlineMs: number }): Promise<RegistrationResult> {
+  const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
+  const providerID = claim.status.providerID;
+  const node = providerID ? await deps.cluster.findNodeByProviderID(providerID) : undefined;
+  const now = deps.clock.now();
+  if (!node || !providerID) {
+    return { nodeClaimName: input.nodeClaimName, registered: false, timedOut: now >= input.deadlineMs, deadlineMs: input.deadlineMs, ...(providerID ? { providerID } : {}) };
+  }
+  if (!conditionIsTrue(claim, 'Registered')) {
+    await deps.cluster.patchNode(node.name, {
+      labels: { ...claim.labels, [Label.nodePool]: claim.nodePool, [Label.registered]: 'true' },
+      taints: syncedTaints(node, claim),
+    });
+    await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { nodeName: node.name, conditions: [condition('Registered', 'True', now)] });
+    deps.log.info('registered nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: node.name, 'provider-id': providerID });
+  }
+  return { nodeClaimName: input.nodeClaimName, registered: true, nodeName: node.name, providerID, deadlineMs: now + LifecycleTimings.initializationTimeoutMs };
+}
+
+export type InitializationResult = { nodeClaimName: string; nodeName: string; initialized: boolean; deadlineMs: number; waitingFor?: string };
+
+/**
+ * Initialized when the Node is Ready, the claim's startup taints and the ephemeral taints are gone, and
+ * requested extended resources show allocatable. Then `karpenter.sh/initialized=true` and Initialized=True.
+ */
+export async function initializeNode(deps: LifecycleDeps, input: { nodeClaimName: string; nodeName: string; deadlineMs: number }): Promise<InitializationResult> {
+  const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
+  const base = { nodeClaimName: input.nodeClaimName, nodeName: input.nodeName, deadlineMs: input.deadlineMs };
+  if (conditionIsTrue(claim, 'Initialized')) return { ...base, initialized: true };
+  const node = await deps.cluster.getNode(input.nodeName);
+  const waitingFor = !node ? 'node' : notInitializedReason(node, claim);
+  if (waitingFor) {
+    if (deps.clock.now() >= input.deadlineMs) {
+      throw new DeadlineExceededError(`nodeclaim "${input.nodeClaimName}" was not initialized before its deadline (waiting for ${waitingFor})`);
+    }
+    return { ...base, initialized: false, waitingFor };
+  }
+  await deps.cluster.patchNode(input.nodeName, { labels: { [Label.initialized]: 'true' } });
+  await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, {
+    ...(node ? { allocatable: node.allocatable, capacity: node.capacity } : {}),
+    conditions: [condition('Initialized', 'True', deps.clock.now()), condition('Ready', 'True', deps.clock.now())],
+  });
+  deps.log.info('initialized nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: input.nodeName, 'allocatable': node?.allocatable });
+  return { ...base, initialized: true };
+}
+
+const EPHEMERAL_TAINTS: readonly string[] = [TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered];
+
+function notInitializedReason(node: Node, claim: NodeClaim): string | undefined {
+  if (!node.ready) return 'node Ready';
+  const startup = node.taints.find((t) => claim.spec.startupTaints.some((s) => sameTaint(s, t)));
+  if (startup) return `startup taint ${startup.key}`;
+  const ephemeral = node.taints.find((t) => EPHEMERAL_TAINTS.includes(t.key));
+  if (ephemeral) return `taint ${ephemeral.key}`;
+  for (const [resource, qty] of Object.entries(claim.spec.resources.requests)) {
+    if (resource.includes('/') && qty > 0 && !(node.allocatable[resource] > 0)) return `allocatable ${resource}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,117 @@
+/** The terminate workflow's steps around the drain: resolve the target, taint, terminate, finalize (reference §4.6). */
+import { ExecutionInputInvalidError, isNodeClaimNotFoundError } from '../errors';
+import type { NodeClaim } from '../model/karpenter';
+import { Annotation, Label, TaintKey } from '../model/labels';
+import type { TerminateInput } from './manual-input';
+import { LifecycleTimings, type LifecycleDeps } from './deps';
+
+/** What a terminate execution acts on. At least one of nodeClaimName / nodeName is set. */
+export interface TerminationTarget {
+  nodeClaimName?: string;
+  nodeName?: string;
+  providerID?: string;
+  reason: string;
+}
+
+export interface DrainingTarget extends TerminationTarget {
+  /** Milliseconds since epoch when the drain stops waiting. */
+  drainDeadlineMs: number;
+  /** True when the deadline comes from terminationGracePeriod: remaining pods are then deleted, bypassing PDBs. */
+  forceAtDeadline: boolean;
+}
+
+const endsWithInstance = (providerID: string | undefined, instanceId: string) => !!providerID && providerID.endsWith(`/${instanceId}`);
+
+/** Resolves validated input to the claim/node/instance it names. Read-only; refuses what nodewright does not manage. */
+export async function resolveTerminationTarget(deps: LifecycleDeps, input: TerminateInput): Promise<TerminationTarget> {
+  const reason = input.reason ?? 'Manual';
+  if (input.kind === 'claim') {
+    const claim = await deps.cluster.getNodeClaim(input.nodeClaimName);
+    if (!claim) throw new ExecutionInputInvalidError(`terminate execution input nodeClaimName: nodeclaim "${input.nodeClaimName}" does not exist`);
+    return targetOf(claim, reason);
+  }
+  const snapshot = await deps.cluster.snapshot();
+  if (input.kind === 'node') {
+    const node = snapshot.nodes.find((n) => n.name === input.nodeName);
+    const claim = snapshot.nodeClaims.find((c) => c.status.nodeName === input.nodeName || (!!node?.providerID && c.status.providerID === node.providerID));
+    if (!node && !claim) throw new ExecutionInputInvalidError(`terminate execution input nodeName: node "${input.nodeName}" does not exist`);
+    if (!claim) throw new ExecutionInputInvalidError(`terminate execution input nodeName: node "${input.nodeName}" has no NodeClaim; nodewright only drains nodes it manages`);
+    return { ...targetOf(claim, reason), nodeName: input.nodeName };
+  }
+  const claim = snapshot.nodeClaims.find((c) => endsWithInstance(c.status.providerID, input.instanceId));
+  if (!claim) throw new ExecutionInputInvalidError(`terminate execution input instanceId: instance "${input.instanceId}" belongs to no NodeClaim; nodewright only terminates instances it manages`);
+  const node = snapshot.nodes.find((n) => endsWithInstance(n.providerID, input.instanceId));
+  return { ...targetOf(claim, reason), ...(node ? { nodeName: node.name } : {}) };
+}
+
+function targetOf(claim: NodeClaim, reason: string): TerminationTarget {
+  return {
+    nodeClaimName: claim.name,
+    ...(claim.status.nodeName ? { nodeName: claim.status.nodeName } : {}),
+    ...(claim.status.providerID ? { providerID: claim.status.providerID } : {}),
+    reason,
+  };
+}
+
+/**
+ * Taints the node `karpenter.sh/disrupted:NoSchedule`, labels it out of external load balancers, and fixes
+ * the drain deadline (claim's terminationGracePeriod, kept in the termination-timestamp annotation so a
+ * retried step keeps the first deadline).
+ */
+export async function taintNode(deps: LifecycleDeps, target: TerminationTarget): Promise<DrainingTarget> {
+  const now = deps.clock.now();
+  const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
+  const tgp = claim?.spec.terminationGracePeriod ?? null;
+  const recorded = claim?.annotations[Annotation.terminationTimestamp];
+  const recordedMs = recorded ? Date.parse(recorded) : Number.NaN;
+  const drainDeadlineMs = Number.isFinite(recordedMs) ? recordedMs : tgp !== null ? now + tgp * 1000 : now + LifecycleTimings.maxDrainWithoutGracePeriodMs;
+  if (claim && tgp !== null && !recorded) {
+    await deps.cluster.patchNodeClaimMetadata(claim.name, { annotations: { [Annotation.terminationTimestamp]: new Date(drainDeadlineMs).toISOString() } });
+  }
+  if (target.nodeName) {
+    const node = await deps.cluster.getNode(target.nodeName);
+    if (node) {
+      const tainted = node.taints.some((t) => t.key === TaintKey.disrupted);
+      const taints = tainted ? node.taints : [...node.taints, { key: TaintKey.disrupted, effect: 'NoSchedule' as const }];
+      await deps.cluster.patchNode(node.name, { taints, labels: { [Label.excludeFromExternalLB]: 'true' } });
+      if (!tainted) deps.log.info('tainted node', { node: node.name, nodeclaim: target.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: target.reason });
+    }
+  }
+  return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null };
+}
+
+/** Terminates the instance; an instance already gone is success. Foreign instances are refused by the CloudProvider. */
+export async function terminateInstance(deps: LifecycleDeps, target: TerminationTarget): Promise<TerminationTarget & { terminated: boolean }> {
+  let providerID = target.providerID;
+  if (!providerID && target.nodeClaimName) providerID = (await deps.cluster.getNodeClaim(target.nodeClaimName))?.status.providerID;
+  if (!providerID && target.nodeName) providerID = (await deps.cluster.getNode(target.nodeName))?.providerID;
+  if (!providerID) return { ...target, terminated: false };
+  try {
+    await deps.cloud.delete(providerID);
+  } catch (e) {
+    if (!isNodeClaimNotFoundError(e)) throw e;
+  }
+  deps.log.info('terminated instance', { nodeclaim: target.nodeClaimName, node: target.nodeName, 'provider-id': providerID, reason: target.reason });
+  return { ...target, providerID, terminated: true };
+}
+
+/** Deletes the Node and the NodeClaim (finalizers removed). Missing objects are success. */
+export async function finalizeNodeClaim(deps: LifecycleDeps, target: TerminationTarget): Promise<{ nodeClaimName?: string; nodeName?: string; finalized: true }> {
+  if (target.nodeName) {
+    await deps.cluster.deleteNode(target.nodeName);
+    deps.log.info('deleted node', { node: target.nodeName, nodeclaim: target.nodeClaimName });
+  }
+  if (target.nodeClaimName) {
+    const claim = await deps.cluster.getNodeClaim(target.nodeClaimName);
+    if (claim) {
+      if (claim.finalizers.length) await deps.cluster.patchNodeClaimMetadata(claim.name, { finalizers: [] });
+      await deps.cluster.deleteNodeClaim(claim.name);
+      deps.log.info('deleted nodeclaim', { nodeclaim: claim.name, nodepool: claim.nodePool, node: target.nodeName, 'provider-id': target.providerID });
+    }
+  }
+  await deps.store.audit({
+    at: deps.clock.now(), kind: 'termination', action: 'terminated', reason: target.reason,
+    ...(target.nodeClaimName ? { nodeClaims: [target.nodeClaimName] } : {}), ...(target.nodeName ? { nodes: [target.nodeName] } : {}),
+  });
+  return { ...(target.nodeClaimName ? { nodeClaimName: target.nodeClaimName } : {}), ...(target.nodeName ? { nodeName: target.nodeName } : {}), finalized: true };
+}
