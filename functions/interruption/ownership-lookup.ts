@@ -1,0 +1,34 @@
+/**
+ * Resolves which instances of a batch nodewright owns. One `CloudProvider.list()` per invocation (the
+ * cluster-tagged instances); the NodeClaims are read only when an instance is not listed (e.g. already
+ * terminated), so a batch of foreign events costs at most one extra cluster read.
+ */
+import type { CloudInstance, CloudProvider, ClusterClient } from '../../shared/core/ports';
+import type { NodeClaim } from '../../shared/core/model/karpenter';
+import { buildOwnershipIndex, type OwnedInstance } from '../../shared/core/interruption';
+
+export type OwnershipLookup = (instanceIds: string[]) => Promise<(instanceId: string) => OwnedInstance | undefined>;
+
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= load().catch((e: unknown) => {
+      pending = undefined; // a failed read is retried by the next record, not cached
+      throw e;
+    });
+    return pending;
+  };
+}
+
+export function createOwnershipLookup(deps: { cloud: CloudProvider; cluster: ClusterClient; clusterName: string }): OwnershipLookup {
+  const instances = once<CloudInstance[]>(() => deps.cloud.list());
+  const nodeClaims = once<NodeClaim[]>(async () => (await deps.cluster.snapshot()).nodeClaims);
+  return async (instanceIds) => {
+    const fromCloud = buildOwnershipIndex(deps.clusterName, await instances(), []);
+    if (instanceIds.every((id) => fromCloud.has(id))) {
+      return (id) => fromCloud.get(id);
+    }
+    const full = buildOwnershipIndex(deps.clusterName, await instances(), await nodeClaims());
+    return (id) => full.get(id);
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Handles one interruption-queue message: parse, decide (shared/core/interruption), act.
+ * Throwing fails only this record (partial batch failure); everything else deletes the message.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import type { Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import { decideInterruption, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
+import type { OwnershipLookup } from './ownership-lookup';
+
+export type InterruptionLogger = {
+  debug(message: string, ...extra: object[]): void;
+  info(message: string, ...extra: object[]): void;
+  warn(message: string, ...extra: object[]): void;
+  error(message: string, ...extra: object[]): void;
+};
+
+/** Asks the provisioner to run now so replacements for the drained pods start at once. */
+export type ProvisioningTrigger = (request: { reason: string; nodeClaim?: string; instanceId: string }) => Promise<void>;
+
+export interface ProcessMessageDeps {
+  workflows: WorkflowStarter;
+  state: StateStore;
+  clock: Pick<Clock, 'now'>;
+  logger: InterruptionLogger;
+  triggerProvisioning?: ProvisioningTrigger;
+}
+
+type CordonAndDrain = Extract<InterruptionAction, { type: 'cordonAndDrain' }>;
+
+/** Runs a follow-up whose failure must not fail the record: the terminate execution already exists. */
+async function bestEffort(deps: ProcessMessageDeps, what: string, fields: object, work: () => Promise<void>): Promise<boolean> {
+  try {
+    await work();
+    return true;
+  } catch (error) {
+    deps.logger.error(`interruption follow-up failed: ${what}`, { ...fields, error });
+    return false;
+  }
+}
+
+async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMessage, action: CordonAndDrain, messageId: string): Promise<void> {
+  const fields = { messageKind: message.kind, eventId: message.eventId, messageId, instanceId: action.instanceId, nodeclaim: action.nodeClaim };
+  const { executionArn, alreadyStarted } = await deps.workflows.start('terminate', action.executionName, action.input);
+  if (alreadyStarted) {
+    deps.logger.info('interruption message already handled', { ...fields, executionArn });
+    return;
+  }
+  deps.logger.info('initiating delete from interruption message', { ...fields, action: 'CordonAndDrain', executionArn });
+
+  let markedUnavailable = false;
+  const mark = action.markUnavailable;
+  if (mark) {
+    markedUnavailable = await bestEffort(deps, 'mark offering unavailable', fields, () => deps.state.markUnavailable(mark.offering, mark.ttlSeconds, mark.reason));
+    if (markedUnavailable) {
+      deps.logger.info('marked offering unavailable', { ...fields, 'instance-type': mark.offering.instanceType, zone: mark.offering.zone, 'capacity-type': mark.offering.capacityType, ttlSeconds: mark.ttlSeconds });
+    }
+  }
+  let provisioning: 'triggered' | 'failed' | 'not-configured' = 'not-configured';
+  const trigger = deps.triggerProvisioning;
+  if (trigger) {
+    const request = { reason: message.kind, instanceId: action.instanceId, ...(action.nodeClaim ? { nodeClaim: action.nodeClaim } : {}) };
+    provisioning = (await bestEffort(deps, 'trigger provisioning', fields, () => trigger(request))) ? 'triggered' : 'failed';
+  } else {
+    deps.logger.debug('no provisioning trigger configured; the scheduled provisioner replaces the drained pods', fields);
+  }
+  await bestEffort(deps, 'audit', fields, () =>
+    deps.state.audit({
+      at: deps.clock.now(),
+      kind: 'interruption',
+      action: 'cordon-and-drain',
+      reason: message.kind,
+      ...(action.nodeClaim ? { nodeClaims: [action.nodeClaim] } : {}),
+      detail: { instanceId: action.instanceId, eventId: message.eventId, executionArn, markedUnavailable, provisioning, ...(mark ? { offering: mark.offering } : {}) },
+    }),
+  );
+}
+
+export async function processInterruptionRecord(deps: ProcessMessageDeps & { ownership: OwnershipLookup }, record: SQSRecord): Promise<void> {
+  let message: InterruptionMessage;
+  try {
+    message = parseInterruptionMessage(record.body);
+  } catch (error) {
+    // Failing the record (instead of deleting it like Karpenter) sends it to the DLQ after maxReceiveCount, where it can be inspected.
+    deps.logger.error('failed parsing interruption message', { messageId: record.messageId, error });
+    throw error;
+  }
+  const lookup = message.kind === 'NoOp' ? () => undefined : await deps.ownership(message.instanceIds);
+  for (const action of decideInterruption(message, lookup)) {
+    switch (action.type) {
+      case 'drop':
+        deps.logger.info('dropping interruption message', { messageKind: message.kind, eventId: message.eventId, messageId: record.messageId, instanceId: action.instanceId, reason: action.reason });
+        break;
+      case 'record':
+        deps.logger.info('received rebalance recommendation', { eventId: message.eventId, instanceId: action.instanceId, nodeclaim: action.nodeClaim });
+        await deps.state.audit({
+          at: deps.clock.now(),
+          kind: 'interruption',
+          action: 'observed',
+          reason: action.reason,
+          ...(action.nodeClaim ? { nodeClaims: [action.nodeClaim] } : {}),
+          detail: { instanceId: action.instanceId, eventId: message.eventId },
+        });
+        break;
+      case 'cordonAndDrain':
+        await cordonAndDrain(deps, message, action, record.messageId);
+        break;
+    }
+  }
+}

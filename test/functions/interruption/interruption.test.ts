@@ -1,0 +1,167 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createHandler, type InterruptionHandlerDeps } from '../../../functions/interruption/interruption';
+import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
+import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
+import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from './fakes';
+
+const OWNED = 'i-0b2c3d4e5f6a7b8c9';
+const FOREIGN = 'i-0ffffffffffffffff';
+
+function setup(opts: { triggerProvisioning?: InterruptionHandlerDeps['triggerProvisioning'] } = {}) {
+  const cloud = new FakeCloud([
+    instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }),
+    instance(FOREIGN, { tags: { Name: 'someone-else' } }),
+  ]);
+  const cluster = new FakeCluster([nodeClaim('default-abcde', { instanceId: OWNED, registered: true, nodeName: 'ip-10-0-1-5' })]);
+  const workflows = new FakeWorkflows();
+  const state = new MemoryStateStore(fixedClock);
+  const markUnavailable = vi.spyOn(state, 'markUnavailable');
+  const logger = new RecordingLogger();
+  const deps: InterruptionHandlerDeps = { cloud, cluster, workflows, state, clock: fixedClock, logger, clusterName: CLUSTER, ...opts };
+  return { cloud, cluster, workflows, state, markUnavailable, logger, handler: createHandler(deps) };
+}
+
+describe('interruption handler', () => {
+  it('should start exactly one terminate execution and mark the offering once when a spot warning is delivered three times', async () => {
+    // Prepare
+    const { handler, workflows, state, markUnavailable } = setup();
+    const body = eventBody('spot-interruption-warning');
+    // Act
+    const responses = [
+      await handler(sqsEvent(sqsRecord(body, 'm1'))),
+      await handler(sqsEvent(sqsRecord(body, 'm2'))),
+      await handler(sqsEvent(sqsRecord(body, 'm3'))),
+    ];
+    // Assess
+    expect(responses).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }, { batchItemFailures: [] }]);
+    expect(workflows.started).toEqual([
+      { machine: 'terminate', name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e`, input: { nodeClaim: 'default-abcde', reason: 'SpotInterruption' } },
+    ]);
+    expect(markUnavailable).toHaveBeenCalledTimes(1);
+    expect(await state.unavailableOfferings()).toEqual([
+      { instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'spot', reason: 'SpotInterruption', expiresAt: fixedClock.now() + 180_000 },
+    ]);
+    expect(await state.auditLog({ kind: 'interruption' })).toHaveLength(1);
+  });
+
+  it('should act once when the duplicates arrive in the same batch', async () => {
+    // Prepare
+    const { handler, workflows, markUnavailable } = setup();
+    const body = eventBody('spot-interruption-warning');
+    // Act
+    const response = await handler(sqsEvent(sqsRecord(body, 'a'), sqsRecord(body, 'b'), sqsRecord(body, 'c')));
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(workflows.started).toHaveLength(1);
+    expect(workflows.attempts).toHaveLength(3);
+    expect(markUnavailable).toHaveBeenCalledTimes(1);
+  });
+
+  it('should never touch a foreign instance and log that it dropped the message', async () => {
+    // Prepare
+    const { handler, workflows, markUnavailable, cloud, cluster, logger } = setup();
+    // Act
+    const response = await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning', { instanceId: FOREIGN }))));
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(workflows.attempts).toEqual([]);
+    expect(markUnavailable).not.toHaveBeenCalled();
+    expect(cloud.deleted).toEqual([]);
+    expect(cluster.deletedClaims).toEqual([]);
+    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ instanceId: FOREIGN, reason: 'instance is not owned by this cluster' }) }));
+  });
+
+  it('should fail only the malformed record of a batch and still act on the others', async () => {
+    // Prepare
+    const { handler, workflows, logger } = setup();
+    // Act
+    const response = await handler(sqsEvent(
+      sqsRecord('{"version":"0","id":', 'bad-json'),
+      sqsRecord(JSON.stringify({ version: '0', id: 'x', source: 'aws.ec2', 'detail-type': 'EC2 Spot Instance Interruption Warning', detail: { 'instance-id': 42 } }), 'bad-detail'),
+      sqsRecord(eventBody('spot-interruption-warning'), 'good'),
+    ));
+    // Assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'bad-json' }, { itemIdentifier: 'bad-detail' }]);
+    expect(workflows.started).toHaveLength(1);
+    expect(logger.messages('error')).toEqual(['failed parsing interruption message', 'failed parsing interruption message']);
+  });
+
+  it('should report a batch made only of a malformed record as a failure without throwing', async () => {
+    // Prepare
+    const { handler } = setup();
+    // Act
+    const response = await handler(sqsEvent(sqsRecord('not json', 'only')));
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'only' }] });
+  });
+
+  it('should drop unknown and filtered events without reading the cloud or starting anything', async () => {
+    // Prepare
+    const { handler, workflows, cloud, logger } = setup();
+    // Act
+    const response = await handler(sqsEvent(sqsRecord(eventBody('autoscaling-launch-successful')), sqsRecord(eventBody('instance-state-change-running')), sqsRecord(eventBody('health-issue-ebs'))));
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(workflows.attempts).toEqual([]);
+    expect(cloud.listCalls).toBe(0);
+    expect(logger.messages('info').filter((m) => m === 'dropping interruption message')).toHaveLength(3);
+  });
+
+  it('should only audit a rebalance recommendation', async () => {
+    // Prepare
+    const { handler, workflows, state } = setup();
+    // Act
+    await handler(sqsEvent(sqsRecord(eventBody('rebalance-recommendation'))));
+    // Assess
+    expect(workflows.attempts).toEqual([]);
+    expect(await state.auditLog({ kind: 'interruption' })).toEqual([expect.objectContaining({ action: 'observed', reason: 'RebalanceRecommendation', nodeClaims: ['default-abcde'] })]);
+  });
+
+  it('should drain the owned instance of a scheduled change and leave the unknown one alone', async () => {
+    // Prepare
+    const { handler, workflows, markUnavailable } = setup();
+    // Act
+    await handler(sqsEvent(sqsRecord(eventBody('health-scheduled-change'))));
+    // Assess
+    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaim: 'default-abcde', reason: 'ScheduledChange' }]);
+    expect(markUnavailable).not.toHaveBeenCalled();
+  });
+
+  it('should find the claim of an already terminated instance through the NodeClaims', async () => {
+    // Prepare
+    const { handler, workflows, cloud, cluster } = setup();
+    cloud.instances.get(OWNED)!.state = 'terminated';
+    const body = eventBody('instance-state-change-stopping').replace('"stopping"', '"terminated"');
+    // Act
+    await handler(sqsEvent(sqsRecord(body)));
+    // Assess
+    expect(cluster.snapshotCalls).toBe(1);
+    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaim: 'default-abcde', reason: 'InstanceStateChange:terminated' }]);
+  });
+
+  it('should ask the provisioner for replacements when a trigger is configured', async () => {
+    // Prepare
+    const trigger = vi.fn(async () => {});
+    const { handler, state } = setup({ triggerProvisioning: trigger });
+    // Act
+    await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
+    // Assess
+    expect(trigger).toHaveBeenCalledWith({ reason: 'SpotInterruption', instanceId: OWNED, nodeClaim: 'default-abcde' });
+    expect((await state.auditLog({ kind: 'interruption' }))[0].detail).toMatchObject({ provisioning: 'triggered', markedUnavailable: true });
+  });
+
+  it('should fail the record for redelivery when the execution cannot be started', async () => {
+    // Prepare
+    const { handler, workflows, markUnavailable } = setup();
+    vi.spyOn(workflows, 'start').mockRejectedValueOnce(Object.assign(new Error('Rate exceeded'), { name: 'CloudProviderThrottledError' }));
+    const body = eventBody('spot-interruption-warning');
+    // Act
+    const first = await handler(sqsEvent(sqsRecord(body, 'm1')));
+    const retry = await handler(sqsEvent(sqsRecord(body, 'm1')));
+    // Assess
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+    expect(retry.batchItemFailures).toEqual([]);
+    expect(workflows.started).toHaveLength(1);
+    expect(markUnavailable).toHaveBeenCalledTimes(1);
+  });
+});
