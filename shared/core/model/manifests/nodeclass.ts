@@ -4,7 +4,7 @@ import type { AmiFamily, EC2NodeClass } from '../karpenter';
 import { nodeClassHash } from '../hash';
 import { arr, obj, str, type Json, type ManifestContext } from './context';
 import { kubeletSchema, toKubelet } from './kubelet';
-import { parseOrThrow, quantitySchema, requiredObject, stringMapSchema, stringish } from './zod-helpers';
+import { parseOrThrow, quantitySchema, requiredObject, stringish } from './zod-helpers';
 import { parseBytes } from '../quantity';
 
 const tagsSchema = z.record(z.string(), stringish).superRefine((tags, ctx) => {

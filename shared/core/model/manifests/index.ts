@@ -1,0 +1,9 @@
+/** Manifest parsing entry point: YAML → validated, normalized objects (see docs/manifests.md). */
+export { parseManifests, parseManifestFiles, type ManifestFile } from './parse';
+export { mergeManifestSets, emptyManifestSet, type ManifestSet, type ManifestWarning } from './manifest-set';
+export { workloadFromKube, workloadPods, workloadClaims, type Workload, type WorkloadKind } from './workloads';
+export { convertProvisioner, convertAwsNodeTemplate, selectorTerms } from './convert-alpha';
+export { convertV1beta1NodePool, convertV1beta1NodeClass } from './convert-beta';
+export { nodePoolSchema, DEFAULT_EXPIRE_AFTER } from './nodepool';
+export { nodeClassSchema } from './nodeclass';
+export type { ManifestContext, PodContext } from './context';

@@ -1,0 +1,70 @@
+/** The result of parsing manifests, and merging several of them. */
+import type { EC2NodeClass, NodeClaim, NodePool } from '../karpenter';
+import type {
+  DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, StorageClass,
+} from '../kube';
+import type { Workload } from './workloads';
+
+export interface ManifestWarning {
+  file: string;
+  /** 0-based document index in the file. */
+  documentIndex: number;
+  message: string;
+}
+
+export interface ManifestSet {
+  nodePools: NodePool[];
+  nodeClasses: EC2NodeClass[];
+  nodeClaims: NodeClaim[];
+  /** Pending and bound pods: standalone Pods plus the pods of every workload. DaemonSet-owned pods are left out. */
+  pods: Pod[];
+  daemonSets: DaemonSet[];
+  nodes: Node[];
+  pdbs: PodDisruptionBudget[];
+  persistentVolumes: PersistentVolume[];
+  persistentVolumeClaims: PersistentVolumeClaim[];
+  storageClasses: StorageClass[];
+  /** Every Deployment / ReplicaSet / StatefulSet / Job, so a simulator can scale it (see workloadPods). */
+  deployments: Workload[];
+  priorityClasses: PriorityClass[];
+  warnings: ManifestWarning[];
+}
+
+export function emptyManifestSet(): ManifestSet {
+  return {
+    nodePools: [], nodeClasses: [], nodeClaims: [], pods: [], daemonSets: [], nodes: [], pdbs: [],
+    persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [], deployments: [], priorityClasses: [], warnings: [],
+  };
+}
+
+function mergeBy<T>(lists: T[][], key: (t: T) => string): T[] {
+  const out = new Map<string, T>();
+  for (const list of lists) for (const item of list) {
+    const k = key(item);
+    out.delete(k); // a later definition replaces an earlier one and takes its position at the end
+    out.set(k, item);
+  }
+  return [...out.values()];
+}
+
+const nsName = (o: { namespace: string; name: string }): string => `${o.namespace}/${o.name}`;
+const byName = (o: { name: string }): string => o.name;
+
+/** Merges sets in order; an object defined again later (same kind and name) replaces the earlier one. */
+export function mergeManifestSets(...sets: ManifestSet[]): ManifestSet {
+  return {
+    nodePools: mergeBy(sets.map((s) => s.nodePools), byName),
+    nodeClasses: mergeBy(sets.map((s) => s.nodeClasses), byName),
+    nodeClaims: mergeBy(sets.map((s) => s.nodeClaims), byName),
+    pods: mergeBy(sets.map((s) => s.pods), nsName),
+    daemonSets: mergeBy(sets.map((s) => s.daemonSets), nsName),
+    nodes: mergeBy(sets.map((s) => s.nodes), byName),
+    pdbs: mergeBy(sets.map((s) => s.pdbs), nsName),
+    persistentVolumes: mergeBy(sets.map((s) => s.persistentVolumes), byName),
+    persistentVolumeClaims: mergeBy(sets.map((s) => s.persistentVolumeClaims), nsName),
+    storageClasses: mergeBy(sets.map((s) => s.storageClasses), byName),
+    deployments: mergeBy(sets.map((s) => s.deployments), (w) => `${w.kind}/${w.namespace}/${w.name}`),
+    priorityClasses: mergeBy(sets.map((s) => s.priorityClasses), byName),
+    warnings: sets.flatMap((s) => s.warnings),
+  };
+}
