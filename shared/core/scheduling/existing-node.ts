@@ -1,0 +1,74 @@
+/** An existing node or in-flight NodeClaim as a scheduling target (reference §2.3, first target). */
+import { Label } from '../model/labels';
+import { formatResourceList, type ResourceList } from '../model/resources';
+import type { DaemonSet } from '../model/kube';
+import { hostPortConflict, hostPortKeys, podRequests } from './nodeclaim';
+import type { PodState } from './pod-data';
+import { Requirements } from './requirements';
+import { taintString, untoleratedTaint } from './selectors';
+import type { Topology } from './topology';
+import type { ExistingNode } from './types';
+
+export class ExistingNodeState {
+  readonly requirements: Requirements;
+  readonly remaining: ResourceList;
+  readonly hostPorts = new Set<string>();
+  readonly placed: PodState[] = [];
+  readonly hostname: string;
+  readonly labels: Record<string, string>;
+
+  constructor(readonly node: ExistingNode, daemonSets: DaemonSet[]) {
+    this.hostname = node.labels[Label.hostname] ?? node.name;
+    this.labels = { ...node.labels, [Label.hostname]: this.hostname };
+    this.requirements = Requirements.fromLabels(this.labels);
+    const remaining: ResourceList = { ...node.allocatable };
+    const running = new Set<string>();
+    for (const p of node.pods) {
+      for (const k in p.requests) remaining[k] = (remaining[k] ?? 0) - p.requests[k];
+      remaining.pods = (remaining.pods ?? 0) - 1;
+      for (const k of hostPortKeys(p.hostPorts)) this.hostPorts.add(k);
+      if (p.owner?.kind === 'DaemonSet') running.add(p.owner.name);
+    }
+    // DaemonSet pods that will land on this node but are not there yet (in-flight claims, new nodes).
+    for (const ds of daemonSets) {
+      if (running.has(ds.name)) continue;
+      const pod = ds.template;
+      if (untoleratedTaint(pod, node.taints.filter((t) => t.effect !== 'PreferNoSchedule'), { ignoreEphemeral: true })) continue;
+      if (!Requirements.fromLabels(pod.nodeSelector).matchesLabels(node.labels)) continue;
+      const terms = pod.affinity?.nodeAffinity?.required ?? [];
+      if (terms.length > 0 && !terms.some((t) => Requirements.fromNodeSelector(t.matchExpressions).matchesLabels(node.labels))) continue;
+      if (!node.inFlight) continue; // a registered node already runs (or failed to run) its daemons
+      for (const k in pod.requests) remaining[k] = (remaining[k] ?? 0) - pod.requests[k];
+      remaining.pods = (remaining.pods ?? 0) - 1;
+    }
+    this.remaining = remaining;
+  }
+
+  canAdd(s: PodState, topology: Topology): Requirements | string {
+    const req = podRequests(s);
+    for (const k in req) if (req[k] > 0 && req[k] > (this.remaining[k] ?? 0)) return `node ${this.node.name} has insufficient ${k}`;
+    const taint = untoleratedTaint({ tolerations: s.tolerations }, this.node.taints, { ignoreEphemeral: !this.node.initialized });
+    if (taint) return `did not tolerate taint ${taintString(taint)}`;
+    if (s.pod.hostPorts.length > 0) {
+      const c = hostPortConflict(this.hostPorts, s.pod.hostPorts);
+      if (c) return c;
+    }
+    for (const [k, r] of s.requirements.byKey) {
+      if (!r.has(this.labels[k])) return `node ${this.node.name} does not match ${k}`;
+    }
+    if (topology.hasGroups) return topology.addRequirements(s, this.requirements);
+    return this.requirements;
+  }
+
+  commit(s: PodState): void {
+    const req = podRequests(s);
+    for (const k in req) this.remaining[k] = (this.remaining[k] ?? 0) - req[k];
+    for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
+    this.placed.push(s);
+  }
+
+  describeRemaining(): string {
+    return JSON.stringify(formatResourceList(this.remaining));
+  }
+}
+

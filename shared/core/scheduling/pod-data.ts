@@ -1,0 +1,120 @@
+/**
+ * Per-pod scheduling state: requirements derived from nodeSelector, node affinity and volumes, the
+ * preferences still treated as required, and relaxation in Karpenter's order (reference §2.4–2.5).
+ */
+import type { NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration, TopologySpreadConstraint, WeightedPodAffinityTerm } from '../model/kube';
+import { NormalizedLabels } from '../model/labels';
+import { Requirement, Requirements } from './requirements';
+
+export interface PodState {
+  pod: Pod;
+  /** Index in the original input, for stable ordering. */
+  index: number;
+  requiredTerms: NodeSelectorTerm[];
+  preferredNode: PreferredSchedulingTerm[];
+  preferredAffinity: WeightedPodAffinityTerm[];
+  preferredAntiAffinity: WeightedPodAffinityTerm[];
+  scheduleAnyway: TopologySpreadConstraint[];
+  tolerations: Toleration[];
+  /** Requirements from bound/WaitForFirstConsumer volumes (strict). */
+  volumeRequirements: Requirements;
+  /** nodeSelector + first required term + volumes + heaviest preferred node term. */
+  requirements: Requirements;
+  /** Same without preferences (used for topology domains). */
+  strictRequirements: Requirements;
+  /** Bumped on every relaxation. */
+  version: number;
+  relaxations: string[];
+}
+
+const byWeightDesc = <T extends { weight: number }>(a: T, b: T) => b.weight - a.weight;
+
+export function newPodState(pod: Pod, index: number, volumeRequirements: Requirements, ignorePreferences: boolean): PodState {
+  const na = pod.affinity?.nodeAffinity;
+  const state: PodState = {
+    pod,
+    index,
+    requiredTerms: [...(na?.required ?? [])],
+    preferredNode: ignorePreferences ? [] : [...(na?.preferred ?? [])].sort(byWeightDesc),
+    preferredAffinity: ignorePreferences ? [] : [...(pod.affinity?.podAffinity?.preferred ?? [])].sort(byWeightDesc),
+    preferredAntiAffinity: ignorePreferences ? [] : [...(pod.affinity?.podAntiAffinity?.preferred ?? [])].sort(byWeightDesc),
+    scheduleAnyway: ignorePreferences ? [] : pod.topologySpreadConstraints.filter((c) => c.whenUnsatisfiable === 'ScheduleAnyway'),
+    tolerations: pod.tolerations,
+    volumeRequirements,
+    requirements: new Requirements(),
+    strictRequirements: new Requirements(),
+    version: 0,
+    relaxations: [],
+  };
+  recompute(state);
+  return state;
+}
+
+function termRequirements(term: NodeSelectorTerm | undefined): Requirement[] {
+  return (term?.matchExpressions ?? []).map(Requirement.from);
+}
+
+function recompute(s: PodState): void {
+  const strict = new Requirements();
+  for (const [k, v] of Object.entries(s.pod.nodeSelector)) strict.addInPlace(Requirement.in(NormalizedLabels[k] ?? k, [v]));
+  for (const r of termRequirements(s.requiredTerms[0])) strict.addInPlace(r);
+  for (const r of s.volumeRequirements.values()) strict.addInPlace(r);
+  s.strictRequirements = strict;
+  if (s.preferredNode.length > 0) {
+    const withPref = strict.clone();
+    for (const r of termRequirements(s.preferredNode[0].preference)) withPref.addInPlace(r);
+    s.requirements = withPref;
+  } else {
+    s.requirements = strict;
+  }
+}
+
+/** Active topology spread constraints: DoNotSchedule plus ScheduleAnyway ones not yet relaxed. */
+export function activeSpreads(s: PodState): TopologySpreadConstraint[] {
+  return s.pod.topologySpreadConstraints.filter((c) => c.whenUnsatisfiable === 'DoNotSchedule' || s.scheduleAnyway.includes(c));
+}
+
+/**
+ * Relaxes one preference, in Karpenter's order. Returns a description of what was relaxed, or undefined
+ * when nothing is left to relax.
+ */
+export function relax(s: PodState, poolTaints: readonly Taint[][]): string | undefined {
+  let what: string | undefined;
+  if (s.requiredTerms.length > 1) {
+    s.requiredTerms = s.requiredTerms.slice(1);
+    what = 'removed required node affinity term';
+  } else if (s.preferredAffinity.length > 0) {
+    s.preferredAffinity = s.preferredAffinity.slice(1);
+    what = 'removed preferred pod affinity term';
+  } else if (s.preferredAntiAffinity.length > 0) {
+    s.preferredAntiAffinity = s.preferredAntiAffinity.slice(1);
+    what = 'removed preferred pod anti-affinity term';
+  } else if (s.preferredNode.length > 0) {
+    s.preferredNode = s.preferredNode.slice(1);
+    what = 'removed preferred node affinity term';
+  } else if (s.scheduleAnyway.length > 0) {
+    s.scheduleAnyway = s.scheduleAnyway.slice(1);
+    what = 'removed ScheduleAnyway topology spread constraint';
+  } else if (!s.tolerations.some((t) => t.operator === 'Exists' && !t.key && t.effect === 'PreferNoSchedule') && poolTaints.some((ts) => ts.some((t) => t.effect === 'PreferNoSchedule'))) {
+    s.tolerations = [...s.tolerations, { operator: 'Exists', effect: 'PreferNoSchedule' }];
+    what = 'tolerated PreferNoSchedule taints';
+  }
+  if (what) {
+    s.version++;
+    s.relaxations.push(what);
+    recompute(s);
+  }
+  return what;
+}
+
+/** Effective CPU and memory for the queue order. */
+export function compareForQueue(a: PodState, b: PodState): number {
+  const ca = a.pod.requests.cpu ?? 0;
+  const cb = b.pod.requests.cpu ?? 0;
+  if (ca !== cb) return cb - ca;
+  const ma = a.pod.requests.memory ?? 0;
+  const mb = b.pod.requests.memory ?? 0;
+  if (ma !== mb) return mb - ma;
+  if (a.pod.creationTimestamp !== b.pod.creationTimestamp) return a.pod.creationTimestamp - b.pod.creationTimestamp;
+  return a.pod.uid < b.pod.uid ? -1 : a.pod.uid > b.pod.uid ? 1 : 0;
+}

@@ -1,0 +1,183 @@
+/**
+ * The scheduler (reference §2.2–2.3): pods in Karpenter's order go to existing nodes, then to claims opened
+ * in this run (fewest pods first), then to a new claim from the NodePools in weight order. On failure one
+ * preference is relaxed at a time; a pod that still fails goes to the back of the queue.
+ */
+import { Label } from '../model/labels';
+import type { Pod } from '../model/kube';
+import type { ResourceList } from '../model/resources';
+import { ExistingNodeState } from './existing-node';
+import { finalizeClaim } from './finalize';
+import { InProgressClaim } from './nodeclaim';
+import { compareForQueue, newPodState, relax, type PodState } from './pod-data';
+import { Requirement, type Requirements } from './requirements';
+import { buildTemplate, type Template, type TypeOption } from './template';
+import { Topology } from './topology';
+import type { Plan, SchedulingInput, UnschedulablePod } from './types';
+import { volumeIndex, volumeRequirements } from './volumes';
+
+/** Why Karpenter would not consider the pod at all (reference §2.1), or undefined. */
+export function ignoreReason(pod: Pod): string | undefined {
+  const terms = pod.affinity?.nodeAffinity?.required ?? [];
+  if (terms.some((t) => (t.matchFields?.length ?? 0) > 0)) return 'node affinity uses matchFields, which is not supported';
+  const requiresNoPool = (reqs: { key: string; operator: string }[]) => reqs.some((r) => r.key === Label.nodePool && r.operator === 'DoesNotExist');
+  if (terms.length > 0 && terms.every((t) => requiresNoPool(t.matchExpressions))) return 'pod requires karpenter.sh/nodepool DoesNotExist';
+  return undefined;
+}
+
+interface Limits { remaining: ResourceList }
+
+function subtractMax(rem: ResourceList, options: TypeOption[]): void {
+  for (const k of Object.keys(rem)) {
+    if (k === 'nodes') { rem.nodes -= 1; continue; }
+    let m = 0;
+    for (const o of options) m = Math.max(m, o.it.capacity[k] ?? 0);
+    rem[k] -= m;
+  }
+}
+
+export function solve(input: SchedulingInput): Plan {
+  const opts = input.options ?? {};
+  const maxTypes = opts.maxInstanceTypes ?? 60;
+  const minValuesPolicy = opts.minValuesPolicy ?? 'Strict';
+  const ignorePrefs = opts.preferencePolicy === 'Ignore';
+
+  const pools = input.nodePools
+    .filter((p) => !p.deleting && p.ready !== false)
+    .sort((a, b) => b.weight - a.weight || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  const templates: Template[] = pools.map((p) => buildTemplate(p, input.instanceTypes[p.name] ?? [], input.daemonSets)).filter((t) => t.options.length > 0);
+  const emptyPools = pools.filter((p) => !templates.some((t) => t.pool === p)).map((p) => p.name);
+
+  const ignored: UnschedulablePod[] = [];
+  const states: PodState[] = [];
+  const vidx = volumeIndex(input.persistentVolumes, input.persistentVolumeClaims, input.storageClasses);
+  input.pods.forEach((pod, i) => {
+    if (pod.owner?.kind === 'DaemonSet') return;
+    const why = ignoreReason(pod);
+    if (why) { ignored.push({ pod, reason: why }); return; }
+    const vr = volumeRequirements(pod, vidx);
+    if (typeof vr === 'string') { ignored.push({ pod, reason: vr }); return; }
+    states.push(newPodState(pod, i, vr, ignorePrefs));
+  });
+
+  const existing = input.existingNodes
+    .filter((n) => !n.markedForDeletion && !opts.excludeNodes?.has(n.name))
+    .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((n) => new ExistingNodeState(n, input.daemonSets));
+
+  // Topology domains: pool requirement values and offerings, plus every existing node's labels.
+  const domains = new Map<string, Set<string>>();
+  const addDomain = (k: string, v: string) => { let s = domains.get(k); if (!s) domains.set(k, (s = new Set())); s.add(v); };
+  for (const t of templates) {
+    for (const o of t.options) for (const x of o.offerings) { addDomain(Label.zone, x.zone); addDomain(Label.capacityType, x.capacityType); }
+    for (const r of t.requirements.values()) if (!r.complement) for (const v of r.values) addDomain(r.key, v);
+  }
+  for (const n of existing) for (const [k, v] of Object.entries(n.labels)) addDomain(k, v);
+  const topology = new Topology(domains);
+  for (const s of states) topology.ownedGroups(s);
+  for (const n of input.existingNodes) for (const p of n.pods) topology.requiredAntiOf(p);
+  if (topology.hasGroups) {
+    for (const n of existing) for (const p of n.node.pods) topology.record(p, n.requirements, (f) => f.matchesLabels(n.labels));
+  }
+
+  const limits = new Map<string, Limits>();
+  for (const p of pools) {
+    if (Object.keys(p.limits).length === 0) continue;
+    const usage: ResourceList = input.poolUsage?.[p.name] ?? {};
+    if (!input.poolUsage) {
+      for (const n of input.existingNodes) {
+        if (n.nodePool !== p.name) continue;
+        for (const k in n.capacity) usage[k] = (usage[k] ?? 0) + n.capacity[k];
+        usage.nodes = (usage.nodes ?? 0) + 1;
+      }
+    }
+    const remaining: ResourceList = {};
+    for (const k in p.limits) remaining[k] = p.limits[k] - (usage[k] ?? 0);
+    limits.set(p.name, { remaining });
+  }
+
+  const claims: InProgressClaim[] = [];
+  let hostnameSeq = 0;
+  const claimOrder = (a: InProgressClaim, b: InProgressClaim) => a.pods.length - b.pods.length || a.index - b.index;
+
+  const tryAdd = (s: PodState): string | undefined => {
+    let firstExistingError: string | undefined;
+    for (const n of existing) {
+      const r = n.canAdd(s, topology);
+      if (typeof r === 'string') { firstExistingError ??= r; continue; }
+      n.commit(s);
+      if (topology.hasGroups) topology.record(s, r, (f) => f.matchesLabels(n.labels));
+      return undefined;
+    }
+    for (let i = 0; i < claims.length; i++) {
+      const c = claims[i];
+      const plan = c.canAdd(s, topology);
+      if (typeof plan === 'string') continue;
+      c.commit(s, plan);
+      if (topology.hasGroups) topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f));
+      while (i + 1 < claims.length && claimOrder(claims[i], claims[i + 1]) > 0) { [claims[i], claims[i + 1]] = [claims[i + 1], claims[i]]; i++; }
+      return undefined;
+    }
+    const reasons: string[] = [];
+    for (const t of templates) {
+      let options = t.options;
+      const lim = limits.get(t.pool.name);
+      if (lim) {
+        if (lim.remaining.nodes !== undefined && lim.remaining.nodes <= 0) { reasons.push(`nodepool "${t.pool.name}": limit on nodes reached`); continue; }
+        options = options.filter((o) => Object.keys(lim.remaining).every((k) => k === 'nodes' || (o.it.capacity[k] ?? 0) <= lim.remaining[k]));
+        if (options.length === 0) { reasons.push(`nodepool "${t.pool.name}": all instance types exceed the nodepool's remaining limits`); continue; }
+      }
+      const hostname = `hostname-placeholder-${String(hostnameSeq).padStart(4, '0')}`;
+      topology.registerDomain(Label.hostname, hostname);
+      const reqs: Requirements = t.requirements.with(Requirement.in(Label.hostname, [hostname]));
+      const claim = new InProgressClaim(t, hostname, hostnameSeq, reqs, options, minValuesPolicy);
+      const plan = claim.canAdd(s, topology);
+      if (typeof plan === 'string') { reasons.push(`nodepool "${t.pool.name}": ${plan}`); continue; }
+      hostnameSeq++;
+      claim.commit(s, plan);
+      if (topology.hasGroups) topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f));
+      if (lim) subtractMax(lim.remaining, claim.options);
+      let i = claims.push(claim) - 1;
+      while (i > 0 && claimOrder(claims[i - 1], claims[i]) > 0) { [claims[i - 1], claims[i]] = [claims[i], claims[i - 1]]; i--; }
+      return undefined;
+    }
+    if (templates.length === 0) {
+      reasons.push(pools.length === 0 ? 'no NodePool is ready' : `no instance types available for nodepool(s) ${emptyPools.map((n) => `"${n}"`).join(', ')}`);
+    }
+    if (firstExistingError && reasons.length === 0) reasons.push(firstExistingError);
+    return reasons.join('; ');
+  };
+
+  // The queue: Karpenter's order; stop once a pod comes round with the queue unchanged since its last push.
+  const queue = [...states].sort(compareForQueue);
+  let head = 0;
+  const lastLen = new Map<string, number>();
+  const errors = new Map<string, { pod: Pod; reason: string }>();
+  const poolTaints = templates.map((t) => t.taints);
+  while (head < queue.length) {
+    const s = queue[head];
+    if (lastLen.get(s.pod.uid) === queue.length - head) break;
+    head++;
+    let work = s;
+    let err = tryAdd(work);
+    if (err !== undefined && !ignorePrefs) {
+      work = cloneState(s);
+      while (err !== undefined && relax(work, poolTaints)) err = tryAdd(work);
+    }
+    if (err === undefined) { errors.delete(s.pod.uid); continue; }
+    errors.set(s.pod.uid, { pod: s.pod, reason: err });
+    queue.push(s);
+    lastLen.set(s.pod.uid, queue.length - head);
+  }
+
+  return {
+    nodeClaims: claims.sort((a, b) => a.index - b.index).map((c) => finalizeClaim(c, maxTypes)),
+    existingPlacements: existing.filter((n) => n.placed.length > 0).map((n) => ({ node: n.node.name, pods: n.placed.map((s) => s.pod) })),
+    unschedulable: [...errors.values()].sort((a, b) => (a.pod.uid < b.pod.uid ? -1 : 1)),
+    ignored,
+  };
+}
+
+function cloneState(s: PodState): PodState {
+  return { ...s, relaxations: [...s.relaxations] };
+}

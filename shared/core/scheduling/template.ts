@@ -1,0 +1,126 @@
+/**
+ * A NodePool as the scheduler uses it: requirements (pool requirements ∪ labels ∪ nodepool), taints, and
+ * the instance types compatible with it, each with its DaemonSet overhead precomputed (reference §2.2).
+ */
+import type { InstanceType, Offering } from '../instance-types/types';
+import type { DaemonSet, Taint } from '../model/kube';
+import type { NodePool } from '../model/karpenter';
+import { Label } from '../model/labels';
+import { addInto, type ResourceList } from '../model/resources';
+import { Requirement, Requirements } from './requirements';
+import { untoleratedTaint } from './selectors';
+
+/** Label keys whose values come from the instance type itself (a missing label = DoesNotExist). */
+export const TypeLabelKeys: ReadonlySet<string> = new Set([
+  Label.instanceType, Label.arch, Label.os, Label.instanceCategory, Label.instanceFamily, Label.instanceGeneration,
+  Label.instanceSize, Label.instanceCpu, Label.instanceCpuManufacturer, Label.instanceMemory, Label.instanceHypervisor,
+  Label.instanceEbsBandwidth, Label.instanceNetworkBandwidth, Label.instanceGpuName, Label.instanceGpuManufacturer,
+  Label.instanceGpuCount, Label.instanceGpuMemory, Label.instanceAcceleratorName, Label.instanceAcceleratorManufacturer,
+  Label.instanceAcceleratorCount, Label.instanceLocalNvme, Label.instanceTenancy, Label.windowsBuild,
+]);
+
+/** Keys resolved by offerings rather than labels. */
+export const OfferingKeys: ReadonlySet<string> = new Set([Label.zone, Label.capacityType, Label.zoneId]);
+
+export interface TypeOption {
+  it: InstanceType;
+  /** allocatable − DaemonSet overhead for this pool. */
+  effective: ResourceList;
+  daemon: ResourceList;
+  /** Available offerings only. */
+  offerings: Offering[];
+  /** Position in the pool's cheapest-first order. */
+  rank: number;
+}
+
+export interface Template {
+  pool: NodePool;
+  requirements: Requirements;
+  labels: Record<string, string>;
+  taints: Taint[];
+  startupTaints: Taint[];
+  options: TypeOption[];
+}
+
+/** True when the instance type's labels satisfy `reqs` on the given keys (or all type keys). */
+export function typeMatches(it: InstanceType, reqs: Requirements, keys?: Iterable<string>): boolean {
+  if (keys) {
+    for (const k of keys) {
+      if (!TypeLabelKeys.has(k)) continue;
+      const r = reqs.get(k);
+      if (r && !r.has(it.labels[k])) return false;
+    }
+    return true;
+  }
+  for (const [k, r] of reqs.byKey) {
+    if (TypeLabelKeys.has(k) && !r.has(it.labels[k])) return false;
+  }
+  return true;
+}
+
+export function offeringMatches(o: Offering, reqs: Requirements): boolean {
+  const z = reqs.get(Label.zone);
+  if (z && !z.has(o.zone)) return false;
+  const c = reqs.get(Label.capacityType);
+  if (c && !c.has(o.capacityType)) return false;
+  const zid = reqs.get(Label.zoneId);
+  if (zid && o.zoneId !== undefined && !zid.has(o.zoneId)) return false;
+  return true;
+}
+
+export function cheapestOffering(offerings: readonly Offering[], reqs: Requirements): Offering | undefined {
+  let best: Offering | undefined;
+  for (const o of offerings) if (offeringMatches(o, reqs) && (!best || o.price < best.price)) best = o;
+  return best;
+}
+
+function daemonOverhead(daemonSets: DaemonSet[], tmplReqs: Requirements, taints: Taint[], it: InstanceType): ResourceList {
+  const total: ResourceList = {};
+  for (const ds of daemonSets) {
+    const pod = ds.template;
+    if (untoleratedTaint(pod, taints.filter((t) => t.effect !== 'PreferNoSchedule'))) continue;
+    const node = tmplReqs.clone();
+    for (const [k, v] of Object.entries(it.labels)) if (!node.has(k)) node.addInPlace(Requirement.in(k, [v]));
+    const sel = Requirements.fromLabels(pod.nodeSelector);
+    if (!node.compatible(sel)) continue;
+    const terms = pod.affinity?.nodeAffinity?.required ?? [];
+    if (terms.length > 0 && !terms.some((t) => node.compatible(Requirements.fromNodeSelector(t.matchExpressions)))) continue;
+    if (!typeMatches(it, sel)) continue;
+    addInto(total, pod.requests);
+  }
+  return total;
+}
+
+export function buildTemplate(pool: NodePool, types: InstanceType[], daemonSets: DaemonSet[]): Template {
+  const reqs = Requirements.fromNodeSelector(pool.template.requirements);
+  for (const [k, v] of Object.entries(pool.template.labels)) reqs.addInPlace(Requirement.in(k, [v]));
+  reqs.addInPlace(Requirement.in(Label.nodePool, [pool.name]));
+  const dsReqs = reqs.clone().addInPlace(Requirement.in(Label.registered, ['true'])).addInPlace(Requirement.in(Label.initialized, ['true']));
+  const allTaints = [...pool.template.taints, ...pool.template.startupTaints];
+  const options: TypeOption[] = [];
+  for (const it of types) {
+    if (!typeMatches(it, reqs)) continue;
+    const offerings = it.offerings.filter((o) => o.available && offeringMatches(o, reqs));
+    if (offerings.length === 0) continue;
+    const daemon = daemonOverhead(daemonSets, dsReqs, allTaints, it);
+    const effective: ResourceList = { ...it.allocatable };
+    for (const k in daemon) effective[k] = (effective[k] ?? 0) - daemon[k];
+    options.push({ it, effective, daemon, offerings, rank: 0 });
+  }
+  options.sort((a, b) => minPrice(a) - minPrice(b) || (a.it.name < b.it.name ? -1 : 1));
+  options.forEach((o, i) => { o.rank = i; });
+  return {
+    pool,
+    requirements: reqs,
+    labels: { ...pool.template.labels, [Label.nodePool]: pool.name },
+    taints: pool.template.taints,
+    startupTaints: pool.template.startupTaints,
+    options,
+  };
+}
+
+function minPrice(o: TypeOption): number {
+  let p = Infinity;
+  for (const x of o.offerings) if (x.price < p) p = x.price;
+  return p;
+}

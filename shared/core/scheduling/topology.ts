@@ -1,0 +1,268 @@
+/**
+ * Topology spread, pod affinity and pod anti-affinity (reference §2.6). A TopologyGroup counts the pods its
+ * selector matches per domain of one key; pods that carry a constraint "own" its group. Unlike Karpenter,
+ * a zone-like anti-affinity or affinity bootstrap pins the claim to one domain, so independent replicas can
+ * launch in parallel instead of one per provisioning loop.
+ */
+import type { LabelSelector, Pod, PodAffinityTerm } from '../model/kube';
+import { Label } from '../model/labels';
+import { activeSpreads, type PodState } from './pod-data';
+import { Requirement, type Requirements } from './requirements';
+import { compileSelector, type LabelMatcher, selectorKey } from './selectors';
+
+export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
+
+export class TopologyGroup {
+  readonly counts = new Map<string, number>();
+  /** Anti-affinity: domains where pods owning this term are (or may be): matching pods must avoid them. */
+  readonly ownerDomains = new Set<string>();
+  constructor(
+    readonly id: number,
+    readonly type: GroupType,
+    readonly key: string,
+    readonly namespaces: ReadonlySet<string> | 'all',
+    readonly matcher: LabelMatcher,
+    readonly indexLabel: string | undefined,
+    readonly maxSkew: number,
+    readonly minDomains: number | undefined,
+    readonly nodeFilter: Requirements | undefined,
+  ) {}
+
+  selects(pod: Pod): boolean {
+    return (this.namespaces === 'all' || this.namespaces.has(pod.namespace)) && this.matcher(pod.labels);
+  }
+  count(domain: string): number {
+    return this.counts.get(domain) ?? 0;
+  }
+  add(domain: string): void {
+    this.counts.set(domain, (this.counts.get(domain) ?? 0) + 1);
+  }
+}
+
+interface OwnedGroups { spread: TopologyGroup[]; affinity: TopologyGroup[]; anti: TopologyGroup[]; requiredAnti: TopologyGroup[] }
+
+const EXISTS_CACHE = new Map<string, Requirement>();
+function exists(key: string): Requirement {
+  let r = EXISTS_CACHE.get(key);
+  if (!r) { r = Requirement.exists(key); EXISTS_CACHE.set(key, r); }
+  return r;
+}
+
+export class Topology {
+  private readonly groups = new Map<string, TopologyGroup>();
+  private readonly indexed = new Map<string, TopologyGroup[]>();
+  private readonly unindexed: TopologyGroup[] = [];
+  private readonly owned = new Map<string, { version: number; groups: OwnedGroups }>();
+  private readonly selecting = new Map<string, TopologyGroup[]>();
+  private readonly antiGroups: TopologyGroup[] = [];
+
+  /** @param domains every known value per topology key (zones from pools ∩ offerings, existing nodes' labels). */
+  constructor(readonly domains: Map<string, Set<string>>) {}
+
+  registerDomain(key: string, value: string): void {
+    let s = this.domains.get(key);
+    if (!s) { s = new Set(); this.domains.set(key, s); }
+    s.add(value);
+  }
+
+  get hasGroups(): boolean { return this.groups.size > 0; }
+
+  private group(type: GroupType, owner: Pod, key: string, selector: LabelSelector | undefined, namespaces: ReadonlySet<string> | 'all', maxSkew: number, minDomains: number | undefined, nodeFilter: Requirements | undefined, matchLabelKeys?: string[]): TopologyGroup {
+    let sel = selector;
+    if (matchLabelKeys?.length && sel) {
+      const extra: Record<string, string> = {};
+      for (const k of matchLabelKeys) if (owner.labels[k] !== undefined) extra[k] = owner.labels[k];
+      sel = { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), ...extra } };
+    }
+    const nsKey = namespaces === 'all' ? '*' : [...namespaces].sort().join(',');
+    const filterKey = nodeFilter ? JSON.stringify(nodeFilter.toNodeSelector()) : '';
+    const id = `${type}|${key}|${nsKey}|${selectorKey(sel)}|${maxSkew}|${minDomains ?? ''}|${filterKey}`;
+    let g = this.groups.get(id);
+    if (!g) {
+      const first = sel?.matchLabels ? Object.entries(sel.matchLabels)[0] : undefined;
+      const indexLabel = first ? `${first[0]}=${first[1]}` : undefined;
+      g = new TopologyGroup(this.groups.size, type, key, namespaces, compileSelector(sel), indexLabel, maxSkew, minDomains, nodeFilter);
+      this.groups.set(id, g);
+      if (indexLabel) {
+        const l = this.indexed.get(indexLabel);
+        if (l) l.push(g); else this.indexed.set(indexLabel, [g]);
+      } else this.unindexed.push(g);
+      if (type === 'anti-affinity') this.antiGroups.push(g);
+      this.selecting.clear();
+    }
+    return g;
+  }
+
+  private termNamespaces(pod: Pod, term: PodAffinityTerm): ReadonlySet<string> | 'all' {
+    if (term.namespaceSelector && Object.keys(term.namespaceSelector).length === 0 && !term.namespaces?.length) return 'all';
+    const ns = new Set(term.namespaces ?? []);
+    if (ns.size === 0) ns.add(pod.namespace);
+    return ns;
+  }
+
+  /** Groups the pod owns with its currently active constraints (memoized per relaxation version). */
+  ownedGroups(s: PodState): OwnedGroups {
+    const memo = this.owned.get(s.pod.uid);
+    if (memo && memo.version === s.version) return memo.groups;
+    const pod = s.pod;
+    const spread = activeSpreads(s).map((c) =>
+      this.group('spread', pod, c.topologyKey, c.labelSelector, new Set([pod.namespace]), c.maxSkew, c.minDomains, c.nodeAffinityPolicy === 'Ignore' ? undefined : nonEmpty(s.strictRequirements), c.matchLabelKeys));
+    const term = (type: GroupType, t: PodAffinityTerm) => this.group(type, pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, t.matchLabelKeys);
+    const reqAff = pod.affinity?.podAffinity?.required ?? [];
+    const reqAnti = pod.affinity?.podAntiAffinity?.required ?? [];
+    const affinity = [...reqAff.map((t) => term('affinity', t)), ...s.preferredAffinity.map((w) => term('affinity', w.podAffinityTerm))];
+    const requiredAnti = reqAnti.map((t) => term('anti-affinity', t));
+    const anti = [...requiredAnti, ...s.preferredAntiAffinity.map((w) => term('anti-affinity', w.podAffinityTerm))];
+    const groups = { spread, affinity, anti, requiredAnti };
+    this.owned.set(pod.uid, { version: s.version, groups });
+    return groups;
+  }
+
+  /** Groups whose selector matches the pod (their counts change when it is placed). */
+  selectingGroups(pod: Pod): TopologyGroup[] {
+    let out = this.selecting.get(pod.uid);
+    if (out) return out;
+    out = [];
+    for (const g of this.unindexed) if (g.selects(pod)) out.push(g);
+    for (const [k, v] of Object.entries(pod.labels)) {
+      const gs = this.indexed.get(`${k}=${v}`);
+      if (gs) for (const g of gs) if (g.selects(pod)) out.push(g);
+    }
+    this.selecting.set(pod.uid, out);
+    return out;
+  }
+
+  /**
+   * Narrows `reqs` (a claim's or node's requirements after the pod's own) with the pod's topology.
+   * Returns the new requirements, or a string saying why the pod cannot go there.
+   */
+  addRequirements(s: PodState, reqs: Requirements): Requirements | string {
+    const owned = this.ownedGroups(s);
+    let out = reqs;
+    for (const g of owned.spread) {
+      const r = this.nextDomainSpread(g, s, out.get(g.key) ?? exists(g.key));
+      if (typeof r === 'string') return r;
+      if (r) out = out.with(r);
+    }
+    for (const g of owned.affinity) {
+      const r = this.nextDomainAffinity(g, s, out.get(g.key) ?? exists(g.key));
+      if (typeof r === 'string') return r;
+      if (r) out = out.with(r);
+    }
+    for (const g of owned.anti) {
+      const r = this.nextDomainAnti(g, s, out.get(g.key) ?? exists(g.key));
+      if (typeof r === 'string') return r;
+      if (r) out = out.with(r);
+    }
+    for (const g of this.antiGroups) {
+      if (g.ownerDomains.size === 0 || !g.selects(s.pod)) continue;
+      const nd = out.get(g.key) ?? exists(g.key);
+      if (!nd.complement) {
+        let allowed = 0;
+        for (const d of nd.values) if (!g.ownerDomains.has(d)) allowed++;
+        if (allowed === nd.values.size) continue;
+        if (allowed === 0) return `would violate pod anti-affinity of an existing pod on ${g.key}`;
+      }
+      out = out.with(new Requirement(g.key, true, new Set(g.ownerDomains)));
+      const after = out.get(g.key)!;
+      if (!after.complement && after.values.size === 0) return `would violate pod anti-affinity of an existing pod on ${g.key}`;
+    }
+    return out;
+  }
+
+  private universe(key: string): Set<string> {
+    return this.domains.get(key) ?? new Set();
+  }
+
+  private nextDomainSpread(g: TopologyGroup, s: PodState, nodeDomains: Requirement): Requirement | string | undefined {
+    const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
+    const universe = this.universe(g.key);
+    let min = 0;
+    if (g.key !== Label.hostname) {
+      min = Infinity;
+      let supported = 0;
+      for (const d of universe) {
+        if (!podDomains.has(d)) continue;
+        supported++;
+        const c = g.count(d);
+        if (c < min) min = c;
+      }
+      if (min === Infinity || (g.minDomains !== undefined && supported < g.minDomains)) min = 0;
+    }
+    const self = g.selects(s.pod) ? 1 : 0;
+    let best: string | undefined;
+    let bestCount = Infinity;
+    const consider = (d: string) => {
+      if (!universe.has(d) || !podDomains.has(d)) return;
+      const c = g.count(d) + self;
+      if (c - min <= g.maxSkew && (c < bestCount || (c === bestCount && best !== undefined && d < best))) { best = d; bestCount = c; }
+    };
+    if (!nodeDomains.complement) for (const d of nodeDomains.values) consider(d);
+    else for (const d of universe) if (nodeDomains.has(d)) consider(d);
+    if (best === undefined) return `would violate topology spread (${g.key}, maxSkew ${g.maxSkew})`;
+    if (!nodeDomains.complement && nodeDomains.values.size === 1) return undefined;
+    return Requirement.in(g.key, [best]);
+  }
+
+  private nextDomainAffinity(g: TopologyGroup, s: PodState, nodeDomains: Requirement): Requirement | string | undefined {
+    const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
+    const options: string[] = [];
+    for (const [d, c] of g.counts) if (c > 0 && podDomains.has(d)) options.push(d);
+    if (options.length === 0 && g.selects(s.pod)) {
+      const universe = this.universe(g.key);
+      let pick: string | undefined;
+      if (!nodeDomains.complement) {
+        for (const d of [...nodeDomains.values].sort()) if (universe.has(d) && podDomains.has(d)) { pick = d; break; }
+      } else {
+        for (const d of [...universe].sort()) if (podDomains.has(d) && nodeDomains.has(d)) { pick = d; break; }
+      }
+      if (pick !== undefined) options.push(pick);
+    }
+    if (options.length === 0) return `no pod matching the required pod affinity on ${g.key}`;
+    const r = Requirement.in(g.key, options);
+    if (!nodeDomains.intersects(r)) return `pod affinity on ${g.key} points to another domain`;
+    return r;
+  }
+
+  private nextDomainAnti(g: TopologyGroup, s: PodState, nodeDomains: Requirement): Requirement | string | undefined {
+    const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
+    if (!nodeDomains.complement && nodeDomains.values.size === 1) {
+      const d = nodeDomains.values.values().next().value as string;
+      return g.count(d) === 0 && podDomains.has(d) ? undefined : `would violate pod anti-affinity on ${g.key}`;
+    }
+    const candidates = !nodeDomains.complement ? [...nodeDomains.values] : [...this.universe(g.key)].filter((d) => nodeDomains.has(d));
+    candidates.sort();
+    for (const d of candidates) if (podDomains.has(d) && g.count(d) === 0) return Requirement.in(g.key, [d]);
+    return `would violate pod anti-affinity on ${g.key}`;
+  }
+
+  /** Records a placed pod: counts in every group selecting it, owner domains for its required anti-affinity. */
+  record(s: PodState | Pod, reqs: Requirements, matchesFilter: (filter: Requirements) => boolean): void {
+    const pod = 'pod' in s ? s.pod : s;
+    for (const g of this.selectingGroups(pod)) {
+      if (g.nodeFilter && !matchesFilter(g.nodeFilter)) continue;
+      const dr = reqs.get(g.key);
+      if (g.type === 'anti-affinity') {
+        if (!dr || dr.complement) { for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.add(d); }
+        else for (const d of dr.values) g.add(d);
+      } else if (dr && !dr.complement && dr.values.size === 1) {
+        g.add(dr.values.values().next().value as string);
+      }
+    }
+    const owned = 'pod' in s ? this.ownedGroups(s).requiredAnti : this.requiredAntiOf(pod);
+    for (const g of owned) {
+      const dr = reqs.get(g.key);
+      if (!dr || dr.complement) { for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.ownerDomains.add(d); }
+      else for (const d of dr.values) g.ownerDomains.add(d);
+    }
+  }
+
+  /** Required anti-affinity groups of an already-running pod (inverse anti-affinity). */
+  requiredAntiOf(pod: Pod): TopologyGroup[] {
+    return (pod.affinity?.podAntiAffinity?.required ?? []).map((t) => this.group('anti-affinity', pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, t.matchLabelKeys));
+  }
+}
+
+function nonEmpty(r: Requirements): Requirements | undefined {
+  return r.byKey.size > 0 ? r : undefined;
+}
