@@ -30,8 +30,8 @@ export interface BuildInstanceTypesOptions {
   /** Offerings to mark unavailable (ICE cache). */
   unavailable?: OfferingKey[];
   /**
-   * Zones each instance type is offered in (from DescribeInstanceTypeOfferings). A type without a key (or no
-   * map at all) is offered in every zone.
+   * Zones each instance type is offered in (from DescribeInstanceTypeOfferings). No map = every type is offered
+   * in every zone; with a map, a type without a key is offered in no zone (as in Karpenter).
    */
   zonesByType?: Record<string, string[]>;
   /** VM_MEMORY_OVERHEAD_PERCENT, default 0.075. */

@@ -36,7 +36,8 @@ function quoted(prices: Record<string, number> | undefined, type: string, zone: 
 export type SpotEstimateCache = Map<string, number>;
 
 export function buildOfferings(e: CatalogEntry, ctx: OfferingContext, compatible: boolean, spotCache: SpotEstimateCache): Offering[] {
-  const offered = ctx.zonesByType?.[e.name];
+  // With a zone map, a type it does not list is offered nowhere; without one, everywhere.
+  const offered = ctx.zonesByType ? (ctx.zonesByType[e.name] ?? []) : undefined;
   const catalogOnDemand = e.onDemandUsdPerHour[ctx.region];
   const out: Offering[] = [];
   for (const zone of ctx.zones) {

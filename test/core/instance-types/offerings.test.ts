@@ -81,14 +81,14 @@ describe('instance type offerings and prices', () => {
     expect(find(it.offerings, 'us-east-1a', 'spot')?.available).toBe(true);
   });
 
-  it('should mark zones where the type is not offered unavailable', () => {
+  it('should mark zones where the type is not offered unavailable, and unlisted types everywhere', () => {
     // Prepare / Act
     const it = build('m5.large', { zonesByType: { 'm5.large': ['us-east-1a'] } });
     const unlisted = build('c5.large', { zonesByType: { 'm5.large': ['us-east-1a'] } });
 
     // Assess
     expect(it.offerings.filter((o) => o.available).map((o) => o.zone)).toEqual(['us-east-1a', 'us-east-1a']);
-    expect(unlisted.offerings.every((o) => o.available)).toBe(true);
+    expect(unlisted.offerings.some((o) => o.available)).toBe(false);
   });
 
   it('should make every offering unavailable for a type with no price in the region', () => {
