@@ -1,0 +1,102 @@
+/**
+ * Performs one garbage-collection action. Each action is independent: a failure is reported and the
+ * next scheduled run (2 min) tries again from a fresh read.
+ */
+import type { CloudProvider, ClusterClient, Clock, StateStore } from '../../shared/core/ports';
+import type { GarbageCollectionAction } from '../../shared/core/garbage-collection';
+import { isInstanceNotOwnedError, isNodeClaimNotFoundError } from '../../shared/core/errors';
+import { Finalizer } from '../../shared/core/model/labels';
+
+export type GcLogger = {
+  debug(message: string, ...extra: object[]): void;
+  info(message: string, ...extra: object[]): void;
+  warn(message: string, ...extra: object[]): void;
+  error(message: string, ...extra: object[]): void;
+};
+
+export interface ExecuteDeps {
+  cluster: ClusterClient;
+  cloud: CloudProvider;
+  state: StateStore;
+  clock: Pick<Clock, 'now'>;
+  logger: GcLogger;
+}
+
+export type ActionOutcome = 'done' | 'skipped' | 'refused';
+
+/** Terminates an instance; an instance already gone is success, a foreign one is refused by the cloud provider. */
+async function terminateInstance(deps: ExecuteDeps, providerID: string): Promise<'terminated' | 'gone' | 'refused'> {
+  try {
+    await deps.cloud.delete(providerID);
+    return 'terminated';
+  } catch (e) {
+    if (isNodeClaimNotFoundError(e)) return 'gone';
+    if (isInstanceNotOwnedError(e)) {
+      deps.logger.warn('refused to terminate an instance this cluster does not own', { providerID, error: e });
+      return 'refused';
+    }
+    throw e;
+  }
+}
+
+/** The instance is gone or was just terminated: nothing is left to drain, so finalize and delete the claim. */
+async function removeClaim(deps: ExecuteDeps, name: string): Promise<void> {
+  const claim = await deps.cluster.getNodeClaim(name);
+  if (!claim) return;
+  if (claim.finalizers.includes(Finalizer.termination)) {
+    await deps.cluster.patchNodeClaimMetadata(name, { finalizers: claim.finalizers.filter((f) => f !== Finalizer.termination) });
+  }
+  await deps.cluster.deleteNodeClaim(name);
+}
+
+/** Confirms with a direct lookup that a claim's instance is really gone (a list can lag behind). */
+async function instanceIsGone(deps: ExecuteDeps, providerID: string): Promise<boolean> {
+  try {
+    const found = await deps.cloud.get(providerID);
+    return found.state === 'terminated' || found.state === 'shutting-down';
+  } catch (e) {
+    if (isNodeClaimNotFoundError(e)) return true;
+    throw e;
+  }
+}
+
+export async function executeGarbageCollection(deps: ExecuteDeps, action: GarbageCollectionAction): Promise<ActionOutcome> {
+  const audit = (extra: { nodeClaims?: string[]; nodes?: string[]; detail?: Record<string, unknown> }) =>
+    deps.state.audit({ at: deps.clock.now(), kind: 'garbage-collection', action: action.type, ...extra });
+
+  switch (action.type) {
+    case 'terminateOrphanInstance': {
+      const result = await terminateInstance(deps, action.providerID);
+      if (result === 'refused') return 'refused';
+      if (action.nodeName) await deps.cluster.deleteNode(action.nodeName);
+      deps.logger.info('garbage collected instance with no nodeclaim', { instanceId: action.instanceId, providerID: action.providerID, node: action.nodeName, ageSeconds: Math.round(action.ageMs / 1000), result });
+      await audit({ ...(action.nodeName ? { nodes: [action.nodeName] } : {}), detail: { instanceId: action.instanceId, providerID: action.providerID, result } });
+      return 'done';
+    }
+    case 'removeClaimWithoutInstance': {
+      if (!(await instanceIsGone(deps, action.providerID))) {
+        deps.logger.debug('instance still exists; keeping nodeclaim', { nodeclaim: action.nodeClaim, providerID: action.providerID });
+        return 'skipped';
+      }
+      if (action.nodeName) await deps.cluster.deleteNode(action.nodeName);
+      await removeClaim(deps, action.nodeClaim);
+      deps.logger.info('garbage collecting nodeclaim with no cloudprovider representation', { nodeclaim: action.nodeClaim, providerID: action.providerID, node: action.nodeName });
+      await audit({ nodeClaims: [action.nodeClaim], ...(action.nodeName ? { nodes: [action.nodeName] } : {}), detail: { providerID: action.providerID } });
+      return 'done';
+    }
+    case 'launchTimeout': {
+      await removeClaim(deps, action.nodeClaim);
+      deps.logger.info('deleting nodeclaim, launch timed out', { nodeclaim: action.nodeClaim, ageSeconds: Math.round(action.ageMs / 1000) });
+      await audit({ nodeClaims: [action.nodeClaim], detail: { ageMs: action.ageMs } });
+      return 'done';
+    }
+    case 'registrationTimeout': {
+      const result = action.providerID ? await terminateInstance(deps, action.providerID) : 'gone';
+      if (action.nodeName) await deps.cluster.deleteNode(action.nodeName);
+      await removeClaim(deps, action.nodeClaim);
+      deps.logger.info('deleting nodeclaim, registration timed out', { nodeclaim: action.nodeClaim, providerID: action.providerID, ageSeconds: Math.round(action.ageMs / 1000), result });
+      await audit({ nodeClaims: [action.nodeClaim], detail: { providerID: action.providerID, ageMs: action.ageMs, result } });
+      return 'done';
+    }
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * garbage-collection — scheduled every 2 minutes (reference §6.2, §6.5): terminates cluster-tagged
+ * instances no NodeClaim owns, removes NodeClaims whose instance is gone, and ends claims that did not
+ * launch (5 min) or register (15 min) in time. Decisions are in shared/core/garbage-collection.
+ */
+import type { CloudProvider, ClusterClient, Clock, StateStore } from '../../shared/core/ports';
+import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from '../../shared/core/garbage-collection';
+import { executeGarbageCollection, type ActionOutcome, type GcLogger } from './execute';
+
+export interface GarbageCollectionHandlerDeps {
+  cluster: ClusterClient;
+  cloud: CloudProvider;
+  state: StateStore;
+  clock: Clock;
+  /** A Powertools Logger (any object with debug/info/warn/error). */
+  logger: GcLogger;
+  clusterName: string;
+  timings?: Partial<GarbageCollectionTimings>;
+}
+
+export interface GarbageCollectionResult {
+  actions: { type: GarbageCollectionAction['type']; target: string; outcome: ActionOutcome | 'failed' }[];
+  failed: number;
+}
+
+function targetOf(action: GarbageCollectionAction): string {
+  return action.type === 'terminateOrphanInstance' ? action.instanceId : action.nodeClaim;
+}
+
+export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unknown) => Promise<GarbageCollectionResult> {
+  return async () => {
+    const [instances, snapshot] = await Promise.all([deps.cloud.list(), deps.cluster.snapshot()]);
+    const actions = decideGarbageCollection({
+      clusterName: deps.clusterName,
+      now: deps.clock.now(),
+      instances,
+      nodeClaims: snapshot.nodeClaims,
+      nodes: snapshot.nodes,
+      ...(deps.timings ? { timings: deps.timings } : {}),
+    });
+    const results: GarbageCollectionResult['actions'] = [];
+    for (const action of actions) {
+      try {
+        results.push({ type: action.type, target: targetOf(action), outcome: await executeGarbageCollection(deps, action) });
+      } catch (error) {
+        deps.logger.error('garbage collection action failed', { action: action.type, target: targetOf(action), error });
+        results.push({ type: action.type, target: targetOf(action), outcome: 'failed' });
+      }
+    }
+    const failed = results.filter((r) => r.outcome === 'failed').length;
+    deps.logger.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, failed });
+    return { actions: results, failed };
+  };
+}
