@@ -1,0 +1,128 @@
+import { DescribeImagesCommand, paginateDescribeImages, type EC2Client, type Filter } from '@aws-sdk/client-ec2';
+import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import type { AmiFamily, SelectorTerm } from '../../../core/model/karpenter';
+import { NodeClassNotReadyError } from '../../../core/errors';
+import { awsErrorCode, mapAwsError } from '../errors';
+import { tagFilters } from './selectors';
+
+export type Arch = 'amd64' | 'arm64';
+
+export interface ResolvedAmi {
+  id: string;
+  name?: string;
+  arch: Arch;
+  /** ISO date; newest wins when several match the same arch. */
+  creationDate?: string;
+}
+
+const ec2Arch = (a: string | undefined): Arch | undefined => (a === 'x86_64' ? 'amd64' : a === 'arm64' ? 'arm64' : undefined);
+
+/**
+ * The public SSM parameter holding the AMI id for an alias (`family@version`) and architecture, or
+ * undefined when that family has no image for the architecture (Windows on arm64).
+ */
+export function aliasParameter(alias: string, arch: Arch, k8sVersion: string): string | undefined {
+  const [family, rawVersion = 'latest'] = alias.toLowerCase().split('@');
+  const latest = rawVersion === 'latest';
+  const x86 = arch === 'amd64';
+  switch (family) {
+    case 'al2023': {
+      const a = x86 ? 'x86_64' : 'arm64';
+      return latest
+        ? `/aws/service/eks/optimized-ami/${k8sVersion}/amazon-linux-2023/${a}/standard/recommended/image_id`
+        : `/aws/service/eks/optimized-ami/${k8sVersion}/amazon-linux-2023/${a}/standard/amazon-eks-node-al2023-${a}-standard-${k8sVersion}-${rawVersion}/image_id`;
+    }
+    case 'al2': {
+      const dir = x86 ? 'amazon-linux-2' : 'amazon-linux-2-arm64';
+      const prefix = x86 ? 'amazon-eks-node' : 'amazon-eks-arm64-node';
+      return latest
+        ? `/aws/service/eks/optimized-ami/${k8sVersion}/${dir}/recommended/image_id`
+        : `/aws/service/eks/optimized-ami/${k8sVersion}/${dir}/${prefix}-${k8sVersion}-${rawVersion}/image_id`;
+    }
+    case 'bottlerocket': {
+      const a = x86 ? 'x86_64' : 'arm64';
+      return `/aws/service/bottlerocket/aws-k8s-${k8sVersion}/${a}/${latest ? 'latest' : rawVersion.replace(/^v/, '')}/image_id`;
+    }
+    case 'windows2019':
+    case 'windows2022':
+    case 'windows2025': {
+      if (!x86) return undefined;
+      const year = family.slice('windows'.length);
+      return `/aws/service/ami-windows-latest/Windows_Server-${year}-English-Core-EKS_Optimized-${k8sVersion}/image_id`;
+    }
+    default:
+      throw new NodeClassNotReadyError(`amiSelectorTerms: unknown alias family "${family}" in "${alias}" (expected al2, al2023, bottlerocket, windows2019, windows2022 or windows2025)`);
+  }
+}
+
+/** AMI family implied by an alias (`al2023@latest` → AL2023). */
+export function familyOfAlias(alias: string): AmiFamily | undefined {
+  const f = alias.toLowerCase().split('@')[0];
+  return ({ al2: 'AL2', al2023: 'AL2023', bottlerocket: 'Bottlerocket', windows2019: 'Windows2019', windows2022: 'Windows2022', windows2025: 'Windows2025' } as const)[f as 'al2'];
+}
+
+async function resolveAlias(ssm: SSMClient, alias: string, k8sVersion: string): Promise<ResolvedAmi[]> {
+  const out: ResolvedAmi[] = [];
+  for (const arch of ['amd64', 'arm64'] as const) {
+    const name = aliasParameter(alias, arch, k8sVersion);
+    if (!name) continue;
+    try {
+      const value = (await ssm.send(new GetParameterCommand({ Name: name }))).Parameter?.Value;
+      if (value) out.push({ id: value, arch, name: `${alias} (${name})` });
+    } catch (e) {
+      // A family may publish no image for one architecture or version: skip it, fail only if none resolve.
+      if (awsErrorCode(e) !== 'ParameterNotFound') throw mapAwsError(e, `GetParameter ${name}`);
+    }
+  }
+  return out;
+}
+
+async function describeImages(ec2: EC2Client, filters: Filter[], owners: string[] | undefined): Promise<ResolvedAmi[]> {
+  const out: ResolvedAmi[] = [];
+  try {
+    for await (const page of paginateDescribeImages({ client: ec2 }, { Filters: [...filters, { Name: 'state', Values: ['available'] }], Owners: owners })) {
+      for (const img of page.Images ?? []) {
+        const arch = ec2Arch(img.Architecture);
+        if (img.ImageId && arch) out.push({ id: img.ImageId, name: img.Name, arch, creationDate: img.CreationDate });
+      }
+    }
+  } catch (e) {
+    throw mapAwsError(e, 'DescribeImages');
+  }
+  return out;
+}
+
+/**
+ * AMIs for the node class's amiSelectorTerms: alias via public SSM parameters, otherwise DescribeImages with
+ * id / name / tags / owner (name without owner searches self + amazon, like Karpenter). Newest first.
+ */
+export async function resolveAmis(deps: { ec2: EC2Client; ssm: SSMClient }, terms: SelectorTerm[], k8sVersion: string): Promise<ResolvedAmi[]> {
+  const found = new Map<string, ResolvedAmi>();
+  for (const term of terms) {
+    let amis: ResolvedAmi[];
+    if (term.alias) {
+      amis = await resolveAlias(deps.ssm, term.alias, k8sVersion);
+    } else if (term.ssmParameter) {
+      const value = (await deps.ssm.send(new GetParameterCommand({ Name: term.ssmParameter }))).Parameter?.Value;
+      amis = value ? await describeImages(deps.ec2, [{ Name: 'image-id', Values: [value] }], undefined) : [];
+    } else {
+      const filters: Filter[] = [...tagFilters(term.tags)];
+      if (term.id) filters.push({ Name: 'image-id', Values: [term.id] });
+      if (term.name) filters.push({ Name: 'name', Values: [term.name] });
+      const owners = term.owner ? [term.owner] : term.name && !term.id ? ['self', 'amazon'] : undefined;
+      if (filters.length === 0 && !owners) continue;
+      amis = await describeImages(deps.ec2, filters, owners);
+    }
+    for (const a of amis) if (!found.has(a.id)) found.set(a.id, a);
+  }
+  return [...found.values()].sort((a, b) => (b.creationDate ?? '').localeCompare(a.creationDate ?? '') || a.id.localeCompare(b.id));
+}
+
+/** The AMI to launch for each architecture: the newest one resolved for it. */
+export function amiPerArch(amis: ResolvedAmi[]): Map<Arch, ResolvedAmi> {
+  const out = new Map<Arch, ResolvedAmi>();
+  for (const a of amis) if (!out.has(a.arch)) out.set(a.arch, a);
+  return out;
+}
+
+export { DescribeImagesCommand };

@@ -1,0 +1,52 @@
+import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
+import type { CatalogEntry } from '../../../core/instance-types/types';
+
+const kebab = (s: string | undefined): string | null => (s ? s.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') : null);
+const NAME = /^([a-z]+)(-[0-9]+tb)?([0-9]+).*\./;
+
+/**
+ * A DescribeInstanceTypes entry as a CatalogEntry. Fields the API does not give (network bandwidth in Mbps,
+ * on-demand prices) come from the bundled catalog entry of the same name, when there is one.
+ * Types that are neither x86_64 nor arm64 (e.g. mac) give undefined.
+ */
+export function toCatalogEntry(info: InstanceTypeInfo, fromCatalog?: CatalogEntry): CatalogEntry | undefined {
+  const name = info.InstanceType;
+  if (!name) return undefined;
+  const archs = info.ProcessorInfo?.SupportedArchitectures ?? [];
+  const arch = archs.includes('x86_64') ? 'amd64' : archs.includes('arm64') ? 'arm64' : undefined;
+  if (!arch) return undefined;
+  const [family, size = ''] = name.split('.');
+  const m = NAME.exec(name);
+  const gpus = info.GpuInfo?.Gpus ?? [];
+  const accels = [...(info.InferenceAcceleratorInfo?.Accelerators ?? []), ...(info.NeuronInfo?.NeuronDevices ?? [])] as { Count?: number; Name?: string; Manufacturer?: string }[];
+  const net = info.NetworkInfo;
+  const defaultCard = net?.NetworkCards?.[net.DefaultNetworkCardIndex ?? 0];
+  const maxENIs = defaultCard?.MaximumNetworkInterfaces ?? net?.MaximumNetworkInterfaces ?? 0;
+  const ipv4PerENI = net?.Ipv4AddressesPerInterface ?? 0;
+  const nvme = info.InstanceStorageInfo?.NvmeSupport && info.InstanceStorageInfo.NvmeSupport !== 'unsupported' ? info.InstanceStorageInfo.TotalSizeInGB ?? null : null;
+  return {
+    name,
+    family,
+    size,
+    category: m?.[1] ?? fromCatalog?.category ?? family.replace(/[0-9].*$/, ''),
+    generation: m ? Number(m[3]) : fromCatalog?.generation ?? 0,
+    vcpu: info.VCpuInfo?.DefaultVCpus ?? fromCatalog?.vcpu ?? 0,
+    memoryMiB: info.MemoryInfo?.SizeInMiB ?? fromCatalog?.memoryMiB ?? 0,
+    arch,
+    gpuCount: gpus.reduce((n, g) => n + (g.Count ?? 0), 0),
+    gpuManufacturer: kebab(gpus[0]?.Manufacturer),
+    gpuName: kebab(gpus[0]?.Name),
+    gpuMemoryMiB: gpus[0]?.MemoryInfo?.SizeInMiB ?? null,
+    hypervisor: info.Hypervisor ?? null,
+    bareMetal: info.BareMetal ?? false,
+    maxENIs,
+    ipv4PerENI,
+    maxPodsEni: maxENIs > 0 && ipv4PerENI > 0 ? maxENIs * (ipv4PerENI - 1) + 2 : fromCatalog?.maxPodsEni ?? 110,
+    localNvmeGB: nvme,
+    networkBandwidthMbps: fromCatalog?.networkBandwidthMbps ?? (defaultCard?.PeakBandwidthInGbps ? Math.round(defaultCard.PeakBandwidthInGbps * 1000) : null),
+    onDemandUsdPerHour: fromCatalog?.onDemandUsdPerHour ?? {},
+    acceleratorCount: accels.length ? accels.reduce((n, a) => n + (a.Count ?? 0), 0) : null,
+    acceleratorName: kebab(accels[0]?.Name),
+    acceleratorManufacturer: kebab(accels[0]?.Manufacturer),
+  };
+}

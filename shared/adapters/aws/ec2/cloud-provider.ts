@@ -1,0 +1,231 @@
+import { CreateFleetCommand, TerminateInstancesCommand, type CreateFleetCommandOutput, type EC2Client } from '@aws-sdk/client-ec2';
+import type { SSMClient } from '@aws-sdk/client-ssm';
+import { buildInstanceTypes } from '../../../core/instance-types/build';
+import type { CatalogEntry, InstanceType } from '../../../core/instance-types/types';
+import type { EC2NodeClass, NodeClaim, NodePool } from '../../../core/model/karpenter';
+import { Label, Tag } from '../../../core/model/labels';
+import type { Clock } from '../../../core/ports/clock';
+import type { CloudInstance, CloudProvider, DriftReason, LaunchRequest } from '../../../core/ports/cloud-provider';
+import type { StateStore } from '../../../core/ports/state-store';
+import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError, NodeClassNotReadyError } from '../../../core/errors';
+import type { EksClusterInfo } from '../eks/describe-cluster';
+import { awsErrorCode, IceErrorCodes, LaunchTemplateNotFoundCodes, mapAwsError } from '../errors';
+import { amiPerArch } from './amis';
+import { createFleetInput, iceOfferings, launchedInstance } from './fleet';
+import { planFleet, type FleetPlan } from './fleet-plan';
+import { describeInstance, describeInstances, parseProviderID, providerIdFor } from './instances';
+import { InstanceTypeSource } from './instance-type-source';
+import { LaunchTemplates } from './launch-templates';
+import { NodeClassResolver, type ResolvedNodeClass } from './node-class-resolver';
+import { subnetPerZone } from './selectors';
+import { clusterTagKey, isOwnedByCluster, launchTags } from './tags';
+import { renderUserData } from './user-data';
+
+/** ICE marks live 3 minutes (reference §3.4). */
+export const ICE_TTL_SECONDS = 180;
+
+export interface Ec2CloudProviderDeps {
+  ec2: EC2Client;
+  ssm: SSMClient;
+  clusterName: string;
+  region: string;
+  stateStore: StateStore;
+  clock: Pick<Clock, 'now'>;
+  /** The bundled instance-type catalog: fallback for DescribeInstanceTypes and source of on-demand prices. */
+  catalog: readonly CatalogEntry[];
+  /** Endpoint, CA, version and service CIDR (from describeCluster); needed to launch and to resolve AMI aliases. */
+  cluster?: EksClusterInfo | (() => Promise<EksClusterInfo>);
+  /** Instance profile used when the node class names a `role` but no `instanceProfile`. */
+  defaultInstanceProfile?: string;
+  /** Told when an EC2 read failed and cached or bundled data was used. */
+  onFallback?: (what: string, error: unknown) => void;
+}
+
+/** CloudProvider on EC2: CreateFleet launches, DescribeInstances reads, TerminateInstances only for owned instances. */
+export class Ec2CloudProvider implements CloudProvider {
+  private readonly source: InstanceTypeSource;
+  private readonly resolver: NodeClassResolver;
+  private readonly templates: LaunchTemplates;
+  private clusterInfo?: Promise<EksClusterInfo>;
+
+  constructor(private readonly deps: Ec2CloudProviderDeps) {
+    if (!deps.clusterName) throw new Error('Ec2CloudProvider: clusterName is required');
+    const now = () => deps.clock.now();
+    this.source = new InstanceTypeSource({ ec2: deps.ec2, region: deps.region, now, catalog: deps.catalog, onFallback: deps.onFallback });
+    this.resolver = new NodeClassResolver({ ec2: deps.ec2, ssm: deps.ssm, now, k8sVersion: async () => (await this.cluster()).version });
+    this.templates = new LaunchTemplates(deps.ec2, now);
+  }
+
+  private async cluster(): Promise<EksClusterInfo> {
+    const c = this.deps.cluster;
+    if (!c) throw new NodeClassNotReadyError(`cluster ${this.deps.clusterName}: endpoint, CA and version are unknown (Ec2CloudProvider was built without cluster info)`);
+    if (typeof c !== 'function') return c;
+    this.clusterInfo ??= c().catch((e) => { this.clusterInfo = undefined; throw e; });
+    return this.clusterInfo;
+  }
+
+  /** Subnets, security groups and AMIs the node class selects (EC2NodeClass status). */
+  async resolveNodeClass(nodeClass: EC2NodeClass): Promise<ResolvedNodeClass> {
+    return this.resolver.resolve(nodeClass);
+  }
+
+  async instanceTypes(nodeClass: EC2NodeClass, _nodePool?: NodePool): Promise<InstanceType[]> {
+    const resolved = await this.resolver.resolve(nodeClass);
+    const [entries, zonesByType, spotPrices, unavailable] = await Promise.all([
+      this.source.entries(), this.source.zonesByType(), this.source.spotPrices(), this.deps.stateStore.unavailableOfferings(),
+    ]);
+    return buildInstanceTypes(entries, {
+      region: this.deps.region,
+      zones: [...new Set(resolved.subnets.map((s) => s.zone))].sort(),
+      nodeClass: { ...nodeClass, status: { ...nodeClass.status, ...NodeClassResolver.toStatus(resolved) } },
+      onDemandPrices: this.source.onDemandPrices(),
+      spotPrices,
+      unavailable: unavailable.map(({ instanceType, zone, capacityType }) => ({ instanceType, zone, capacityType })),
+      zonesByType,
+    });
+  }
+
+  async create(req: LaunchRequest): Promise<CloudInstance> {
+    const { nodeClaim, nodePool, nodeClass } = req;
+    const resolved = await this.resolver.resolve(nodeClass);
+    const amiByArch = amiPerArch(resolved.amis);
+    const plan = planFleet(req, subnetPerZone(resolved.subnets), new Set(amiByArch.keys()));
+    const tags = launchTags({ clusterName: this.deps.clusterName, nodeClassTags: nodeClass.tags, nodePool: nodePool.name, nodeClass: nodeClass.name, nodeClaim: nodeClaim.name });
+    // A launch template deleted behind our back (LaunchTemplateNotFound) is recreated once.
+    const attempt = async (recreate: boolean): Promise<CreateFleetCommandOutput | undefined> => {
+      const templateByArch = await this.ensureTemplates(req, resolved, plan, recreate);
+      try {
+        const res = await this.createFleet(req, plan, templateByArch, tags);
+        const missing = !res.Instances?.some((i) => i.InstanceIds?.length) && res.Errors?.some((e) => LaunchTemplateNotFoundCodes.has(e.ErrorCode ?? ''));
+        return missing && !recreate ? undefined : res;
+      } catch (e) {
+        if (!recreate && LaunchTemplateNotFoundCodes.has(awsErrorCode(e) ?? '')) return undefined;
+        throw LaunchTemplateNotFoundCodes.has(awsErrorCode(e) ?? '') ? mapAwsError(e, `CreateFleet for nodeclaim ${nodeClaim.name}`) : e;
+      }
+    };
+    const out = (await attempt(false)) ?? (await attempt(true))!;
+    const marks = iceOfferings(out.Errors ?? [], plan);
+    await Promise.all(marks.map((m) => this.deps.stateStore.markUnavailable(m.offering, ICE_TTL_SECONDS, m.reason)));
+    const launched = launchedInstance(out.Instances, plan);
+    if (!launched) {
+      const errors = out.Errors ?? [];
+      const summary = errors.map((e) => `${e.ErrorCode}: ${e.ErrorMessage}`).slice(0, 5).join('; ') || 'no instance and no error returned';
+      if (errors.length === 0 || errors.every((e) => IceErrorCodes.has(e.ErrorCode ?? ''))) {
+        throw new InsufficientCapacityError(`CreateFleet for nodeclaim ${nodeClaim.name}: ${summary}`, marks.map((m) => m.offering));
+      }
+      const first = errors.find((e) => !IceErrorCodes.has(e.ErrorCode ?? ''))!;
+      throw mapAwsError(Object.assign(new Error(first.ErrorMessage ?? summary), { name: first.ErrorCode ?? 'CreateFleetError' }), `CreateFleet for nodeclaim ${nodeClaim.name}`);
+    }
+    const { instanceId, override } = launched;
+    const ami = amiByArch.get(override.arch);
+    return {
+      instanceId,
+      providerID: providerIdFor(override.zone, instanceId),
+      instanceType: override.instanceType,
+      zone: override.zone,
+      capacityType: override.capacityType,
+      imageId: ami?.id,
+      subnetId: override.subnetId,
+      securityGroupIds: resolved.securityGroups.map((g) => g.id),
+      launchTime: this.deps.clock.now(),
+      state: 'pending',
+      tags,
+    };
+  }
+
+  private async createFleet(req: LaunchRequest, plan: FleetPlan, templateByArch: Map<string, string>, tags: Record<string, string>): Promise<CreateFleetCommandOutput> {
+    try {
+      return await this.deps.ec2.send(new CreateFleetCommand(createFleetInput(req, plan, templateByArch, tags)));
+    } catch (e) {
+      const code = awsErrorCode(e);
+      if (code === 'IdempotentParameterMismatch') {
+        // Same ClientToken, different request: an earlier attempt for this claim already launched.
+        const existing = await this.findByNodeClaim(req.nodeClaim.name);
+        if (existing) return { Instances: [{ InstanceIds: [existing.instanceId], InstanceType: existing.instanceType as never, Lifecycle: existing.capacityType === 'spot' ? 'spot' : 'on-demand', LaunchTemplateAndOverrides: { Overrides: { SubnetId: existing.subnetId, AvailabilityZone: existing.zone } } }], $metadata: {} };
+      }
+      if (LaunchTemplateNotFoundCodes.has(code ?? '')) throw e;
+      if (code && IceErrorCodes.has(code)) throw new InsufficientCapacityError(`CreateFleet for nodeclaim ${req.nodeClaim.name}: ${code}`, [], { cause: e });
+      throw mapAwsError(e, `CreateFleet for nodeclaim ${req.nodeClaim.name}`);
+    }
+  }
+
+  private async ensureTemplates(req: LaunchRequest, resolved: ResolvedNodeClass, plan: FleetPlan, recreate: boolean): Promise<Map<string, string>> {
+    const { nodeClass, nodePool, nodeClaim } = req;
+    const instanceProfile = nodeClass.instanceProfile ?? nodeClass.status?.instanceProfile ?? this.deps.defaultInstanceProfile;
+    if (!instanceProfile) {
+      throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.name}: no instance profile (set spec.instanceProfile, or configure a default instance profile for role ${nodeClass.role ?? '<none>'})`);
+    }
+    const cluster = nodeClass.amiFamily === 'Custom' ? undefined : await this.cluster();
+    const userData = renderUserData({
+      amiFamily: nodeClass.amiFamily,
+      cluster: { name: this.deps.clusterName, endpoint: cluster?.endpoint ?? '', certificateAuthority: cluster?.certificateAuthority ?? '', serviceCidr: cluster?.serviceIpv4Cidr ?? cluster?.serviceIpv6Cidr },
+      labels: { ...nodePool.template.labels, [Label.nodePool]: nodePool.name, [Label.ec2NodeClass]: nodeClass.name },
+      taints: [...nodeClaim.spec.taints, ...nodeClaim.spec.startupTaints],
+      kubelet: nodeClass.kubelet,
+      custom: nodeClass.userData,
+    });
+    const ltTags = { ...nodeClass.tags, [clusterTagKey(this.deps.clusterName)]: 'owned', [Tag.eksClusterName]: this.deps.clusterName, [Tag.nodeClass]: nodeClass.name, [Tag.nodePool]: nodePool.name };
+    const amiByArch = amiPerArch(resolved.amis);
+    const out = new Map<string, string>();
+    for (const arch of new Set(plan.overrides.map((o) => o.arch))) {
+      const input = { nodeClass, imageId: amiByArch.get(arch)!.id, securityGroupIds: resolved.securityGroups.map((g) => g.id), instanceProfile, userData, tags: ltTags };
+      if (recreate) this.templates.invalidate(await this.templates.nameFor(input));
+      out.set(arch, await this.templates.ensure(input));
+    }
+    return out;
+  }
+
+  private async findByNodeClaim(name: string): Promise<CloudInstance | undefined> {
+    const found = await describeInstances(this.deps.ec2, [
+      { Name: `tag:${clusterTagKey(this.deps.clusterName)}`, Values: ['owned'] },
+      { Name: `tag:${Tag.nodeClaim}`, Values: [name] },
+      { Name: 'instance-state-name', Values: ['pending', 'running'] },
+    ]);
+    return found[0];
+  }
+
+  async delete(providerID: string): Promise<void> {
+    const instanceId = parseProviderID(providerID);
+    const instance = await describeInstance(this.deps.ec2, instanceId);
+    if (!isOwnedByCluster(instance.tags, this.deps.clusterName)) {
+      throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName} (needs tags ${clusterTagKey(this.deps.clusterName)}=owned and ${Tag.nodePool}); refusing to terminate it`);
+    }
+    if (instance.state === 'shutting-down' || instance.state === 'terminated') {
+      throw new NodeClaimNotFoundError(`instance ${instanceId} is already ${instance.state}`);
+    }
+    try {
+      await this.deps.ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+    } catch (e) {
+      throw mapAwsError(e, `TerminateInstances ${instanceId}`);
+    }
+  }
+
+  /** The instance behind a providerID; InstanceNotOwnedError for an instance this cluster does not own. */
+  async get(providerID: string): Promise<CloudInstance> {
+    const instanceId = parseProviderID(providerID);
+    const instance = await describeInstance(this.deps.ec2, instanceId);
+    if (!isOwnedByCluster(instance.tags, this.deps.clusterName)) throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName}`);
+    if (instance.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${instanceId} is terminated`);
+    return instance;
+  }
+
+  async list(): Promise<CloudInstance[]> {
+    return describeInstances(this.deps.ec2, [
+      { Name: `tag:${clusterTagKey(this.deps.clusterName)}`, Values: ['owned'] },
+      { Name: 'tag-key', Values: [Tag.nodePool] },
+      { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
+    ]);
+  }
+
+  /** AMI, subnet or security-group drift of the claim's instance against the node class as resolved now (reference §6.7). */
+  async isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined> {
+    if (!claim.status.providerID) return undefined;
+    const [instance, resolved] = await Promise.all([this.get(claim.status.providerID), this.resolver.resolve(nodeClass)]);
+    if (instance.imageId && !resolved.amis.some((a) => a.id === instance.imageId)) return 'AMIDrift';
+    if (instance.subnetId && !resolved.subnets.some((s) => s.id === instance.subnetId)) return 'SubnetDrift';
+    const want = resolved.securityGroups.map((g) => g.id).sort();
+    const have = [...(instance.securityGroupIds ?? [])].sort();
+    if (want.length !== have.length || want.some((g, i) => g !== have[i])) return 'SecurityGroupDrift';
+    return undefined;
+  }
+}

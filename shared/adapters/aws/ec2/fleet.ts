@@ -1,0 +1,69 @@
+import type { CreateFleetCommandInput, CreateFleetError, CreateFleetInstance } from '@aws-sdk/client-ec2';
+import type { LaunchRequest } from '../../../core/ports/cloud-provider';
+import type { OfferingKey } from '../../../core/ports/state-store';
+import { CapacityType, type CapacityTypeValue } from '../../../core/model/labels';
+import { IceErrorCodes } from '../errors';
+import { recordToTags } from './tags';
+import type { FleetPlan, PlannedOverride } from './fleet-plan';
+
+/** The CreateFleet request: instant, one instance, overrides grouped per launch template (one per arch). */
+export function createFleetInput(req: LaunchRequest, plan: FleetPlan, templateByArch: ReadonlyMap<string, string>, tags: Record<string, string>): CreateFleetCommandInput {
+  const byTemplate = new Map<string, PlannedOverride[]>();
+  for (const o of plan.overrides) {
+    const lt = templateByArch.get(o.arch)!;
+    byTemplate.set(lt, [...(byTemplate.get(lt) ?? []), o]);
+  }
+  const spot = plan.capacityType === CapacityType.spot;
+  const tagList = recordToTags(tags);
+  return {
+    Type: 'instant',
+    ClientToken: req.nodeClaim.name,
+    TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: spot ? 'spot' : 'on-demand' },
+    ...(spot ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } } : { OnDemandOptions: { AllocationStrategy: 'lowest-price' } }),
+    LaunchTemplateConfigs: [...byTemplate].map(([name, overrides]) => ({
+      LaunchTemplateSpecification: { LaunchTemplateName: name, Version: '$Latest' },
+      Overrides: overrides.map((o) => ({ InstanceType: o.instanceType as never, SubnetId: o.subnetId, AvailabilityZone: o.zone })),
+    })),
+    TagSpecifications: (['instance', 'volume', 'fleet'] as const).map((ResourceType) => ({ ResourceType, Tags: tagList })),
+    ...(req.nodeClass.context ? { Context: req.nodeClass.context } : {}),
+  };
+}
+
+/** Offerings to mark unavailable for the ICE-coded errors of a CreateFleet answer (reference §3.4). */
+export function iceOfferings(errors: CreateFleetError[], plan: FleetPlan): { offering: OfferingKey; reason: string }[] {
+  const out = new Map<string, { offering: OfferingKey; reason: string }>();
+  const add = (instanceType: string, zone: string, capacityType: CapacityTypeValue, reason: string) =>
+    out.set(`${capacityType}:${instanceType}:${zone}`, { offering: { instanceType, zone, capacityType }, reason });
+  for (const e of errors) {
+    const code = e.ErrorCode ?? '';
+    if (!IceErrorCodes.has(code)) continue;
+    const ov = e.LaunchTemplateAndOverrides?.Overrides;
+    const capacityType: CapacityTypeValue = e.Lifecycle === 'spot' ? 'spot' : e.Lifecycle === 'on-demand' ? 'on-demand' : plan.capacityType;
+    if (code === 'InsufficientFreeAddressesInSubnet' && ov?.SubnetId) {
+      // The subnet is full: every planned type in it is unavailable.
+      for (const p of plan.overrides) if (p.subnetId === ov.SubnetId) add(p.instanceType, p.zone, capacityType, code);
+      continue;
+    }
+    const zone = ov?.AvailabilityZone ?? plan.overrides.find((p) => p.subnetId === ov?.SubnetId)?.zone;
+    if (ov?.InstanceType && zone) add(ov.InstanceType, zone, capacityType, code);
+  }
+  return [...out.values()];
+}
+
+/** The launched instance of an instant fleet, with where and how it was placed. */
+export function launchedInstance(instances: CreateFleetInstance[] | undefined, plan: FleetPlan): { instanceId: string; override: PlannedOverride } | undefined {
+  for (const i of instances ?? []) {
+    const id = i.InstanceIds?.[0];
+    if (!id) continue;
+    const ov = i.LaunchTemplateAndOverrides?.Overrides;
+    const type = i.InstanceType ?? ov?.InstanceType;
+    const planned = plan.overrides.find((p) => p.instanceType === type && (p.subnetId === ov?.SubnetId || p.zone === ov?.AvailabilityZone))
+      ?? plan.overrides.find((p) => p.instanceType === type) ?? plan.overrides[0];
+    const capacityType: CapacityTypeValue = i.Lifecycle === 'spot' ? 'spot' : i.Lifecycle === 'on-demand' ? 'on-demand' : plan.capacityType;
+    return {
+      instanceId: id,
+      override: { ...planned, instanceType: type ?? planned.instanceType, subnetId: ov?.SubnetId ?? planned.subnetId, zone: ov?.AvailabilityZone ?? planned.zone, capacityType },
+    };
+  }
+  return undefined;
+}

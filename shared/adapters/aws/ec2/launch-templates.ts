@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import {
+  CreateLaunchTemplateCommand, type EC2Client, type LaunchTemplateBlockDeviceMappingRequest, type RequestLaunchTemplateData,
+} from '@aws-sdk/client-ec2';
+import type { BlockDeviceMapping, EC2NodeClass } from '../../../core/model/karpenter';
+import { awsErrorCode, mapAwsError } from '../errors';
+import { recordToTags } from './tags';
+
+export const LAUNCH_TEMPLATE_PREFIX = 'nodewright/';
+const GiB = 1024 ** 3;
+
+export interface LaunchTemplateInput {
+  nodeClass: EC2NodeClass;
+  imageId: string;
+  securityGroupIds: string[];
+  instanceProfile: string;
+  userData: string;
+  /** Tags on the launch template itself (ownership, node class, node pool). */
+  tags: Record<string, string>;
+}
+
+/** Karpenter's defaults when the node class lists no block devices (reference §1.2). */
+export function defaultBlockDevices(nodeClass: EC2NodeClass): BlockDeviceMapping[] {
+  const gp3 = (gib: number) => ({ volumeSize: gib * GiB, volumeType: 'gp3', encrypted: true, deleteOnTermination: true });
+  if (nodeClass.amiFamily === 'Bottlerocket') {
+    return [{ deviceName: '/dev/xvda', rootVolume: true, ebs: gp3(4) }, { deviceName: '/dev/xvdb', ebs: gp3(20) }];
+  }
+  if (nodeClass.amiFamily.startsWith('Windows')) return [{ deviceName: '/dev/sda1', rootVolume: true, ebs: gp3(50) }];
+  if (nodeClass.amiFamily === 'Custom') return [];
+  return [{ deviceName: '/dev/xvda', rootVolume: true, ebs: gp3(20) }];
+}
+
+function blockDevices(nodeClass: EC2NodeClass): LaunchTemplateBlockDeviceMappingRequest[] {
+  const list = nodeClass.blockDeviceMappings.length ? nodeClass.blockDeviceMappings : defaultBlockDevices(nodeClass);
+  return list.map((b) => ({
+    DeviceName: b.deviceName,
+    Ebs: b.ebs && {
+      VolumeSize: b.ebs.volumeSize !== undefined ? Math.ceil(b.ebs.volumeSize / GiB) : undefined,
+      VolumeType: b.ebs.volumeType as never,
+      Iops: b.ebs.iops,
+      Throughput: b.ebs.throughput,
+      Encrypted: b.ebs.encrypted,
+      KmsKeyId: b.ebs.kmsKeyID,
+      DeleteOnTermination: b.ebs.deleteOnTermination ?? true,
+      SnapshotId: b.ebs.snapshotID,
+    },
+  }));
+}
+
+/** The LaunchTemplateData for a node class + AMI; everything that varies is in here, so its hash names it. */
+export function launchTemplateData(input: LaunchTemplateInput): RequestLaunchTemplateData {
+  const nc = input.nodeClass;
+  const m = nc.metadataOptions;
+  const sgs = [...input.securityGroupIds].sort();
+  return {
+    ImageId: input.imageId,
+    IamInstanceProfile: { Name: input.instanceProfile },
+    UserData: Buffer.from(input.userData).toString('base64'),
+    MetadataOptions: { HttpEndpoint: m.httpEndpoint, HttpProtocolIpv6: m.httpProtocolIPv6, HttpPutResponseHopLimit: m.httpPutResponseHopLimit, HttpTokens: m.httpTokens },
+    BlockDeviceMappings: blockDevices(nc),
+    Monitoring: { Enabled: nc.detailedMonitoring ?? false },
+    ...(nc.associatePublicIPAddress !== undefined
+      ? { NetworkInterfaces: [{ DeviceIndex: 0, AssociatePublicIpAddress: nc.associatePublicIPAddress, Groups: sgs }] }
+      : { SecurityGroupIds: sgs }),
+  };
+}
+
+export function launchTemplateName(data: RequestLaunchTemplateData, tags: Record<string, string>): string {
+  const sortedTags = Object.entries(tags).sort(([a], [b]) => a.localeCompare(b));
+  const hash = createHash('sha256').update(JSON.stringify({ data, tags: sortedTags })).digest('hex').slice(0, 20);
+  return `${LAUNCH_TEMPLATE_PREFIX}${hash}`;
+}
+
+/**
+ * Creates launch templates on demand and reuses them: the name is a hash of the template's content, so an
+ * existing template with that name is exactly the one wanted. Known names are remembered for `ttlMs`.
+ */
+export class LaunchTemplates {
+  private readonly known = new Map<string, number>();
+
+  constructor(private readonly ec2: EC2Client, private readonly now: () => number, private readonly ttlMs = 5 * 60_000) {}
+
+  async nameFor(input: LaunchTemplateInput): Promise<string> {
+    return launchTemplateName(launchTemplateData(input), input.tags);
+  }
+
+  async ensure(input: LaunchTemplateInput): Promise<string> {
+    const data = launchTemplateData(input);
+    const name = launchTemplateName(data, input.tags);
+    const seen = this.known.get(name);
+    if (seen !== undefined && this.now() - seen < this.ttlMs) return name;
+    try {
+      await this.ec2.send(new CreateLaunchTemplateCommand({
+        LaunchTemplateName: name,
+        LaunchTemplateData: data,
+        TagSpecifications: [{ ResourceType: 'launch-template', Tags: recordToTags(input.tags) }],
+      }));
+    } catch (e) {
+      if (awsErrorCode(e) !== 'InvalidLaunchTemplateName.AlreadyExistsException') throw mapAwsError(e, `CreateLaunchTemplate ${name}`);
+    }
+    this.known.set(name, this.now());
+    return name;
+  }
+
+  /** Forget a template (after LaunchTemplateNotFound) so the next ensure() creates it again. */
+  invalidate(name: string): void {
+    this.known.delete(name);
+  }
+}
