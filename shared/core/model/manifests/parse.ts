@@ -82,25 +82,37 @@ function unsupportedVersion(ctx: ManifestContext, kind: string, apiVersion: stri
   return fail(ctx, 'apiVersion', `unsupported apiVersion ${JSON.stringify(apiVersion)} for ${kind} (supported: ${supported.join(', ')})`);
 }
 
-/** Moves a converted pool's kubelet block onto its node class (cloning the class when pools disagree). */
-function attachKubelet(pool: PendingPool, classes: PendingClass[], set: ManifestSet): void {
-  if (!pool.kubelet) return;
-  const poolName = str(obj(pool.json.metadata).name) ?? '';
-  const ref = obj(obj(obj(obj(pool.json.spec).template).spec).nodeClassRef);
-  const target = classes.find((c) => str(obj(c.json.metadata).name) === ref.name);
-  const warn = (message: string) => set.warnings.push({ file: pool.ctx.file, documentIndex: pool.ctx.documentIndex, message });
-  if (!target) {
-    warn(`${poolName}: kubelet settings could not be moved: EC2NodeClass ${String(ref.name)} is not in these manifests`);
-    return;
-  }
-  const spec = obj(target.json.spec);
-  if (spec.kubelet === undefined) {
-    target.json = { ...target.json, spec: { ...spec, kubelet: pool.kubelet } };
-  } else if (canonicalJson(spec.kubelet) !== canonicalJson(pool.kubelet)) {
-    const cloneName = `${String(ref.name)}-${poolName}`;
+/**
+ * Moves converted pools' kubelet blocks onto their node class. When every pool using a class agrees, the
+ * class gets the block; otherwise each pool with its own block gets a copy of the class named
+ * `<class>-<pool>`, so no pool's nodes change kubelet settings.
+ */
+function attachKubelets(pools: PendingPool[], classes: PendingClass[], set: ManifestSet): void {
+  const refOf = (p: PendingPool) => obj(obj(obj(obj(p.json.spec).template).spec).nodeClassRef);
+  const signature = (p: PendingPool) => (p.kubelet === undefined ? '-' : canonicalJson(p.kubelet));
+  for (const pool of pools) {
+    if (!pool.kubelet) continue;
+    const poolName = str(obj(pool.json.metadata).name) ?? '';
+    const ref = refOf(pool);
+    const className = str(ref.name) ?? '';
+    const warn = (message: string) => set.warnings.push({ file: pool.ctx.file, documentIndex: pool.ctx.documentIndex, message });
+    const target = classes.find((c) => str(obj(c.json.metadata).name) === className);
+    if (!target) {
+      warn(`${poolName}: kubelet settings could not be moved: EC2NodeClass ${className} is not in these manifests`);
+      continue;
+    }
+    const sharers = pools.filter((p) => str(refOf(p).name) === className);
+    const spec = obj(target.json.spec);
+    const agree = sharers.every((p) => signature(p) === signature(pool))
+      && (spec.kubelet === undefined || canonicalJson(spec.kubelet) === canonicalJson(pool.kubelet));
+    if (agree) {
+      target.json = { ...target.json, spec: { ...spec, kubelet: pool.kubelet } };
+      continue;
+    }
+    const cloneName = `${className}-${poolName}`;
     classes.push({ ...target, json: { ...target.json, metadata: { ...obj(target.json.metadata), name: cloneName }, spec: { ...spec, kubelet: pool.kubelet } } });
     ref.name = cloneName;
-    warn(`${poolName}: its kubelet settings differ from other pools using the same node class; moved to a new EC2NodeClass ${cloneName}`);
+    warn(`${poolName}: other pools share EC2NodeClass ${className} with different kubelet settings; this pool's kubelet moved to a new EC2NodeClass ${cloneName}`);
   }
 }
 
@@ -170,7 +182,7 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
         else if (!IGNORED_QUIETLY.has(kind)) warn(`${kind} ${name} is not used by nodewright; ignored`);
     }
   }
-  for (const pool of pools) attachKubelet(pool, classes, set);
+  attachKubelets(pools, classes, set);
   for (const c of classes) {
     set.nodeClasses.push(nodeClassFromKube(c.json, {
       ...c.ctx, problemSuffix: c.suffix, allowMissingIdentity: c.converted, defaultHopLimit: c.converted ? 2 : undefined,
