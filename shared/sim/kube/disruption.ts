@@ -23,12 +23,41 @@ export interface PdbFigures {
   disruptionsAllowed: number;
 }
 
+type OwnerRef = { kind?: string; name?: string; controller?: boolean };
+const controllerOf = (o: KubeObject): OwnerRef | undefined => ((o.metadata.ownerReferences ?? []) as OwnerRef[]).find((r) => r.controller);
+
+/**
+ * Replicas the pods' controllers want (a ReplicaSet owned by a Deployment counts the Deployment's scale), as the
+ * disruption controller does; undefined when some pod has no scalable controller.
+ */
+function expectedFromControllers(store: KubeStore | undefined, namespace: string | undefined, pods: KubeObject[]): number | undefined {
+  if (!store) return undefined;
+  const seen = new Map<string, number>();
+  for (const p of pods) {
+    let ref = controllerOf(p);
+    let kind = ref?.kind;
+    if (kind === 'ReplicaSet') {
+      const rs = store.registry.get('apps', 'replicasets');
+      const owner = rs && ref?.name ? store.tryGet(rs, namespace, ref.name) : undefined;
+      const up = owner ? controllerOf(owner) : undefined;
+      if (up?.kind === 'Deployment') { ref = up; kind = 'Deployment'; }
+      else if (owner) { seen.set(`ReplicaSet/${ref?.name}`, Number(owner.spec?.replicas ?? 1)); continue; }
+    }
+    const plural = kind === 'Deployment' ? 'deployments' : kind === 'StatefulSet' ? 'statefulsets' : kind === 'ReplicaSet' ? 'replicasets' : undefined;
+    const rt = plural ? store.registry.get('apps', plural) : undefined;
+    const ctl = rt && ref?.name ? store.tryGet(rt, namespace, ref.name) : undefined;
+    if (!ctl) return undefined;
+    seen.set(`${kind}/${ref?.name}`, Number(ctl.spec?.replicas ?? 1));
+  }
+  return [...seen.values()].reduce((a, b) => a + b, 0);
+}
+
 /** disruptionsAllowed from the budget and the readiness of the pods it selects (terminating pods do not count). */
-export function pdbFigures(pdb: KubeObject, podsInNamespace: KubeObject[]): PdbFigures {
+export function pdbFigures(pdb: KubeObject, podsInNamespace: KubeObject[], store?: KubeStore): PdbFigures {
   const spec = pdb.spec ?? {};
   const pods = podsInNamespace.filter((p) => matchesStructuredSelector(p.metadata.labels, spec.selector as Json | undefined)
     && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
-  const expectedPods = pods.filter((p) => !p.metadata.deletionTimestamp).length;
+  const expectedPods = expectedFromControllers(store, pdb.metadata.namespace, pods) ?? pods.filter((p) => !p.metadata.deletionTimestamp).length;
   const currentHealthy = pods.filter(podReady).length;
   let desiredHealthy = 0;
   if (spec.minAvailable !== undefined) desiredHealthy = scaled(spec.minAvailable, expectedPods);
@@ -43,7 +72,7 @@ const podsOf = (store: KubeStore, namespace: string | undefined): KubeObject[] =
 
 /** Read decorator for policy/v1 poddisruptionbudgets: fills status like the disruption controller. */
 export function decoratePdb(pdb: KubeObject, store: KubeStore): KubeObject {
-  const f = pdbFigures(pdb, podsOf(store, pdb.metadata.namespace));
+  const f = pdbFigures(pdb, podsOf(store, pdb.metadata.namespace), store);
   pdb.status = {
     ...(pdb.status ?? {}),
     observedGeneration: pdb.metadata.generation ?? 1,
@@ -74,7 +103,7 @@ export function evictPod(store: KubeStore, podType: ResourceType, namespace: str
     const pdbs = pdbType ? store.list(pdbType, { namespace }).items.filter((b) => matchesStructuredSelector(pod.metadata.labels, b.spec?.selector as Json | undefined)) : [];
     if (pdbs.length > 1) throw new KubeApiStatusError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     if (pdbs.length === 1) {
-      const f = pdbFigures(pdbs[0], podsOf(store, namespace));
+      const f = pdbFigures(pdbs[0], podsOf(store, namespace), store);
       const allowed = podReady(pod) ? f.disruptionsAllowed > 0 : f.currentHealthy >= f.desiredHealthy;
       if (!allowed) {
         throw new KubeApiStatusError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', {

@@ -1,0 +1,166 @@
+/** ClusterClient over @kubernetes/client-node 1.4: reads a snapshot, writes NodeClaims, nodes and evictions idempotently. */
+import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { NodeClaimNotFoundError } from '../../core/errors';
+import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
+import type { NodeClaim, NodeClaimCondition } from '../../core/model/karpenter';
+import type { Node, Pod } from '../../core/model/kube';
+import type { ClusterClient, ClusterSnapshot, EvictionResult, NodePatch } from '../../core/ports/cluster-client';
+import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
+import { toPlain } from './plain';
+import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
+import { mergeClaimStatus, type NodeClaimStatusPatch } from './status-patch';
+
+type Json = Record<string, unknown>;
+
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export interface KubeClusterClientOptions {
+  /** Items per list page (default 500, as kubectl). */
+  pageSize?: number;
+  /** Milliseconds since the epoch, for condition transition times. Default Date.now. */
+  now?: () => number;
+  /** Attempts for read-modify-write status patches that hit 409 Conflict (default 5). */
+  conflictRetries?: number;
+}
+
+export class KubeClusterClient implements ClusterClient {
+  private readonly apis: KubeApis;
+  private readonly pageSize: number;
+  private readonly now: () => number;
+  private readonly conflictRetries: number;
+
+  constructor(kc: KubeConfig, opts: KubeClusterClientOptions = {}) {
+    this.apis = makeApis(kc);
+    this.pageSize = opts.pageSize ?? 500;
+    this.now = opts.now ?? (() => Date.now());
+    this.conflictRetries = opts.conflictRetries ?? 5;
+  }
+
+  snapshot(): Promise<ClusterSnapshot> {
+    return readSnapshot(this.apis, this.pageSize);
+  }
+
+  async getNode(name: string): Promise<Node | undefined> {
+    const n = await tolerate(() => this.apis.core.readNode({ name }), [404], undefined);
+    return n ? nodeFromKube(toPlain(n, 'V1Node')) : undefined;
+  }
+
+  async findNodeByProviderID(providerID: string): Promise<Node | undefined> {
+    // The API server has no field selector for spec.providerID on nodes: list and match.
+    const nodes = await listAll((c, l) => this.apis.core.listNode({ _continue: c, limit: l }), this.pageSize);
+    const hit = nodes.map((n) => toPlain(n, 'V1Node')).find((n) => (n.spec as Json | undefined)?.providerID === providerID);
+    return hit ? nodeFromKube(hit) : undefined;
+  }
+
+  async listPodsOnNode(nodeName: string): Promise<Pod[]> {
+    const fieldSelector = `spec.nodeName=${nodeName},${ACTIVE_PODS}`;
+    const pods = await listAll((c, l) => this.apis.core.listPodForAllNamespaces({ fieldSelector, _continue: c, limit: l }), this.pageSize);
+    return pods.map((p) => podFromKube(toPlain(p, 'V1Pod')));
+  }
+
+  async getNodeClaim(name: string): Promise<NodeClaim | undefined> {
+    const raw = await this.readClaim(name);
+    return raw ? nodeClaimFromKube(raw) : undefined;
+  }
+
+  async createNodeClaim(claim: NodeClaim): Promise<NodeClaim> {
+    const body = nodeClaimToKube(claim);
+    const meta = body.metadata as Json;
+    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp']) delete meta[k];
+    try {
+      const created = (await this.apis.custom.createClusterCustomObject({ ...KarpenterResources.nodeClaims, body })) as Json;
+      const s = claim.status;
+      if (s.conditions.length > 0 || s.nodeName || s.providerID || s.imageID || s.capacity || s.allocatable) {
+        // The status subresource ignores status on create, as the real API server does.
+        const { conditions, ...rest } = s;
+        await this.patchNodeClaimStatus(claim.name, { ...rest, conditions });
+        return (await this.getNodeClaim(claim.name)) ?? nodeClaimFromKube(created);
+      }
+      return nodeClaimFromKube(created);
+    } catch (err) {
+      if (httpCode(err) !== 409) throw err;
+      const existing = await this.getNodeClaim(claim.name);
+      if (!existing) throw err;
+      return existing;
+    }
+  }
+
+  async patchNodeClaimStatus(name: string, status: NodeClaimStatusPatch): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const raw = await this.readClaim(name);
+      if (!raw) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`);
+      const meta = raw.metadata as Json;
+      const body = { metadata: { resourceVersion: meta.resourceVersion }, status: mergeClaimStatus((raw.status ?? {}) as Json, status, this.now()) };
+      try {
+        await this.apis.custom.patchClusterCustomObjectStatus({ ...KarpenterResources.nodeClaims, name, body }, mergePatch);
+        return;
+      } catch (err) {
+        const code = httpCode(err);
+        if (code === 404) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`, { cause: err });
+        if (code !== 409 || attempt >= this.conflictRetries) throw err;
+      }
+    }
+  }
+
+  async patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }): Promise<void> {
+    const metadata: Json = {};
+    if (patch.labels) metadata.labels = patch.labels;
+    if (patch.annotations) metadata.annotations = patch.annotations;
+    if (patch.finalizers) metadata.finalizers = patch.finalizers.length > 0 ? patch.finalizers : null;
+    try {
+      await this.apis.custom.patchClusterCustomObject({ ...KarpenterResources.nodeClaims, name, body: { metadata } }, mergePatch);
+    } catch (err) {
+      if (httpCode(err) !== 404) throw err;
+      // Clearing finalizers of a claim that is already gone is the desired end state (a retried call).
+      const onlyClearsFinalizers = !patch.labels && !patch.annotations && patch.finalizers !== undefined && patch.finalizers.length === 0;
+      if (!onlyClearsFinalizers) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`, { cause: err });
+    }
+  }
+
+  async deleteNodeClaim(name: string): Promise<void> {
+    await tolerate(() => this.apis.custom.deleteClusterCustomObject({ ...KarpenterResources.nodeClaims, name }), [404], undefined);
+  }
+
+  async patchNode(name: string, patch: NodePatch): Promise<boolean> {
+    const metadata: Json = {};
+    if (patch.labels) metadata.labels = patch.labels;
+    if (patch.annotations) metadata.annotations = patch.annotations;
+    const spec: Json = {};
+    if (patch.taints) spec.taints = patch.taints.length > 0 ? patch.taints.map((t) => (t.value !== undefined ? { key: t.key, value: t.value, effect: t.effect } : { key: t.key, effect: t.effect })) : null;
+    if (patch.unschedulable !== undefined) spec.unschedulable = patch.unschedulable ? true : null;
+    const body: Json = {};
+    if (Object.keys(metadata).length > 0) body.metadata = metadata;
+    if (Object.keys(spec).length > 0) body.spec = spec;
+    return tolerate(async () => { await this.apis.core.patchNode({ name, body }, mergePatch); return true; }, [404], false);
+  }
+
+  async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {
+    try {
+      await this.apis.core.createNamespacedPodEviction({
+        name: pod.name,
+        namespace: pod.namespace,
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod.name, namespace: pod.namespace } },
+      });
+      return 'evicted';
+    } catch (err) {
+      const code = httpCode(err);
+      if (code === 429) return 'blocked';
+      if (code === 404 || code === 409) return 'gone';
+      throw err;
+    }
+  }
+
+  async deletePod(pod: { namespace: string; name: string }, gracePeriodSeconds: number): Promise<void> {
+    await tolerate(() => this.apis.core.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace, gracePeriodSeconds }), [404], undefined);
+  }
+
+  async deleteNode(name: string): Promise<void> {
+    await tolerate(() => this.apis.core.deleteNode({ name }), [404], undefined);
+  }
+
+  private async readClaim(name: string): Promise<Json | undefined> {
+    return tolerate(async () => (await this.apis.custom.getClusterCustomObject({ ...KarpenterResources.nodeClaims, name })) as Json, [404], undefined);
+  }
+}
+
+export type { NodeClaimCondition };

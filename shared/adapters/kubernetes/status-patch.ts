@@ -1,0 +1,40 @@
+/** Builds the NodeClaim status for a merge patch: fields merged, conditions upserted by type. */
+import type { NodeClaim, NodeClaimCondition } from '../../core/model/karpenter';
+import { formatResourceList } from '../../core/model/resources';
+
+type Json = Record<string, unknown>;
+
+export type NodeClaimStatusPatch = Partial<Omit<NodeClaim['status'], 'conditions'>> & { conditions?: NodeClaimCondition[] };
+
+const rfc3339 = (seconds: number): string => new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * The complete new status (a merge patch replaces lists, so conditions are sent whole). A condition keeps its
+ * lastTransitionTime when its status did not change; otherwise it gets the given time or `nowMs`.
+ */
+export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, nowMs: number): Json {
+  const out: Json = { ...current };
+  for (const k of ['nodeName', 'providerID', 'imageID'] as const) if (patch[k] !== undefined) out[k] = patch[k];
+  if (patch.capacity) out.capacity = formatResourceList(patch.capacity);
+  if (patch.allocatable) out.allocatable = formatResourceList(patch.allocatable);
+  if (patch.lastPodEventTime !== undefined) out.lastPodEventTime = rfc3339(patch.lastPodEventTime);
+  if (patch.conditions) {
+    const conds = ((current.conditions ?? []) as Json[]).map((c) => ({ ...c }));
+    for (const c of patch.conditions) {
+      const i = conds.findIndex((x) => x.type === c.type);
+      const prev = i >= 0 ? conds[i] : undefined;
+      const changed = !prev || prev.status !== c.status;
+      const next: Json = {
+        type: c.type,
+        status: c.status,
+        lastTransitionTime: c.lastTransitionTime !== undefined ? rfc3339(c.lastTransitionTime) : changed ? rfc3339(nowMs / 1000) : prev?.lastTransitionTime ?? rfc3339(nowMs / 1000),
+        reason: c.reason ?? (changed ? c.type : prev?.reason ?? c.type),
+        message: c.message ?? (changed ? '' : prev?.message ?? ''),
+      };
+      if (i >= 0) conds[i] = next;
+      else conds.push(next);
+    }
+    out.conditions = conds;
+  }
+  return out;
+}
