@@ -1,7 +1,8 @@
 /**
- * Resolves which instances of a batch nodewright owns. One `CloudProvider.list()` per invocation (the
- * cluster-tagged instances); the NodeClaims are read only when an instance is not listed (e.g. already
- * terminated), so a batch of foreign events costs at most one extra cluster read.
+ * Resolves which instances of a batch nodewright owns, and their NodeClaims. One `CloudProvider.list()`
+ * per invocation (the cluster-tagged instances). The NodeClaims are read (once per invocation) only when
+ * an instance is not listed (e.g. already terminated, or foreign) or carries no `karpenter.sh/nodeclaim`
+ * tag yet.
  */
 import type { CloudInstance, CloudProvider, ClusterClient } from '../../shared/core/ports';
 import type { NodeClaim } from '../../shared/core/model/karpenter';
@@ -25,7 +26,7 @@ export function createOwnershipLookup(deps: { cloud: CloudProvider; cluster: Clu
   const nodeClaims = once<NodeClaim[]>(async () => (await deps.cluster.snapshot()).nodeClaims);
   return async (instanceIds) => {
     const fromCloud = buildOwnershipIndex(deps.clusterName, await instances(), []);
-    if (instanceIds.every((id) => fromCloud.has(id))) {
+    if (instanceIds.every((id) => fromCloud.get(id)?.nodeClaim !== undefined)) {
       return (id) => fromCloud.get(id);
     }
     const full = buildOwnershipIndex(deps.clusterName, await instances(), await nodeClaims());

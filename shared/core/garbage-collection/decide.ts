@@ -8,20 +8,27 @@ import type { NodeClaim } from '../model/karpenter';
 import type { Node } from '../model/kube';
 import { Tag } from '../model/labels';
 import { instanceIdFromProviderID, isClusterOwnedInstance } from '../interruption/ownership';
+import { LifecycleTimings } from '../lifecycle/deps';
 
 export interface GarbageCollectionTimings {
   /** An owned instance with no NodeClaim is left alone this long after launch (Karpenter: 30 s). */
   orphanGracePeriodMs: number;
   /** A claim that never launched is deleted this long after creation (Karpenter: 5 min). */
   launchTimeoutMs: number;
-  /** A claim that never registered is terminated and deleted this long after creation (Karpenter: 15 min). */
+  /** A launched claim that never registered is terminated and deleted this long after launch (Karpenter: 15 min). */
   registrationTimeoutMs: number;
+  /**
+   * Extra wait past a deadline before garbage collection acts, so the `launch` workflow, which enforces
+   * the same deadline itself, always goes first; garbage collection is the backstop.
+   */
+  deadlineMarginMs: number;
 }
 
 export const DEFAULT_GC_TIMINGS: GarbageCollectionTimings = {
   orphanGracePeriodMs: 30_000,
   launchTimeoutMs: 5 * 60_000,
-  registrationTimeoutMs: 15 * 60_000,
+  registrationTimeoutMs: LifecycleTimings.registrationTimeoutMs,
+  deadlineMarginMs: 60_000,
 };
 
 export interface GarbageCollectionInput {
@@ -40,7 +47,7 @@ export type GarbageCollectionAction =
   | { type: 'terminateOrphanInstance'; instanceId: string; providerID: string; nodeName?: string; ageMs: number }
   /** Launched claim whose instance is no longer listed and whose Node is not Ready: confirm, then delete claim and Node. */
   | { type: 'removeClaimWithoutInstance'; nodeClaim: string; providerID: string; nodeName?: string }
-  /** Claim never launched within the launch timeout: delete it. */
+  /** Claim never launched within the launch timeout (measured from creation): delete it. */
   | { type: 'launchTimeout'; nodeClaim: string; ageMs: number }
   /** Claim launched but never registered within the registration timeout: terminate its instance, delete claim and Node. */
   | { type: 'registrationTimeout'; nodeClaim: string; providerID?: string; nodeName?: string; ageMs: number };
@@ -93,7 +100,7 @@ export function decideGarbageCollection(input: GarbageCollectionInput): GarbageC
     const registered = isTrue(claim, 'Registered');
 
     if (!launched) {
-      if (ageMs >= timings.launchTimeoutMs) actions.push({ type: 'launchTimeout', nodeClaim: claim.name, ageMs });
+      if (ageMs >= timings.launchTimeoutMs + timings.deadlineMarginMs) actions.push({ type: 'launchTimeout', nodeClaim: claim.name, ageMs });
       continue;
     }
     const instanceId = instanceIdFromProviderID(providerID);
@@ -102,7 +109,7 @@ export function decideGarbageCollection(input: GarbageCollectionInput): GarbageC
       actions.push({ type: 'removeClaimWithoutInstance', nodeClaim: claim.name, providerID, ...(nodeName ? { nodeName } : {}) });
       continue;
     }
-    if (!registered && ageMs >= timings.registrationTimeoutMs) {
+    if (!registered && now - launchedAt(claim) >= timings.registrationTimeoutMs + timings.deadlineMarginMs) {
       actions.push({ type: 'registrationTimeout', nodeClaim: claim.name, ...(providerID ? { providerID } : {}), ...(nodeName ? { nodeName } : {}), ageMs });
     }
   }

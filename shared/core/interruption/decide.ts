@@ -5,13 +5,17 @@
 import type { OfferingKey } from '../ports/state-store';
 import type { InterruptionMessage } from './events';
 import type { OwnedInstance } from './ownership';
+import { LifecycleTimings } from '../lifecycle/deps';
 import { interruptionExecutionName } from './execution-name';
 
 /** Karpenter keeps unavailable offerings for 3 minutes (reference §3.4). */
-export const UNAVAILABLE_OFFERING_TTL_SECONDS = 180;
+export const UNAVAILABLE_OFFERING_TTL_SECONDS = LifecycleTimings.unavailableOfferingTtlSeconds;
 
-/** Input of the `terminate` state machine: one target plus a reason. */
-export type TerminateInput = ({ nodeClaim: string } | { instanceId: string }) & { reason: string };
+/** Input of the `terminate` state machine (shared/core/lifecycle/manual-input.ts `terminateByClaim`). */
+export interface InterruptionTerminateInput {
+  nodeClaimName: string;
+  reason: string;
+}
 
 export interface MarkUnavailable {
   offering: OfferingKey;
@@ -28,16 +32,12 @@ export type InterruptionAction =
   | {
       type: 'cordonAndDrain';
       instanceId: string;
-      nodeClaim?: string;
+      nodeClaim: string;
       executionName: string;
-      input: TerminateInput;
+      input: InterruptionTerminateInput;
       markUnavailable?: MarkUnavailable;
       triggerProvisioning: true;
     };
-
-function terminateInput(owned: OwnedInstance, reason: string): TerminateInput {
-  return owned.nodeClaim ? { nodeClaim: owned.nodeClaim, reason } : { instanceId: owned.instanceId, reason };
-}
 
 function offeringMark(owned: OwnedInstance, capacityType: OfferingKey['capacityType'], reason: string): MarkUnavailable | undefined {
   if (!owned.instanceType || !owned.zone) return undefined;
@@ -46,7 +46,8 @@ function offeringMark(owned: OwnedInstance, capacityType: OfferingKey['capacityT
 
 /**
  * One action per affected instance (a Health event may name several). Instances the lookup does not
- * know are dropped and never touched.
+ * know are dropped and never touched. An owned instance with no NodeClaim has nothing to drain: it is
+ * dropped here and garbage collection terminates it (the terminate workflow only accepts managed targets).
  */
 export function decideInterruption(message: InterruptionMessage, lookup: (instanceId: string) => OwnedInstance | undefined): InterruptionAction[] {
   if (message.kind === 'NoOp') {
@@ -59,6 +60,9 @@ export function decideInterruption(message: InterruptionMessage, lookup: (instan
     if (message.kind === 'RebalanceRecommendation') {
       return { type: 'record', instanceId, ...claim, reason: message.kind };
     }
+    if (!owned.nodeClaim) {
+      return { type: 'drop', instanceId, reason: 'instance has no NodeClaim; garbage collection reclaims it' };
+    }
     let markUnavailable: MarkUnavailable | undefined;
     if (message.kind === 'SpotInterruption') markUnavailable = offeringMark(owned, 'spot', message.kind);
     if (message.kind === 'CapacityReservationInterruption') markUnavailable = offeringMark(owned, 'reserved', message.kind);
@@ -66,9 +70,9 @@ export function decideInterruption(message: InterruptionMessage, lookup: (instan
     return {
       type: 'cordonAndDrain',
       instanceId,
-      ...claim,
+      nodeClaim: owned.nodeClaim,
       executionName: interruptionExecutionName(instanceId, message.eventId),
-      input: terminateInput(owned, reason),
+      input: { nodeClaimName: owned.nodeClaim, reason },
       ...(markUnavailable ? { markUnavailable } : {}),
       triggerProvisioning: true,
     };

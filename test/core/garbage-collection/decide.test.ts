@@ -92,19 +92,20 @@ describe('decideGarbageCollection', () => {
     expect(actions).toEqual([{ type: 'removeClaimWithoutInstance', nodeClaim: 'default-gone', providerID: 'aws:///us-west-2a/i-00000000000000007', nodeName: 'ip-10-0-0-7' }]);
   });
 
-  it('should terminate and delete a claim launched but not registered within 15 minutes', () => {
+  it('should terminate and delete a claim launched but not registered within 15 minutes, once the workflow had its turn', () => {
     // Prepare
+    const launchedLongAgo: NodeClaimCondition = { type: 'Launched', status: 'True', lastTransitionTime: NOW - 16 * MIN - SEC };
     const input = {
       clusterName: 'demo',
       now: NOW,
-      instances: [instance('i-00000000000000009', 15 * MIN)],
-      nodeClaims: [claim('default-stuck', 15 * MIN + SEC, { instanceId: 'i-00000000000000009', conditions: [launched] })],
+      instances: [instance('i-00000000000000009', 16 * MIN)],
+      nodeClaims: [claim('default-stuck', 17 * MIN, { instanceId: 'i-00000000000000009', conditions: [launchedLongAgo] })],
       nodes: [],
     };
     // Act
     const actions = decideGarbageCollection(input);
     // Assess
-    expect(actions).toEqual([{ type: 'registrationTimeout', nodeClaim: 'default-stuck', providerID: 'aws:///us-west-2a/i-00000000000000009', ageMs: 15 * MIN + SEC }]);
+    expect(actions).toEqual([{ type: 'registrationTimeout', nodeClaim: 'default-stuck', providerID: 'aws:///us-west-2a/i-00000000000000009', ageMs: 17 * MIN }]);
   });
 
   it('should leave claims alone while their launch and registration are within their deadlines', () => {
@@ -116,6 +117,8 @@ describe('decideGarbageCollection', () => {
       nodeClaims: [
         claim('default-launching', 4 * MIN),
         claim('default-booting', 14 * MIN, { instanceId: 'i-0000000000000000a', conditions: [launched] }),
+        // Created 20 min ago but launched 15.5 min ago: the launch workflow's own deadline goes first.
+        claim('default-slow-launch', 20 * MIN, { instanceId: 'i-0000000000000000a', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: NOW - 15.5 * MIN }] }),
         claim('default-just-launched', 20 * SEC, { instanceId: 'i-0000000000000000b', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: NOW - 10 * SEC }] }),
         claim('default-deleting', 60 * MIN, { deleting: true }),
       ],
@@ -129,10 +132,10 @@ describe('decideGarbageCollection', () => {
 
   it('should delete a claim that never launched within 5 minutes', () => {
     // Prepare
-    const input = { clusterName: 'demo', now: NOW, instances: [], nodeClaims: [claim('default-never', 5 * MIN)], nodes: [] };
+    const input = { clusterName: 'demo', now: NOW, instances: [], nodeClaims: [claim('default-never', 6 * MIN), claim('default-slow', 5.5 * MIN)], nodes: [] };
     // Act
     const actions = decideGarbageCollection(input);
     // Assess
-    expect(actions).toEqual([{ type: 'launchTimeout', nodeClaim: 'default-never', ageMs: 5 * MIN }]);
+    expect(actions).toEqual([{ type: 'launchTimeout', nodeClaim: 'default-never', ageMs: 6 * MIN }]);
   });
 });

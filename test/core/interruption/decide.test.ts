@@ -44,21 +44,30 @@ describe('decideInterruption', () => {
         instanceId: OWNED,
         nodeClaim: 'default-abcde',
         executionName: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e`,
-        input: { nodeClaim: 'default-abcde', reason: 'SpotInterruption' },
+        input: { nodeClaimName: 'default-abcde', reason: 'SpotInterruption' },
         markUnavailable: { offering: { instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'spot' }, ttlSeconds: 180, reason: 'SpotInterruption' },
         triggerProvisioning: true,
       },
     ]);
   });
 
-  it('should target the instance id when no claim is known', () => {
+  it('should drain a stopping instance through its claim without marking its offering', () => {
     // Prepare
     const message = parseInterruptionMessage(eventBody('instance-state-change-stopping'));
     // Act
-    const [action] = decideInterruption(message, () => ({ instanceId: OWNED }));
+    const [action] = decideInterruption(message, lookup);
     // Assess
-    expect(action).toMatchObject({ type: 'cordonAndDrain', input: { instanceId: OWNED, reason: 'InstanceStateChange:stopping' } });
+    expect(action).toMatchObject({ type: 'cordonAndDrain', input: { nodeClaimName: 'default-abcde', reason: 'InstanceStateChange:stopping' } });
     expect(action).not.toHaveProperty('markUnavailable');
+  });
+
+  it('should leave an owned instance without a claim to garbage collection', () => {
+    // Prepare
+    const message = parseInterruptionMessage(eventBody('spot-interruption-warning'));
+    // Act
+    const actions = decideInterruption(message, () => ({ instanceId: OWNED, instanceType: 'm5.large', zone: 'us-west-2a' }));
+    // Assess
+    expect(actions).toEqual([{ type: 'drop', instanceId: OWNED, reason: expect.stringContaining('garbage collection') }]);
   });
 
   it('should only record a rebalance recommendation', () => {

@@ -71,7 +71,7 @@ describe('garbage-collection handler', () => {
 
   it('should terminate the instance and delete a claim not registered within 15 minutes', async () => {
     // Prepare
-    const { handler, cloud, cluster } = setup([instance('i-00000000000000007', { launchTime: NOW - 16 * MIN })], [nodeClaim('default-stuck', { instanceId: 'i-00000000000000007', ageMs: 16 * MIN })]);
+    const { handler, cloud, cluster } = setup([instance('i-00000000000000007', { launchTime: NOW - 16 * MIN })], [nodeClaim('default-stuck', { instanceId: 'i-00000000000000007', ageMs: 17 * MIN })]);
     // Act
     const result = await handler();
     // Assess

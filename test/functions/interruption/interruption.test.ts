@@ -35,7 +35,7 @@ describe('interruption handler', () => {
     // Assess
     expect(responses).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }, { batchItemFailures: [] }]);
     expect(workflows.started).toEqual([
-      { machine: 'terminate', name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e`, input: { nodeClaim: 'default-abcde', reason: 'SpotInterruption' } },
+      { machine: 'terminate', name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e`, input: { nodeClaimName: 'default-abcde', reason: 'SpotInterruption' } },
     ]);
     expect(markUnavailable).toHaveBeenCalledTimes(1);
     expect(await state.unavailableOfferings()).toEqual([
@@ -123,7 +123,7 @@ describe('interruption handler', () => {
     // Act
     await handler(sqsEvent(sqsRecord(eventBody('health-scheduled-change'))));
     // Assess
-    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaim: 'default-abcde', reason: 'ScheduledChange' }]);
+    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaimName: 'default-abcde', reason: 'ScheduledChange' }]);
     expect(markUnavailable).not.toHaveBeenCalled();
   });
 
@@ -136,7 +136,30 @@ describe('interruption handler', () => {
     await handler(sqsEvent(sqsRecord(body)));
     // Assess
     expect(cluster.snapshotCalls).toBe(1);
-    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaim: 'default-abcde', reason: 'InstanceStateChange:terminated' }]);
+    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaimName: 'default-abcde', reason: 'InstanceStateChange:terminated' }]);
+  });
+
+  it('should find the claim through the NodeClaims when the instance carries no nodeclaim tag', async () => {
+    // Prepare
+    const { handler, workflows, cloud, cluster } = setup();
+    cloud.instances.get(OWNED)!.tags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' };
+    // Act
+    await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
+    // Assess
+    expect(cluster.snapshotCalls).toBe(1);
+    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaimName: 'default-abcde', reason: 'SpotInterruption' }]);
+  });
+
+  it('should start nothing for an owned instance that has no NodeClaim', async () => {
+    // Prepare
+    const { handler, workflows, cloud, logger } = setup();
+    cloud.instances.set('i-0c0c0c0c0c0c0c0c0', instance('i-0c0c0c0c0c0c0c0c0', { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' } }));
+    // Act
+    const response = await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning', { instanceId: 'i-0c0c0c0c0c0c0c0c0' }))));
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(workflows.attempts).toEqual([]);
+    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: expect.stringContaining('no NodeClaim') }) }));
   });
 
   it('should ask the provisioner for replacements when a trigger is configured', async () => {
