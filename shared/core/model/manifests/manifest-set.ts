@@ -50,13 +50,26 @@ function mergeBy<T>(lists: T[][], key: (t: T) => string): T[] {
 const nsName = (o: { namespace: string; name: string }): string => `${o.namespace}/${o.name}`;
 const byName = (o: { name: string }): string => o.name;
 
-/** Merges sets in order; an object defined again later (same kind and name) replaces the earlier one. */
+const OWNER_KIND: Record<Workload['kind'], string> = { Deployment: 'ReplicaSet', ReplicaSet: 'ReplicaSet', StatefulSet: 'StatefulSet', Job: 'Job' };
+
+/** Each set's pods, minus the pods of workloads that a later set defines again (their pods come from there). */
+function podsOf(sets: ManifestSet[]): Pod[][] {
+  return sets.map((set, i) => {
+    const redefined = new Set(sets.slice(i + 1).flatMap((later) => later.deployments.map((w) => `${OWNER_KIND[w.kind]}/${w.namespace}/${w.name}`)));
+    return set.pods.filter((p) => !p.owner || !redefined.has(`${p.owner.kind}/${p.namespace}/${p.owner.name}`));
+  });
+}
+
+/**
+ * Merges sets in order; an object defined again later (same kind and name) replaces the earlier one, and a
+ * workload defined again brings only its new pods (a later `replicas: 1` drops the earlier `web-1`, `web-2`).
+ */
 export function mergeManifestSets(...sets: ManifestSet[]): ManifestSet {
   return {
     nodePools: mergeBy(sets.map((s) => s.nodePools), byName),
     nodeClasses: mergeBy(sets.map((s) => s.nodeClasses), byName),
     nodeClaims: mergeBy(sets.map((s) => s.nodeClaims), byName),
-    pods: mergeBy(sets.map((s) => s.pods), nsName),
+    pods: mergeBy(podsOf(sets), nsName),
     daemonSets: mergeBy(sets.map((s) => s.daemonSets), nsName),
     nodes: mergeBy(sets.map((s) => s.nodes), byName),
     pdbs: mergeBy(sets.map((s) => s.pdbs), nsName),
