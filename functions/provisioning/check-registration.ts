@@ -1,0 +1,12 @@
+/** CheckRegistration: one look for the claim's Node; registers it (labels, taints, Registered) when it is there. */
+import { z } from 'zod';
+import { checkRegistration, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { parseStateInput, StateFields } from '../../shared/adapters/lambda/state-input';
+
+const Input = z.looseObject({ nodeClaimName: StateFields.nodeClaimName, deadlineMs: StateFields.deadlineMs });
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) =>
+  checkRegistration(deps, parseStateInput('checkRegistration', Input, event));
+
+export const handler = deployedHandler('checkRegistration', createHandler);

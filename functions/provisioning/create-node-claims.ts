@@ -1,0 +1,14 @@
+/** CreateNodeClaims: "add capacity now" — claims from a NodePool, each launched by its own `launch` execution. */
+import { z } from 'zod';
+import { createClaimsFromPool, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { parseStateInput } from '../../shared/adapters/lambda/state-input';
+
+const Input = z.looseObject({ nodePool: z.string().min(1), count: z.number().int().min(1).max(100), executionName: z.string().min(1) });
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+  const input = parseStateInput('createNodeClaims', Input, event);
+  return createClaimsFromPool(deps, { nodePool: input.nodePool, count: input.count, seed: input.executionName });
+};
+
+export const handler = deployedHandler('createNodeClaims', createHandler);

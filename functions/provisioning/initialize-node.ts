@@ -1,0 +1,12 @@
+/** InitializeNode: marks the node initialized once Ready with startup taints gone; DeadlineExceededError after the deadline. */
+import { z } from 'zod';
+import { initializeNode, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { parseStateInput, StateFields } from '../../shared/adapters/lambda/state-input';
+
+const Input = z.looseObject({ nodeClaimName: StateFields.nodeClaimName, nodeName: StateFields.nodeName, deadlineMs: StateFields.deadlineMs });
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) =>
+  initializeNode(deps, parseStateInput('initializeNode', Input, event));
+
+export const handler = deployedHandler('initializeNode', createHandler);

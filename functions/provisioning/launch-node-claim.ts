@@ -1,0 +1,15 @@
+/** LaunchNodeClaim: CloudProvider.create for the claim, then its status (Launched, providerID, capacity). */
+import { z } from 'zod';
+import { launchNodeClaim, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { parseStateInput, StateFields } from '../../shared/adapters/lambda/state-input';
+
+const Input = z.looseObject({ nodeClaimName: StateFields.nodeClaimName, deadlineMs: StateFields.deadlineMs });
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+  const input = parseStateInput('launchNodeClaim', Input, event);
+  const launched = await launchNodeClaim(deps, input.nodeClaimName);
+  return { ...launched, deadlineMs: input.deadlineMs };
+};
+
+export const handler = deployedHandler('launchNodeClaim', createHandler);

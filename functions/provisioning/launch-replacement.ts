@@ -1,0 +1,18 @@
+/** LaunchReplacement (disrupt): creates one replacement claim and starts its `launch` execution. */
+import { z } from 'zod';
+import type { NodeClaim } from '../../shared/core/model/karpenter';
+import { launchReplacement, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { parseStateInput } from '../../shared/adapters/lambda/state-input';
+
+const Input = z.looseObject({
+  nodeClaim: z.looseObject({ name: z.string().min(1), nodePool: z.string().min(1), spec: z.looseObject({}) }),
+  disruptionId: z.string().min(1),
+});
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+  const input = parseStateInput('launchReplacement', Input, event);
+  return launchReplacement(deps, { nodeClaim: input.nodeClaim as unknown as NodeClaim, disruptionId: input.disruptionId });
+};
+
+export const handler = deployedHandler('launchReplacement', createHandler);

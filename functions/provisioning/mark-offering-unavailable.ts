@@ -1,0 +1,14 @@
+/** MarkOfferingUnavailable: after InsufficientCapacityError, ICE-mark the offerings and delete the claim. */
+import { z } from 'zod';
+import { markOfferingUnavailable, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { parseStateInput, StateFields } from '../../shared/adapters/lambda/state-input';
+
+const Input = z.looseObject({ nodeClaimName: StateFields.nodeClaimName, error: z.looseObject({ Error: z.string().optional() }).optional() });
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+  const input = parseStateInput('markOfferingUnavailable', Input, event);
+  return markOfferingUnavailable(deps, input.nodeClaimName, input.error?.Error);
+};
+
+export const handler = deployedHandler('markOfferingUnavailable', createHandler);

@@ -1,0 +1,23 @@
+/**
+ * The provisioner: EventBridge schedule (rate 1 min), `{"reconcile": true}` by hand, or the `launch` machine's
+ * Provisioner state. Batches pending pods, solves, creates NodeClaims and starts their `launch` executions.
+ */
+import type { Context } from 'aws-lambda';
+import { runProvisioner, type LifecycleDeps, type Planner, type ProvisionerResult } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+
+export interface ProvisionerDeps extends LifecycleDeps {
+  planner: Planner;
+}
+
+const isManual = (event: unknown): boolean =>
+  typeof event === 'object' && event !== null && ((event as Record<string, unknown>).reconcile === true || (event as Record<string, unknown>).kind === 'reconcile');
+
+export const createHandler = (deps: ProvisionerDeps, options: { budgetMs?: number; pollMs?: number } = {}) =>
+  async (event: unknown, context?: Context): Promise<ProvisionerResult> => {
+    const holder = context?.awsRequestId ?? `provisioner-${deps.clock.now()}`;
+    // A manual reconcile runs one round; the scheduled run keeps polling while pods are pending (~50 s).
+    return runProvisioner(deps, deps.planner, { holder, once: isManual(event), ...options });
+  };
+
+export const handler = deployedHandler('provisioner', (deps) => createHandler(deps));

@@ -1,0 +1,9 @@
+/** EvictPods: one drain pass (4 tiers, PDB-aware, do-not-disrupt waits, TGP deadline deletes). */
+import { evictPods, type DrainingTarget, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { DrainingSchema, parseStateInput } from '../../shared/adapters/lambda/state-input';
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) =>
+  evictPods(deps, parseStateInput('evictPods', DrainingSchema, event) as DrainingTarget);
+
+export const handler = deployedHandler('evictPods', createHandler);

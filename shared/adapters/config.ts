@@ -1,0 +1,60 @@
+/** Environment of the Lambda functions, validated once (zod) with a message naming each bad variable. */
+import { z } from 'zod';
+
+const arn = (what: string) => z.string().regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]+$/, `must be the ARN of the ${what} state machine`);
+
+export const ConfigSchema = z.object({
+  CLUSTER_NAME: z.string().min(1).max(100),
+  AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1'),
+  STATE_TABLE_NAME: z.string().min(3).max(255),
+  LAUNCH_STATE_MACHINE_ARN: arn('launch'),
+  TERMINATE_STATE_MACHINE_ARN: arn('terminate'),
+  DISRUPT_STATE_MACHINE_ARN: arn('disrupt'),
+  INTERRUPTION_QUEUE_URL: z.string().url().optional(),
+  NODE_ROLE_NAME: z.string().min(1).optional(),
+  /** Optional override of the API server (tests, private endpoints); default from eks:DescribeCluster. */
+  CLUSTER_ENDPOINT: z.string().url().optional(),
+  CLUSTER_CA_DATA: z.string().min(1).optional(),
+});
+
+export interface Config {
+  clusterName: string;
+  region: string;
+  stateTableName: string;
+  stateMachineArns: { launch: string; terminate: string; disrupt: string };
+  interruptionQueueUrl?: string;
+  nodeRoleName?: string;
+  clusterEndpoint?: string;
+  clusterCaData?: string;
+}
+
+export class ConfigInvalidError extends Error {
+  override readonly name = 'ConfigInvalidError' as const;
+}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigInvalidError(`nodewright function environment is invalid: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    clusterName: e.CLUSTER_NAME,
+    region: e.AWS_REGION,
+    stateTableName: e.STATE_TABLE_NAME,
+    stateMachineArns: { launch: e.LAUNCH_STATE_MACHINE_ARN, terminate: e.TERMINATE_STATE_MACHINE_ARN, disrupt: e.DISRUPT_STATE_MACHINE_ARN },
+    ...(e.INTERRUPTION_QUEUE_URL ? { interruptionQueueUrl: e.INTERRUPTION_QUEUE_URL } : {}),
+    ...(e.NODE_ROLE_NAME ? { nodeRoleName: e.NODE_ROLE_NAME } : {}),
+    ...(e.CLUSTER_ENDPOINT ? { clusterEndpoint: e.CLUSTER_ENDPOINT } : {}),
+    ...(e.CLUSTER_CA_DATA ? { clusterCaData: e.CLUSTER_CA_DATA } : {}),
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process's configuration, parsed on first use. */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}

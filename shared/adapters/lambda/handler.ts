@@ -1,0 +1,50 @@
+/**
+ * The Lambda edge every nodewright function shares: middy + Powertools Logger (JSON logs, Lambda context,
+ * cold start) + Powertools Metrics (EMF). Handlers stay `(event) => result` functions built by
+ * `createHandler(deps)`; this wrapper only adds the runtime concerns around them.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { LifecycleLogger } from '../../core/lifecycle/deps';
+
+export const SERVICE_NAME = 'nodewright';
+
+/** One Logger per process; child loggers carry the function key. */
+export const logger = new Logger({ serviceName: SERVICE_NAME });
+export const metrics = new Metrics({ namespace: SERVICE_NAME, serviceName: SERVICE_NAME });
+
+/** The Powertools logger as the core's LifecycleLogger. */
+export function lifecycleLogger(base: Logger = logger): LifecycleLogger {
+  return {
+    info: (message, fields) => (fields ? base.info(message, fields) : base.info(message)),
+    warn: (message, fields) => (fields ? base.warn(message, fields) : base.warn(message)),
+    error: (message, fields) => (fields ? base.error(message, fields) : base.error(message)),
+  };
+}
+
+export type PlainHandler<E, R> = (event: E, context?: Context) => Promise<R>;
+
+/**
+ * Wraps a plain handler for Lambda. Errors are logged with their name and rethrown unchanged, so Step
+ * Functions Retry/Catch still match on `name` (e.g. InsufficientCapacityError).
+ */
+export function lambdaHandler<E, R>(functionKey: string, handle: PlainHandler<E, R>) {
+  return middy<E, R, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true, throwOnEmptyMetrics: false }))
+    .use({
+      before: () => {
+        logger.appendKeys({ function: functionKey });
+      },
+      onError: (request) => {
+        const e = request.error;
+        metrics.addMetric('HandlerError', MetricUnit.Count, 1);
+        logger.error('handler failed', { function: functionKey, errorName: e?.name, errorMessage: e?.message });
+      },
+    })
+    .handler((event: E, context: Context) => handle(event, context));
+}

@@ -1,0 +1,81 @@
+/** Loading the ASL files of statemachines/ and finding which function each Task invokes. */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { WorkflowName } from '../../core/ports';
+
+export const STATE_MACHINES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../statemachines');
+
+export type AslState = Record<string, unknown> & { Type: string };
+export interface AslDefinition {
+  StartAt: string;
+  States: Record<string, AslState>;
+  [k: string]: unknown;
+}
+
+export function definitionPath(machine: WorkflowName, dir = STATE_MACHINES_DIR): string {
+  return resolve(dir, `${machine}.asl.yml`);
+}
+
+/** Parses `statemachines/<machine>.asl.yml` (YAML anchors resolved). */
+export function loadDefinition(machine: WorkflowName, dir = STATE_MACHINES_DIR): AslDefinition {
+  return parse(readFileSync(definitionPath(machine, dir), 'utf8')) as AslDefinition;
+}
+
+export interface TaskBinding {
+  stateName: string;
+  /** The serverless function key from `Parameters.FunctionName: {Fn::GetAtt: [key, Arn]}`. */
+  functionKey: string;
+}
+
+function functionKeyOf(state: AslState): string | undefined {
+  const params = state.Parameters as Record<string, unknown> | undefined;
+  const fn = params?.FunctionName as Record<string, unknown> | string | undefined;
+  if (fn && typeof fn === 'object' && Array.isArray(fn['Fn::GetAtt'])) return String((fn['Fn::GetAtt'] as unknown[])[0]);
+  return undefined;
+}
+
+/** Every Task state (including those inside Map and Parallel states) with the function it invokes. */
+export function taskBindings(def: { States: Record<string, AslState> }): TaskBinding[] {
+  const out: TaskBinding[] = [];
+  for (const [stateName, state] of Object.entries(def.States)) {
+    if (state.Type === 'Task') {
+      const functionKey = functionKeyOf(state);
+      if (functionKey) out.push({ stateName, functionKey });
+    }
+    const nested = (state.ItemProcessor ?? state.Iterator) as { States: Record<string, AslState> } | undefined;
+    if (nested) out.push(...taskBindings(nested));
+    for (const branch of (state.Branches as { States: Record<string, AslState> }[] | undefined) ?? []) out.push(...taskBindings(branch));
+  }
+  return out;
+}
+
+/** Every state of the given type, nested ones included. */
+export function statesOfType(def: { States: Record<string, AslState> }, type: string): string[] {
+  const out: string[] = [];
+  for (const [name, state] of Object.entries(def.States)) {
+    if (state.Type === type) out.push(name);
+    const nested = (state.ItemProcessor ?? state.Iterator) as { States: Record<string, AslState> } | undefined;
+    if (nested) out.push(...statesOfType(nested, type));
+    for (const branch of (state.Branches as { States: Record<string, AslState> }[] | undefined) ?? []) out.push(...statesOfType(branch, type));
+  }
+  return out;
+}
+
+/** Every error name matched by a Retry or Catch, nested states included. */
+export function caughtErrorNames(def: { States: Record<string, AslState> }): string[] {
+  const names = new Set<string>();
+  const visit = (states: Record<string, AslState>) => {
+    for (const state of Object.values(states)) {
+      for (const rule of [...((state.Retry as { ErrorEquals: string[] }[]) ?? []), ...((state.Catch as { ErrorEquals: string[] }[]) ?? [])]) {
+        for (const e of rule.ErrorEquals) names.add(e);
+      }
+      const nested = (state.ItemProcessor ?? state.Iterator) as { States: Record<string, AslState> } | undefined;
+      if (nested) visit(nested.States);
+      for (const branch of (state.Branches as { States: Record<string, AslState> }[] | undefined) ?? []) visit(branch.States);
+    }
+  };
+  visit(def.States);
+  return [...names].sort();
+}

@@ -1,0 +1,48 @@
+/** The real Task handlers of every state machine, by function key, built on the given ports (for the local runner). */
+import type { LifecycleDeps, Planner } from '../../core/lifecycle';
+import { createHandler as validateLaunchInput } from '../../../functions/manual/validate-launch-input';
+import { createHandler as validateTerminateInput } from '../../../functions/manual/validate-terminate-input';
+import { createHandler as validateDisruptInput } from '../../../functions/manual/validate-disrupt-input';
+import { createHandler as createNodeClaims } from '../../../functions/provisioning/create-node-claims';
+import { createHandler as launchNodeClaim } from '../../../functions/provisioning/launch-node-claim';
+import { createHandler as markOfferingUnavailable } from '../../../functions/provisioning/mark-offering-unavailable';
+import { createHandler as checkRegistration } from '../../../functions/provisioning/check-registration';
+import { createHandler as initializeNode } from '../../../functions/provisioning/initialize-node';
+import { createHandler as launchReplacement } from '../../../functions/provisioning/launch-replacement';
+import { createHandler as checkReplacementsReady } from '../../../functions/provisioning/check-replacements-ready';
+import { createHandler as provisioner } from '../../../functions/provisioning/provisioner';
+import { createHandler as taintNode } from '../../../functions/termination/taint-node';
+import { createHandler as evictPods } from '../../../functions/termination/evict-pods';
+import { createHandler as terminateInstance } from '../../../functions/termination/terminate-instance';
+import { createHandler as finalizeNodeClaim } from '../../../functions/termination/finalize-node-claim';
+import { createHandler as taintCandidates } from '../../../functions/termination/taint-candidates';
+import { createHandler as startTerminations } from '../../../functions/termination/start-terminations';
+import { createHandler as untaintCandidates } from '../../../functions/termination/untaint-candidates';
+import type { LocalHandler } from './runner';
+
+export function createLocalHandlers(deps: LifecycleDeps & { planner?: Planner }): Record<string, LocalHandler> {
+  const handlers: Record<string, LocalHandler> = {
+    validateLaunchInput: validateLaunchInput(deps),
+    validateTerminateInput: validateTerminateInput(deps),
+    validateDisruptInput: validateDisruptInput(deps),
+    createNodeClaims: createNodeClaims(deps),
+    launchNodeClaim: launchNodeClaim(deps),
+    markOfferingUnavailable: markOfferingUnavailable(deps),
+    checkRegistration: checkRegistration(deps),
+    initializeNode: initializeNode(deps),
+    launchReplacement: launchReplacement(deps),
+    checkReplacementsReady: checkReplacementsReady(deps),
+    taintNode: taintNode(deps),
+    evictPods: evictPods(deps),
+    terminateInstance: terminateInstance(deps),
+    finalizeNodeClaim: finalizeNodeClaim(deps),
+    taintCandidates: taintCandidates(deps),
+    startTerminations: startTerminations(deps),
+    untaintCandidates: untaintCandidates(deps),
+  };
+  if (deps.planner) {
+    const run = provisioner({ ...deps, planner: deps.planner }, { budgetMs: 1 });
+    handlers.provisioner = (event) => run(event);
+  }
+  return handlers;
+}

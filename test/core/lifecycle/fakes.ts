@@ -1,0 +1,208 @@
+/** Fakes of the ports and small builders for the lifecycle, handler and state-machine tests. */
+import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError } from '../../../shared/core/errors';
+import type { InstanceType } from '../../../shared/core/instance-types/types';
+import type { LifecycleDeps, LifecycleLogger } from '../../../shared/core/lifecycle';
+import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool } from '../../../shared/core/model/karpenter';
+import type { Node, Pod } from '../../../shared/core/model/kube';
+import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, LaunchRequest, NodePatch, WorkflowName, WorkflowStarter } from '../../../shared/core/ports';
+import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
+
+export class FakeClock implements Clock {
+  constructor(public ms = Date.UTC(2026, 0, 1)) {}
+  now(): number { return this.ms; }
+  async sleep(ms: number): Promise<void> { this.ms += ms; }
+  advance(ms: number): void { this.ms += ms; }
+}
+
+export class RecordingLogger implements LifecycleLogger {
+  readonly lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+  info(message: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'info', message, fields }); }
+  warn(message: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'warn', message, fields }); }
+  error(message: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'error', message, fields }); }
+  messages(): string[] { return this.lines.map((l) => l.message); }
+}
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** In-memory ClusterClient with the port's idempotency semantics and a write log. */
+export class FakeCluster implements ClusterClient {
+  nodes = new Map<string, Node>();
+  claims = new Map<string, NodeClaim>();
+  pods: Pod[] = [];
+  nodePools: NodePool[] = [];
+  nodeClasses: EC2NodeClass[] = [];
+  /** Returned by evict() for a pod key, otherwise 'evicted' (and the pod disappears). */
+  evictionResults = new Map<string, EvictionResult[]>();
+  writes: string[] = [];
+
+  async snapshot(): Promise<ClusterSnapshot> {
+    return clone({ pods: this.pods, nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()], nodePools: this.nodePools, nodeClasses: this.nodeClasses, pdbs: [], daemonSets: [], persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [] });
+  }
+  async getNode(name: string) { return clone(this.nodes.get(name)); }
+  async findNodeByProviderID(providerID: string) { return clone([...this.nodes.values()].find((n) => n.providerID === providerID)); }
+  async listPodsOnNode(nodeName: string) { return clone(this.pods.filter((p) => p.nodeName === nodeName)); }
+  async getNodeClaim(name: string) { return clone(this.claims.get(name)); }
+  async createNodeClaim(claim: NodeClaim) {
+    this.writes.push(`createNodeClaim ${claim.name}`);
+    if (!this.claims.has(claim.name)) this.claims.set(claim.name, clone(claim));
+    return clone(this.claims.get(claim.name) as NodeClaim);
+  }
+  async patchNodeClaimStatus(name: string, status: Partial<Omit<NodeClaim['status'], 'conditions'>> & { conditions?: NodeClaimCondition[] }) {
+    this.writes.push(`patchNodeClaimStatus ${name}`);
+    const c = this.claims.get(name);
+    if (!c) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`);
+    const { conditions, ...rest } = status;
+    Object.assign(c.status, rest);
+    for (const cond of conditions ?? []) c.status.conditions = [...c.status.conditions.filter((x) => x.type !== cond.type), cond];
+  }
+  async patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }) {
+    this.writes.push(`patchNodeClaimMetadata ${name}`);
+    const c = this.claims.get(name);
+    if (!c) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`);
+    for (const [k, v] of Object.entries(patch.labels ?? {})) { if (v === null) delete c.labels[k]; else c.labels[k] = v; }
+    for (const [k, v] of Object.entries(patch.annotations ?? {})) { if (v === null) delete c.annotations[k]; else c.annotations[k] = v; }
+    if (patch.finalizers) c.finalizers = [...patch.finalizers];
+  }
+  async deleteNodeClaim(name: string) { this.writes.push(`deleteNodeClaim ${name}`); this.claims.delete(name); }
+  async patchNode(name: string, patch: NodePatch) {
+    this.writes.push(`patchNode ${name}`);
+    const n = this.nodes.get(name);
+    if (!n) return false;
+    for (const [k, v] of Object.entries(patch.labels ?? {})) { if (v === null) delete n.labels[k]; else n.labels[k] = v; }
+    for (const [k, v] of Object.entries(patch.annotations ?? {})) { if (v === null) delete n.annotations[k]; else n.annotations[k] = v; }
+    if (patch.taints) n.taints = clone(patch.taints);
+    if (patch.unschedulable !== undefined) n.unschedulable = patch.unschedulable;
+    return true;
+  }
+  async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {
+    const key = `${pod.namespace}/${pod.name}`;
+    this.writes.push(`evict ${key}`);
+    const queued = this.evictionResults.get(key);
+    const result = queued?.length ? (queued.shift() as EvictionResult) : 'evicted';
+    if (result !== 'blocked') this.pods = this.pods.filter((p) => `${p.namespace}/${p.name}` !== key);
+    return result;
+  }
+  async deletePod(pod: { namespace: string; name: string }, gracePeriodSeconds: number) {
+    this.writes.push(`deletePod ${pod.namespace}/${pod.name} ${gracePeriodSeconds}`);
+    this.pods = this.pods.filter((p) => p.namespace !== pod.namespace || p.name !== pod.name);
+  }
+  async deleteNode(name: string) { this.writes.push(`deleteNode ${name}`); this.nodes.delete(name); }
+}
+
+/** CloudProvider fake: launches into `instances`, refuses foreign ids, can be told to throw ICE. */
+export class FakeCloud implements CloudProvider {
+  instances = new Map<string, CloudInstance>();
+  types: InstanceType[] = [instanceType('m5.large', 0.096), instanceType('c5.large', 0.085)];
+  iceOnce = false;
+  calls: string[] = [];
+  private seq = 0;
+
+  async create(req: LaunchRequest): Promise<CloudInstance> {
+    this.calls.push(`create ${req.nodeClaim.name}`);
+    if (this.iceOnce) {
+      this.iceOnce = false;
+      throw new InsufficientCapacityError('InsufficientInstanceCapacity', [{ instanceType: req.instanceTypes[0].name, zone: 'eu-west-1a', capacityType: 'spot' }]);
+    }
+    const id = `i-0abc${String(++this.seq).padStart(12, '0')}`;
+    const it = req.instanceTypes[0];
+    const inst: CloudInstance = { instanceId: id, providerID: `aws:///eu-west-1a/${id}`, instanceType: it.name, zone: 'eu-west-1a', capacityType: 'spot', launchTime: 0, state: 'running', tags: {} };
+    this.instances.set(inst.providerID, inst);
+    return inst;
+  }
+  async delete(providerID: string) {
+    this.calls.push(`delete ${providerID}`);
+    const inst = this.instances.get(providerID);
+    if (!inst) throw new NodeClaimNotFoundError(`instance ${providerID} not found`);
+    if (inst.tags.foreign) throw new InstanceNotOwnedError(`instance ${providerID} is not owned`);
+    inst.state = 'shutting-down';
+  }
+  async get(providerID: string) {
+    const inst = this.instances.get(providerID);
+    if (!inst) throw new NodeClaimNotFoundError(`instance ${providerID} not found`);
+    return inst;
+  }
+  async list() { return [...this.instances.values()]; }
+  async instanceTypes() { return clone(this.types); }
+  async isDrifted() { return undefined; }
+}
+
+export class RecordingWorkflows implements WorkflowStarter {
+  started: { machine: WorkflowName; name: string; input: unknown }[] = [];
+  async start(machine: WorkflowName, name: string, input: unknown) {
+    const alreadyStarted = this.started.some((s) => s.machine === machine && s.name === name);
+    if (!alreadyStarted) this.started.push({ machine, name, input });
+    return { executionArn: `arn:aws:states:eu-west-1:000000000000:execution:${machine}:${name}`, alreadyStarted };
+  }
+}
+
+export function instanceType(name: string, price: number): InstanceType {
+  return {
+    name, arch: 'amd64', os: 'linux', labels: { 'node.kubernetes.io/instance-type': name },
+    capacity: { cpu: 2000, memory: 8 * 1024 ** 3, pods: 29 }, allocatable: { cpu: 1930, memory: 7 * 1024 ** 3, pods: 29 },
+    overhead: { kubeReserved: {}, systemReserved: {}, evictionThreshold: {} },
+    offerings: [{ zone: 'eu-west-1a', capacityType: 'spot', price, available: true }, { zone: 'eu-west-1a', capacityType: 'on-demand', price: price * 3, available: true }],
+    exotic: false,
+  };
+}
+
+export function nodePool(name = 'default', over: Partial<NodePool> = {}): NodePool {
+  return {
+    name, weight: 0,
+    template: { labels: {}, annotations: {}, taints: [], startupTaints: [], requirements: [], nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: 720 * 3600, terminationGracePeriod: null },
+    disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: 0, budgets: [{ nodes: '10%' }] },
+    limits: {}, ...over,
+  };
+}
+
+export function nodeClass(name = 'default'): EC2NodeClass {
+  return {
+    name, amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2023@latest' }], subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }], role: 'KarpenterNodeRole-demo', tags: {}, blockDeviceMappings: [],
+    metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
+  };
+}
+
+export function nodeClaim(name: string, over: { nodePool?: string; providerID?: string; nodeName?: string; conditions?: NodeClaimCondition[]; tgp?: number | null; startupTaints?: NodeClaim['spec']['startupTaints'] } = {}): NodeClaim {
+  return {
+    name, labels: { 'karpenter.sh/nodepool': over.nodePool ?? 'default' }, annotations: {}, nodePool: over.nodePool ?? 'default',
+    spec: {
+      taints: [], startupTaints: over.startupTaints ?? [], requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large', 'm5.large'] }],
+      resources: { requests: { cpu: 1000 } }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null, terminationGracePeriod: over.tgp ?? null,
+    },
+    status: { conditions: over.conditions ?? [], ...(over.providerID ? { providerID: over.providerID } : {}), ...(over.nodeName ? { nodeName: over.nodeName } : {}) },
+    creationTimestamp: 1_767_225_600, finalizers: ['karpenter.sh/termination'],
+  };
+}
+
+export function node(name: string, over: Partial<Node> = {}): Node {
+  return {
+    name, labels: {}, annotations: {}, taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }], capacity: { cpu: 2000 }, allocatable: { cpu: 1930 },
+    unschedulable: false, ready: true, creationTimestamp: 1_767_225_600, finalizers: [], ...over,
+  };
+}
+
+export function pod(name: string, over: Partial<Pod> = {}): Pod {
+  return {
+    uid: `uid-${name}`, namespace: 'default', name, labels: {}, annotations: {}, creationTimestamp: 1_767_225_600, phase: 'Running',
+    requests: { cpu: 500 }, nodeSelector: {}, tolerations: [], topologySpreadConstraints: [], hostPorts: [], volumeClaims: [],
+    owner: { kind: 'ReplicaSet', name: 'web-abc' }, priority: 0, terminationGracePeriodSeconds: 30, ...over,
+  };
+}
+
+export interface Fakes extends LifecycleDeps {
+  cluster: FakeCluster;
+  cloud: FakeCloud;
+  workflows: RecordingWorkflows;
+  store: MemoryStateStore;
+  clock: FakeClock;
+  log: RecordingLogger;
+}
+
+export function fakes(): Fakes {
+  const clock = new FakeClock();
+  const cluster = new FakeCluster();
+  cluster.nodePools = [nodePool()];
+  cluster.nodeClasses = [nodeClass()];
+  return { cluster, cloud: new FakeCloud(), workflows: new RecordingWorkflows(), store: new MemoryStateStore(clock), clock, log: new RecordingLogger() };
+}
