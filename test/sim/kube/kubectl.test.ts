@@ -1,0 +1,58 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeKubeApi, writeKubeconfig, type FakeKubeApi, type RunningKubeServer } from '../../../shared/sim/kube';
+import { deploymentJson, nodeJson, nodePoolJson, T0 } from './fixtures';
+
+function findKubectl(): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const kubectlBin = findKubectl();
+if (!kubectlBin) console.warn('SKIPPED: the real-kubectl test needs a kubectl binary on PATH (Debian: apt-get install kubernetes-client)');
+
+describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl', () => {
+  let api: FakeKubeApi;
+  let server: RunningKubeServer;
+  let dir: string;
+  // Asynchronous on purpose: the server runs in this process, so a synchronous spawn would block it.
+  const kubectl = async (...args: string[]) => (await promisify(execFile)(kubectlBin as string, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], { encoding: 'utf8', timeout: 20_000 })).stdout;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'nodewright-kubectl-'));
+    api = createFakeKubeApi({ clock: () => T0, token: 'kubectl-token' });
+    const s = api.store;
+    s.create(s.typeOf('v1', 'Node'), undefined, nodeJson('ip-10-0-1-1.ec2.internal'));
+    s.create(s.typeOf('karpenter.sh/v1', 'NodePool'), undefined, nodePoolJson('default'));
+    s.create(s.typeOf('apps/v1', 'Deployment'), 'default', deploymentJson('inflate', 0));
+    server = await api.listen({ tls: true });
+    writeKubeconfig(join(dir, 'kubeconfig'), { server: server.url, caData: server.caData, token: 'kubectl-token' });
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('should list nodes and nodepools with kubectl get', async () => {
+    // Act
+    const out = await kubectl('get', 'nodes,nodepools,nodeclaims', '-o', 'name');
+    // Assess
+    expect(out.split('\n').filter(Boolean)).toEqual(['node/ip-10-0-1-1.ec2.internal', 'nodepool.karpenter.sh/default']);
+  });
+
+  it('should scale a deployment with kubectl scale', async () => {
+    // Act
+    const out = await kubectl('scale', 'deployment', 'inflate', '--replicas', '5');
+    const replicas = await kubectl('get', 'deployment', 'inflate', '-o', 'jsonpath={.spec.replicas}');
+    // Assess
+    expect(out).toContain('deployment.apps/inflate scaled');
+    expect(replicas).toBe('5');
+  });
+});
