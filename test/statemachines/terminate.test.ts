@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { createLocalHandlers, runLocalExecution } from '../../shared/sim/sfn';
+import { fakes, node, nodeClaim, pod, type Fakes } from '../core/lifecycle/fakes';
+
+const PROVIDER_ID = 'aws:///eu-west-1a/i-0abc000000000042';
+const NODE = 'ip-10-0-0-42.eu-west-1.compute.internal';
+
+function managedNode(f: Fakes, opts: { tgp?: number | null } = {}) {
+  f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PROVIDER_ID, nodeName: NODE, tgp: opts.tgp ?? null }));
+  f.cluster.nodes.set(NODE, node(NODE, { providerID: PROVIDER_ID, taints: [] }));
+  f.cloud.instances.set(PROVIDER_ID, { instanceId: 'i-0abc000000000042', providerID: PROVIDER_ID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: 0, state: 'running', tags: {} });
+}
+
+const advance = (f: Fakes, ms?: number) => (_state: string, seconds: number) => f.clock.advance(ms ?? seconds * 1000);
+
+describe('terminate state machine (local)', () => {
+  it('should taint, drain in tiers, terminate the instance and delete node and claim', async () => {
+    // Prepare
+    const f = fakes();
+    managedNode(f);
+    f.cluster.pods = [
+      pod('fluent-bit-x', { nodeName: NODE, owner: { kind: 'DaemonSet', name: 'fluent-bit' } }),
+      pod('web-1', { nodeName: NODE }),
+      pod('coredns-1', { nodeName: NODE, priorityClassName: 'system-cluster-critical' }),
+    ];
+    let taintedBeforeEviction = false;
+    const evict = f.cluster.evict.bind(f.cluster);
+    f.cluster.evict = async (p) => { taintedBeforeEviction ||= !!f.cluster.nodes.get(NODE)?.taints.some((t) => t.key === 'karpenter.sh/disrupted'); return evict(p); };
+
+    // Act
+    const run = await runLocalExecution('terminate', { nodeName: NODE }, { handlers: createLocalHandlers(f), onWait: advance(f) });
+
+    // Assess
+    expect(run.status).toBe('SUCCEEDED');
+    expect(taintedBeforeEviction).toBe(true);
+    expect(f.cluster.writes.filter((w) => w.startsWith('evict'))).toEqual(['evict default/web-1', 'evict default/fluent-bit-x', 'evict default/coredns-1']);
+    expect(f.cloud.instances.get(PROVIDER_ID)?.state).toBe('shutting-down');
+    expect(f.cluster.nodes.has(NODE)).toBe(false);
+    expect(f.cluster.claims.has('default-abcde')).toBe(false);
+    expect(f.log.messages()).toEqual(expect.arrayContaining(['tainted node', 'deleted node', 'deleted nodeclaim']));
+  });
+
+  it('should retry an eviction blocked by a PDB until it succeeds', async () => {
+    // Prepare
+    const f = fakes();
+    managedNode(f);
+    f.cluster.pods = [pod('db-0', { nodeName: NODE })];
+    f.cluster.evictionResults.set('default/db-0', ['blocked', 'blocked', 'evicted']);
+
+    // Act
+    const run = await runLocalExecution('terminate', { instanceId: 'i-0abc000000000042' }, { handlers: createLocalHandlers(f), onWait: advance(f) });
+
+    // Assess
+    expect(run.status).toBe('SUCCEEDED');
+    expect(f.cluster.writes.filter((w) => w === 'evict default/db-0')).toHaveLength(3);
+    expect(f.cluster.nodes.has(NODE)).toBe(false);
+  });
+
+  it('should delete pods bypassing PDBs once the terminationGracePeriod deadline is reached', async () => {
+    // Prepare
+    const f = fakes();
+    managedNode(f, { tgp: 120 });
+    f.cluster.pods = [pod('db-0', { nodeName: NODE, terminationGracePeriodSeconds: 30 })];
+    f.cluster.evictionResults.set('default/db-0', Array(100).fill('blocked'));
+
+    // Act
+    const run = await runLocalExecution('terminate', { nodeClaimName: 'default-abcde' }, { handlers: createLocalHandlers(f), onWait: advance(f, 20_000) });
+
+    // Assess
+    expect(run.status).toBe('SUCCEEDED');
+    expect(f.cluster.writes.some((w) => w.startsWith('deletePod default/db-0'))).toBe(true);
+    expect(f.cloud.instances.get(PROVIDER_ID)?.state).toBe('shutting-down');
+  });
+
+  it('should keep do-not-disrupt pods waiting and fail at the drain deadline when there is no grace period', async () => {
+    // Prepare
+    const f = fakes();
+    managedNode(f, { tgp: null });
+    f.cluster.pods = [pod('batch-1', { nodeName: NODE, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })];
+
+    // Act
+    const run = await runLocalExecution('terminate', { nodeName: NODE }, { handlers: createLocalHandlers(f), onWait: advance(f, 6 * 3600_000) });
+
+    // Assess
+    expect(run).toMatchObject({ status: 'FAILED', error: 'NodeDrainTimedOut' });
+    expect(f.cluster.writes.some((w) => w.startsWith('evict'))).toBe(false);
+    expect(f.cloud.instances.get(PROVIDER_ID)?.state).toBe('running');
+    expect(f.cluster.nodes.get(NODE)?.taints.map((t) => t.key)).toContain('karpenter.sh/disrupted');
+  });
+
+  it.each([
+    [{ nodeName: 'Not_A_Name' }, /nodeName/],
+    [{ nodeName: 'a', instanceId: 'i-0abc000000000042' }, /exactly one target/],
+    [{ instanceId: 'i-0fff00000000foreign' }, /instanceId/],
+    [{ instanceId: 'i-0fffffffffffffff0' }, /belongs to no NodeClaim/],
+    [{ nodeName: 'ip-10-9-9-9.eu-west-1.compute.internal' }, /does not exist/],
+    [{}, /exactly one target/],
+  ])('should fail at once with no side effect on wrong input %j', async (input, message) => {
+    // Prepare
+    const f = fakes();
+    managedNode(f);
+    f.cluster.writes = [];
+
+    // Act
+    const run = await runLocalExecution('terminate', input, { handlers: createLocalHandlers(f) });
+
+    // Assess
+    expect(run).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });
+    expect(run.cause).toMatch(message);
+    expect(run.tasks).toEqual(['validateTerminateInput']);
+    expect(f.cluster.writes).toEqual([]);
+    expect(f.cloud.calls).toEqual([]);
+  });
+
+  it('should refuse to drain a node nodewright does not manage', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.nodes.set('mng-node', node('mng-node', { providerID: 'aws:///eu-west-1a/i-0123456789abcdef0', taints: [] }));
+
+    // Act
+    const run = await runLocalExecution('terminate', { nodeName: 'mng-node' }, { handlers: createLocalHandlers(f) });
+
+    // Assess
+    expect(run).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });
+    expect(run.cause).toMatch(/has no NodeClaim/);
+    expect(f.cluster.writes).toEqual([]);
+  });
+});
