@@ -1,0 +1,148 @@
+/**
+ * The infra fragments of the interruption and garbage-collection functions, read as serverless.yml
+ * includes them (YAML with `${…}` Serverless variables left unresolved).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { DetailType, EventSource } from '../../../shared/core/interruption';
+import { eventFixture, type EventFixture } from '../../fixtures/events';
+
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const read = (path: string): Doc => parse(readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8'));
+
+const queueFile = read('infra/resources/interruption.yml');
+const resources: Doc = queueFile.Resources;
+const interruptionFn: Doc = read('infra/functions/interruption.yml').interruption;
+const gcFn: Doc = read('infra/functions/garbage-collection.yml').garbageCollection;
+const interruptionRole: Doc = read('infra/resources/iam-interruption.yml').Resources.InterruptionRole;
+const gcRole: Doc = read('infra/resources/iam-garbage-collection.yml').Resources.GarbageCollectionRole;
+
+const statements = (role: Doc): Doc[] => role.Properties.Policies.flatMap((p: Doc) => p.PolicyDocument.Statement);
+const actionsOf = (role: Doc): string[] => statements(role).flatMap((s) => [s.Action].flat());
+const rules = Object.values(resources).filter((r) => r.Type === 'AWS::Events::Rule');
+
+/** EventBridge matching for the subset the rules use: exact values in arrays, nested objects. */
+function matches(pattern: Doc, event: Doc): boolean {
+  return Object.entries(pattern).every(([key, expected]) =>
+    Array.isArray(expected) ? expected.includes(event[key]) : typeof event[key] === 'object' && matches(expected, event[key]),
+  );
+}
+
+describe('interruption queue', () => {
+  it('should keep messages 300 s, encrypt them with SSE-SQS and take its name from the parameter', () => {
+    // Act
+    const queue = resources.InterruptionQueue.Properties;
+    // Assess
+    expect(queue).toMatchObject({ QueueName: '${param:interruptionQueueName}', MessageRetentionPeriod: 300, SqsManagedSseEnabled: true });
+  });
+
+  it('should send messages that keep failing to an encrypted dead-letter queue', () => {
+    // Act
+    const { RedrivePolicy } = resources.InterruptionQueue.Properties;
+    const dlq = resources.InterruptionDeadLetterQueue.Properties;
+    // Assess
+    expect(RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': ['InterruptionDeadLetterQueue', 'Arn'] }, maxReceiveCount: 3 });
+    expect(dlq.SqsManagedSseEnabled).toBe(true);
+    expect(dlq.MessageRetentionPeriod).toBeGreaterThan(300);
+  });
+
+  it('should let EventBridge and SQS send, and deny any call without TLS', () => {
+    // Act
+    const [allow, deny] = resources.InterruptionQueuePolicy.Properties.PolicyDocument.Statement;
+    // Assess
+    expect(allow).toMatchObject({ Effect: 'Allow', Action: 'sqs:SendMessage', Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] } });
+    expect(deny).toMatchObject({ Effect: 'Deny', Principal: '*', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+  });
+
+  it('should keep the visibility timeout at least as long as the function timeout', () => {
+    // Assess
+    expect(resources.InterruptionQueue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(interruptionFn.timeout);
+  });
+});
+
+describe('interruption EventBridge rules', () => {
+  it('should have one rule per event kind the function handles, each targeting the queue', () => {
+    // Act
+    const kinds = rules.map((r) => `${r.Properties.EventPattern.source[0]} / ${r.Properties.EventPattern['detail-type'][0]}`).sort();
+    // Assess
+    expect(kinds).toEqual([
+      `${EventSource.health} / ${DetailType.scheduledChange}`,
+      ...[DetailType.capacityReservationInterruption, DetailType.rebalanceRecommendation, DetailType.instanceStateChange, DetailType.spotInterruption].map((d) => `${EventSource.ec2} / ${d}`),
+    ].sort());
+    for (const rule of rules) expect(rule.Properties.Targets).toEqual([{ Id: 'InterruptionQueue', Arn: { 'Fn::GetAtt': ['InterruptionQueue', 'Arn'] } }]);
+  });
+
+  it.each<[EventFixture, boolean]>([
+    ['spot-interruption-warning', true],
+    ['rebalance-recommendation', true],
+    ['instance-state-change-stopping', true],
+    ['health-scheduled-change', true],
+    ['capacity-reservation-interruption', true],
+    ['instance-state-change-running', false],
+    ['health-issue-ebs', false],
+    ['autoscaling-launch-successful', false],
+  ])('should route the %s event to the queue: %s', (fixture, routed) => {
+    // Act
+    const matched = rules.some((r) => matches(r.Properties.EventPattern, eventFixture(fixture)));
+    // Assess
+    expect(matched).toBe(routed);
+  });
+});
+
+describe('function definitions', () => {
+  it('should trigger interruption from the queue in batches of 10 with partial batch failures', () => {
+    // Assess
+    expect(interruptionFn.events).toEqual([
+      { sqs: { arn: { 'Fn::GetAtt': ['InterruptionQueue', 'Arn'] }, batchSize: 10, functionResponseType: 'ReportBatchItemFailures' } },
+    ]);
+    expect(interruptionFn.role).toBe('InterruptionRole');
+  });
+
+  it('should run garbage collection every 2 minutes, one at a time', () => {
+    // Assess
+    expect(gcFn.events).toEqual([{ schedule: expect.objectContaining({ rate: 'rate(2 minutes)' }) }]);
+    expect(gcFn.reservedConcurrency).toBe(1);
+    expect(gcFn.role).toBe('GarbageCollectionRole');
+  });
+
+  it('should point each handler at a module that exists', () => {
+    // Assess
+    for (const fn of [interruptionFn, gcFn]) {
+      const file = `${fn.handler.replace(/\.handler$/, '')}.ts`;
+      expect(existsSync(new URL(`../../../${file}`, import.meta.url)), file).toBe(true);
+    }
+  });
+});
+
+describe('function roles', () => {
+  it('should let only garbage collection terminate instances, and only those tagged for this cluster and a NodePool', () => {
+    // Act
+    const terminate = statements(gcRole).find((s) => s.Action === 'ec2:TerminateInstances');
+    // Assess
+    expect(actionsOf(interruptionRole)).not.toContain('ec2:TerminateInstances');
+    expect(terminate?.Condition).toEqual({
+      StringEquals: { 'aws:ResourceTag/kubernetes.io/cluster/${param:clusterName}': 'owned' },
+      StringLike: { 'aws:ResourceTag/karpenter.sh/nodepool': '*' },
+    });
+  });
+
+  it('should let interruption consume its queue and start only terminate executions', () => {
+    // Act
+    const sqs = statements(interruptionRole).find((s) => [s.Action].flat().includes('sqs:ReceiveMessage'));
+    const sfn = statements(interruptionRole).find((s) => s.Action === 'states:StartExecution');
+    // Assess
+    expect(sqs?.Resource).toEqual([{ 'Fn::GetAtt': ['InterruptionQueue', 'Arn'] }]);
+    expect([sqs?.Action].flat()).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(sfn?.Resource).toEqual(['${self:provider.environment.TERMINATE_STATE_MACHINE_ARN}']);
+    expect(actionsOf(gcRole).some((a) => a.startsWith('states:') || a.startsWith('sqs:'))).toBe(false);
+  });
+
+  it('should use no wildcard actions, and a wildcard resource only for EC2 reads', () => {
+    // Act
+    const all = [...statements(interruptionRole), ...statements(gcRole)];
+    // Assess
+    expect(all.flatMap((s) => [s.Action].flat()).filter((a: string) => a.includes('*'))).toEqual([]);
+    expect(all.filter((s) => s.Resource === '*').map((s) => s.Action)).toEqual(['ec2:DescribeInstances', 'ec2:DescribeInstances']);
+  });
+});
