@@ -1,0 +1,11 @@
+export { Ec2CloudProvider, ICE_TTL_SECONDS, type Ec2CloudProviderDeps } from './cloud-provider';
+export { aliasParameter, familyOfAlias, resolveAmis, amiPerArch, type ResolvedAmi, type Arch } from './amis';
+export { resolveSubnets, resolveSecurityGroups, subnetPerZone, tagFilters, type ResolvedSubnet, type ResolvedSecurityGroup } from './selectors';
+export { NodeClassResolver, type ResolvedNodeClass } from './node-class-resolver';
+export { planFleet, allowedValues, MAX_FLEET_OVERRIDES, type FleetPlan, type PlannedOverride } from './fleet-plan';
+export { InstanceTypeSource, INSTANCE_TYPES_TTL_MS, SPOT_PRICES_TTL_MS } from './instance-type-source';
+export { toCatalogEntry } from './catalog-mapping';
+export { LaunchTemplates, launchTemplateData, launchTemplateName, defaultBlockDevices, LAUNCH_TEMPLATE_PREFIX } from './launch-templates';
+export { renderUserData, al2023UserData, al2UserData, bottlerocketUserData, type UserDataOptions } from './user-data';
+export { parseProviderID, providerIdFor, toCloudInstance, ProviderIdInvalidError } from './instances';
+export { isOwnedByCluster, clusterTagKey, launchTags } from './tags';
