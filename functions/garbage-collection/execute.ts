@@ -43,10 +43,14 @@ async function terminateInstance(deps: ExecuteDeps, providerID: string): Promise
 async function removeClaim(deps: ExecuteDeps, name: string): Promise<void> {
   const claim = await deps.cluster.getNodeClaim(name);
   if (!claim) return;
-  if (claim.finalizers.includes(Finalizer.termination)) {
-    await deps.cluster.patchNodeClaimMetadata(name, { finalizers: claim.finalizers.filter((f) => f !== Finalizer.termination) });
+  try {
+    if (claim.finalizers.includes(Finalizer.termination)) {
+      await deps.cluster.patchNodeClaimMetadata(name, { finalizers: claim.finalizers.filter((f) => f !== Finalizer.termination) });
+    }
+    await deps.cluster.deleteNodeClaim(name);
+  } catch (e) {
+    if (!isNodeClaimNotFoundError(e)) throw e; // deleted meanwhile: the desired end state
   }
-  await deps.cluster.deleteNodeClaim(name);
 }
 
 /** Confirms with a direct lookup that a claim's instance is really gone (a list can lag behind). */
