@@ -150,4 +150,19 @@ describe('NodePool (karpenter.sh/v1)', () => {
       expect(err.problem).toMatch(problem);
     });
   }
+
+  it('should read readiness and deletion of a NodePool read from the cluster', () => {
+    // Prepare
+    const json = { ...nodePoolJson(), status: { conditions: [{ type: 'Ready', status: 'False', reason: 'NodeClassNotReady' }] } };
+    (json.metadata as Record<string, unknown>).deletionTimestamp = new Date('2025-01-01T00:00:00Z');
+    (json.metadata as Record<string, unknown>).uid = 'np-1';
+
+    // Act
+    const pool = nodePoolFromKube(json);
+
+    // Assess
+    expect(pool.ready).toBe(false);
+    expect(pool.deleting).toBe(true);
+    expect(pool.uid).toBe('np-1');
+  });
 });

@@ -250,4 +250,39 @@ status:
     // Assess
     expect(set.pods[0].priority).toBe(-5);
   });
+
+  it('should warn about fields a v1 NodePool or EC2NodeClass does not have', () => {
+    // Prepare
+    const text = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: typo, labels: {a: b}}
+spec:
+  template:
+    spec:
+      requirements: [{key: kubernetes.io/os, operator: In, values: [linux], minvalues: 1}]
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption: {consolidateafter: 5m}
+`;
+
+    // Act
+    const set = parseManifests(text, 'typo.yaml');
+
+    // Assess
+    expect(set.nodePools[0].disruption.consolidateAfter).toBe(0);
+    expect(set.warnings.map((w) => w.message)).toEqual([
+      'NodePool typo: unknown field spec.template.spec.requirements[0].minvalues was ignored',
+      'NodePool typo: unknown field spec.disruption.consolidateafter was ignored',
+    ]);
+  });
+
+  it('should read API list responses whose items carry no kind', () => {
+    // Prepare
+    const text = 'apiVersion: v1\nkind: PodList\nitems:\n  - metadata: {name: a}\n    spec: {containers: []}\n';
+
+    // Act
+    const set = parseManifests(text, 'pods.yaml');
+
+    // Assess
+    expect(set.pods.map((p) => p.name)).toEqual(['a']);
+  });
 });

@@ -4,6 +4,7 @@ import type { AmiFamily, EC2NodeClass } from '../karpenter';
 import { nodeClassHash } from '../hash';
 import { arr, obj, str, type Json, type ManifestContext } from './context';
 import { kubeletSchema, toKubelet } from './kubelet';
+import { nodeSelectorRequirement } from './scheduling-fields';
 import { parseOrThrow, quantitySchema, requiredObject, stringish } from './zod-helpers';
 import { parseBytes } from '../quantity';
 
@@ -188,7 +189,13 @@ function nodeClassStatus(status: Json): EC2NodeClass['status'] | undefined {
   const out: NonNullable<EC2NodeClass['status']> = {};
   if (Array.isArray(status.subnets)) out.subnets = arr(status.subnets).map(obj).map((s) => strip({ id: str(s.id) ?? '', zone: str(s.zone) ?? '', zoneID: str(s.zoneID) }));
   if (Array.isArray(status.securityGroups)) out.securityGroups = arr(status.securityGroups).map(obj).map((g) => strip({ id: str(g.id) ?? '', name: str(g.name) }));
-  if (Array.isArray(status.amis)) out.amis = arr(status.amis).map(obj).map((a) => strip({ id: str(a.id) ?? '', name: str(a.name) }));
+  if (Array.isArray(status.amis)) {
+    out.amis = arr(status.amis).map(obj).map((a, i) => strip({
+      id: str(a.id) ?? '',
+      name: str(a.name),
+      requirements: Array.isArray(a.requirements) ? a.requirements.map((r, j) => nodeSelectorRequirement(r, undefined, `status.amis[${i}].requirements[${j}]`)) : undefined,
+    }));
+  }
   const ip = str(status.instanceProfile);
   if (ip) out.instanceProfile = ip;
   return out;

@@ -4,7 +4,7 @@ import { parseDuration, parseDurationOrNever } from '../duration';
 import type { NodePool } from '../karpenter';
 import type { NodeSelectorRequirement, Taint } from '../kube';
 import { nodePoolHash } from '../hash';
-import { normalizeKey, obj, resources, str, toSeconds, type Json, type ManifestContext } from './context';
+import { arr, normalizeKey, obj, resources, str, toSeconds, type Json, type ManifestContext } from './context';
 import { labelKeyProblem, labelValueProblem, qualifiedNameProblem } from './label-rules';
 import {
   duration, durationOrNever, parseOrThrow, quantitySchema, requiredObject, stringMapSchema, stringish,
@@ -148,6 +148,8 @@ export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffi
   const uid = str(metadata.uid);
   if (uid) pool.uid = uid;
   if (toSeconds(metadata.deletionTimestamp) !== undefined) pool.deleting = true;
+  const ready = arr(obj(o.status).conditions).map(obj).find((c) => c.type === 'Ready');
+  if (ready) pool.ready = ready.status === 'True';
   pool.hash = nodePoolHash(pool);
   return pool;
 }

@@ -11,9 +11,10 @@ import { convertAwsNodeTemplate, convertProvisioner } from './convert-alpha';
 import { convertV1beta1NodeClass, convertV1beta1NodePool } from './convert-beta';
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
 import { nodeClaimFromKube } from './nodeclaim';
-import { nodeClassFromKube } from './nodeclass';
-import { nodePoolFromKube } from './nodepool';
+import { nodeClassFromKube, nodeClassSchema } from './nodeclass';
+import { nodePoolFromKube, nodePoolSchema } from './nodepool';
 import { podFromKube } from './pod';
+import { unknownFields } from './zod-helpers';
 import { WorkloadKinds, workloadClaims, workloadFromKube, workloadPods } from './workloads';
 
 export interface ManifestFile {
@@ -49,7 +50,11 @@ function readDocuments(files: ManifestFile[]): Doc[] {
       if (value === null || value === undefined) return;
       if (!isObject(value)) fail(ctx, '', 'expected a Kubernetes object (a mapping with apiVersion and kind)');
       if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))) {
-        for (const item of value.items as unknown[]) if (isObject(item)) docs.push({ object: item, ctx });
+        // API list responses (PodList …) may omit kind on their items.
+        const itemKind = value.kind === 'List' ? undefined : (value.kind as string).slice(0, -4);
+        for (const item of value.items as unknown[]) {
+          if (isObject(item)) docs.push({ object: item.kind || !itemKind ? item : { ...item, kind: itemKind, apiVersion: item.apiVersion ?? value.apiVersion }, ctx });
+        }
       } else {
         docs.push({ object: value, ctx });
       }
@@ -113,6 +118,18 @@ function attachKubelets(pools: PendingPool[], classes: PendingClass[], set: Mani
     classes.push({ ...target, json: { ...target.json, metadata: { ...obj(target.json.metadata), name: cloneName }, spec: { ...spec, kubelet: pool.kubelet } } });
     ref.name = cloneName;
     warn(`${poolName}: other pools share EC2NodeClass ${className} with different kubelet settings; this pool's kubelet moved to a new EC2NodeClass ${cloneName}`);
+  }
+}
+
+const TOP_LEVEL = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+
+function warnUnknownFields(items: PendingClass[], schema: unknown, kind: string, set: ManifestSet): void {
+  for (const { json, ctx, converted } of items) {
+    if (converted) continue; // conversion already warned about the fields it dropped
+    const name = str(obj(json.metadata).name) ?? '';
+    for (const field of unknownFields(schema, json).filter((f) => !TOP_LEVEL.has(f.split(/[.[]/)[0]))) {
+      set.warnings.push({ ...ctx, message: `${kind} ${name}: unknown field ${field} was ignored` });
+    }
   }
 }
 
@@ -183,6 +200,8 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
     }
   }
   attachKubelets(pools, classes, set);
+  warnUnknownFields(pools, nodePoolSchema, 'NodePool', set);
+  warnUnknownFields(classes, nodeClassSchema, 'EC2NodeClass', set);
   for (const c of classes) {
     set.nodeClasses.push(nodeClassFromKube(c.json, {
       ...c.ctx, problemSuffix: c.suffix, allowMissingIdentity: c.converted, defaultHopLimit: c.converted ? 2 : undefined,

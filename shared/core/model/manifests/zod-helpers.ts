@@ -37,3 +37,31 @@ function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
   return issue.message;
 }
+
+interface DefLike { _zod: { def: { type: string; shape?: Record<string, unknown>; innerType?: unknown; element?: unknown; in?: unknown } } }
+
+/**
+ * Fields present in `value` that `schema` does not know (zod drops them silently). Used to warn about
+ * typos such as `consolidateafter`; maps (records) are open and never reported.
+ */
+export function unknownFields(schema: unknown, value: unknown, path = ''): string[] {
+  const def = (schema as DefLike)._zod.def;
+  switch (def.type) {
+    case 'optional': case 'nullable': case 'default': case 'readonly':
+      return unknownFields(def.innerType, value, path);
+    case 'pipe':
+      return unknownFields(def.in, value, path);
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((v, i) => unknownFields(def.element, v, `${path}[${i}]`)) : [];
+    case 'object': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+      const shape = def.shape ?? {};
+      return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => {
+        const p = path ? `${path}.${k}` : k;
+        return k in shape ? unknownFields(shape[k], v, p) : [p];
+      });
+    }
+    default:
+      return [];
+  }
+}
