@@ -1,0 +1,201 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KubeClusterClient } from '../../../shared/adapters/kubernetes';
+import { isNodeClaimNotFoundError } from '../../../shared/core/errors';
+import { deploymentJson, nodeClassJson, nodeJson, nodePoolJson, pdbJson, podJson, startHarness, type Harness } from '../../sim/kube/fixtures';
+import { nodeClaim } from './claims';
+
+describe('KubeClusterClient against the fake API server', () => {
+  let h: Harness;
+  let client: KubeClusterClient;
+  const t = () => h.api.store;
+  const put = (apiVersion: string, kind: string, obj: Parameters<ReturnType<typeof t>['create']>[2], ns?: string) => t().create(t().typeOf(apiVersion, kind), ns, obj);
+
+  beforeEach(async () => {
+    h = await startHarness();
+    client = new KubeClusterClient(h.kc, { pageSize: 2, now: () => h.clock.now });
+  });
+  afterEach(async () => { await h.close(); });
+
+  describe('snapshot', () => {
+    it('should read every kind across pages and map it to the core model', async () => {
+      // Prepare
+      for (const n of ['node-a', 'node-b', 'node-c']) put('v1', 'Node', nodeJson(n, { providerID: `aws:///us-east-1a/i-${n}` }));
+      for (const p of ['p1', 'p2', 'p3']) put('v1', 'Pod', podJson(p, { unschedulable: true, cpu: '500m' }), 'default');
+      put('v1', 'Pod', podJson('done', { phase: 'Succeeded', nodeName: 'node-a' }), 'default');
+      put('policy/v1', 'PodDisruptionBudget', pdbJson('web', { app: 'web' }, { minAvailable: 1 }), 'default');
+      put('karpenter.sh/v1', 'NodePool', nodePoolJson('default'));
+      put('karpenter.k8s.aws/v1', 'EC2NodeClass', nodeClassJson('default'));
+      await client.createNodeClaim(nodeClaim('default-abcde'));
+      // Act
+      const snap = await client.snapshot();
+      // Assess
+      expect(snap.nodes.map((n) => n.name)).toEqual(['node-a', 'node-b', 'node-c']);
+      expect(snap.pods.map((p) => p.name)).toEqual(['p1', 'p2', 'p3']);
+      expect(snap.pods[0].requests.cpu).toBe(500);
+      expect(snap.pods[0].unschedulable).toBe(true);
+      expect(snap.pdbs[0]).toMatchObject({ name: 'web', disruptionsAllowed: 0 });
+      expect(snap.nodePools.map((p) => p.name)).toEqual(['default']);
+      expect(snap.nodeClasses.map((c) => c.name)).toEqual(['default']);
+      expect(snap.nodeClaims.map((c) => c.name)).toEqual(['default-abcde']);
+      expect(snap.invalid).toBeUndefined();
+    });
+
+    it('should report an invalid NodePool in snapshot.invalid and still return the rest', async () => {
+      // Prepare
+      put('karpenter.sh/v1', 'NodePool', nodePoolJson('good'));
+      put('karpenter.sh/v1', 'NodePool', nodePoolJson('bad', { requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In' }] }));
+      put('karpenter.k8s.aws/v1', 'EC2NodeClass', { ...nodeClassJson('broken'), spec: { amiSelectorTerms: [] } });
+      // Act
+      const snap = await client.snapshot();
+      // Assess
+      expect(snap.nodePools.map((p) => p.name)).toEqual(['good']);
+      expect(snap.invalid?.map((i) => `${i.kind}/${i.name}`)).toEqual(['NodePool/bad', 'EC2NodeClass/broken']);
+      expect(snap.invalid?.[0].reason).toMatch(/requirements/);
+    });
+  });
+
+  describe('reads', () => {
+    it('should find nodes by name and by providerID, and list the active pods on a node', async () => {
+      // Prepare
+      put('v1', 'Node', nodeJson('node-a', { providerID: 'aws:///us-east-1a/i-0aaa' }));
+      put('v1', 'Node', nodeJson('node-b', { providerID: 'aws:///us-east-1b/i-0bbb' }));
+      put('v1', 'Pod', podJson('on-b', { nodeName: 'node-b' }), 'default');
+      put('v1', 'Pod', podJson('finished', { nodeName: 'node-b', phase: 'Succeeded' }), 'default');
+      put('v1', 'Pod', podJson('on-a', { namespace: 'kube-system', nodeName: 'node-a' }), 'kube-system');
+      // Act
+      const byName = await client.getNode('node-a');
+      const missing = await client.getNode('nope');
+      const byProvider = await client.findNodeByProviderID('aws:///us-east-1b/i-0bbb');
+      const pods = await client.listPodsOnNode('node-b');
+      // Assess
+      expect(byName?.providerID).toBe('aws:///us-east-1a/i-0aaa');
+      expect(missing).toBeUndefined();
+      expect(byProvider?.name).toBe('node-b');
+      expect(pods.map((p) => p.name)).toEqual(['on-b']);
+    });
+  });
+
+  describe('NodeClaims', () => {
+    it('should create a claim once and return the existing one on a second create', async () => {
+      // Act
+      const first = await client.createNodeClaim(nodeClaim('default-x1'));
+      const second = await client.createNodeClaim(nodeClaim('default-x1', { labels: { changed: 'yes' } }));
+      // Assess
+      expect(second.uid).toBe(first.uid);
+      expect(second.labels.changed).toBeUndefined();
+      expect(second.finalizers).toEqual(['karpenter.sh/termination']);
+      expect(second.spec.resources.requests.cpu).toBe(1500);
+    });
+
+    it('should merge status fields and upsert conditions by type, keeping unchanged transition times', async () => {
+      // Prepare
+      await client.createNodeClaim(nodeClaim('default-x2'));
+      await client.patchNodeClaimStatus('default-x2', { providerID: 'aws:///us-east-1a/i-0123', conditions: [{ type: 'Launched', status: 'True' }] });
+      h.clock.now += 30_000;
+      // Act
+      await client.patchNodeClaimStatus('default-x2', { nodeName: 'ip-10-0-0-1', capacity: { cpu: 2000 }, conditions: [{ type: 'Launched', status: 'True' }, { type: 'Registered', status: 'True' }] });
+      const claim = await client.getNodeClaim('default-x2');
+      // Assess
+      expect(claim?.status.providerID).toBe('aws:///us-east-1a/i-0123');
+      expect(claim?.status.nodeName).toBe('ip-10-0-0-1');
+      expect(claim?.status.capacity?.cpu).toBe(2000);
+      expect(claim?.status.conditions.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([
+        ['Launched', 'True', h.clock.now / 1000 - 30],
+        ['Registered', 'True', h.clock.now / 1000],
+      ]);
+    });
+
+    it('should throw NodeClaimNotFoundError when patching the status of a missing claim', async () => {
+      // Act
+      const err = await client.patchNodeClaimStatus('ghost', { conditions: [{ type: 'Launched', status: 'True' }] }).catch((e: unknown) => e);
+      // Assess
+      expect(isNodeClaimNotFoundError(err)).toBe(true);
+    });
+
+    it('should only mark a claim with finalizers on delete, and remove it once the finalizer is cleared, twice without error', async () => {
+      // Prepare
+      await client.createNodeClaim(nodeClaim('default-x3'));
+      // Act
+      await client.deleteNodeClaim('default-x3');
+      const marked = await client.getNodeClaim('default-x3');
+      await client.patchNodeClaimMetadata('default-x3', { labels: { 'karpenter.sh/disrupted': 'true' } });
+      await client.patchNodeClaimMetadata('default-x3', { finalizers: [] });
+      await client.patchNodeClaimMetadata('default-x3', { finalizers: [] });
+      await client.deleteNodeClaim('default-x3');
+      // Assess
+      expect(marked?.deletionTimestamp).toBe(h.clock.now / 1000);
+      expect(await client.getNodeClaim('default-x3')).toBeUndefined();
+    });
+
+    it('should throw NodeClaimNotFoundError when labelling a missing claim', async () => {
+      // Act
+      const err = await client.patchNodeClaimMetadata('ghost', { labels: { a: 'b' } }).catch((e: unknown) => e);
+      // Assess
+      expect(isNodeClaimNotFoundError(err)).toBe(true);
+    });
+  });
+
+  describe('nodes', () => {
+    it('should merge-patch labels, annotations, taints and unschedulable, and answer false for a missing node', async () => {
+      // Prepare
+      put('v1', 'Node', nodeJson('node-a', { labels: { old: 'x' } }));
+      // Act
+      const ok = await client.patchNode('node-a', { labels: { old: null, 'karpenter.sh/registered': 'true' }, annotations: { a: '1' }, taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }], unschedulable: true });
+      const missing = await client.patchNode('nope', { unschedulable: true });
+      const node = await client.getNode('node-a');
+      // Assess
+      expect(ok).toBe(true);
+      expect(missing).toBe(false);
+      expect(node?.labels).toEqual({ 'kubernetes.io/hostname': 'node-a', 'karpenter.sh/registered': 'true' });
+      expect(node?.annotations.a).toBe('1');
+      expect(node?.taints).toEqual([{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }]);
+      expect(node?.unschedulable).toBe(true);
+    });
+
+    it('should clear taints and unschedulable', async () => {
+      // Prepare
+      put('v1', 'Node', { ...nodeJson('node-a'), spec: { unschedulable: true, taints: [{ key: 'k', effect: 'NoSchedule' }] } });
+      // Act
+      await client.patchNode('node-a', { taints: [], unschedulable: false });
+      const node = await client.getNode('node-a');
+      // Assess
+      expect(node?.taints).toEqual([]);
+      expect(node?.unschedulable).toBe(false);
+    });
+
+    it('should delete a node, and treat deleting it again as success', async () => {
+      // Prepare
+      put('v1', 'Node', nodeJson('node-a'));
+      // Act
+      await client.deleteNode('node-a');
+      await client.deleteNode('node-a');
+      // Assess
+      expect(await client.getNode('node-a')).toBeUndefined();
+    });
+  });
+
+  describe('pods', () => {
+    beforeEach(() => {
+      put('apps/v1', 'Deployment', deploymentJson('web', 2), 'default');
+      for (const n of ['web-1', 'web-2']) put('v1', 'Pod', podJson(n, { labels: { app: 'web' }, nodeName: 'node-a', ready: true, owner: { kind: 'Deployment', name: 'web' } }), 'default');
+      put('policy/v1', 'PodDisruptionBudget', pdbJson('web', { app: 'web' }, { minAvailable: 1 }), 'default');
+    });
+
+    it('should report evicted, then blocked by the PDB, then gone', async () => {
+      // Act
+      const first = await client.evict({ namespace: 'default', name: 'web-1' });
+      const second = await client.evict({ namespace: 'default', name: 'web-2' });
+      const third = await client.evict({ namespace: 'default', name: 'web-1' });
+      // Assess
+      expect([first, second, third]).toEqual(['evicted', 'blocked', 'gone']);
+    });
+
+    it('should delete a pod bypassing the PDB, and treat a missing pod as success', async () => {
+      // Act
+      await client.deletePod({ namespace: 'default', name: 'web-1' }, 30);
+      await client.deletePod({ namespace: 'default', name: 'web-1' }, 30);
+      // Assess
+      expect((await client.listPodsOnNode('node-a')).map((p) => p.name)).toEqual(['web-2']);
+    });
+  });
+});
