@@ -1,9 +1,12 @@
 /** Plain Kubernetes JSON builders and a fake API server + client-node pair for tests. */
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, PolicyV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, PolicyV1Api, type KubeConfig, type V1Deployment, type V1Node, type V1Pod, type V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { kubeConfigForServer } from '../../../shared/adapters/kubernetes/config';
 import { createFakeKubeApi, type FakeKubeApi, type KubeObject, type RunningKubeServer } from '../../../shared/sim/kube';
 
 export const T0 = Date.UTC(2025, 0, 1, 0, 0, 0);
+
+/** Wire JSON usable both as a store object and as a typed client-node request body. */
+const wire = <T>(o: KubeObject): KubeObject & T => o as KubeObject & T;
 
 export interface Harness {
   api: FakeKubeApi;
@@ -33,12 +36,12 @@ export async function startHarness(token = 'test-token'): Promise<Harness> {
   };
 }
 
-export function podJson(name: string, opts: { namespace?: string; labels?: Record<string, string>; nodeName?: string; ready?: boolean; phase?: string; cpu?: string; unschedulable?: boolean; owner?: { kind: string; name: string } } = {}): KubeObject {
+export function podJson(name: string, opts: { namespace?: string; labels?: Record<string, string>; nodeName?: string; ready?: boolean; phase?: string; cpu?: string; unschedulable?: boolean; owner?: { kind: string; name: string } } = {}): KubeObject & V1Pod {
   const phase = opts.phase ?? (opts.nodeName ? 'Running' : 'Pending');
   const conditions: Record<string, unknown>[] = [];
   if (opts.ready) conditions.push({ type: 'Ready', status: 'True' });
   if (opts.unschedulable) conditions.push({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' });
-  return {
+  return wire<V1Pod>({
     apiVersion: 'v1', kind: 'Pod',
     metadata: {
       name, namespace: opts.namespace ?? 'default', labels: opts.labels ?? {},
@@ -46,28 +49,28 @@ export function podJson(name: string, opts: { namespace?: string; labels?: Recor
     },
     spec: { ...(opts.nodeName ? { nodeName: opts.nodeName } : {}), containers: [{ name: 'app', image: 'pause', resources: { requests: { cpu: opts.cpu ?? '100m', memory: '64Mi' } } }] },
     status: { phase, conditions },
-  };
+  });
 }
 
-export function nodeJson(name: string, opts: { labels?: Record<string, string>; providerID?: string; cpu?: string } = {}): KubeObject {
+export function nodeJson(name: string, opts: { labels?: Record<string, string>; providerID?: string; cpu?: string } = {}): KubeObject & V1Node {
   const alloc = { cpu: opts.cpu ?? '2', memory: '8Gi', pods: '110' };
-  return {
+  return wire<V1Node>({
     apiVersion: 'v1', kind: 'Node',
     metadata: { name, labels: { 'kubernetes.io/hostname': name, ...(opts.labels ?? {}) } },
     spec: { ...(opts.providerID ? { providerID: opts.providerID } : {}) },
     status: { capacity: alloc, allocatable: alloc, conditions: [{ type: 'Ready', status: 'True' }] },
-  };
+  });
 }
 
-export function pdbJson(name: string, selector: Record<string, string>, budget: { minAvailable?: number | string; maxUnavailable?: number | string }, namespace = 'default'): KubeObject {
-  return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name, namespace }, spec: { selector: { matchLabels: selector }, ...budget } };
+export function pdbJson(name: string, selector: Record<string, string>, budget: { minAvailable?: number | string; maxUnavailable?: number | string }, namespace = 'default'): KubeObject & V1PodDisruptionBudget {
+  return wire<V1PodDisruptionBudget>({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name, namespace }, spec: { selector: { matchLabels: selector }, ...budget } });
 }
 
-export function deploymentJson(name: string, replicas: number, namespace = 'default'): KubeObject {
-  return {
+export function deploymentJson(name: string, replicas: number, namespace = 'default'): KubeObject & V1Deployment {
+  return wire<V1Deployment>({
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace },
     spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'pause' }] } } },
-  };
+  });
 }
 
 export function nodePoolJson(name: string, extra: { weight?: number; requirements?: unknown[] } = {}): KubeObject {
