@@ -124,7 +124,7 @@ describe('NodePool (karpenter.sh/v1)', () => {
     ['an empty nodeClassRef name', spec((np) => { np.spec.template.spec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: '' }; }), 'spec.template.spec.nodeClassRef.name', /must not be empty/],
     ['a restricted template label', spec((np) => { np.spec.template.metadata = { labels: { 'karpenter.sh/nodepool': 'x' } }; }), 'spec.template.metadata.labels.karpenter.sh/nodepool', /restricted/],
     ['an invalid label value', spec((np) => { np.spec.template.metadata = { labels: { team: 'a b' } }; }), 'spec.template.metadata.labels.team', /not a valid label value/],
-    ['a bad taint effect', spec((np) => { np.spec.template.spec.taints = [{ key: 'a', effect: 'NoRun' }]; }), 'spec.template.spec.taints[0].effect', /must be one of/],
+    ['a bad taint effect', spec((np) => { np.spec.template.spec.taints = [{ key: 'a', effect: 'NoRun' }]; }), 'spec.template.spec.taints[0].effect', /must be one of "NoSchedule", "PreferNoSchedule", "NoExecute", got "NoRun"/],
     ['the same taint in taints and startupTaints', spec((np) => {
       np.spec.template.spec.taints = [{ key: 'a', effect: 'NoSchedule' }];
       np.spec.template.spec.startupTaints = [{ key: 'a', value: 'x', effect: 'NoSchedule' }];
@@ -137,6 +137,7 @@ describe('NodePool (karpenter.sh/v1)', () => {
     ['a budget duration in seconds', spec((np) => { np.spec.disruption = { budgets: [{ nodes: '0', schedule: '@daily', duration: '30s' }] }; }), 'spec.disruption.budgets[0].duration', /hours and\/or minutes/],
     ['an unknown budget reason', spec((np) => { np.spec.disruption = { budgets: [{ nodes: '1', reasons: ['Expired'] }] }; }), 'spec.disruption.budgets[0].reasons[0]', /must be one of/],
     ['weight 0', spec((np) => { np.spec.weight = 0; }), 'spec.weight', /between 1 and 100/],
+    ['a quoted weight', spec((np) => { np.spec.weight = '5'; }), 'spec.weight', /expected number, got "5"/],
     ['weight 101', spec((np) => { np.spec.weight = 101; }), 'spec.weight', /between 1 and 100/],
     ['a bad limit quantity', spec((np) => { np.spec.limits = { cpu: 'lots' }; }), 'spec.limits.cpu', /invalid quantity/],
   ];

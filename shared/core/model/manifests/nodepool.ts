@@ -13,7 +13,7 @@ import {
 const NUMERIC_OPERATORS = new Set(['Gt', 'Lt', 'Gte', 'Lte']);
 
 const requirementSchema = z.object({
-  key: z.string({ error: 'key is required' }),
+  key: z.string({ error: (iss) => (iss.input === undefined ? 'key is required' : 'key must be a string') }),
   operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt', 'Gte', 'Lte']),
   values: z.array(stringish).optional(),
   minValues: z.number().int().min(1, 'minValues must be between 1 and 50').max(50, 'minValues must be between 1 and 50').optional(),

@@ -24,7 +24,7 @@ export const duration = (what: string) =>
 
 /** Runs a schema; the first issue becomes one ManifestValidationError naming the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, ctx: ManifestContext | undefined, problemSuffix = ''): z.output<T> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   fail(ctx, formatPath(issue.path), `${issueMessage(issue)}${problemSuffix}`);
@@ -32,9 +32,16 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, ctx
 
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_value' && 'values' in issue) {
-    return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    const got = 'input' in issue && issue.input !== undefined ? `, got ${JSON.stringify(issue.input)}` : '';
+    return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${got}`;
   }
   if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
+    const field = String(issue.path[issue.path.length - 1] ?? 'value');
+    if (!('input' in issue) || issue.input === undefined) return `${field} is required`;
+    const got = Array.isArray(issue.input) ? 'a list' : issue.input === null ? 'null' : typeof issue.input === 'object' ? 'an object' : JSON.stringify(issue.input);
+    return `expected ${issue.expected}, got ${got}`;
+  }
   return issue.message;
 }
 
