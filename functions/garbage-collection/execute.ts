@@ -6,13 +6,10 @@ import type { CloudProvider, ClusterClient, Clock, StateStore } from '../../shar
 import type { GarbageCollectionAction } from '../../shared/core/garbage-collection';
 import { isInstanceNotOwnedError, isNodeClaimNotFoundError } from '../../shared/core/errors';
 import { Finalizer } from '../../shared/core/model/labels';
+import type { LifecycleLogger } from '../../shared/core/lifecycle';
 
-export type GcLogger = {
-  debug(message: string, ...extra: object[]): void;
-  info(message: string, ...extra: object[]): void;
-  warn(message: string, ...extra: object[]): void;
-  error(message: string, ...extra: object[]): void;
-};
+/** Structured logger (the Powertools Logger through `lifecycleLogger`). */
+export type GcLogger = LifecycleLogger;
 
 export interface ExecuteDeps {
   cluster: ClusterClient;
@@ -79,7 +76,7 @@ export async function executeGarbageCollection(deps: ExecuteDeps, action: Garbag
     }
     case 'removeClaimWithoutInstance': {
       if (!(await instanceIsGone(deps, action.providerID))) {
-        deps.logger.debug('instance still exists; keeping nodeclaim', { nodeclaim: action.nodeClaim, providerID: action.providerID });
+        deps.logger.info('instance still exists; keeping nodeclaim', { nodeclaim: action.nodeClaim, providerID: action.providerID });
         return 'skipped';
       }
       if (action.nodeName) await deps.cluster.deleteNode(action.nodeName);

@@ -4,6 +4,8 @@
  * launch (5 min) or register (15 min) in time. Decisions are in shared/core/garbage-collection.
  */
 import type { CloudProvider, ClusterClient, Clock, StateStore } from '../../shared/core/ports';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from '../../shared/core/garbage-collection';
 import { executeGarbageCollection, type ActionOutcome, type GcLogger } from './execute';
 
@@ -12,7 +14,7 @@ export interface GarbageCollectionHandlerDeps {
   cloud: CloudProvider;
   state: StateStore;
   clock: Clock;
-  /** A Powertools Logger (any object with debug/info/warn/error). */
+  /** Structured logger: in production the Powertools Logger through `lifecycleLogger()`. */
   logger: GcLogger;
   clusterName: string;
   timings?: Partial<GarbageCollectionTimings>;
@@ -52,3 +54,8 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
     return { actions: results, failed };
   };
 }
+
+/** The deployed function (EventBridge schedule, rate 2 minutes). */
+export const handler = deployedHandler<unknown, GarbageCollectionResult>('garbageCollection', (deps) =>
+  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName }),
+);

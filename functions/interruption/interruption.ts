@@ -5,6 +5,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { createOwnershipLookup } from './ownership-lookup';
 import { processInterruptionRecord, type InterruptionLogger, type ProvisioningTrigger } from './process-message';
 
@@ -14,7 +16,7 @@ export interface InterruptionHandlerDeps {
   workflows: WorkflowStarter;
   state: StateStore;
   clock: Clock;
-  /** A Powertools Logger (any object with debug/info/warn/error). */
+  /** Structured logger: in production the Powertools Logger through `lifecycleLogger()`. */
   logger: InterruptionLogger;
   clusterName: string;
   /** Present when the composition root offers a way to run the provisioner now. */
@@ -42,3 +44,19 @@ export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandle
     return response;
   };
 }
+
+/**
+ * The deployed function. The composition root offers no provisioner trigger: replacements come from the
+ * scheduled provisioner once the drained pods are pending (docs/interruption.md).
+ */
+export const handler = deployedHandler<SQSEvent, SQSBatchResponse>('interruption', (deps) =>
+  createHandler({
+    cluster: deps.cluster,
+    cloud: deps.cloud,
+    workflows: deps.workflows,
+    state: deps.store,
+    clock: deps.clock,
+    logger: lifecycleLogger(),
+    clusterName: deps.config.clusterName,
+  }),
+);

@@ -5,14 +5,11 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { decideInterruption, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
+import type { LifecycleLogger } from '../../shared/core/lifecycle';
 import type { OwnershipLookup } from './ownership-lookup';
 
-export type InterruptionLogger = {
-  debug(message: string, ...extra: object[]): void;
-  info(message: string, ...extra: object[]): void;
-  warn(message: string, ...extra: object[]): void;
-  error(message: string, ...extra: object[]): void;
-};
+/** Structured logger (the Powertools Logger through `lifecycleLogger`). */
+export type InterruptionLogger = LifecycleLogger;
 
 /** Asks the provisioner to run now so replacements for the drained pods start at once. */
 export type ProvisioningTrigger = (request: { reason: string; nodeClaim?: string; instanceId: string }) => Promise<void>;
@@ -28,7 +25,7 @@ export interface ProcessMessageDeps {
 type CordonAndDrain = Extract<InterruptionAction, { type: 'cordonAndDrain' }>;
 
 /** Runs a follow-up whose failure must not fail the record: the terminate execution already exists. */
-async function bestEffort(deps: ProcessMessageDeps, what: string, fields: object, work: () => Promise<void>): Promise<boolean> {
+async function bestEffort(deps: ProcessMessageDeps, what: string, fields: Record<string, unknown>, work: () => Promise<void>): Promise<boolean> {
   try {
     await work();
     return true;
@@ -60,8 +57,6 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
   if (trigger) {
     const request = { reason: message.kind, instanceId: action.instanceId, ...(action.nodeClaim ? { nodeClaim: action.nodeClaim } : {}) };
     provisioning = (await bestEffort(deps, 'trigger provisioning', fields, () => trigger(request))) ? 'triggered' : 'failed';
-  } else {
-    deps.logger.debug('no provisioning trigger configured; the scheduled provisioner replaces the drained pods', fields);
   }
   await bestEffort(deps, 'audit', fields, () =>
     deps.state.audit({

@@ -164,28 +164,25 @@ export class FakeWorkflows implements WorkflowStarter {
 }
 
 export interface LogLine {
-  level: 'debug' | 'info' | 'warn' | 'error';
+  level: 'info' | 'warn' | 'error';
   message: string;
   fields: Record<string, unknown>;
 }
 
-/** Captures log lines the way Powertools would emit them (message + merged fields). */
+/** Captures log lines (message + fields), as the LifecycleLogger over Powertools emits them. */
 export class RecordingLogger {
   readonly lines: LogLine[] = [];
-  private push(level: LogLine['level'], message: string, extra: object[]) {
-    this.lines.push({ level, message, fields: Object.assign({}, ...extra) });
+  private push(level: LogLine['level'], message: string, fields: Record<string, unknown> = {}) {
+    this.lines.push({ level, message, fields });
   }
-  debug(message: string, ...extra: object[]) {
-    this.push('debug', message, extra);
+  info(message: string, fields?: Record<string, unknown>) {
+    this.push('info', message, fields);
   }
-  info(message: string, ...extra: object[]) {
-    this.push('info', message, extra);
+  warn(message: string, fields?: Record<string, unknown>) {
+    this.push('warn', message, fields);
   }
-  warn(message: string, ...extra: object[]) {
-    this.push('warn', message, extra);
-  }
-  error(message: string, ...extra: object[]) {
-    this.push('error', message, extra);
+  error(message: string, fields?: Record<string, unknown>) {
+    this.push('error', message, fields);
   }
   messages(level?: LogLine['level']): string[] {
     return this.lines.filter((l) => !level || l.level === level).map((l) => l.message);
