@@ -154,7 +154,7 @@ describe('NodePool (karpenter.sh/v1)', () => {
 
   it('should read readiness and deletion of a NodePool read from the cluster', () => {
     // Prepare
-    const json = { ...nodePoolJson(), status: { conditions: [{ type: 'Ready', status: 'False', reason: 'NodeClassNotReady' }] } };
+    const json: Record<string, unknown> = { ...nodePoolJson(), status: { conditions: [{ type: 'Ready', status: 'False', reason: 'NodeClassNotReady' }] } };
     (json.metadata as Record<string, unknown>).deletionTimestamp = new Date('2025-01-01T00:00:00Z');
     (json.metadata as Record<string, unknown>).uid = 'np-1';
 
