@@ -2,7 +2,8 @@
 import { Label } from '../model/labels';
 import { formatResourceList, type ResourceList } from '../model/resources';
 import type { DaemonSet } from '../model/kube';
-import { hostPortConflict, hostPortKeys, podRequests } from './nodeclaim';
+import type { Dims } from './dims';
+import { hostPortConflict, hostPortKeys } from './nodeclaim';
 import type { PodState } from './pod-data';
 import { Requirements } from './requirements';
 import { taintString, untoleratedTaint } from './selectors';
@@ -11,13 +12,13 @@ import type { ExistingNode } from './types';
 
 export class ExistingNodeState {
   readonly requirements: Requirements;
-  readonly remaining: ResourceList;
+  readonly remaining: Float64Array;
   readonly hostPorts = new Set<string>();
   readonly placed: PodState[] = [];
   readonly hostname: string;
   readonly labels: Record<string, string>;
 
-  constructor(readonly node: ExistingNode, daemonSets: DaemonSet[]) {
+  constructor(readonly node: ExistingNode, daemonSets: DaemonSet[], private readonly dims: Dims) {
     this.hostname = node.labels[Label.hostname] ?? node.name;
     this.labels = { ...node.labels, [Label.hostname]: this.hostname };
     this.requirements = Requirements.fromLabels(this.labels);
@@ -41,14 +42,15 @@ export class ExistingNodeState {
       for (const k in pod.requests) remaining[k] = (remaining[k] ?? 0) - pod.requests[k];
       remaining.pods = (remaining.pods ?? 0) - 1;
     }
-    this.remaining = remaining;
+    this.remaining = dims.vec(remaining);
   }
 
   canAdd(s: PodState, topology: Topology): Requirements | string {
-    const req = podRequests(s);
-    for (const k in req) if (req[k] > 0 && req[k] > (this.remaining[k] ?? 0)) return `node ${this.node.name} has insufficient ${k}`;
-    const taint = untoleratedTaint({ tolerations: s.tolerations }, this.node.taints, { ignoreEphemeral: !this.node.initialized });
-    if (taint) return `did not tolerate taint ${taintString(taint)}`;
+    for (const i of s.reqNz) if (s.reqVec[i] > this.remaining[i]) return `node ${this.node.name} has insufficient ${this.dims.names[i]}`;
+    if (this.node.taints.length > 0) {
+      const taint = untoleratedTaint(s, this.node.taints, { ignoreEphemeral: !this.node.initialized });
+      if (taint) return `did not tolerate taint ${taintString(taint)}`;
+    }
     if (s.pod.hostPorts.length > 0) {
       const c = hostPortConflict(this.hostPorts, s.pod.hostPorts);
       if (c) return c;
@@ -61,14 +63,13 @@ export class ExistingNodeState {
   }
 
   commit(s: PodState): void {
-    const req = podRequests(s);
-    for (const k in req) this.remaining[k] = (this.remaining[k] ?? 0) - req[k];
+    for (const i of s.reqNz) this.remaining[i] -= s.reqVec[i];
     for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
     this.placed.push(s);
   }
 
   describeRemaining(): string {
-    return JSON.stringify(formatResourceList(this.remaining));
+    return JSON.stringify(formatResourceList(this.dims.list(this.remaining)));
   }
 }
 

@@ -3,22 +3,35 @@ import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import type { InProgressClaim } from './nodeclaim';
 import { Requirement } from './requirements';
-import { cheapestOffering, offeringMatches, type TypeOption } from './template';
+import { offeringMatcher, type TypeOption } from './template';
 import type { PlannedNodeClaim } from './types';
 
 const CAPACITY_ORDER: CapacityTypeValue[] = [CapacityType.reserved, CapacityType.spot, CapacityType.onDemand];
 
 export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number): PlannedNodeClaim {
   const reqs = claim.requirements;
-  const priced = claim.options
-    .map((o) => ({ o, price: cheapestOffering(o.offerings, reqs)?.price ?? Infinity }))
-    .sort((a, b) => a.price - b.price || (a.o.it.name < b.o.it.name ? -1 : a.o.it.name > b.o.it.name ? 1 : 0));
-  let options: TypeOption[] = priced.map((p) => p.o);
+  const match = offeringMatcher(reqs);
   // Exotic types (GPU, accelerators, metal) only when nothing else satisfies the pods.
-  if (options.some((o) => !o.it.exotic)) options = options.filter((o) => !o.it.exotic);
-  options = options.slice(0, maxInstanceTypes);
+  const anyPlain = claim.options.some((o) => !o.it.exotic);
+  const priced: { o: TypeOption; price: number }[] = [];
+  let sorted = true;
+  let hi = -Infinity;
+  for (const o of claim.options) {
+    if (anyPlain && o.it.exotic) continue;
+    // Options come cheapest-first by their unrestricted price, a lower bound: once we hold enough and the
+    // next lower bound exceeds every price held, nothing later can make the cut.
+    if (priced.length >= maxInstanceTypes && o.minPrice > hi) break;
+    let price = Infinity;
+    for (const x of o.offerings) if (x.price < price && match(x)) price = x.price;
+    const prev = priced[priced.length - 1];
+    if (prev && (prev.price > price || (prev.price === price && prev.o.it.name > o.it.name))) sorted = false;
+    priced.push({ o, price });
+    if (price > hi) hi = price;
+  }
+  if (!sorted) priced.sort((a, b) => a.price - b.price || (a.o.it.name < b.o.it.name ? -1 : a.o.it.name > b.o.it.name ? 1 : 0));
+  const options: TypeOption[] = priced.slice(0, maxInstanceTypes).map((p) => p.o);
 
-  const offerings = options.flatMap((o) => o.offerings.filter((x) => offeringMatches(x, reqs)));
+  const offerings = options.flatMap((o) => o.offerings.filter(match));
   const cheapestOnDemand = Math.min(...offerings.filter((x) => x.capacityType === CapacityType.onDemand).map((x) => x.price));
   let capacityType: CapacityTypeValue = CapacityType.onDemand;
   for (const ct of CAPACITY_ORDER) {

@@ -5,18 +5,21 @@ import { formatResourceList, type ResourceList } from '../model/resources';
 import type { PodState } from './pod-data';
 import type { Requirements } from './requirements';
 import { taintString, untoleratedTaint } from './selectors';
-import { offeringMatches, type Template, type TypeOption, typeMatches, OfferingKeys, TypeLabelKeys } from './template';
+import { type Dims, unionIdx } from './dims';
+import { offeringMatcher, offeringMatches, type Template, type TypeOption, typeMatches, OfferingKeys, TypeLabelKeys } from './template';
 import type { Topology } from './topology';
 
 export interface AddPlan {
   requirements: Requirements;
   options: TypeOption[];
-  requests: ResourceList;
+  reqVec: Float64Array;
+  nz: number[];
+  maxEff: Float64Array;
   minValuesRelaxed: boolean;
 }
 
 export function podRequests(s: PodState): ResourceList {
-  return { ...s.pod.requests, pods: 1 };
+  return s.req;
 }
 
 export function hostPortKeys(ports: readonly HostPort[]): string[] {
@@ -35,9 +38,11 @@ export function hostPortConflict(used: ReadonlySet<string>, ports: readonly Host
 
 export class InProgressClaim {
   readonly pods: PodState[] = [];
-  requests: ResourceList = {};
+  /** Σ pod requests as a vector, its non-zero indices, and the max effective allocatable over the options. */
+  reqVec: Float64Array;
+  nz: number[] = [];
+  maxEff: Float64Array;
   readonly hostPorts = new Set<string>();
-  maxFree: ResourceList = {};
   minValuesRelaxed = false;
 
   constructor(
@@ -47,35 +52,35 @@ export class InProgressClaim {
     public requirements: Requirements,
     public options: TypeOption[],
     private readonly minValuesPolicy: 'Strict' | 'BestEffort',
+    private readonly dims: Dims,
   ) {
-    this.updateMaxFree();
+    this.reqVec = new Float64Array(dims.size);
+    this.maxEff = new Float64Array(dims.size);
+    for (const o of options) for (let i = 0; i < dims.size; i++) if (o.eff[i] > this.maxEff[i]) this.maxEff[i] = o.eff[i];
   }
 
-  private updateMaxFree(): void {
-    const free: ResourceList = {};
-    for (const o of this.options) {
-      for (const k in o.effective) {
-        const f = o.effective[k] - (this.requests[k] ?? 0);
-        if (free[k] === undefined || f > free[k]) free[k] = f;
-      }
-    }
-    this.maxFree = free;
+  get requests(): ResourceList {
+    return this.dims.list(this.reqVec);
   }
 
   canAdd(s: PodState, topology: Topology): AddPlan | string {
-    const req = podRequests(s);
-    for (const k in req) {
-      if (req[k] > 0 && req[k] > (this.maxFree[k] ?? 0)) return `no instance type has enough ${k} left`;
+    if (topology.hasGroups) {
+      const quick = topology.rejectsDomain(s, Label.hostname, this.hostname);
+      if (quick) return quick;
     }
-    const taint = untoleratedTaint({ tolerations: s.tolerations }, this.template.taints);
-    if (taint) return `did not tolerate taint ${taintString(taint)}`;
+    const pv = s.reqVec;
+    for (const i of s.reqNz) if (this.reqVec[i] + pv[i] > this.maxEff[i]) return `no instance type has enough ${this.dims.names[i]} left`;
+    if (this.template.taints.length > 0) {
+      const taint = untoleratedTaint(s, this.template.taints);
+      if (taint) return `did not tolerate taint ${taintString(taint)}`;
+    }
     if (s.pod.hostPorts.length > 0) {
       const c = hostPortConflict(this.hostPorts, s.pod.hostPorts);
       if (c) return c;
     }
     const bad = this.requirements.incompatibleKey(s.requirements);
     if (bad !== undefined) return incompatibleMessage(bad, this.requirements, s.requirements);
-    let merged = this.requirements.intersect(s.requirements);
+    let merged = s.requirements.byKey.size === 0 ? this.requirements : this.requirements.intersect(s.requirements);
     if (topology.hasGroups) {
       const t = topology.addRequirements(s, merged);
       if (typeof t === 'string') return t;
@@ -83,44 +88,52 @@ export class InProgressClaim {
     }
     const changedTypeKeys: string[] = [];
     let offeringsChanged = false;
-    for (const [k, r] of merged.byKey) {
-      if (this.requirements.get(k) === r) continue;
-      if (TypeLabelKeys.has(k)) changedTypeKeys.push(k);
-      else if (OfferingKeys.has(k)) offeringsChanged = true;
+    if (merged !== this.requirements) {
+      for (const [k, r] of merged.byKey) {
+        if (this.requirements.get(k) === r) continue;
+        if (TypeLabelKeys.has(k)) changedTypeKeys.push(k);
+        else if (OfferingKeys.has(k)) offeringsChanged = true;
+      }
     }
-    const requests: ResourceList = { ...this.requests };
-    for (const k in req) requests[k] = (requests[k] ?? 0) + req[k];
-    const keys = Object.keys(requests);
+    const n = this.dims.size;
+    const reqVec = new Float64Array(n);
+    for (let i = 0; i < n; i++) reqVec[i] = this.reqVec[i] + pv[i];
+    const nz = unionIdx(this.nz, s.reqNz);
+    const maxEff = new Float64Array(n);
+    const match = offeringsChanged ? offeringMatcher(merged) : undefined;
     const options: TypeOption[] = [];
     for (const o of this.options) {
+      const eff = o.eff;
       let ok = true;
-      for (const k of keys) if (requests[k] > 0 && requests[k] > (o.effective[k] ?? 0)) { ok = false; break; }
+      for (const i of nz) if (reqVec[i] > eff[i]) { ok = false; break; }
       if (!ok) continue;
       if (changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) continue;
-      if (offeringsChanged && !o.offerings.some((x) => offeringMatches(x, merged))) continue;
+      if (match && !o.offerings.some(match)) continue;
       options.push(o);
+      for (let i = 0; i < n; i++) if (eff[i] > maxEff[i]) maxEff[i] = eff[i];
     }
-    if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(requests))} and requirements`;
+    if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(this.dims.list(reqVec)))} and requirements`;
     let minValuesRelaxed = this.minValuesRelaxed;
     for (const r of merged.values()) {
       if (r.minValues === undefined) continue;
-      const n = distinctValues(options, r.key, merged);
-      if (n < r.minValues) {
-        if (this.minValuesPolicy === 'Strict') return `minValues of ${r.key} not met (${n} < ${r.minValues})`;
+      const count = distinctValues(options, r.key, merged);
+      if (count < r.minValues) {
+        if (this.minValuesPolicy === 'Strict') return `minValues of ${r.key} not met (${count} < ${r.minValues})`;
         minValuesRelaxed = true;
       }
     }
-    return { requirements: merged, options, requests, minValuesRelaxed };
+    return { requirements: merged, options, reqVec, nz, maxEff, minValuesRelaxed };
   }
 
   commit(s: PodState, plan: AddPlan): void {
     this.requirements = plan.requirements;
     this.options = plan.options;
-    this.requests = plan.requests;
+    this.reqVec = plan.reqVec;
+    this.nz = plan.nz;
+    this.maxEff = plan.maxEff;
     this.minValuesRelaxed = plan.minValuesRelaxed;
-    for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
+    if (s.pod.hostPorts.length > 0) for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
     this.pods.push(s);
-    this.updateMaxFree();
   }
 }
 

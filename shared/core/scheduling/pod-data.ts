@@ -4,10 +4,16 @@
  */
 import type { NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration, TopologySpreadConstraint, WeightedPodAffinityTerm } from '../model/kube';
 import { NormalizedLabels } from '../model/labels';
+import type { ResourceList } from '../model/resources';
 import { Requirement, Requirements } from './requirements';
 
 export interface PodState {
   pod: Pod;
+  /** The pod's requests plus one `pods` slot. */
+  req: ResourceList;
+  /** The same as a vector over the solve's Dims, and its non-zero indices (set by the solver). */
+  reqVec: Float64Array;
+  reqNz: number[];
   /** Index in the original input, for stable ordering. */
   index: number;
   requiredTerms: NodeSelectorTerm[];
@@ -33,6 +39,9 @@ export function newPodState(pod: Pod, index: number, volumeRequirements: Require
   const na = pod.affinity?.nodeAffinity;
   const state: PodState = {
     pod,
+    req: { ...pod.requests, pods: 1 },
+    reqVec: new Float64Array(0),
+    reqNz: [],
     index,
     requiredTerms: [...(na?.required ?? [])],
     preferredNode: ignorePreferences ? [] : [...(na?.preferred ?? [])].sort(byWeightDesc),

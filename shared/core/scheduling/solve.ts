@@ -6,13 +6,14 @@
 import { Label } from '../model/labels';
 import type { Pod } from '../model/kube';
 import type { ResourceList } from '../model/resources';
+import { Dims, nonZero } from './dims';
 import { ExistingNodeState } from './existing-node';
 import { finalizeClaim } from './finalize';
 import { InProgressClaim } from './nodeclaim';
 import { compareForQueue, newPodState, relax, type PodState } from './pod-data';
 import { Requirement, type Requirements } from './requirements';
 import { buildTemplate, type Template, type TypeOption } from './template';
-import { Topology } from './topology';
+import { Topology, type TopologyGroup } from './topology';
 import type { Plan, SchedulingInput, UnschedulablePod } from './types';
 import { volumeIndex, volumeRequirements } from './volumes';
 
@@ -42,10 +43,15 @@ export function solve(input: SchedulingInput): Plan {
   const minValuesPolicy = opts.minValuesPolicy ?? 'Strict';
   const ignorePrefs = opts.preferencePolicy === 'Ignore';
 
+  const dimNames = new Set<string>();
+  for (const p of input.pods) for (const k in p.requests) dimNames.add(k);
+  for (const d of input.daemonSets) for (const k in d.template.requests) dimNames.add(k);
+  const dims = new Dims(dimNames);
+
   const pools = input.nodePools
     .filter((p) => !p.deleting && p.ready !== false)
     .sort((a, b) => b.weight - a.weight || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
-  const templates: Template[] = pools.map((p) => buildTemplate(p, input.instanceTypes[p.name] ?? [], input.daemonSets)).filter((t) => t.options.length > 0);
+  const templates: Template[] = pools.map((p) => buildTemplate(p, input.instanceTypes[p.name] ?? [], input.daemonSets, dims)).filter((t) => t.options.length > 0);
   const emptyPools = pools.filter((p) => !templates.some((t) => t.pool === p)).map((p) => p.name);
 
   const ignored: UnschedulablePod[] = [];
@@ -57,13 +63,16 @@ export function solve(input: SchedulingInput): Plan {
     if (why) { ignored.push({ pod, reason: why }); return; }
     const vr = volumeRequirements(pod, vidx);
     if (typeof vr === 'string') { ignored.push({ pod, reason: vr }); return; }
-    states.push(newPodState(pod, i, vr, ignorePrefs));
+    const st = newPodState(pod, i, vr, ignorePrefs);
+    st.reqVec = dims.vec(st.req);
+    st.reqNz = nonZero(st.reqVec);
+    states.push(st);
   });
 
   const existing = input.existingNodes
     .filter((n) => !n.markedForDeletion && !opts.excludeNodes?.has(n.name))
     .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((n) => new ExistingNodeState(n, input.daemonSets));
+    .map((n) => new ExistingNodeState(n, input.daemonSets, dims));
 
   // Topology domains: pool requirement values and offerings, plus every existing node's labels.
   const domains = new Map<string, Set<string>>();
@@ -100,6 +109,25 @@ export function solve(input: SchedulingInput): Plan {
   let hostnameSeq = 0;
   const claimOrder = (a: InProgressClaim, b: InProgressClaim) => a.pods.length - b.pods.length || a.index - b.index;
 
+  // Hostname anti-affinity is the quadratic case (every replica needs its own node): per group, keep the
+  // claims it does not block yet, so an owner pod tries only those instead of scanning every claim.
+  const hostAnti = new Map<TopologyGroup, Set<InProgressClaim>>();
+  const claimCandidates = (s: PodState): Iterable<InProgressClaim> => {
+    if (!topology.hasGroups) return claims;
+    let smallest: Set<InProgressClaim> | undefined;
+    for (const g of topology.ownedGroups(s).anti) {
+      if (g.key !== Label.hostname) continue;
+      let set = hostAnti.get(g);
+      if (!set) { set = new Set(claims.filter((c) => g.count(c.hostname) === 0)); hostAnti.set(g, set); }
+      if (!smallest || set.size < smallest.size) smallest = set;
+    }
+    if (!smallest) return claims;
+    return [...smallest].sort(claimOrder);
+  };
+  const unblock = (s: PodState, c: InProgressClaim) => {
+    for (const g of topology.selectingGroups(s.pod)) if (g.type === 'anti-affinity' && g.key === Label.hostname) hostAnti.get(g)?.delete(c);
+  };
+
   const tryAdd = (s: PodState): string | undefined => {
     let firstExistingError: string | undefined;
     for (const n of existing) {
@@ -109,12 +137,12 @@ export function solve(input: SchedulingInput): Plan {
       if (topology.hasGroups) topology.record(s, r, (f) => f.matchesLabels(n.labels));
       return undefined;
     }
-    for (let i = 0; i < claims.length; i++) {
-      const c = claims[i];
+    for (const c of claimCandidates(s)) {
       const plan = c.canAdd(s, topology);
       if (typeof plan === 'string') continue;
       c.commit(s, plan);
-      if (topology.hasGroups) topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f));
+      if (topology.hasGroups) { topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f)); unblock(s, c); }
+      let i = claims.indexOf(c);
       while (i + 1 < claims.length && claimOrder(claims[i], claims[i + 1]) > 0) { [claims[i], claims[i + 1]] = [claims[i + 1], claims[i]]; i++; }
       return undefined;
     }
@@ -130,13 +158,14 @@ export function solve(input: SchedulingInput): Plan {
       const hostname = `hostname-placeholder-${String(hostnameSeq).padStart(4, '0')}`;
       topology.registerDomain(Label.hostname, hostname);
       const reqs: Requirements = t.requirements.with(Requirement.in(Label.hostname, [hostname]));
-      const claim = new InProgressClaim(t, hostname, hostnameSeq, reqs, options, minValuesPolicy);
+      const claim = new InProgressClaim(t, hostname, hostnameSeq, reqs, options, minValuesPolicy, dims);
       const plan = claim.canAdd(s, topology);
       if (typeof plan === 'string') { reasons.push(`nodepool "${t.pool.name}": ${plan}`); continue; }
       hostnameSeq++;
       claim.commit(s, plan);
-      if (topology.hasGroups) topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f));
+      if (topology.hasGroups) { topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f)); unblock(s, claim); }
       if (lim) subtractMax(lim.remaining, claim.options);
+      for (const [g, set] of hostAnti) if (g.count(claim.hostname) === 0) set.add(claim);
       let i = claims.push(claim) - 1;
       while (i > 0 && claimOrder(claims[i - 1], claims[i]) > 0) { [claims[i - 1], claims[i]] = [claims[i], claims[i - 1]]; i--; }
       return undefined;

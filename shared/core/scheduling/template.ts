@@ -7,6 +7,7 @@ import type { DaemonSet, Taint } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
 import { Label } from '../model/labels';
 import { addInto, type ResourceList } from '../model/resources';
+import type { Dims } from './dims';
 import { Requirement, Requirements } from './requirements';
 import { untoleratedTaint } from './selectors';
 
@@ -26,11 +27,15 @@ export interface TypeOption {
   it: InstanceType;
   /** allocatable − DaemonSet overhead for this pool. */
   effective: ResourceList;
+  /** `effective` as a vector over the solve's Dims. */
+  eff: Float64Array;
   daemon: ResourceList;
   /** Available offerings only. */
   offerings: Offering[];
   /** Position in the pool's cheapest-first order. */
   rank: number;
+  /** Cheapest available offering under the pool's requirements (a lower bound for any claim). */
+  minPrice: number;
 }
 
 export interface Template {
@@ -69,9 +74,19 @@ export function offeringMatches(o: Offering, reqs: Requirements): boolean {
 }
 
 export function cheapestOffering(offerings: readonly Offering[], reqs: Requirements): Offering | undefined {
+  const match = offeringMatcher(reqs);
   let best: Offering | undefined;
-  for (const o of offerings) if (offeringMatches(o, reqs) && (!best || o.price < best.price)) best = o;
+  for (const o of offerings) if (match(o) && (!best || o.price < best.price)) best = o;
   return best;
+}
+
+/** offeringMatches with the requirements looked up once. */
+export function offeringMatcher(reqs: Requirements): (o: Offering) => boolean {
+  const z = reqs.get(Label.zone);
+  const c = reqs.get(Label.capacityType);
+  const zid = reqs.get(Label.zoneId);
+  if (!z && !c && !zid) return () => true;
+  return (o) => (!z || z.has(o.zone)) && (!c || c.has(o.capacityType)) && (!zid || o.zoneId === undefined || zid.has(o.zoneId));
 }
 
 function daemonOverhead(daemonSets: DaemonSet[], tmplReqs: Requirements, taints: Taint[], it: InstanceType): ResourceList {
@@ -91,7 +106,7 @@ function daemonOverhead(daemonSets: DaemonSet[], tmplReqs: Requirements, taints:
   return total;
 }
 
-export function buildTemplate(pool: NodePool, types: InstanceType[], daemonSets: DaemonSet[]): Template {
+export function buildTemplate(pool: NodePool, types: InstanceType[], daemonSets: DaemonSet[], dims: Dims): Template {
   const reqs = Requirements.fromNodeSelector(pool.template.requirements);
   for (const [k, v] of Object.entries(pool.template.labels)) reqs.addInPlace(Requirement.in(k, [v]));
   reqs.addInPlace(Requirement.in(Label.nodePool, [pool.name]));
@@ -105,9 +120,9 @@ export function buildTemplate(pool: NodePool, types: InstanceType[], daemonSets:
     const daemon = daemonOverhead(daemonSets, dsReqs, allTaints, it);
     const effective: ResourceList = { ...it.allocatable };
     for (const k in daemon) effective[k] = (effective[k] ?? 0) - daemon[k];
-    options.push({ it, effective, daemon, offerings, rank: 0 });
+    options.push({ it, effective, eff: dims.vec(effective), daemon, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)) });
   }
-  options.sort((a, b) => minPrice(a) - minPrice(b) || (a.it.name < b.it.name ? -1 : 1));
+  options.sort((a, b) => a.minPrice - b.minPrice || (a.it.name < b.it.name ? -1 : 1));
   options.forEach((o, i) => { o.rank = i; });
   return {
     pool,
@@ -117,10 +132,4 @@ export function buildTemplate(pool: NodePool, types: InstanceType[], daemonSets:
     startupTaints: pool.template.startupTaints,
     options,
   };
-}
-
-function minPrice(o: TypeOption): number {
-  let p = Infinity;
-  for (const x of o.offerings) if (x.price < p) p = x.price;
-  return p;
 }

@@ -14,6 +14,8 @@ export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
 
 export class TopologyGroup {
   readonly counts = new Map<string, number>();
+  /** Rejection messages, built once (the scheduler's hot path must not allocate them per check). */
+  readonly reasons: { anti: string; inverse: string; spread: string; affinityMissing: string; affinityElsewhere: string };
   /** Anti-affinity: domains where pods owning this term are (or may be): matching pods must avoid them. */
   readonly ownerDomains = new Set<string>();
   constructor(
@@ -26,7 +28,15 @@ export class TopologyGroup {
     readonly maxSkew: number,
     readonly minDomains: number | undefined,
     readonly nodeFilter: Requirements | undefined,
-  ) {}
+  ) {
+    this.reasons = {
+      anti: `would violate pod anti-affinity on ${key}`,
+      inverse: `would violate pod anti-affinity of an existing pod on ${key}`,
+      spread: `would violate topology spread (${key}, maxSkew ${maxSkew})`,
+      affinityMissing: `no pod matching the required pod affinity on ${key}`,
+      affinityElsewhere: `pod affinity on ${key} points to another domain`,
+    };
+  }
 
   selects(pod: Pod): boolean {
     return (this.namespaces === 'all' || this.namespaces.has(pod.namespace)) && this.matcher(pod.labels);
@@ -161,13 +171,31 @@ export class Topology {
         let allowed = 0;
         for (const d of nd.values) if (!g.ownerDomains.has(d)) allowed++;
         if (allowed === nd.values.size) continue;
-        if (allowed === 0) return `would violate pod anti-affinity of an existing pod on ${g.key}`;
+        if (allowed === 0) return g.reasons.inverse;
       }
       out = out.with(new Requirement(g.key, true, new Set(g.ownerDomains)));
       const after = out.get(g.key)!;
-      if (!after.complement && after.values.size === 0) return `would violate pod anti-affinity of an existing pod on ${g.key}`;
+      if (!after.complement && after.values.size === 0) return g.reasons.inverse;
     }
     return out;
+  }
+
+  /**
+   * Cheap pre-check for a target whose domain for `key` is already fixed (a claim's hostname): the pod's
+   * own anti-affinity and spread on that key, and inverse anti-affinity. Returns a reason, or undefined
+   * when the full check is still needed.
+   */
+  rejectsDomain(s: PodState, key: string, domain: string): string | undefined {
+    const owned = this.ownedGroups(s);
+    for (const g of owned.anti) if (g.key === key && g.count(domain) > 0) return g.reasons.anti;
+    for (const g of owned.spread) {
+      if (g.key !== key || key !== Label.hostname) continue;
+      if (g.count(domain) + (g.selects(s.pod) ? 1 : 0) > g.maxSkew) return g.reasons.spread;
+    }
+    for (const g of this.selectingGroups(s.pod)) {
+      if (g.type === 'anti-affinity' && g.key === key && g.ownerDomains.has(domain)) return g.reasons.inverse;
+    }
+    return undefined;
   }
 
   private universe(key: string): Set<string> {
@@ -199,7 +227,7 @@ export class Topology {
     };
     if (!nodeDomains.complement) for (const d of nodeDomains.values) consider(d);
     else for (const d of universe) if (nodeDomains.has(d)) consider(d);
-    if (best === undefined) return `would violate topology spread (${g.key}, maxSkew ${g.maxSkew})`;
+    if (best === undefined) return g.reasons.spread;
     if (!nodeDomains.complement && nodeDomains.values.size === 1) return undefined;
     return Requirement.in(g.key, [best]);
   }
@@ -218,9 +246,9 @@ export class Topology {
       }
       if (pick !== undefined) options.push(pick);
     }
-    if (options.length === 0) return `no pod matching the required pod affinity on ${g.key}`;
+    if (options.length === 0) return g.reasons.affinityMissing;
     const r = Requirement.in(g.key, options);
-    if (!nodeDomains.intersects(r)) return `pod affinity on ${g.key} points to another domain`;
+    if (!nodeDomains.intersects(r)) return g.reasons.affinityElsewhere;
     return r;
   }
 
@@ -228,12 +256,12 @@ export class Topology {
     const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
     if (!nodeDomains.complement && nodeDomains.values.size === 1) {
       const d = nodeDomains.values.values().next().value as string;
-      return g.count(d) === 0 && podDomains.has(d) ? undefined : `would violate pod anti-affinity on ${g.key}`;
+      return g.count(d) === 0 && podDomains.has(d) ? undefined : g.reasons.anti;
     }
     const candidates = !nodeDomains.complement ? [...nodeDomains.values] : [...this.universe(g.key)].filter((d) => nodeDomains.has(d));
     candidates.sort();
     for (const d of candidates) if (podDomains.has(d) && g.count(d) === 0) return Requirement.in(g.key, [d]);
-    return `would violate pod anti-affinity on ${g.key}`;
+    return g.reasons.anti;
   }
 
   /** Records a placed pod: counts in every group selecting it, owner domains for its required anti-affinity. */

@@ -1,0 +1,60 @@
+/**
+ * `npm run bench`: scheduling throughput. Not part of `npm test`.
+ *   (a) Karpenter's benchmark shape at 100 … 20k pods
+ *   (b) the bundled catalog, 3 zones, spot + on-demand, a realistic mix of deployments
+ *   (c) 40k pending pods beside 2k existing nodes
+ * Usage: npm run bench [-- a|b|c ...]
+ */
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { solve } from '../shared/core/scheduling/solve';
+import type { Plan, SchedulingInput } from '../shared/core/scheduling/types';
+import { diversePods, fakeTypes } from './karpenter-shape';
+import { nodePoolFor } from './pools';
+
+export interface BenchRow { suite: string; pods: number; ms: number; podsPerSec: number; nodes: number; pricePerHour: number; pending: number }
+
+export function timeSolve(suite: string, input: SchedulingInput, repeats = 1): { row: BenchRow; plan: Plan } {
+  let best = Infinity;
+  let plan!: Plan;
+  for (let i = 0; i < repeats; i++) {
+    const t0 = performance.now();
+    plan = solve(input);
+    best = Math.min(best, performance.now() - t0);
+  }
+  const scheduled = plan.nodeClaims.reduce((n, c) => n + c.pods.length, 0) + plan.existingPlacements.reduce((n, e) => n + e.pods.length, 0);
+  return {
+    plan,
+    row: {
+      suite,
+      pods: input.pods.length,
+      ms: Math.round(best),
+      podsPerSec: Math.round(input.pods.length / (best / 1000)),
+      nodes: plan.nodeClaims.length,
+      pricePerHour: Math.round(plan.nodeClaims.reduce((s, c) => s + c.price, 0) * 1000) / 1000,
+      pending: input.pods.length - scheduled,
+    },
+  };
+}
+
+export function suiteA(sizes = [100, 1000, 5000, 10000, 20000]): BenchRow[] {
+  const types = fakeTypes(400);
+  const pool = nodePoolFor('default');
+  return sizes.map((n) => timeSolve('a: karpenter shape', { pods: diversePods(n), nodePools: [pool], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] }, n <= 5000 ? 3 : 1).row);
+}
+
+async function main() {
+  const which = process.argv.slice(2).filter((a) => /^[abc]$/.test(a));
+  const run = which.length ? which : ['a', 'b', 'c'];
+  const rows: BenchRow[] = [];
+  if (run.includes('a')) rows.push(...suiteA());
+  if (run.includes('b') || run.includes('c')) {
+    const { suiteB, suiteC } = await import('./catalog-suites');
+    if (run.includes('b')) rows.push(...suiteB());
+    if (run.includes('c')) rows.push(...suiteC());
+  }
+  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  console.table(rows);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
