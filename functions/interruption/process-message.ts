@@ -3,7 +3,7 @@
  * Throwing fails only this record (partial batch failure); everything else deletes the message.
  */
 import type { SQSRecord } from 'aws-lambda';
-import type { Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import type { Clock, ClusterClient, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { decideInterruption, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
 import type { LifecycleLogger } from '../../shared/core/lifecycle';
 import type { OwnershipLookup } from './ownership-lookup';
@@ -15,6 +15,7 @@ export type InterruptionLogger = LifecycleLogger;
 export type ProvisioningTrigger = (request: { reason: string; nodeClaim?: string; instanceId: string }) => Promise<void>;
 
 export interface ProcessMessageDeps {
+  cluster: Pick<ClusterClient, 'getNodeClaim'>;
   workflows: WorkflowStarter;
   state: StateStore;
   clock: Pick<Clock, 'now'>;
@@ -37,6 +38,12 @@ async function bestEffort(deps: ProcessMessageDeps, what: string, fields: Record
 
 async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMessage, action: CordonAndDrain, messageId: string): Promise<void> {
   const fields = { messageKind: message.kind, eventId: message.eventId, messageId, instanceId: action.instanceId, nodeclaim: action.nodeClaim };
+  // A later event about the same instance (e.g. `terminated` after the spot warning) finds the claim
+  // already finalized by the first drain: nothing is left to do, and a new execution would only fail.
+  if (!(await deps.cluster.getNodeClaim(action.nodeClaim))) {
+    deps.logger.info('dropping interruption message', { ...fields, reason: 'nodeclaim no longer exists' });
+    return;
+  }
   const { executionArn, alreadyStarted } = await deps.workflows.start('terminate', action.executionName, action.input);
   if (alreadyStarted) {
     deps.logger.info('interruption message already handled', { ...fields, executionArn });

@@ -151,7 +151,9 @@ export function parseInterruptionMessage(body: string): InterruptionMessage {
     const d = parseDetail(healthDetail, e.detail, 'AWS Health', e.id);
     if (d.service !== 'EC2') return noOp(`AWS Health event for service "${d.service}"`);
     if (d.eventTypeCategory !== 'scheduledChange') return noOp(`AWS Health event category "${d.eventTypeCategory}"`);
-    const ids = [...new Set(d.affectedEntities.map((a) => a.entityValue).filter((v) => instanceId.safeParse(v).success))];
+    // affectedEntities is authoritative; `resources` lists the same ids and is the fallback.
+    const entities = d.affectedEntities.length > 0 ? d.affectedEntities.map((a) => a.entityValue) : (e.resources ?? []);
+    const ids = [...new Set(entities.filter((v) => instanceId.safeParse(v).success))];
     if (ids.length === 0) return noOp('AWS Health scheduled change affects no EC2 instance');
     return {
       ...base,

@@ -56,6 +56,16 @@ describe('parseInterruptionMessage', () => {
     });
   });
 
+  it('should fall back to the event resources when a scheduled change lists no affected entities', () => {
+    // Prepare
+    const event = eventFixture('health-scheduled-change');
+    delete event.detail.affectedEntities;
+    // Act
+    const message = parseInterruptionMessage(JSON.stringify(event));
+    // Assess
+    expect(message).toMatchObject({ kind: 'ScheduledChange', instanceIds: ['i-0b2c3d4e5f6a7b8c9', 'i-0a1b2c3d4e5f60718'] });
+  });
+
   it('should drop AWS Health events of other services or categories', () => {
     // Prepare
     const ec2Issue = eventFixture('health-scheduled-change');

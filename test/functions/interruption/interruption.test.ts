@@ -162,6 +162,18 @@ describe('interruption handler', () => {
     expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: expect.stringContaining('no NodeClaim') }) }));
   });
 
+  it('should start nothing when the claim was already finalized by an earlier drain', async () => {
+    // Prepare
+    const { handler, workflows, cluster, logger } = setup();
+    cluster.claims.clear();
+    // Act
+    const response = await handler(sqsEvent(sqsRecord(eventBody('instance-state-change-stopping').replace('"stopping"', '"terminated"'))));
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(workflows.attempts).toEqual([]);
+    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: 'nodeclaim no longer exists' }) }));
+  });
+
   it('should ask the provisioner for replacements when a trigger is configured', async () => {
     // Prepare
     const trigger = vi.fn(async () => {});
