@@ -73,3 +73,19 @@ describe('describeCluster', () => {
     await expect(act).rejects.toThrow(/demo.*endpoint.*CREATING/);
   });
 });
+
+describe('EksTokenProvider, concurrent callers', () => {
+  it('should sign once when many requests ask for a token at the same time', async () => {
+    // Prepare
+    let signings = 0;
+    const provider = new EksTokenProvider({
+      clusterName: 'demo', region: 'us-east-1', clock: () => T0,
+      credentials: async () => { signings += 1; return credentials; },
+    });
+    // Act
+    const tokens = await Promise.all([provider.token(), provider.token(), provider.token()]);
+    // Assess
+    expect(new Set(tokens).size).toBe(1);
+    expect(signings).toBe(1);
+  });
+});
