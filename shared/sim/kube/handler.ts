@@ -3,6 +3,7 @@ import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION
 import { bindPod, evictPod } from './disruption';
 import { readScale, writeScale } from './scale';
 import { KubeApiStatusError, badRequest, statusBody } from './status';
+import { toTable, wantsTable } from './table';
 import type { KubeStore } from './store';
 import { apiVersionOf, type Json, type KubeObject, type ResourceType } from './types';
 
@@ -90,7 +91,10 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest): KubeRes
   const method = req.method.toUpperCase();
   if (subresource && !rt.subresources.includes(subresource)) throw new KubeApiStatusError(404, 'NotFound', `the server could not find the requested resource (${rt.resource}/${subresource})`);
   if (!name) {
-    if (method === 'GET') return { status: 200, body: list(store, t, req.query) };
+    if (method === 'GET') {
+      const l = list(store, t, req.query);
+      return { status: 200, body: wantsTable(req.headers.accept) ? toTable(store, rt, l.items as KubeObject[], l.metadata as Json, req.query.get('includeObject')) : l };
+    }
     if (method === 'POST') return { status: 201, body: store.create(rt, namespace, parseBody(req) as KubeObject) };
     throw new KubeApiStatusError(405, 'MethodNotAllowed', `${method} is not supported on a collection`);
   }
@@ -103,7 +107,10 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest): KubeRes
   }
   const sub = subresource === 'status' ? { subresource: 'status' as const } : {};
   switch (method) {
-    case 'GET': return { status: 200, body: store.get(rt, namespace, name) };
+    case 'GET': {
+      const o = store.get(rt, namespace, name);
+      return { status: 200, body: wantsTable(req.headers.accept) && !subresource ? toTable(store, rt, [o], { resourceVersion: o.metadata.resourceVersion }, req.query.get('includeObject')) : o };
+    }
     case 'PUT': return { status: 200, body: store.update(rt, namespace, name, body as KubeObject, sub) };
     case 'PATCH': return { status: 200, body: store.patch(rt, namespace, name, req.headers['content-type'], body, sub) };
     case 'DELETE': {

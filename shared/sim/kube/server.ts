@@ -9,7 +9,8 @@ import { handleKubeRequest, type KubeRequest, type KubeResponse } from './handle
 import { BUILTIN_RESOURCES, loadCrds, ResourceRegistry, resourceTypeFromCrd } from './resources';
 import { KubeStore } from './store';
 import { localhostTls, type TlsMaterial } from './tls';
-import type { ChangeEvent, Json } from './types';
+import { KubeApiStatusError } from './status';
+import type { ChangeEvent, Json, KubeObject } from './types';
 
 export interface FakeKubeApiOptions {
   /** Milliseconds since the epoch (virtual time in the simulator). Default Date.now. */
@@ -57,6 +58,27 @@ export class FakeKubeApi {
   /** Subscribes to every write (ADDED / MODIFIED / DELETED); returns the unsubscribe function. */
   onChange(fn: (e: ChangeEvent) => void): () => void {
     return this.store.onChange(fn);
+  }
+
+  /** Creates the object, or replaces it (keeping uid and status) when it exists: what a scenario's `apply` does. */
+  apply(obj: KubeObject): KubeObject {
+    if (!obj?.apiVersion || !obj.kind || !obj.metadata?.name) throw new KubeApiStatusError(422, 'Invalid', 'apply needs apiVersion, kind and metadata.name');
+    const rt = this.store.typeOf(obj.apiVersion, obj.kind);
+    const ns = rt.namespaced ? obj.metadata.namespace ?? 'default' : undefined;
+    const existing = this.store.tryGet(rt, ns, obj.metadata.name);
+    if (!existing) return this.store.create(rt, ns, obj);
+    const next = structuredClone(obj);
+    next.metadata = { ...next.metadata, resourceVersion: existing.metadata.resourceVersion };
+    return this.store.update(rt, ns, obj.metadata.name, next);
+  }
+
+  /** Deletes by apiVersion/kind/name (finalizers honoured); false when it was not there. */
+  remove(apiVersion: string, kind: string, name: string, namespace?: string): boolean {
+    const rt = this.store.typeOf(apiVersion, kind);
+    const ns = rt.namespaced ? namespace ?? 'default' : undefined;
+    if (!this.store.tryGet(rt, ns, name)) return false;
+    this.store.delete(rt, ns, name);
+    return true;
   }
 
   /** One request, no transport (useful for tests of the REST semantics themselves). */

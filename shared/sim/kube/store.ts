@@ -66,6 +66,11 @@ export class KubeStore {
     this.decorators.set(`${group}/${resource}`, fn);
   }
 
+  /** Milliseconds since the epoch on the store's clock. */
+  now(): number {
+    return this.clock();
+  }
+
   /** Current time as the API writes it (RFC 3339, whole seconds). */
   timestamp(): string {
     return new Date(this.clock()).toISOString().replace(/\.\d{3}Z$/, 'Z');

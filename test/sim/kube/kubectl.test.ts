@@ -32,6 +32,8 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     s.create(s.typeOf('v1', 'Node'), undefined, nodeJson('ip-10-0-1-1.ec2.internal'));
     s.create(s.typeOf('karpenter.sh/v1', 'NodePool'), undefined, nodePoolJson('default'));
     s.create(s.typeOf('apps/v1', 'Deployment'), 'default', deploymentJson('inflate', 0));
+    api.apply({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'default-abcde', labels: { 'node.kubernetes.io/instance-type': 'm5.large', 'karpenter.sh/capacity-type': 'spot', 'topology.kubernetes.io/zone': 'us-east-1a' } },
+      spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] } });
     server = await api.listen({ tls: true });
     writeKubeconfig(join(dir, 'kubeconfig'), { server: server.url, caData: server.caData, token: 'kubectl-token' });
   });
@@ -44,7 +46,16 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     // Act
     const out = await kubectl('get', 'nodes,nodepools,nodeclaims', '-o', 'name');
     // Assess
-    expect(out.split('\n').filter(Boolean)).toEqual(['node/ip-10-0-1-1.ec2.internal', 'nodepool.karpenter.sh/default']);
+    expect(out.split('\n').filter(Boolean)).toEqual(['node/ip-10-0-1-1.ec2.internal', 'nodepool.karpenter.sh/default', 'nodeclaim.karpenter.sh/default-abcde']);
+  });
+
+  it('should print the Karpenter printer columns for nodeclaims', async () => {
+    // Act
+    const out = await kubectl('get', 'nodeclaims');
+    // Assess
+    const [header, row] = out.split('\n').map((l) => l.trim().split(/\s+/));
+    expect(header).toEqual(['NAME', 'TYPE', 'CAPACITY', 'ZONE', 'NODE', 'READY', 'AGE']);
+    expect(row.slice(0, 4)).toEqual(['default-abcde', 'm5.large', 'spot', 'us-east-1a']);
   });
 
   it('should scale a deployment with kubectl scale', async () => {
