@@ -77,6 +77,9 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
     labels,
     taints: claim.template.taints,
     startupTaints: claim.template.startupTaints,
+    nodeClassRef: claim.template.pool.template.nodeClassRef,
+    expireAfter: claim.template.pool.template.expireAfter,
+    terminationGracePeriod: claim.template.pool.template.terminationGracePeriod,
     minValuesRelaxed: claim.minValuesRelaxed || undefined,
   };
 }

@@ -74,6 +74,10 @@ export interface PlannedNodeClaim {
   labels: Record<string, string>;
   taints: Taint[];
   startupTaints: Taint[];
+  /** Copied from the NodePool template for the NodeClaim. */
+  nodeClassRef: NodePool['template']['nodeClassRef'];
+  expireAfter: number | null;
+  terminationGracePeriod: number | null;
   minValuesRelaxed?: boolean;
 }
 

@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The nodewright CLI: TypeScript sources run through tsx (a pinned dependency), so `npx nodewright …` works
+// from a fresh `npm ci` without a build step.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));

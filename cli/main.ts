@@ -1,0 +1,52 @@
+/** The `nodewright` command line. Each subcommand lives in its own module; this file only wires them. */
+import { Command, CommanderError, Option } from 'commander';
+import { isManifestValidationError } from '../shared/core/errors';
+import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/custom';
+import { demoCommand } from './demo';
+import { CliUsageError, planCommand } from './plan';
+
+const out = (s: string) => process.stdout.write(`${s}\n`);
+const err = (s: string) => process.stderr.write(`${s}\n`);
+
+/** Bad input (manifests, flags, files): exit 2 with one clear message and nothing planned. */
+function userError(e: unknown): e is Error {
+  return isManifestValidationError(e) || isInstanceTypesFileInvalidError(e) || e instanceof CliUsageError;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const program = new Command()
+    .name('nodewright')
+    .description('Serverless, Karpenter-compatible node autoscaler for Amazon EKS: plan, simulate, explain.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('plan')
+    .description('Show what nodewright would launch for the pending pods in the given manifests (offline).')
+    .requiredOption('-f, --file <file>', 'manifest file (multi-document YAML); repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--instance-types <file>', 'JSON file replacing the bundled EC2 catalog')
+    .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
+    .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action((o: { file: string[]; instanceTypes?: string; region: string; zones?: string; output: 'table' | 'json' }) => {
+      code = planCommand(o, out, err);
+    });
+
+  program
+    .command('demo')
+    .description('Run the seed walkthrough on the embedded default (examples/inflate.yaml).')
+    .action(async () => { code = await demoCommand(out, err); });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (userError(e)) {
+      err(`error: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  return code;
+}

@@ -1,0 +1,60 @@
+/** `nodewright plan`: read manifests, plan offline, print a table or the JSON contract. */
+import { readFileSync } from 'node:fs';
+import { loadCatalog } from '../shared/catalog';
+import { parseInstanceTypesFile } from '../shared/core/instance-types/custom';
+import type { InstanceType } from '../shared/core/instance-types/types';
+import { parseManifestFiles, type ManifestSet } from '../shared/core/model/manifests';
+import { existingNodesFromSnapshot } from '../shared/core/provisioning/from-snapshot';
+import { planOffline, snapshotFromManifests, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
+import { planToJson, type PlanJson } from '../shared/core/provisioning/plan-json';
+import { renderPlanTable } from './render';
+
+export interface PlanCommandOptions {
+  file: string[];
+  instanceTypes?: string;
+  region: string;
+  zones?: string;
+  output: 'table' | 'json';
+}
+
+export class CliUsageError extends Error {
+  override readonly name = 'CliUsageError' as const;
+}
+
+export function readManifests(files: string[]): ManifestSet {
+  if (files.length === 0) throw new CliUsageError('at least one -f FILE is required');
+  return parseManifestFiles(files.map((file) => {
+    try {
+      return { file, text: readFileSync(file, 'utf8') };
+    } catch (e) {
+      throw new CliUsageError(`cannot read ${file}: ${(e as Error).message}`);
+    }
+  }));
+}
+
+export function readInstanceTypes(file: string | undefined, region: string, zones: string[] | undefined): InstanceType[] | undefined {
+  if (!file) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new CliUsageError(`cannot read instance types from ${file}: ${(e as Error).message}`);
+  }
+  return parseInstanceTypesFile(json, { region, zones: zones ?? ['a', 'b', 'c'].map((z) => `${region}${z}`) });
+}
+
+export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' | 'output'>): { result: OfflinePlan; json: PlanJson } {
+  const zones = opts.zones ? opts.zones.split(',').map((z) => z.trim()).filter(Boolean) : undefined;
+  const instanceTypes = readInstanceTypes(opts.instanceTypes, opts.region, zones);
+  const result = planOffline(set, { region: opts.region, zones, instanceTypes, catalog: loadCatalog() });
+  const existing = existingNodesFromSnapshot(snapshotFromManifests(set)).filter((n) => !n.inFlight);
+  return { result, json: planToJson(result.plan, result.pending.length, existing) };
+}
+
+export function planCommand(opts: PlanCommandOptions, out: (s: string) => void, err: (s: string) => void): number {
+  const set = readManifests(opts.file);
+  const { result, json } = runPlan(set, opts);
+  for (const w of result.warnings) err(`warning: ${w}`);
+  out(opts.output === 'json' ? JSON.stringify(json, null, 2) : renderPlanTable(json));
+  return 0;
+}

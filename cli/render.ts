@@ -1,0 +1,33 @@
+/** Plain-text tables for people. */
+import type { PlanJson } from '../shared/core/provisioning/plan-json';
+
+export function table(headers: string[], rows: (string | number)[][]): string {
+  const cells = [headers, ...rows.map((r) => r.map(String))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells.map((r) => r.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+const money = (n: number) => `$${n.toFixed(4)}`;
+
+export function renderPlanTable(p: PlanJson): string {
+  const lines: string[] = [];
+  if (p.nodeClaims.length > 0) {
+    lines.push(table(['NODEPOOL', 'INSTANCE TYPE', 'CAPACITY', 'ZONE', 'PODS', '$/H', 'ALSO FITS'],
+      p.nodeClaims.map((c) => [c.nodePool, c.instanceTypes[0], c.capacityType, c.zone ?? '(any)', c.pods.length, money(c.pricePerHour),
+        c.instanceTypes.length > 1 ? `${c.instanceTypes.slice(1, 4).join(', ')}${c.instanceTypes.length > 4 ? ` +${c.instanceTypes.length - 4} more` : ''}` : '-'])));
+  } else {
+    lines.push('No new nodes needed.');
+  }
+  const placed = p.existingNodes.filter((n) => n.pods.length > 0);
+  if (placed.length > 0) {
+    lines.push('', 'Placed on existing nodes:');
+    lines.push(table(['NODE', 'PODS'], placed.map((n) => [n.name, n.pods.join(', ')])));
+  }
+  if (p.unschedulable.length > 0) {
+    lines.push('', 'Pods that stay pending:');
+    lines.push(table(['POD', 'REASON'], p.unschedulable.map((u) => [u.pod, u.reason])));
+  }
+  const s = p.summary;
+  lines.push('', `Total: ${s.pods} pending pod(s), ${s.scheduled} scheduled, ${s.unschedulable} pending; ${s.nodeClaims} new node(s) at ${money(s.pricePerHour)}/h (${money(s.pricePerHour * 730)}/month).`);
+  return lines.join('\n');
+}

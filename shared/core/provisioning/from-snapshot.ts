@@ -1,0 +1,133 @@
+/**
+ * Between the cluster snapshot and the scheduler: which pods are pending, which nodes and in-flight claims
+ * can take pods, and how a planned claim becomes a NodeClaim object.
+ */
+import type { InstanceType } from '../instance-types/types';
+import { isProvisionable } from '../lifecycle/provisionable';
+import type { Node, Pod } from '../model/kube';
+import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
+import { Annotation, Finalizer, Label, TaintKey } from '../model/labels';
+import type { ResourceList } from '../model/resources';
+import type { ClusterSnapshot } from '../ports/cluster-client';
+import { Requirements } from '../scheduling/requirements';
+import type { ExistingNode, PlannedNodeClaim, SchedulingInput, SchedulingOptions } from '../scheduling/types';
+
+export interface FromSnapshotOptions extends SchedulingOptions {
+  /** Pods to place; default: Karpenter's provisionable pods plus reschedulable pods of deleting nodes. */
+  pendingPods?: Pod[];
+}
+
+const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
+
+function nodeIsDeleting(n: Node, claim: NodeClaim | undefined): boolean {
+  return n.deletionTimestamp !== undefined || claim?.deletionTimestamp !== undefined || n.taints.some((t) => t.key === TaintKey.disrupted);
+}
+
+/** Pods that must move because their node is going away (reference §2.1 "Also added"). */
+export function reschedulablePods(snapshot: ClusterSnapshot): Pod[] {
+  const claimsByNode = new Map(snapshot.nodeClaims.filter((c) => c.status.nodeName).map((c) => [c.status.nodeName!, c]));
+  const deleting = new Set(snapshot.nodes.filter((n) => nodeIsDeleting(n, claimsByNode.get(n.name))).map((n) => n.name));
+  return snapshot.pods.filter((p) => p.nodeName && deleting.has(p.nodeName) && !isTerminal(p) && p.deletionTimestamp === undefined
+    && p.owner?.kind !== 'DaemonSet' && p.owner?.kind !== 'Node');
+}
+
+function minAllocatable(types: InstanceType[], names: string[] | undefined): ResourceList | undefined {
+  const pick = names ? types.filter((t) => names.includes(t.name)) : [];
+  if (pick.length === 0) return undefined;
+  const out: ResourceList = { ...pick[0].allocatable };
+  for (const t of pick.slice(1)) for (const k of Object.keys(out)) out[k] = Math.min(out[k], t.allocatable[k] ?? 0);
+  return out;
+}
+
+export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]> = {}): ExistingNode[] {
+  const podsByNode = new Map<string, Pod[]>();
+  for (const p of snapshot.pods) {
+    if (!p.nodeName || isTerminal(p)) continue;
+    const l = podsByNode.get(p.nodeName);
+    if (l) l.push(p); else podsByNode.set(p.nodeName, [p]);
+  }
+  const claimByProvider = new Map(snapshot.nodeClaims.filter((c) => c.status.providerID).map((c) => [c.status.providerID!, c]));
+  const claimByNode = new Map(snapshot.nodeClaims.filter((c) => c.status.nodeName).map((c) => [c.status.nodeName!, c]));
+  const out: ExistingNode[] = [];
+  const seenClaims = new Set<string>();
+  for (const n of snapshot.nodes) {
+    const claim = (n.providerID ? claimByProvider.get(n.providerID) : undefined) ?? claimByNode.get(n.name);
+    if (claim) seenClaims.add(claim.name);
+    const managed = n.labels[Label.nodePool] !== undefined;
+    const initialized = managed ? n.labels[Label.initialized] === 'true' : n.ready;
+    const startup = new Set((claim?.spec.startupTaints ?? []).map((t) => `${t.key}:${t.effect}`));
+    out.push({
+      name: n.name,
+      labels: n.labels,
+      taints: initialized ? n.taints : n.taints.filter((t) => !startup.has(`${t.key}:${t.effect}`)),
+      allocatable: n.allocatable,
+      capacity: n.capacity,
+      pods: podsByNode.get(n.name) ?? [],
+      nodePool: n.labels[Label.nodePool],
+      nodeClaim: claim?.name,
+      initialized,
+      markedForDeletion: nodeIsDeleting(n, claim) || n.unschedulable,
+    });
+  }
+  for (const c of snapshot.nodeClaims) {
+    if (seenClaims.has(c.name) || c.deletionTimestamp !== undefined) continue;
+    const reqs = Requirements.fromNodeSelector(c.spec.requirements);
+    const types = instanceTypesByPool[c.nodePool] ?? [];
+    const allocatable = c.status.allocatable ?? minAllocatable(types, reqs.get(Label.instanceType)?.complement ? undefined : [...(reqs.get(Label.instanceType)?.values ?? [])]) ?? c.spec.resources.requests;
+    out.push({
+      name: c.status.nodeName ?? c.name,
+      labels: { ...reqs.labels(), ...c.labels, [Label.nodePool]: c.nodePool, [Label.hostname]: c.status.nodeName ?? c.name },
+      taints: c.spec.taints,
+      allocatable,
+      capacity: c.status.capacity ?? allocatable,
+      pods: [],
+      nodePool: c.nodePool,
+      nodeClaim: c.name,
+      initialized: false,
+      inFlight: true,
+      markedForDeletion: conditionIsTrue(c, 'InstanceTerminating'),
+    });
+  }
+  return out;
+}
+
+export function schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]>, options: FromSnapshotOptions = {}): SchedulingInput {
+  const { pendingPods, ...schedulingOptions } = options;
+  const pods = pendingPods ?? [...snapshot.pods.filter(isProvisionable), ...reschedulablePods(snapshot)];
+  return {
+    pods,
+    nodePools: snapshot.nodePools,
+    instanceTypes: instanceTypesByPool,
+    existingNodes: existingNodesFromSnapshot(snapshot, instanceTypesByPool),
+    daemonSets: snapshot.daemonSets,
+    persistentVolumes: snapshot.persistentVolumes,
+    persistentVolumeClaims: snapshot.persistentVolumeClaims,
+    storageClasses: snapshot.storageClasses,
+    options: schedulingOptions,
+  };
+}
+
+/** The NodeClaim object for a planned claim (spec as Karpenter writes it: requirements, taints, requests). */
+export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: number, nodePoolHash?: string): NodeClaim {
+  const annotations: Record<string, string> = {};
+  if (nodePoolHash) { annotations[Annotation.nodePoolHash] = nodePoolHash; annotations[Annotation.nodePoolHashVersion] = 'v3'; }
+  if (claim.minValuesRelaxed) annotations[Annotation.minValuesRelaxed] = 'true';
+  return {
+    name,
+    labels: { ...claim.labels, [Label.nodePool]: claim.nodePool },
+    annotations,
+    nodePool: claim.nodePool,
+    spec: {
+      taints: claim.taints,
+      startupTaints: claim.startupTaints,
+      requirements: claim.requirements,
+      resources: { requests: claim.requests },
+      nodeClassRef: claim.nodeClassRef,
+      expireAfter: claim.expireAfter,
+      terminationGracePeriod: claim.terminationGracePeriod,
+    },
+    status: { conditions: [] },
+    creationTimestamp: Math.floor(nowMs / 1000),
+    finalizers: [Finalizer.termination],
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * `nodewright plan`: what the provisioner would launch for a set of manifests, with no cluster and no AWS.
+ * Every pod without spec.nodeName (and not owned by a DaemonSet) is pending; pods with a nodeName run there.
+ */
+import { buildInstanceTypes } from '../instance-types/build';
+import type { CatalogEntry, InstanceType } from '../instance-types/types';
+import type { ManifestSet } from '../model/manifests';
+import type { EC2NodeClass } from '../model/karpenter';
+import type { ClusterSnapshot } from '../ports/cluster-client';
+import { solve } from '../scheduling/solve';
+import type { Plan, SchedulingOptions } from '../scheduling/types';
+import { existingNodesFromSnapshot } from './from-snapshot';
+
+export interface OfflinePlanOptions {
+  region: string;
+  /** Zones to offer; default: the node class's resolved subnets, else <region>a/b/c. */
+  zones?: string[];
+  /** Replaces the catalog (`--instance-types FILE.json`), for every pool. */
+  instanceTypes?: InstanceType[];
+  catalog: CatalogEntry[];
+  scheduling?: SchedulingOptions;
+}
+
+export interface OfflinePlan {
+  plan: Plan;
+  pending: ManifestSet['pods'];
+  warnings: string[];
+  /** NodePools that could not be used, with why. */
+  unusablePools: { nodePool: string; reason: string }[];
+}
+
+export function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
+  return {
+    pods: set.pods, nodes: set.nodes, nodeClaims: set.nodeClaims, nodePools: set.nodePools, nodeClasses: set.nodeClasses,
+    pdbs: set.pdbs, daemonSets: set.daemonSets, persistentVolumes: set.persistentVolumes,
+    persistentVolumeClaims: set.persistentVolumeClaims, storageClasses: set.storageClasses,
+  };
+}
+
+function zonesFor(nodeClass: EC2NodeClass | undefined, opts: OfflinePlanOptions): string[] {
+  if (opts.zones?.length) return opts.zones;
+  const fromStatus = [...new Set((nodeClass?.status?.subnets ?? []).map((s) => s.zone))];
+  if (fromStatus.length) return fromStatus.sort();
+  return ['a', 'b', 'c'].map((z) => `${opts.region}${z}`);
+}
+
+export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): OfflinePlan {
+  const warnings = set.warnings.map((w) => (typeof w === 'string' ? w : JSON.stringify(w)));
+  const unusablePools: OfflinePlan['unusablePools'] = [];
+  const instanceTypes: Record<string, InstanceType[]> = {};
+  for (const pool of set.nodePools) {
+    if (opts.instanceTypes) { instanceTypes[pool.name] = opts.instanceTypes; continue; }
+    const ref = pool.template.nodeClassRef.name;
+    const nodeClass = set.nodeClasses.find((c) => c.name === ref);
+    if (!nodeClass && set.nodeClasses.length > 0) {
+      unusablePools.push({ nodePool: pool.name, reason: `EC2NodeClass "${ref}" not found` });
+      continue;
+    }
+    if (!nodeClass) warnings.push(`nodepool "${pool.name}": EC2NodeClass "${ref}" is not in the input; using EC2NodeClass defaults (AL2023)`);
+    instanceTypes[pool.name] = buildInstanceTypes(opts.catalog, { region: opts.region, zones: zonesFor(nodeClass, opts), nodeClass });
+  }
+  const usable = set.nodePools.filter((p) => instanceTypes[p.name] !== undefined);
+  const snapshot = snapshotFromManifests(set);
+  const pending = set.pods.filter((p) => !p.nodeName && p.owner?.kind !== 'DaemonSet' && p.deletionTimestamp === undefined);
+  const plan = solve({
+    pods: pending,
+    nodePools: usable,
+    instanceTypes,
+    existingNodes: existingNodesFromSnapshot(snapshot, instanceTypes),
+    daemonSets: set.daemonSets,
+    persistentVolumes: set.persistentVolumes,
+    persistentVolumeClaims: set.persistentVolumeClaims,
+    storageClasses: set.storageClasses,
+    options: opts.scheduling,
+  });
+  if (unusablePools.length > 0) {
+    for (const u of plan.unschedulable) u.reason += `; ${unusablePools.map((p) => `nodepool "${p.nodePool}": ${p.reason}`).join('; ')}`;
+  }
+  return { plan, pending, warnings, unusablePools };
+}

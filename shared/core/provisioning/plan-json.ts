@@ -1,0 +1,55 @@
+/** The `nodewright plan -o json` contract (issue #2): other parts of the product and outside checks rely on it. */
+import { podKey } from '../model/kube';
+import { formatResourceList } from '../model/resources';
+import type { NodeSelectorRequirement } from '../model/kube';
+import type { Plan } from '../scheduling/types';
+import type { ExistingNode } from '../scheduling/types';
+
+export interface PlanJson {
+  nodeClaims: {
+    nodePool: string;
+    instanceTypes: string[];
+    capacityType: string;
+    zone: string | null;
+    requirements: NodeSelectorRequirement[];
+    pods: string[];
+    resources: Record<string, string>;
+    pricePerHour: number;
+    labels: Record<string, string>;
+  }[];
+  existingNodes: { name: string; pods: string[] }[];
+  unschedulable: { pod: string; reason: string }[];
+  summary: { pods: number; scheduled: number; nodeClaims: number; pricePerHour: number; unschedulable: number };
+}
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+export function planToJson(plan: Plan, pendingCount: number, existing: ExistingNode[] = []): PlanJson {
+  const placed = new Map(plan.existingPlacements.map((e) => [e.node, e.pods.map(podKey)]));
+  const nodeClaims = plan.nodeClaims.map((c) => ({
+    nodePool: c.nodePool,
+    instanceTypes: c.instanceTypes.map((t) => t.name),
+    capacityType: c.capacityType,
+    zone: c.zone,
+    requirements: c.requirements,
+    pods: c.pods.map(podKey),
+    resources: formatResourceList(c.requests),
+    pricePerHour: round(c.price),
+    labels: c.labels,
+  }));
+  const unschedulable = [...plan.unschedulable, ...plan.ignored].map((u) => ({ pod: podKey(u.pod), reason: u.reason }));
+  const scheduled = nodeClaims.reduce((n, c) => n + c.pods.length, 0) + [...placed.values()].reduce((n, p) => n + p.length, 0);
+  const names = existing.length > 0 ? existing.map((n) => n.name) : [...placed.keys()];
+  return {
+    nodeClaims,
+    existingNodes: names.map((name) => ({ name, pods: placed.get(name) ?? [] })),
+    unschedulable,
+    summary: {
+      pods: pendingCount,
+      scheduled,
+      nodeClaims: nodeClaims.length,
+      pricePerHour: round(nodeClaims.reduce((s, c) => s + c.pricePerHour, 0)),
+      unschedulable: unschedulable.length,
+    },
+  };
+}
