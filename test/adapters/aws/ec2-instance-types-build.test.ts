@@ -1,12 +1,12 @@
 import {
   DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeSpotPriceHistoryCommand, EC2Client,
 } from '@aws-sdk/client-ec2';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Ec2CloudProvider } from '../../../shared/adapters/aws/ec2';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { loadCatalog } from '../../../shared/catalog';
-import { CLUSTER, clusterInfo, ec2, nodeClass, resetAndMockNodeClassDiscovery, T0 } from './fixtures';
+import { CLUSTER, clusterInfo, ec2, nodeClass, resetAndMockNodeClassDiscovery, ssm, T0 } from './fixtures';
 
 describe('Ec2CloudProvider.instanceTypes with the real builder and catalog', () => {
   beforeEach(() => resetAndMockNodeClassDiscovery());
@@ -40,5 +40,27 @@ describe('Ec2CloudProvider.instanceTypes with the real builder and catalog', () 
     expect(offers['spot/us-east-1b']).toEqual([0.041, false]);
     expect(offers['on-demand/us-east-1a']).toEqual([0.096, true]);
     expect(types[0].capacity.pods).toBe(29);
+  });
+
+  it('should not offer types of an architecture the node class has no AMI for', async () => {
+    // Prepare
+    const info = (name: string, arch: 'x86_64' | 'arm64') => ({
+      InstanceType: name as never, VCpuInfo: { DefaultVCpus: 2 }, MemoryInfo: { SizeInMiB: 8192 }, ProcessorInfo: { SupportedArchitectures: [arch] },
+      NetworkInfo: { MaximumNetworkInterfaces: 3, Ipv4AddressesPerInterface: 10 },
+    });
+    ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [info('m5.large', 'x86_64'), info('m6g.large', 'arm64')] });
+    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: [] });
+    ec2.on(DescribeSpotPriceHistoryCommand).resolves({ SpotPriceHistory: [] });
+    ssm.on(GetParameterCommand, { Name: '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/arm64/standard/recommended/image_id' })
+      .rejects(new ParameterNotFound({ message: 'not found', $metadata: {} }));
+    const clock = { now: () => T0 };
+    const provider = new Ec2CloudProvider({
+      ec2: new EC2Client({ region: 'us-east-1' }), ssm: new SSMClient({ region: 'us-east-1' }), clusterName: CLUSTER, region: 'us-east-1',
+      stateStore: new MemoryStateStore(clock), clock, catalog: loadCatalog(), cluster: clusterInfo,
+    });
+    // Act
+    const types = await provider.instanceTypes(nodeClass());
+    // Assess
+    expect(types.map((t) => t.name)).toEqual(['m5.large']);
   });
 });

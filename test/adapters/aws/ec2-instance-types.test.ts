@@ -88,7 +88,7 @@ describe('Ec2CloudProvider.instanceTypes', () => {
     // Assess
     expect(ec2.commandCalls(DescribeInstanceTypesCommand)).toHaveLength(2);
     expect(ec2.commandCalls(DescribeSpotPriceHistoryCommand)).toHaveLength(1);
-    expect(ec2.commandCalls(DescribeSpotPriceHistoryCommand)[0].args[0].input).toMatchObject({ ProductDescriptions: ['Linux/UNIX'], StartTime: new Date(T0) });
+    expect(ec2.commandCalls(DescribeSpotPriceHistoryCommand)[0].args[0].input).toMatchObject({ ProductDescriptions: ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)'], StartTime: new Date(T0) });
   });
 
   it('should fall back to the bundled catalog when DescribeInstanceTypes is denied', async () => {

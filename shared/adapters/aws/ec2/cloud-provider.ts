@@ -74,7 +74,9 @@ export class Ec2CloudProvider implements CloudProvider {
     const [entries, zonesByType, spotPrices, unavailable] = await Promise.all([
       this.source.entries(), this.source.zonesByType(), this.source.spotPrices(), this.deps.stateStore.unavailableOfferings(),
     ]);
-    return buildInstanceTypes(entries, {
+    // A type whose architecture has no AMI could never launch: don't offer it to the scheduler.
+    const arches = new Set(resolved.amis.map((a) => a.arch));
+    return buildInstanceTypes(entries.filter((e) => arches.has(e.arch)), {
       region: this.deps.region,
       zones: [...new Set(resolved.subnets.map((s) => s.zone))].sort(),
       nodeClass: { ...nodeClass, status: { ...nodeClass.status, ...NodeClassResolver.toStatus(resolved) } },

@@ -95,7 +95,7 @@ export class InstanceTypeSource {
     if (this.fresh(this.spot, SPOT_PRICES_TTL_MS)) return this.spot.value;
     try {
       const latest = new Map<string, { price: number; at: number }>();
-      const pages = paginateDescribeSpotPriceHistory({ client: this.deps.ec2 }, { ProductDescriptions: ['Linux/UNIX'], StartTime: new Date(this.deps.now()) });
+      const pages = paginateDescribeSpotPriceHistory({ client: this.deps.ec2 }, { ProductDescriptions: ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)'], StartTime: new Date(this.deps.now()) });
       for await (const page of pages) {
         for (const p of page.SpotPriceHistory ?? []) {
           const price = Number(p.SpotPrice);
