@@ -89,7 +89,7 @@ spec:
     const err = validationError(() => parseManifests(text, 'alpha.yaml'));
 
     // Assess: the provisioner-name label becomes the restricted karpenter.sh/nodepool label
-    expect(err.path).toBe('spec.template.metadata.labels.karpenter.sh/nodepool');
+    expect(err.path).toBe('spec.labels.karpenter.sh/nodepool');
     expect(err.problem).toMatch(/converted from karpenter.sh\/v1alpha5 Provisioner/);
 
     // Act (without the restricted label)
@@ -114,7 +114,12 @@ spec:
     expect(selectorTerms({ 'karpenter.sh/discovery': 'demo' }, 'subnet')).toEqual([{ tags: { 'karpenter.sh/discovery': 'demo' } }]);
   });
 
+  const prov = (spec: string) => `apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: ${spec}\n`;
   const rejections: [string, string, string, RegExp][] = [
+    ['a bad requirement, at the Provisioner field', prov('{providerRef: {name: d}, requirements: [{key: a, operator: Gt, values: [x]}]}'), 'spec.requirements[0].values', /exactly one integer.*converted from karpenter.sh\/v1alpha5 Provisioner/],
+    ['a bad kubelet block, at the Provisioner field', prov('{providerRef: {name: d}, kubeletConfiguration: {evictionSoft: {memory.available: 5%}}}'), 'spec.kubeletConfiguration.evictionSoft.memory.available', /no matching evictionSoftGracePeriod/],
+    ['a restricted tag in an inline provider', prov('{provider: {subnetSelector: {a: b}, securityGroupSelector: {a: b}, tags: {karpenter.sh/nodepool: x}}}'), 'spec.provider.tags.karpenter.sh/nodepool', /restricted.*converted from the provider of Provisioner p/],
+    ['a bad limit, at limits.resources', prov('{providerRef: {name: d}, limits: {resources: {cpu: lots}}}'), 'spec.limits.resources.cpu', /invalid quantity/],
     ['consolidation together with ttlSecondsAfterEmpty', 'apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {consolidation: {enabled: true}, ttlSecondsAfterEmpty: 30, providerRef: {name: d}}\n', 'spec.ttlSecondsAfterEmpty', /mutually exclusive/],
     ['provider together with providerRef', 'apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {provider: {subnetSelector: {a: b}, securityGroupSelector: {a: b}}, providerRef: {name: d}}\n', 'spec.provider', /mutually exclusive/],
     ['a launchTemplate', 'apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {launchTemplate: lt, subnetSelector: {a: b}, securityGroupSelector: {a: b}}\n', 'spec.launchTemplate', /not supported in v1/],

@@ -37,6 +37,24 @@ export function fail(ctx: ManifestContext | undefined, path: string, problem: st
   throw new ManifestValidationError(ctx?.file ?? '<input>', ctx?.documentIndex ?? 0, path, problem);
 }
 
+/** Runs fn; a ManifestValidationError it throws is re-thrown with its path rewritten (e.g. into the user's original field). */
+export function withPath<T>(fn: () => T, mapPath: (path: string) => string): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ManifestValidationError) throw new ManifestValidationError(e.file, e.documentIndex, mapPath(e.path), e.problem);
+    throw e;
+  }
+}
+
+/** Rewrites a field path by the first matching prefix ([from, to] pairs), keeping the rest of the path. */
+export function remapPath(path: string, map: readonly (readonly [string, string])[]): string {
+  for (const [from, to] of map) {
+    if (path === from || path.startsWith(`${from}.`) || path.startsWith(`${from}[`)) return to + path.slice(from.length);
+  }
+  return path;
+}
+
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 export function obj(v: unknown): Json {

@@ -5,9 +5,13 @@
  */
 import { fail, normalizeLabelMap, num, obj, str, stringMap, type Json, type ManifestContext } from './context';
 
+/** [v1 path prefix, path prefix in the user's document] pairs, so errors point at what the user wrote. */
+export type PathMap = (readonly [string, string])[];
+
 export interface Converted {
   json: Json;
   warnings: string[];
+  pathMap: PathMap;
 }
 
 export interface ConvertedProvisioner {
@@ -16,8 +20,20 @@ export interface ConvertedProvisioner {
   nodeClass?: Json;
   /** kubeletConfiguration, to be moved onto the referenced node class. */
   kubelet?: Json;
+  /** Where the kubelet block sits in the user's document. */
+  kubeletPath?: string;
   warnings: string[];
+  pathMap: PathMap;
+  /** pathMap for the node class generated from an inline provider. */
+  nodeClassPathMap?: PathMap;
 }
+
+const nodeTemplatePaths = (prefix: string): PathMap => [
+  ['spec.subnetSelectorTerms', `${prefix}.subnetSelector`],
+  ['spec.securityGroupSelectorTerms', `${prefix}.securityGroupSelector`],
+  ['spec.amiSelectorTerms', `${prefix}.amiSelector`],
+  ['spec', prefix],
+];
 
 /** v1 consolidateAfter for pools converted from consolidation.enabled / WhenUnderutilized (its fixed 15 s wait). */
 export const UNDERUTILIZED_CONSOLIDATE_AFTER = '15s';
@@ -84,7 +100,7 @@ export function convertAwsNodeTemplate(o: Json, ctx?: ManifestContext): Converte
   const name = str(metadata.name) ?? '';
   const warnings: string[] = [];
   const spec = nodeTemplateSpecToV1(obj(o.spec), ctx, 'spec', warnings, `AWSNodeTemplate ${name}`);
-  return { json: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { ...metadata, name }, spec }, warnings };
+  return { json: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { ...metadata, name }, spec }, warnings, pathMap: nodeTemplatePaths('spec') };
 }
 
 const KNOWN_PROVISIONER_FIELDS = new Set([
@@ -136,9 +152,11 @@ export function convertProvisioner(o: Json, ctx?: ManifestContext): ConvertedPro
 
   const limitsRaw = obj(spec.limits);
   let limits: Json | undefined;
+  let limitsPath = 'spec.limits.resources';
   if (limitsRaw.resources !== undefined) limits = obj(limitsRaw.resources);
   else if (Object.keys(limitsRaw).length) {
     limits = limitsRaw;
+    limitsPath = 'spec.limits';
     warnings.push(`${what}: spec.limits should be spec.limits.resources; read as resources`);
   }
 
@@ -165,8 +183,24 @@ export function convertProvisioner(o: Json, ctx?: ManifestContext): ConvertedPro
   if (limits) nodePoolSpec.limits = limits;
   if (spec.weight !== undefined) nodePoolSpec.weight = spec.weight;
   const nodePool: Json = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { ...metadata, name }, spec: nodePoolSpec };
-  const out: ConvertedProvisioner = { nodePool, warnings };
-  if (nodeClass) out.nodeClass = nodeClass;
-  if (kubelet) out.kubelet = kubelet;
+  const pathMap: PathMap = [
+    ['spec.template.spec.requirements', 'spec.requirements'],
+    ['spec.template.spec.taints', 'spec.taints'],
+    ['spec.template.spec.startupTaints', 'spec.startupTaints'],
+    ['spec.template.metadata.labels', 'spec.labels'],
+    ['spec.template.metadata.annotations', 'spec.annotations'],
+    ['spec.template.spec.nodeClassRef', 'spec.providerRef'],
+    ['spec.template.spec.expireAfter', 'spec.ttlSecondsUntilExpired'],
+    ['spec.limits', limitsPath],
+  ];
+  const out: ConvertedProvisioner = { nodePool, warnings, pathMap };
+  if (nodeClass) {
+    out.nodeClass = nodeClass;
+    out.nodeClassPathMap = nodeTemplatePaths('spec.provider');
+  }
+  if (kubelet) {
+    out.kubelet = kubelet;
+    out.kubeletPath = 'spec.kubeletConfiguration';
+  }
   return out;
 }

@@ -31,8 +31,11 @@ export function convertV1beta1NodePool(o: Json, _ctx?: ManifestContext): Convert
     apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { ...metadata, name },
     spec: { ...spec, template: { ...template, spec: tplSpec }, disruption },
   };
-  const out: ConvertedProvisioner = { nodePool, warnings };
-  if (kubelet) out.kubelet = kubelet;
+  const out: ConvertedProvisioner = { nodePool, warnings, pathMap: [['spec.template.spec.expireAfter', 'spec.disruption.expireAfter']] };
+  if (kubelet) {
+    out.kubelet = kubelet;
+    out.kubeletPath = 'spec.template.spec.kubelet';
+  }
   return out;
 }
 
@@ -46,5 +49,5 @@ export function convertV1beta1NodeClass(o: Json, ctx?: ManifestContext): Convert
     if (!ALIAS_BY_FAMILY[family]) fail(ctx, 'spec.amiSelectorTerms', `amiFamily ${family} needs amiSelectorTerms`);
     spec.amiSelectorTerms = [{ alias: `${ALIAS_BY_FAMILY[family]}@latest` }];
   }
-  return { json: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata, spec }, warnings: [] };
+  return { json: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata, spec }, warnings: [], pathMap: [] };
 }

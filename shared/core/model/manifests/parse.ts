@@ -4,17 +4,12 @@
  * Unknown kinds are warnings, invalid Karpenter objects are ManifestValidationErrors.
  */
 import { parseAllDocuments } from 'yaml';
-import { canonicalJson } from '../hash';
 import { fail, isObject, num, obj, resources, str, type Json, type ManifestContext, type PodContext } from './context';
 import { daemonSetFromKube, nodeFromKube, pdbFromKube, pvcFromKube, pvFromKube, storageClassFromKube } from './cluster-objects';
-import { convertAwsNodeTemplate, convertProvisioner } from './convert-alpha';
-import { convertV1beta1NodeClass, convertV1beta1NodePool } from './convert-beta';
+import { collectKarpenterObject, finishKarpenterObjects, isKarpenterKind, type KarpenterObjects } from './karpenter-objects';
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
 import { nodeClaimFromKube } from './nodeclaim';
-import { nodeClassFromKube, nodeClassSchema } from './nodeclass';
-import { nodePoolFromKube, nodePoolSchema } from './nodepool';
 import { podFromKube } from './pod';
-import { unknownFields } from './zod-helpers';
 import { WorkloadKinds, workloadClaims, workloadFromKube, workloadPods } from './workloads';
 
 export interface ManifestFile {
@@ -25,17 +20,6 @@ export interface ManifestFile {
 interface Doc {
   object: Json;
   ctx: Required<ManifestContext>;
-}
-
-interface PendingClass {
-  json: Json;
-  ctx: Required<ManifestContext>;
-  suffix: string;
-  converted: boolean;
-}
-
-interface PendingPool extends PendingClass {
-  kubelet?: Json;
 }
 
 const IGNORED_QUIETLY = new Set(['Namespace', 'Service', 'ConfigMap', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
@@ -83,98 +67,21 @@ function podContext(docs: Doc[], set: ManifestSet): PodContext {
   return out;
 }
 
-function unsupportedVersion(ctx: ManifestContext, kind: string, apiVersion: string, supported: string[]): never {
-  return fail(ctx, 'apiVersion', `unsupported apiVersion ${JSON.stringify(apiVersion)} for ${kind} (supported: ${supported.join(', ')})`);
-}
-
-/**
- * Moves converted pools' kubelet blocks onto their node class. When every pool using a class agrees, the
- * class gets the block; otherwise each pool with its own block gets a copy of the class named
- * `<class>-<pool>`, so no pool's nodes change kubelet settings.
- */
-function attachKubelets(pools: PendingPool[], classes: PendingClass[], set: ManifestSet): void {
-  const refOf = (p: PendingPool) => obj(obj(obj(obj(p.json.spec).template).spec).nodeClassRef);
-  const signature = (p: PendingPool) => (p.kubelet === undefined ? '-' : canonicalJson(p.kubelet));
-  for (const pool of pools) {
-    if (!pool.kubelet) continue;
-    const poolName = str(obj(pool.json.metadata).name) ?? '';
-    const ref = refOf(pool);
-    const className = str(ref.name) ?? '';
-    const warn = (message: string) => set.warnings.push({ file: pool.ctx.file, documentIndex: pool.ctx.documentIndex, message });
-    const target = classes.find((c) => str(obj(c.json.metadata).name) === className);
-    if (!target) {
-      warn(`${poolName}: kubelet settings could not be moved: EC2NodeClass ${className} is not in these manifests`);
-      continue;
-    }
-    const sharers = pools.filter((p) => str(refOf(p).name) === className);
-    const spec = obj(target.json.spec);
-    const agree = sharers.every((p) => signature(p) === signature(pool))
-      && (spec.kubelet === undefined || canonicalJson(spec.kubelet) === canonicalJson(pool.kubelet));
-    if (agree) {
-      target.json = { ...target.json, spec: { ...spec, kubelet: pool.kubelet } };
-      continue;
-    }
-    const cloneName = `${className}-${poolName}`;
-    classes.push({ ...target, json: { ...target.json, metadata: { ...obj(target.json.metadata), name: cloneName }, spec: { ...spec, kubelet: pool.kubelet } } });
-    ref.name = cloneName;
-    warn(`${poolName}: other pools share EC2NodeClass ${className} with different kubelet settings; this pool's kubelet moved to a new EC2NodeClass ${cloneName}`);
-  }
-}
-
-const TOP_LEVEL = new Set(['apiVersion', 'kind', 'metadata', 'status']);
-
-function warnUnknownFields(items: PendingClass[], schema: unknown, kind: string, set: ManifestSet): void {
-  for (const { json, ctx, converted } of items) {
-    if (converted) continue; // conversion already warned about the fields it dropped
-    const name = str(obj(json.metadata).name) ?? '';
-    for (const field of unknownFields(schema, json).filter((f) => !TOP_LEVEL.has(f.split(/[.[]/)[0]))) {
-      set.warnings.push({ ...ctx, message: `${kind} ${name}: unknown field ${field} was ignored` });
-    }
-  }
-}
-
 /** Parses several files as one set, so PriorityClasses, RuntimeClasses and node classes resolve across files. */
 export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
   const set = emptyManifestSet();
   const docs = readDocuments(files);
   const podCtx = podContext(docs, set);
-  const pools: PendingPool[] = [];
-  const classes: PendingClass[] = [];
+  const karpenter: KarpenterObjects = { pools: [], classes: [] };
   for (const { object, ctx } of docs) {
     const kind = str(object.kind) ?? '';
-    const apiVersion = str(object.apiVersion) ?? '';
     const name = str(obj(object.metadata).name) ?? '';
     const warn = (message: string) => set.warnings.push({ ...ctx, message });
-    const suffix = (from: string) => ` (converted from ${from})`;
+    if (isKarpenterKind(kind)) {
+      collectKarpenterObject(object, ctx, karpenter, warn);
+      continue;
+    }
     switch (kind) {
-      case 'NodePool':
-        if (apiVersion === 'karpenter.sh/v1') pools.push({ json: object, ctx, suffix: '', converted: false });
-        else if (apiVersion === 'karpenter.sh/v1beta1') {
-          const c = convertV1beta1NodePool(object, ctx);
-          pools.push({ json: c.nodePool, ctx, suffix: suffix('karpenter.sh/v1beta1 NodePool'), converted: true, kubelet: c.kubelet });
-        } else unsupportedVersion(ctx, kind, apiVersion, ['karpenter.sh/v1', 'karpenter.sh/v1beta1']);
-        break;
-      case 'EC2NodeClass':
-        if (apiVersion === 'karpenter.k8s.aws/v1') classes.push({ json: object, ctx, suffix: '', converted: false });
-        else if (apiVersion === 'karpenter.k8s.aws/v1beta1') {
-          classes.push({ json: convertV1beta1NodeClass(object, ctx).json, ctx, suffix: suffix('karpenter.k8s.aws/v1beta1 EC2NodeClass'), converted: true });
-        } else unsupportedVersion(ctx, kind, apiVersion, ['karpenter.k8s.aws/v1', 'karpenter.k8s.aws/v1beta1']);
-        break;
-      case 'Provisioner': {
-        if (apiVersion !== 'karpenter.sh/v1alpha5') unsupportedVersion(ctx, kind, apiVersion, ['karpenter.sh/v1alpha5']);
-        const c = convertProvisioner(object, ctx);
-        c.warnings.forEach(warn);
-        pools.push({ json: c.nodePool, ctx, suffix: suffix('karpenter.sh/v1alpha5 Provisioner'), converted: true, kubelet: c.kubelet });
-        if (c.nodeClass) classes.push({ json: c.nodeClass, ctx, suffix: suffix(`the provider of Provisioner ${name}`), converted: true });
-        break;
-      }
-      case 'AWSNodeTemplate': {
-        if (apiVersion !== 'karpenter.k8s.aws/v1alpha1') unsupportedVersion(ctx, kind, apiVersion, ['karpenter.k8s.aws/v1alpha1']);
-        const c = convertAwsNodeTemplate(object, ctx);
-        c.warnings.forEach(warn);
-        classes.push({ json: c.json, ctx, suffix: suffix('karpenter.k8s.aws/v1alpha1 AWSNodeTemplate'), converted: true });
-        break;
-      }
       case 'NodeClaim': set.nodeClaims.push(nodeClaimFromKube(object, ctx)); break;
       case 'Pod': {
         const pod = podFromKube(object, { ...podCtx, ...ctx });
@@ -199,15 +106,7 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
         else if (!IGNORED_QUIETLY.has(kind)) warn(`${kind} ${name} is not used by nodewright; ignored`);
     }
   }
-  attachKubelets(pools, classes, set);
-  warnUnknownFields(pools, nodePoolSchema, 'NodePool', set);
-  warnUnknownFields(classes, nodeClassSchema, 'EC2NodeClass', set);
-  for (const c of classes) {
-    set.nodeClasses.push(nodeClassFromKube(c.json, {
-      ...c.ctx, problemSuffix: c.suffix, allowMissingIdentity: c.converted, defaultHopLimit: c.converted ? 2 : undefined,
-    }));
-  }
-  for (const p of pools) set.nodePools.push(nodePoolFromKube(p.json, { ...p.ctx, problemSuffix: p.suffix }));
+  finishKarpenterObjects(karpenter, set);
   return set;
 }
 
