@@ -4,6 +4,7 @@ import { bindPod, evictPod } from './disruption';
 import { readScale, writeScale } from './scale';
 import { KubeApiStatusError, badRequest, statusBody } from './status';
 import { toTable, wantsTable } from './table';
+import { openApiV3GroupVersion, openApiV3Root } from './openapi';
 import type { KubeStore } from './store';
 import { apiVersionOf, type Json, type KubeObject, type ResourceType } from './types';
 
@@ -128,6 +129,10 @@ function route(store: KubeStore, req: KubeRequest, opts: HandlerOptions): KubeRe
   const missing = (): never => { throw new KubeApiStatusError(404, 'NotFound', 'the server could not find the requested resource'); };
   if (parts[0] === 'version' && parts.length === 1) return ok(SERVER_VERSION);
   if (['healthz', 'readyz', 'livez'].includes(parts[0])) return ok('ok');
+  if (parts[0] === 'openapi' && parts[1] === 'v3') {
+    if (parts.length === 2) return ok(openApiV3Root(store.registry));
+    return ok(openApiV3GroupVersion(store.registry, parts.slice(2).join('/')) ?? missing());
+  }
   if (parts[0] === 'api') {
     if (parts.length === 1) return ok(apiVersions(opts.serverAddress ?? '127.0.0.1:443'));
     if (parts[1] !== 'v1') missing();

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,43 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     const [header, row] = out.split('\n').map((l) => l.trim().split(/\s+/));
     expect(header).toEqual(['NAME', 'TYPE', 'CAPACITY', 'ZONE', 'NODE', 'READY', 'AGE']);
     expect(row.slice(0, 4)).toEqual(['default-abcde', 'm5.large', 'spot', 'us-east-1a']);
+  });
+
+  it('should create, then update, then delete objects with kubectl apply and kubectl delete', async () => {
+    // Prepare
+    const manifest = (replicas: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: ${replicas}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: pause, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: spot}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]
+`;
+    const file = join(dir, 'web.yaml');
+    // Act
+    writeFileSync(file, manifest(1));
+    const created = await kubectl('apply', '-f', file);
+    writeFileSync(file, manifest(4));
+    const configured = await kubectl('apply', '-f', file);
+    const replicas = await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}');
+    const deleted = await kubectl('delete', 'deployment', 'web');
+    // Assess
+    expect(created).toContain('deployment.apps/web created');
+    expect(created).toContain('nodepool.karpenter.sh/spot created');
+    expect(configured).toContain('deployment.apps/web configured');
+    expect(replicas).toBe('4');
+    expect(deleted).toContain('deployment.apps "web" deleted');
   });
 
   it('should scale a deployment with kubectl scale', async () => {
