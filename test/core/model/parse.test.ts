@@ -285,4 +285,25 @@ spec:
     // Assess
     expect(set.pods.map((p) => p.name)).toEqual(['a']);
   });
+
+  it('should name the template field of a workload with a bad quantity', () => {
+    // Act
+    const err = validationError(() => parseManifests(deployment('web', 1).replace('cpu: "1"', 'cpu: "1 core"'), 'web.yaml'));
+
+    // Assess
+    expect(err.path).toBe('spec.template.spec.containers[0].resources.requests.cpu');
+    expect(err.problem).toBe('invalid quantity "1 core"');
+  });
+
+  it('should read YAML merge keys and skip empty documents', () => {
+    // Prepare
+    const text = '---\n# nothing here\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        <<: {cpu: "2"}\n        memory: 1Gi\n';
+
+    // Act
+    const set = parseManifests(text, 'merge.yaml');
+
+    // Assess
+    expect(set.pods[0].requests).toEqual({ cpu: 2000, memory: 2 ** 30 });
+    expect(set.warnings).toEqual([]);
+  });
 });

@@ -27,7 +27,7 @@ const IGNORED_QUIETLY = new Set(['Namespace', 'Service', 'ConfigMap', 'Secret', 
 function readDocuments(files: ManifestFile[]): Doc[] {
   const docs: Doc[] = [];
   for (const { text, file } of files) {
-    parseAllDocuments(text).forEach((d, documentIndex) => {
+    parseAllDocuments(text, { merge: true }).forEach((d, documentIndex) => {
       const ctx = { file, documentIndex };
       if (d.errors.length) fail(ctx, '', `invalid YAML: ${d.errors[0].message.split('\n')[0]}`);
       const value: unknown = d.toJS();
