@@ -82,7 +82,7 @@ export function al2023UserData(opts: UserDataOptions): string {
       kubelet: { config: kubeletConfig(opts.kubelet), flags: kubeletFlags(opts) },
     },
   };
-  const ours = `Content-Type: application/node.eks.aws\n\n${stringify(nodeConfig)}`;
+  const ours = `Content-Type: application/node.eks.aws\n\n${stringify(nodeConfig, { lineWidth: 0 })}`;
   return mime([...mimeParts(opts.custom, 'application/node.eks.aws'), ours]);
 }
 
