@@ -104,6 +104,7 @@ describe('NodePool (karpenter.sh/v1)', () => {
       np.spec.template.spec.requirements = [
         { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
         { key: 'karpenter.k8s.aws/instance-cpu', operator: 'Gte', values: ['4'] },
+        { key: 'karpenter.k8s.aws/capacity-reservation-type', operator: 'In', values: ['default'] },
         { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large', 'c5.large'], minValues: 2 },
       ];
     });
@@ -112,8 +113,8 @@ describe('NodePool (karpenter.sh/v1)', () => {
     const pool = nodePoolFromKube(json);
 
     // Assess
-    expect(pool.template.requirements).toHaveLength(3);
-    expect(pool.template.requirements[2].minValues).toBe(2);
+    expect(pool.template.requirements).toHaveLength(4);
+    expect(pool.template.requirements[3].minValues).toBe(2);
   });
 
   const spec = (edit: Parameters<typeof nodePoolJson>[0]) => nodePoolJson(edit);

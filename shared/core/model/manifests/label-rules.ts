@@ -34,6 +34,12 @@ export function labelValueProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** AWS well-known keys that labels.ts does not list (reference §1.4: capacity-reservation-*). */
+const EXTRA_WELL_KNOWN = new Set([
+  'karpenter.k8s.aws/capacity-reservation-id', 'karpenter.k8s.aws/capacity-reservation-type',
+  'karpenter.k8s.aws/capacity-reservation-interruptible', 'karpenter.k8s.aws/instance-capability-flex',
+]);
+
 const domainOf = (key: string): string => (key.includes('/') ? key.slice(0, key.indexOf('/')) : '');
 
 /** Why a NodePool label or requirement key may not be used, or undefined when it may. */
@@ -42,7 +48,7 @@ export function restrictedLabelProblem(key: string): string | undefined {
   const domain = domainOf(key);
   for (const restricted of RestrictedLabelDomains) {
     if (domain === restricted || domain.endsWith(`.${restricted}`)) {
-      if (WellKnownLabels.has(key)) return undefined;
+      if (WellKnownLabels.has(key) || EXTRA_WELL_KNOWN.has(key)) return undefined;
       return `label domain ${JSON.stringify(restricted)} is restricted (only its well-known labels may be used)`;
     }
   }
