@@ -5,6 +5,9 @@ import {
   NodeClaimNotFoundError,
 } from '../../core/errors';
 
+/** The spot service-linked role is missing: no spot launch can succeed, so every spot offering is marked. */
+export const SPOT_ROLE_MISSING = 'AuthFailure.ServiceLinkedRoleCreationNotPermitted';
+
 /** EC2 error codes that mean "this offering has no capacity now" and feed the ICE cache (reference §3.4). */
 export const IceErrorCodes: ReadonlySet<string> = new Set([
   'InsufficientInstanceCapacity',
@@ -17,6 +20,7 @@ export const IceErrorCodes: ReadonlySet<string> = new Set([
   'ReservationCapacityExceeded',
   'InsufficientCapacity',
   'SpotMaxPriceTooLow',
+  SPOT_ROLE_MISSING,
 ]);
 
 export const ThrottleErrorCodes: ReadonlySet<string> = new Set([

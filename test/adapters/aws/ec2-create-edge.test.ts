@@ -46,6 +46,20 @@ describe('Ec2CloudProvider.create, edge cases', () => {
     expect(marked).toEqual(['c5.large/us-east-1b', 'm5.large/us-east-1b']);
   });
 
+  it('should mark every planned spot offering unavailable when the spot service-linked role is missing', async () => {
+    // Prepare
+    const store = new MemoryStateStore({ now: () => T0 });
+    ec2.on(CreateFleetCommand).resolves({ Instances: [], Errors: [
+      { ErrorCode: 'AuthFailure.ServiceLinkedRoleCreationNotPermitted', ErrorMessage: 'no spot role', Lifecycle: 'spot' },
+    ] });
+    // Act
+    const act = provider(store).create(launchRequest([instanceType('m5.large', 0.096, 0.04)]));
+    // Assess
+    await expect(act).rejects.toSatisfy(isInsufficientCapacityError);
+    const marked = (await store.unavailableOfferings()).map((o) => `${o.capacityType}/${o.instanceType}/${o.zone}`).sort();
+    expect(marked).toEqual(['spot/m5.large/us-east-1a', 'spot/m5.large/us-east-1b']);
+  });
+
   it('should refuse to launch for a node class with a role but no instance profile, before any EC2 write', async () => {
     // Prepare
     const req = launchRequest([instanceType('m5.large', 0.096, 0.04)]);

@@ -2,7 +2,7 @@ import type { CreateFleetCommandInput, CreateFleetError, CreateFleetInstance } f
 import type { LaunchRequest } from '../../../core/ports/cloud-provider';
 import type { OfferingKey } from '../../../core/ports/state-store';
 import { CapacityType, type CapacityTypeValue } from '../../../core/model/labels';
-import { IceErrorCodes } from '../errors';
+import { IceErrorCodes, SPOT_ROLE_MISSING } from '../errors';
 import { recordToTags } from './tags';
 import type { FleetPlan, PlannedOverride } from './fleet-plan';
 
@@ -39,6 +39,10 @@ export function iceOfferings(errors: CreateFleetError[], plan: FleetPlan): { off
     if (!IceErrorCodes.has(code)) continue;
     const ov = e.LaunchTemplateAndOverrides?.Overrides;
     const capacityType: CapacityTypeValue = e.Lifecycle === 'spot' ? 'spot' : e.Lifecycle === 'on-demand' ? 'on-demand' : plan.capacityType;
+    if (code === SPOT_ROLE_MISSING) {
+      for (const p of plan.overrides) if (p.capacityType === 'spot') add(p.instanceType, p.zone, 'spot', code);
+      continue;
+    }
     if (code === 'InsufficientFreeAddressesInSubnet' && ov?.SubnetId) {
       // The subnet is full: every planned type in it is unavailable.
       for (const p of plan.overrides) if (p.subnetId === ov.SubnetId) add(p.instanceType, p.zone, capacityType, code);
