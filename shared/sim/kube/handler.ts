@@ -30,7 +30,7 @@ export interface HandlerOptions {
   serverAddress?: string;
 }
 
-interface Target {
+export interface Target {
   rt: ResourceType;
   namespace?: string;
   name?: string;
@@ -46,7 +46,7 @@ function parseBody(req: KubeRequest): unknown {
   }
 }
 
-function resolveTarget(store: KubeStore, group: string, version: string, rest: string[]): Target | undefined {
+export function resolveTarget(store: KubeStore, group: string, version: string, rest: string[]): Target | undefined {
   const find = (resource: string) => {
     const rt = store.registry.get(group, resource);
     return rt && rt.version === version ? rt : undefined;
@@ -152,6 +152,14 @@ function route(store: KubeStore, req: KubeRequest, opts: HandlerOptions): KubeRe
     return t ? resourceRequest(store, t, req) : missing();
   }
   return missing();
+}
+
+/** The resource a path names (`/api/v1/namespaces/x/pods`, `/apis/karpenter.sh/v1/nodeclaims`…), if any. */
+export function targetOfPath(store: KubeStore, path: string): Target | undefined {
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'api' && parts[1] === 'v1' && parts.length > 2) return resolveTarget(store, '', 'v1', parts.slice(2));
+  if (parts[0] === 'apis' && parts.length > 3) return resolveTarget(store, parts[1], parts[2], parts.slice(3));
+  return undefined;
 }
 
 /** Handles one request against the store; never throws (errors become `Status` bodies). */

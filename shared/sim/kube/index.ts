@@ -6,5 +6,7 @@ export { pdbFigures, type PdbFigures } from './disruption';
 export { matchesStructuredSelector, matchesLabelSelector, parseLabelSelector } from './selectors';
 export { mergePatch, jsonPatch, applyPatch, PatchType } from './patch';
 export { KubeApiStatusError } from './status';
+export { WatchHub } from './watch';
+export { toTable, humanDuration } from './table';
 export { localhostTls, committedTestTls, type TlsMaterial } from './tls';
 export { apiVersionOf, type ChangeEvent, type Json, type KubeObject, type ObjectMeta, type ResourceType } from './types';

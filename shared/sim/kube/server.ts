@@ -5,7 +5,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
 import { decoratePdb } from './disruption';
-import { handleKubeRequest, type KubeRequest, type KubeResponse } from './handler';
+import { handleKubeRequest, targetOfPath, type KubeRequest, type KubeResponse } from './handler';
+import { statusBody } from './status';
+import { WatchHub } from './watch';
 import { BUILTIN_RESOURCES, loadCrds, ResourceRegistry, resourceTypeFromCrd } from './resources';
 import { KubeStore } from './store';
 import { localhostTls, type TlsMaterial } from './tls';
@@ -36,6 +38,7 @@ export class FakeKubeApi {
   readonly store: KubeStore;
   readonly token?: string;
   private readonly servers = new Set<Server>();
+  private readonly watches: WatchHub;
 
   constructor(opts: FakeKubeApiOptions = {}) {
     const registry = new ResourceRegistry(BUILTIN_RESOURCES);
@@ -44,6 +47,7 @@ export class FakeKubeApi {
     this.store = new KubeStore({ clock: opts.clock, registry });
     this.token = opts.token;
     this.store.addReadDecorator('policy', 'poddisruptionbudgets', decoratePdb);
+    this.watches = new WatchHub(this.store);
     const crdType = registry.get('apiextensions.k8s.io', 'customresourcedefinitions');
     for (const crd of crds) if (crdType) this.store.create(crdType, undefined, structuredClone(crd) as never);
     this.store.onChange((e) => {
@@ -109,6 +113,22 @@ export class FakeKubeApi {
     };
   }
 
+  private serveWatch(url: URL, headers: Record<string, string | undefined>, res: ServerResponse): boolean {
+    if (this.token !== undefined && headers.authorization !== `Bearer ${this.token}`) {
+      res.writeHead(401, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(statusBody(401, 'Unauthorized', 'Unauthorized')));
+      return true;
+    }
+    const target = targetOfPath(this.store, url.pathname);
+    if (!target || target.subresource) return false;
+    try {
+      this.watches.open(target, url.searchParams, headers.accept, res);
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
   private serve(req: IncomingMessage, res: ServerResponse, server: Server): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -116,6 +136,8 @@ export class FakeKubeApi {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+      const watch = url.searchParams.get('watch');
+      if ((req.method ?? 'GET') === 'GET' && (watch === 'true' || watch === '1') && this.serveWatch(url, headers, res)) return;
       const addr = server.address() as AddressInfo | null;
       const out = this.handle({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, body: Buffer.concat(chunks).toString('utf8') }, addr ? `127.0.0.1:${addr.port}` : undefined);
       const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);

@@ -1,0 +1,65 @@
+/**
+ * Watch streams (`?watch=true`) for kubectl get -w and informers: newline-delimited {"type","object"} events.
+ * A watch from a resourceVersion replays the recent history after it; without one it starts with ADDED for
+ * every existing object, as the API server does.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Target } from './handler';
+import { matchesFieldSelector, matchesLabelSelector, parseFieldSelector, parseLabelSelector } from './selectors';
+import type { KubeStore } from './store';
+import { toTable, wantsTable } from './table';
+import type { ChangeEvent, KubeObject } from './types';
+
+const HISTORY = 5000;
+
+interface Watcher {
+  target: Target;
+  matches: (o: KubeObject) => boolean;
+  send: (type: string, o: KubeObject) => void;
+}
+
+export class WatchHub {
+  private readonly history: ChangeEvent[] = [];
+  private readonly watchers = new Set<Watcher>();
+
+  constructor(private readonly store: KubeStore) {
+    store.onChange((e) => {
+      this.history.push(e);
+      if (this.history.length > HISTORY) this.history.shift();
+      for (const w of this.watchers) {
+        if (sameType(w.target, e) && w.matches(e.object)) w.send(e.type, e.object);
+      }
+    });
+  }
+
+  /** Streams events for `target` to `res` until the client goes away or timeoutSeconds pass. */
+  open(target: Target, query: URLSearchParams, accept: string | undefined, res: ServerResponse): void {
+    const labels = parseLabelSelector(query.get('labelSelector') ?? '');
+    const fields = parseFieldSelector(query.get('fieldSelector') ?? '');
+    const matches = (o: KubeObject) => (!target.namespace || o.metadata.namespace === target.namespace)
+      && (!target.name || o.metadata.name === target.name)
+      && matchesLabelSelector(o.metadata.labels, labels) && matchesFieldSelector(o, fields);
+    const table = wantsTable(accept);
+    const send = (type: string, o: KubeObject) => {
+      const object = table ? toTable(this.store, target.rt, [o], { resourceVersion: o.metadata.resourceVersion }, query.get('includeObject')) : o;
+      res.write(`${JSON.stringify({ type, object })}\n`);
+    };
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    const since = Number(query.get('resourceVersion') ?? '0');
+    if (since > 0) {
+      for (const e of this.history) {
+        if (Number(e.object.metadata.resourceVersion) > since && sameType(target, e) && matches(e.object)) send(e.type, e.object);
+      }
+    } else {
+      for (const o of this.store.list(target.rt, { namespace: target.namespace }).items) if (matches(o)) send('ADDED', o);
+    }
+    const w: Watcher = { target, matches, send };
+    this.watchers.add(w);
+    const timeout = Number(query.get('timeoutSeconds') ?? '0');
+    const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
+    timer?.unref();
+    res.on('close', () => { this.watchers.delete(w); if (timer) clearTimeout(timer); });
+  }
+}
+
+const sameType = (t: Target, e: ChangeEvent): boolean => e.resource.group === t.rt.group && e.resource.resource === t.rt.resource;
