@@ -145,10 +145,11 @@ describe('DynamoStateStore', () => {
     ] });
     const store = make(clock);
     // Act
-    await store.audit({ at: T0, kind: 'disruption', action: 'disrupting' });
+    await store.audit({ at: T0, kind: 'disruption', action: 'disrupting', reason: undefined, detail: { node: undefined, count: 2 } });
     const log = await store.auditLog({ sinceMs: T0 - 24 * 3600_000 });
     // Assess
     expect(ddb.commandCalls(PutCommand)[0].args[0].input.Item).toMatchObject({ pk: 'AUDIT#2026-11-21', sk: `00${T0}#id1`, kind: 'disruption' });
+    expect(ddb.commandCalls(PutCommand)[0].args[0].input.Item?.record).toStrictEqual({ at: T0, kind: 'disruption', action: 'disrupting', detail: { count: 2 } });
     expect(ddb.commandCalls(QueryCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':pk'])).toEqual(['AUDIT#2026-11-20', 'AUDIT#2026-11-21']);
     expect(log.map((r) => r.action)).toEqual(['launched', 'skipped']);
   });

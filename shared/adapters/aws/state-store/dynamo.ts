@@ -121,7 +121,8 @@ export class DynamoStateStore implements StateStore {
         pk: StateTable.auditPrefix + auditDay(record.at),
         sk: `${String(record.at).padStart(15, '0')}#${this.newId()}`,
         kind: record.kind,
-        record,
+        // The document client refuses undefined values unless configured to drop them; drop them here.
+        record: JSON.parse(JSON.stringify(record)) as AuditRecord,
         expiresAtMs,
         [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000),
       },
