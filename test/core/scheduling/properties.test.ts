@@ -1,0 +1,364 @@
+/**
+ * Property tests (fast-check): whatever pools, instance types, pods and existing nodes come in, solve()
+ * keeps the invariants a user relies on — pods fit every type a claim lists, requirements and taints hold,
+ * limits are never exceeded, every pod is accounted for once, and the same input gives the same plan.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { InstanceType, Offering } from '../../../shared/core/instance-types/types';
+import type { DaemonSet, NodeSelectorRequirement, Pod, Taint, Toleration } from '../../../shared/core/model/kube';
+import type { NodePool } from '../../../shared/core/model/karpenter';
+import { Label } from '../../../shared/core/model/labels';
+import type { ResourceList } from '../../../shared/core/model/resources';
+import { planToJson } from '../../../shared/core/provisioning/plan-json';
+import { tolerates } from '../../../shared/core/scheduling/selectors';
+import { solve } from '../../../shared/core/scheduling/solve';
+import type { ExistingNode, Plan, SchedulingInput } from '../../../shared/core/scheduling/types';
+import { daemonSet, existingNode, instanceType, nodePool, pod } from '../../fixtures/builders';
+
+/** NW_PROP_RUNS=2000 for a longer hunt; the default keeps the file fast. */
+const RUNS = Number(process.env.NW_PROP_RUNS ?? 100);
+const ZONES = ['test-zone-1', 'test-zone-2', 'test-zone-3'];
+const CAPACITY_TYPES = ['spot', 'on-demand'];
+const CATEGORIES = ['c', 'm', 'r'];
+const ARCHS = ['amd64', 'arm64'] as const;
+const TAINTS: Taint[] = [
+  { key: 'dedicated', value: 'batch', effect: 'NoSchedule' },
+  { key: 'flaky', effect: 'NoExecute' },
+  { key: 'soft', effect: 'PreferNoSchedule' },
+];
+const tolerationFor = (t: Taint): Toleration => ({ key: t.key, operator: t.value ? 'Equal' : 'Exists', value: t.value, effect: t.effect });
+const blocking = (t: Taint) => t.effect !== 'PreferNoSchedule';
+
+// ---------- generators ----------
+
+const optIn = (key: string, values: readonly string[]) =>
+  fc.option(fc.subarray([...values], { minLength: 1 }).map((v): NodeSelectorRequirement => ({ key, operator: 'In', values: v })), { nil: undefined });
+
+const poolArb = fc.record({
+  reqs: fc.tuple(optIn(Label.zone, ZONES), optIn(Label.capacityType, CAPACITY_TYPES), optIn(Label.instanceCategory, CATEGORIES), optIn(Label.arch, ARCHS)),
+  taints: fc.subarray(TAINTS),
+  cpuLimit: fc.option(fc.integer({ min: 2, max: 48 }), { nil: undefined }),
+  nodeLimit: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+  weight: fc.integer({ min: 0, max: 3 }),
+});
+
+const offeringKeys = ZONES.flatMap((zone) => CAPACITY_TYPES.map((capacityType) => ({ zone, capacityType })));
+const typeArb = fc.record({
+  cpu: fc.integer({ min: 1, max: 16 }),
+  memGi: fc.integer({ min: 1, max: 64 }),
+  pods: fc.integer({ min: 2, max: 30 }),
+  arch: fc.constantFrom(...ARCHS),
+  category: fc.constantFrom(...CATEGORIES),
+  offerings: fc.subarray(offeringKeys, { minLength: 1 }),
+  cents: fc.integer({ min: 1, max: 400 }),
+});
+
+const workloadArb = fc.record({
+  replicas: fc.integer({ min: 1, max: 6 }),
+  cpuM: fc.integer({ min: 1, max: 40 }).map((n) => n * 100),
+  memMi: fc.integer({ min: 1, max: 64 }).map((n) => n * 128),
+  zone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
+  arch: fc.option(fc.constantFrom(...ARCHS), { nil: undefined }),
+  tolerations: fc.subarray(TAINTS),
+  zoneSpread: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }),
+  hostSpread: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }),
+  antiHost: fc.boolean(),
+  hostPort: fc.option(fc.constantFrom(8080, 9090), { nil: undefined }),
+});
+
+const existingArb = fc.record({
+  typeIdx: fc.nat(),
+  zone: fc.constantFrom(...ZONES),
+  poolIdx: fc.option(fc.nat(), { nil: undefined }),
+  initialized: fc.boolean(),
+  inFlight: fc.boolean(),
+  markedForDeletion: fc.boolean(),
+  taints: fc.subarray(TAINTS),
+  pods: fc.array(fc.record({ cpuM: fc.integer({ min: 1, max: 10 }).map((n) => n * 100), group: fc.option(fc.nat({ max: 4 }), { nil: undefined }), hostPort: fc.option(fc.constant(8080), { nil: undefined }) }), { maxLength: 2 }),
+});
+
+const daemonArb = fc.record({ cpuM: fc.integer({ min: 1, max: 5 }).map((n) => n * 100), memMi: fc.integer({ min: 1, max: 4 }).map((n) => n * 64), tolerateAll: fc.boolean(), arch: fc.option(fc.constantFrom(...ARCHS), { nil: undefined }) });
+
+const scenarioArb = fc.record({
+  pools: fc.array(poolArb, { minLength: 1, maxLength: 2 }),
+  types: fc.array(typeArb, { minLength: 1, maxLength: 8 }),
+  workloads: fc.array(workloadArb, { minLength: 1, maxLength: 5 }),
+  existing: fc.array(existingArb, { maxLength: 3 }),
+  daemons: fc.array(daemonArb, { maxLength: 2 }),
+});
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
+
+// ---------- building the input ----------
+
+const groupSelector = (g: number) => ({ matchLabels: { app: `g${g}` } });
+
+function buildTypes(s: Scenario): InstanceType[] {
+  return s.types.map((t, i) => {
+    const price = t.cents / 100;
+    const offerings: Offering[] = t.offerings.map((o) => ({ ...o, price: o.capacityType === 'spot' ? price * 0.6 : price, available: true }));
+    return instanceType({ name: `t${i}`, cpu: String(t.cpu), memory: `${t.memGi}Gi`, pods: t.pods, arch: t.arch, labels: { [Label.instanceCategory]: t.category }, offerings });
+  });
+}
+
+function buildPools(s: Scenario): NodePool[] {
+  return s.pools.map((p, i) => {
+    const limits: Record<string, string> = {};
+    if (p.cpuLimit !== undefined) limits.cpu = String(p.cpuLimit);
+    if (p.nodeLimit !== undefined) limits.nodes = String(p.nodeLimit);
+    return nodePool({ name: `pool-${i}`, weight: p.weight, requirements: p.reqs.filter((r) => r !== undefined), taints: p.taints, limits });
+  });
+}
+
+function buildPods(s: Scenario): Pod[] {
+  const out: Pod[] = [];
+  s.workloads.forEach((w, g) => {
+    const nodeSelector: Record<string, string> = {};
+    if (w.zone) nodeSelector[Label.zone] = w.zone;
+    if (w.arch) nodeSelector[Label.arch] = w.arch;
+    const spread = [
+      ...(w.zoneSpread ? [{ maxSkew: w.zoneSpread, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(g) }] : []),
+      ...(w.hostSpread ? [{ maxSkew: w.hostSpread, topologyKey: Label.hostname, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(g) }] : []),
+    ];
+    for (let r = 0; r < w.replicas; r++) {
+      out.push(pod({
+        name: `g${g}-${r}`, createdAt: out.length, cpu: `${w.cpuM}m`, memory: `${w.memMi}Mi`, labels: { app: `g${g}` }, nodeSelector,
+        tolerations: w.tolerations.map(tolerationFor), spread, hostPorts: w.hostPort ? [w.hostPort] : [],
+        affinity: w.antiHost ? { podAntiAffinity: { required: [{ topologyKey: Label.hostname, labelSelector: groupSelector(g) }] } } : undefined,
+      }));
+    }
+  });
+  return out;
+}
+
+function buildExisting(s: Scenario, types: InstanceType[], pools: NodePool[]): ExistingNode[] {
+  return s.existing.map((e, i) => existingNode(`node-${i}`, {
+    type: types[e.typeIdx % types.length], zone: e.zone, pool: e.poolIdx === undefined ? undefined : pools[e.poolIdx % pools.length].name,
+    initialized: e.initialized, inFlight: e.inFlight && !e.initialized, markedForDeletion: e.markedForDeletion, taints: e.taints,
+    pods: e.pods.map((p, j) => pod({ name: `running-${i}-${j}`, cpu: `${p.cpuM}m`, labels: p.group === undefined ? {} : { app: `g${p.group}` }, hostPorts: p.hostPort ? [p.hostPort] : [] })),
+  }));
+}
+
+function buildDaemons(s: Scenario): DaemonSet[] {
+  return s.daemons.map((d, i) => daemonSet(`ds-${i}`, { cpu: `${d.cpuM}m`, memory: `${d.memMi}Mi`, tolerations: d.tolerateAll ? [{ operator: 'Exists' }] : [], nodeSelector: d.arch ? { [Label.arch]: d.arch } : {} }));
+}
+
+function buildInput(s: Scenario): SchedulingInput {
+  const types = buildTypes(s);
+  const pools = buildPools(s);
+  return {
+    pods: buildPods(s),
+    nodePools: pools,
+    instanceTypes: Object.fromEntries(pools.map((p) => [p.name, types])),
+    existingNodes: buildExisting(s, types, pools),
+    daemonSets: buildDaemons(s),
+  };
+}
+
+// ---------- an independent reading of requirements ----------
+
+function allows(reqs: readonly NodeSelectorRequirement[], key: string, value: string | undefined): boolean {
+  return reqs.filter((r) => r.key === key).every((r) => {
+    switch (r.operator) {
+      case 'In': return value !== undefined && r.values.includes(value);
+      case 'NotIn': return value === undefined || !r.values.includes(value);
+      case 'Exists': return value !== undefined;
+      case 'DoesNotExist': return value === undefined;
+      case 'Gt': return value !== undefined && Number(value) > Number(r.values[0]);
+      case 'Lt': return value !== undefined && Number(value) < Number(r.values[0]);
+      default: return false;
+    }
+  });
+}
+
+const compatibleOfferings = (it: InstanceType, reqs: readonly NodeSelectorRequirement[]) =>
+  it.offerings.filter((o) => o.available && allows(reqs, Label.zone, o.zone) && allows(reqs, Label.capacityType, o.capacityType));
+
+function sum(pods: readonly Pod[]): ResourceList {
+  const out: ResourceList = { pods: pods.length };
+  for (const p of pods) for (const [k, v] of Object.entries(p.requests)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+function fitsIn(used: ResourceList, allocatable: ResourceList): string | undefined {
+  for (const [k, v] of Object.entries(used)) if (v > 0 && v > (allocatable[k] ?? 0)) return `${k}: ${v} > ${allocatable[k] ?? 0}`;
+  return undefined;
+}
+
+/** DaemonSet pods that would run on a new node of `it` from `pool`. */
+function daemonPods(daemons: DaemonSet[], pool: NodePool, it: InstanceType): Pod[] {
+  const taints = [...pool.template.taints, ...pool.template.startupTaints].filter(blocking);
+  return daemons.map((d) => d.template).filter((p) => taints.every((t) => tolerates(p.tolerations, t))
+    && Object.entries(p.nodeSelector).every(([k, v]) => it.labels[k] === v));
+}
+
+/** Hostname-level rules shared by claims and existing nodes: host ports, anti-affinity, hostname spread. */
+function checkHostRules(where: string, all: readonly Pod[], placed: readonly Pod[]): void {
+  const ports = all.flatMap((p) => p.hostPorts.map((h) => `${h.protocol}/${h.port}`));
+  for (const p of placed) {
+    for (const h of p.hostPorts) expect(ports.filter((x) => x === `${h.protocol}/${h.port}`).length, `${where}: ${p.name} host port ${h.port} collides`).toBe(1);
+    for (const term of p.affinity?.podAntiAffinity?.required ?? []) {
+      const app = term.labelSelector?.matchLabels?.app;
+      const clash = all.filter((o) => o !== p && o.labels.app === app);
+      expect(clash.map((o) => o.name), `${where}: ${p.name} has required hostname anti-affinity on app=${app}`).toEqual([]);
+    }
+    for (const c of p.topologySpreadConstraints.filter((t) => t.topologyKey === Label.hostname)) {
+      const app = c.labelSelector?.matchLabels?.app;
+      const count = all.filter((o) => o.labels.app === app).length;
+      expect(count, `${where}: hostname spread of app=${app} (maxSkew ${c.maxSkew})`).toBeLessThanOrEqual(c.maxSkew);
+    }
+  }
+}
+
+function checkClaims(input: SchedulingInput, plan: Plan): void {
+  const poolByName = new Map(input.nodePools.map((p) => [p.name, p]));
+  for (const claim of plan.nodeClaims) {
+    const where = `claim ${claim.hostname} (${claim.nodePool})`;
+    const pool = poolByName.get(claim.nodePool)!;
+    expect(claim.instanceTypes.length, where).toBeGreaterThan(0);
+    expect(claim.instanceTypes.length, where).toBeLessThanOrEqual(60);
+    const podSum = sum(claim.pods);
+    const prices: number[] = [];
+    for (const it of claim.instanceTypes) {
+      // fits, with the DaemonSet pods of this pool on this type
+      // Known bug (see 'should count a pod slot for each DaemonSet pod' below): the solver's DaemonSet
+      // overhead leaves out the `pods` slot, so here the slots are checked for the claim's own pods only.
+      const used = sum([...claim.pods, ...daemonPods(input.daemonSets, pool, it)]);
+      used.pods = claim.pods.length;
+      expect(fitsIn(used, it.allocatable), `${where}: pods do not fit ${it.name}`).toBeUndefined();
+      // claim requirements and pool requirements hold for the type's labels and offerings
+      for (const r of [...claim.requirements, ...pool.template.requirements]) {
+        if (r.key === Label.zone || r.key === Label.capacityType) continue;
+        if (r.key === Label.instanceType || r.key in it.labels || r.key === Label.instanceCategory || r.key === Label.arch) {
+          expect(allows([r], r.key, it.labels[r.key]), `${where}: ${it.name} violates ${JSON.stringify(r)}`).toBe(true);
+        }
+      }
+      const offers = compatibleOfferings(it, [...claim.requirements, ...pool.template.requirements]);
+      expect(offers.length, `${where}: ${it.name} has no offering the claim allows`).toBeGreaterThan(0);
+      if (claim.zone) expect(offers.some((o) => o.zone === claim.zone), `${where}: ${it.name} not offered in ${claim.zone}`).toBe(true);
+      prices.push(Math.min(...offers.map((o) => o.price)));
+      // every pod's nodeSelector holds on the type
+      for (const p of claim.pods) {
+        for (const [k, v] of Object.entries(p.nodeSelector)) {
+          if (k === Label.zone) { expect(claim.zone, `${where}: ${p.name} wants ${v}`).toBe(v); continue; }
+          expect(it.labels[k], `${where}: ${it.name} vs ${p.name} nodeSelector ${k}`).toBe(v);
+        }
+      }
+    }
+    expect(prices, `${where}: instance types not cheapest first`).toEqual([...prices].sort((a, b) => a - b));
+    expect(claim.requests.cpu ?? 0, where).toBeGreaterThanOrEqual(podSum.cpu ?? 0);
+    // taints
+    for (const p of claim.pods) {
+      for (const t of pool.template.taints.filter(blocking)) expect(tolerates(p.tolerations, t), `${where}: ${p.name} does not tolerate ${t.key}`).toBe(true);
+    }
+    // zone spread pins the zone
+    if (claim.pods.some((p) => p.topologySpreadConstraints.some((c) => c.topologyKey === Label.zone))) expect(claim.zone, `${where}: zone spread without a zone`).not.toBeNull();
+    checkHostRules(where, claim.pods, claim.pods);
+  }
+}
+
+function checkExisting(input: SchedulingInput, plan: Plan): void {
+  for (const e of plan.existingPlacements) {
+    const node = input.existingNodes.find((n) => n.name === e.node)!;
+    const where = `existing ${node.name}`;
+    expect(node.markedForDeletion ?? false, `${where} is marked for deletion`).toBe(false);
+    const running = new Set(node.pods.flatMap((p) => (p.owner?.kind === 'DaemonSet' ? [p.owner.name] : [])));
+    const pendingDaemons = node.inFlight
+      ? input.daemonSets.filter((d) => !running.has(d.name) && node.taints.filter(blocking).every((t) => tolerates(d.template.tolerations, t))
+        && Object.entries(d.template.nodeSelector).every(([k, v]) => node.labels[k] === v)).map((d) => d.template)
+      : [];
+    const all = [...node.pods, ...e.pods];
+    expect(fitsIn(sum([...all, ...pendingDaemons]), node.allocatable), `${where}: pods do not fit`).toBeUndefined();
+    for (const p of e.pods) {
+      for (const [k, v] of Object.entries(p.nodeSelector)) expect(node.labels[k], `${where}: ${p.name} nodeSelector ${k}`).toBe(v);
+      for (const t of node.taints.filter(blocking)) expect(tolerates(p.tolerations, t), `${where}: ${p.name} does not tolerate ${t.key}`).toBe(true);
+    }
+    checkHostRules(where, all, e.pods);
+  }
+}
+
+function checkLimits(input: SchedulingInput, plan: Plan): void {
+  for (const pool of input.nodePools) {
+    const claims = plan.nodeClaims.filter((c) => c.nodePool === pool.name);
+    if (claims.length === 0) continue;
+    const nodes = input.existingNodes.filter((n) => n.nodePool === pool.name);
+    if (pool.limits.nodes !== undefined) expect(nodes.length + claims.length, `${pool.name}: node limit`).toBeLessThanOrEqual(pool.limits.nodes);
+    if (pool.limits.cpu !== undefined) {
+      const used = nodes.reduce((n, x) => n + (x.capacity.cpu ?? 0), 0);
+      const planned = claims.reduce((n, c) => n + Math.max(...c.instanceTypes.map((t) => t.capacity.cpu ?? 0)), 0);
+      expect(used + planned, `${pool.name}: cpu limit ${pool.limits.cpu}`).toBeLessThanOrEqual(pool.limits.cpu);
+    }
+  }
+}
+
+function checkAccounting(input: SchedulingInput, plan: Plan): void {
+  const seen = [
+    ...plan.nodeClaims.flatMap((c) => c.pods),
+    ...plan.existingPlacements.flatMap((e) => e.pods),
+    ...plan.unschedulable.map((u) => u.pod),
+    ...plan.ignored.map((u) => u.pod),
+  ].map((p) => p.uid).sort();
+  expect(seen).toEqual(input.pods.map((p) => p.uid).sort());
+}
+
+describe('solve() invariants (property tests)', () => {
+  it('should keep every placement within resources, requirements, taints, limits and hostname rules', () => {
+    fc.assert(fc.property(scenarioArb, (s) => {
+      // Prepare
+      const input = buildInput(s);
+      // Act
+      const plan = solve(input);
+      // Assess
+      checkAccounting(input, plan);
+      checkClaims(input, plan);
+      checkExisting(input, plan);
+      checkLimits(input, plan);
+    }), { numRuns: RUNS });
+  });
+
+  // BUG (shared/core/scheduling/template.ts daemonOverhead): a DaemonSet pod's overhead adds its cpu/memory
+  // but not its `pods` slot (Karpenter's RequestsForPods counts one pod per DaemonSet). Input: one type with
+  // 1 CPU, 1Gi, max 2 pods; one DaemonSet (100m); two 100m pods. Expected: two claims (each node runs the
+  // DaemonSet pod + one pod = 2 slots). Actual: one claim with both pods, i.e. 3 pods on a 2-pod node.
+  it.fails('should count a pod slot for each DaemonSet pod on a new node', () => {
+    // Prepare
+    const type = instanceType({ name: 'tiny', cpu: '1', memory: '1Gi', pods: 2 });
+    const input: SchedulingInput = {
+      pods: [pod({ name: 'a', cpu: '100m' }), pod({ name: 'b', cpu: '100m' })], nodePools: [nodePool()], instanceTypes: { default: [type] },
+      existingNodes: [], daemonSets: [daemonSet('agent', { cpu: '100m' })],
+    };
+    // Act
+    const plan = solve(input);
+    // Assess
+    expect(plan.nodeClaims.map((c) => c.pods.length)).toEqual([1, 1]);
+  });
+
+  it('should give the same plan for the same input', () => {
+    fc.assert(fc.property(scenarioArb, (s) => {
+      // Prepare
+      const a = buildInput(s);
+      const b = structuredClone(a);
+      // Act
+      const first = planToJson(solve(a), a.pods.length);
+      const second = planToJson(solve(b), b.pods.length);
+      // Assess
+      expect(second).toEqual(first);
+    }), { numRuns: 50 });
+  });
+
+  it('should list at most 60 instance types per claim, cheapest first', () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 61, maxLength: 90 }), (cents) => {
+      // Prepare
+      const types = cents.map((c, i) => instanceType({ name: `bulk-${i}`, cpu: '4', memory: '8Gi', price: c / 100 }));
+      const input: SchedulingInput = { pods: [pod({ name: 'one', cpu: '1' })], nodePools: [nodePool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] };
+      // Act
+      const plan = solve(input);
+      // Assess
+      const listed = plan.nodeClaims[0].instanceTypes;
+      expect(listed).toHaveLength(60);
+      const price = (t: InstanceType) => Math.min(...t.offerings.filter((o) => o.capacityType === plan.nodeClaims[0].capacityType || true).map((o) => o.price));
+      const sorted = [...types].sort((x, y) => price(x) - price(y));
+      expect(listed.map(price)).toEqual(sorted.slice(0, 60).map(price));
+    }), { numRuns: 20 });
+  });
+});
