@@ -1,4 +1,4 @@
-export { FakeKubeApi, createFakeKubeApi, writeKubeconfig, type FakeKubeApiOptions, type RunningKubeServer } from './server';
+export { FakeKubeApi, createFakeKubeApi, serveForKubectl, writeKubeconfig, type FakeKubeApiOptions, type RunningKubeServer } from './server';
 export { KubeStore, type KubeStoreOptions, type ListOptions, type ListResult } from './store';
 export { handleKubeRequest, type KubeRequest, type KubeResponse, type HandlerOptions } from './handler';
 export { BUILTIN_RESOURCES, DEFAULT_CRD_DIR, ResourceRegistry, loadCrds, resourceTypeFromCrd, CrdInvalidError } from './resources';

@@ -151,6 +151,16 @@ export function createFakeKubeApi(opts: FakeKubeApiOptions = {}): FakeKubeApi {
   return new FakeKubeApi(opts);
 }
 
+/**
+ * Interactive mode in one call: HTTPS on 127.0.0.1 (ephemeral port unless `port`) and a kubeconfig at
+ * `kubeconfigPath` that kubectl can use at once (`KUBECONFIG=<path> kubectl get nodes`).
+ */
+export async function serveForKubectl(api: FakeKubeApi, opts: { kubeconfigPath: string; port?: number }): Promise<RunningKubeServer & { kubeconfigPath: string }> {
+  const server = await api.listen({ tls: true, port: opts.port });
+  writeKubeconfig(opts.kubeconfigPath, { server: server.url, caData: server.caData, token: api.token });
+  return { ...server, kubeconfigPath: opts.kubeconfigPath };
+}
+
 /** Writes a kubeconfig for kubectl: one cluster, one token user, one current context. */
 export function writeKubeconfig(file: string, opts: { server: string; caData?: string; token?: string; name?: string; namespace?: string }): void {
   const name = opts.name ?? 'nodewright-sim';

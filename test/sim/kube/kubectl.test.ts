@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFakeKubeApi, writeKubeconfig, type FakeKubeApi, type RunningKubeServer } from '../../../shared/sim/kube';
+import { createFakeKubeApi, serveForKubectl, type FakeKubeApi, type RunningKubeServer } from '../../../shared/sim/kube';
 import { deploymentJson, nodeJson, nodePoolJson, T0 } from './fixtures';
 
 function findKubectl(): string | undefined {
@@ -34,8 +34,7 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     s.create(s.typeOf('apps/v1', 'Deployment'), 'default', deploymentJson('inflate', 0));
     api.apply({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'default-abcde', labels: { 'node.kubernetes.io/instance-type': 'm5.large', 'karpenter.sh/capacity-type': 'spot', 'topology.kubernetes.io/zone': 'us-east-1a' } },
       spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] } });
-    server = await api.listen({ tls: true });
-    writeKubeconfig(join(dir, 'kubeconfig'), { server: server.url, caData: server.caData, token: 'kubectl-token' });
+    server = await serveForKubectl(api, { kubeconfigPath: join(dir, 'kubeconfig') });
   });
   afterAll(async () => {
     await server?.close();
