@@ -12,9 +12,8 @@ export const ConfigSchema = z.object({
   DISRUPT_STATE_MACHINE_ARN: arn('disrupt'),
   INTERRUPTION_QUEUE_URL: z.string().url().optional(),
   NODE_ROLE_NAME: z.string().min(1).optional(),
-  /** Optional override of the API server (tests, private endpoints); default from eks:DescribeCluster. */
-  CLUSTER_ENDPOINT: z.string().url().optional(),
-  CLUSTER_CA_DATA: z.string().min(1).optional(),
+  /** Instance profile for node classes that name a `role` but no `instanceProfile`. */
+  NODE_INSTANCE_PROFILE_NAME: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -24,8 +23,7 @@ export interface Config {
   stateMachineArns: { launch: string; terminate: string; disrupt: string };
   interruptionQueueUrl?: string;
   nodeRoleName?: string;
-  clusterEndpoint?: string;
-  clusterCaData?: string;
+  nodeInstanceProfileName?: string;
 }
 
 export class ConfigInvalidError extends Error {
@@ -46,8 +44,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     stateMachineArns: { launch: e.LAUNCH_STATE_MACHINE_ARN, terminate: e.TERMINATE_STATE_MACHINE_ARN, disrupt: e.DISRUPT_STATE_MACHINE_ARN },
     ...(e.INTERRUPTION_QUEUE_URL ? { interruptionQueueUrl: e.INTERRUPTION_QUEUE_URL } : {}),
     ...(e.NODE_ROLE_NAME ? { nodeRoleName: e.NODE_ROLE_NAME } : {}),
-    ...(e.CLUSTER_ENDPOINT ? { clusterEndpoint: e.CLUSTER_ENDPOINT } : {}),
-    ...(e.CLUSTER_CA_DATA ? { clusterCaData: e.CLUSTER_CA_DATA } : {}),
+    ...(e.NODE_INSTANCE_PROFILE_NAME ? { nodeInstanceProfileName: e.NODE_INSTANCE_PROFILE_NAME } : {}),
   };
 }
 
