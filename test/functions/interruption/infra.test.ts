@@ -122,7 +122,7 @@ describe('function roles', () => {
     // Assess
     expect(actionsOf(interruptionRole)).not.toContain('ec2:TerminateInstances');
     expect(terminate?.Condition).toEqual({
-      StringEquals: { 'aws:ResourceTag/kubernetes.io/cluster/${param:clusterName}': 'owned' },
+      StringEquals: { 'aws:ResourceTag/eks:eks-cluster-name': '${param:clusterName}' },
       StringLike: { 'aws:ResourceTag/karpenter.sh/nodepool': '*' },
     });
   });
@@ -136,6 +136,23 @@ describe('function roles', () => {
     expect([sqs?.Action].flat()).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
     expect(sfn?.Resource).toEqual(['${self:provider.environment.TERMINATE_STATE_MACHINE_ARN}']);
     expect(actionsOf(gcRole).some((a) => a.startsWith('states:') || a.startsWith('sqs:'))).toBe(false);
+  });
+
+  it('should keep Serverless variables out of policy keys, where they are never resolved', () => {
+    // Act
+    const keys: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) {
+          keys.push(k);
+          walk(x);
+        }
+      }
+    };
+    walk([interruptionRole, gcRole, resources]);
+    // Assess
+    expect(keys.filter((k) => k.includes('${'))).toEqual([]);
   });
 
   it('should use no wildcard actions, and a wildcard resource only for EC2 reads', () => {
