@@ -1,7 +1,7 @@
 import { CreateFleetCommand, CreateLaunchTemplateCommand, DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { al2023UserData, Ec2CloudProvider } from '../../../shared/adapters/aws/ec2';
+import { al2023UserData, clientTokenFor, Ec2CloudProvider } from '../../../shared/adapters/aws/ec2';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { isInsufficientCapacityError, isNodeClassNotReadyError } from '../../../shared/core/errors';
 import { CLUSTER, clusterInfo, ec2, instanceType, launchRequest, nodeClass, resetAndMockNodeClassDiscovery, T0 } from './fixtures';
@@ -105,5 +105,19 @@ describe('AL2023 user data', () => {
     expect(mime).toContain('maxPods: 58');
     expect(mime).toContain('--register-with-taints=dedicated=gpu:NoSchedule,karpenter.sh/unregistered:NoExecute');
     expect(mime.trimEnd().endsWith('--//--')).toBe(true);
+  });
+});
+
+describe('clientTokenFor', () => {
+  it('should use the NodeClaim name, shortened deterministically past 64 characters', () => {
+    // Prepare
+    const long = `${'a'.repeat(63)}-x7k2p`;
+    // Act
+    const token = clientTokenFor(long);
+    // Assess
+    expect(clientTokenFor('general-x7k2p')).toBe('general-x7k2p');
+    expect(token).toHaveLength(64);
+    expect(token).toBe(clientTokenFor(long));
+    expect(token).not.toBe(clientTokenFor(`${'a'.repeat(63)}-x7k2q`));
   });
 });

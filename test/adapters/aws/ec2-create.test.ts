@@ -167,7 +167,7 @@ describe('Ec2CloudProvider.create', () => {
     const instance = await p.create(launchRequest([instanceType('m5.large', 0.096, 0.04)]));
     // Assess
     expect(instance.instanceId).toBe('i-0123456789abcdef0');
-    expect(ec2.commandCalls(CreateFleetCommand)).toHaveLength(2);
+    expect(ec2.commandCalls(CreateFleetCommand).map((c) => c.args[0].input.ClientToken)).toEqual(['general-x7k2p', 'general-x7k2p-lt']);
     expect(ec2.commandCalls(CreateLaunchTemplateCommand)).toHaveLength(2);
   });
 

@@ -11,7 +11,7 @@ import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundErro
 import type { EksClusterInfo } from '../eks/describe-cluster';
 import { awsErrorCode, IceErrorCodes, LaunchTemplateNotFoundCodes, mapAwsError } from '../errors';
 import { amiPerArch } from './amis';
-import { createFleetInput, iceOfferings, launchedInstance } from './fleet';
+import { clientTokenFor, createFleetInput, iceOfferings, launchedInstance } from './fleet';
 import { planFleet, type FleetPlan } from './fleet-plan';
 import { describeInstance, describeInstances, parseProviderID, providerIdFor } from './instances';
 import { InstanceTypeSource } from './instance-type-source';
@@ -97,7 +97,8 @@ export class Ec2CloudProvider implements CloudProvider {
     const attempt = async (recreate: boolean): Promise<CreateFleetCommandOutput | undefined> => {
       const templateByArch = await this.ensureTemplates(req, resolved, plan, recreate);
       try {
-        const res = await this.createFleet(req, plan, templateByArch, tags);
+        // EC2 replays the answer of a known token, so the attempt after recreating templates needs its own.
+        const res = await this.createFleet(req, plan, templateByArch, tags, clientTokenFor(nodeClaim.name, recreate ? '-lt' : ''));
         const missing = !res.Instances?.some((i) => i.InstanceIds?.length) && res.Errors?.some((e) => LaunchTemplateNotFoundCodes.has(e.ErrorCode ?? ''));
         return missing && !recreate ? undefined : res;
       } catch (e) {
@@ -135,9 +136,9 @@ export class Ec2CloudProvider implements CloudProvider {
     };
   }
 
-  private async createFleet(req: LaunchRequest, plan: FleetPlan, templateByArch: Map<string, string>, tags: Record<string, string>): Promise<CreateFleetCommandOutput> {
+  private async createFleet(req: LaunchRequest, plan: FleetPlan, templateByArch: Map<string, string>, tags: Record<string, string>, clientToken: string): Promise<CreateFleetCommandOutput> {
     try {
-      return await this.deps.ec2.send(new CreateFleetCommand(createFleetInput(req, plan, templateByArch, tags)));
+      return await this.deps.ec2.send(new CreateFleetCommand(createFleetInput(req, plan, templateByArch, tags, clientToken)));
     } catch (e) {
       const code = awsErrorCode(e);
       if (code === 'IdempotentParameterMismatch') {

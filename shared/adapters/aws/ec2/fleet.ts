@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CreateFleetCommandInput, CreateFleetError, CreateFleetInstance } from '@aws-sdk/client-ec2';
 import type { LaunchRequest } from '../../../core/ports/cloud-provider';
 import type { OfferingKey } from '../../../core/ports/state-store';
@@ -6,8 +7,22 @@ import { IceErrorCodes, SPOT_ROLE_MISSING } from '../errors';
 import { recordToTags } from './tags';
 import type { FleetPlan, PlannedOverride } from './fleet-plan';
 
+/** CreateFleet client tokens are at most 64 ASCII characters. */
+export const MAX_CLIENT_TOKEN_LENGTH = 64;
+
+/**
+ * The CreateFleet ClientToken for a NodeClaim: its name (plus `suffix` for a deliberate second attempt),
+ * shortened with a hash when longer than 64 characters.
+ */
+export function clientTokenFor(nodeClaimName: string, suffix = ''): string {
+  const token = nodeClaimName + suffix;
+  if (token.length <= MAX_CLIENT_TOKEN_LENGTH) return token;
+  const hash = createHash('sha256').update(nodeClaimName).digest('hex').slice(0, 16);
+  return `${nodeClaimName.slice(0, MAX_CLIENT_TOKEN_LENGTH - hash.length - 1 - suffix.length)}-${hash}${suffix}`;
+}
+
 /** The CreateFleet request: instant, one instance, overrides grouped per launch template (one per arch). */
-export function createFleetInput(req: LaunchRequest, plan: FleetPlan, templateByArch: ReadonlyMap<string, string>, tags: Record<string, string>): CreateFleetCommandInput {
+export function createFleetInput(req: LaunchRequest, plan: FleetPlan, templateByArch: ReadonlyMap<string, string>, tags: Record<string, string>, clientToken = clientTokenFor(req.nodeClaim.name)): CreateFleetCommandInput {
   const byTemplate = new Map<string, PlannedOverride[]>();
   for (const o of plan.overrides) {
     const lt = templateByArch.get(o.arch)!;
@@ -17,7 +32,7 @@ export function createFleetInput(req: LaunchRequest, plan: FleetPlan, templateBy
   const tagList = recordToTags(tags);
   return {
     Type: 'instant',
-    ClientToken: req.nodeClaim.name,
+    ClientToken: clientToken,
     TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: spot ? 'spot' : 'on-demand' },
     ...(spot ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } } : { OnDemandOptions: { AllocationStrategy: 'lowest-price' } }),
     LaunchTemplateConfigs: [...byTemplate].map(([name, overrides]) => ({

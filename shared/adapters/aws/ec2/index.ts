@@ -3,6 +3,7 @@ export { aliasParameter, familyOfAlias, resolveAmis, amiPerArch, type ResolvedAm
 export { resolveSubnets, resolveSecurityGroups, subnetPerZone, tagFilters, type ResolvedSubnet, type ResolvedSecurityGroup } from './selectors';
 export { NodeClassResolver, type ResolvedNodeClass } from './node-class-resolver';
 export { planFleet, allowedValues, MAX_FLEET_OVERRIDES, type FleetPlan, type PlannedOverride } from './fleet-plan';
+export { clientTokenFor, createFleetInput, iceOfferings, MAX_CLIENT_TOKEN_LENGTH } from './fleet';
 export { InstanceTypeSource, INSTANCE_TYPES_TTL_MS, SPOT_PRICES_TTL_MS } from './instance-type-source';
 export { toCatalogEntry } from './catalog-mapping';
 export { LaunchTemplates, launchTemplateData, launchTemplateName, defaultBlockDevices, LAUNCH_TEMPLATE_PREFIX } from './launch-templates';
