@@ -16,7 +16,7 @@ import { instanceTypesByPool, provisionablePods } from './provisionable';
 export interface Planner {
   schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]>): SchedulingInput;
   solve(input: SchedulingInput): Plan | Promise<Plan>;
-  plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: number): NodeClaim;
+  plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: number, nodePoolHash?: string): NodeClaim;
 }
 
 export interface ProvisionerOptions {
@@ -108,7 +108,8 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
   }
   for (const [index, planned] of plan.nodeClaims.entries()) {
     const name = nodeClaimName(planned.nodePool, planned.pods.map((p) => p.uid), now, index);
-    const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now));
+    const hash = snapshot.nodePools.find((p) => p.name === planned.nodePool)?.hash;
+    const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, hash));
     deps.log.info('created nodeclaim', {
       nodeclaim: claim.name, nodepool: planned.nodePool, requests: planned.requests,
       'instance-types': planned.instanceTypes.slice(0, 5).map((t) => t.name).join(', ') + (planned.instanceTypes.length > 5 ? ` and ${planned.instanceTypes.length - 5} other(s)` : ''),
