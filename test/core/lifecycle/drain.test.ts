@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { evictPods, evictionTier, type DrainingTarget } from '../../../shared/core/lifecycle';
+import { fakes, node, pod } from './fakes';
+
+const NODE = 'ip-10-0-0-1';
+const target = (over: Partial<DrainingTarget> = {}): DrainingTarget => ({ nodeName: NODE, nodeClaimName: 'default-abcde', reason: 'Manual', drainDeadlineMs: Date.UTC(2026, 0, 1) + 3600_000, forceAtDeadline: true, ...over });
+
+describe('evictPods', () => {
+  it('should evict only the first non-empty tier in one pass', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.nodes.set(NODE, node(NODE));
+    f.cluster.pods = [
+      pod('ds-critical', { nodeName: NODE, owner: { kind: 'DaemonSet', name: 'kube-proxy' }, priorityClassName: 'system-node-critical' }),
+      pod('web-1', { nodeName: NODE }),
+      pod('web-2', { nodeName: NODE }),
+      pod('ds-1', { nodeName: NODE, owner: { kind: 'DaemonSet', name: 'fluent-bit' } }),
+    ];
+
+    // Act
+    const pass = await evictPods(f, target());
+
+    // Assess
+    expect(f.cluster.writes).toEqual(['evict default/web-1', 'evict default/web-2']);
+    expect(pass).toMatchObject({ drained: false, evicted: 2, remaining: 4 });
+  });
+
+  it('should not wait for static, terminal or disrupted-tolerating pods', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.pods = [
+      pod('static', { nodeName: NODE, owner: { kind: 'Node', name: NODE } }),
+      pod('done', { nodeName: NODE, phase: 'Succeeded' }),
+      pod('tolerant', { nodeName: NODE, tolerations: [{ operator: 'Exists' }] }),
+    ];
+
+    // Act
+    const pass = await evictPods(f, target());
+
+    // Assess
+    expect(pass.drained).toBe(true);
+    expect(f.cluster.writes).toEqual([]);
+  });
+
+  it('should count PDB-blocked evictions and leave do-not-disrupt pods waiting', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.pods = [pod('db-0', { nodeName: NODE }), pod('job-1', { nodeName: NODE, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })];
+    f.cluster.evictionResults.set('default/db-0', ['blocked']);
+
+    // Act
+    const pass = await evictPods(f, target());
+
+    // Assess
+    expect(pass).toMatchObject({ drained: false, blocked: 1, waiting: 1, evicted: 0 });
+    expect(f.cluster.writes).toEqual(['evict default/db-0']);
+  });
+
+  it('should delete a pod bypassing its PDB once the deadline minus its grace period is reached', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.pods = [pod('db-0', { nodeName: NODE, terminationGracePeriodSeconds: 30, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })];
+
+    // Act
+    const pass = await evictPods(f, target({ drainDeadlineMs: f.clock.now() + 20_000 }));
+
+    // Assess
+    expect(pass.deleted).toBe(1);
+    expect(f.cluster.writes).toEqual(['deletePod default/db-0 20']);
+  });
+
+  it('should fail with DeadlineExceededError past the deadline when there is no grace period to enforce', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.pods = [pod('db-0', { nodeName: NODE })];
+
+    // Act
+    const attempt = evictPods(f, target({ drainDeadlineMs: f.clock.now() - 1, forceAtDeadline: false }));
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ name: 'DeadlineExceededError' });
+    expect(f.cluster.writes).toEqual([]);
+  });
+});
+
+describe('evictionTier', () => {
+  it('should order non-critical workloads, non-critical DaemonSets, critical workloads, critical DaemonSets', () => {
+    // Prepare
+    const pods = [
+      pod('a', { priorityClassName: 'system-cluster-critical', owner: { kind: 'DaemonSet', name: 'x' } }),
+      pod('b', { priorityClassName: 'system-cluster-critical' }),
+      pod('c', { owner: { kind: 'DaemonSet', name: 'x' } }),
+      pod('d'),
+    ];
+
+    // Act
+    const tiers = pods.map(evictionTier);
+
+    // Assess
+    expect(tiers).toEqual([3, 2, 1, 0]);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * `npm run package` offline (dummy credentials, scripts/package.sh) and assertions on the CloudFormation
+ * template it writes. One packaging run for the whole file.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(__dirname, '../..');
+const CLUSTER = 'unit-test-cluster';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
+type Statement = { Sid?: string; Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
+let resources: Record<string, Resource>;
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const actions = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+const statementsOf = (role: Resource): Statement[] =>
+  ((role.Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[] | undefined) ?? []).flatMap((p) => p.PolicyDocument.Statement);
+
+beforeAll(async () => {
+  await promisify(execFile)('npm', ['run', 'package', '--', `--param=clusterName=${CLUSTER}`], { cwd: ROOT, env: { ...process.env, AWS_PROFILE: '' }, maxBuffer: 16 * 1024 * 1024 });
+  resources = JSON.parse(readFileSync(resolve(ROOT, '.serverless/cloudformation-template-update-stack.json'), 'utf8')).Resources;
+}, 600_000);
+
+describe('the packaged CloudFormation template', () => {
+  it('should run every function on nodejs22.x with its own role and the shared environment', () => {
+    // Prepare
+    const functions = ofType('AWS::Lambda::Function');
+
+    // Act
+    const shapes = functions.map(([id, f]) => ({ id, runtime: f.Properties.Runtime, role: f.Properties.Role, env: Object.keys((f.Properties.Environment as { Variables: object }).Variables) }));
+
+    // Assess
+    expect(functions.length).toBeGreaterThanOrEqual(18);
+    for (const s of shapes) {
+      expect(s.runtime, s.id).toBe('nodejs22.x');
+      const roleId = (s.role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+      expect(roleId, s.id).toBe(s.id.replace(/LambdaFunction$/, 'Role'));
+      expect(resources[roleId]?.Type).toBe('AWS::IAM::Role');
+      expect(s.env).toEqual(expect.arrayContaining(['CLUSTER_NAME', 'STATE_TABLE_NAME', 'LAUNCH_STATE_MACHINE_ARN', 'TERMINATE_STATE_MACHINE_ARN', 'DISRUPT_STATE_MACHINE_ARN', 'INTERRUPTION_QUEUE_URL', 'NODE_ROLE_NAME']));
+    }
+  });
+
+  it('should define the launch, terminate and disrupt state machines from the ASL files', () => {
+    // Prepare
+    const machines = ofType('AWS::StepFunctions::StateMachine');
+
+    // Act
+    const byId = Object.fromEntries(machines.map(([id, m]) => [id, JSON.stringify(m.Properties.DefinitionString)]));
+
+    // Assess
+    expect(Object.keys(byId).sort()).toEqual(['DisruptStateMachine', 'LaunchStateMachine', 'TerminateStateMachine']);
+    expect(byId.LaunchStateMachine).toContain('LaunchNodeClaimLambdaFunction');
+    expect(byId.LaunchStateMachine).toContain('InsufficientCapacityError');
+    expect(byId.TerminateStateMachine).toContain('EvictPodsLambdaFunction');
+    expect(byId.DisruptStateMachine).toContain('UntaintCandidatesLambdaFunction');
+  });
+
+  it('should run the provisioner every minute, never twice at once', () => {
+    // Prepare
+    const rules = ofType('AWS::Events::Rule').map(([, r]) => r.Properties);
+
+    // Act
+    const schedule = rules.find((r) => JSON.stringify(r.Targets).includes('ProvisionerLambdaFunction'));
+
+    // Assess
+    expect(schedule?.ScheduleExpression).toBe('rate(1 minute)');
+    expect(resources.ProvisionerLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(1);
+  });
+
+  it('should create the state table with a TTL attribute', () => {
+    // Prepare
+    const [[, table]] = ofType('AWS::DynamoDB::Table');
+
+    // Act
+    const ttl = table.Properties.TimeToLiveSpecification;
+
+    // Assess
+    expect(ttl).toEqual({ AttributeName: 'expiresAtSec', Enabled: true });
+    expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+  });
+
+  it('should condition every EC2 write on this cluster\'s ownership tag (except the launch inputs Karpenter leaves open)', () => {
+    // Prepare
+    const writes = /^ec2:(RunInstances|CreateFleet|CreateLaunchTemplate|CreateTags|TerminateInstances|DeleteLaunchTemplate|DeleteTags)$/;
+    const openInputs = /(image|snapshot|security-group|subnet|capacity-reservation)\/\*/;
+
+    // Act
+    const statements = ofType('AWS::IAM::Role').flatMap(([id, r]) => statementsOf(r).map((s) => ({ id, s }))).filter(({ s }) => s.Effect === 'Allow' && actions(s).some((a) => writes.test(a)));
+
+    // Assess
+    expect(statements.length).toBeGreaterThan(0);
+    for (const { id, s } of statements) {
+      const onlyOpenInputs = JSON.stringify(s.Resource).split('Fn::Join').length > 1 && (s.Resource as unknown[]).every((r) => openInputs.test(JSON.stringify(r)));
+      if (onlyOpenInputs) {
+        expect(actions(s).every((a) => a === 'ec2:RunInstances' || a === 'ec2:CreateFleet'), `${id}/${s.Sid}`).toBe(true);
+        continue;
+      }
+      expect(JSON.stringify(s.Condition ?? {}), `${id}/${s.Sid} must be conditioned on the cluster tag`).toContain(`kubernetes.io/cluster/${CLUSTER}`);
+    }
+  });
+
+  it('should let only terminateInstance (and garbage collection) terminate instances', () => {
+    // Prepare
+    const roles = ofType('AWS::IAM::Role');
+
+    // Act
+    const terminating = roles.filter(([, r]) => statementsOf(r).some((s) => s.Effect === 'Allow' && actions(s).includes('ec2:TerminateInstances'))).map(([id]) => id);
+
+    // Assess
+    expect(terminating.sort()).toEqual(['GarbageCollectionRole', 'TerminateInstanceRole']);
+  });
+
+  it('should keep every log group for a limited time', () => {
+    // Prepare
+    const groups = ofType('AWS::Logs::LogGroup');
+
+    // Act
+    const retention = groups.map(([id, g]) => [id, g.Properties.RetentionInDays]);
+
+    // Assess
+    expect(groups.length).toBeGreaterThanOrEqual(19);
+    for (const [id, days] of retention) expect(days, String(id)).toBeGreaterThan(0);
+  });
+});
