@@ -36,6 +36,25 @@ async function bestEffort(deps: ProcessMessageDeps, what: string, fields: Record
   }
 }
 
+/** Longer than the queue's 300 s retention: every duplicate delivery of an event arrives within it. */
+const FOLLOW_UP_LEASE_SECONDS = 600;
+
+/**
+ * Step Functions' StartExecution is idempotent: a duplicate with the same name and input while the
+ * execution runs gets the original response, not ExecutionAlreadyExists, so `alreadyStarted` alone cannot
+ * tell a duplicate. A lease named after the execution does: the first delivery holds it, the others are
+ * refused. The holder is the SQS message id, so a redelivery of the same message (its first attempt
+ * crashed) may redo the follow-ups. A store error does not block them: a repeated mark is harmless.
+ */
+async function claimFollowUps(deps: ProcessMessageDeps, executionName: string, messageId: string, fields: Record<string, unknown>): Promise<boolean> {
+  try {
+    return await deps.state.acquireLease(`interruption/${executionName}`, messageId, FOLLOW_UP_LEASE_SECONDS);
+  } catch (error) {
+    deps.logger.error('interruption follow-up failed: claim follow-ups', { ...fields, error });
+    return true;
+  }
+}
+
 async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMessage, action: CordonAndDrain, messageId: string): Promise<void> {
   const fields = { messageKind: message.kind, eventId: message.eventId, messageId, instanceId: action.instanceId, nodeclaim: action.nodeClaim };
   // A later event about the same instance (e.g. `terminated` after the spot warning) finds the claim
@@ -45,7 +64,7 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
     return;
   }
   const { executionArn, alreadyStarted } = await deps.workflows.start('terminate', action.executionName, action.input);
-  if (alreadyStarted) {
+  if (alreadyStarted || !(await claimFollowUps(deps, action.executionName, messageId, fields))) {
     deps.logger.info('interruption message already handled', { ...fields, executionArn });
     return;
   }

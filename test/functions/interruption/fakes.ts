@@ -150,14 +150,20 @@ export class FakeCluster implements ClusterClient {
   }
 }
 
-/** Records started executions; a name already used answers alreadyStarted, as Step Functions does. */
+/**
+ * Records started executions; a name already used answers alreadyStarted. With `idempotentWhileRunning`,
+ * a repeat with the same input answers like a new start, as Step Functions' StartExecution does while the
+ * execution runs.
+ */
 export class FakeWorkflows implements WorkflowStarter {
   readonly started: { machine: WorkflowName; name: string; input: unknown }[] = [];
   readonly attempts: string[] = [];
+  constructor(private readonly idempotentWhileRunning = false) {}
   async start(machine: WorkflowName, name: string, input: unknown) {
     this.attempts.push(name);
     const executionArn = `arn:aws:states:us-west-2:123456789012:execution:${machine}:${name}`;
-    if (this.started.some((s) => s.machine === machine && s.name === name)) return { executionArn, alreadyStarted: true };
+    const previous = this.started.find((s) => s.machine === machine && s.name === name);
+    if (previous) return { executionArn, alreadyStarted: !(this.idempotentWhileRunning && JSON.stringify(previous.input) === JSON.stringify(input)) };
     this.started.push({ machine, name, input });
     return { executionArn, alreadyStarted: false };
   }

@@ -57,14 +57,20 @@ function answerDescribeInstances() {
   ec2Mock.on(TerminateInstancesCommand).resolves({});
 }
 
-/** StartExecution as Step Functions answers it: a name is usable once. */
+/**
+ * StartExecution as Step Functions (standard) answers it: a new name starts an execution; the same name and
+ * input while it runs gets the original response; a different input is ExecutionAlreadyExists.
+ */
 function answerStartExecution() {
-  const names = new Set<string>();
+  const executions = new Map<string, { input?: string; executionArn: string }>();
   sfnMock.on(StartExecutionCommand).callsFake((input) => {
-    if (names.has(input.name)) throw new ExecutionAlreadyExists({ message: `Execution Already Exists: '${input.name}'`, $metadata: {} });
-    names.add(input.name);
-    return { executionArn: `${TERMINATE_ARN.replace(':stateMachine:', ':execution:')}:${input.name}`, startDate: new Date(NOW) };
+    const previous = executions.get(input.name);
+    if (previous && previous.input !== input.input) throw new ExecutionAlreadyExists({ message: `Execution Already Exists: '${input.name}'`, $metadata: {} });
+    const executionArn = previous?.executionArn ?? `${TERMINATE_ARN.replace(':stateMachine:', ':execution:')}:${input.name}`;
+    executions.set(input.name, { input: input.input, executionArn });
+    return { executionArn, startDate: new Date(NOW) };
   });
+  return executions;
 }
 
 function adapters() {
@@ -76,10 +82,10 @@ function adapters() {
 }
 
 describe('interruption over the AWS adapters', () => {
-  it('should send exactly one StartExecution that succeeds for a spot warning delivered three times, and never terminate anything', async () => {
+  it('should create exactly one execution and mark the offering once for a spot warning delivered three times, and never terminate anything', async () => {
     // Prepare
     answerDescribeInstances();
-    answerStartExecution();
+    const executions = answerStartExecution();
     const deps = adapters();
     const handler = createInterruptionHandler({ ...deps, clock: fixedClock, clusterName: CLUSTER });
     const body = eventBody('spot-interruption-warning');
@@ -87,13 +93,14 @@ describe('interruption over the AWS adapters', () => {
     for (const id of ['m1', 'm2', 'm3']) await handler(sqsEvent(sqsRecord(body, id)));
     // Assess
     const starts = sfnMock.commandCalls(StartExecutionCommand).map((c) => c.args[0].input);
-    expect(new Set(starts.map((s) => s.name)).size).toBe(1);
+    expect(executions.size).toBe(1);
     expect(starts[0]).toEqual({
       stateMachineArn: TERMINATE_ARN,
       name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e`,
       input: JSON.stringify({ nodeClaimName: 'default-abcde', reason: 'SpotInterruption' }),
     });
     expect(await deps.state.unavailableOfferings()).toHaveLength(1);
+    expect(await deps.state.auditLog({ kind: 'interruption' })).toHaveLength(1);
     expect(ec2Mock.commandCalls(TerminateInstancesCommand)).toEqual([]);
   });
 

@@ -7,17 +7,17 @@ import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedC
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 const FOREIGN = 'i-0ffffffffffffffff';
 
-function setup(opts: { triggerProvisioning?: InterruptionHandlerDeps['triggerProvisioning'] } = {}) {
+function setup(opts: { triggerProvisioning?: InterruptionHandlerDeps['triggerProvisioning']; idempotentStarter?: boolean } = {}) {
   const cloud = new FakeCloud([
     instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }),
     instance(FOREIGN, { tags: { Name: 'someone-else' } }),
   ]);
   const cluster = new FakeCluster([nodeClaim('default-abcde', { instanceId: OWNED, registered: true, nodeName: 'ip-10-0-1-5' })]);
-  const workflows = new FakeWorkflows();
+  const workflows = new FakeWorkflows(opts.idempotentStarter);
   const state = new MemoryStateStore(fixedClock);
   const markUnavailable = vi.spyOn(state, 'markUnavailable');
   const logger = new RecordingLogger();
-  const deps: InterruptionHandlerDeps = { cloud, cluster, workflows, state, clock: fixedClock, logger, clusterName: CLUSTER, ...opts };
+  const deps: InterruptionHandlerDeps = { cloud, cluster, workflows, state, clock: fixedClock, logger, clusterName: CLUSTER, ...(opts.triggerProvisioning ? { triggerProvisioning: opts.triggerProvisioning } : {}) };
   return { cloud, cluster, workflows, state, markUnavailable, logger, handler: createHandler(deps) };
 }
 
@@ -42,6 +42,19 @@ describe('interruption handler', () => {
       { instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'spot', reason: 'SpotInterruption', expiresAt: fixedClock.now() + 180_000 },
     ]);
     expect(await state.auditLog({ kind: 'interruption' })).toHaveLength(1);
+  });
+
+  it('should mark the offering once even when Step Functions answers a running duplicate like a new start', async () => {
+    // Prepare
+    const { handler, workflows, state, markUnavailable, logger } = setup({ idempotentStarter: true });
+    const body = eventBody('spot-interruption-warning');
+    // Act
+    for (const id of ['m1', 'm2', 'm3']) await handler(sqsEvent(sqsRecord(body, id)));
+    // Assess
+    expect(workflows.started).toHaveLength(1);
+    expect(markUnavailable).toHaveBeenCalledTimes(1);
+    expect(await state.auditLog({ kind: 'interruption' })).toHaveLength(1);
+    expect(logger.messages('info').filter((m) => m === 'interruption message already handled')).toHaveLength(2);
   });
 
   it('should act once when the duplicates arrive in the same batch', async () => {
