@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { createHandler } from '../../../functions/provisioning/provisioner';
+import type { Planner } from '../../../shared/core/lifecycle';
+import { fakes, pod } from '../../core/lifecycle/fakes';
+
+function countingPlanner() {
+  const calls = { solve: 0 };
+  const planner: Planner = {
+    schedulingInputFromSnapshot: (s, types) => ({ pods: s.pods, nodePools: s.nodePools, instanceTypes: types, existingNodes: [], daemonSets: [] }),
+    solve: () => { calls.solve++; return { nodeClaims: [], existingPlacements: [], unschedulable: [], ignored: [] }; },
+    plannedClaimToNodeClaim: () => { throw new Error('no claims planned'); },
+  };
+  return { planner, calls };
+}
+
+describe('provisioner handler', () => {
+  it('should run one round for a manual reconcile and keep polling for a scheduled event', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.pods = [pod('web-1', { phase: 'Pending', unschedulable: true, nodeName: undefined })];
+    const manual = countingPlanner();
+    const scheduled = countingPlanner();
+
+    // Act
+    const once = await createHandler({ ...f, planner: manual.planner })({ reconcile: true });
+    const polling = await createHandler({ ...f, planner: scheduled.planner })({ source: 'nodewright.schedule' });
+
+    // Assess
+    expect(once.rounds).toBe(1);
+    expect(polling.rounds).toBe(1);
+    expect(f.clock.now() - Date.UTC(2026, 0, 1)).toBeGreaterThanOrEqual(48_000);
+  });
+
+  it('should use the Lambda request id as lease holder', async () => {
+    // Prepare
+    const f = fakes();
+    const { planner } = countingPlanner();
+    await f.store.acquireLease('provisioner', 'req-1', 60);
+
+    // Act
+    const sameHolder = await createHandler({ ...f, planner })({}, { awsRequestId: 'req-1' } as never);
+    await f.store.acquireLease('provisioner', 'req-1', 60);
+    const other = await createHandler({ ...f, planner })({}, { awsRequestId: 'req-2' } as never);
+
+    // Assess
+    expect(sameHolder.skipped).toBe(false);
+    expect(other.skipped).toBe(true);
+  });
+});

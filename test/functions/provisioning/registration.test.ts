@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { createHandler as checkRegistration } from '../../../functions/provisioning/check-registration';
+import { createHandler as initializeNode } from '../../../functions/provisioning/initialize-node';
+import { fakes, node, nodeClaim } from '../../core/lifecycle/fakes';
+
+const PID = 'aws:///eu-west-1a/i-0abc000000000001';
+
+describe('checkRegistration and initializeNode handlers', () => {
+  it('should report not registered until the node appears, then sync labels and taints onto it', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.claims.set('gpu-abcde', { ...nodeClaim('gpu-abcde', { providerID: PID, startupTaints: [{ key: 'nvidia.com/gpu-driver', effect: 'NoSchedule' }] }) });
+    const check = checkRegistration(f);
+    const deadlineMs = f.clock.now() + 60_000;
+
+    // Act
+    const before = await check({ nodeClaimName: 'gpu-abcde', deadlineMs });
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID }));
+    const after = await check({ nodeClaimName: 'gpu-abcde', deadlineMs });
+
+    // Assess
+    expect(before).toMatchObject({ registered: false, timedOut: false });
+    expect(after).toMatchObject({ registered: true, nodeName: 'n1' });
+    expect(f.cluster.nodes.get('n1')?.taints).toEqual([{ key: 'nvidia.com/gpu-driver', effect: 'NoSchedule' }]);
+    expect(f.cluster.nodes.get('n1')?.labels['karpenter.sh/registered']).toBe('true');
+    expect(f.log.lines.find((l) => l.message === 'registered nodeclaim')?.fields).toMatchObject({ nodeclaim: 'gpu-abcde', node: 'n1' });
+  });
+
+  it('should report a timeout once the registration deadline has passed', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
+
+    // Act
+    const result = await checkRegistration(f)({ nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() });
+
+    // Assess
+    expect(result).toMatchObject({ registered: false, timedOut: true });
+  });
+
+  it('should wait for startup taints to be removed before marking the node initialized', async () => {
+    // Prepare
+    const f = fakes();
+    const startup = { key: 'nvidia.com/gpu-driver', effect: 'NoSchedule' as const };
+    f.cluster.claims.set('gpu-abcde', nodeClaim('gpu-abcde', { providerID: PID, nodeName: 'n1', startupTaints: [startup] }));
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID, taints: [startup] }));
+    const init = initializeNode(f);
+    const input = { nodeClaimName: 'gpu-abcde', nodeName: 'n1', deadlineMs: f.clock.now() + 60_000 };
+
+    // Act
+    const waiting = await init(input);
+    f.cluster.nodes.get('n1')!.taints = [];
+    const done = await init(input);
+
+    // Assess
+    expect(waiting).toMatchObject({ initialized: false, waitingFor: 'startup taint nvidia.com/gpu-driver' });
+    expect(done.initialized).toBe(true);
+    expect(f.cluster.nodes.get('n1')?.labels['karpenter.sh/initialized']).toBe('true');
+    expect(f.cluster.claims.get('gpu-abcde')?.status.conditions.find((c) => c.type === 'Initialized')?.status).toBe('True');
+  });
+
+  it('should fail with DeadlineExceededError when the node is still not ready after the deadline', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID, nodeName: 'n1' }));
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID, ready: false, taints: [] }));
+
+    // Act
+    const attempt = initializeNode(f)({ nodeClaimName: 'default-abcde', nodeName: 'n1', deadlineMs: f.clock.now() - 1 });
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ name: 'DeadlineExceededError' });
+  });
+});

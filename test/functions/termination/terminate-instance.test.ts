@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { createHandler as terminateInstance } from '../../../functions/termination/terminate-instance';
+import { createHandler as finalizeNodeClaim } from '../../../functions/termination/finalize-node-claim';
+import { createHandler as taintNode } from '../../../functions/termination/taint-node';
+import { fakes, node, nodeClaim } from '../../core/lifecycle/fakes';
+
+const PID = 'aws:///eu-west-1a/i-0abc000000000009';
+
+describe('termination handlers', () => {
+  it('should treat an instance that is already gone as terminated', async () => {
+    // Prepare
+    const f = fakes();
+
+    // Act
+    const result = await terminateInstance(f)({ nodeClaimName: 'default-abcde', providerID: PID });
+
+    // Assess
+    expect(result).toMatchObject({ terminated: true, providerID: PID });
+  });
+
+  it('should let the cloud provider refuse an instance this cluster does not own', async () => {
+    // Prepare
+    const f = fakes();
+    f.cloud.instances.set(PID, { instanceId: 'i-0abc000000000009', providerID: PID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: 0, state: 'running', tags: { foreign: 'true' } });
+
+    // Act
+    const attempt = terminateInstance(f)({ nodeClaimName: 'default-abcde', providerID: PID });
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ name: 'InstanceNotOwnedError' });
+    expect(f.cloud.instances.get(PID)?.state).toBe('running');
+  });
+
+  it('should fix the drain deadline from terminationGracePeriod once, even when the step is retried', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID, nodeName: 'n1', tgp: 600 }));
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID, taints: [] }));
+    const taint = taintNode(f);
+
+    // Act
+    const first = await taint({ nodeClaimName: 'default-abcde', nodeName: 'n1' });
+    f.clock.advance(60_000);
+    const retried = await taint({ nodeClaimName: 'default-abcde', nodeName: 'n1' });
+
+    // Assess
+    expect(first.drainDeadlineMs).toBe(Date.UTC(2026, 0, 1) + 600_000);
+    expect(retried.drainDeadlineMs).toBe(first.drainDeadlineMs);
+    expect(first.forceAtDeadline).toBe(true);
+    expect(f.cluster.nodes.get('n1')?.taints).toEqual([{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }]);
+    expect(f.cluster.nodes.get('n1')?.labels['node.kubernetes.io/exclude-from-external-load-balancers']).toBe('true');
+  });
+
+  it('should delete node and claim, removing the claim finalizer, and record the termination', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID, nodeName: 'n1' }));
+    f.cluster.nodes.set('n1', node('n1'));
+
+    // Act
+    const result = await finalizeNodeClaim(f)({ nodeClaimName: 'default-abcde', nodeName: 'n1', reason: 'Expired' });
+
+    // Assess
+    expect(result).toEqual({ nodeClaimName: 'default-abcde', nodeName: 'n1', finalized: true });
+    expect(f.cluster.writes).toEqual(['deleteNode n1', 'patchNodeClaimMetadata default-abcde', 'deleteNodeClaim default-abcde']);
+    expect((await f.store.auditLog())[0]).toMatchObject({ kind: 'termination', action: 'terminated', reason: 'Expired' });
+  });
+
+  it('should reject a target with neither claim nor node', async () => {
+    // Prepare
+    const f = fakes();
+
+    // Act
+    const attempt = terminateInstance(f)({ reason: 'Manual' });
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ name: 'ExecutionInputInvalidError', message: expect.stringContaining('nodeClaimName or nodeName is required') });
+  });
+});
