@@ -104,7 +104,8 @@ export function evictPod(store: KubeStore, podType: ResourceType, namespace: str
     if (pdbs.length > 1) throw new KubeApiStatusError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     if (pdbs.length === 1) {
       const f = pdbFigures(pdbs[0], podsOf(store, namespace), store);
-      const allowed = podReady(pod) ? f.disruptionsAllowed > 0 : f.currentHealthy >= f.desiredHealthy;
+      const alwaysAllowUnhealthy = pdbs[0].spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow';
+      const allowed = podReady(pod) ? f.disruptionsAllowed > 0 : alwaysAllowUnhealthy || f.currentHealthy >= f.desiredHealthy;
       if (!allowed) {
         throw new KubeApiStatusError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', {
           causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdbs[0].metadata.name} needs ${f.desiredHealthy} healthy pods and has ${f.currentHealthy} currently` }],

@@ -23,6 +23,8 @@ export interface FakeKubeApiOptions {
   crds?: Json[] | string;
   /** Namespaces created at start. Default: default, kube-system, kube-public, kube-node-lease. */
   namespaces?: string[];
+  /** See KubeStoreOptions.gracefulPodDeletion (default false). */
+  gracefulPodDeletion?: boolean;
 }
 
 export interface RunningKubeServer {
@@ -44,7 +46,7 @@ export class FakeKubeApi {
     const registry = new ResourceRegistry(BUILTIN_RESOURCES);
     const crds = Array.isArray(opts.crds) ? opts.crds : loadCrds(opts.crds);
     for (const crd of crds) registry.add(resourceTypeFromCrd(crd));
-    this.store = new KubeStore({ clock: opts.clock, registry });
+    this.store = new KubeStore({ clock: opts.clock, registry, gracefulPodDeletion: opts.gracefulPodDeletion });
     this.token = opts.token;
     this.store.addReadDecorator('policy', 'poddisruptionbudgets', decoratePdb);
     this.watches = new WatchHub(this.store);

@@ -12,6 +12,12 @@ export interface KubeStoreOptions {
   /** Milliseconds since the epoch; the simulator passes its virtual clock. Default Date.now. */
   clock?: () => number;
   registry?: ResourceRegistry;
+  /**
+   * When true, deleting a pod bound to a node with a grace period > 0 only marks it (deletionTimestamp +
+   * deletionGracePeriodSeconds), as the API server does; a simulated kubelet removes it later with
+   * gracePeriodSeconds 0. Default false: pods without finalizers disappear at once.
+   */
+  gracefulPodDeletion?: boolean;
 }
 
 export interface ListOptions {
@@ -43,6 +49,7 @@ const withoutMetaAndStatus = (o: KubeObject): string => {
 export class KubeStore {
   readonly registry: ResourceRegistry;
   private readonly clock: () => number;
+  private readonly graceful: boolean;
   private readonly data = new Map<string, Map<string, KubeObject>>();
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
   private readonly decorators = new Map<string, Decorator>();
@@ -52,6 +59,7 @@ export class KubeStore {
 
   constructor(opts: KubeStoreOptions = {}) {
     this.clock = opts.clock ?? (() => Date.now());
+    this.graceful = opts.gracefulPodDeletion ?? false;
     this.registry = opts.registry ?? new ResourceRegistry();
   }
 
@@ -203,8 +211,11 @@ export class KubeStore {
     if (!old) throw notFound(rt.group, rt.resource, name);
     if (opts.preconditions?.uid && opts.preconditions.uid !== old.metadata.uid) throw conflict(rt.group, rt.resource, name, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${old.metadata.uid}`);
     if (opts.preconditions?.resourceVersion && opts.preconditions.resourceVersion !== old.metadata.resourceVersion) throw conflict(rt.group, rt.resource, name, 'Precondition failed: resourceVersion');
-    if ((old.metadata.finalizers ?? []).length > 0) {
+    const grace = opts.gracePeriodSeconds ?? Number(old.spec?.terminationGracePeriodSeconds ?? 30);
+    const gracefulPod = this.graceful && rt.group === '' && rt.resource === 'pods' && Boolean(old.spec?.nodeName) && grace > 0;
+    if ((old.metadata.finalizers ?? []).length > 0 || gracefulPod) {
       if (old.metadata.deletionTimestamp) return { object: this.decorate(rt, clone(old)), gone: false };
+      if (gracefulPod) opts = { ...opts, gracePeriodSeconds: grace };
       const next = clone(old);
       next.metadata.deletionTimestamp = this.timestamp();
       next.metadata.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;

@@ -63,3 +63,21 @@ describe('fake API server: eviction honouring PodDisruptionBudgets, and binding'
     expect(again.code).toBe(409);
   });
 });
+
+describe('fake API server: graceful pod deletion (opt-in)', () => {
+  it('should mark a bound pod as terminating and remove it only on a zero-grace delete', async () => {
+    // Prepare
+    const { createFakeKubeApi } = await import('../../../shared/sim/kube');
+    const api = createFakeKubeApi({ gracefulPodDeletion: true });
+    const pods = api.store.typeOf('v1', 'Pod');
+    api.apply(podJson('web-1', { nodeName: 'node-a', ready: true }));
+    // Act
+    const first = api.store.delete(pods, 'default', 'web-1');
+    const terminating = api.store.get(pods, 'default', 'web-1');
+    const forced = api.store.delete(pods, 'default', 'web-1', { gracePeriodSeconds: 0 });
+    // Assess
+    expect(first.gone).toBe(false);
+    expect(terminating.metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(forced.gone).toBe(true);
+  });
+});

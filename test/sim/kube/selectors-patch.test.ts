@@ -6,13 +6,14 @@ describe('label selectors', () => {
     // Prepare
     const sel = parseLabelSelector('app=web,tier in (front, edge),env notin (prod),!canary,zone');
     // Act
-    const results = [
+    const labelSets: Record<string, string>[] = [
       { app: 'web', tier: 'edge', env: 'dev', zone: 'a' },
       { app: 'web', tier: 'edge', env: 'prod', zone: 'a' },
       { app: 'web', tier: 'edge', zone: 'a', canary: 'true' },
       { app: 'web', tier: 'back', zone: 'a' },
       { app: 'web', tier: 'front' },
-    ].map((l) => matchesLabelSelector(l, sel));
+    ];
+    const results = labelSets.map((l) => matchesLabelSelector(l, sel));
     // Assess
     expect(results).toEqual([true, false, false, false, false]);
   });
