@@ -81,7 +81,7 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
   let provisioning: 'triggered' | 'failed' | 'not-configured' = 'not-configured';
   const trigger = deps.triggerProvisioning;
   if (trigger) {
-    const request = { reason: message.kind, instanceId: action.instanceId, ...(action.nodeClaim ? { nodeClaim: action.nodeClaim } : {}) };
+    const request = { reason: message.kind, instanceId: action.instanceId, nodeClaim: action.nodeClaim };
     provisioning = (await bestEffort(deps, 'trigger provisioning', fields, () => trigger(request))) ? 'triggered' : 'failed';
   }
   await bestEffort(deps, 'audit', fields, () =>
@@ -90,7 +90,7 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
       kind: 'interruption',
       action: 'cordon-and-drain',
       reason: message.kind,
-      ...(action.nodeClaim ? { nodeClaims: [action.nodeClaim] } : {}),
+      nodeClaims: [action.nodeClaim],
       detail: { instanceId: action.instanceId, eventId: message.eventId, executionArn, markedUnavailable, provisioning, ...(mark ? { offering: mark.offering } : {}) },
     }),
   );
