@@ -6,36 +6,9 @@
  * Usage: npm run bench [-- a|b|c ...]
  */
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
-import { solve } from '../shared/core/scheduling/solve';
-import type { Plan, SchedulingInput } from '../shared/core/scheduling/types';
 import { diversePods, fakeTypes } from './karpenter-shape';
+import { timeSolve, type BenchRow } from './measure';
 import { nodePoolFor } from './pools';
-
-export interface BenchRow { suite: string; pods: number; ms: number; podsPerSec: number; nodes: number; pricePerHour: number; pending: number }
-
-export function timeSolve(suite: string, input: SchedulingInput, repeats = 1): { row: BenchRow; plan: Plan } {
-  let best = Infinity;
-  let plan!: Plan;
-  for (let i = 0; i < repeats; i++) {
-    const t0 = performance.now();
-    plan = solve(input);
-    best = Math.min(best, performance.now() - t0);
-  }
-  const scheduled = plan.nodeClaims.reduce((n, c) => n + c.pods.length, 0) + plan.existingPlacements.reduce((n, e) => n + e.pods.length, 0);
-  return {
-    plan,
-    row: {
-      suite,
-      pods: input.pods.length,
-      ms: Math.round(best),
-      podsPerSec: Math.round(input.pods.length / (best / 1000)),
-      nodes: plan.nodeClaims.length,
-      pricePerHour: Math.round(plan.nodeClaims.reduce((s, c) => s + c.price, 0) * 1000) / 1000,
-      pending: input.pods.length - scheduled,
-    },
-  };
-}
 
 export function suiteA(sizes = [100, 1000, 5000, 10000, 20000]): BenchRow[] {
   const types = fakeTypes(400);

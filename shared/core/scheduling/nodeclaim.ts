@@ -65,7 +65,7 @@ export class InProgressClaim {
 
   canAdd(s: PodState, topology: Topology): AddPlan | string {
     if (topology.hasGroups) {
-      const quick = topology.rejectsDomain(s, Label.hostname, this.hostname);
+      const quick = topology.quickReject(s, this.requirements);
       if (quick) return quick;
     }
     const pv = s.reqVec;
@@ -101,15 +101,21 @@ export class InProgressClaim {
     const nz = unionIdx(this.nz, s.reqNz);
     const maxEff = new Float64Array(n);
     const match = offeringsChanged ? offeringMatcher(merged) : undefined;
-    const options: TypeOption[] = [];
-    for (const o of this.options) {
+    // Options only shrink; keep the same array until the first one drops out (no allocation when all fit).
+    let options: TypeOption[] = this.options;
+    const all = this.options;
+    for (let j = 0; j < all.length; j++) {
+      const o = all[j];
       const eff = o.eff;
       let ok = true;
       for (const i of nz) if (reqVec[i] > eff[i]) { ok = false; break; }
-      if (!ok) continue;
-      if (changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) continue;
-      if (match && !o.offerings.some(match)) continue;
-      options.push(o);
+      if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
+      if (ok && match && !o.offerings.some(match)) ok = false;
+      if (!ok) {
+        if (options === all) options = all.slice(0, j);
+        continue;
+      }
+      if (options !== all) options.push(o);
       for (let i = 0; i < n; i++) if (eff[i] > maxEff[i]) maxEff[i] = eff[i];
     }
     if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(this.dims.list(reqVec)))} and requirements`;

@@ -74,6 +74,9 @@ export function solve(input: SchedulingInput): Plan {
     .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((n) => new ExistingNodeState(n, input.daemonSets, dims));
 
+  let existingRoom = new Float64Array(dims.size);
+  for (const n of existing) for (let i = 0; i < dims.size; i++) if (n.remaining[i] > existingRoom[i]) existingRoom[i] = n.remaining[i];
+
   // Topology domains: pool requirement values and offerings, plus every existing node's labels.
   const domains = new Map<string, Set<string>>();
   const addDomain = (k: string, v: string) => { let s = domains.get(k); if (!s) domains.set(k, (s = new Set())); s.add(v); };
@@ -130,12 +133,23 @@ export function solve(input: SchedulingInput): Plan {
 
   const tryAdd = (s: PodState): string | undefined => {
     let firstExistingError: string | undefined;
-    for (const n of existing) {
-      const r = n.canAdd(s, topology);
-      if (typeof r === 'string') { firstExistingError ??= r; continue; }
-      n.commit(s);
-      if (topology.hasGroups) topology.record(s, r, (f) => f.matchesLabels(n.labels));
-      return undefined;
+    // Skip the scan of existing nodes when no node has room for the pod (the bound only ever shrinks and is
+    // tightened after every full scan).
+    let room = existing.length > 0;
+    for (const i of s.reqNz) if (s.reqVec[i] > existingRoom[i]) { room = false; break; }
+    if (room) {
+      const seen = new Float64Array(dims.size);
+      for (const n of existing) {
+        for (let i = 0; i < seen.length; i++) if (n.remaining[i] > seen[i]) seen[i] = n.remaining[i];
+        const r = n.canAdd(s, topology);
+        if (typeof r === 'string') { firstExistingError ??= r; continue; }
+        n.commit(s);
+        if (topology.hasGroups) topology.record(s, r, (f) => f.matchesLabels(n.labels));
+        return undefined;
+      }
+      existingRoom = seen;
+    } else if (existing.length > 0) {
+      firstExistingError = 'no existing node has room';
     }
     for (const c of claimCandidates(s)) {
       const plan = c.canAdd(s, topology);

@@ -102,6 +102,7 @@ function daemonOverhead(daemonSets: DaemonSet[], tmplReqs: Requirements, taints:
     if (terms.length > 0 && !terms.some((t) => node.compatible(Requirements.fromNodeSelector(t.matchExpressions)))) continue;
     if (!typeMatches(it, sel)) continue;
     addInto(total, pod.requests);
+    total.pods = (total.pods ?? 0) + 1;
   }
   return total;
 }

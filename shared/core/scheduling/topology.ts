@@ -181,19 +181,35 @@ export class Topology {
   }
 
   /**
-   * Cheap pre-check for a target whose domain for `key` is already fixed (a claim's hostname): the pod's
-   * own anti-affinity and spread on that key, and inverse anti-affinity. Returns a reason, or undefined
-   * when the full check is still needed.
+   * Cheap pre-check before the full (allocating) topology pass: for every group the pod owns whose key the
+   * target already pins to one domain (a claim's hostname, a zone chosen earlier), decide that domain
+   * directly; also inverse anti-affinity on pinned keys. Returns a reason, or undefined when the full check
+   * is still needed.
    */
-  rejectsDomain(s: PodState, key: string, domain: string): string | undefined {
+  quickReject(s: PodState, reqs: Requirements): string | undefined {
     const owned = this.ownedGroups(s);
-    for (const g of owned.anti) if (g.key === key && g.count(domain) > 0) return g.reasons.anti;
+    for (const g of owned.anti) {
+      const d = pinned(reqs, g.key);
+      if (d !== undefined && g.count(d) > 0) return g.reasons.anti;
+    }
     for (const g of owned.spread) {
-      if (g.key !== key || key !== Label.hostname) continue;
-      if (g.count(domain) + (g.selects(s.pod) ? 1 : 0) > g.maxSkew) return g.reasons.spread;
+      const d = pinned(reqs, g.key);
+      if (d === undefined) continue;
+      if (g.key === Label.hostname) {
+        if (g.count(d) + (g.selects(s.pod) ? 1 : 0) > g.maxSkew) return g.reasons.spread;
+      } else if (this.nextDomainSpread(g, s, Requirement.in(g.key, [d])) !== undefined) return g.reasons.spread;
+    }
+    for (const g of owned.affinity) {
+      const d = pinned(reqs, g.key);
+      if (d === undefined || g.count(d) > 0) continue;
+      let elsewhere = false;
+      for (const c of g.counts.values()) if (c > 0) { elsewhere = true; break; }
+      if (elsewhere || !g.selects(s.pod)) return g.reasons.affinityElsewhere;
     }
     for (const g of this.selectingGroups(s.pod)) {
-      if (g.type === 'anti-affinity' && g.key === key && g.ownerDomains.has(domain)) return g.reasons.inverse;
+      if (g.type !== 'anti-affinity' || g.ownerDomains.size === 0) continue;
+      const d = pinned(reqs, g.key);
+      if (d !== undefined && g.ownerDomains.has(d)) return g.reasons.inverse;
     }
     return undefined;
   }
@@ -289,6 +305,12 @@ export class Topology {
   requiredAntiOf(pod: Pod): TopologyGroup[] {
     return (pod.affinity?.podAntiAffinity?.required ?? []).map((t) => this.group('anti-affinity', pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, t.matchLabelKeys));
   }
+}
+
+function pinned(reqs: Requirements, key: string): string | undefined {
+  const r = reqs.get(key);
+  if (!r || r.complement || r.values.size !== 1) return undefined;
+  return r.values.values().next().value as string;
 }
 
 function nonEmpty(r: Requirements): Requirements | undefined {
