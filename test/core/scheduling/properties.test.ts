@@ -222,10 +222,7 @@ function checkClaims(input: SchedulingInput, plan: Plan): void {
     const prices: number[] = [];
     for (const it of claim.instanceTypes) {
       // fits, with the DaemonSet pods of this pool on this type
-      // Known bug (see 'should count a pod slot for each DaemonSet pod' below): the solver's DaemonSet
-      // overhead leaves out the `pods` slot, so here the slots are checked for the claim's own pods only.
       const used = sum([...claim.pods, ...daemonPods(input.daemonSets, pool, it)]);
-      used.pods = claim.pods.length;
       expect(fitsIn(used, it.allocatable), `${where}: pods do not fit ${it.name}`).toBeUndefined();
       // claim requirements and pool requirements hold for the type's labels and offerings
       for (const r of [...claim.requirements, ...pool.template.requirements]) {
@@ -317,10 +314,8 @@ describe('solve() invariants (property tests)', () => {
     }), { numRuns: RUNS });
   });
 
-  // BUG (shared/core/scheduling/template.ts daemonOverhead): a DaemonSet pod's overhead adds its cpu/memory
-  // but not its `pods` slot (Karpenter's RequestsForPods counts one pod per DaemonSet). Input: one type with
-  // 1 CPU, 1Gi, max 2 pods; one DaemonSet (100m); two 100m pods. Expected: two claims (each node runs the
-  // DaemonSet pod + one pod = 2 slots). Actual: one claim with both pods, i.e. 3 pods on a 2-pod node.
+  // Regression (found by the property above, fixed in 9f8a3a2): DaemonSet overhead must include one `pods`
+  // slot per DaemonSet pod, as Karpenter's RequestsForPods does. Before the fix both pods shared one 2-pod node.
   it('should count a pod slot for each DaemonSet pod on a new node', () => {
     // Prepare
     const type = instanceType({ name: 'tiny', cpu: '1', memory: '1Gi', pods: 2 });
