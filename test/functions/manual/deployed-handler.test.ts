@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import type { Context } from 'aws-lambda';
+import { handler } from '../../../functions/manual/validate-terminate-input';
+
+const context = { awsRequestId: 'req-1', functionName: 'nodewright-dev-validateTerminateInput', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:x', memoryLimitInMB: '512', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+
+describe('a deployed handler', () => {
+  it('should fail with a named configuration error, before touching anything, when the environment is incomplete', async () => {
+    // Prepare
+    const saved = process.env.CLUSTER_NAME;
+    delete process.env.CLUSTER_NAME;
+
+    // Act
+    const attempt = handler({ nodeName: 'ip-10-0-0-1' }, context);
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ name: 'ConfigInvalidError', message: expect.stringContaining('CLUSTER_NAME') });
+    if (saved !== undefined) process.env.CLUSTER_NAME = saved;
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../shared/adapters/config';
+
+const env = {
+  CLUSTER_NAME: 'demo',
+  AWS_REGION: 'eu-west-1',
+  STATE_TABLE_NAME: 'nodewright-dev-state',
+  LAUNCH_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:nodewright-dev-launch',
+  TERMINATE_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:nodewright-dev-terminate',
+  DISRUPT_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:nodewright-dev-disrupt',
+  INTERRUPTION_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/demo',
+  NODE_ROLE_NAME: 'KarpenterNodeRole-demo',
+};
+
+describe('function configuration', () => {
+  it('should read the provider environment of serverless.yml', () => {
+    // Prepare
+    const vars = { ...env, UNRELATED: 'x' };
+
+    // Act
+    const config = parseConfig(vars);
+
+    // Assess
+    expect(config).toEqual({
+      clusterName: 'demo', region: 'eu-west-1', stateTableName: 'nodewright-dev-state',
+      stateMachineArns: { launch: env.LAUNCH_STATE_MACHINE_ARN, terminate: env.TERMINATE_STATE_MACHINE_ARN, disrupt: env.DISRUPT_STATE_MACHINE_ARN },
+      interruptionQueueUrl: env.INTERRUPTION_QUEUE_URL, nodeRoleName: 'KarpenterNodeRole-demo',
+    });
+  });
+
+  it('should name every missing or malformed variable at once', () => {
+    // Prepare
+    const vars = { ...env, CLUSTER_NAME: undefined, DISRUPT_STATE_MACHINE_ARN: 'nodewright-dev-disrupt' };
+
+    // Act
+    const read = () => parseConfig(vars);
+
+    // Assess
+    expect(read).toThrowError(expect.objectContaining({
+      name: 'ConfigInvalidError',
+      message: expect.stringMatching(/CLUSTER_NAME: .*; DISRUPT_STATE_MACHINE_ARN: must be the ARN of the disrupt state machine/),
+    }));
+  });
+});
