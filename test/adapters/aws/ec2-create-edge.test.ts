@@ -1,10 +1,10 @@
 import { CreateFleetCommand, CreateLaunchTemplateCommand, DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { al2023UserData, clientTokenFor, Ec2CloudProvider } from '../../../shared/adapters/aws/ec2';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { isInsufficientCapacityError, isNodeClassNotReadyError } from '../../../shared/core/errors';
-import { CLUSTER, clusterInfo, ec2, instanceType, launchRequest, nodeClass, resetAndMockNodeClassDiscovery, T0 } from './fixtures';
+import { CLUSTER, clusterInfo, ec2, instanceType, launchRequest, nodeClass, resetAndMockNodeClassDiscovery, ssm, T0 } from './fixtures';
 
 function provider(store = new MemoryStateStore({ now: () => T0 }), over: Partial<ConstructorParameters<typeof Ec2CloudProvider>[0]> = {}) {
   return new Ec2CloudProvider({
@@ -71,6 +71,22 @@ describe('Ec2CloudProvider.create, edge cases', () => {
     await expect(act).rejects.toThrow(/no instance profile/);
     expect(ec2.commandCalls(CreateLaunchTemplateCommand)).toHaveLength(0);
     expect(ec2.commandCalls(CreateFleetCommand)).toHaveLength(0);
+  });
+
+  it('should launch NVIDIA GPU types with the alias\'s nvidia AMI in their own launch template', async () => {
+    // Prepare
+    ssm.on(GetParameterCommand, { Name: '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id' })
+      .resolves({ Parameter: { Value: 'ami-nvidia' } });
+    ec2.on(CreateFleetCommand).resolves({ Instances: [{ InstanceIds: ['i-0ccccccccccccccc3'], InstanceType: 'g5.xlarge', Lifecycle: 'spot', LaunchTemplateAndOverrides: { Overrides: { SubnetId: 'subnet-a', AvailabilityZone: 'us-east-1a' } } }] });
+    const gpu = instanceType('g5.xlarge', 1.006, 0.05, { exotic: true, labels: { 'karpenter.k8s.aws/instance-gpu-manufacturer': 'nvidia' } });
+    const req = launchRequest([gpu, instanceType('m5.large', 0.096, 0.06)]);
+    req.nodeClaim.spec.resources.requests['nvidia.com/gpu'] = 1;
+    // Act
+    const instance = await provider().create(req);
+    // Assess
+    const images = ec2.commandCalls(CreateLaunchTemplateCommand).map((c) => c.args[0].input.LaunchTemplateData?.ImageId).sort();
+    expect(images).toEqual(['ami-nvidia', 'ami-x86']);
+    expect(instance).toMatchObject({ instanceType: 'g5.xlarge', imageId: 'ami-nvidia' });
   });
 
   it('should use one launch template per architecture when amd64 and arm64 types are both candidates', async () => {

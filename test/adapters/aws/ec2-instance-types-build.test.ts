@@ -51,8 +51,10 @@ describe('Ec2CloudProvider.instanceTypes with the real builder and catalog', () 
     ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [info('m5.large', 'x86_64'), info('m6g.large', 'arm64')] });
     ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: [] });
     ec2.on(DescribeSpotPriceHistoryCommand).resolves({ SpotPriceHistory: [] });
-    ssm.on(GetParameterCommand, { Name: '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/arm64/standard/recommended/image_id' })
-      .rejects(new ParameterNotFound({ message: 'not found', $metadata: {} }));
+    ssm.on(GetParameterCommand).callsFake((input: { Name: string }) => {
+      if (input.Name.includes('/arm64/')) throw new ParameterNotFound({ message: 'not found', $metadata: {} });
+      return { Parameter: { Value: 'ami-x86' } };
+    });
     const clock = { now: () => T0 };
     const provider = new Ec2CloudProvider({
       ec2: new EC2Client({ region: 'us-east-1' }), ssm: new SSMClient({ region: 'us-east-1' }), clusterName: CLUSTER, region: 'us-east-1',

@@ -36,6 +36,9 @@ describe('node class resolution', () => {
     expect(ssm.commandCalls(GetParameterCommand).map((c) => c.args[0].input.Name)).toEqual([
       '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id',
       '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/arm64/standard/recommended/image_id',
+      '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id',
+      '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/arm64/nvidia/recommended/image_id',
+      '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/neuron/recommended/image_id',
     ]);
   });
 
@@ -45,6 +48,8 @@ describe('node class resolution', () => {
     expect(aliasParameter('al2023@v20240625', 'amd64', '1.30')).toBe('/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.30-v20240625/image_id');
     expect(aliasParameter('windows2022@latest', 'amd64', '1.30')).toBe('/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.30/image_id');
     expect(aliasParameter('windows2022@latest', 'arm64', '1.30')).toBeUndefined();
+    expect(aliasParameter('al2@latest', 'amd64', '1.30', 'nvidia')).toBe('/aws/service/eks/optimized-ami/1.30/amazon-linux-2-gpu/recommended/image_id');
+    expect(aliasParameter('bottlerocket@latest', 'arm64', '1.30', 'nvidia')).toBe('/aws/service/bottlerocket/aws-k8s-1.30-nvidia/arm64/latest/image_id');
   });
 
   it('should search AMIs by name in self and amazon images, newest first, with their architecture', async () => {

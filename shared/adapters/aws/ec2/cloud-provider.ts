@@ -10,7 +10,7 @@ import type { StateStore } from '../../../core/ports/state-store';
 import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError, NodeClassNotReadyError } from '../../../core/errors';
 import type { EksClusterInfo } from '../eks/describe-cluster';
 import { awsErrorCode, IceErrorCodes, LaunchTemplateNotFoundCodes, mapAwsError } from '../errors';
-import { amiPerArch } from './amis';
+import { amiFor } from './amis';
 import { clientTokenFor, createFleetInput, iceOfferings, launchedInstance } from './fleet';
 import { planFleet, type FleetPlan } from './fleet-plan';
 import { describeInstance, describeInstances, parseProviderID, providerIdFor } from './instances';
@@ -90,15 +90,14 @@ export class Ec2CloudProvider implements CloudProvider {
   async create(req: LaunchRequest): Promise<CloudInstance> {
     const { nodeClaim, nodePool, nodeClass } = req;
     const resolved = await this.resolver.resolve(nodeClass);
-    const amiByArch = amiPerArch(resolved.amis);
-    const plan = planFleet(req, subnetPerZone(resolved.subnets), new Set(amiByArch.keys()));
+    const plan = planFleet(req, subnetPerZone(resolved.subnets), (t) => amiFor(resolved.amis, t)?.id);
     const tags = launchTags({ clusterName: this.deps.clusterName, nodeClassTags: nodeClass.tags, nodePool: nodePool.name, nodeClass: nodeClass.name, nodeClaim: nodeClaim.name });
     // A launch template deleted behind our back (LaunchTemplateNotFound) is recreated once.
     const attempt = async (recreate: boolean): Promise<CreateFleetCommandOutput | undefined> => {
-      const templateByArch = await this.ensureTemplates(req, resolved, plan, recreate);
+      const templateByImage = await this.ensureTemplates(req, resolved, plan, recreate);
       try {
         // EC2 replays the answer of a known token, so the attempt after recreating templates needs its own.
-        const res = await this.createFleet(req, plan, templateByArch, tags, clientTokenFor(nodeClaim.name, recreate ? '-lt' : ''));
+        const res = await this.createFleet(req, plan, templateByImage, tags, clientTokenFor(nodeClaim.name, recreate ? '-lt' : ''));
         const missing = !res.Instances?.some((i) => i.InstanceIds?.length) && res.Errors?.some((e) => LaunchTemplateNotFoundCodes.has(e.ErrorCode ?? ''));
         return missing && !recreate ? undefined : res;
       } catch (e) {
@@ -120,14 +119,13 @@ export class Ec2CloudProvider implements CloudProvider {
       throw mapAwsError(Object.assign(new Error(first.ErrorMessage ?? summary), { name: first.ErrorCode ?? 'CreateFleetError' }), `CreateFleet for nodeclaim ${nodeClaim.name}`);
     }
     const { instanceId, override } = launched;
-    const ami = amiByArch.get(override.arch);
     return {
       instanceId,
       providerID: providerIdFor(override.zone, instanceId),
       instanceType: override.instanceType,
       zone: override.zone,
       capacityType: override.capacityType,
-      imageId: ami?.id,
+      imageId: override.imageId,
       subnetId: override.subnetId,
       securityGroupIds: resolved.securityGroups.map((g) => g.id),
       launchTime: this.deps.clock.now(),
@@ -136,9 +134,9 @@ export class Ec2CloudProvider implements CloudProvider {
     };
   }
 
-  private async createFleet(req: LaunchRequest, plan: FleetPlan, templateByArch: Map<string, string>, tags: Record<string, string>, clientToken: string): Promise<CreateFleetCommandOutput> {
+  private async createFleet(req: LaunchRequest, plan: FleetPlan, templateByImage: Map<string, string>, tags: Record<string, string>, clientToken: string): Promise<CreateFleetCommandOutput> {
     try {
-      return await this.deps.ec2.send(new CreateFleetCommand(createFleetInput(req, plan, templateByArch, tags, clientToken)));
+      return await this.deps.ec2.send(new CreateFleetCommand(createFleetInput(req, plan, templateByImage, tags, clientToken)));
     } catch (e) {
       const code = awsErrorCode(e);
       if (code === 'IdempotentParameterMismatch') {
@@ -168,12 +166,11 @@ export class Ec2CloudProvider implements CloudProvider {
       custom: nodeClass.userData,
     });
     const ltTags = { ...nodeClass.tags, [clusterTagKey(this.deps.clusterName)]: 'owned', [Tag.eksClusterName]: this.deps.clusterName, [Tag.nodeClass]: nodeClass.name, [Tag.nodePool]: nodePool.name };
-    const amiByArch = amiPerArch(resolved.amis);
     const out = new Map<string, string>();
-    for (const arch of new Set(plan.overrides.map((o) => o.arch))) {
-      const input = { nodeClass, imageId: amiByArch.get(arch)!.id, securityGroupIds: resolved.securityGroups.map((g) => g.id), instanceProfile, userData, tags: ltTags };
+    for (const imageId of new Set(plan.overrides.map((o) => o.imageId))) {
+      const input = { nodeClass, imageId, securityGroupIds: resolved.securityGroups.map((g) => g.id), instanceProfile, userData, tags: ltTags };
       if (recreate) this.templates.invalidate(await this.templates.nameFor(input));
-      out.set(arch, await this.templates.ensure(input));
+      out.set(imageId, await this.templates.ensure(input));
     }
     return out;
   }

@@ -2,6 +2,7 @@ import type { NodeSelectorRequirement } from '../../../core/model/kube';
 import { CapacityType, Label, type CapacityTypeValue } from '../../../core/model/labels';
 import { Resource } from '../../../core/model/resources';
 import type { LaunchRequest } from '../../../core/ports/cloud-provider';
+import type { InstanceType } from '../../../core/instance-types/types';
 import { InsufficientCapacityError } from '../../../core/errors';
 
 /** CreateFleet accepts at most this many overrides per request (Karpenter truncates the same way). */
@@ -12,6 +13,8 @@ export interface PlannedOverride {
   zone: string;
   subnetId: string;
   arch: 'amd64' | 'arm64';
+  /** The AMI this type launches with; one launch template per AMI. */
+  imageId: string;
   capacityType: CapacityTypeValue;
   price: number;
 }
@@ -52,16 +55,16 @@ function exoticRequested(req: LaunchRequest): boolean {
  * offerings only; exotic types dropped unless requested or nothing else is left; spot preferred when the
  * claim allows it and it is offered; spot offerings dearer than the cheapest on-demand dropped; at most 60.
  */
-export function planFleet(req: LaunchRequest, subnetsByZone: ReadonlyMap<string, { id: string }>, archesWithImage: ReadonlySet<string>): FleetPlan {
+export function planFleet(req: LaunchRequest, subnetsByZone: ReadonlyMap<string, { id: string }>, imageFor: (type: InstanceType) => string | undefined): FleetPlan {
   const reqs = req.nodeClaim.spec.requirements;
   const capacityTypes = allowedValues(reqs, Label.capacityType, [CapacityType.spot, CapacityType.onDemand]) as CapacityTypeValue[];
   const zones = new Set(allowedValues(reqs, Label.zone, [...subnetsByZone.keys()]));
   const typeNames = new Set(allowedValues(reqs, Label.instanceType, req.instanceTypes.map((t) => t.name)));
 
-  let types = req.instanceTypes.filter((t) => typeNames.has(t.name) && archesWithImage.has(t.arch));
+  let types = req.instanceTypes.filter((t) => typeNames.has(t.name) && imageFor(t) !== undefined);
   const candidates = (list: typeof types) => list.flatMap((t) => t.offerings
     .filter((o) => o.available && zones.has(o.zone) && capacityTypes.includes(o.capacityType) && Number.isFinite(o.price))
-    .map((o): PlannedOverride => ({ instanceType: t.name, zone: o.zone, subnetId: subnetsByZone.get(o.zone)!.id, arch: t.arch, capacityType: o.capacityType, price: o.price })));
+    .map((o): PlannedOverride => ({ instanceType: t.name, zone: o.zone, subnetId: subnetsByZone.get(o.zone)!.id, arch: t.arch, imageId: imageFor(t)!, capacityType: o.capacityType, price: o.price })));
 
   if (!exoticRequested(req)) {
     const ordinary = types.filter((t) => !t.exotic);

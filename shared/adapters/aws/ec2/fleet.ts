@@ -21,11 +21,11 @@ export function clientTokenFor(nodeClaimName: string, suffix = ''): string {
   return `${nodeClaimName.slice(0, MAX_CLIENT_TOKEN_LENGTH - hash.length - 1 - suffix.length)}-${hash}${suffix}`;
 }
 
-/** The CreateFleet request: instant, one instance, overrides grouped per launch template (one per arch). */
-export function createFleetInput(req: LaunchRequest, plan: FleetPlan, templateByArch: ReadonlyMap<string, string>, tags: Record<string, string>, clientToken = clientTokenFor(req.nodeClaim.name)): CreateFleetCommandInput {
+/** The CreateFleet request: instant, one instance, overrides grouped per launch template (one per AMI). */
+export function createFleetInput(req: LaunchRequest, plan: FleetPlan, templateByImage: ReadonlyMap<string, string>, tags: Record<string, string>, clientToken = clientTokenFor(req.nodeClaim.name)): CreateFleetCommandInput {
   const byTemplate = new Map<string, PlannedOverride[]>();
   for (const o of plan.overrides) {
-    const lt = templateByArch.get(o.arch)!;
+    const lt = templateByImage.get(o.imageId)!;
     byTemplate.set(lt, [...(byTemplate.get(lt) ?? []), o]);
   }
   const spot = plan.capacityType === CapacityType.spot;

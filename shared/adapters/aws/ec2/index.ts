@@ -1,5 +1,5 @@
 export { Ec2CloudProvider, ICE_TTL_SECONDS, type Ec2CloudProviderDeps } from './cloud-provider';
-export { aliasParameter, familyOfAlias, resolveAmis, amiPerArch, type ResolvedAmi, type Arch } from './amis';
+export { aliasParameter, familyOfAlias, resolveAmis, amiFor, variantFor, AMI_VARIANTS, type ResolvedAmi, type Arch, type AmiVariant } from './amis';
 export { resolveSubnets, resolveSecurityGroups, subnetPerZone, tagFilters, type ResolvedSubnet, type ResolvedSecurityGroup } from './selectors';
 export { NodeClassResolver, type ResolvedNodeClass } from './node-class-resolver';
 export { planFleet, allowedValues, MAX_FLEET_OVERRIDES, type FleetPlan, type PlannedOverride } from './fleet-plan';
