@@ -1,7 +1,7 @@
 export { FakeKubeApi, createFakeKubeApi, serveForKubectl, writeKubeconfig, type FakeKubeApiOptions, type RunningKubeServer } from './server';
 export { KubeStore, type KubeStoreOptions, type ListOptions, type ListResult } from './store';
 export { handleKubeRequest, type KubeRequest, type KubeResponse, type HandlerOptions } from './handler';
-export { BUILTIN_RESOURCES, DEFAULT_CRD_DIR, ResourceRegistry, loadCrds, resourceTypeFromCrd, CrdInvalidError } from './resources';
+export { BUILTIN_RESOURCES, defaultCrdDir, ResourceRegistry, loadCrds, resourceTypeFromCrd, CrdInvalidError } from './resources';
 export { pdbFigures, type PdbFigures } from './disruption';
 export { matchesStructuredSelector, matchesLabelSelector, parseLabelSelector } from './selectors';
 export { mergePatch, jsonPatch, applyPatch, PatchType } from './patch';

@@ -54,11 +54,17 @@ export function resourceTypeFromCrd(crd: Json, where = 'CustomResourceDefinition
   };
 }
 
-/** The repository's infra/crds directory (NodePool, NodeClaim, EC2NodeClass). */
-export const DEFAULT_CRD_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../infra/crds');
+/** The repository's infra/crds directory (NodePool, NodeClaim, EC2NodeClass); relative to the working directory when bundled. */
+export function defaultCrdDir(): string {
+  try {
+    return resolve(dirname(fileURLToPath(import.meta.url)), '../../../infra/crds');
+  } catch {
+    return resolve('infra/crds');
+  }
+}
 
 /** Parses every CRD document of every .yaml file in `dir`. */
-export function loadCrds(dir: string = DEFAULT_CRD_DIR): Json[] {
+export function loadCrds(dir: string = defaultCrdDir()): Json[] {
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') || f.endsWith('.yml')).sort();
   const out: Json[] = [];
   for (const f of files) {

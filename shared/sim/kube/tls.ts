@@ -16,7 +16,13 @@ export interface TlsMaterial {
   source: 'openssl' | 'committed-test-pair';
 }
 
-const COMMITTED_DIR = join(dirname(fileURLToPath(import.meta.url)), 'tls');
+function committedDir(): string {
+  try {
+    return join(dirname(fileURLToPath(import.meta.url)), 'tls');
+  } catch {
+    return join('shared', 'sim', 'kube', 'tls');
+  }
+}
 
 function generateWithOpenssl(): TlsMaterial {
   const dir = mkdtempSync(join(tmpdir(), 'nodewright-sim-tls-'));
@@ -36,7 +42,7 @@ function generateWithOpenssl(): TlsMaterial {
 
 /** The committed localhost pair: for tests and local simulation only, never for anything real. */
 export function committedTestTls(): TlsMaterial {
-  const read = (f: string) => readFileSync(join(COMMITTED_DIR, f), 'utf8');
+  const read = (f: string) => readFileSync(join(committedDir(), f), 'utf8');
   return { ca: read('ca.crt'), cert: read('server.crt'), key: read('server.key'), source: 'committed-test-pair' };
 }
 
