@@ -1,0 +1,31 @@
+/** The parts of the simulator's result the CLI renders (structural: the simulator's own type has more). */
+export interface SimNode {
+  name: string;
+  instanceType: string;
+  capacityType: string;
+  zone: string;
+  nodePool: string;
+  launchedAt: number;
+  readyAt?: number | null;
+  interruptedAt?: number | null;
+  terminatedAt?: number | null;
+  terminationReason?: string | null;
+}
+
+export interface SimEvent {
+  t: number;
+  message: string;
+  [field: string]: unknown;
+}
+
+export interface SimResultView {
+  name?: string;
+  nodes: SimNode[];
+  disruptions: { t: number; reason: string; nodes: unknown[]; replacements: unknown[] }[];
+  pods: { total: number; pendingSecondsP50: number; pendingSecondsP99: number; maxPendingSeconds: number; minReadyAfterRollout?: Record<string, number> };
+  cost: { total: number; perHourAtEnd: number };
+  violations: { pdb: number; doNotDisrupt: number; podsLost: number };
+  final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
+  events: SimEvent[];
+  timeline?: { t: number; nodes: number; pendingPods: number; pricePerHour: number }[];
+}

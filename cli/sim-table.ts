@@ -1,0 +1,42 @@
+/** The simulation as text for people: a timeline of what happened and a summary. */
+import { clock } from './report';
+import { table } from './render';
+import type { SimResultView } from './sim-result';
+
+const SHOW = ['nodeclaim', 'nodepool', 'instance-type', 'zone', 'capacity-type', 'reason', 'node', 'pods'];
+
+export function renderSimulationTable(r: SimResultView): string {
+  const lines: string[] = [];
+  lines.push(`Timeline${r.name ? ` of ${r.name}` : ''} (simulated mm:ss):`);
+  lines.push(table(['T', 'EVENT', 'DETAILS'], r.events.map((e) => [clock(e.t), e.message,
+    SHOW.filter((k) => e[k] !== undefined).map((k) => `${k}=${typeof e[k] === 'object' ? JSON.stringify(e[k]) : String(e[k])}`).join(' ')])));
+  lines.push('', 'Nodes:');
+  lines.push(table(['NODE', 'TYPE', 'CAPACITY', 'ZONE', 'POOL', 'LAUNCHED', 'READY', 'ENDED', 'REASON'], r.nodes.map((n) => [
+    n.name, n.instanceType, n.capacityType, n.zone, n.nodePool, clock(n.launchedAt), n.readyAt != null ? clock(n.readyAt) : '-',
+    n.terminatedAt != null ? clock(n.terminatedAt) : '-', n.terminationReason ?? ''])));
+  lines.push('', 'Summary:');
+  lines.push(table(['', ''], [
+    ['nodes launched', r.nodes.length],
+    ['disruptions', r.disruptions.map((d) => `${clock(d.t)} ${d.reason}`).join(', ') || 'none'],
+    ['pods', `${r.pods.total} (pending p50 ${r.pods.pendingSecondsP50}s, p99 ${r.pods.pendingSecondsP99}s, max ${r.pods.maxPendingSeconds}s)`],
+    ['cost', `$${r.cost.total.toFixed(4)} for the run, $${r.cost.perHourAtEnd.toFixed(4)}/h at the end`],
+    ['violations', `PDB ${r.violations.pdb}, do-not-disrupt ${r.violations.doNotDisrupt}, pods lost ${r.violations.podsLost}`],
+    ['at the end', `${r.final.nodes} nodes, ${r.final.pendingPods} pending pods, ${r.final.orphanInstances} orphan instances, ${r.final.leakedNodeClaims} leaked NodeClaims`],
+  ]).split('\n').slice(1).join('\n'));
+  return lines.join('\n');
+}
+
+/** A one-line progress bar on a terminal (stderr), so the table or JSON on stdout stays clean. */
+export function progressBar(write: (s: string) => void): { update(t: number, total: number): void; done(): void } {
+  let last = -1;
+  return {
+    update(t, total) {
+      const pct = Math.min(100, Math.floor((100 * t) / Math.max(total, 1)));
+      if (pct === last) return;
+      last = pct;
+      const filled = Math.round(pct / 4);
+      write(`\r[${'#'.repeat(filled)}${' '.repeat(25 - filled)}] ${String(pct).padStart(3)}%  simulated ${clock(t)} / ${clock(total)}`);
+    },
+    done() { write('\r\x1b[K'); },
+  };
+}
