@@ -2,6 +2,7 @@
  * In-memory object store of the fake API server: objects keyed by (group/resource, namespace, name) with
  * resourceVersion, uid, creationTimestamp (from an injected clock), generation, finalizers and deletionTimestamp.
  */
+import { deterministicUid, generatedNameSuffix, validateName } from './naming';
 import { applyPatch } from './patch';
 import { ResourceRegistry } from './resources';
 import { matchesFieldSelector, matchesLabelSelector, parseFieldSelector, parseLabelSelector } from './selectors';
@@ -37,8 +38,6 @@ export interface ListResult {
 
 type Decorator = (obj: KubeObject, store: KubeStore) => KubeObject;
 
-const NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 const clone = <T>(o: T): T => structuredClone(o);
 const withoutMetaAndStatus = (o: KubeObject): string => {
@@ -147,7 +146,7 @@ export class KubeStore {
       meta.namespace = ns;
     } else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${this.suffix()}`;
-    this.validateName(rt, meta.name);
+    validateName(rt, meta.name);
     const name = meta.name as string;
     const key = this.key(rt, meta.namespace, name);
     if (this.bucket(rt).has(key)) throw alreadyExists(rt.group, rt.resource, name);
@@ -269,13 +268,6 @@ export class KubeStore {
     this.create(rt, undefined, { metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
   }
 
-  private validateName(rt: ResourceType, name: unknown): void {
-    if (typeof name !== 'string' || name === '') throw invalid(rt.kind, '', 'metadata.name', 'Required value: name or generateName is required');
-    if (name.length > 253 || !NAME_RE.test(name)) {
-      throw invalid(rt.kind, name, 'metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
-    }
-  }
-
   private isCustom(rt: ResourceType): boolean {
     return rt.group.includes('.') && !rt.group.endsWith('k8s.io');
   }
@@ -311,15 +303,11 @@ export class KubeStore {
 
   private uid(): string {
     this.uids += 1;
-    const hex = this.uids.toString(16).padStart(12, '0');
-    return `00000000-0000-4000-8000-${hex}`;
+    return deterministicUid(this.uids);
   }
 
   private suffix(): string {
     this.names += 1;
-    let n = this.names * 7919;
-    let s = '';
-    for (let i = 0; i < 5; i++) { s += SUFFIX_ALPHABET[n % SUFFIX_ALPHABET.length]; n = Math.floor(n / SUFFIX_ALPHABET.length); }
-    return s;
+    return generatedNameSuffix(this.names);
   }
 }
