@@ -12,7 +12,7 @@ const coreRestrictedImports = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', 'dist/**', 'coverage/**', 'bin/**'] },
+  { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', 'dist/**', 'coverage/**', 'bin/**', 'tmp/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
