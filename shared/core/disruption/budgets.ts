@@ -1,0 +1,77 @@
+/**
+ * Disruption budgets (reference §1.1, §4.5): allowed = max(0, min(active budgets over N) − disrupting), per
+ * NodePool and reason. Percentages round up; a cron budget is active when its last hit is within `duration`;
+ * an invalid budget fails closed (0). No budget applying to a reason means no limit.
+ */
+import { CronExpressionParser } from 'cron-parser';
+import type { Budget, DisruptionReason, NodePool } from '../model/karpenter';
+
+const NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
+
+/** Nodes the budget allows out of `total`, or 0 when the value is invalid. */
+export function budgetNodes(budget: Budget, total: number): number {
+  const v = budget.nodes.trim();
+  if (!NODES.test(v)) return 0;
+  if (v.endsWith('%')) return Math.ceil((total * Number(v.slice(0, -1))) / 100);
+  return Number(v);
+}
+
+/** True when the budget applies now; throws nothing: an unparsable schedule is reported as invalid. */
+export function budgetActive(budget: Budget, nowMs: number): boolean | 'invalid' {
+  if (budget.schedule === undefined && budget.duration === undefined) return true;
+  if (budget.schedule === undefined || budget.duration === undefined) return 'invalid';
+  try {
+    const expr = CronExpressionParser.parse(budget.schedule, { currentDate: new Date(nowMs - budget.duration * 1000), tz: 'UTC' });
+    return expr.next().getTime() <= nowMs;
+  } catch {
+    return 'invalid';
+  }
+}
+
+export interface PoolCounts {
+  /** Managed, initialized nodes of the pool that are not terminating (N). */
+  total: number;
+  /** Nodes that are NotReady or already being disrupted / deleted. */
+  disrupting: number;
+}
+
+/** Allowed disruptions for one pool and reason; `Infinity` when no budget applies. */
+export function allowedDisruptions(pool: NodePool, reason: DisruptionReason, counts: PoolCounts, nowMs: number): { allowed: number; why: string } {
+  let min = Infinity;
+  let why = 'no budget applies';
+  for (const b of pool.disruption.budgets) {
+    if (b.reasons && !b.reasons.includes(reason)) continue;
+    const active = budgetActive(b, nowMs);
+    if (active === 'invalid') return { allowed: 0, why: `invalid budget ${JSON.stringify(b)} (fails closed)` };
+    if (!active) continue;
+    const n = budgetNodes(b, counts.total);
+    if (n === 0 && !NODES.test(b.nodes.trim())) return { allowed: 0, why: `invalid budget nodes "${b.nodes}" (fails closed)` };
+    if (n < min) { min = n; why = `budget nodes "${b.nodes}"${b.schedule ? ` schedule "${b.schedule}"` : ''} of ${counts.total} nodes`; }
+  }
+  const allowed = Math.max(0, min - counts.disrupting);
+  return { allowed, why: `${why}, ${counts.disrupting} disrupting → ${allowed === Infinity ? 'unlimited' : allowed} allowed` };
+}
+
+/** Remaining budget per pool for one reason during a pass; taking a node decrements it. */
+export class BudgetTracker {
+  private readonly left = new Map<string, number>();
+  private readonly whys = new Map<string, string>();
+  constructor(pools: NodePool[], reason: DisruptionReason, counts: Map<string, PoolCounts>, nowMs: number) {
+    for (const p of pools) {
+      const r = allowedDisruptions(p, reason, counts.get(p.name) ?? { total: 0, disrupting: 0 }, nowMs);
+      this.left.set(p.name, r.allowed);
+      this.whys.set(p.name, r.why);
+    }
+  }
+  remaining(pool: string): number { return this.left.get(pool) ?? 0; }
+  why(pool: string): string { return this.whys.get(pool) ?? 'nodepool not found'; }
+  /** Takes one node from the pool's budget; false when none is left. */
+  take(pool: string): boolean {
+    const n = this.remaining(pool);
+    if (n <= 0) return false;
+    this.left.set(pool, n - 1);
+    return true;
+  }
+  /** True when `count` more nodes of the pool fit. */
+  fits(pool: string, count: number): boolean { return this.remaining(pool) >= count; }
+}

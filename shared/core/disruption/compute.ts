@@ -1,0 +1,54 @@
+/**
+ * computeDisruption: one pass of Karpenter's disruption loop (reference §4.1). Expiration is forceful and
+ * independent (no budget, no pre-spin); the budgeted methods run in order and the first that acts wins.
+ */
+import { clusterView, isDisrupting, toCandidate, type ClusterView } from './candidates';
+import { drift, emptiness, multiNode, multiReplacement, singleNode } from './methods';
+import { Pass } from './pass';
+import type { Command, DisruptionDecision, DisruptionInput } from './types';
+
+const money = (n: number) => `$${n.toFixed(4)}/h`;
+
+/** Claims past creation + expireAfter, each a forceful delete (reference §4.1 Expiration). */
+function expirations(view: ClusterView, pass: Pass): Command[] {
+  const out: Command[] = [];
+  for (const v of view.views) {
+    const after = v.claim.spec.expireAfter;
+    if (after === null || isDisrupting(v) || !v.pool) continue;
+    if (view.input.now < (v.claim.creationTimestamp + after) * 1000) continue;
+    const c = toCandidate(view, v, true);
+    if (typeof c === 'string') continue;
+    const cmd: Command = { method: 'expiration', reason: 'expired', action: 'delete', candidates: [c], replacements: [], savingsPerHour: 0 };
+    pass.choose(cmd, `expired: created ${new Date(v.claim.creationTimestamp * 1000).toISOString()}, expireAfter ${after}s (forceful, budgets do not apply)`, 'expired');
+    out.push(cmd);
+  }
+  return out;
+}
+
+function describe(cmd: Command): string {
+  const what = cmd.action === 'delete' ? 'delete' : `replace by ${cmd.replacements.length} node(s)`;
+  return `${cmd.method}: ${what} of ${cmd.candidates.length} node(s) (${cmd.candidates.reduce((n, c) => n + c.pods.length, 0)} pods), saving ${money(cmd.savingsPerHour)}`
+    + (cmd.multiReplacement ? ' — multi-replacement (nodewright extension: Karpenter replaces by one node at most)' : '');
+}
+
+export function computeDisruption(input: DisruptionInput): DisruptionDecision {
+  const view = clusterView(input);
+  const probe = new Pass({ ...view, views: [] }, new Set());
+  const expired = expirations(view, probe);
+  const pass = new Pass(view, new Set(expired.map((c) => c.candidates[0].nodeClaim.name)));
+  pass.audit.unshift(...probe.audit);
+  let command = emptiness(pass) ?? drift(pass) ?? multiNode(pass);
+  if (!command) {
+    const single = singleNode(pass);
+    const multi = input.options?.multiReplacement === false ? undefined : multiReplacement(pass);
+    if (multi && (!single || multi.savingsPerHour > single.savingsPerHour)) {
+      if (single) pass.reject('single-node', single.candidates, `superseded by a multi-replacement saving ${money(multi.savingsPerHour)} (this one saves ${money(single.savingsPerHour)})`);
+      command = multi;
+    } else {
+      if (multi) pass.reject('multi-node', multi.candidates, `multi-replacement saving ${money(multi.savingsPerHour)} not better than single-node (${money(single!.savingsPerHour)})`);
+      command = single;
+    }
+  }
+  if (command) pass.choose(command, describe(command));
+  return { command, expirations: expired, audit: pass.audit };
+}

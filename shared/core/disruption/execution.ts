@@ -1,0 +1,60 @@
+/**
+ * From a command to what the disruption function starts, and Karpenter's log line. Budgeted commands
+ * become one `disrupt` execution (taint → pre-spin → wait → terminate); expirations become `terminate`
+ * executions (forceful, no pre-spin), as in Karpenter v1.
+ */
+import { nodePoolHash } from '../model/hash';
+import type { NodeClaim } from '../model/karpenter';
+import { executionName, nodeClaimName, stableSuffix } from '../lifecycle/names';
+import { plannedClaimToNodeClaim } from '../provisioning/from-snapshot';
+import type { WorkflowName } from '../ports/workflow-starter';
+import type { Command } from './types';
+
+export type DisruptExecutionReason = 'Underutilized' | 'Empty' | 'Drifted' | 'Expired';
+const ReasonOf: Record<Command['reason'], DisruptExecutionReason> = { underutilized: 'Underutilized', empty: 'Empty', drifted: 'Drifted', expired: 'Expired' };
+
+export interface DisruptExecutionInput {
+  reason: DisruptExecutionReason;
+  candidates: { nodeClaimName: string; nodeName?: string }[];
+  replacements: NodeClaim[];
+}
+
+export interface ExecutionRequest { machine: WorkflowName; name: string; input: unknown }
+
+/** The replacement NodeClaim objects, named deterministically from the command and `nowMs`. */
+export function replacementClaims(cmd: Command, nowMs: number): NodeClaim[] {
+  return cmd.replacements.map((r, i) => {
+    const pool = cmd.candidates.find((c) => c.nodePool.name === r.nodePool)?.nodePool;
+    const name = nodeClaimName(r.nodePool, [...cmd.candidates.map((c) => c.nodeClaim.name), ...r.pods.map((p) => p.uid)], nowMs, i);
+    return plannedClaimToNodeClaim(r, name, nowMs, pool ? pool.hash ?? nodePoolHash(pool) : undefined);
+  });
+}
+
+/** The executions to start for a command; names are stable for the same command and time (idempotent). */
+export function toExecutions(cmd: Command, nowMs: number): ExecutionRequest[] {
+  if (cmd.method === 'expiration') {
+    return cmd.candidates.map((c) => ({
+      machine: 'terminate' as const,
+      name: executionName(c.nodeClaim.name, 'expired'),
+      input: { nodeClaimName: c.nodeClaim.name, reason: 'Expired' },
+    }));
+  }
+  const input: DisruptExecutionInput = {
+    reason: ReasonOf[cmd.reason],
+    candidates: cmd.candidates.map((c) => ({ nodeClaimName: c.nodeClaim.name, nodeName: c.node.name })),
+    replacements: replacementClaims(cmd, nowMs),
+  };
+  const seed = `${cmd.method}|${cmd.candidates.map((c) => c.nodeClaim.name).join(',')}|${nowMs}`;
+  return [{ machine: 'disrupt', name: executionName('disrupt', cmd.reason, stableSuffix(seed, 10)), input }];
+}
+
+/** Karpenter's line: "disrupting nodeclaim(s) via replace, terminating 1 nodes (2 pods) n/t/ct and replacing with …". */
+export function commandLogLine(cmd: Command): string {
+  const pods = cmd.candidates.reduce((n, c) => n + c.pods.length, 0);
+  const nodes = cmd.candidates.map((c) => `${c.node.name}/${c.instanceType}/${c.capacityType}`).join(', ');
+  let line = `disrupting nodeclaim(s) via ${cmd.action}, terminating ${cmd.candidates.length} nodes (${pods} pods) ${nodes}`;
+  for (const r of cmd.replacements) {
+    line += ` and replacing with ${r.capacityType} node from types ${r.instanceTypes.slice(0, 5).map((t) => t.name).join(', ')}${r.instanceTypes.length > 5 ? ` and ${r.instanceTypes.length - 5} other(s)` : ''}`;
+  }
+  return `${line} (reason ${cmd.reason}${cmd.driftReasons ? `: ${Object.values(cmd.driftReasons).join(', ')}` : ''}, method ${cmd.method}, savings $${cmd.savingsPerHour.toFixed(4)}/h)`;
+}

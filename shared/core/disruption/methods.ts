@@ -1,0 +1,109 @@
+/**
+ * The budgeted methods in Karpenter's order (reference §4.3): emptiness, drift, multi-node and single-node
+ * consolidation; plus nodewright's multi-replacement, weighed against single-node by savings.
+ */
+import { computeConsolidation, type Outcome } from './consolidate';
+import { budgets } from './candidates';
+import { simulate } from './simulate';
+import type { Pass } from './pass';
+import type { Candidate, Command } from './types';
+
+export function emptiness(pass: Pass): Command | undefined {
+  const budget = budgets(pass.view, 'Empty');
+  const chosen: Candidate[] = [];
+  for (const c of pass.consolidatable.filter((x) => x.pods.length === 0).sort(byDisruptionCost)) {
+    if (!budget.take(c.nodePool.name)) { pass.reject('emptiness', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'empty' }); continue; }
+    chosen.push(c);
+  }
+  if (chosen.length === 0) return undefined;
+  return { method: 'emptiness', reason: 'empty', action: 'delete', candidates: chosen, replacements: [], savingsPerHour: chosen.reduce((s, c) => s + c.price, 0) };
+}
+
+export function drift(pass: Pass): Command | undefined {
+  const budget = budgets(pass.view, 'Drifted');
+  const drifted = [...pass.drifted].sort((a, b) => Number(a.candidate.pods.length > 0) - Number(b.candidate.pods.length > 0) || a.since - b.since);
+  for (const { candidate: c, reason } of drifted) {
+    if (budget.remaining(c.nodePool.name) <= 0) { pass.reject('drift', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'drifted', drift: reason }); continue; }
+    const driftReasons = { [c.nodeClaim.name]: reason };
+    if (c.pods.length === 0) return { method: 'drift', reason: 'drifted', action: 'delete', candidates: [c], replacements: [], savingsPerHour: c.price, driftReasons };
+    const sim = simulate(pass.view, [c]);
+    if (sim.failure) { pass.reject('drift', [c], sim.failure, { drift: reason }); continue; }
+    const price = sim.newClaims.reduce((s, x) => s + x.price, 0);
+    return { method: 'drift', reason: 'drifted', action: sim.newClaims.length ? 'replace' : 'delete', candidates: [c], replacements: sim.newClaims, savingsPerHour: c.price - price, driftReasons };
+  }
+  return undefined;
+}
+
+/** Underutilized candidates within budget, cost order, capped (Karpenter: 100). */
+function withinBudget(pass: Pass, list: Candidate[], cap: number): Candidate[] {
+  const budget = budgets(pass.view, 'Underutilized');
+  const out: Candidate[] = [];
+  for (const c of list) {
+    if (out.length >= cap) break;
+    if (!budget.take(c.nodePool.name)) { pass.reject('multi-node', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'underutilized' }); continue; }
+    out.push(c);
+  }
+  return out;
+}
+
+function toCommand(method: Command['method'], cs: Candidate[], o: Outcome & { ok: true }): Command {
+  return {
+    method, reason: 'underutilized', action: o.action, candidates: cs, replacements: o.replacements, savingsPerHour: o.savingsPerHour,
+    ...(o.replacements.length > 1 ? { multiReplacement: true } : {}),
+  };
+}
+
+/** Binary search over prefixes of ≥ 2 candidates for the largest valid command (reference §4.3). */
+function searchPrefixes(pass: Pass, list: Candidate[], maxReplacements: (n: number) => number, label: string): Command | undefined {
+  let lo = 1;
+  let hi = list.length - 1;
+  let best: Command | undefined;
+  while (lo <= hi && !pass.expired('multi')) {
+    const mid = (lo + hi) >> 1;
+    const prefix = list.slice(0, mid + 1);
+    const o = computeConsolidation(pass.view, prefix, { method: 'multi-node', maxReplacements: maxReplacements(prefix.length), spotToSpot: pass.spotToSpot });
+    if (o.ok) { best = toCommand('multi-node', prefix, o); lo = mid + 1; if (o.note) pass.note('multi-node', prefix, o.note); } else {
+      pass.reject('multi-node', prefix, `${label}: ${o.why}`);
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+const budgeted = (pass: Pass) => pass.budgetedUnderutilized((l) => withinBudget(pass, l, pass.view.input.options?.maxMultiNodeCandidates ?? 100));
+
+export function multiNode(pass: Pass): Command | undefined {
+  const list = budgeted(pass);
+  if (list.length < 2) return undefined;
+  return searchPrefixes(pass, list, () => 1, 'multi-node');
+}
+
+/** Candidates interleaved across pools, each pool in cost order (reference §4.3 single-node). */
+function interleave(list: Candidate[]): Candidate[] {
+  const byPool = new Map<string, Candidate[]>();
+  for (const c of list) { const l = byPool.get(c.nodePool.name); if (l) l.push(c); else byPool.set(c.nodePool.name, [c]); }
+  const queues = [...byPool.keys()].sort().map((k) => byPool.get(k)!);
+  const out: Candidate[] = [];
+  for (let i = 0; out.length < list.length; i++) for (const q of queues) if (i < q.length) out.push(q[i]);
+  return out;
+}
+
+export function singleNode(pass: Pass): Command | undefined {
+  const budget = budgets(pass.view, 'Underutilized');
+  for (const c of interleave(pass.underutilized)) {
+    if (pass.expired('single')) { pass.reject('single-node', [c], 'not evaluated: single-node timeout'); continue; }
+    if (budget.remaining(c.nodePool.name) <= 0) { pass.reject('single-node', [c], `budget: ${budget.why(c.nodePool.name)}`); continue; }
+    const o = computeConsolidation(pass.view, [c], { method: 'single-node', maxReplacements: 1, spotToSpot: pass.spotToSpot });
+    if (o.ok) return toCommand('single-node', [c], o);
+    pass.reject('single-node', [c], o.why);
+  }
+  return undefined;
+}
+
+/** nodewright: several nodes → several cheaper nodes, when Karpenter's one-node methods found nothing better. */
+export function multiReplacement(pass: Pass): Command | undefined {
+  const list = budgeted(pass);
+  if (list.length < 2) return undefined;
+  const cmd = searchPrefixes(pass, list, (n) => n, 'multi-replacement');
+  return cmd && cmd.replacements.length > 1 ? cmd : undefined;
+}

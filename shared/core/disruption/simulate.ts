@@ -1,0 +1,91 @@
+/**
+ * computeConsolidation (reference §4.3): reschedule the candidates' pods onto the rest of the cluster with
+ * the scheduler (candidates excluded, pending pods included so they keep their room), then decide delete
+ * (0 new nodes) or replace (new nodes strictly cheaper than the candidates).
+ */
+import type { InstanceType } from '../instance-types/types';
+import { podKey, type Pod } from '../model/kube';
+import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
+import { schedulingInputFromSnapshot } from '../provisioning/from-snapshot';
+import { solve } from '../scheduling/solve';
+import type { PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
+import type { ClusterView } from './candidates';
+import type { Candidate } from './types';
+
+const bases = new WeakMap<ClusterView, SchedulingInput>();
+function base(view: ClusterView): SchedulingInput {
+  let b = bases.get(view);
+  if (!b) { b = schedulingInputFromSnapshot(view.input.snapshot, view.input.instanceTypes); bases.set(view, b); }
+  return b;
+}
+
+export interface Simulation {
+  /** Why a candidate pod cannot move, or undefined. */
+  failure?: string;
+  newClaims: PlannedNodeClaim[];
+}
+
+/** Schedules the candidates' pods with the candidates removed. */
+export function simulate(view: ClusterView, candidates: Candidate[]): Simulation {
+  const b = base(view);
+  const moving: Pod[] = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined, phase: 'Pending' as const })));
+  const movingUids = new Set(moving.map((p) => p.uid));
+  const plan = solve({ ...b, pods: [...b.pods, ...moving], options: { ...b.options, excludeNodes: new Set(candidates.map((c) => c.node.name)) } });
+  const failed = [...plan.unschedulable, ...plan.ignored].find((u) => movingUids.has(u.pod.uid));
+  if (failed) return { failure: `pods don't fit elsewhere: pod ${podKey(failed.pod)}: ${failed.reason}`, newClaims: plan.nodeClaims };
+  const uninit = new Set(b.existingNodes.filter((n) => !n.initialized).map((n) => n.name));
+  const onUninit = plan.existingPlacements.find((e) => uninit.has(e.node) && e.pods.some((p) => movingUids.has(p.uid)));
+  if (onUninit) return { failure: `pods would land on uninitialized node ${onUninit.node}`, newClaims: plan.nodeClaims };
+  return { newClaims: plan.nodeClaims };
+}
+
+function zonesOf(claim: PlannedNodeClaim): Set<string> | undefined {
+  const r = claim.requirements.find((x) => x.key === Label.zone && x.operator === 'In');
+  return r ? new Set(r.values ?? []) : undefined;
+}
+
+/** The dearest available offering of `ct` the claim could launch for this type (reference §4.3 step 4). */
+export function worstPrice(it: InstanceType, claim: PlannedNodeClaim, ct: CapacityTypeValue): number {
+  const zones = zonesOf(claim);
+  let worst = -Infinity;
+  for (const o of it.offerings) if (o.available && o.capacityType === ct && (!zones || zones.has(o.zone)) && o.price > worst) worst = o.price;
+  return worst === -Infinity ? Infinity : worst;
+}
+
+function cheapestPrice(it: InstanceType, claim: PlannedNodeClaim, ct: CapacityTypeValue): number {
+  const zones = zonesOf(claim);
+  let best = Infinity;
+  for (const o of it.offerings) if (o.available && o.capacityType === ct && (!zones || zones.has(o.zone)) && o.price < best) best = o.price;
+  return best;
+}
+
+/** The claim narrowed to `types` (cheapest first) and pinned to one capacity type. */
+export function restrict(claim: PlannedNodeClaim, types: InstanceType[], ct: CapacityTypeValue): PlannedNodeClaim {
+  const sorted = [...types].sort((a, b) => cheapestPrice(a, claim, ct) - cheapestPrice(b, claim, ct) || (a.name < b.name ? -1 : 1));
+  const names = sorted.map((t) => t.name);
+  const requirements = claim.requirements.map((r) => {
+    if (r.key === Label.instanceType) return { ...r, values: names };
+    if (r.key === Label.capacityType) return { key: r.key, operator: 'In' as const, values: [ct] };
+    return r;
+  });
+  if (!requirements.some((r) => r.key === Label.capacityType)) requirements.push({ key: Label.capacityType, operator: 'In', values: [ct] });
+  const labels = { ...claim.labels, [Label.capacityType]: ct };
+  if (names.length === 1) labels[Label.instanceType] = names[0]; else delete labels[Label.instanceType];
+  return { ...claim, instanceTypes: sorted, requirements, capacityType: ct, labels, price: sorted.length ? cheapestPrice(sorted[0], claim, ct) : claim.price };
+}
+
+/** Capacity types the claim may launch with. */
+export function allowedCapacityTypes(claim: PlannedNodeClaim): Set<CapacityTypeValue> {
+  const r = claim.requirements.find((x) => x.key === Label.capacityType && x.operator === 'In');
+  const offered = new Set<CapacityTypeValue>();
+  for (const it of claim.instanceTypes) for (const o of it.offerings) if (o.available) offered.add(o.capacityType);
+  return new Set([...offered].filter((c) => !r || (r.values ?? []).includes(c)));
+}
+
+/** The capacity type a replacement launches with: reserved, else spot when allowed (pinned), else on-demand. */
+export function launchCapacityType(claim: PlannedNodeClaim): CapacityTypeValue {
+  const allowed = allowedCapacityTypes(claim);
+  if (claim.capacityType === CapacityType.reserved && allowed.has(CapacityType.reserved)) return CapacityType.reserved;
+  if (allowed.has(CapacityType.spot)) return CapacityType.spot;
+  return CapacityType.onDemand;
+}

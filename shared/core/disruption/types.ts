@@ -1,0 +1,86 @@
+/** Inputs and outputs of the disruption core (reference §4): one decision per pass plus an audit trail. */
+import type { InstanceType } from '../instance-types/types';
+import type { Node, Pod } from '../model/kube';
+import type { NodeClaim, NodePool } from '../model/karpenter';
+import type { CapacityTypeValue } from '../model/labels';
+import type { AuditRecord, ClusterSnapshot } from '../ports';
+import type { Clock } from '../ports/clock';
+import type { PlannedNodeClaim } from '../scheduling/types';
+
+export type DisruptionMethod = 'emptiness' | 'drift' | 'multi-node' | 'single-node' | 'expiration';
+export type CommandReason = 'empty' | 'drifted' | 'underutilized' | 'expired';
+/** The NodePool budget reason a command reason counts against (expiration has none). */
+export const BudgetReasonOf = { empty: 'Empty', drifted: 'Drifted', underutilized: 'Underutilized' } as const;
+
+export interface DisruptionOptions {
+  /** Karpenter's SpotToSpotConsolidation feature gate (default false). */
+  spotToSpotConsolidation?: boolean;
+  /** Nodes a pending pod was planned onto recently (provisioner nominations); never candidates. */
+  nominatedNodes?: readonly string[];
+  /** Optional time source to bound the search (multi-node 1 min, single-node 3 min, as Karpenter). */
+  clock?: Pick<Clock, 'now'>;
+  multiNodeTimeoutMs?: number;
+  singleNodeTimeoutMs?: number;
+  /** Karpenter's multi-node cap (100). */
+  maxMultiNodeCandidates?: number;
+  /** Try replacing several nodes by several cheaper ones (nodewright extension, default true). */
+  multiReplacement?: boolean;
+}
+
+export interface DisruptionInput {
+  snapshot: ClusterSnapshot;
+  /** Instance types per NodePool (ICE cache applied), used for candidate prices and replacements. */
+  instanceTypes: Record<string, InstanceType[]>;
+  /** Milliseconds since epoch. */
+  now: number;
+  /** Cloud-provider drift (AMI, subnet, security group …) by NodeClaim name → reason, e.g. "AMIDrift". */
+  drifted?: Record<string, string>;
+  options?: DisruptionOptions;
+}
+
+export interface Candidate {
+  nodeClaim: NodeClaim;
+  node: Node;
+  nodePool: NodePool;
+  instanceType: string;
+  capacityType: CapacityTypeValue;
+  zone: string;
+  /** USD/h of the node's offering (0 when unknown, e.g. expiration of an unpriced type). */
+  price: number;
+  /** Pods that must move (not DaemonSet, not static, not terminal, not terminating). */
+  pods: Pod[];
+  /** Karpenter's disruption cost (reference §4.2); lower goes first. */
+  disruptionCost: number;
+}
+
+export interface Command {
+  method: DisruptionMethod;
+  reason: CommandReason;
+  action: 'delete' | 'replace';
+  candidates: Candidate[];
+  replacements: PlannedNodeClaim[];
+  /** Σ candidate prices − Σ replacement prices (cheapest option), USD/h. */
+  savingsPerHour: number;
+  /** Drift reason per candidate (drift only). */
+  driftReasons?: Record<string, string>;
+  /** Set on multi-node commands that replace by more than one node (nodewright extension). */
+  multiReplacement?: boolean;
+}
+
+/** One line of the audit trail; a valid StateStore AuditRecord (kind "disruption"). */
+export interface DisruptionAuditRecord extends AuditRecord {
+  kind: 'disruption';
+  /** "chosen", "rejected", "skipped" (not a candidate) or "expired". */
+  action: 'chosen' | 'rejected' | 'skipped' | 'expired';
+  detail: { method?: DisruptionMethod | 'candidates'; why: string; [k: string]: unknown };
+}
+
+export interface DisruptionDecision {
+  /** At most one budgeted command per pass (emptiness → drift → multi-node → single-node). */
+  command?: Command;
+  /** Forceful deletes of expired claims (no budget, no pre-spin), independent of `command`. */
+  expirations: Command[];
+  audit: DisruptionAuditRecord[];
+}
+
+export type Validation = { valid: true } | { valid: false; reason: string };
