@@ -110,6 +110,13 @@ function builtinColumns(rt: ResourceType, store: KubeStore): Column[] | undefine
       col('Available', (o) => Number(o.status?.availableReplicas ?? 0), 0, 'integer'),
       col('Age', age(store)),
     ];
+    case 'policy/poddisruptionbudgets': return [
+      col('Min Available', (o) => (o.spec?.minAvailable !== undefined ? String(o.spec.minAvailable) : 'N/A')),
+      col('Max Unavailable', (o) => (o.spec?.maxUnavailable !== undefined ? String(o.spec.maxUnavailable) : 'N/A')),
+      col('Allowed Disruptions', (o) => Number(o.status?.disruptionsAllowed ?? 0), 0, 'integer'),
+      col('Age', age(store)),
+    ];
+    case '/namespaces': return [col('Status', (o) => String(o.status?.phase ?? 'Active')), col('Age', age(store))];
     default: return undefined;
   }
 }

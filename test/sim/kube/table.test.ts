@@ -38,4 +38,16 @@ describe('Table output for kubectl get', () => {
     expect(table.columnDefinitions.map((c) => c.name).slice(0, 4)).toEqual(['Name', 'Status', 'Roles', 'Age']);
     expect(table.rows[0].cells.slice(0, 4)).toEqual(['node-a', 'Ready', '<none>', '10m']);
   });
+
+  it('should show a budget's allowed disruptions as kubectl get pdb does', () => {
+    // Prepare
+    const api = createFakeKubeApi({ clock: () => T0 });
+    api.apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } });
+    // Act
+    const res = api.handle({ method: 'GET', path: '/apis/policy/v1/namespaces/default/poddisruptionbudgets', query: new URLSearchParams(), headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    const table = res.body as { columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] };
+    // Assess
+    expect(table.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Min Available', 'Max Unavailable', 'Allowed Disruptions', 'Age']);
+    expect(table.rows[0].cells).toEqual(['web', '1', 'N/A', 0, '0s']);
+  });
 });
