@@ -105,7 +105,11 @@ describe('the packaged CloudFormation template', () => {
         expect(actions(s).every((a) => a === 'ec2:RunInstances' || a === 'ec2:CreateFleet'), `${id}/${s.Sid}`).toBe(true);
         continue;
       }
-      expect(JSON.stringify(s.Condition ?? {}), `${id}/${s.Sid} must be conditioned on the cluster tag`).toContain(`kubernetes.io/cluster/${CLUSTER}`);
+      // Scoped to this cluster either by the ownership tag key (Karpenter's policy) or by eks:eks-cluster-name=<cluster>.
+      const condition = JSON.stringify(s.Condition ?? {});
+      const scoped = condition.includes(`kubernetes.io/cluster/${CLUSTER}`) || condition.includes(`"aws:ResourceTag/eks:eks-cluster-name":"${CLUSTER}"`);
+      expect(scoped, `${id}/${s.Sid} must be conditioned on this cluster's tags: ${condition}`).toBe(true);
+      expect(condition, `${id}/${s.Sid} holds an unresolved variable`).not.toContain('${');
     }
   });
 

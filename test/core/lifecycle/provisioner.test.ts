@@ -16,6 +16,7 @@ function recordingPlanner(f: Fakes) {
       const claim: PlannedNodeClaim = {
         hostname: 'hostname-1', nodePool: 'default', instanceTypes: [instanceType('c5.large', 0.085)], requirements: [], capacityType: 'spot', zone: null,
         pods: input.pods, requests: { cpu: 500 * input.pods.length }, daemonOverhead: {}, price: 0.085, labels: {}, taints: [], startupTaints: [],
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null,
       };
       return { nodeClaims: [claim], existingPlacements: [], unschedulable: [], ignored: [] };
     },

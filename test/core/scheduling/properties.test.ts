@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InstanceType, Offering } from '../../../shared/core/instance-types/types';
-import type { DaemonSet, NodeSelectorRequirement, Pod, Taint, Toleration } from '../../../shared/core/model/kube';
+import type { Affinity, DaemonSet, NodeSelectorRequirement, Pod, Taint, Toleration } from '../../../shared/core/model/kube';
 import type { NodePool } from '../../../shared/core/model/karpenter';
 import { Label } from '../../../shared/core/model/labels';
 import type { ResourceList } from '../../../shared/core/model/resources';
@@ -64,6 +64,9 @@ const workloadArb = fc.record({
   zoneSpread: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }),
   hostSpread: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }),
   antiHost: fc.boolean(),
+  affinityZone: fc.boolean(),
+  preferZone: fc.option(fc.constantFrom(...ZONES, 'test-zone-9'), { nil: undefined }),
+  softZoneSpread: fc.boolean(),
   hostPort: fc.option(fc.constantFrom(8080, 9090), { nil: undefined }),
 });
 
@@ -119,12 +122,17 @@ function buildPods(s: Scenario): Pod[] {
     const spread = [
       ...(w.zoneSpread ? [{ maxSkew: w.zoneSpread, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(g) }] : []),
       ...(w.hostSpread ? [{ maxSkew: w.hostSpread, topologyKey: Label.hostname, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(g) }] : []),
+      ...(w.softZoneSpread ? [{ maxSkew: 1, topologyKey: Label.zone, whenUnsatisfiable: 'ScheduleAnyway' as const, labelSelector: groupSelector(g) }] : []),
     ];
+    const affinity: Affinity = {};
+    if (w.antiHost) affinity.podAntiAffinity = { required: [{ topologyKey: Label.hostname, labelSelector: groupSelector(g) }] };
+    if (w.affinityZone) affinity.podAffinity = { required: [{ topologyKey: Label.zone, labelSelector: groupSelector(g) }] };
+    if (w.preferZone) affinity.nodeAffinity = { preferred: [{ weight: 10, preference: { matchExpressions: [{ key: Label.zone, operator: 'In', values: [w.preferZone] }] } }] };
     for (let r = 0; r < w.replicas; r++) {
       out.push(pod({
         name: `g${g}-${r}`, createdAt: out.length, cpu: `${w.cpuM}m`, memory: `${w.memMi}Mi`, labels: { app: `g${g}` }, nodeSelector,
         tolerations: w.tolerations.map(tolerationFor), spread, hostPorts: w.hostPort ? [w.hostPort] : [],
-        affinity: w.antiHost ? { podAntiAffinity: { required: [{ topologyKey: Label.hostname, labelSelector: groupSelector(g) }] } } : undefined,
+        affinity: Object.keys(affinity).length > 0 ? affinity : undefined,
       }));
     }
   });
@@ -275,6 +283,22 @@ function checkExisting(input: SchedulingInput, plan: Plan): void {
   }
 }
 
+/** Required zone affinity to its own group: with no group pod running before, all land in one zone. */
+function checkZoneAffinity(input: SchedulingInput, plan: Plan): void {
+  const zoneOfNode = new Map(input.existingNodes.map((n) => [n.name, n.labels[Label.zone]]));
+  const placements = [
+    ...plan.nodeClaims.flatMap((c) => c.pods.map((p) => ({ p, zone: c.zone }))),
+    ...plan.existingPlacements.flatMap((e) => e.pods.map((p) => ({ p, zone: zoneOfNode.get(e.node) ?? null }))),
+  ];
+  const groups = new Set(input.pods.filter((p) => p.affinity?.podAffinity?.required?.length).map((p) => p.labels.app));
+  for (const app of groups) {
+    if (input.existingNodes.some((n) => n.pods.some((p) => p.labels.app === app))) continue;
+    const zones = placements.filter((x) => x.p.labels.app === app).map((x) => x.zone);
+    expect(zones.every((z) => z !== null), `app=${app}: zone affinity on a claim without a zone`).toBe(true);
+    expect(new Set(zones).size, `app=${app}: required zone affinity split over ${[...new Set(zones)].join(',')}`).toBeLessThanOrEqual(1);
+  }
+}
+
 function checkLimits(input: SchedulingInput, plan: Plan): void {
   for (const pool of input.nodePools) {
     const claims = plan.nodeClaims.filter((c) => c.nodePool === pool.name);
@@ -311,6 +335,7 @@ describe('solve() invariants (property tests)', () => {
       checkClaims(input, plan);
       checkExisting(input, plan);
       checkLimits(input, plan);
+      checkZoneAffinity(input, plan);
     }), { numRuns: RUNS });
   });
 

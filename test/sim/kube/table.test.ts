@@ -39,7 +39,7 @@ describe('Table output for kubectl get', () => {
     expect(table.rows[0].cells.slice(0, 4)).toEqual(['node-a', 'Ready', '<none>', '10m']);
   });
 
-  it('should show a budget's allowed disruptions as kubectl get pdb does', () => {
+  it('should show the allowed disruptions of a budget as kubectl get pdb does', () => {
     // Prepare
     const api = createFakeKubeApi({ clock: () => T0 });
     api.apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } });
