@@ -34,4 +34,5 @@ export const DrainingSchema = z.looseObject({
   reason: StateFields.reason.default('Manual'),
   drainDeadlineMs: z.number().int().nonnegative(),
   forceAtDeadline: z.boolean(),
+  passes: z.number().int().nonnegative().optional(),
 });

@@ -11,6 +11,10 @@ import type { DrainingTarget } from './termination';
 
 export interface DrainPass {
   drained: boolean;
+  /** Passes so far (this one included). */
+  passes: number;
+  /** How long the machine's WaitForDrain should wait before the next pass. */
+  waitSeconds: number;
   evicted: number;
   blocked: number;
   waiting: number;
@@ -41,8 +45,19 @@ export function drainIgnores(pod: Pod, nowMs: number): boolean {
 
 const doNotDisrupt = (pod: Pod) => pod.annotations[Annotation.doNotDisrupt] !== undefined && pod.annotations[Annotation.doNotDisrupt] !== 'false';
 
+/**
+ * Waits grow with the drain's age (10 s for ~5 min, 30 s for ~30 min, then 2 min), so a drain that waits for
+ * hours stays far below Step Functions' 25,000-event history limit; never past the next forced deletion.
+ */
+export function drainWaitSeconds(passes: number, untilNextForceMs?: number): number {
+  const base = passes <= 30 ? 10 : passes <= 90 ? 30 : 120;
+  if (untilNextForceMs === undefined) return base;
+  return Math.max(1, Math.min(base, Math.ceil(untilNextForceMs / 1000)));
+}
+
 export async function evictPods(deps: LifecycleDeps, target: DrainingTarget): Promise<DrainingTarget & DrainPass> {
-  const pass: DrainPass = { drained: false, evicted: 0, blocked: 0, waiting: 0, deleted: 0, remaining: 0 };
+  const passes = (target.passes ?? 0) + 1;
+  const pass: DrainPass = { drained: false, passes, waitSeconds: drainWaitSeconds(passes), evicted: 0, blocked: 0, waiting: 0, deleted: 0, remaining: 0 };
   const now = deps.clock.now();
   const pods = target.nodeName ? (await deps.cluster.listPodsOnNode(target.nodeName)).filter((p) => !drainIgnores(p, now)) : [];
   if (pods.length === 0) {
@@ -65,6 +80,10 @@ export async function evictPods(deps: LifecycleDeps, target: DrainingTarget): Pr
     } else {
       live.push(pod);
     }
+  }
+  if (target.forceAtDeadline && live.length) {
+    const nextForce = Math.min(...live.map((p) => target.drainDeadlineMs - p.terminationGracePeriodSeconds * 1000));
+    pass.waitSeconds = drainWaitSeconds(passes, Math.max(0, nextForce - now));
   }
   const pending = live.filter((p) => p.deletionTimestamp === undefined);
   const firstTier = Math.min(...pending.map(evictionTier));

@@ -18,6 +18,8 @@ export interface DrainingTarget extends TerminationTarget {
   drainDeadlineMs: number;
   /** True when the deadline comes from terminationGracePeriod: remaining pods are then deleted, bypassing PDBs. */
   forceAtDeadline: boolean;
+  /** Drain passes so far (EvictPods counts them to lengthen its waits). */
+  passes?: number;
 }
 
 const endsWithInstance = (providerID: string | undefined, instanceId: string) => !!providerID && providerID.endsWith(`/${instanceId}`);
@@ -77,7 +79,7 @@ export async function taintNode(deps: LifecycleDeps, target: TerminationTarget):
       if (!tainted) deps.log.info('tainted node', { node: node.name, nodeclaim: target.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: target.reason });
     }
   }
-  return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null };
+  return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null, passes: 0 };
 }
 
 /** Terminates the instance; an instance already gone is success. Foreign instances are refused by the CloudProvider. */

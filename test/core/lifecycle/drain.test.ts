@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evictPods, evictionTier, type DrainingTarget } from '../../../shared/core/lifecycle';
+import { drainWaitSeconds, evictPods, evictionTier, type DrainingTarget } from '../../../shared/core/lifecycle';
 import { fakes, node, pod } from './fakes';
 
 const NODE = 'ip-10-0-0-1';
@@ -80,6 +80,33 @@ describe('evictPods', () => {
     // Assess
     await expect(attempt).rejects.toMatchObject({ name: 'DeadlineExceededError' });
     expect(f.cluster.writes).toEqual([]);
+  });
+});
+
+describe('drainWaitSeconds', () => {
+  it('should wait longer as a drain goes on, but never past the next forced deletion', () => {
+    // Prepare
+    const passes = [1, 30, 31, 90, 91, 5000];
+
+    // Act
+    const waits = passes.map((p) => drainWaitSeconds(p));
+
+    // Assess
+    expect(waits).toEqual([10, 10, 30, 30, 120, 120]);
+    expect(drainWaitSeconds(200, 45_500)).toBe(46);
+    expect(drainWaitSeconds(200, 0)).toBe(1);
+  });
+
+  it('should keep a 24 hour drain within Step Functions history limits', () => {
+    // Prepare
+    let elapsed = 0;
+    let passes = 0;
+
+    // Act
+    while (elapsed < 24 * 3600) elapsed += drainWaitSeconds(++passes);
+
+    // Assess: about 10 history events per loop, 25,000 allowed
+    expect(passes * 10).toBeLessThan(25_000);
   });
 });
 
