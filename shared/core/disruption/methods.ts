@@ -3,7 +3,7 @@
  * consolidation; plus nodewright's multi-replacement, weighed against single-node by savings.
  */
 import { computeConsolidation, type Outcome } from './consolidate';
-import { budgets } from './candidates';
+import { budgets, byDisruptionCost } from './candidates';
 import { simulate } from './simulate';
 import type { Pass } from './pass';
 import type { Candidate, Command } from './types';

@@ -69,7 +69,7 @@ export function restrict(claim: PlannedNodeClaim, types: InstanceType[], ct: Cap
     return r;
   });
   if (!requirements.some((r) => r.key === Label.capacityType)) requirements.push({ key: Label.capacityType, operator: 'In', values: [ct] });
-  const labels = { ...claim.labels, [Label.capacityType]: ct };
+  const labels: Record<string, string> = { ...claim.labels, [Label.capacityType]: ct };
   if (names.length === 1) labels[Label.instanceType] = names[0]; else delete labels[Label.instanceType];
   return { ...claim, instanceTypes: sorted, requirements, capacityType: ct, labels, price: sorted.length ? cheapestPrice(sorted[0], claim, ct) : claim.price };
 }
