@@ -258,7 +258,8 @@ function checkClaims(input: SchedulingInput, plan: Plan): void {
       for (const t of pool.template.taints.filter(blocking)) expect(tolerates(p.tolerations, t), `${where}: ${p.name} does not tolerate ${t.key}`).toBe(true);
     }
     // zone spread pins the zone
-    if (claim.pods.some((p) => p.topologySpreadConstraints.some((c) => c.topologyKey === Label.zone))) expect(claim.zone, `${where}: zone spread without a zone`).not.toBeNull();
+    const hardZoneSpread = (p: Pod) => p.topologySpreadConstraints.some((c) => c.topologyKey === Label.zone && c.whenUnsatisfiable === 'DoNotSchedule');
+    if (claim.pods.some(hardZoneSpread)) expect(claim.zone, `${where}: zone spread without a zone`).not.toBeNull();
     checkHostRules(where, claim.pods, claim.pods);
   }
 }
@@ -352,6 +353,49 @@ describe('solve() invariants (property tests)', () => {
     const plan = solve(input);
     // Assess
     expect(plan.nodeClaims.map((c) => c.pods.length)).toEqual([1, 1]);
+  });
+
+  it('should keep zone spread within maxSkew when every zone is offered', () => {
+    const arb = fc.record({
+      replicas: fc.integer({ min: 1, max: 14 }),
+      maxSkew: fc.integer({ min: 1, max: 3 }),
+      cpuM: fc.integer({ min: 1, max: 30 }).map((n) => n * 100),
+      types: fc.array(fc.record({ cpu: fc.integer({ min: 1, max: 8 }), cents: fc.integer({ min: 1, max: 100 }) }), { minLength: 1, maxLength: 4 }),
+    });
+    fc.assert(fc.property(arb, (g) => {
+      // Prepare: all types on-demand in all three zones, so every zone can take every pod.
+      const types = g.types.map((t, i) => instanceType({ name: `z${i}`, cpu: String(t.cpu), memory: '16Gi', offerings: ZONES.map((zone) => ({ zone, capacityType: 'on-demand' as const, price: t.cents / 100, available: true })) }));
+      const spread = [{ maxSkew: g.maxSkew, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(0) }];
+      const pods = Array.from({ length: g.replicas }, (_, r) => pod({ name: `s-${r}`, createdAt: r, cpu: `${g.cpuM}m`, labels: { app: 'g0' }, spread }));
+      // Act
+      const plan = solve({ pods, nodePools: [nodePool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] });
+      // Assess
+      const counts = ZONES.map((z) => plan.nodeClaims.filter((c) => c.zone === z).reduce((n, c) => n + c.pods.length, 0));
+      const placed = counts.reduce((a, b) => a + b, 0);
+      expect(placed + plan.unschedulable.length).toBe(g.replicas);
+      if (Math.max(...types.map((t) => t.allocatable.cpu)) >= g.cpuM) expect(placed).toBe(g.replicas);
+      expect(Math.max(...counts) - Math.min(...counts), `zone counts ${counts.join('/')}`).toBeLessThanOrEqual(g.maxSkew);
+    }), { numRuns: Math.ceil(RUNS / 2) });
+  });
+
+  // BUG (shared/core/scheduling/topology.ts nextDomainSpread): a zone spread picks ONE lowest-count domain
+  // (ties by name) without regard to which zones the claim's instance types are offered in; Karpenter v1
+  // keeps every domain within maxSkew as candidates and lets the offerings decide. Input: type "small"
+  // (1 CPU) offered only in test-zone-1, type "big" (8 CPU) only in test-zone-2/3; one 4-CPU pod with a
+  // DoNotSchedule zone spread (maxSkew 1). Expected: a claim for "big" in test-zone-2 or test-zone-3 (skew 0
+  // there). Actual: the spread pins test-zone-1, only "small" is offered there, and the pod stays pending
+  // ("no instance type satisfied resources {cpu: 4, pods: 1} and requirements").
+  it.fails('should spread into a zone where a fitting instance type is offered', () => {
+    // Prepare
+    const off = (zones: string[]) => zones.map((zone) => ({ zone, capacityType: 'on-demand' as const, price: 0.1, available: true }));
+    const small = instanceType({ name: 'small', cpu: '1', memory: '2Gi', offerings: off(['test-zone-1']) });
+    const big = instanceType({ name: 'big', cpu: '8', memory: '16Gi', offerings: off(['test-zone-2', 'test-zone-3']) });
+    const spread = [{ maxSkew: 1, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(0) }];
+    // Act
+    const plan = solve({ pods: [pod({ name: 'p', cpu: '4', labels: { app: 'g0' }, spread })], nodePools: [nodePool()], instanceTypes: { default: [small, big] }, existingNodes: [], daemonSets: [] });
+    // Assess
+    expect(plan.unschedulable).toEqual([]);
+    expect(plan.nodeClaims[0].zone).toMatch(/^test-zone-[23]$/);
   });
 
   it('should give the same plan for the same input', () => {
