@@ -146,6 +146,8 @@ export class KubeClusterClient implements ClusterClient {
       const code = httpCode(err);
       if (code === 429) return 'blocked';
       if (code === 404 || code === 409) return 'gone';
+      // Several PDBs selecting one pod: the API refuses every eviction until someone fixes the budgets.
+      if (code === 500 && /more than one PodDisruptionBudget/.test(String((err as { body?: unknown }).body ?? ''))) return 'blocked';
       throw err;
     }
   }

@@ -190,6 +190,15 @@ describe('KubeClusterClient against the fake API server', () => {
       expect([first, second, third]).toEqual(['evicted', 'blocked', 'gone']);
     });
 
+    it('should report blocked when two budgets select the same pod', async () => {
+      // Prepare
+      put('policy/v1', 'PodDisruptionBudget', pdbJson('web-too', { app: 'web' }, { maxUnavailable: 1 }), 'default');
+      // Act
+      const result = await client.evict({ namespace: 'default', name: 'web-1' });
+      // Assess
+      expect(result).toBe('blocked');
+    });
+
     it('should delete a pod bypassing the PDB, and treat a missing pod as success', async () => {
       // Act
       await client.deletePod({ namespace: 'default', name: 'web-1' }, 30);
