@@ -1,0 +1,32 @@
+/** The bundled catalog answered as DescribeInstanceTypes would: a CatalogEntry as an EC2 InstanceTypeInfo. */
+import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
+import type { CatalogEntry } from '../../core/instance-types/types';
+
+export function instanceTypeInfo(e: CatalogEntry): InstanceTypeInfo {
+  const gpus = e.gpuCount > 0
+    ? [{ Count: e.gpuCount, Name: e.gpuName ?? undefined, Manufacturer: e.gpuManufacturer ?? undefined, MemoryInfo: e.gpuMemoryMiB ? { SizeInMiB: e.gpuMemoryMiB } : undefined }]
+    : undefined;
+  const neuron = e.acceleratorCount && e.acceleratorName ? { NeuronDevices: [{ Count: e.acceleratorCount, Name: e.acceleratorName }] } : undefined;
+  return {
+    InstanceType: e.name as never,
+    CurrentGeneration: true,
+    BareMetal: e.bareMetal,
+    Hypervisor: (e.hypervisor ?? undefined) as never,
+    SupportedUsageClasses: ['on-demand', 'spot'],
+    SupportedVirtualizationTypes: ['hvm'],
+    ProcessorInfo: { SupportedArchitectures: [e.arch === 'amd64' ? 'x86_64' : 'arm64'] },
+    VCpuInfo: { DefaultVCpus: e.vcpu },
+    MemoryInfo: { SizeInMiB: e.memoryMiB },
+    ...(gpus ? { GpuInfo: { Gpus: gpus as never } } : {}),
+    ...(neuron ? { NeuronInfo: neuron as never } : {}),
+    ...(e.localNvmeGB ? { InstanceStorageSupported: true, InstanceStorageInfo: { TotalSizeInGB: e.localNvmeGB, NvmeSupport: 'required' } } : {}),
+    NetworkInfo: {
+      MaximumNetworkInterfaces: e.maxENIs,
+      Ipv4AddressesPerInterface: e.ipv4PerENI,
+      DefaultNetworkCardIndex: 0,
+      NetworkCards: [{ NetworkCardIndex: 0, MaximumNetworkInterfaces: e.maxENIs, ...(e.networkBandwidthMbps ? { PeakBandwidthInGbps: e.networkBandwidthMbps / 1000 } : {}) }],
+    },
+  };
+}
+
+export const ec2Architecture = (e: CatalogEntry): string => (e.arch === 'amd64' ? 'x86_64' : 'arm64');

@@ -1,0 +1,192 @@
+/**
+ * EC2 answered by an Ec2World: every EC2Client (the composition root's `new EC2Client()` included) is mocked
+ * with aws-sdk-client-mock, so the production Ec2CloudProvider runs unchanged against the simulated state.
+ */
+import {
+  CreateFleetCommand, CreateLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSpotPriceHistoryCommand,
+  DescribeSubnetsCommand, EC2Client, EC2ServiceException, TerminateInstancesCommand, type CreateFleetError, type CreateFleetInstance,
+  type Instance, type Filter,
+} from '@aws-sdk/client-ec2';
+import { ec2Architecture, instanceTypeInfo } from './catalog-info';
+import { matchesFilters, page, tagList, tagRecord } from './filters';
+import { hashHex, type Ec2World, type SimInstance } from './ec2-world';
+
+export function ec2Error(code: string, message: string): EC2ServiceException {
+  const e = new EC2ServiceException({ name: code, $fault: 'client', $metadata: { httpStatusCode: 400 }, message });
+  Object.assign(e, { Code: code });
+  return e;
+}
+
+function toInstance(world: Ec2World, i: SimInstance): Instance {
+  return {
+    InstanceId: i.id,
+    InstanceType: i.type as never,
+    ImageId: i.imageId,
+    SubnetId: i.subnetId,
+    VpcId: 'vpc-0sim',
+    Placement: { AvailabilityZone: i.zone },
+    PrivateIpAddress: i.privateIp,
+    PrivateDnsName: i.state === 'terminated' ? '' : i.privateDnsName,
+    State: { Name: i.state, Code: { pending: 0, running: 16, 'shutting-down': 32, terminated: 48 }[i.state] },
+    LaunchTime: new Date(i.launchTimeMs),
+    Architecture: (world.catalogEntry(i.type)?.arch === 'arm64' ? 'arm64' : 'x86_64'),
+    SecurityGroups: i.securityGroupIds.map((GroupId) => ({ GroupId })),
+    Tags: tagList(i.tags),
+    ...(i.capacityType === 'spot' ? { InstanceLifecycle: 'spot' as const } : {}),
+  };
+}
+
+function instanceAttributes(i: SimInstance): Record<string, string | string[]> {
+  return {
+    'instance-id': i.id, 'instance-state-name': i.state, 'instance-type': i.type, 'availability-zone': i.zone, 'subnet-id': i.subnetId,
+    'image-id': i.imageId, 'private-dns-name': i.privateDnsName, 'instance-lifecycle': i.capacityType === 'spot' ? 'spot' : [], 'vpc-id': 'vpc-0sim',
+  };
+}
+
+/** One instant-fleet launch: the cheapest override with capacity (spot price or on-demand price), else ICE errors per override. */
+function createFleet(world: Ec2World, input: CreateFleetCommand['input']) {
+  const token = input.ClientToken;
+  if (token) {
+    const existing = world.instanceForToken(token);
+    if (existing) return fleetAnswer(existing, [], input);
+  }
+  const capacityType = input.TargetCapacitySpecification?.DefaultTargetCapacityType === 'spot' ? 'spot' : 'on-demand';
+  const candidates: { template: string; type: string; subnetId: string; zone: string; price: number }[] = [];
+  const errors: CreateFleetError[] = [];
+  for (const cfg of input.LaunchTemplateConfigs ?? []) {
+    const ltName = cfg.LaunchTemplateSpecification?.LaunchTemplateName ?? '';
+    const lt = world.launchTemplates.get(ltName);
+    for (const o of cfg.Overrides ?? []) {
+      const type = String(o.InstanceType ?? '');
+      const subnet = world.subnets.find((s) => s.id === o.SubnetId) ?? world.subnets.find((s) => s.zone === o.AvailabilityZone);
+      const overrides = { LaunchTemplateSpecification: cfg.LaunchTemplateSpecification, Overrides: { InstanceType: type as never, SubnetId: o.SubnetId, AvailabilityZone: subnet?.zone ?? o.AvailabilityZone } };
+      if (!lt) {
+        errors.push({ ErrorCode: 'InvalidLaunchTemplateName.NotFoundException', ErrorMessage: `The specified launch template, with template name ${ltName}, does not exist.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+        continue;
+      }
+      const price = subnet ? world.price(type, subnet.zone, capacityType) : undefined;
+      if (!subnet || price === undefined) {
+        errors.push({ ErrorCode: 'Unsupported', ErrorMessage: `Your requested instance type (${type}) is not supported in your requested Availability Zone.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+      } else if (!world.hasCapacity(type, subnet.zone, capacityType)) {
+        errors.push({ ErrorCode: 'InsufficientInstanceCapacity', ErrorMessage: `There is no ${capacityType} capacity for ${type} in ${subnet.zone}.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+      } else {
+        candidates.push({ template: ltName, type, subnetId: subnet.id, zone: subnet.zone, price });
+      }
+    }
+  }
+  candidates.sort((a, b) => a.price - b.price || a.type.localeCompare(b.type) || a.zone.localeCompare(b.zone));
+  const chosen = candidates[0];
+  if (!chosen) return { FleetId: `fleet-${hashHex('fleet', token ?? '').slice(0, 17)}`, Instances: [], Errors: errors };
+  const lt = world.launchTemplates.get(chosen.template);
+  const tags = tagRecord(input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags);
+  const instance = world.launch({
+    type: chosen.type, zone: chosen.zone, subnetId: chosen.subnetId, capacityType, imageId: lt?.imageId ?? 'ami-unknown', launchTemplateName: chosen.template,
+    securityGroupIds: lt?.securityGroupIds ?? [], tags, ...(lt?.userData ? { userData: lt.userData } : {}), ...(token ? { clientToken: token } : {}),
+  });
+  return fleetAnswer(instance, errors, input);
+}
+
+function fleetAnswer(i: SimInstance, errors: CreateFleetError[], input: CreateFleetCommand['input']) {
+  const cfg = input.LaunchTemplateConfigs?.find((c) => c.LaunchTemplateSpecification?.LaunchTemplateName === i.launchTemplateName) ?? input.LaunchTemplateConfigs?.[0];
+  const launched: CreateFleetInstance = {
+    InstanceIds: [i.id], InstanceType: i.type as never, Lifecycle: i.capacityType,
+    LaunchTemplateAndOverrides: { LaunchTemplateSpecification: cfg?.LaunchTemplateSpecification, Overrides: { InstanceType: i.type as never, SubnetId: i.subnetId, AvailabilityZone: i.zone } },
+  };
+  return { FleetId: `fleet-${hashHex('fleet', i.id).slice(0, 17)}`, Instances: [launched], Errors: errors };
+}
+
+/** Installs the EC2 answers; `world()` is read on each call so one mock serves successive scenarios. */
+/** The part of an aws-sdk-client-mock stub used here. */
+export interface CommandStub {
+  on(command: unknown): { callsFake(fn: (input: never) => unknown): unknown };
+}
+
+export function installEc2(mock: CommandStub, world: () => Ec2World): void {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const on = (command: unknown, fn: (input: any) => unknown) => mock.on(command).callsFake(async (input: never) => fn(input));
+
+  on(DescribeSubnetsCommand, (input: { Filters?: Filter[]; SubnetIds?: string[]; NextToken?: string; MaxResults?: number }) => {
+    const w = world();
+    const all = w.subnets.filter((s) => (!input.SubnetIds || input.SubnetIds.includes(s.id))
+      && matchesFilters(input.Filters, { 'subnet-id': s.id, 'availability-zone': s.zone, 'availability-zone-id': s.zoneId, 'vpc-id': 'vpc-0sim', state: 'available' }, s.tags));
+    const p = page(all, input.NextToken, input.MaxResults);
+    return {
+      Subnets: p.items.map((s) => ({ SubnetId: s.id, AvailabilityZone: s.zone, AvailabilityZoneId: s.zoneId, CidrBlock: s.cidr, VpcId: 'vpc-0sim', AvailableIpAddressCount: 8000, State: 'available' as const, Tags: tagList(s.tags) })),
+      ...(p.NextToken ? { NextToken: p.NextToken } : {}),
+    };
+  });
+  on(DescribeSecurityGroupsCommand, (input: { Filters?: Filter[]; GroupIds?: string[]; NextToken?: string; MaxResults?: number }) => {
+    const all = world().securityGroups.filter((g) => (!input.GroupIds || input.GroupIds.includes(g.id)) && matchesFilters(input.Filters, { 'group-id': g.id, 'group-name': g.name, 'vpc-id': 'vpc-0sim' }, g.tags));
+    const p = page(all, input.NextToken, input.MaxResults);
+    return { SecurityGroups: p.items.map((g) => ({ GroupId: g.id, GroupName: g.name, VpcId: 'vpc-0sim', Tags: tagList(g.tags) })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+  });
+  on(DescribeImagesCommand, (input: { Filters?: Filter[]; ImageIds?: string[]; NextToken?: string; MaxResults?: number }) => {
+    const all = [...world().images.values()].filter((i) => (!input.ImageIds || input.ImageIds.includes(i.id))
+      && matchesFilters(input.Filters, { 'image-id': i.id, name: i.name, architecture: i.arch, state: 'available' }, i.tags));
+    const p = page(all, input.NextToken, input.MaxResults);
+    return { Images: p.items.map((i) => ({ ImageId: i.id, Name: i.name, Architecture: i.arch, CreationDate: i.creationDate, State: 'available' as const, Tags: tagList(i.tags) })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+  });
+  on(CreateLaunchTemplateCommand, (input: CreateLaunchTemplateCommand['input']) => {
+    const w = world();
+    const name = input.LaunchTemplateName ?? '';
+    if (w.launchTemplates.has(name)) throw ec2Error('InvalidLaunchTemplateName.AlreadyExistsException', `Launch template name already in use: ${name}`);
+    const d = input.LaunchTemplateData ?? {};
+    const sgs = d.SecurityGroupIds ?? d.NetworkInterfaces?.flatMap((n) => n.Groups ?? []) ?? [];
+    const lt = { name, id: `lt-${hashHex('lt', name).slice(0, 17)}`, imageId: d.ImageId, userData: d.UserData ? Buffer.from(d.UserData, 'base64').toString('utf8') : undefined, securityGroupIds: sgs, tags: tagRecord(input.TagSpecifications?.[0]?.Tags) };
+    w.launchTemplates.set(name, lt);
+    return { LaunchTemplate: { LaunchTemplateName: name, LaunchTemplateId: lt.id, LatestVersionNumber: 1, DefaultVersionNumber: 1 } };
+  });
+  on(DescribeLaunchTemplatesCommand, (input: { Filters?: Filter[]; LaunchTemplateNames?: string[] }) => ({
+    LaunchTemplates: [...world().launchTemplates.values()].filter((t) => (!input.LaunchTemplateNames || input.LaunchTemplateNames.includes(t.name)) && matchesFilters(input.Filters, { 'launch-template-name': t.name }, t.tags))
+      .map((t) => ({ LaunchTemplateName: t.name, LaunchTemplateId: t.id, Tags: tagList(t.tags) })),
+  }));
+  on(CreateFleetCommand, (input: CreateFleetCommand['input']) => createFleet(world(), input));
+  on(DescribeInstancesCommand, (input: { Filters?: Filter[]; InstanceIds?: string[]; NextToken?: string; MaxResults?: number }) => {
+    const w = world();
+    const hourAgo = w.opts.clock.now() - 3_600_000;
+    const all = [...w.instances.values()]
+      .filter((i) => !(i.state === 'terminated' && (i.terminatedAtMs ?? 0) < hourAgo))
+      .filter((i) => (!input.InstanceIds || input.InstanceIds.includes(i.id)) && matchesFilters(input.Filters, instanceAttributes(i), i.tags))
+      .sort((a, b) => a.launchTimeMs - b.launchTimeMs || a.id.localeCompare(b.id));
+    if (input.InstanceIds && all.length === 0) throw ec2Error('InvalidInstanceID.NotFound', `The instance IDs '${input.InstanceIds.join(', ')}' do not exist`);
+    const p = page(all, input.NextToken, input.MaxResults, 1000);
+    return { Reservations: p.items.map((i) => ({ ReservationId: `r-${i.id.slice(2)}`, Instances: [toInstance(w, i)] })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+  });
+  on(TerminateInstancesCommand, (input: { InstanceIds?: string[] }) => {
+    const w = world();
+    const missing = (input.InstanceIds ?? []).filter((id) => !w.instances.has(id));
+    if (missing.length) throw ec2Error('InvalidInstanceID.NotFound', `The instance IDs '${missing.join(', ')}' do not exist`);
+    return {
+      TerminatingInstances: (input.InstanceIds ?? []).map((id) => {
+        const before = w.instances.get(id)?.state ?? 'terminated';
+        const after = w.terminate(id, 'terminated-by-nodewright')?.state ?? 'terminated';
+        return { InstanceId: id, PreviousState: { Name: before }, CurrentState: { Name: after } };
+      }),
+    };
+  });
+  on(DescribeInstanceTypesCommand, (input: { Filters?: Filter[]; InstanceTypes?: string[]; NextToken?: string; MaxResults?: number }) => {
+    const all = world().catalog().filter((e) => (!input.InstanceTypes || input.InstanceTypes.includes(e.name))
+      && matchesFilters(input.Filters, { 'instance-type': e.name, 'processor-info.supported-architecture': ec2Architecture(e), 'supported-virtualization-type': 'hvm', 'current-generation': 'true' }, {}));
+    const p = page(all, input.NextToken, input.MaxResults, 100);
+    return { InstanceTypes: p.items.map(instanceTypeInfo), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+  });
+  on(DescribeInstanceTypeOfferingsCommand, (input: { NextToken?: string; MaxResults?: number; Filters?: Filter[] }) => {
+    const w = world();
+    const all = w.catalog().filter((e) => e.onDemandUsdPerHour[w.region] !== undefined)
+      .flatMap((e) => w.subnets.map((s) => ({ InstanceType: e.name as never, LocationType: 'availability-zone' as const, Location: s.zone })))
+      .filter((o) => matchesFilters(input.Filters, { 'instance-type': o.InstanceType, location: o.Location }, {}));
+    const p = page(all, input.NextToken, input.MaxResults, 1000);
+    return { InstanceTypeOfferings: p.items, ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+  });
+  on(DescribeSpotPriceHistoryCommand, (input: { NextToken?: string; MaxResults?: number; InstanceTypes?: string[] }) => {
+    const w = world();
+    const at = new Date(w.opts.clock.now());
+    const all = w.catalog().filter((e) => e.onDemandUsdPerHour[w.region] !== undefined && (!input.InstanceTypes || input.InstanceTypes.includes(e.name)))
+      .flatMap((e) => w.subnets.map((s) => ({ InstanceType: e.name as never, AvailabilityZone: s.zone, ProductDescription: 'Linux/UNIX' as const, SpotPrice: String(w.spotPrice(e.name, s.zone)), Timestamp: at })));
+    const p = page(all, input.NextToken, input.MaxResults, 1000);
+    return { SpotPriceHistory: p.items, ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+  });
+}
+
+export { EC2Client };

@@ -1,0 +1,263 @@
+/**
+ * The simulated EC2 of one scenario: subnets and security groups per zone, AMIs, launch templates,
+ * instances with tags and a lifecycle (pending → running → shutting-down → terminated), per-offering
+ * insufficient-capacity windows, deterministic spot prices, and interruption events sent to a queue.
+ * Instance ids, IPs and prices derive from the seed and the request (CreateFleet ClientToken), never from
+ * call order, so concurrent launches give the same world every run.
+ */
+import { createHash } from 'node:crypto';
+import type { CatalogEntry } from '../../core/instance-types/types';
+import type { VirtualClock } from '../clock';
+
+export type SimInstanceState = 'pending' | 'running' | 'shutting-down' | 'terminated';
+
+export interface SimInstance {
+  id: string;
+  type: string;
+  zone: string;
+  subnetId: string;
+  capacityType: 'spot' | 'on-demand';
+  imageId: string;
+  launchTemplateName?: string;
+  securityGroupIds: string[];
+  tags: Record<string, string>;
+  state: SimInstanceState;
+  launchTimeMs: number;
+  privateIp: string;
+  privateDnsName: string;
+  pricePerHour: number;
+  userData?: string;
+  clientToken?: string;
+  interruptedAtMs?: number;
+  shuttingDownAtMs?: number;
+  terminatedAtMs?: number;
+  terminationReason?: string;
+}
+
+export interface SimSubnet { id: string; zone: string; zoneId: string; cidr: string; tags: Record<string, string> }
+export interface SimSecurityGroup { id: string; name: string; tags: Record<string, string> }
+export interface SimImage { id: string; name: string; arch: 'x86_64' | 'arm64'; creationDate: string; tags: Record<string, string> }
+export interface SimLaunchTemplate { name: string; id: string; imageId?: string; userData?: string; securityGroupIds: string[]; tags: Record<string, string> }
+
+export interface CapacityWindow { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; fromMs: number; untilMs: number }
+
+/** An EventBridge event as the interruption queue receives it. */
+export interface Ec2Event { 'detail-type': string; source: string; detail: Record<string, unknown>; resources?: string[] }
+
+export interface Ec2WorldOptions {
+  region: string;
+  zones: string[];
+  clusterName: string;
+  seed: number;
+  clock: VirtualClock;
+  catalog: readonly CatalogEntry[];
+  /** Seconds from CreateFleet to state running. */
+  runningAfterSeconds?: number;
+  /** Seconds a terminating instance spends in shutting-down. */
+  shutdownSeconds?: number;
+}
+
+export const SPOT_NOTICE_SECONDS = 120;
+
+export function hashHex(...parts: (string | number)[]): string {
+  return createHash('sha256').update(parts.join('|')).digest('hex');
+}
+
+export class Ec2World {
+  readonly subnets: SimSubnet[];
+  readonly securityGroups: SimSecurityGroup[];
+  readonly images = new Map<string, SimImage>();
+  readonly launchTemplates = new Map<string, SimLaunchTemplate>();
+  readonly instances = new Map<string, SimInstance>();
+  readonly capacityWindows: CapacityWindow[] = [];
+  private readonly byToken = new Map<string, string>();
+  private readonly catalogByName: Map<string, CatalogEntry>;
+  private readonly listeners = new Set<(i: SimInstance, previous: SimInstanceState | undefined) => void>();
+  private readonly eventSinks = new Set<(e: Ec2Event) => void>();
+
+  constructor(readonly opts: Ec2WorldOptions) {
+    this.catalogByName = new Map(opts.catalog.map((c) => [c.name, c]));
+    const discovery = { 'karpenter.sh/discovery': opts.clusterName, [`kubernetes.io/cluster/${opts.clusterName}`]: 'owned' };
+    this.subnets = opts.zones.map((zone, i) => ({
+      id: `subnet-${hashHex('subnet', opts.clusterName, zone).slice(0, 17)}`,
+      zone,
+      zoneId: `${opts.region.replace(/-/g, '').slice(0, 4)}-az${i + 1}`,
+      cidr: `10.0.${i * 32}.0/19`,
+      tags: { ...discovery, Name: `${opts.clusterName}-private-${zone}` },
+    }));
+    this.securityGroups = [{ id: `sg-${hashHex('sg', opts.clusterName).slice(0, 17)}`, name: `eks-cluster-sg-${opts.clusterName}`, tags: { ...discovery, Name: `${opts.clusterName}-node` } }];
+  }
+
+  get region(): string {
+    return this.opts.region;
+  }
+
+  catalogEntry(type: string): CatalogEntry | undefined {
+    return this.catalogByName.get(type);
+  }
+
+  catalog(): readonly CatalogEntry[] {
+    return this.opts.catalog;
+  }
+
+  /** Subscribes to instance state changes (launch included: previous undefined). */
+  onInstanceChange(fn: (i: SimInstance, previous: SimInstanceState | undefined) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Subscribes to the EventBridge events EC2 emits (interruption warnings, state changes …). */
+  onEvent(fn: (e: Ec2Event) => void): () => void {
+    this.eventSinks.add(fn);
+    return () => this.eventSinks.delete(fn);
+  }
+
+  onDemandPrice(type: string): number | undefined {
+    return this.catalogByName.get(type)?.onDemandUsdPerHour[this.opts.region];
+  }
+
+  /** Deterministic spot price: 25–45 % of on-demand, by seed, type and zone. */
+  spotPrice(type: string, zone: string): number | undefined {
+    const od = this.onDemandPrice(type);
+    if (od === undefined) return undefined;
+    const f = 0.25 + (parseInt(hashHex('spot', this.opts.seed, type, zone).slice(0, 8), 16) / 0xffffffff) * 0.2;
+    return Math.round(od * f * 10000) / 10000;
+  }
+
+  price(type: string, zone: string, capacityType: 'spot' | 'on-demand'): number | undefined {
+    return capacityType === 'spot' ? this.spotPrice(type, zone) : this.onDemandPrice(type);
+  }
+
+  /** Image for an SSM alias parameter (one AMI per parameter name, registered on first use). */
+  imageForParameter(parameter: string): SimImage {
+    const id = `ami-${hashHex('ami', parameter).slice(0, 17)}`;
+    let image = this.images.get(id);
+    if (!image) {
+      const arch = /arm64|aarch64/.test(parameter) ? 'arm64' : 'x86_64';
+      image = { id, name: parameter.split('/').filter(Boolean).slice(-3, -1).join('-') || id, arch, creationDate: new Date(this.opts.clock.startMs - 86_400_000).toISOString(), tags: {} };
+      this.images.set(id, image);
+    }
+    return image;
+  }
+
+  hasCapacity(type: string, zone: string, capacityType: 'spot' | 'on-demand'): boolean {
+    const now = this.opts.clock.now();
+    return !this.capacityWindows.some((w) => w.instanceType === type && (!w.zone || w.zone === zone) && (!w.capacityType || w.capacityType === capacityType) && now >= w.fromMs && now < w.untilMs);
+  }
+
+  addCapacityWindow(w: CapacityWindow): void {
+    this.capacityWindows.push(w);
+  }
+
+  /** The instance a ClientToken already launched (CreateFleet idempotency). */
+  instanceForToken(token: string): SimInstance | undefined {
+    const id = this.byToken.get(token);
+    return id ? this.instances.get(id) : undefined;
+  }
+
+  launch(req: Omit<SimInstance, 'id' | 'state' | 'launchTimeMs' | 'privateIp' | 'privateDnsName' | 'pricePerHour'>): SimInstance {
+    const h = hashHex('instance', this.opts.seed, req.clientToken ?? '', req.type, req.zone, this.opts.clock.now());
+    let id = `i-${h.slice(0, 17)}`;
+    if (this.instances.has(id)) id = `i-${hashHex(h, 'again').slice(0, 17)}`;
+    const subnetIndex = Math.max(0, this.subnets.findIndex((s) => s.id === req.subnetId));
+    const n = parseInt(h.slice(17, 23), 16);
+    const privateIp = `10.0.${subnetIndex * 32 + ((n >> 8) % 32)}.${(n % 250) + 4}`;
+    const instance: SimInstance = {
+      ...req,
+      id,
+      state: 'pending',
+      launchTimeMs: this.opts.clock.now(),
+      privateIp,
+      privateDnsName: `ip-${privateIp.replace(/\./g, '-')}.${this.opts.region === 'us-east-1' ? 'ec2' : `${this.opts.region}.compute`}.internal`,
+      pricePerHour: this.price(req.type, req.zone, req.capacityType) ?? 0,
+    };
+    this.instances.set(id, instance);
+    if (req.clientToken) this.byToken.set(req.clientToken, id);
+    this.emitChange(instance, undefined);
+    this.opts.clock.after((this.opts.runningAfterSeconds ?? 5) * 1000, () => this.setState(instance, 'running', 'pending'));
+    return instance;
+  }
+
+  /** TerminateInstances: shutting-down now, terminated after the shutdown time. */
+  terminate(id: string, reason: string): SimInstance | undefined {
+    const i = this.instances.get(id);
+    if (!i || i.state === 'shutting-down' || i.state === 'terminated') return i;
+    i.terminationReason ??= reason;
+    i.shuttingDownAtMs = this.opts.clock.now();
+    this.setState(i, 'shutting-down');
+    this.opts.clock.after((this.opts.shutdownSeconds ?? 10) * 1000, () => {
+      i.terminatedAtMs = this.opts.clock.now();
+      this.setState(i, 'terminated');
+    });
+    return i;
+  }
+
+  private setState(i: SimInstance, state: SimInstanceState, onlyFrom?: SimInstanceState): void {
+    if (onlyFrom && i.state !== onlyFrom) return;
+    const previous = i.state;
+    if (previous === state) return;
+    i.state = state;
+    this.emitChange(i, previous);
+    if (state === 'shutting-down' || state === 'terminated') this.stateChangeEvent(i, state);
+  }
+
+  private emitChange(i: SimInstance, previous: SimInstanceState | undefined): void {
+    for (const fn of this.listeners) fn(i, previous);
+  }
+
+  emit(event: Ec2Event): void {
+    for (const fn of this.eventSinks) fn(event);
+  }
+
+  private stateChangeEvent(i: SimInstance, state: string): void {
+    this.emit({ 'detail-type': 'EC2 Instance State-change Notification', source: 'aws.ec2', detail: { 'instance-id': i.id, state }, resources: [this.arn(i)] });
+  }
+
+  arn(i: SimInstance): string {
+    return `arn:aws:ec2:${this.opts.region}:000000000000:instance/${i.id}`;
+  }
+
+  /** A spot interruption: the 2-minute warning now, then EC2 terminates the instance. */
+  interruptSpot(i: SimInstance): void {
+    i.interruptedAtMs = this.opts.clock.now();
+    this.emit({ 'detail-type': 'EC2 Spot Instance Interruption Warning', source: 'aws.ec2', detail: { 'instance-id': i.id, 'instance-action': 'terminate' }, resources: [this.arn(i)] });
+    this.opts.clock.after(SPOT_NOTICE_SECONDS * 1000, () => this.terminate(i.id, 'spot-interrupted'));
+  }
+
+  rebalance(i: SimInstance): void {
+    this.emit({ 'detail-type': 'EC2 Instance Rebalance Recommendation', source: 'aws.ec2', detail: { 'instance-id': i.id }, resources: [this.arn(i)] });
+  }
+
+  scheduledChange(i: SimInstance): void {
+    i.interruptedAtMs = this.opts.clock.now();
+    this.emit({
+      'detail-type': 'AWS Health Event',
+      source: 'aws.health',
+      detail: { service: 'EC2', eventTypeCategory: 'scheduledChange', eventTypeCode: 'AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED', affectedEntities: [{ entityValue: i.id }] },
+      resources: [i.id],
+    });
+  }
+
+  /** The instance is stopped or terminated outside nodewright (state-change notification follows). */
+  externalTermination(i: SimInstance): void {
+    i.interruptedAtMs = this.opts.clock.now();
+    this.terminate(i.id, 'state-change');
+  }
+
+  /** Cost so far of every instance (billed per second from launch until terminated). */
+  costUntil(nowMs: number): number {
+    let total = 0;
+    for (const i of this.instances.values()) {
+      const end = i.terminatedAtMs ?? nowMs;
+      total += (Math.max(0, end - i.launchTimeMs) / 3_600_000) * i.pricePerHour;
+    }
+    return total;
+  }
+
+  /** $/h of the instances running (not yet terminated) now. */
+  pricePerHourNow(): number {
+    let total = 0;
+    for (const i of this.instances.values()) if (i.state !== 'terminated') total += i.pricePerHour;
+    return total;
+  }
+}

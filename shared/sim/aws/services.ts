@@ -1,0 +1,84 @@
+/**
+ * The simulated AWS behind every SDK v3 client the production code builds: EC2 (Ec2World), SSM (EKS AMI
+ * parameters), EKS (DescribeCluster → the fake API server), Step Functions (StartExecution → the local ASL
+ * runner) and DynamoDB (the state table). aws-sdk-client-mock replaces `send` on each client class, so the
+ * composition root's own `new EC2Client()` etc. are answered.
+ */
+import { DescribeClusterCommand, EKSClient, ResourceNotFoundException } from '@aws-sdk/client-eks';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { DescribeExecutionCommand, ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { DynamoTable } from './dynamo-table';
+import { installEc2, type CommandStub } from './ec2-mock';
+import type { Ec2World } from './ec2-world';
+
+export interface SimulatedCluster {
+  name: string;
+  endpoint: string;
+  caData: string;
+  version: string;
+}
+
+export interface ExecutionStarter {
+  /** Starts (or finds) an execution; throws ExecutionAlreadyExists for a used name with another input. */
+  start(stateMachineArn: string, name: string, input: string): { executionArn: string; startDate: Date; existing: boolean; sameInput: boolean };
+  describe(executionArn: string): { status: string; startDate: Date; stopDate?: Date; input: string; output?: string } | undefined;
+}
+
+export interface SimulatedAws {
+  world: Ec2World;
+  table: DynamoTable;
+  cluster: SimulatedCluster;
+  stepFunctions: ExecutionStarter;
+}
+
+/** Installs the mocks; every call reads `current()` so one installation can serve successive runs. Returns restore. */
+export function installSimulatedAws(current: () => SimulatedAws): () => void {
+  const ec2 = mockClient(EC2Client);
+  installEc2(ec2 as unknown as CommandStub, () => current().world);
+
+  const ssm = mockClient(SSMClient);
+  ssm.on(GetParameterCommand).callsFake(async (input: { Name?: string }) => {
+    const name = input.Name ?? '';
+    if (!/^\/aws\/service\/.+\/image_id$/.test(name)) throw new ParameterNotFound({ $metadata: {}, message: `Parameter ${name} not found.` });
+    const image = current().world.imageForParameter(name);
+    return { Parameter: { Name: name, Type: 'String', Value: image.id, Version: 1 } };
+  });
+
+  const eks = mockClient(EKSClient);
+  eks.on(DescribeClusterCommand).callsFake(async (input: { name?: string }) => {
+    const c = current().cluster;
+    if (input.name !== c.name) throw new ResourceNotFoundException({ $metadata: {}, message: `No cluster found for name: ${input.name}.` });
+    return {
+      cluster: {
+        name: c.name, arn: `arn:aws:eks:${current().world.region}:000000000000:cluster/${c.name}`, endpoint: c.endpoint, status: 'ACTIVE', version: c.version,
+        certificateAuthority: { data: c.caData }, kubernetesNetworkConfig: { serviceIpv4Cidr: '10.100.0.0/16', ipFamily: 'ipv4' },
+      },
+    };
+  });
+
+  const sfn = mockClient(SFNClient);
+  sfn.on(StartExecutionCommand).callsFake(async (input: { stateMachineArn?: string; name?: string; input?: string }) => {
+    const started = current().stepFunctions.start(input.stateMachineArn ?? '', input.name ?? '', input.input ?? '{}');
+    if (started.existing && !started.sameInput) throw new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${started.executionArn}'` });
+    return { executionArn: started.executionArn, startDate: started.startDate };
+  });
+  sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn?: string }) => {
+    const e = current().stepFunctions.describe(input.executionArn ?? '');
+    if (!e) throw Object.assign(new Error(`Execution Does Not Exist: '${input.executionArn}'`), { name: 'ExecutionDoesNotExist' });
+    return { executionArn: input.executionArn, ...e };
+  });
+
+  const dynamo = mockClient(DynamoDBDocumentClient);
+  const table = dynamo as unknown as CommandStub;
+  table.on(PutCommand).callsFake(async (input: never) => current().table.put(input));
+  table.on(DeleteCommand).callsFake(async (input: never) => current().table.delete(input));
+  table.on(GetCommand).callsFake(async (input: never) => current().table.get(input));
+  table.on(QueryCommand).callsFake(async (input: never) => current().table.query(input));
+
+  return () => {
+    for (const m of [ec2, ssm, eks, sfn, dynamo]) m.restore();
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * Virtual time for the simulator: the Clock port (now, sleep) on a simulated timeline, plus timers for the
+ * simulated world. Time only moves when the driver calls `advance()`, which the runtime does once every
+ * in-flight activity (a handler invocation, a Step Functions execution) is waiting on this clock.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Clock } from '../core/ports';
+
+interface Timer {
+  at: number;
+  seq: number;
+  fire: () => void;
+}
+
+/** Something in flight (a Lambda invocation, an execution): time may advance only while all are sleeping. */
+export interface Activity {
+  readonly id: number;
+  readonly name: string;
+  sleeping: number;
+}
+
+export class VirtualClock implements Clock {
+  private nowMs: number;
+  private seq = 0;
+  private timers: Timer[] = [];
+  private readonly active = new Set<Activity>();
+  private readonly context = new AsyncLocalStorage<Activity>();
+  private activitySeq = 0;
+
+  constructor(readonly startMs: number) {
+    this.nowMs = startMs;
+  }
+
+  now(): number {
+    return this.nowMs;
+  }
+
+  /** Seconds since the start of the simulation. */
+  elapsedSeconds(): number {
+    return (this.nowMs - this.startMs) / 1000;
+  }
+
+  /** Resolves when virtual time reaches now + ms; the calling activity counts as waiting meanwhile. */
+  sleep(ms: number): Promise<void> {
+    const activity = this.context.getStore();
+    if (activity) activity.sleeping++;
+    return new Promise<void>((resolve) => {
+      this.at(this.nowMs + Math.max(0, ms), () => {
+        if (activity) activity.sleeping--;
+        resolve();
+      });
+    });
+  }
+
+  /** Runs `fire` when virtual time reaches `atMs` (callbacks at the same time run in the order added). */
+  at(atMs: number, fire: () => void): () => void {
+    const timer: Timer = { at: Math.max(atMs, this.nowMs), seq: this.seq++, fire };
+    let lo = 0;
+    let hi = this.timers.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const t = this.timers[mid];
+      if (t.at < timer.at || (t.at === timer.at && t.seq < timer.seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.timers.splice(lo, 0, timer);
+    return () => {
+      const i = this.timers.indexOf(timer);
+      if (i >= 0) this.timers.splice(i, 1);
+    };
+  }
+
+  after(ms: number, fire: () => void): () => void {
+    return this.at(this.nowMs + ms, fire);
+  }
+
+  /** Calls `fire` every `intervalMs`, first at `firstAtMs` (default now + interval). */
+  every(intervalMs: number, fire: () => void, firstAtMs = this.nowMs + intervalMs): () => void {
+    let cancel = () => {};
+    const schedule = (at: number) => {
+      cancel = this.at(at, () => {
+        schedule(at + intervalMs);
+        fire();
+      });
+    };
+    schedule(firstAtMs);
+    return () => cancel();
+  }
+
+  /** Time of the next timer, if any. */
+  nextDue(): number | undefined {
+    return this.timers[0]?.at;
+  }
+
+  /** Moves to the next timer's time (never past `limitMs`) and fires every timer due then; false when none is due by the limit. */
+  advance(limitMs: number): boolean {
+    const next = this.timers[0];
+    if (!next || next.at > limitMs) {
+      this.nowMs = Math.max(this.nowMs, limitMs);
+      return false;
+    }
+    this.nowMs = Math.max(this.nowMs, next.at);
+    while (this.timers.length > 0 && this.timers[0].at <= this.nowMs) {
+      const t = this.timers.shift() as Timer;
+      t.fire();
+    }
+    return true;
+  }
+
+  /** Runs `fn` as a tracked activity: virtual time waits for it unless it is sleeping on this clock. */
+  track<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const activity: Activity = { id: ++this.activitySeq, name, sleeping: 0 };
+    this.active.add(activity);
+    return this.context.run(activity, async () => {
+      try {
+        return await fn();
+      } finally {
+        this.active.delete(activity);
+      }
+    });
+  }
+
+  /** True when no tracked activity is running (each is absent or waiting on the clock). */
+  idle(): boolean {
+    for (const a of this.active) if (a.sleeping <= 0) return false;
+    return true;
+  }
+
+  /** Names of activities that are running (not waiting on the clock), for diagnostics. */
+  busy(): string[] {
+    return [...this.active].filter((a) => a.sleeping <= 0).map((a) => a.name);
+  }
+
+  activeCount(): number {
+    return this.active.size;
+  }
+}
+
+/** Waits (in real time) until every tracked activity is waiting on the virtual clock. */
+export async function settle(clock: VirtualClock, opts: { quietTurns?: number; timeoutMs?: number } = {}): Promise<void> {
+  const quietTurns = opts.quietTurns ?? 3;
+  const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+  let quiet = 0;
+  while (quiet < quietTurns) {
+    if (clock.idle()) {
+      quiet++;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } else {
+      quiet = 0;
+      if (Date.now() > deadline) throw new SimulationStalledError(`activities did not settle: ${clock.busy().join(', ')}`);
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    }
+  }
+}
+
+export class SimulationStalledError extends Error {
+  override readonly name = 'SimulationStalledError' as const;
+}

@@ -1,0 +1,49 @@
+/** The kube-side controllers of the simulated cluster, run on virtual time whenever the store changes. */
+import type { VirtualClock } from '../clock';
+import type { Ec2World } from '../aws/ec2-world';
+import type { KubeStore } from '../kube/store';
+import { startKubelet, type KubeletEvents } from './kubelet';
+import { runScheduler } from './scheduler';
+import { collectOrphanPods, reconcileDaemonSets, reconcileDeployments, type WorkloadEvents } from './workloads';
+
+export { runScheduler } from './scheduler';
+export { kubeletFromUserData, nodeObjectFor, startKubelet } from './kubelet';
+export { reconcileDeployments, reconcileDaemonSets, collectOrphanPods } from './workloads';
+
+export interface ClusterControllerOptions extends KubeletEvents, WorkloadEvents {
+  startupSeconds: number;
+}
+
+/**
+ * Starts kubelet, deployment, DaemonSet, pod-GC and scheduler controllers. A pass runs (at the current
+ * virtual time, once in-flight work settles) after any store change. Returns a stop function.
+ */
+export function startClusterControllers(clock: VirtualClock, world: Ec2World, store: KubeStore, opts: ClusterControllerOptions): () => void {
+  let pending = false;
+  let stopped = false;
+  const pass = () => {
+    pending = false;
+    if (stopped) return;
+    for (let round = 0; round < 5; round++) {
+      const changes = reconcileDeployments(store) + reconcileDaemonSets(store) + collectOrphanPods(store, opts);
+      if (changes === 0) break;
+    }
+    runScheduler(store);
+  };
+  const schedule = () => {
+    if (pending || stopped) return;
+    pending = true;
+    clock.after(0, pass);
+  };
+  const unsubscribeStore = store.onChange((e) => {
+    const r = e.resource.resource;
+    if (r === 'pods' || r === 'nodes' || r === 'deployments' || r === 'daemonsets') schedule();
+  });
+  const stopKubelet = startKubelet(world, store, opts);
+  schedule();
+  return () => {
+    stopped = true;
+    unsubscribeStore();
+    stopKubelet();
+  };
+}

@@ -1,0 +1,56 @@
+/** Typed access to the fake API server's store for the simulated kube-side controllers. */
+import type { KubeStore } from '../kube/store';
+import type { KubeObject, ResourceType } from '../kube/types';
+
+export interface KubeTypes {
+  pod: ResourceType;
+  node: ResourceType;
+  deployment: ResourceType;
+  daemonSet: ResourceType;
+  nodeClaim: ResourceType;
+  event: ResourceType | undefined;
+}
+
+export function kubeTypes(store: KubeStore): KubeTypes {
+  let event: ResourceType | undefined;
+  try {
+    event = store.typeOf('v1', 'Event');
+  } catch {
+    event = undefined;
+  }
+  return {
+    pod: store.typeOf('v1', 'Pod'),
+    node: store.typeOf('v1', 'Node'),
+    deployment: store.typeOf('apps/v1', 'Deployment'),
+    daemonSet: store.typeOf('apps/v1', 'DaemonSet'),
+    nodeClaim: store.typeOf('karpenter.sh/v1', 'NodeClaim'),
+    event,
+  };
+}
+
+export const listAll = (store: KubeStore, rt: ResourceType): KubeObject[] => store.list(rt).items;
+
+export const nsName = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+
+/** Pods not finished and not being deleted. */
+export const isLivePod = (p: KubeObject): boolean => {
+  const phase = (p.status as { phase?: string } | undefined)?.phase;
+  return phase !== 'Succeeded' && phase !== 'Failed';
+};
+
+export const podNodeName = (p: KubeObject): string | undefined => (p.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
+
+export const isDaemonSetPod = (p: KubeObject): boolean => (p.metadata.ownerReferences ?? []).some((r) => (r as { kind?: string }).kind === 'DaemonSet');
+
+export function nodeReady(n: KubeObject): boolean {
+  const conditions = ((n.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions) ?? [];
+  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** Sets (or replaces) one condition in a status.conditions array. */
+export function withCondition(conditions: Record<string, unknown>[] | undefined, c: { type: string; status: string; reason?: string; message?: string }, nowIso: string): Record<string, unknown>[] {
+  const out = (conditions ?? []).filter((x) => x.type !== c.type);
+  const old = (conditions ?? []).find((x) => x.type === c.type);
+  out.push({ ...c, lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : nowIso, ...(c.type === 'Ready' ? { lastHeartbeatTime: nowIso } : {}) });
+  return out;
+}

@@ -1,0 +1,137 @@
+/**
+ * kubelet + cloud-controller-manager, simulated: a launched instance's Node registers after the startup time
+ * with what the instance's user data asks for (`--node-labels`, `--register-with-taints`, `--max-pods`, or
+ * Bottlerocket's TOML settings) plus the labels the kubelet and the cloud controller set themselves
+ * (hostname, os, arch, instance type, zone, region). When the instance shuts down, its Node goes NotReady
+ * with the unreachable taints. nodewright's own steps (registration sync, initialization) stay to do.
+ */
+import { buildInstanceTypes } from '../../core/instance-types/build';
+import { Label, TaintKey } from '../../core/model/labels';
+import { formatResource } from '../../core/model/quantity';
+import type { Taint, TaintEffect } from '../../core/model/kube';
+import type { Ec2World, SimInstance } from '../aws/ec2-world';
+import type { KubeStore } from '../kube/store';
+import type { KubeObject } from '../kube/types';
+import { kubeTypes, withCondition } from './kube-objects';
+
+export interface UserDataKubelet {
+  labels: Record<string, string>;
+  taints: Taint[];
+  maxPods?: number;
+}
+
+function parseTaint(spec: string): Taint | undefined {
+  const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(spec.trim());
+  if (!m) return undefined;
+  return { key: m[1], ...(m[2] ? { value: m[2] } : {}), effect: m[3] as TaintEffect };
+}
+
+/** What the node's kubelet is told by the user data (AL2 / AL2023 flags, Bottlerocket TOML). */
+export function kubeletFromUserData(userData: string | undefined): UserDataKubelet {
+  const out: UserDataKubelet = { labels: {}, taints: [] };
+  if (!userData) return out;
+  const labels = /--node-labels=([^\s'"]+)/.exec(userData)?.[1];
+  for (const kv of labels?.split(',') ?? []) {
+    const i = kv.indexOf('=');
+    if (i > 0) out.labels[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  const taints = /--register-with-taints=([^\s'"]+)/.exec(userData)?.[1];
+  for (const t of taints?.split(',') ?? []) {
+    const taint = parseTaint(t);
+    if (taint) out.taints.push(taint);
+  }
+  const maxPods = /--max-pods=(\d+)/.exec(userData)?.[1] ?? /max-pods\s*=\s*(\d+)/.exec(userData)?.[1] ?? /"?maxPods"?\s*:\s*(\d+)/.exec(userData)?.[1];
+  if (maxPods) out.maxPods = Number(maxPods);
+  const section = (name: string): string[] => {
+    const m = new RegExp(`\\[settings\\.kubernetes\\.${name}\\]\\n([\\s\\S]*?)(?:\\n\\[|$)`).exec(userData);
+    return m ? m[1].split('\n').filter((l) => l.includes('=')) : [];
+  };
+  for (const line of section('node-labels')) {
+    const m = /^\s*"?([^"=]+?)"?\s*=\s*"([^"]*)"/.exec(line);
+    if (m) out.labels[m[1]] = m[2];
+  }
+  for (const line of section('node-taints')) {
+    const m = /^\s*"?([^"=]+?)"?\s*=\s*\[(.*)\]/.exec(line);
+    for (const v of m ? [...m[2].matchAll(/"([^"]*)"/g)].map((x) => x[1]) : []) {
+      const taint = parseTaint(`${m?.[1]}=${v}`);
+      if (taint) out.taints.push(taint);
+    }
+  }
+  if (!out.taints.some((t) => t.key === TaintKey.unregistered)) out.taints.push({ key: TaintKey.unregistered, effect: 'NoExecute' });
+  return out;
+}
+
+const toKubeTaint = (t: Taint) => ({ key: t.key, effect: t.effect, ...(t.value ? { value: t.value } : {}) });
+
+export function nodeObjectFor(world: Ec2World, i: SimInstance, nowIso: string): KubeObject {
+  const kubelet = kubeletFromUserData(i.userData);
+  const entry = world.catalogEntry(i.type);
+  const built = entry ? buildInstanceTypes([entry], { region: world.region, zones: [i.zone] })[0] : undefined;
+  const capacity: Record<string, number> = { ...(built?.capacity ?? {}) };
+  const allocatable: Record<string, number> = { ...(built?.allocatable ?? {}) };
+  if (kubelet.maxPods !== undefined) {
+    capacity.pods = kubelet.maxPods;
+    allocatable.pods = kubelet.maxPods;
+  }
+  const fmt = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([, v]) => v > 0).map(([k, v]) => [k, formatResource(k, v)]));
+  const subnet = world.subnets.find((s) => s.id === i.subnetId);
+  const labels: Record<string, string> = {
+    ...kubelet.labels,
+    [Label.hostname]: i.privateDnsName,
+    [Label.os]: 'linux',
+    [Label.arch]: entry?.arch ?? 'amd64',
+    [Label.instanceType]: i.type,
+    'beta.kubernetes.io/instance-type': i.type,
+    [Label.zone]: i.zone,
+    [Label.region]: world.region,
+    ...(subnet ? { [Label.zoneId]: subnet.zoneId } : {}),
+  };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: i.privateDnsName, labels, annotations: { 'alpha.kubernetes.io/provided-node-ip': i.privateIp } },
+    spec: { providerID: `aws:///${i.zone}/${i.id}`, taints: kubelet.taints.map(toKubeTaint) },
+    status: {
+      capacity: fmt(capacity),
+      allocatable: fmt(allocatable),
+      addresses: [{ type: 'InternalIP', address: i.privateIp }, { type: 'Hostname', address: i.privateDnsName }, { type: 'InternalDNS', address: i.privateDnsName }],
+      conditions: withCondition([], { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }, nowIso),
+      nodeInfo: { architecture: entry?.arch ?? 'amd64', operatingSystem: 'linux', kubeletVersion: 'v1.31.0-sim', containerRuntimeVersion: 'containerd://1.7.0', osImage: 'simulated' },
+    },
+  };
+}
+
+export interface KubeletEvents {
+  onRegistered?(i: SimInstance, nodeName: string): void;
+  /** A node lost with pods still bound (the instance went away before they were drained). */
+  onNodeLost?(i: SimInstance, nodeName: string): void;
+}
+
+/** Wires instance lifecycle to Node objects; returns the unsubscribe function. */
+export function startKubelet(world: Ec2World, store: KubeStore, opts: { startupSeconds: number } & KubeletEvents): () => void {
+  const types = kubeTypes(store);
+  const clock = world.opts.clock;
+  return world.onInstanceChange((i, previous) => {
+    if (previous === undefined) {
+      clock.after(opts.startupSeconds * 1000, () => {
+        if (i.state !== 'pending' && i.state !== 'running') return;
+        if (store.tryGet(types.node, undefined, i.privateDnsName)) return;
+        store.create(types.node, undefined, nodeObjectFor(world, i, store.timestamp()));
+        opts.onRegistered?.(i, i.privateDnsName);
+      });
+      return;
+    }
+    if (i.state === 'shutting-down' && previous !== 'terminated') {
+      const node = store.tryGet(types.node, undefined, i.privateDnsName);
+      if (!node) return;
+      opts.onNodeLost?.(i, i.privateDnsName);
+      const nowIso = store.timestamp();
+      const next = structuredClone(node);
+      const taints = ((next.spec?.taints as Taint[] | undefined) ?? []).filter((t) => t.key !== TaintKey.unreachable);
+      next.spec = { ...(next.spec ?? {}), taints: [...taints, { key: TaintKey.unreachable, effect: 'NoSchedule' }, { key: TaintKey.unreachable, effect: 'NoExecute' }] };
+      const updated = store.update(types.node, undefined, i.privateDnsName, next);
+      const conditions = withCondition((node.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions, { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }, nowIso);
+      store.update(types.node, undefined, i.privateDnsName, { ...updated, status: { ...(node.status ?? {}), conditions } }, { subresource: 'status' });
+    }
+  });
+}

@@ -1,0 +1,132 @@
+/**
+ * Deployment, DaemonSet and pod-garbage controllers, simulated. A Deployment's pods are `<name>-<i>` for
+ * i < replicas (as shared/core/model/manifests names them), owned by its ReplicaSet; a missing one (evicted,
+ * deleted) is recreated Pending, extra ones are deleted, and pods of an older template are replaced.
+ * DaemonSet pods are created bound to each node whose taints they tolerate. Pods bound to a node that no
+ * longer exists are deleted (pod GC).
+ */
+import { createHash } from 'node:crypto';
+import { TaintKey } from '../../core/model/labels';
+import type { Taint, Toleration } from '../../core/model/kube';
+import { untoleratedTaint } from '../../core/scheduling/selectors';
+import type { KubeStore } from '../kube/store';
+import type { KubeObject } from '../kube/types';
+import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from './kube-objects';
+
+const templateHash = (template: unknown): string => createHash('sha256').update(JSON.stringify(template ?? {})).digest('hex').slice(0, 10);
+
+const ownerName = (p: KubeObject, kind: string): string | undefined =>
+  (p.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === kind)?.name;
+
+export interface WorkloadEvents {
+  /** A pod removed because its node is gone (not evicted through the API). */
+  onPodLost?(pod: string, node: string): void;
+}
+
+export function reconcileDeployments(store: KubeStore): number {
+  const types = kubeTypes(store);
+  let changes = 0;
+  const pods = listAll(store, types.pod);
+  for (const d of listAll(store, types.deployment)) {
+    const ns = d.metadata.namespace ?? 'default';
+    const name = d.metadata.name ?? '';
+    const spec = (d.spec ?? {}) as { replicas?: number; template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> } };
+    const replicas = spec.replicas ?? 1;
+    const hash = templateHash(spec.template);
+    const rsName = `${name}-${hash}`;
+    const owned = pods.filter((p) => p.metadata.namespace === ns && ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`) && p.metadata.labels?.['nodewright.sim/deployment'] === name);
+    const byName = new Map(owned.map((p) => [p.metadata.name ?? '', p]));
+    for (const p of owned) {
+      const index = Number((p.metadata.name ?? '').slice(name.length + 1));
+      const stale = p.metadata.labels?.['pod-template-hash'] !== hash;
+      if (!(index < replicas) || stale) {
+        if (!p.metadata.deletionTimestamp) {
+          store.delete(types.pod, ns, p.metadata.name ?? '', { gracePeriodSeconds: 0 });
+          changes++;
+        }
+        byName.delete(p.metadata.name ?? '');
+      }
+    }
+    for (let i = 0; i < replicas; i++) {
+      const podName = `${name}-${i}`;
+      if (byName.has(podName)) continue;
+      if (store.tryGet(types.pod, ns, podName)) continue;
+      store.create(types.pod, ns, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: podName,
+          namespace: ns,
+          labels: { ...(spec.template?.metadata?.labels ?? {}), 'pod-template-hash': hash, 'nodewright.sim/deployment': name },
+          ...(spec.template?.metadata?.annotations ? { annotations: spec.template.metadata.annotations } : {}),
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rsName, uid: `${d.metadata.uid ?? name}-${hash}`, controller: true, blockOwnerDeletion: true }],
+        },
+        spec: structuredClone(spec.template?.spec ?? {}),
+        status: { phase: 'Pending' },
+      });
+      changes++;
+    }
+    const ready = listAll(store, types.pod).filter((p) => p.metadata.namespace === ns && p.metadata.labels?.['nodewright.sim/deployment'] === name && podNodeName(p) && (p.status as { phase?: string })?.phase === 'Running').length;
+    const status = d.status as { replicas?: number; readyReplicas?: number } | undefined;
+    if (status?.replicas !== replicas || status?.readyReplicas !== ready) {
+      store.update(types.deployment, ns, name, { ...d, status: { ...(d.status ?? {}), replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } }, { subresource: 'status' });
+    }
+  }
+  return changes;
+}
+
+/** Taints a DaemonSet pod tolerates by default (the DaemonSet controller adds these tolerations). */
+const DAEMONSET_TOLERATIONS: Toleration[] = [
+  { key: TaintKey.notReady, operator: 'Exists', effect: 'NoExecute' },
+  { key: TaintKey.unreachable, operator: 'Exists', effect: 'NoExecute' },
+  { key: TaintKey.unschedulable, operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
+];
+
+export function reconcileDaemonSets(store: KubeStore): number {
+  const types = kubeTypes(store);
+  let changes = 0;
+  const nodes = listAll(store, types.node).filter((n) => !n.metadata.deletionTimestamp);
+  const pods = listAll(store, types.pod).filter(isDaemonSetPod);
+  for (const ds of listAll(store, types.daemonSet)) {
+    const ns = ds.metadata.namespace ?? 'default';
+    const name = ds.metadata.name ?? '';
+    const template = ((ds.spec as { template?: { metadata?: { labels?: Record<string, string> }; spec?: Record<string, unknown> } } | undefined)?.template) ?? {};
+    const tolerations = [...(((template.spec?.tolerations as Toleration[] | undefined) ?? [])), ...DAEMONSET_TOLERATIONS];
+    const selector = (template.spec?.nodeSelector as Record<string, string> | undefined) ?? {};
+    for (const n of nodes) {
+      const nodeName = n.metadata.name ?? '';
+      const taints = ((n.spec?.taints as Taint[] | undefined) ?? []).filter((t) => t.effect !== 'PreferNoSchedule');
+      const fits = !untoleratedTaint({ tolerations }, taints) && Object.entries(selector).every(([k, v]) => n.metadata.labels?.[k] === v);
+      const podName = `${name}-${createHash('sha256').update(nodeName).digest('hex').slice(0, 5)}`;
+      const existing = pods.find((p) => ownerName(p, 'DaemonSet') === name && podNodeName(p) === nodeName);
+      if (fits && !existing && !store.tryGet(types.pod, ns, podName)) {
+        store.create(types.pod, ns, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: podName, namespace: ns, labels: template.metadata?.labels ?? {}, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name, uid: ds.metadata.uid, controller: true }] },
+          spec: { ...structuredClone(template.spec ?? {}), nodeName, tolerations },
+          status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+        });
+        changes++;
+      }
+    }
+  }
+  return changes;
+}
+
+/** Deletes pods bound to nodes that no longer exist. */
+export function collectOrphanPods(store: KubeStore, events: WorkloadEvents = {}): number {
+  const types = kubeTypes(store);
+  const nodes = new Set(listAll(store, types.node).map((n) => n.metadata.name));
+  let changes = 0;
+  for (const p of listAll(store, types.pod)) {
+    const node = podNodeName(p);
+    if (!node || nodes.has(node)) continue;
+    store.delete(types.pod, p.metadata.namespace, p.metadata.name ?? '', { gracePeriodSeconds: 0 });
+    if (!isDaemonSetPod(p)) events.onPodLost?.(`${p.metadata.namespace}/${p.metadata.name}`, node);
+    changes++;
+  }
+  return changes;
+}

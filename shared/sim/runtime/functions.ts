@@ -1,0 +1,76 @@
+/**
+ * The functions serverless.yml deploys, read from the same files (infra/functions/*.yml): handler module
+ * path, schedule and SQS events. The simulator loads exactly these modules and calls their `handler`.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const FUNCTIONS_DIR = resolve(REPO_ROOT, 'infra/functions');
+
+export interface DeployedFunction {
+  key: string;
+  /** As in serverless: `functions/provisioning/provisioner.handler`. */
+  handler: string;
+  /** Module path relative to the repository root, without extension. */
+  modulePath: string;
+  exportName: string;
+  timeoutSeconds: number;
+  /** `rate(N minutes)` schedules, in seconds, with their constant input. */
+  schedules: { everySeconds: number; input?: unknown }[];
+  sqs: boolean;
+}
+
+export class FunctionDefinitionInvalidError extends Error {
+  override readonly name = 'FunctionDefinitionInvalidError' as const;
+}
+
+function rateSeconds(rate: string, where: string): number {
+  const m = /^rate\((\d+)\s+(minute|minutes|hour|hours|day|days)\)$/.exec(rate.trim());
+  if (!m) throw new FunctionDefinitionInvalidError(`${where}: schedule "${rate}" is not a rate(N unit) expression the simulator understands`);
+  const unit = m[2].startsWith('minute') ? 60 : m[2].startsWith('hour') ? 3600 : 86400;
+  return Number(m[1]) * unit;
+}
+
+/** Every function of infra/functions/*.yml (the files serverless.yml includes). */
+export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
+  const out: DeployedFunction[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yml')).sort()) {
+    const doc = parse(readFileSync(resolve(dir, file), 'utf8')) as Record<string, Record<string, unknown>>;
+    for (const [key, fn] of Object.entries(doc ?? {})) {
+      const handler = String(fn.handler ?? '');
+      const dot = handler.lastIndexOf('.');
+      if (dot <= 0) throw new FunctionDefinitionInvalidError(`${file}: function ${key} has no handler "path.export"`);
+      const events = (fn.events as Record<string, unknown>[] | undefined) ?? [];
+      out.push({
+        key,
+        handler,
+        modulePath: handler.slice(0, dot),
+        exportName: handler.slice(dot + 1),
+        timeoutSeconds: Number(fn.timeout ?? 30),
+        schedules: events.filter((e) => e.schedule).map((e) => {
+          const s = e.schedule as string | { rate: string | string[]; input?: unknown; enabled?: boolean };
+          const rate = typeof s === 'string' ? s : Array.isArray(s.rate) ? s.rate[0] : s.rate;
+          return { everySeconds: rateSeconds(rate, `${file}: ${key}`), ...(typeof s === 'object' && s.input !== undefined ? { input: s.input } : {}) };
+        }),
+        sqs: events.some((e) => e.sqs),
+      });
+    }
+  }
+  return out;
+}
+
+export type LambdaHandler = (event: unknown, context: unknown) => Promise<unknown>;
+
+/** Imports the function's module (the same file esbuild bundles) and returns its exported handler. */
+export async function loadHandler(fn: DeployedFunction): Promise<LambdaHandler> {
+  const base = resolve(REPO_ROOT, fn.modulePath);
+  const file = ['.ts', '.js', '.mjs'].map((ext) => base + ext).find((f) => existsSync(f));
+  if (!file) throw new FunctionDefinitionInvalidError(`function ${fn.key}: module ${fn.modulePath} not found`);
+  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const handler = mod[fn.exportName];
+  if (typeof handler !== 'function') throw new FunctionDefinitionInvalidError(`function ${fn.key}: ${fn.modulePath} does not export "${fn.exportName}"`);
+  return handler as LambdaHandler;
+}

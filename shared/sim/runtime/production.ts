@@ -1,0 +1,141 @@
+/**
+ * Pointing the production composition root at the simulated world: the environment serverless.yml gives the
+ * functions, the virtual clock behind `systemClock`, the Powertools logger's output captured as events, and
+ * each function invoked through its deployed `handler` (middy + Powertools + composition root) with a Lambda
+ * context. Everything is undone by `restore()`.
+ */
+import type { Context } from 'aws-lambda';
+import { systemClock } from '../../adapters/clock';
+import { logger, metrics } from '../../adapters/lambda/handler';
+import type { VirtualClock } from '../clock';
+import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
+
+export interface CapturedLog {
+  t: number;
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/** Powertools keys that describe the invocation, not the event. */
+const ENVELOPE_KEYS = new Set(['level', 'message', 'timestamp', 'service', 'cold_start', 'function_arn', 'function_memory_size', 'function_name', 'function_request_id', 'xray_trace_id', 'sampling_rate']);
+
+export interface ProductionEnv {
+  clusterName: string;
+  region: string;
+  stateTableName: string;
+  stateMachineArns: { launch: string; terminate: string; disrupt: string };
+  interruptionQueueUrl: string;
+}
+
+export function simulatedEnv(clusterName: string, region: string): ProductionEnv {
+  const arn = (m: string) => `arn:aws:states:${region}:000000000000:stateMachine:nodewright-sim-${m}`;
+  return {
+    clusterName,
+    region,
+    stateTableName: 'nodewright-sim-state',
+    stateMachineArns: { launch: arn('launch'), terminate: arn('terminate'), disrupt: arn('disrupt') },
+    interruptionQueueUrl: `https://sqs.${region}.amazonaws.com/000000000000/${clusterName}`,
+  };
+}
+
+export interface ProductionBinding {
+  functions: DeployedFunction[];
+  invoke(functionKey: string, event: unknown): Promise<unknown>;
+  restore(): void;
+}
+
+type Patchable = { console: unknown; disabled?: boolean };
+
+/** Resets the composition root's per-process caches when it offers a way to (see docs/simulator.md). */
+async function resetCompositionRoot(): Promise<void> {
+  const deps = (await import('../../adapters/dependencies')) as Record<string, unknown>;
+  const cfg = (await import('../../adapters/config')) as Record<string, unknown>;
+  if (typeof deps.resetDependencies === 'function') (deps.resetDependencies as () => void)();
+  if (typeof cfg.resetConfig === 'function') (cfg.resetConfig as () => void)();
+}
+
+export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
+  const savedEnv = { ...process.env };
+  Object.assign(process.env, {
+    CLUSTER_NAME: env.clusterName,
+    AWS_REGION: env.region,
+    AWS_DEFAULT_REGION: env.region,
+    STATE_TABLE_NAME: env.stateTableName,
+    LAUNCH_STATE_MACHINE_ARN: env.stateMachineArns.launch,
+    TERMINATE_STATE_MACHINE_ARN: env.stateMachineArns.terminate,
+    DISRUPT_STATE_MACHINE_ARN: env.stateMachineArns.disrupt,
+    INTERRUPTION_QUEUE_URL: env.interruptionQueueUrl,
+    NODE_ROLE_NAME: `KarpenterNodeRole-${env.clusterName}`,
+    NODE_INSTANCE_PROFILE_NAME: `KarpenterNodeRole-${env.clusterName}`,
+    AWS_ACCESS_KEY_ID: 'AKIASIMULATED0000000',
+    AWS_SECRET_ACCESS_KEY: 'simulated-secret-access-key',
+    POWERTOOLS_SERVICE_NAME: 'nodewright',
+  });
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+  await resetCompositionRoot();
+
+  const savedClock = { now: systemClock.now, sleep: systemClock.sleep };
+  systemClock.now = () => clock.now();
+  systemClock.sleep = (ms: number) => clock.sleep(ms);
+
+  const loggerPatch = logger as unknown as Patchable;
+  const metricsPatch = metrics as unknown as Patchable;
+  const savedLoggerConsole = loggerPatch.console;
+  const savedMetricsDisabled = metricsPatch.disabled;
+  const capture = (text: unknown) => {
+    try {
+      const record = JSON.parse(String(text)) as Record<string, unknown>;
+      const fields = Object.fromEntries(Object.entries(record).filter(([k]) => !ENVELOPE_KEYS.has(k)));
+      onLog({ t: clock.elapsedSeconds(), level: String(record.level ?? 'INFO'), message: String(record.message ?? ''), fields });
+    } catch {
+      onLog({ t: clock.elapsedSeconds(), level: 'INFO', message: String(text), fields: {} });
+    }
+  };
+  loggerPatch.console = { info: capture, warn: capture, error: capture, debug: capture, log: capture, trace: capture };
+  metricsPatch.disabled = true;
+
+  const functions = deployedFunctions();
+  const handlers = new Map<string, LambdaHandler>();
+  let requests = 0;
+  const invoke = async (functionKey: string, event: unknown): Promise<unknown> => {
+    const fn = functions.find((f) => f.key === functionKey);
+    if (!fn) throw new Error(`function "${functionKey}" is not declared in infra/functions`);
+    let handler = handlers.get(functionKey);
+    if (!handler) {
+      handler = await loadHandler(fn);
+      handlers.set(functionKey, handler);
+    }
+    const requestId = `${functionKey}-${++requests}`;
+    const deadline = clock.now() + fn.timeoutSeconds * 1000;
+    const context = {
+      functionName: `nodewright-sim-${functionKey}`,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:${env.region}:000000000000:function:nodewright-sim-${functionKey}`,
+      memoryLimitInMB: '512',
+      awsRequestId: requestId,
+      logGroupName: `/aws/lambda/nodewright-sim-${functionKey}`,
+      logStreamName: 'simulated',
+      callbackWaitsForEmptyEventLoop: false,
+      getRemainingTimeInMillis: () => Math.max(0, deadline - clock.now()),
+      done: () => undefined,
+      fail: () => undefined,
+      succeed: () => undefined,
+    } satisfies Context;
+    return handler(event, context);
+  };
+
+  return {
+    functions,
+    invoke,
+    restore: () => {
+      systemClock.now = savedClock.now;
+      systemClock.sleep = savedClock.sleep;
+      loggerPatch.console = savedLoggerConsole;
+      metricsPatch.disabled = savedMetricsDisabled;
+      for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+      Object.assign(process.env, savedEnv);
+    },
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * Step Functions, simulated: StartExecution runs the real ASL file (statemachines/<machine>.asl.yml) with
+ * aws-local-stepfunctions, each Task invoking the deployed handler of its function key. Wait states take
+ * virtual time: the runner skips them and the Task that follows first sleeps on the virtual clock for the
+ * Wait seconds on the path from the previous Task (the graph of the ASL decides which Waits lie between).
+ */
+import '../../polyfills';
+import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import type { WorkflowName } from '../../core/ports';
+import type { VirtualClock } from '../clock';
+import { loadDefinition, statesOfType, taskBindings, type AslDefinition, type AslState } from '../sfn/definitions';
+import type { ExecutionStarter } from '../aws/services';
+
+export interface ExecutionRecord {
+  machine: WorkflowName;
+  name: string;
+  arn: string;
+  input: string;
+  startedMs: number;
+  stoppedMs?: number;
+  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+  error?: string;
+  cause?: string;
+  output?: string;
+  tasks: string[];
+}
+
+export type InvokeFunction = (functionKey: string, payload: unknown) => Promise<unknown>;
+
+const transitions = (s: AslState): string[] => {
+  const out: string[] = [];
+  if (typeof s.Next === 'string') out.push(s.Next);
+  if (typeof s.Default === 'string') out.push(s.Default);
+  for (const c of (s.Choices as { Next?: string }[] | undefined) ?? []) if (c.Next) out.push(c.Next);
+  for (const c of (s.Catch as { Next?: string }[] | undefined) ?? []) if (c.Next) out.push(c.Next);
+  return out;
+};
+
+/** Seconds of Wait states on the shortest path from `from` (a Task, or undefined = StartAt) to the Task `to`, through non-Task states. */
+export function waitSecondsBetween(states: Record<string, AslState>, startAt: string, from: string | undefined, to: string): number {
+  const starts = from ? transitions(states[from] ?? { Type: 'Task' }) : [startAt];
+  const queue: { name: string; wait: number }[] = starts.map((name) => ({ name, wait: 0 }));
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const { name, wait } = queue.shift() as { name: string; wait: number };
+    const s = states[name];
+    if (!s || seen.has(name)) continue;
+    seen.add(name);
+    const w = wait + (s.Type === 'Wait' ? Number(s.Seconds ?? 0) : 0);
+    if (name === to) return w;
+    if (s.Type === 'Task' || s.Type === 'Map' || s.Type === 'Parallel') continue;
+    for (const n of transitions(s)) queue.push({ name: n, wait: w });
+  }
+  return 0;
+}
+
+export class SimulatedStepFunctions implements ExecutionStarter {
+  readonly executions: ExecutionRecord[] = [];
+  private readonly byArn = new Map<string, ExecutionRecord>();
+  private readonly machines = new Map<WorkflowName, { definition: AslDefinition; compiled: StateMachine }>();
+
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly arns: Record<WorkflowName, string>,
+    private readonly invoke: InvokeFunction,
+    private readonly onFinished?: (e: ExecutionRecord) => void,
+  ) {}
+
+  private machineOf(arn: string): WorkflowName | undefined {
+    return (Object.entries(this.arns) as [WorkflowName, string][]).find(([, a]) => a === arn)?.[0];
+  }
+
+  private load(machine: WorkflowName) {
+    let m = this.machines.get(machine);
+    if (!m) {
+      const definition = loadDefinition(machine);
+      m = { definition, compiled: new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { checkArn: false } }) };
+      this.machines.set(machine, m);
+    }
+    return m;
+  }
+
+  start(stateMachineArn: string, name: string, input: string) {
+    const machine = this.machineOf(stateMachineArn);
+    if (!machine) throw Object.assign(new Error(`State Machine Does Not Exist: '${stateMachineArn}'`), { name: 'StateMachineDoesNotExist' });
+    const arn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    const existing = this.byArn.get(arn);
+    if (existing) return { executionArn: arn, startDate: new Date(existing.startedMs), existing: true, sameInput: existing.status === 'RUNNING' && existing.input === input };
+    const record: ExecutionRecord = { machine, name, arn, input, startedMs: this.clock.now(), status: 'RUNNING', tasks: [] };
+    this.executions.push(record);
+    this.byArn.set(arn, record);
+    void this.clock.track(`sfn:${machine}:${name}`, () => this.run(record));
+    return { executionArn: arn, startDate: new Date(record.startedMs), existing: false, sameInput: true };
+  }
+
+  describe(executionArn: string) {
+    const e = this.byArn.get(executionArn);
+    if (!e) return undefined;
+    return { status: e.status, startDate: new Date(e.startedMs), ...(e.stoppedMs !== undefined ? { stopDate: new Date(e.stoppedMs) } : {}), input: e.input, ...(e.output !== undefined ? { output: e.output } : {}) };
+  }
+
+  running(): ExecutionRecord[] {
+    return this.executions.filter((e) => e.status === 'RUNNING');
+  }
+
+  private async run(record: ExecutionRecord): Promise<void> {
+    const { definition, compiled } = this.load(record.machine);
+    const topLevel = new Set(Object.keys(definition.States));
+    let previousTask: string | undefined;
+    const taskResourceLocalHandlers: Record<string, (input: unknown) => Promise<unknown>> = {};
+    const retryIntervalOverrides: Record<string, number> = {};
+    for (const { stateName, functionKey } of taskBindings(definition)) {
+      retryIntervalOverrides[stateName] = 0;
+      taskResourceLocalHandlers[stateName] = async (effective) => {
+        if (topLevel.has(stateName)) {
+          const wait = waitSecondsBetween(definition.States, definition.StartAt, previousTask, stateName);
+          previousTask = stateName;
+          if (wait > 0) await this.clock.sleep(wait * 1000);
+        }
+        record.tasks.push(functionKey);
+        const payload = (effective as { Payload?: unknown } | null)?.Payload;
+        const result = await this.invoke(functionKey, JSON.parse(JSON.stringify(payload ?? null)));
+        return { Payload: JSON.parse(JSON.stringify(result ?? null)), StatusCode: 200 };
+      };
+    }
+    const waitTimeOverrides = Object.fromEntries(statesOfType(definition, 'Wait').map((n) => [n, 0]));
+    const execution = compiled.run(JSON.parse(record.input) as never, {
+      overrides: { taskResourceLocalHandlers: taskResourceLocalHandlers as never, waitTimeOverrides, retryIntervalOverrides },
+      context: { Execution: { Name: record.name, Id: record.arn, Input: JSON.parse(record.input), StartTime: new Date(record.startedMs).toISOString() } } as never,
+    });
+    try {
+      const output = await execution.result;
+      record.status = 'SUCCEEDED';
+      record.output = JSON.stringify(output ?? null);
+    } catch (e) {
+      const cause = (e as { cause?: { name?: string; message?: string; cause?: string } }).cause;
+      record.status = 'FAILED';
+      record.error = cause?.name ?? (e as Error).name;
+      record.cause = cause?.cause ?? cause?.message ?? (e as Error).message;
+    }
+    record.stoppedMs = this.clock.now();
+    this.onFinished?.(record);
+  }
+}
