@@ -40,6 +40,10 @@ export function lambdaHandler<E, R>(functionKey: string, handle: PlainHandler<E,
       before: () => {
         logger.appendKeys({ function: functionKey });
       },
+      after: () => {
+        // One metric per invocation also keeps Powertools from warning about an empty metrics flush.
+        metrics.addMetric('HandlerSucceeded', MetricUnit.Count, 1);
+      },
       onError: (request) => {
         const e = request.error;
         metrics.addMetric('HandlerError', MetricUnit.Count, 1);
