@@ -58,14 +58,25 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
   }
   const result: ProvisionerResult = { skipped: false, rounds: 0, nodeClaims: [], unschedulable: 0 };
   const handled = new Set<string>();
+  const watched = new Set<string>();
   try {
     while (deps.clock.now() - start < budgetMs) {
       let snapshot = await deps.cluster.snapshot();
       let pending = provisionablePods(snapshot);
       if (pending.length === 0) break;
+      // A claim created in this invocation that is gone again (e.g. deleted after insufficient capacity)
+      // leaves its pods pending: plan them again now rather than at the next scheduled run.
+      const live = new Set(snapshot.nodeClaims.map((c) => c.name));
+      const gone = [...watched].filter((name) => !live.has(name));
+      if (gone.length) {
+        for (const name of gone) watched.delete(name);
+        handled.clear();
+      }
       if (pending.some((p) => !handled.has(p.uid))) {
         ({ snapshot, pending } = await batch(deps, snapshot, pending, idleMs, maxBatchMs));
+        const before = result.nodeClaims.length;
         await round(deps, planner, snapshot, pending, result);
+        for (const name of result.nodeClaims.slice(before)) watched.add(name);
         for (const p of pending) handled.add(p.uid);
         result.rounds++;
         if (options.once) break;

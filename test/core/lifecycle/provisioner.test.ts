@@ -87,6 +87,22 @@ describe('runProvisioner', () => {
     expect(f.workflows.started).toHaveLength(2);
   });
 
+  it('should plan again within the invocation when a claim it created disappears (failed launch)', async () => {
+    // Prepare
+    const f = fakes();
+    const { planner, solves } = recordingPlanner(f);
+    f.cluster.pods = [pending('web-1')];
+    let cleared = false;
+    onSleep(f, (elapsed) => { if (elapsed >= 10_000 && !cleared) { cleared = true; f.cluster.claims.clear(); } });
+
+    // Act
+    const result = await runProvisioner(f, planner, { holder: 'req-1' });
+
+    // Assess
+    expect(solves.map((s) => s.pods)).toEqual([['web-1'], ['web-1']]);
+    expect(result.nodeClaims).toHaveLength(2);
+  });
+
   it('should stop at once when no pod is pending', async () => {
     // Prepare
     const f = fakes();
