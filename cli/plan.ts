@@ -40,7 +40,11 @@ export function readInstanceTypes(file: string | undefined, region: string, zone
   } catch (e) {
     throw new CliUsageError(`cannot read instance types from ${file}: ${(e as Error).message}`);
   }
-  return parseInstanceTypesFile(json, { region, zones: zones ?? ['a', 'b', 'c'].map((z) => `${region}${z}`) });
+  const types = parseInstanceTypesFile(json, { region, zones: zones ?? ['a', 'b', 'c'].map((z) => `${region}${z}`) });
+  // --zones restricts explicit offerings too: nothing is planned outside the zones the user allowed.
+  if (!zones) return types;
+  const allowed = new Set(zones);
+  return types.map((t) => ({ ...t, offerings: t.offerings.filter((o) => allowed.has(o.zone)) }));
 }
 
 export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' | 'output'>): { result: OfflinePlan; json: PlanJson } {

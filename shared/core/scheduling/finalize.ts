@@ -2,7 +2,7 @@
 import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import type { InProgressClaim } from './nodeclaim';
-import { Requirement } from './requirements';
+import type { NodeSelectorRequirement } from '../model/kube';
 import { offeringMatcher, type TypeOption } from './template';
 import type { PlannedNodeClaim } from './types';
 
@@ -31,14 +31,23 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
   if (!sorted) priced.sort((a, b) => a.price - b.price || (a.o.it.name < b.o.it.name ? -1 : a.o.it.name > b.o.it.name ? 1 : 0));
   const options: TypeOption[] = priced.slice(0, maxInstanceTypes).map((p) => p.o);
 
-  const offerings = options.flatMap((o) => o.offerings.filter(match));
-  const cheapestOnDemand = Math.min(...offerings.filter((x) => x.capacityType === CapacityType.onDemand).map((x) => x.price));
-  let capacityType: CapacityTypeValue = CapacityType.onDemand;
-  for (const ct of CAPACITY_ORDER) {
-    const of = offerings.filter((x) => x.capacityType === ct && (ct !== CapacityType.spot || x.price <= cheapestOnDemand || !Number.isFinite(cheapestOnDemand)));
-    if (of.length > 0) { capacityType = ct; break; }
+  // Capacity type the launch would request: reserved > spot > on-demand; spot dearer than the cheapest
+  // on-demand offering is ignored (reference §2.8).
+  let cheapestOnDemand = Infinity;
+  const offered = new Set<string>();
+  for (const o of options) for (const x of o.offerings) {
+    if (!match(x)) continue;
+    offered.add(x.capacityType);
+    if (x.capacityType === CapacityType.onDemand && x.price < cheapestOnDemand) cheapestOnDemand = x.price;
   }
-  const price = Math.min(...offerings.filter((x) => x.capacityType === capacityType).map((x) => x.price));
+  const usable = (ct: CapacityTypeValue, price: number) => ct !== CapacityType.spot || price <= cheapestOnDemand || !Number.isFinite(cheapestOnDemand);
+  let capacityType: CapacityTypeValue = CapacityType.onDemand;
+  let price = Infinity;
+  for (const ct of CAPACITY_ORDER) {
+    if (!offered.has(ct)) continue;
+    for (const o of options) for (const x of o.offerings) if (x.capacityType === ct && x.price < price && usable(ct, x.price) && match(x)) price = x.price;
+    if (Number.isFinite(price)) { capacityType = ct; break; }
+  }
 
   const zoneReq = reqs.get(Label.zone);
   const zone = zoneReq && !zoneReq.complement && zoneReq.values.size === 1 ? (zoneReq.values.values().next().value as string) : null;
@@ -51,17 +60,26 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
   const requests: ResourceList = { ...claim.requests };
   for (const k in daemon) requests[k] = (requests[k] ?? 0) + daemon[k];
 
-  const out = reqs.clone();
-  out.byKey.delete(Label.hostname);
-  out.byKey.set(Label.instanceType, Requirement.in(Label.instanceType, options.map((o) => o.it.name)));
-  const offeredTypes = new Set(offerings.map((x) => x.capacityType));
-  const ctReq = out.get(Label.capacityType);
-  const allowed = [...offeredTypes].filter((c) => !ctReq || ctReq.has(c));
-  out.byKey.set(Label.capacityType, Requirement.in(Label.capacityType, allowed));
-  const requirements = out.toNodeSelector().map((r) => (r.key === Label.instanceType ? { ...r, values: options.map((o) => o.it.name) } : r));
+  const names = options.map((o) => o.it.name);
+  const ctReq = reqs.get(Label.capacityType);
+  const allowed = [...offered].filter((c) => !ctReq || ctReq.has(c)).sort();
+  const requirements: NodeSelectorRequirement[] = [];
+  for (const r of reqs.values()) {
+    if (r.key === Label.hostname || r.key === Label.instanceType || r.key === Label.capacityType) continue;
+    requirements.push(r.toNodeSelector());
+  }
+  requirements.push({ key: Label.instanceType, operator: 'In', values: names });
+  requirements.push({ key: Label.capacityType, operator: 'In', values: allowed });
+  requirements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
   const labels: Record<string, string> = { ...claim.template.labels };
-  for (const [k, v] of Object.entries(out.labels())) if (k !== Label.instanceType || options.length === 1) labels[k] = v;
+  for (const r of reqs.values()) {
+    if (r.key === Label.hostname || r.complement || r.values.size !== 1 || r.gte !== undefined || r.lte !== undefined) continue;
+    if (r.key === Label.instanceType && names.length !== 1) continue;
+    labels[r.key] = r.values.values().next().value as string;
+  }
+  if (names.length === 1) labels[Label.instanceType] = names[0];
+  if (allowed.length === 1) labels[Label.capacityType] = allowed[0];
 
   return {
     hostname: claim.hostname,

@@ -6,7 +6,7 @@ import type { PodState } from './pod-data';
 import type { Requirements } from './requirements';
 import { taintString, untoleratedTaint } from './selectors';
 import { type Dims, unionIdx } from './dims';
-import { offeringMatcher, offeringMatches, type Template, type TypeOption, typeMatches, OfferingKeys, TypeLabelKeys } from './template';
+import { domainAllows, offeringMatcher, offeringMatches, type Template, type TypeOption, typeMatches, OfferingKeys, TypeLabelKeys } from './template';
 import type { Topology } from './topology';
 
 export interface AddPlan {
@@ -82,7 +82,10 @@ export class InProgressClaim {
     if (bad !== undefined) return incompatibleMessage(bad, this.requirements, s.requirements);
     let merged = s.requirements.byKey.size === 0 ? this.requirements : this.requirements.intersect(s.requirements);
     if (topology.hasGroups) {
-      const t = topology.addRequirements(s, merged);
+      // Choose topology domains only where a type that fits the pod is offered (so a spread never pins a zone
+      // the claim cannot launch in).
+      const feasible = (key: string, d: string) => key !== Label.zone || this.zoneFeasible(d, pv, merged);
+      const t = topology.addRequirements(s, merged, feasible);
       if (typeof t === 'string') return t;
       merged = t;
     }
@@ -101,6 +104,9 @@ export class InProgressClaim {
     const nz = unionIdx(this.nz, s.reqNz);
     const maxEff = new Float64Array(n);
     const match = offeringsChanged ? offeringMatcher(merged) : undefined;
+    // Types offered in every zone × capacity type need no per-offering check when the domain still allows one.
+    const fullOk = match !== undefined && !merged.has(Label.zoneId) && domainAllows(this.template, merged);
+    if (match && !fullOk && !merged.has(Label.zoneId) && !domainAllows(this.template, merged)) return 'no offering in the required zone and capacity type';
     // Options only shrink; keep the same array until the first one drops out (no allocation when all fit).
     let options: TypeOption[] = this.options;
     const all = this.options;
@@ -110,7 +116,7 @@ export class InProgressClaim {
       let ok = true;
       for (const i of nz) if (reqVec[i] > eff[i]) { ok = false; break; }
       if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
-      if (ok && match && !o.offerings.some(match)) ok = false;
+      if (ok && match && !(fullOk && o.full) && !o.offerings.some(match)) ok = false;
       if (!ok) {
         if (options === all) options = all.slice(0, j);
         continue;
@@ -129,6 +135,16 @@ export class InProgressClaim {
       }
     }
     return { requirements: merged, options, reqVec, nz, maxEff, minValuesRelaxed };
+  }
+
+  private zoneFeasible(zone: string, pv: Float64Array, reqs: Requirements): boolean {
+    const ct = reqs.get(Label.capacityType);
+    for (const o of this.options) {
+      let fits = true;
+      for (let i = 0; i < pv.length; i++) if (this.reqVec[i] + pv[i] > o.eff[i]) { fits = false; break; }
+      if (fits && o.offerings.some((x) => x.zone === zone && (!ct || ct.has(x.capacityType)))) return true;
+    }
+    return false;
   }
 
   commit(s: PodState, plan: AddPlan): void {

@@ -203,7 +203,7 @@ export function solve(input: SchedulingInput): Plan {
     head++;
     let work = s;
     let err = tryAdd(work);
-    if (err !== undefined && !ignorePrefs) {
+    if (err !== undefined) {
       work = cloneState(s);
       while (err !== undefined && relax(work, poolTaints)) err = tryAdd(work);
     }

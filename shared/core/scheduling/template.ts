@@ -36,6 +36,8 @@ export interface TypeOption {
   rank: number;
   /** Cheapest available offering under the pool's requirements (a lower bound for any claim). */
   minPrice: number;
+  /** Offered in every (zone × capacity type) of the template's universe: zone/capacity narrowing never drops it. */
+  full: boolean;
 }
 
 export interface Template {
@@ -45,6 +47,9 @@ export interface Template {
   taints: Taint[];
   startupTaints: Taint[];
   options: TypeOption[];
+  /** Zones and capacity types offered by any option. */
+  zones: string[];
+  capacityTypes: string[];
 }
 
 /** True when the instance type's labels satisfy `reqs` on the given keys (or all type keys). */
@@ -121,10 +126,16 @@ export function buildTemplate(pool: NodePool, types: InstanceType[], daemonSets:
     const daemon = daemonOverhead(daemonSets, dsReqs, allTaints, it);
     const effective: ResourceList = { ...it.allocatable };
     for (const k in daemon) effective[k] = (effective[k] ?? 0) - daemon[k];
-    options.push({ it, effective, eff: dims.vec(effective), daemon, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)) });
+    options.push({ it, effective, eff: dims.vec(effective), daemon, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)), full: false });
   }
   options.sort((a, b) => a.minPrice - b.minPrice || (a.it.name < b.it.name ? -1 : 1));
   options.forEach((o, i) => { o.rank = i; });
+  const zones = [...new Set(options.flatMap((o) => o.offerings.map((x) => x.zone)))].sort();
+  const capacityTypes = [...new Set(options.flatMap((o) => o.offerings.map((x) => x.capacityType)))].sort();
+  for (const o of options) {
+    const have = new Set(o.offerings.map((x) => `${x.zone}|${x.capacityType}`));
+    o.full = zones.every((z) => capacityTypes.every((c) => have.has(`${z}|${c}`)));
+  }
   return {
     pool,
     requirements: reqs,
@@ -132,5 +143,14 @@ export function buildTemplate(pool: NodePool, types: InstanceType[], daemonSets:
     taints: pool.template.taints,
     startupTaints: pool.template.startupTaints,
     options,
+    zones,
+    capacityTypes,
   };
+}
+
+/** True when some (zone × capacity type) of the template's universe satisfies the requirements. */
+export function domainAllows(t: Template, reqs: Requirements): boolean {
+  const z = reqs.get(Label.zone);
+  const c = reqs.get(Label.capacityType);
+  return t.zones.some((zone) => !z || z.has(zone)) && t.capacityTypes.some((ct) => !c || c.has(ct));
 }

@@ -12,6 +12,9 @@ import { compileSelector, type LabelMatcher, selectorKey } from './selectors';
 
 export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
 
+/** Whether a claim could still launch in a domain (e.g. some fitting instance type is offered in the zone). */
+export type DomainFilter = (key: string, domain: string) => boolean;
+
 export class TopologyGroup {
   readonly counts = new Map<string, number>();
   /** Rejection messages, built once (the scheduler's hot path must not allocate them per check). */
@@ -146,21 +149,21 @@ export class Topology {
    * Narrows `reqs` (a claim's or node's requirements after the pod's own) with the pod's topology.
    * Returns the new requirements, or a string saying why the pod cannot go there.
    */
-  addRequirements(s: PodState, reqs: Requirements): Requirements | string {
+  addRequirements(s: PodState, reqs: Requirements, feasible?: DomainFilter): Requirements | string {
     const owned = this.ownedGroups(s);
     let out = reqs;
     for (const g of owned.spread) {
-      const r = this.nextDomainSpread(g, s, out.get(g.key) ?? exists(g.key));
+      const r = this.nextDomainSpread(g, s, out.get(g.key) ?? exists(g.key), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
     for (const g of owned.affinity) {
-      const r = this.nextDomainAffinity(g, s, out.get(g.key) ?? exists(g.key));
+      const r = this.nextDomainAffinity(g, s, out.get(g.key) ?? exists(g.key), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
     for (const g of owned.anti) {
-      const r = this.nextDomainAnti(g, s, out.get(g.key) ?? exists(g.key));
+      const r = this.nextDomainAnti(g, s, out.get(g.key) ?? exists(g.key), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
@@ -218,7 +221,7 @@ export class Topology {
     return this.domains.get(key) ?? new Set();
   }
 
-  private nextDomainSpread(g: TopologyGroup, s: PodState, nodeDomains: Requirement): Requirement | string | undefined {
+  private nextDomainSpread(g: TopologyGroup, s: PodState, nodeDomains: Requirement, feasible?: DomainFilter): Requirement | string | undefined {
     const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
     const universe = this.universe(g.key);
     let min = 0;
@@ -237,7 +240,7 @@ export class Topology {
     let best: string | undefined;
     let bestCount = Infinity;
     const consider = (d: string) => {
-      if (!universe.has(d) || !podDomains.has(d)) return;
+      if (!universe.has(d) || !podDomains.has(d) || (feasible && !feasible(g.key, d))) return;
       const c = g.count(d) + self;
       if (c - min <= g.maxSkew && (c < bestCount || (c === bestCount && best !== undefined && d < best))) { best = d; bestCount = c; }
     };
@@ -248,7 +251,7 @@ export class Topology {
     return Requirement.in(g.key, [best]);
   }
 
-  private nextDomainAffinity(g: TopologyGroup, s: PodState, nodeDomains: Requirement): Requirement | string | undefined {
+  private nextDomainAffinity(g: TopologyGroup, s: PodState, nodeDomains: Requirement, feasible?: DomainFilter): Requirement | string | undefined {
     const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
     const options: string[] = [];
     for (const [d, c] of g.counts) if (c > 0 && podDomains.has(d)) options.push(d);
@@ -256,9 +259,9 @@ export class Topology {
       const universe = this.universe(g.key);
       let pick: string | undefined;
       if (!nodeDomains.complement) {
-        for (const d of [...nodeDomains.values].sort()) if (universe.has(d) && podDomains.has(d)) { pick = d; break; }
+        for (const d of [...nodeDomains.values].sort()) if (universe.has(d) && podDomains.has(d) && (!feasible || feasible(g.key, d))) { pick = d; break; }
       } else {
-        for (const d of [...universe].sort()) if (podDomains.has(d) && nodeDomains.has(d)) { pick = d; break; }
+        for (const d of [...universe].sort()) if (podDomains.has(d) && nodeDomains.has(d) && (!feasible || feasible(g.key, d))) { pick = d; break; }
       }
       if (pick !== undefined) options.push(pick);
     }
@@ -268,7 +271,7 @@ export class Topology {
     return r;
   }
 
-  private nextDomainAnti(g: TopologyGroup, s: PodState, nodeDomains: Requirement): Requirement | string | undefined {
+  private nextDomainAnti(g: TopologyGroup, s: PodState, nodeDomains: Requirement, feasible?: DomainFilter): Requirement | string | undefined {
     const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
     if (!nodeDomains.complement && nodeDomains.values.size === 1) {
       const d = nodeDomains.values.values().next().value as string;
@@ -276,7 +279,7 @@ export class Topology {
     }
     const candidates = !nodeDomains.complement ? [...nodeDomains.values] : [...this.universe(g.key)].filter((d) => nodeDomains.has(d));
     candidates.sort();
-    for (const d of candidates) if (podDomains.has(d) && g.count(d) === 0) return Requirement.in(g.key, [d]);
+    for (const d of candidates) if (podDomains.has(d) && g.count(d) === 0 && (!feasible || feasible(g.key, d))) return Requirement.in(g.key, [d]);
     return g.reasons.anti;
   }
 
