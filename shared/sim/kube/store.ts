@@ -39,7 +39,8 @@ export interface ListResult {
 type Decorator = (obj: KubeObject, store: KubeStore) => KubeObject;
 
 
-const clone = <T>(o: T): T => structuredClone(o);
+/** Objects are plain JSON; a JSON round trip copies them faster than structuredClone. */
+const clone = <T>(o: T): T => (o === undefined ? o : (JSON.parse(JSON.stringify(o)) as T));
 const withoutMetaAndStatus = (o: KubeObject): string => {
   const { metadata: _m, status: _s, ...rest } = o;
   return JSON.stringify(rest);
@@ -118,11 +119,13 @@ export class KubeStore {
         throw badRequest('invalid continue token');
       }
     }
+    // Selectors run on the stored objects first (labels are never computed), so only matches are copied.
+    const decorated = this.decorators.has(`${rt.group}/${rt.resource}`);
     const all = [...this.bucket(rt).entries()]
-      .filter(([k]) => k.startsWith(prefix) && (!start || k > start))
+      .filter(([k, o]) => k.startsWith(prefix) && (!start || k > start) && matchesLabelSelector(o.metadata.labels, labels) && (decorated || matchesFieldSelector(o, fields)))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([k, o]) => [k, this.decorate(rt, clone(o))] as const)
-      .filter(([, o]) => matchesLabelSelector(o.metadata.labels, labels) && matchesFieldSelector(o, fields));
+      .filter(([, o]) => !decorated || matchesFieldSelector(o, fields));
     const limit = opts.limit && opts.limit > 0 ? opts.limit : all.length;
     const page = all.slice(0, limit);
     const rest = all.length - page.length;
