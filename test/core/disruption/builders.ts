@@ -24,11 +24,16 @@ export function sized(name: string, cpu: number, offerings: Offering[]): Instanc
   return instanceType({ name, cpu: String(cpu), memory: `${cpu * 2}Gi`, offerings });
 }
 
+/** With the kubelet's CPU reservation: allocatable = capacity − 90m (seed 000 shows 7910m on a c6g.2xlarge). */
+function reserved(it: InstanceType): InstanceType {
+  return { ...it, allocatable: { ...it.allocatable, cpu: it.capacity.cpu - 90 } };
+}
+
 /** Graviton-like on-demand family for the seed story: large 2, xlarge 4, 2xlarge 8 vCPUs. */
 export const c6g = {
-  large: sized('c6g.large', 2, onDemand(0.068)),
-  xlarge: sized('c6g.xlarge', 4, onDemand(0.136)),
-  x2large: sized('c6g.2xlarge', 8, onDemand(0.272)),
+  large: reserved(sized('c6g.large', 2, onDemand(0.068))),
+  xlarge: reserved(sized('c6g.xlarge', 4, onDemand(0.136))),
+  x2large: reserved(sized('c6g.2xlarge', 8, onDemand(0.272))),
 };
 
 export function pool(o: PoolOptions & { budgets?: Budget[]; consolidateAfter?: number | null; policy?: NodePool['disruption']['consolidationPolicy']; expireAfter?: number | null; terminationGracePeriod?: number | null } = {}): NodePool {
