@@ -98,11 +98,8 @@ describe('nodewright plan', () => {
     expect(r.stderr).toContain('warning: nodepool "default": EC2NodeClass "default" is not in the input');
   });
 
-  // Regression (fixed; was a bug in likely; cli/plan.ts readInstanceTypes passes --zones only to catalog-form entries): with an explicit
-  // --instance-types file, --zones does not restrict the offerings. Input: four-pods.yaml, custom-types.json
-  // (tiny.custom offered only in us-east-1b, big.custom in us-east-1a/c), --zones us-east-1a,us-east-1c.
-  // Expected: big.custom (nothing is planned outside the zones the user allowed). Actual: tiny.custom, i.e. a
-  // node in us-east-1b. If explicit offerings are meant to override --zones, the CLI should say so (warn).
+  // Regression (found by this file, since fixed): with an explicit --instance-types file, --zones did not
+  // restrict the offerings, so tiny.custom (offered only in us-east-1b) was planned in us-east-1b.
   it('should not plan outside --zones with an explicit --instance-types file', async () => {
     // Act
     const r = await run('plan', '-f', fixture('four-pods.yaml'), '--instance-types', fixture('custom-types.json'), '--zones', 'us-east-1a,us-east-1c', '-o', 'json');

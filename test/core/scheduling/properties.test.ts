@@ -398,13 +398,9 @@ describe('solve() invariants (property tests)', () => {
     }), { numRuns: Math.ceil(RUNS / 2) });
   });
 
-  // Regression (fixed; was a bug in shared/core/scheduling/topology.ts nextDomainSpread): a zone spread picks ONE lowest-count domain
-  // (ties by name) without regard to which zones the claim's instance types are offered in; Karpenter v1
-  // keeps every domain within maxSkew as candidates and lets the offerings decide. Input: type "small"
-  // (1 CPU) offered only in test-zone-1, type "big" (8 CPU) only in test-zone-2/3; one 4-CPU pod with a
-  // DoNotSchedule zone spread (maxSkew 1). Expected: a claim for "big" in test-zone-2 or test-zone-3 (skew 0
-  // there). Actual: the spread pins test-zone-1, only "small" is offered there, and the pod stays pending
-  // ("no instance type satisfied resources {cpu: 4, pods: 1} and requirements").
+  // Regression (found while writing these properties, since fixed in topology.ts): a zone spread used to pin
+  // ONE lowest-count zone without regard to offerings; Karpenter v1 keeps every zone within maxSkew and lets
+  // the offerings decide. Here test-zone-1 offers only a type too small for the pod, zone-2/3 the big one.
   it('should spread into a zone where a fitting instance type is offered', () => {
     // Prepare
     const off = (zones: string[]) => zones.map((zone) => ({ zone, capacityType: 'on-demand' as const, price: 0.1, available: true }));

@@ -126,11 +126,9 @@ describe('PREFERENCE_POLICY', () => {
     expect(scheduledCount(result)).toBe(1);
   });
 
-  // Regression (fixed; was a bug in shared/core/scheduling/solve.ts: the relax loop is skipped entirely when preferencePolicy is
-  // 'Ignore'): Ignore drops preferences, but required node affinity terms are still ORed (Karpenter keeps the
-  // required-term step under Ignore). Input: a pod whose first required term asks for test-zone-9 (offered
-  // nowhere) and second for test-zone-2, preferencePolicy Ignore. Expected: one claim in test-zone-2.
-  // Actual: the pod is unschedulable ("no instance type satisfied resources {cpu: 100m, pods: 1} and requirements").
+  // Regression (found by this file, since fixed in solve.ts): under Ignore the relax loop used to be skipped
+  // entirely, so a pod whose first required OR-term was impossible stayed pending. Ignore drops preferences
+  // only; required node affinity terms are still ORed.
   it('should try the next required node affinity term under Ignore too', () => {
     // Prepare
     const affinity: Affinity = { nodeAffinity: { required: [
@@ -174,10 +172,8 @@ describe('PreferNoSchedule taints', () => {
     expect(result.unschedulable[0].reason).toMatch(/did not tolerate taint hard:NoSchedule/);
   });
 
-  // Regression (fixed; was a bug in solve.ts: with preferencePolicy 'Ignore' the relax loop never runs, so the PreferNoSchedule step
-  // never happens). Input: the only pool has taint soft=yes:PreferNoSchedule, a pod without tolerations,
-  // preferencePolicy Ignore. Expected: one claim (a PreferNoSchedule taint never makes a pod unschedulable in
-  // Karpenter). Actual: the pod is unschedulable ("did not tolerate taint soft=yes:PreferNoSchedule").
+  // Regression (found by this file, since fixed in solve.ts): under Ignore the PreferNoSchedule step never ran,
+  // so a pool whose only taint is PreferNoSchedule left every pod pending.
   it('should tolerate PreferNoSchedule under PREFERENCE_POLICY Ignore too', () => {
     // Act
     const result = plan({ pods: [pod({ name: 'a', cpu: '100m' })], pools: [soft], options: { preferencePolicy: 'Ignore' } });
