@@ -26,7 +26,10 @@ export function evaluate(expression: string | undefined, item: Item | undefined,
   };
   return expression.split(/\s+OR\s+/i).some((disjunct) =>
     disjunct.split(/\s+AND\s+/i).every((raw) => {
-      const term = raw.trim().replace(/^\(+|\)+$/g, '');
+      const count = (t: string, c: string) => t.split(c).length - 1;
+      let term = raw.trim();
+      while (term.startsWith('(') && count(term, '(') > count(term, ')')) term = term.slice(1).trim();
+      while (term.endsWith(')') && count(term, ')') > count(term, '(')) term = term.slice(0, -1).trim();
       let m = /^attribute_not_exists\((.+)\)$/i.exec(term);
       if (m) return item === undefined || item[attr(m[1])] === undefined;
       m = /^attribute_exists\((.+)\)$/i.exec(term);

@@ -55,6 +55,8 @@ export interface Ec2WorldOptions {
   runningAfterSeconds?: number;
   /** Seconds a terminating instance spends in shutting-down. */
   shutdownSeconds?: number;
+  /** Extra tags on every subnet and security group (what the scenario's node classes select on). */
+  discoveryTags?: Record<string, string>;
 }
 
 export const SPOT_NOTICE_SECONDS = 120;
@@ -77,7 +79,7 @@ export class Ec2World {
 
   constructor(readonly opts: Ec2WorldOptions) {
     this.catalogByName = new Map(opts.catalog.map((c) => [c.name, c]));
-    const discovery = { 'karpenter.sh/discovery': opts.clusterName, [`kubernetes.io/cluster/${opts.clusterName}`]: 'owned' };
+    const discovery = { 'karpenter.sh/discovery': opts.clusterName, [`kubernetes.io/cluster/${opts.clusterName}`]: 'owned', ...(opts.discoveryTags ?? {}) };
     this.subnets = opts.zones.map((zone, i) => ({
       id: `subnet-${hashHex('subnet', opts.clusterName, zone).slice(0, 17)}`,
       zone,

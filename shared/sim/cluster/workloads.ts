@@ -13,7 +13,7 @@ import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from './kube-objects';
 
-const templateHash = (template: unknown): string => createHash('sha256').update(JSON.stringify(template ?? {})).digest('hex').slice(0, 10);
+export const templateHash = (template: unknown): string => createHash('sha256').update(JSON.stringify(template ?? {})).digest('hex').slice(0, 10);
 
 const ownerName = (p: KubeObject, kind: string): string | undefined =>
   (p.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === kind)?.name;

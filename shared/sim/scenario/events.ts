@@ -1,0 +1,104 @@
+/** A scenario's timed events applied to the simulated world. */
+import { parseAllDocuments } from 'yaml';
+import { KubeApiStatusError } from '../kube/status';
+import type { KubeObject } from '../kube/types';
+import type { SimInstance } from '../aws/ec2-world';
+import type { SimWorld } from './world';
+import type { Scenario, ScenarioEvent } from './schema';
+
+const API_VERSIONS: Record<string, string> = {
+  Deployment: 'apps/v1', DaemonSet: 'apps/v1', StatefulSet: 'apps/v1', ReplicaSet: 'apps/v1', Pod: 'v1', Node: 'v1', Namespace: 'v1', Service: 'v1', ConfigMap: 'v1',
+  PodDisruptionBudget: 'policy/v1', NodePool: 'karpenter.sh/v1', NodeClaim: 'karpenter.sh/v1', EC2NodeClass: 'karpenter.k8s.aws/v1', PriorityClass: 'scheduling.k8s.io/v1',
+};
+
+export interface AppliedEvent {
+  t: number;
+  kind: 'scale' | 'apply' | 'delete' | 'interrupt' | 'unavailable';
+  description: string;
+  ok: boolean;
+  error?: string;
+}
+
+const splitName = (ref: string): { namespace: string; name: string } => {
+  const i = ref.indexOf('/');
+  return i < 0 ? { namespace: 'default', name: ref } : { namespace: ref.slice(0, i), name: ref.slice(i + 1) };
+};
+
+/** Applies objects in order (Namespaces first), `${CLUSTER_NAME}` already substituted. */
+export function applyObjects(world: SimWorld, objects: KubeObject[]): void {
+  const sorted = [...objects].sort((a, b) => Number(b.kind === 'Namespace') - Number(a.kind === 'Namespace'));
+  for (const o of sorted) world.api.apply(structuredClone(o));
+}
+
+/** The instance an `interrupt` event targets: a node name, or `any` = the oldest running instance (spot first for spot interruptions). */
+export function interruptTarget(world: SimWorld, node: string, kind: string): SimInstance | undefined {
+  const running = [...world.ec2.instances.values()].filter((i) => i.state === 'running' && i.interruptedAtMs === undefined)
+    .sort((a, b) => a.launchTimeMs - b.launchTimeMs || a.id.localeCompare(b.id));
+  if (node !== 'any') return running.find((i) => i.privateDnsName === node || i.id === node);
+  if (kind === 'spot-interruption') return running.find((i) => i.capacityType === 'spot') ?? running[0];
+  return running[0];
+}
+
+export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent): AppliedEvent {
+  const t = world.clock.elapsedSeconds();
+  const store = world.api.store;
+  try {
+    if (e.scale) {
+      const { namespace, name } = splitName(e.scale.deployment);
+      const rt = store.typeOf('apps/v1', 'Deployment');
+      const d = store.get(rt, namespace, name);
+      store.update(rt, namespace, name, { ...d, spec: { ...(d.spec ?? {}), replicas: e.scale.replicas } });
+      return { t, kind: 'scale', description: `scale deployment ${namespace}/${name} to ${e.scale.replicas}`, ok: true };
+    }
+    if (e.apply) {
+      const text = e.apply.replace(/\$\{CLUSTER_NAME\}|\$CLUSTER_NAME\b/g, scenario.clusterName);
+      const objects = parseAllDocuments(text, { merge: true }).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null && typeof o === 'object');
+      applyObjects(world, objects);
+      return { t, kind: 'apply', description: `apply ${objects.map((o) => `${o.kind}/${o.metadata?.name}`).join(', ')}`, ok: true };
+    }
+    if (e.delete) {
+      const { namespace, name } = splitName(e.delete.name);
+      const apiVersion = e.delete.apiVersion ?? API_VERSIONS[e.delete.kind] ?? 'v1';
+      const found = world.api.remove(apiVersion, e.delete.kind, name, namespace);
+      return { t, kind: 'delete', description: `delete ${e.delete.kind} ${e.delete.name}${found ? '' : ' (not found)'}`, ok: found };
+    }
+    if (e.interrupt) {
+      const target = interruptTarget(world, e.interrupt.node, e.interrupt.kind);
+      if (!target) return { t, kind: 'interrupt', description: `${e.interrupt.kind} of ${e.interrupt.node}: no running instance`, ok: false };
+      const what = `${e.interrupt.kind} of ${target.privateDnsName} (${target.id}, ${target.capacityType})`;
+      switch (e.interrupt.kind) {
+        case 'spot-interruption': world.ec2.interruptSpot(target); break;
+        case 'rebalance': world.ec2.rebalance(target); break;
+        case 'scheduled-change': world.ec2.scheduledChange(target); break;
+        default: world.ec2.externalTermination(target);
+      }
+      return { t, kind: 'interrupt', description: what, ok: true };
+    }
+    if (e.unavailable) {
+      const u = e.unavailable;
+      const now = world.clock.now();
+      world.ec2.addCapacityWindow({ instanceType: u.instanceType, ...(u.zone ? { zone: u.zone } : {}), ...(u.capacityType ? { capacityType: u.capacityType } : {}), fromMs: now, untilMs: now + u.for * 1000 });
+      return { t, kind: 'unavailable', description: `no ${u.capacityType ?? 'spot or on-demand'} capacity for ${u.instanceType} in ${u.zone ?? 'any zone'} for ${u.for}s`, ok: true };
+    }
+  } catch (err) {
+    const message = err instanceof KubeApiStatusError || err instanceof Error ? err.message : String(err);
+    return { t, kind: e.scale ? 'scale' : e.apply ? 'apply' : e.delete ? 'delete' : e.interrupt ? 'interrupt' : 'unavailable', description: 'event failed', ok: false, error: message };
+  }
+  return { t, kind: 'apply', description: 'empty event', ok: false };
+}
+
+/**
+ * Tags the scenario's EC2NodeClasses select subnets and security groups by: the simulated account is set up
+ * the way the user tagged theirs (`*` = any value).
+ */
+export function selectorTags(objects: KubeObject[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const o of objects) {
+    if (o.kind !== 'EC2NodeClass') continue;
+    const spec = (o.spec ?? {}) as Record<string, { tags?: Record<string, string> }[] | undefined>;
+    for (const term of [...(spec.subnetSelectorTerms ?? []), ...(spec.securityGroupSelectorTerms ?? [])]) {
+      for (const [k, v] of Object.entries(term.tags ?? {})) if (!(k in out)) out[k] = v === '*' ? 'true' : String(v);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,108 @@
+/** Watches the simulated cluster for the run's figures: pod pending times, readiness per Deployment, PDB and do-not-disrupt violations. */
+import { pdbFigures } from '../kube/disruption';
+import type { FakeKubeApi } from '../kube/server';
+import type { KubeObject } from '../kube/types';
+import type { VirtualClock } from '../clock';
+import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
+import { templateHash } from '../cluster/workloads';
+
+const podReady = (p: KubeObject): boolean =>
+  Boolean(podNodeName(p)) && ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+export class ClusterObserver {
+  readonly pendingSince = new Map<string, number>();
+  readonly pendingDurations: number[] = [];
+  readonly nodeReadyAt = new Map<string, number>();
+  readonly minReady = new Map<string, number>();
+  private readonly fullyReady = new Set<string>();
+  private readonly seenPods = new Set<string>();
+  violations = { pdb: 0, doNotDisrupt: 0, podsLost: 0 };
+
+  constructor(private readonly api: FakeKubeApi, private readonly clock: VirtualClock) {}
+
+  start(): () => void {
+    const types = kubeTypes(this.api.store);
+    return this.api.onChange((e) => {
+      const t = this.clock.elapsedSeconds();
+      const o = e.object;
+      if (e.resource.resource === 'nodes') {
+        const ready = ((o.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+        if (ready && !this.nodeReadyAt.has(o.metadata.name ?? '')) this.nodeReadyAt.set(o.metadata.name ?? '', t);
+        return;
+      }
+      if (e.resource.resource !== 'pods' || isDaemonSetPod(o)) return;
+      const key = `${o.metadata.namespace}/${o.metadata.name}/${o.metadata.uid}`;
+      if (e.type === 'ADDED' && !podNodeName(o)) {
+        this.pendingSince.set(key, t);
+        this.seenPods.add(key);
+      } else if (e.type === 'ADDED') {
+        this.seenPods.add(key);
+      }
+      if (podNodeName(o) && this.pendingSince.has(key)) {
+        this.pendingDurations.push(t - (this.pendingSince.get(key) ?? t));
+        this.pendingSince.delete(key);
+      }
+      if (e.type === 'DELETED') {
+        this.pendingSince.delete(key);
+        const node = podNodeName(o);
+        if (node && this.api.store.tryGet(types.node, undefined, node) && !this.removedByController(o, types)) this.countDisruption(o, types);
+      }
+      this.updateReadiness(o.metadata.namespace ?? 'default', o.metadata.labels?.['nodewright.sim/deployment'], types);
+    });
+  }
+
+  /** Pods the deployment controller removes on purpose (scale down, new template, Deployment deleted). */
+  private removedByController(pod: KubeObject, types: ReturnType<typeof kubeTypes>): boolean {
+    const name = pod.metadata.labels?.['nodewright.sim/deployment'];
+    if (!name) return false;
+    const d = this.api.store.tryGet(types.deployment, pod.metadata.namespace, name);
+    if (!d) return true;
+    const index = Number((pod.metadata.name ?? '').slice(name.length + 1));
+    const spec = d.spec as { replicas?: number; template?: unknown } | undefined;
+    return !(index < (spec?.replicas ?? 1)) || pod.metadata.labels?.['pod-template-hash'] !== templateHash(spec?.template);
+  }
+
+  private countDisruption(pod: KubeObject, types: ReturnType<typeof kubeTypes>): void {
+    if (pod.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true') this.violations.doNotDisrupt++;
+    const ns = pod.metadata.namespace ?? 'default';
+    let pdbType;
+    try {
+      pdbType = this.api.store.typeOf('policy/v1', 'PodDisruptionBudget');
+    } catch {
+      return;
+    }
+    const pods = listAll(this.api.store, types.pod).filter((p) => p.metadata.namespace === ns);
+    for (const pdb of this.api.store.list(pdbType, { namespace: ns }).items) {
+      const sel = (pdb.spec as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector?.matchLabels ?? {};
+      if (!Object.entries(sel).every(([k, v]) => pod.metadata.labels?.[k] === v)) continue;
+      const f = pdbFigures(pdb, pods, this.api.store);
+      if (f.currentHealthy < f.desiredHealthy) this.violations.pdb++;
+    }
+  }
+
+  private updateReadiness(ns: string, deployment: string | undefined, types: ReturnType<typeof kubeTypes>): void {
+    if (!deployment) return;
+    const d = this.api.store.tryGet(types.deployment, ns, deployment);
+    const key = `${ns}/${deployment}`;
+    const desired = (d?.spec as { replicas?: number } | undefined)?.replicas ?? 0;
+    const ready = listAll(this.api.store, types.pod).filter((p) => p.metadata.namespace === ns && p.metadata.labels?.['nodewright.sim/deployment'] === deployment && podReady(p)).length;
+    if (!this.fullyReady.has(key)) {
+      if (desired > 0 && ready >= desired) {
+        this.fullyReady.add(key);
+        this.minReady.set(key, ready);
+      }
+      return;
+    }
+    this.minReady.set(key, Math.min(this.minReady.get(key) ?? ready, ready));
+  }
+
+  totalPods(): number {
+    return this.seenPods.size;
+  }
+
+  /** Pending durations including pods still pending at the end. */
+  allPendingDurations(): number[] {
+    const t = this.clock.elapsedSeconds();
+    return [...this.pendingDurations, ...[...this.pendingSince.values()].map((since) => t - since)];
+  }
+}

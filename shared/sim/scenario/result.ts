@@ -1,0 +1,81 @@
+/** What a simulation run reports (the JSON of `nodewright simulate -o json`). Times are simulated seconds. */
+
+export interface SimulatedNode {
+  name: string;
+  instanceId: string;
+  instanceType: string;
+  capacityType: 'spot' | 'on-demand';
+  zone: string;
+  nodePool?: string;
+  nodeClaim?: string;
+  launchedAt: number;
+  readyAt?: number;
+  interruptedAt?: number;
+  terminatedAt?: number;
+  terminationReason?: string;
+  pricePerHour: number;
+}
+
+export type DisruptionReason = 'underutilized' | 'empty' | 'drifted' | 'expired' | 'interrupted' | 'other';
+
+export interface SimulatedDisruption {
+  t: number;
+  reason: DisruptionReason;
+  /** The reason as nodewright gave it (execution input). */
+  detail: string;
+  nodes: string[];
+  replacements: number;
+}
+
+export interface SimulationEvent {
+  t: number;
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+export interface TimelinePoint {
+  t: number;
+  nodes: number;
+  pendingPods: number;
+  pricePerHour: number;
+}
+
+export interface SimulationResult {
+  scenario: { name: string; seed: number; region: string; zones: string[]; durationSeconds: number };
+  nodes: SimulatedNode[];
+  disruptions: SimulatedDisruption[];
+  pods: {
+    total: number;
+    pendingSecondsP50: number;
+    pendingSecondsP99: number;
+    maxPendingSeconds: number;
+    /** For each `ns/deployment`: the fewest ready pods once it had first been fully ready. */
+    minReadyAfterRollout: Record<string, number>;
+  };
+  cost: { total: number; perHourAtEnd: number };
+  violations: { pdb: number; doNotDisrupt: number; podsLost: number };
+  final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
+  executions: { machine: string; name: string; startedAt: number; stoppedAt?: number; status: string; error?: string }[];
+  events: SimulationEvent[];
+  timeline: TimelinePoint[];
+}
+
+/** p-th percentile (nearest rank) of the values; 0 for none. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export function disruptionReason(detail: string): DisruptionReason {
+  const r = detail.toLowerCase();
+  if (r.includes('underutil') || r.includes('consolidat')) return 'underutilized';
+  if (r.includes('empty')) return 'empty';
+  if (r.includes('drift')) return 'drifted';
+  if (r.includes('expir')) return 'expired';
+  if (r.includes('interrupt') || r.includes('spot') || r.includes('rebalance') || r.includes('scheduled') || r.includes('state') || r.includes('health')) return 'interrupted';
+  return 'other';
+}

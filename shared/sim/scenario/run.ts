@@ -1,0 +1,170 @@
+/**
+ * Runs a scenario on virtual time: builds the world, applies the objects at t=0, fires the timed events, and
+ * advances time only when every in-flight function and execution waits on the clock. Returns the summary.
+ */
+import { settle } from '../clock';
+import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
+import type { CapturedLog } from '../runtime/production';
+import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './events';
+import { parseObjects } from './schema';
+import { ClusterObserver } from './observe';
+import { disruptionReason, percentile, round, type SimulatedDisruption, type SimulatedNode, type SimulationEvent, type SimulationResult, type TimelinePoint } from './result';
+import type { Scenario } from './schema';
+import { createWorld, type SimWorld } from './world';
+
+export interface RunOptions {
+  onProgress?(simSeconds: number, total: number): void;
+  /** Seconds between timeline samples (default 15). */
+  sampleEverySeconds?: number;
+}
+
+export interface SimulationRun extends SimulationResult {
+  scenarioEvents: AppliedEvent[];
+  invocationErrors: { functionKey: string; t: number; error?: string }[];
+}
+
+const byT = <T extends { t: number }>(a: T, b: T) => a.t - b.t;
+
+function sampleTimeline(world: SimWorld): TimelinePoint {
+  const types = kubeTypes(world.api.store);
+  const pending = listAll(world.api.store, types.pod).filter((p) => !podNodeName(p) && !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length;
+  return { t: world.clock.elapsedSeconds(), nodes: listAll(world.api.store, types.node).length, pendingPods: pending, pricePerHour: round(world.ec2.pricePerHourNow(), 4) };
+}
+
+function collectNodes(world: SimWorld, observer: ClusterObserver, terminateReasons: Map<string, string>): SimulatedNode[] {
+  const t = (ms: number | undefined) => (ms === undefined ? undefined : (ms - world.clock.startMs) / 1000);
+  return [...world.ec2.instances.values()].map((i) => {
+    const claim = i.tags['karpenter.sh/nodeclaim'];
+    const reason = (claim ? terminateReasons.get(claim) : undefined) ?? i.terminationReason;
+    const readyAt = observer.nodeReadyAt.get(i.privateDnsName);
+    const node: SimulatedNode = {
+      name: i.privateDnsName, instanceId: i.id, instanceType: i.type, capacityType: i.capacityType, zone: i.zone,
+      ...(i.tags['karpenter.sh/nodepool'] ? { nodePool: i.tags['karpenter.sh/nodepool'] } : {}),
+      ...(claim ? { nodeClaim: claim } : {}),
+      launchedAt: t(i.launchTimeMs) ?? 0,
+      ...(readyAt !== undefined ? { readyAt } : {}),
+      ...(i.interruptedAtMs !== undefined ? { interruptedAt: t(i.interruptedAtMs) } : {}),
+      ...(i.terminatedAtMs !== undefined ? { terminatedAt: t(i.terminatedAtMs) } : {}),
+      ...(i.state === 'shutting-down' || i.state === 'terminated' ? { terminationReason: reason ?? 'terminated' } : {}),
+      pricePerHour: i.pricePerHour,
+    };
+    return node;
+  }).sort((a, b) => a.launchedAt - b.launchedAt || a.name.localeCompare(b.name));
+}
+
+function parseInput(input: string): Record<string, unknown> {
+  try {
+    return JSON.parse(input) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+function collectDisruptions(world: SimWorld, terminateReasons: Map<string, string>): SimulatedDisruption[] {
+  const out: SimulatedDisruption[] = [];
+  const claimNode = (claim: string) => [...world.ec2.instances.values()].find((i) => i.tags['karpenter.sh/nodeclaim'] === claim)?.privateDnsName ?? claim;
+  const inDisrupt = new Set<string>();
+  for (const e of world.stepFunctions.executions) {
+    if (e.machine !== 'disrupt') continue;
+    const input = parseInput(e.input);
+    const candidates = ((input.candidates as { nodeClaimName?: string; nodeName?: string }[] | undefined) ?? []).map((c) => c.nodeClaimName ?? c.nodeName ?? '');
+    candidates.forEach((c) => inDisrupt.add(c));
+    const detail = String(input.reason ?? 'unknown');
+    out.push({ t: (e.startedMs - world.clock.startMs) / 1000, reason: disruptionReason(detail), detail, nodes: candidates.map(claimNode), replacements: ((input.replacements as unknown[] | undefined) ?? []).length });
+  }
+  for (const e of world.stepFunctions.executions) {
+    if (e.machine !== 'terminate') continue;
+    const input = parseInput(e.input);
+    const target = String(input.nodeClaimName ?? input.nodeName ?? input.instanceId ?? '');
+    const detail = String(input.reason ?? 'Manual');
+    if (input.nodeClaimName) terminateReasons.set(String(input.nodeClaimName), detail);
+    if (inDisrupt.has(target)) continue;
+    out.push({ t: (e.startedMs - world.clock.startMs) / 1000, reason: disruptionReason(detail), detail, nodes: [input.nodeClaimName ? claimNode(target) : target], replacements: 0 });
+  }
+  return out.sort((a, b) => a.t - b.t || a.nodes.join().localeCompare(b.nodes.join()));
+}
+
+function finalState(world: SimWorld): SimulationResult['final'] {
+  const types = kubeTypes(world.api.store);
+  const claims = listAll(world.api.store, types.nodeClaim);
+  const claimedInstances = new Set(claims.map((c) => String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop()));
+  const live = [...world.ec2.instances.values()].filter((i) => i.state === 'pending' || i.state === 'running');
+  const instanceState = new Map([...world.ec2.instances.values()].map((i) => [i.id, i.state]));
+  const leaked = claims.filter((c) => {
+    const id = String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop() ?? '';
+    const state = id ? instanceState.get(id) : undefined;
+    return !id ? false : state === undefined || state === 'terminated';
+  }).length;
+  return {
+    nodes: listAll(world.api.store, types.node).length,
+    pendingPods: listAll(world.api.store, types.pod).filter((p) => !podNodeName(p) && !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length,
+    orphanInstances: live.filter((i) => !claimedInstances.has(i.id)).length,
+    leakedNodeClaims: leaked,
+  };
+}
+
+const stableJson = (v: unknown) => JSON.stringify(v);
+
+export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Promise<SimulationRun> {
+  const logs: CapturedLog[] = [];
+  const world = await createWorld({
+    clusterName: scenario.clusterName, region: scenario.region, zones: scenario.zones, seed: scenario.seed,
+    nodeStartupSeconds: scenario.settings.nodeStartupSeconds, onLog: (l) => logs.push(l),
+    discoveryTags: selectorTags([...scenario.objects, ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : []))]),
+  });
+  try {
+    const observer = new ClusterObserver(world.api, world.clock);
+    const stopObserver = observer.start();
+    const applied: AppliedEvent[] = [];
+    applyObjects(world, scenario.objects);
+    for (const e of scenario.events) world.clock.at(world.clock.startMs + e.at * 1000, () => applied.push(applyEvent(world, scenario, e)));
+    const timeline: TimelinePoint[] = [sampleTimeline(world)];
+    const every = (opts.sampleEverySeconds ?? 15) * 1000;
+    world.clock.every(every, () => timeline.push(sampleTimeline(world)));
+    const end = world.clock.startMs + scenario.durationSeconds * 1000;
+    let reported = -1;
+    for (;;) {
+      await settle(world.clock);
+      const now = world.clock.elapsedSeconds();
+      if (opts.onProgress && Math.floor(now / 30) !== reported) {
+        reported = Math.floor(now / 30);
+        opts.onProgress(now, scenario.durationSeconds);
+      }
+      if (!world.clock.advance(end)) break;
+    }
+    await settle(world.clock);
+    opts.onProgress?.(scenario.durationSeconds, scenario.durationSeconds);
+    stopObserver();
+    const terminateReasons = new Map<string, string>();
+    const disruptions = collectDisruptions(world, terminateReasons);
+    const nodes = collectNodes(world, observer, terminateReasons);
+    const pending = observer.allPendingDurations();
+    const events: SimulationEvent[] = logs.map((l) => ({ t: l.t, level: l.level, message: l.message, fields: l.fields }))
+      .sort((a, b) => byT(a, b) || a.message.localeCompare(b.message) || stableJson(a.fields).localeCompare(stableJson(b.fields)));
+    return {
+      scenario: { name: scenario.name, seed: scenario.seed, region: scenario.region, zones: scenario.zones, durationSeconds: scenario.durationSeconds },
+      nodes,
+      disruptions,
+      pods: {
+        total: observer.totalPods(),
+        pendingSecondsP50: round(percentile(pending, 50), 1),
+        pendingSecondsP99: round(percentile(pending, 99), 1),
+        maxPendingSeconds: round(pending.length ? Math.max(...pending) : 0, 1),
+        minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
+      },
+      cost: { total: round(world.ec2.costUntil(world.clock.now()), 4), perHourAtEnd: round(world.ec2.pricePerHourNow(), 4) },
+      violations: { ...observer.violations, podsLost: world.lostPods.length },
+      final: finalState(world),
+      executions: world.stepFunctions.executions.map((e) => ({
+        machine: e.machine, name: e.name, startedAt: (e.startedMs - world.clock.startMs) / 1000,
+        ...(e.stoppedMs !== undefined ? { stoppedAt: (e.stoppedMs - world.clock.startMs) / 1000 } : {}), status: e.status, ...(e.error ? { error: e.error } : {}),
+      })).sort((a, b) => a.startedAt - b.startedAt || a.machine.localeCompare(b.machine) || a.name.localeCompare(b.name)),
+      events,
+      timeline,
+      scenarioEvents: applied,
+      invocationErrors: world.invocations.filter((i) => !i.ok).map((i) => ({ functionKey: i.functionKey, t: i.t, ...(i.error ? { error: i.error } : {}) })).sort(byT),
+    };
+  } finally {
+    await world.close();
+  }
+}

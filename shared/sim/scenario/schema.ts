@@ -1,0 +1,120 @@
+/** The scenario file (YAML): parsed and validated with zod; a bad field is a ScenarioInvalidError naming it, and nothing runs. */
+import { parse, parseAllDocuments } from 'yaml';
+import { z } from 'zod';
+import { parseDuration } from '../../core/model/duration';
+import { parseManifests } from '../../core/model/manifests';
+import type { KubeObject } from '../kube/types';
+
+export class ScenarioInvalidError extends Error {
+  override readonly name = 'ScenarioInvalidError' as const;
+}
+
+const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  try {
+    return parseDuration(v);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration (e.g. 90s, 5m, 1h30m)` });
+    return z.NEVER;
+  }
+});
+
+const nsName = z.string().regex(/^([a-z0-9-]+\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected <namespace>/<name> or <name>');
+const capacityType = z.enum(['spot', 'on-demand']);
+
+const EventSchema = z.object({
+  at: duration,
+  scale: z.object({ deployment: nsName, replicas: z.number().int().min(0) }).optional(),
+  apply: z.string().min(1).optional(),
+  delete: z.object({ kind: z.string().min(1), name: nsName, apiVersion: z.string().optional() }).optional(),
+  interrupt: z.object({ node: z.string().min(1).default('any'), kind: z.enum(['spot-interruption', 'rebalance', 'scheduled-change', 'state-change']).default('spot-interruption') }).optional(),
+  unavailable: z.object({ instanceType: z.string().min(1), zone: z.string().optional(), capacityType: capacityType.optional(), for: duration }).optional(),
+}).refine((e) => [e.scale, e.apply, e.delete, e.interrupt, e.unavailable].filter((x) => x !== undefined).length === 1, {
+  message: 'each event needs exactly one of scale, apply, delete, interrupt, unavailable',
+});
+
+const ScenarioSchema = z.object({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  seed: z.number().int().default(1),
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1').default('us-east-1'),
+  zones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'must be a zone such as us-east-1a')).min(1).optional(),
+  clusterName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/).max(100).default('nodewright-sim'),
+  duration: duration.default(3600),
+  settings: z.object({ nodeStartup: duration.optional() }).default({}),
+  objects: z.string().default(''),
+  events: z.array(EventSchema).default([]),
+});
+
+export type ScenarioEvent = z.infer<typeof EventSchema>;
+
+export interface Scenario {
+  name: string;
+  description?: string;
+  seed: number;
+  region: string;
+  zones: string[];
+  clusterName: string;
+  /** Seconds. */
+  durationSeconds: number;
+  settings: { nodeStartupSeconds: number };
+  /** The objects applied at t=0 (raw Kubernetes JSON, ${CLUSTER_NAME} substituted). */
+  objects: KubeObject[];
+  /** Sorted by `at` (seconds); file order kept for equal times. */
+  events: (ScenarioEvent & { index: number })[];
+  file: string;
+}
+
+/** Multi-document YAML → raw objects, validated as nodewright would read them (parseManifests). */
+export function parseObjects(text: string, file: string, clusterName: string): KubeObject[] {
+  const substituted = text.replace(/\$\{CLUSTER_NAME\}|\$CLUSTER_NAME\b/g, clusterName);
+  parseManifests(substituted, file);
+  const out: KubeObject[] = [];
+  for (const doc of parseAllDocuments(substituted, { merge: true })) {
+    const value = doc.toJS() as KubeObject | null;
+    if (value && typeof value === 'object') out.push(value);
+  }
+  return out;
+}
+
+export function parseScenario(yamlText: string, file: string): Scenario {
+  let raw: unknown;
+  try {
+    raw = parse(yamlText, { merge: true });
+  } catch (e) {
+    throw new ScenarioInvalidError(`${file}: invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const parsed = ScenarioSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(scenario)'}: ${i.message}`).join('; ');
+    throw new ScenarioInvalidError(`${file}: ${problems}`);
+  }
+  const s = parsed.data;
+  const zones = s.zones ?? ['a', 'b', 'c'].map((z) => `${s.region}${z}`);
+  const wrongZone = zones.find((z) => !z.startsWith(s.region));
+  if (wrongZone) throw new ScenarioInvalidError(`${file}: zones: ${wrongZone} is not in region ${s.region}`);
+  const parseIn = (text: string, where: string) => {
+    try {
+      return parseObjects(text, `${file} (${where})`, s.clusterName);
+    } catch (e) {
+      throw new ScenarioInvalidError(`${file}: ${where}: ${(e as Error).message}`, { cause: e });
+    }
+  };
+  const objects = parseIn(s.objects, 'objects');
+  s.events.forEach((e, i) => {
+    if (e.apply) parseIn(e.apply, `events.${i}.apply`);
+    if (e.at > s.duration) throw new ScenarioInvalidError(`${file}: events.${i}.at: ${e.at}s is after the end of the scenario (${s.duration}s)`);
+  });
+  return {
+    name: s.name,
+    ...(s.description ? { description: s.description } : {}),
+    seed: s.seed,
+    region: s.region,
+    zones,
+    clusterName: s.clusterName,
+    durationSeconds: s.duration,
+    settings: { nodeStartupSeconds: s.settings.nodeStartup ?? 35 },
+    objects,
+    events: s.events.map((e, index) => ({ ...e, index })).sort((a, b) => a.at - b.at || a.index - b.index),
+    file,
+  };
+}

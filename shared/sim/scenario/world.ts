@@ -1,0 +1,125 @@
+/**
+ * One simulated world: virtual clock, EC2, the fake API server over HTTPS on 127.0.0.1, the state table, Step
+ * Functions, the interruption queue and the kube-side controllers, with the production functions bound to it.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse } from 'yaml';
+import { loadCatalog } from '../../catalog';
+import type { CatalogEntry } from '../../core/instance-types/types';
+import { VirtualClock } from '../clock';
+import { DynamoTable } from '../aws/dynamo-table';
+import { Ec2World } from '../aws/ec2-world';
+import { installSimulatedAws, type SimulatedAws } from '../aws/services';
+import { startClusterControllers } from '../cluster';
+import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
+import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
+import { committedTestTls, type TlsMaterial } from '../kube/tls';
+import { REPO_ROOT } from '../runtime/functions';
+import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding } from '../runtime/production';
+import { SimulatedStepFunctions, type ExecutionRecord } from '../runtime/step-functions';
+import { SimulatedQueue, startSchedules, type InvocationRecord } from '../runtime/triggers';
+
+export interface WorldOptions {
+  clusterName: string;
+  region: string;
+  zones: string[];
+  seed: number;
+  nodeStartupSeconds: number;
+  /** Virtual epoch milliseconds at t=0. */
+  startMs?: number;
+  catalog?: readonly CatalogEntry[];
+  tls?: TlsMaterial;
+  /** Tags the simulated subnets and security groups carry besides the cluster's discovery tag. */
+  discoveryTags?: Record<string, string>;
+  onLog?: (log: CapturedLog) => void;
+}
+
+export interface SimWorld {
+  clock: VirtualClock;
+  ec2: Ec2World;
+  api: FakeKubeApi;
+  server: RunningKubeServer;
+  stepFunctions: SimulatedStepFunctions;
+  queue: SimulatedQueue;
+  production: ProductionBinding;
+  invocations: InvocationRecord[];
+  lostPods: { t: number; pod: string; node: string }[];
+  close(): Promise<void>;
+}
+
+/** Only one world may be bound to the production modules of a process at a time. */
+let active: SimWorld | undefined;
+
+export class SimulationBusyError extends Error {
+  override readonly name = 'SimulationBusyError' as const;
+}
+
+function queueSettings(): { visibilityTimeoutSeconds: number; maxReceiveCount: number } {
+  try {
+    const doc = parse(readFileSync(resolve(REPO_ROOT, 'infra/resources/interruption.yml'), 'utf8')) as { Resources: { InterruptionQueue: { Properties: { VisibilityTimeout?: number; RedrivePolicy?: { maxReceiveCount?: number } } } } };
+    const p = doc.Resources.InterruptionQueue.Properties;
+    return { visibilityTimeoutSeconds: p.VisibilityTimeout ?? 45, maxReceiveCount: p.RedrivePolicy?.maxReceiveCount ?? 3 };
+  } catch {
+    return { visibilityTimeoutSeconds: 45, maxReceiveCount: 3 };
+  }
+}
+
+export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
+  if (active) throw new SimulationBusyError('another simulation is running in this process; run scenarios one after another');
+  const clock = new VirtualClock(opts.startMs ?? Date.UTC(2025, 0, 6, 9, 0, 0));
+  const ec2 = new Ec2World({ region: opts.region, zones: opts.zones, clusterName: opts.clusterName, seed: opts.seed, clock, catalog: opts.catalog ?? loadCatalog(), ...(opts.discoveryTags ? { discoveryTags: opts.discoveryTags } : {}) });
+  const api = new FakeKubeApi({ clock: () => clock.now() });
+  const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls() });
+  const env = simulatedEnv(opts.clusterName, opts.region);
+  const invocations: InvocationRecord[] = [];
+  const lostPods: SimWorld['lostPods'] = [];
+  const production = await bindProduction(clock, env, opts.onLog ?? (() => undefined));
+  const stepFunctions = new SimulatedStepFunctions(clock, env.stateMachineArns, (key, payload) => production.invoke(key, payload));
+  const sim: SimulatedAws = {
+    world: ec2,
+    table: new DynamoTable(),
+    cluster: { name: opts.clusterName, endpoint: server.url, caData: server.caData ?? '', version: '1.31' },
+    stepFunctions,
+  };
+  const restoreAws = installSimulatedAws(() => sim);
+  const record = (r: InvocationRecord) => invocations.push(r);
+  const queueFn = production.functions.find((f) => f.sqs);
+  const queue = new SimulatedQueue(clock, production.invoke, {
+    functionKey: queueFn?.key ?? 'interruption',
+    queueArn: `arn:aws:sqs:${opts.region}:000000000000:${opts.clusterName}`,
+    region: opts.region,
+    ...queueSettings(),
+  }, record);
+  const stopEvents = ec2.onEvent((e) => queue.sendEvent(e));
+  const stopControllers = startClusterControllers(clock, ec2, api.store, {
+    startupSeconds: opts.nodeStartupSeconds,
+    // Pods still bound when their instance shuts down die with it; pod GC later removes what is left.
+    onNodeLost: (_i, node) => {
+      for (const p of listAll(api.store, kubeTypes(api.store).pod)) {
+        const name = `${p.metadata.namespace}/${p.metadata.name}`;
+        if (podNodeName(p) === node && !isDaemonSetPod(p) && !lostPods.some((l) => l.pod === name && l.node === node)) lostPods.push({ t: clock.elapsedSeconds(), pod: name, node });
+      }
+    },
+    onPodLost: (pod, node) => {
+      if (!lostPods.some((l) => l.pod === pod && l.node === node)) lostPods.push({ t: clock.elapsedSeconds(), pod, node });
+    },
+  });
+  const stopSchedules = startSchedules(clock, production.functions, production.invoke, opts.region, record);
+  const world: SimWorld = {
+    clock, ec2, api, server, stepFunctions, queue, production, invocations, lostPods,
+    close: async () => {
+      stopSchedules();
+      stopControllers();
+      stopEvents();
+      restoreAws();
+      production.restore();
+      await server.close();
+      if (active === world) active = undefined;
+    },
+  };
+  active = world;
+  return world;
+}
+
+export type { ExecutionRecord, CapturedLog, InvocationRecord };
