@@ -44,6 +44,8 @@ export class InProgressClaim {
   maxEff: Float64Array;
   readonly hostPorts = new Set<string>();
   minValuesRelaxed = false;
+  /** Position in the solver's claim order (kept by the solver). */
+  pos = -1;
 
   constructor(
     readonly template: Template,
@@ -122,8 +124,9 @@ export class InProgressClaim {
         continue;
       }
       if (options !== all) options.push(o);
-      for (let i = 0; i < n; i++) if (eff[i] > maxEff[i]) maxEff[i] = eff[i];
     }
+    if (options === all) maxEff.set(this.maxEff);
+    else for (const o of options) for (let i = 0; i < n; i++) if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
     if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(this.dims.list(reqVec)))} and requirements`;
     let minValuesRelaxed = this.minValuesRelaxed;
     for (const r of merged.values()) {

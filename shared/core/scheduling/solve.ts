@@ -111,6 +111,13 @@ export function solve(input: SchedulingInput): Plan {
   const claims: InProgressClaim[] = [];
   let hostnameSeq = 0;
   const claimOrder = (a: InProgressClaim, b: InProgressClaim) => a.pods.length - b.pods.length || a.index - b.index;
+  const swap = (i: number, j: number) => {
+    const a = claims[i];
+    claims[i] = claims[j];
+    claims[j] = a;
+    claims[i].pos = i;
+    claims[j].pos = j;
+  };
 
   // Hostname anti-affinity is the quadratic case (every replica needs its own node): per group, keep the
   // claims it does not block yet, so an owner pod tries only those instead of scanning every claim.
@@ -156,8 +163,8 @@ export function solve(input: SchedulingInput): Plan {
       if (typeof plan === 'string') continue;
       c.commit(s, plan);
       if (topology.hasGroups) { topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f)); unblock(s, c); }
-      let i = claims.indexOf(c);
-      while (i + 1 < claims.length && claimOrder(claims[i], claims[i + 1]) > 0) { [claims[i], claims[i + 1]] = [claims[i + 1], claims[i]]; i++; }
+      let i = c.pos;
+      while (i + 1 < claims.length && claimOrder(claims[i], claims[i + 1]) > 0) { swap(i, i + 1); i++; }
       return undefined;
     }
     const reasons: string[] = [];
@@ -181,7 +188,8 @@ export function solve(input: SchedulingInput): Plan {
       if (lim) subtractMax(lim.remaining, claim.options);
       for (const [g, set] of hostAnti) if (g.count(claim.hostname) === 0) set.add(claim);
       let i = claims.push(claim) - 1;
-      while (i > 0 && claimOrder(claims[i - 1], claims[i]) > 0) { [claims[i - 1], claims[i]] = [claims[i], claims[i - 1]]; i--; }
+      claim.pos = i;
+      while (i > 0 && claimOrder(claims[i - 1], claims[i]) > 0) { swap(i - 1, i); i--; }
       return undefined;
     }
     if (templates.length === 0) {
