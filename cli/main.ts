@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { isManifestValidationError } from '../shared/core/errors';
 import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/custom';
 import { demoCommand } from './demo';
+import { explainCommand } from './explain';
 import { CliUsageError, planCommand } from './plan';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -31,6 +32,18 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action((o: { file: string[]; instanceTypes?: string; region: string; zones?: string; output: 'table' | 'json' }) => {
       code = planCommand(o, out, err);
+    });
+
+  program
+    .command('explain')
+    .description('Explain why pending pods in the given manifests would (not) get a node, NodePool by NodePool.')
+    .requiredOption('-f, --file <file>', 'manifest file (multi-document YAML); repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--pod <namespace/name>', 'explain only this pod')
+    .option('--instance-types <file>', 'JSON file replacing the bundled EC2 catalog')
+    .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
+    .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
+    .action((o: { file: string[]; pod?: string; instanceTypes?: string; region: string; zones?: string }) => {
+      code = explainCommand(o, out);
     });
 
   program
