@@ -54,6 +54,23 @@ export function waitSecondsBetween(states: Record<string, AslState>, startAt: st
   return 0;
 }
 
+const compiledCache = new Map<string, { definition: AslDefinition; compiled: StateMachine }>();
+
+/**
+ * The machine's ASL file, read and validated once per process and file content (validation by
+ * aws-local-stepfunctions is slow; the file is re-read so an edited ASL is never served stale).
+ */
+function compiledMachine(machine: WorkflowName): { definition: AslDefinition; compiled: StateMachine } {
+  const definition = loadDefinition(machine);
+  const key = `${machine}:${JSON.stringify(definition)}`;
+  let hit = compiledCache.get(key);
+  if (!hit) {
+    hit = { definition, compiled: new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { checkArn: false } }) };
+    compiledCache.set(key, hit);
+  }
+  return hit;
+}
+
 export class SimulatedStepFunctions implements ExecutionStarter {
   readonly executions: ExecutionRecord[] = [];
   private readonly byArn = new Map<string, ExecutionRecord>();
@@ -73,8 +90,7 @@ export class SimulatedStepFunctions implements ExecutionStarter {
   private load(machine: WorkflowName) {
     let m = this.machines.get(machine);
     if (!m) {
-      const definition = loadDefinition(machine);
-      m = { definition, compiled: new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { checkArn: false } }) };
+      m = compiledMachine(machine);
       this.machines.set(machine, m);
     }
     return m;

@@ -56,7 +56,8 @@ export interface SimulationResult {
   cost: { total: number; perHourAtEnd: number };
   violations: { pdb: number; doNotDisrupt: number; podsLost: number };
   final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
-  executions: { machine: string; name: string; startedAt: number; stoppedAt?: number; status: string; error?: string }[];
+  /** Step Functions executions with the Task functions they ran, in order. */
+  executions: { machine: string; name: string; startedAt: number; stoppedAt?: number; status: string; error?: string; tasks: string[] }[];
   events: SimulationEvent[];
   timeline: TimelinePoint[];
 }

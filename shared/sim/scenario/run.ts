@@ -157,7 +157,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
       final: finalState(world),
       executions: world.stepFunctions.executions.map((e) => ({
         machine: e.machine, name: e.name, startedAt: (e.startedMs - world.clock.startMs) / 1000,
-        ...(e.stoppedMs !== undefined ? { stoppedAt: (e.stoppedMs - world.clock.startMs) / 1000 } : {}), status: e.status, ...(e.error ? { error: e.error } : {}),
+        ...(e.stoppedMs !== undefined ? { stoppedAt: (e.stoppedMs - world.clock.startMs) / 1000 } : {}), status: e.status, ...(e.error ? { error: e.error } : {}), tasks: [...e.tasks],
       })).sort((a, b) => a.startedAt - b.startedAt || a.machine.localeCompare(b.machine) || a.name.localeCompare(b.name)),
       events,
       timeline,
