@@ -91,10 +91,19 @@ export async function runLocalExecution(machine: WorkflowName, input: unknown, o
   }
 }
 
-async function observeWaits(logs: AsyncGenerator<{ type: string; state?: { name: string } }>, def: AslDefinition, onWait: (name: string, seconds: number) => void) {
-  const seconds = new Map<string, number>();
-  for (const name of statesOfType(def, 'Wait')) seconds.set(name, Number((def.States[name] as { Seconds?: number }).Seconds ?? 0));
+/** Seconds a Wait state would pause: `Seconds`, or a simple `SecondsPath` (`$.field`) read from the state's input. */
+function waitSeconds(state: Record<string, unknown>, input: unknown): number {
+  if (typeof state.Seconds === 'number') return state.Seconds;
+  const path = typeof state.SecondsPath === 'string' ? /^\$\.(\w+)$/.exec(state.SecondsPath) : null;
+  const value = path && input && typeof input === 'object' ? (input as Record<string, unknown>)[path[1]] : undefined;
+  return typeof value === 'number' ? value : 0;
+}
+
+async function observeWaits(logs: AsyncGenerator<{ type: string; state?: { name: string; input?: unknown } }>, def: AslDefinition, onWait: (name: string, seconds: number) => void) {
+  const waits = new Set(statesOfType(def, 'Wait'));
   for await (const event of logs) {
-    if (event.type === 'StateEntered' && event.state && seconds.has(event.state.name)) onWait(event.state.name, seconds.get(event.state.name) ?? 0);
+    if (event.type === 'StateEntered' && event.state && waits.has(event.state.name)) {
+      onWait(event.state.name, waitSeconds(def.States[event.state.name] ?? {}, event.state.input));
+    }
   }
 }
