@@ -64,6 +64,19 @@ describe('relaxing preferences (reference §2.5)', () => {
     expect(zoneOf(result, 'web')).toMatch(/^test-zone-[23]$/);
   });
 
+  it('should drop the heaviest preferred pod affinity term first, as Karpenter does', () => {
+    // Prepare: both terms are held as required at once, and db (zone-1) and cache (zone-2) cannot both be near.
+    const affinity: Affinity = { podAffinity: { preferred: [
+      { weight: 1, podAffinityTerm: zoneTerm('cache') },
+      { weight: 100, podAffinityTerm: zoneTerm('db') },
+    ] } };
+    const existing = [fullNodeWith('db', 'test-zone-1'), fullNodeWith('cache', 'test-zone-2')];
+    // Act
+    const result = plan({ pods: [pod({ name: 'web', cpu: '100m', affinity })], existing });
+    // Assess: the weight-100 term went first, so the pod follows cache.
+    expect(zoneOf(result, 'web')).toBe('test-zone-2');
+  });
+
   it('should honour the heaviest preferred node affinity term and fall back to the next one', () => {
     // Prepare
     const affinity: Affinity = { nodeAffinity: { preferred: [preferZone('test-zone-3', 10), preferZone('test-zone-2', 50)] } };
