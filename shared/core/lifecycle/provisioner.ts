@@ -111,6 +111,9 @@ async function batch(deps: LifecycleDeps, first: ClusterSnapshot, firstPending: 
 
 async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSnapshot, pending: Pod[], result: ProvisionerResult): Promise<void> {
   deps.log.info('found provisionable pod(s)', { Pods: podNames(pending).join(', '), count: pending.length });
+  for (const bad of snapshot.invalid ?? []) {
+    deps.log.warn('ignoring invalid object', { kind: bad.kind, name: bad.name, reason: bad.reason });
+  }
   const types = await instanceTypesByPool(deps, snapshot);
   const plan = await planner.solve(planner.schedulingInputFromSnapshot(snapshot, types));
   const now = deps.clock.now();
