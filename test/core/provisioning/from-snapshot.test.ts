@@ -116,6 +116,22 @@ describe('schedulingInputFromSnapshot', () => {
     expect(nodes[0].inFlight).toBeUndefined();
   });
 
+  it('should drop the claim\'s startup taints from a node that is not initialized yet', () => {
+    // Prepare
+    const cilium = { key: 'node.cilium.io/agent-not-ready', value: 'true', effect: 'NoExecute' as const };
+    const team = { key: 'team', value: 'a', effect: 'NoSchedule' as const };
+    const claim = { ...kubeClaim('nc-1', { nodeName: 'starting', providerID: 'aws:///z/i-s' }) };
+    claim.spec = { ...claim.spec, startupTaints: [cilium], taints: [team] };
+    const starting = kubeNode('starting', { pool: 'default', providerID: 'aws:///z/i-s', taints: [cilium, team] });
+    starting.labels = { ...starting.labels, [Label.initialized]: 'false' };
+    const ready = kubeNode('ready', { pool: 'default', taints: [cilium] });
+    // Act
+    const nodes = existingNodesFromSnapshot(snapshot({ nodes: [starting, ready], nodeClaims: [claim] }), types);
+    // Assess
+    expect(nodes.find((n) => n.name === 'starting')).toMatchObject({ initialized: false, taints: [team] });
+    expect(nodes.find((n) => n.name === 'ready')).toMatchObject({ initialized: true, taints: [cilium] });
+  });
+
   it('should mark a cordoned node as not a target', () => {
     // Act
     const nodes = existingNodesFromSnapshot(snapshot({ nodes: [kubeNode('cordoned', { pool: 'default', unschedulable: true })] }));
