@@ -69,6 +69,7 @@ const workloadArb = fc.record({
   hostSpread: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }),
   antiHost: fc.boolean(),
   affinityZone: fc.boolean(),
+  antiZone: fc.boolean(),
   preferZone: fc.option(fc.constantFrom(...ZONES, 'test-zone-9'), { nil: undefined }),
   softZoneSpread: fc.boolean(),
   /** Required node affinity: OR of terms on zone / arch. */
@@ -139,6 +140,7 @@ function buildPods(s: Scenario): Pod[] {
     ];
     const affinity: Affinity = {};
     if (w.antiHost) affinity.podAntiAffinity = { required: [{ topologyKey: Label.hostname, labelSelector: groupSelector(g) }] };
+    if (w.antiZone) affinity.podAntiAffinity = { required: [...(affinity.podAntiAffinity?.required ?? []), { topologyKey: Label.zone, labelSelector: groupSelector(g) }] };
     if (w.affinityZone) affinity.podAffinity = { required: [{ topologyKey: Label.zone, labelSelector: groupSelector(g) }] };
     if (w.preferZone || w.requiredTerms.length > 0) affinity.nodeAffinity = {};
     if (w.preferZone) affinity.nodeAffinity!.preferred = [{ weight: 10, preference: { matchExpressions: [{ key: Label.zone, operator: 'In', values: [w.preferZone] }] } }];
@@ -354,6 +356,23 @@ function checkZoneAffinity(input: SchedulingInput, plan: Plan): void {
   }
 }
 
+/** Required zone anti-affinity to its own group: one pod of the group per zone, away from running ones. */
+function checkZoneAntiAffinity(input: SchedulingInput, plan: Plan): void {
+  const zoneOfNode = new Map(input.existingNodes.map((n) => [n.name, n.labels[Label.zone]]));
+  const placements = [
+    ...plan.nodeClaims.flatMap((c) => c.pods.map((p) => ({ p, zone: c.zone }))),
+    ...plan.existingPlacements.flatMap((e) => e.pods.map((p) => ({ p, zone: zoneOfNode.get(e.node) ?? null }))),
+  ];
+  const groups = new Set(input.pods.filter((p) => p.affinity?.podAntiAffinity?.required?.some((t) => t.topologyKey === Label.zone)).map((p) => p.labels.app));
+  for (const app of groups) {
+    const running = input.existingNodes.filter((n) => !n.markedForDeletion && n.pods.some((p) => p.labels.app === app)).map((n) => n.labels[Label.zone]);
+    const zones = placements.filter((x) => x.p.labels.app === app).map((x) => x.zone);
+    expect(zones.every((z) => z !== null), `app=${app}: zone anti-affinity on a claim without a zone`).toBe(true);
+    expect(new Set(zones).size, `app=${app}: two replicas share a zone: ${zones.join(',')}`).toBe(zones.length);
+    expect(zones.filter((z) => running.includes(z!)), `app=${app}: placed next to running replicas in ${running.join(',')}`).toEqual([]);
+  }
+}
+
 function checkLimits(input: SchedulingInput, plan: Plan): void {
   for (const pool of input.nodePools) {
     const claims = plan.nodeClaims.filter((c) => c.nodePool === pool.name);
@@ -391,6 +410,7 @@ describe('solve() invariants (property tests)', () => {
       checkExisting(input, plan);
       checkLimits(input, plan);
       checkZoneAffinity(input, plan);
+      checkZoneAntiAffinity(input, plan);
     }), { numRuns: RUNS });
   });
 
