@@ -5,10 +5,13 @@
 import { CapacityType } from '../model/labels';
 import type { PlannedNodeClaim } from '../scheduling/types';
 import type { ClusterView } from './candidates';
+import { cannotConsolidate } from './prefilter';
 import { launchCapacityType, restrict, simulate, worstPrice } from './simulate';
 import type { Candidate } from './types';
 
 export const SpotToSpotMinOptions = 15;
+/** Price comparisons ignore float noise below a millionth of a dollar per hour (Σ of prices is inexact). */
+const EPS = 1e-6;
 const money = (n: number) => `$${n.toFixed(4)}/h`;
 
 export type Outcome =
@@ -38,7 +41,7 @@ function replaceOne(claim: PlannedNodeClaim, candidates: Candidate[], mode: Cons
   const allSpot = candidates.every((c) => c.capacityType === CapacityType.spot);
   let bound = total;
   if (mode.method === 'multi-node') bound = Math.min(bound, filterSameType(claim, candidates));
-  let types = claim.instanceTypes.filter((it) => worstPrice(it, claim, ct) < bound);
+  let types = claim.instanceTypes.filter((it) => worstPrice(it, claim, ct) < bound - EPS);
   if (allSpot && ct === CapacityType.spot) {
     if (!mode.spotToSpot) return { ok: false, why: 'spot-to-spot consolidation is disabled (SpotToSpotConsolidation feature gate)' };
     if (mode.method === 'single-node') {
@@ -67,9 +70,9 @@ function replaceMany(claims: PlannedNodeClaim[], candidates: Candidate[], mode: 
   }
   const mins = claims.map((c, i) => Math.min(...c.instanceTypes.map((it) => worstPrice(it, c, cts[i]))));
   const slack = total - mins.reduce((s, m) => s + m, 0);
-  if (!(slack > 0)) return { ok: false, why: `not cheaper: ${claims.length} replacements cost at least ${money(total - slack)}, candidates ${money(total)}` };
+  if (!(slack > EPS)) return { ok: false, why: `not cheaper: ${claims.length} replacements cost at least ${money(total - slack)}, candidates ${money(total)}` };
   const share = slack / claims.length;
-  const out = claims.map((c, i) => restrict(c, c.instanceTypes.filter((it) => worstPrice(it, c, cts[i]) < mins[i] + share), cts[i]));
+  const out = claims.map((c, i) => restrict(c, c.instanceTypes.filter((it) => worstPrice(it, c, cts[i]) < mins[i] + share - EPS / claims.length), cts[i]));
   const price = out.reduce((s, c) => s + c.price, 0);
   return {
     ok: true, action: 'replace', replacements: out, savingsPerHour: total - price,
@@ -78,6 +81,8 @@ function replaceMany(claims: PlannedNodeClaim[], candidates: Candidate[], mode: 
 }
 
 export function computeConsolidation(view: ClusterView, candidates: Candidate[], mode: ConsolidationMode): Outcome {
+  const impossible = mode.maxReplacements === 1 ? cannotConsolidate(view, candidates) : undefined;
+  if (impossible) return { ok: false, why: impossible };
   const sim = simulate(view, candidates);
   if (sim.failure) return { ok: false, why: sim.failure };
   const n = sim.newClaims.length;

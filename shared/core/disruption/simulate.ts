@@ -13,7 +13,8 @@ import type { ClusterView } from './candidates';
 import type { Candidate } from './types';
 
 const bases = new WeakMap<ClusterView, SchedulingInput>();
-function base(view: ClusterView): SchedulingInput {
+/** The scheduling input of the pass (pending pods, existing nodes), built once per ClusterView. */
+export function schedulingBase(view: ClusterView): SchedulingInput {
   let b = bases.get(view);
   if (!b) { b = schedulingInputFromSnapshot(view.input.snapshot, view.input.instanceTypes); bases.set(view, b); }
   return b;
@@ -27,7 +28,7 @@ export interface Simulation {
 
 /** Schedules the candidates' pods with the candidates removed. */
 export function simulate(view: ClusterView, candidates: Candidate[]): Simulation {
-  const b = base(view);
+  const b = schedulingBase(view);
   const moving: Pod[] = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined, phase: 'Pending' as const })));
   const movingUids = new Set(moving.map((p) => p.uid));
   const plan = solve({ ...b, pods: [...b.pods, ...moving], options: { ...b.options, excludeNodes: new Set(candidates.map((c) => c.node.name)) } });
