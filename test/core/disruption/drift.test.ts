@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeDisruption } from '../../../shared/core/disruption';
+import { NodeClassHashVersion, nodeClassHash } from '../../../shared/core/model/hash';
+import type { EC2NodeClass } from '../../../shared/core/model/karpenter';
 import { Annotation, Label } from '../../../shared/core/model/labels';
 import { bound, c6g, claimNames, cluster, input, managed, NOW_S, pool } from './builders';
 
@@ -69,6 +71,28 @@ describe('drift', () => {
 
     // Assess
     expect(d.command?.driftReasons).toEqual({ 'claim-a': 'RequirementsDrifted' });
+  });
+
+  it('should detect NodeClassDrift when the EC2NodeClass hash changed since launch, at the same hash version', () => {
+    // Prepare
+    const cls: EC2NodeClass = {
+      name: 'default', amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2023@latest' }], subnetSelectorTerms: [{ id: 'subnet-1' }],
+      securityGroupSelectorTerms: [{ id: 'sg-1' }], tags: {}, blockDeviceMappings: [],
+      metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
+    };
+    const launchedWith = { [Annotation.nodeClassHash]: nodeClassHash(cls), [Annotation.nodeClassHashVersion]: NodeClassHashVersion };
+    const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: null });
+    const a = managed('a', { pool: p, type: c6g.xlarge, claimAnnotations: launchedWith });
+    const old = managed('old', { pool: p, type: c6g.xlarge, claimAnnotations: { ...launchedWith, [Annotation.nodeClassHashVersion]: 'v1' } });
+    const snap = cluster({ pools: [p], nodes: [a, old] });
+    const unchanged = computeDisruption(input({ ...snap, nodeClasses: [cls] }, types));
+
+    // Act
+    const changed = computeDisruption(input({ ...snap, nodeClasses: [{ ...cls, userData: 'echo hi' }] }, types));
+
+    // Assess
+    expect(unchanged.command).toBeUndefined();
+    expect(changed.command?.driftReasons).toEqual({ 'claim-a': 'NodeClassDrift' });
   });
 
   it('should let a terminationGracePeriod override pod blockers for drift only', () => {
