@@ -53,6 +53,16 @@ describe('nodewright plan', () => {
     expect(r.stdout).toContain('Total: 5 pending pod(s), 5 scheduled, 0 pending; 1 new node(s) at $0.3060/h');
   });
 
+  it('should list the pods that stay pending, with the reason, in the table', async () => {
+    // Act
+    const r = await run('plan', '-f', fixture('zone-pinned.yaml'), '--zones', 'us-east-1c');
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Pods that stay pending:');
+    expect(r.stdout).toMatch(/^default\/pinned\s+nodepool "default": /m);
+    expect(r.stdout).toContain('Total: 2 pending pod(s), 1 scheduled, 1 pending; 1 new node(s)');
+  });
+
   it('should refuse an invalid NodePool with one message naming file, document and field, and plan nothing', async () => {
     // Act
     const r = await run('plan', '-f', fixture('invalid-nodepool.yaml'), '-o', 'json');
@@ -164,6 +174,19 @@ describe('nodewright plan', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: cannot read instance types from .*invalid-nodepool\.yaml/);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('nodewright demo', () => {
+  it('should plan the seed walkthrough at 5 and at 12 replicas', async () => {
+    // Act
+    const r = await run('demo');
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('== kubectl scale deployment inflate --replicas 5 ==');
+    expect(r.stdout).toMatch(/default\s+c6a\.2xlarge\s+on-demand\s+\(any\)\s+5\s+\$0\.3060/);
+    expect(r.stdout).toContain('== kubectl scale deployment inflate --replicas 12 ==');
+    expect(r.stdout).toMatch(/default\s+c6a\.4xlarge\s+on-demand\s+\(any\)\s+12\s+\$0\.6120/);
   });
 });
 
