@@ -503,6 +503,24 @@ describe('solve() invariants (property tests)', () => {
     }), { numRuns: 50 });
   });
 
+  it('should give the same plan whatever order the pods, pools, types and nodes come in', () => {
+    fc.assert(fc.property(scenarioArb, fc.infiniteStream(fc.nat()), (s, seeds) => {
+      // Prepare: the same objects, listed in another order (as the API server may return them).
+      const a = buildInput(s);
+      const it = seeds[Symbol.iterator]();
+      const shuffle = <T>(xs: T[]): T[] => xs.map((x) => ({ x, k: it.next().value as number })).sort((p, q) => p.k - q.k).map((e) => e.x);
+      const b: SchedulingInput = {
+        ...a, pods: shuffle(a.pods), nodePools: shuffle(a.nodePools), existingNodes: shuffle(a.existingNodes), daemonSets: shuffle(a.daemonSets),
+        instanceTypes: Object.fromEntries(Object.entries(a.instanceTypes).map(([k, v]) => [k, shuffle(v)])),
+      };
+      // Act
+      const first = planToJson(solve(a), a.pods.length);
+      const second = planToJson(solve(b), b.pods.length);
+      // Assess
+      expect(second).toEqual(first);
+    }), { numRuns: Math.ceil(RUNS / 2) });
+  });
+
   it('should list at most 60 instance types per claim, cheapest first', () => {
     fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 61, maxLength: 90 }), (cents) => {
       // Prepare
