@@ -1,7 +1,9 @@
 /**
  * Time of one disruption pass (computeDisruption) on a 2k-node cluster. Not part of `npm test`.
  *   mixed:  2000 nodes, 80 % well packed, 20 % underutilized → a consolidation command is found
- *   packed: 2000 nodes, all full → no command (every method searches in vain: the worst case)
+ *   packed: 2000 nodes, all full → no command (the prefilter rejects every candidate without simulating)
+ *   dense:  2000 nodes, all 95 % full: gaps too small for most pods, so candidates are simulated (the
+ *           expensive case; the disruption function bounds it with the search timeouts)
  * Usage: node --import tsx bench/disruption.ts [mixed|packed ...]
  */
 import os from 'node:os';
@@ -70,10 +72,11 @@ function run(label: string, input: DisruptionInput) {
 
 function main() {
   const which = process.argv.slice(2);
-  const run2 = which.length ? which : ['mixed', 'packed'];
+  const run2 = which.length ? which : ['mixed', 'packed', 'dense'];
   const rows = [];
   if (run2.includes('mixed')) rows.push(run('mixed (20% underutilized)', cluster(2000, 0.2)));
   if (run2.includes('packed')) rows.push(run('packed (no command)', cluster(2000, 0, 1)));
+  if (run2.includes('dense')) rows.push(run('dense 95%', cluster(2000, 0, 0.95)));
   console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
   console.table(rows);
 }
