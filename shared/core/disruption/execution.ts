@@ -3,8 +3,9 @@
  * become one `disrupt` execution (taint → pre-spin → wait → terminate); expirations become `terminate`
  * executions (forceful, no pre-spin), as in Karpenter v1.
  */
-import { nodePoolHash } from '../model/hash';
-import type { NodeClaim } from '../model/karpenter';
+import { NodeClassHashVersion, nodeClassHash, nodePoolHash } from '../model/hash';
+import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
+import { Annotation } from '../model/labels';
 import { executionName, nodeClaimName, stableSuffix } from '../lifecycle/names';
 import { plannedClaimToNodeClaim } from '../provisioning/from-snapshot';
 import type { WorkflowName } from '../ports/workflow-starter';
@@ -21,17 +22,29 @@ export interface DisruptExecutionInput {
 
 export interface ExecutionRequest { machine: WorkflowName; name: string; input: unknown }
 
-/** The replacement NodeClaim objects, named deterministically from the command and `nowMs`. */
-export function replacementClaims(cmd: Command, nowMs: number): NodeClaim[] {
+/** Pools and classes to stamp the drift hashes on replacements (a replacement may land in another pool). */
+export interface ReplacementContext { nodePools?: NodePool[]; nodeClasses?: EC2NodeClass[] }
+
+/**
+ * The replacement NodeClaim objects, named deterministically from the command and `nowMs`, annotated with
+ * the nodepool hash and, when the class is known, the ec2nodeclass hash (so drift can be detected later).
+ */
+export function replacementClaims(cmd: Command, nowMs: number, context: ReplacementContext = {}): NodeClaim[] {
   return cmd.replacements.map((r, i) => {
-    const pool = cmd.candidates.find((c) => c.nodePool.name === r.nodePool)?.nodePool;
+    const pool = context.nodePools?.find((p) => p.name === r.nodePool) ?? cmd.candidates.find((c) => c.nodePool.name === r.nodePool)?.nodePool;
     const name = nodeClaimName(r.nodePool, [...cmd.candidates.map((c) => c.nodeClaim.name), ...r.pods.map((p) => p.uid)], nowMs, i);
-    return plannedClaimToNodeClaim(r, name, nowMs, pool ? pool.hash ?? nodePoolHash(pool) : undefined);
+    const claim = plannedClaimToNodeClaim(r, name, nowMs, pool ? pool.hash ?? nodePoolHash(pool) : undefined);
+    const cls = context.nodeClasses?.find((c) => c.name === r.nodeClassRef.name);
+    if (cls) {
+      claim.annotations[Annotation.nodeClassHash] = cls.hash ?? nodeClassHash(cls);
+      claim.annotations[Annotation.nodeClassHashVersion] = NodeClassHashVersion;
+    }
+    return claim;
   });
 }
 
 /** The executions to start for a command; names are stable for the same command and time (idempotent). */
-export function toExecutions(cmd: Command, nowMs: number): ExecutionRequest[] {
+export function toExecutions(cmd: Command, nowMs: number, context: ReplacementContext = {}): ExecutionRequest[] {
   if (cmd.method === 'expiration') {
     return cmd.candidates.map((c) => ({
       machine: 'terminate' as const,
@@ -42,7 +55,7 @@ export function toExecutions(cmd: Command, nowMs: number): ExecutionRequest[] {
   const input: DisruptExecutionInput = {
     reason: ReasonOf[cmd.reason],
     candidates: cmd.candidates.map((c) => ({ nodeClaimName: c.nodeClaim.name, nodeName: c.node.name })),
-    replacements: replacementClaims(cmd, nowMs),
+    replacements: replacementClaims(cmd, nowMs, context),
   };
   const seed = `${cmd.method}|${cmd.candidates.map((c) => c.nodeClaim.name).join(',')}|${nowMs}`;
   return [{ machine: 'disrupt', name: executionName('disrupt', cmd.reason, stableSuffix(seed, 10)), input }];
