@@ -17,6 +17,8 @@ export interface Activity {
   readonly id: number;
   readonly name: string;
   sleeping: number;
+  /** Invocations made so far within this activity (deterministic request ids). */
+  invocations: number;
 }
 
 export class VirtualClock implements Clock {
@@ -109,7 +111,7 @@ export class VirtualClock implements Clock {
 
   /** Runs `fn` as a tracked activity: virtual time waits for it unless it is sleeping on this clock. */
   track<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    const activity: Activity = { id: ++this.activitySeq, name, sleeping: 0 };
+    const activity: Activity = { id: ++this.activitySeq, name, sleeping: 0, invocations: 0 };
     this.active.add(activity);
     return this.context.run(activity, async () => {
       try {
@@ -118,6 +120,11 @@ export class VirtualClock implements Clock {
         this.active.delete(activity);
       }
     });
+  }
+
+  /** The activity the caller runs in (undefined outside any). */
+  current(): Activity | undefined {
+    return this.context.getStore();
   }
 
   /** True when no tracked activity is running (each is absent or waiting on the clock). */

@@ -4,6 +4,8 @@
  * each function invoked through its deployed `handler` (middy + Powertools + composition root) with a Lambda
  * context. Everything is undone by `restore()`.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { systemClock } from '../../adapters/clock';
 import { logger, metrics } from '../../adapters/lambda/handler';
@@ -84,10 +86,15 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   const metricsPatch = metrics as unknown as Patchable;
   const savedLoggerConsole = loggerPatch.console;
   const savedMetricsDisabled = metricsPatch.disabled;
+  // One shared Logger serves every simulated function (one process), so the function a line belongs to is
+  // taken from the invocation it is written in, not from the logger's appended keys.
+  const invocation = new AsyncLocalStorage<string>();
   const capture = (text: unknown) => {
     try {
       const record = JSON.parse(String(text)) as Record<string, unknown>;
-      const fields = Object.fromEntries(Object.entries(record).filter(([k]) => !ENVELOPE_KEYS.has(k)));
+      const fn = invocation.getStore();
+      const rest = Object.fromEntries(Object.entries(record).filter(([k]) => !ENVELOPE_KEYS.has(k) && k !== 'function'));
+      const fields: Record<string, unknown> = fn ? { function: fn, ...rest } : rest;
       onLog({ t: clock.elapsedSeconds(), level: String(record.level ?? 'INFO'), message: String(record.message ?? ''), fields });
     } catch {
       onLog({ t: clock.elapsedSeconds(), level: 'INFO', message: String(text), fields: {} });
@@ -107,7 +114,11 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       handler = await loadHandler(fn);
       handlers.set(functionKey, handler);
     }
-    const requestId = `${functionKey}-${++requests}`;
+    // Deterministic: from the activity (execution, schedule, queue) and its own invocation count.
+    const activity = clock.current();
+    const n = activity ? ++activity.invocations : ++requests;
+    const digest = createHash('sha256').update(`${activity?.name ?? 'none'}|${functionKey}|${n}|${clock.now()}`).digest('hex');
+    const requestId = `${digest.slice(0, 8)}-${digest.slice(8, 12)}-${digest.slice(12, 16)}-${digest.slice(16, 20)}-${digest.slice(20, 32)}`;
     const deadline = clock.now() + fn.timeoutSeconds * 1000;
     const context = {
       functionName: `nodewright-sim-${functionKey}`,
@@ -123,7 +134,7 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       fail: () => undefined,
       succeed: () => undefined,
     } satisfies Context;
-    return handler(event, context);
+    return invocation.run(functionKey, () => handler(event, context));
   };
 
   return {
@@ -133,6 +144,7 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       systemClock.now = savedClock.now;
       systemClock.sleep = savedClock.sleep;
       loggerPatch.console = savedLoggerConsole;
+      (metrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();
       metricsPatch.disabled = savedMetricsDisabled;
       for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
       Object.assign(process.env, savedEnv);

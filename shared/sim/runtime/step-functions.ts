@@ -36,8 +36,37 @@ const transitions = (s: AslState): string[] => {
   return out;
 };
 
-/** Seconds of Wait states on the shortest path from `from` (a Task, or undefined = StartAt) to the Task `to`, through non-Task states. */
-export function waitSecondsBetween(states: Record<string, AslState>, startAt: string, from: string | undefined, to: string): number {
+/** A simple JSONPath (`$`, `$.a.b`, `$.a[0]`) read from data; undefined when absent or not that simple. */
+export function readPath(data: unknown, path: string): unknown {
+  if (path === '$') return data;
+  if (!path.startsWith('$.')) return undefined;
+  let cur: unknown = data;
+  for (const part of path.slice(2).split('.')) {
+    const m = /^([^[\]]+)((?:\[\d+\])*)$/.exec(part);
+    if (!m) return undefined;
+    cur = (cur as Record<string, unknown> | undefined)?.[m[1]];
+    for (const idx of m[2].match(/\d+/g) ?? []) cur = (cur as unknown[] | undefined)?.[Number(idx)];
+  }
+  return cur;
+}
+
+/** How long a Wait state waits given its input: Seconds, SecondsPath, Timestamp or TimestampPath. */
+export function waitSeconds(state: AslState, input: unknown, nowMs: number): number {
+  if (typeof state.Seconds === 'number') return state.Seconds;
+  if (typeof state.SecondsPath === 'string') {
+    const v = Number(readPath(input, state.SecondsPath));
+    return Number.isFinite(v) && v > 0 ? v : 0;
+  }
+  const ts = typeof state.Timestamp === 'string' ? state.Timestamp : typeof state.TimestampPath === 'string' ? readPath(input, state.TimestampPath) : undefined;
+  const at = typeof ts === 'string' ? Date.parse(ts) : NaN;
+  return Number.isFinite(at) ? Math.max(0, (at - nowMs) / 1000) : 0;
+}
+
+/**
+ * Seconds of Wait states on the shortest path from `from` (a Task, or undefined = StartAt) to the Task `to`,
+ * through non-Task states; `data` is what flows along the path (the previous Task's output), for SecondsPath.
+ */
+export function waitSecondsBetween(states: Record<string, AslState>, startAt: string, from: string | undefined, to: string, data: unknown = {}, nowMs = 0): number {
   const starts = from ? transitions(states[from] ?? { Type: 'Task' }) : [startAt];
   const queue: { name: string; wait: number }[] = starts.map((name) => ({ name, wait: 0 }));
   const seen = new Set<string>();
@@ -46,12 +75,24 @@ export function waitSecondsBetween(states: Record<string, AslState>, startAt: st
     const s = states[name];
     if (!s || seen.has(name)) continue;
     seen.add(name);
-    const w = wait + (s.Type === 'Wait' ? Number(s.Seconds ?? 0) : 0);
+    const w = wait + (s.Type === 'Wait' ? waitSeconds(s, data, nowMs) : 0);
     if (name === to) return w;
     if (s.Type === 'Task' || s.Type === 'Map' || s.Type === 'Parallel') continue;
     for (const n of transitions(s)) queue.push({ name: n, wait: w });
   }
   return 0;
+}
+
+/** A Task's output from its Lambda result as the optimized integration returns it ({Payload}), for simple OutputPath / ResultPath. */
+function taskOutput(state: AslState, input: unknown, result: unknown): unknown {
+  const raw = { Payload: result, StatusCode: 200 };
+  if (typeof state.ResultPath === 'string' && state.ResultPath !== '$') {
+    const merged = { ...(typeof input === 'object' && input ? input as Record<string, unknown> : {}) };
+    if (/^\$\.[A-Za-z0-9_]+$/.test(state.ResultPath)) merged[state.ResultPath.slice(2)] = raw;
+    return typeof state.OutputPath === 'string' ? readPath(merged, state.OutputPath) : merged;
+  }
+  if (state.ResultPath === null) return input;
+  return typeof state.OutputPath === 'string' ? readPath(raw, state.OutputPath) : raw;
 }
 
 const compiledCache = new Map<string, { definition: AslDefinition; compiled: StateMachine }>();
@@ -123,20 +164,23 @@ export class SimulatedStepFunctions implements ExecutionStarter {
     const { definition, compiled } = this.load(record.machine);
     const topLevel = new Set(Object.keys(definition.States));
     let previousTask: string | undefined;
+    let previousOutput: unknown = JSON.parse(record.input);
     const taskResourceLocalHandlers: Record<string, (input: unknown) => Promise<unknown>> = {};
     const retryIntervalOverrides: Record<string, number> = {};
     for (const { stateName, functionKey } of taskBindings(definition)) {
       retryIntervalOverrides[stateName] = 0;
       taskResourceLocalHandlers[stateName] = async (effective) => {
-        if (topLevel.has(stateName)) {
-          const wait = waitSecondsBetween(definition.States, definition.StartAt, previousTask, stateName);
+        const top = topLevel.has(stateName);
+        if (top) {
+          const wait = waitSecondsBetween(definition.States, definition.StartAt, previousTask, stateName, previousOutput, this.clock.now());
           previousTask = stateName;
           if (wait > 0) await this.clock.sleep(wait * 1000);
         }
         record.tasks.push(functionKey);
         const payload = (effective as { Payload?: unknown } | null)?.Payload;
-        const result = await this.invoke(functionKey, JSON.parse(JSON.stringify(payload ?? null)));
-        return { Payload: JSON.parse(JSON.stringify(result ?? null)), StatusCode: 200 };
+        const result = JSON.parse(JSON.stringify((await this.invoke(functionKey, JSON.parse(JSON.stringify(payload ?? null)))) ?? null)) as unknown;
+        if (top) previousOutput = taskOutput(definition.States[stateName], previousOutput, result);
+        return { Payload: result, StatusCode: 200 };
       };
     }
     const waitTimeOverrides = Object.fromEntries(statesOfType(definition, 'Wait').map((n) => [n, 0]));
