@@ -23,6 +23,7 @@ export function schedulingBase(view: ClusterView): SchedulingInput {
 export interface Simulation {
   /** Why a candidate pod cannot move, or undefined. */
   failure?: string;
+  /** New claims holding at least one candidate pod (claims only for pending pods are the provisioner's). */
   newClaims: PlannedNodeClaim[];
 }
 
@@ -32,12 +33,13 @@ export function simulate(view: ClusterView, candidates: Candidate[]): Simulation
   const moving: Pod[] = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined, phase: 'Pending' as const })));
   const movingUids = new Set(moving.map((p) => p.uid));
   const plan = solve({ ...b, pods: [...b.pods, ...moving], options: { ...b.options, excludeNodes: new Set(candidates.map((c) => c.node.name)) } });
+  const newClaims = plan.nodeClaims.filter((c) => c.pods.some((p) => movingUids.has(p.uid)));
   const failed = [...plan.unschedulable, ...plan.ignored].find((u) => movingUids.has(u.pod.uid));
-  if (failed) return { failure: `pods don't fit elsewhere: pod ${podKey(failed.pod)}: ${failed.reason}`, newClaims: plan.nodeClaims };
+  if (failed) return { failure: `pods don't fit elsewhere: pod ${podKey(failed.pod)}: ${failed.reason}`, newClaims };
   const uninit = new Set(b.existingNodes.filter((n) => !n.initialized).map((n) => n.name));
   const onUninit = plan.existingPlacements.find((e) => uninit.has(e.node) && e.pods.some((p) => movingUids.has(p.uid)));
-  if (onUninit) return { failure: `pods would land on uninitialized node ${onUninit.node}`, newClaims: plan.nodeClaims };
-  return { newClaims: plan.nodeClaims };
+  if (onUninit) return { failure: `pods would land on uninitialized node ${onUninit.node}`, newClaims };
+  return { newClaims };
 }
 
 function zonesOf(claim: PlannedNodeClaim): Set<string> | undefined {

@@ -176,3 +176,21 @@ describe('consolidation', () => {
     });
   });
 });
+
+describe('consolidation beside pending pods', () => {
+  it('should still delete a node whose pods fit elsewhere while a pending pod waits for its own new node', () => {
+    // Prepare: "a" (1 vCPU) fits on "b"; a pending 6-vCPU pod fits on no existing node
+    const p = pool({ budgets: [{ nodes: '100%' }] });
+    const a = managed('a', { pool: p, type: c6g.x2large });
+    const b = managed('b', { pool: p, type: c6g.x2large });
+    const pending = { ...bound('nowhere', { name: 'big-pending', cpu: '6' }), nodeName: undefined, phase: 'Pending' as const, unschedulable: true, ready: false };
+    const pods = [bound(a), bound(b, { cpu: '3' }), bound(b, { cpu: '3' }), pending];
+
+    // Act
+    const d = computeDisruption(input(cluster({ pools: [p], nodes: [a, b], pods }), [c6g.large, c6g.xlarge, c6g.x2large]));
+
+    // Assess: the pending pod's claim is the provisioner's, not a replacement
+    expect(d.command).toMatchObject({ method: 'single-node', action: 'delete', replacements: [] });
+    expect(d.command?.candidates.map((c) => c.node.name)).toEqual(['a']);
+  });
+});
