@@ -4,6 +4,7 @@ import { isManifestValidationError } from '../shared/core/errors';
 import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/custom';
 import { demoCommand } from './demo';
 import { explainCommand } from './explain';
+import { simulateFile } from './simulate';
 import { CliUsageError, planCommand } from './plan';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -11,7 +12,8 @@ const err = (s: string) => process.stderr.write(`${s}\n`);
 
 /** Bad input (manifests, flags, files): exit 2 with one clear message and nothing planned. */
 function userError(e: unknown): e is Error {
-  return isManifestValidationError(e) || isInstanceTypesFileInvalidError(e) || e instanceof CliUsageError;
+  return isManifestValidationError(e) || isInstanceTypesFileInvalidError(e) || e instanceof CliUsageError
+    || (e instanceof Error && e.name === 'ScenarioInvalidError');
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -44,6 +46,16 @@ export async function main(argv: string[]): Promise<number> {
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
     .action((o: { file: string[]; pod?: string; instanceTypes?: string; region: string; zones?: string }) => {
       code = explainCommand(o, out);
+    });
+
+  program
+    .command('simulate')
+    .description('Run a scenario on a simulated EKS + EC2 with the production functions, adapters and state machines.')
+    .argument('<scenario>', 'scenario YAML (see examples/scenarios/)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .option('--report <file>', 'also write a self-contained HTML report')
+    .action(async (file: string, o: { output: 'table' | 'json'; report?: string }) => {
+      code = await simulateFile(file, o, out, err);
     });
 
   program

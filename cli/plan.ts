@@ -51,7 +51,8 @@ export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' 
   const zones = opts.zones ? opts.zones.split(',').map((z) => z.trim()).filter(Boolean) : undefined;
   const instanceTypes = readInstanceTypes(opts.instanceTypes, opts.region, zones);
   const result = planOffline(set, { region: opts.region, zones, instanceTypes, catalog: loadCatalog() });
-  const existing = existingNodesFromSnapshot(snapshotFromManifests(set)).filter((n) => !n.inFlight);
+  // Registered nodes and in-flight NodeClaims alike can receive pods; both are listed.
+  const existing = existingNodesFromSnapshot(snapshotFromManifests(set));
   return { result, json: planToJson(result.plan, result.pending.length, existing) };
 }
 

@@ -24,7 +24,7 @@ ${ticks.map((t) => `<text x="${x(t).toFixed(1)}" y="${H - 6}" text-anchor="middl
 
 export function renderReport(r: SimResultView): string {
   const tl = r.timeline ?? [];
-  const fields = (e: Record<string, unknown>) => Object.entries(e).filter(([k]) => k !== 't' && k !== 'message' && k !== 'level').map(([k, v]) => `${esc(k)}=${esc(typeof v === 'object' ? JSON.stringify(v) : v)}`).join(' ');
+  const fields = (e: { fields?: Record<string, unknown> }) => Object.entries(e.fields ?? {}).map(([k, v]) => `${esc(k)}=${esc(typeof v === 'object' ? JSON.stringify(v) : v)}`).join(' ');
   const summary: [string, string][] = [
     ['nodes launched', String(r.nodes.length)],
     ['disruptions', String(r.disruptions.length)],
@@ -34,15 +34,15 @@ export function renderReport(r: SimResultView): string {
     ['violations (PDB, do-not-disrupt, pods lost)', `${r.violations.pdb}, ${r.violations.doNotDisrupt}, ${r.violations.podsLost}`],
     ['at the end', `${r.final.nodes} nodes, ${r.final.pendingPods} pending pods, ${r.final.orphanInstances} orphan instances, ${r.final.leakedNodeClaims} leaked NodeClaims`],
   ];
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>nodewright simulation${r.name ? ` — ${esc(r.name)}` : ''}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>nodewright simulation${r.scenario?.name ? ` — ${esc(r.scenario.name)}` : ''}</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f4f4f4}figure{margin:1em 0}figcaption{font-weight:600}code{font-size:12px}.t{white-space:nowrap;font-variant-numeric:tabular-nums}</style></head><body>
-<h1>nodewright simulation${r.name ? `: ${esc(r.name)}` : ''}</h1>
+<h1>nodewright simulation${r.scenario?.name ? `: ${esc(r.scenario.name)}` : ''}</h1>
 <table>${summary.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
 ${chart('Nodes', tl.map((p) => ({ t: p.t, v: p.nodes })), '#2b6cb0', (v) => String(Math.round(v)))}
 ${chart('Pending pods', tl.map((p) => ({ t: p.t, v: p.pendingPods })), '#c05621', (v) => String(Math.round(v)))}
 ${chart('Fleet price ($/h)', tl.map((p) => ({ t: p.t, v: p.pricePerHour })), '#2f855a', (v) => `$${v.toFixed(3)}`)}
 <h2>Nodes</h2><table><tr><th>node</th><th>type</th><th>capacity</th><th>zone</th><th>pool</th><th>launched</th><th>ready</th><th>ended</th><th>reason</th></tr>
-${r.nodes.map((n) => `<tr><td>${esc(n.name)}</td><td>${esc(n.instanceType)}</td><td>${esc(n.capacityType)}</td><td>${esc(n.zone)}</td><td>${esc(n.nodePool)}</td><td class="t">${clock(n.launchedAt)}</td><td class="t">${n.readyAt != null ? clock(n.readyAt) : '-'}</td><td class="t">${n.terminatedAt != null ? clock(n.terminatedAt) : '-'}</td><td>${esc(n.terminationReason ?? '')}</td></tr>`).join('\n')}</table>
+${r.nodes.map((n) => `<tr><td>${esc(n.name)}</td><td>${esc(n.instanceType)}</td><td>${esc(n.capacityType)}</td><td>${esc(n.zone)}</td><td>${esc(n.nodePool ?? '')}</td><td class="t">${clock(n.launchedAt)}</td><td class="t">${n.readyAt != null ? clock(n.readyAt) : '-'}</td><td class="t">${n.terminatedAt != null ? clock(n.terminatedAt) : '-'}</td><td>${esc(n.terminationReason ?? '')}</td></tr>`).join('\n')}</table>
 <h2>Events</h2><table><tr><th>t</th><th>message</th><th>fields</th></tr>
 ${r.events.map((e) => `<tr><td class="t">${clock(e.t)}</td><td>${esc(e.message)}</td><td><code>${fields(e)}</code></td></tr>`).join('\n')}</table>
 </body></html>

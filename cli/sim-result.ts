@@ -4,7 +4,7 @@ export interface SimNode {
   instanceType: string;
   capacityType: string;
   zone: string;
-  nodePool: string;
+  nodePool?: string;
   launchedAt: number;
   readyAt?: number | null;
   interruptedAt?: number | null;
@@ -15,13 +15,16 @@ export interface SimNode {
 export interface SimEvent {
   t: number;
   message: string;
-  [field: string]: unknown;
+  level?: string;
+  fields?: Record<string, unknown>;
 }
 
 export interface SimResultView {
-  name?: string;
+  scenario?: { name: string };
   nodes: SimNode[];
-  disruptions: { t: number; reason: string; nodes: unknown[]; replacements: unknown[] }[];
+  disruptions: { t: number; reason: string; nodes: unknown[]; replacements: number | unknown[] }[];
+  /** What the scenario did (scale, apply, delete, interrupt …), for the timeline. */
+  scenarioEvents?: { t: number; kind: string; description: string; ok: boolean; error?: string }[];
   pods: { total: number; pendingSecondsP50: number; pendingSecondsP99: number; maxPendingSeconds: number; minReadyAfterRollout?: Record<string, number> };
   cost: { total: number; perHourAtEnd: number };
   violations: { pdb: number; doNotDisrupt: number; podsLost: number };

@@ -4,15 +4,26 @@ import { table } from './render';
 import type { SimResultView } from './sim-result';
 
 const SHOW = ['nodeclaim', 'nodepool', 'instance-type', 'zone', 'capacity-type', 'reason', 'node', 'pods'];
+/** Routine lines that would drown the story in a table for people (they stay in -o json and the report). */
+const ROUTINE = new Set(['garbage collection finished', 'dropping interruption message', 'draining node', 'drained node', 'terminated instance']);
 
 export function renderSimulationTable(r: SimResultView): string {
   const lines: string[] = [];
-  lines.push(`Timeline${r.name ? ` of ${r.name}` : ''} (simulated mm:ss):`);
-  lines.push(table(['T', 'EVENT', 'DETAILS'], r.events.map((e) => [clock(e.t), e.message,
-    SHOW.filter((k) => e[k] !== undefined).map((k) => `${k}=${typeof e[k] === 'object' ? JSON.stringify(e[k]) : String(e[k])}`).join(' ')])));
+  lines.push(`Timeline${r.scenario?.name ? ` of ${r.scenario.name}` : ''} (simulated mm:ss):`);
+  const rows: { t: number; cells: string[] }[] = [];
+  for (const e of r.scenarioEvents ?? []) rows.push({ t: e.t, cells: [clock(e.t), `scenario: ${e.description}`, e.ok ? '' : `failed: ${e.error ?? ''}`] });
+  for (const e of r.events) {
+    if (ROUTINE.has(e.message) || (e.level && e.level !== 'INFO' && e.level !== 'WARN' && e.level !== 'ERROR')) continue;
+    const f = e.fields ?? {};
+    const details = SHOW.filter((k) => f[k] !== undefined).map((k) => `${k}=${typeof f[k] === 'object' ? JSON.stringify(f[k]) : String(f[k])}`).join(' ');
+    const message = e.message.length > 110 ? `${e.message.slice(0, 107)}...` : e.message;
+    rows.push({ t: e.t, cells: [clock(e.t), message, details] });
+  }
+  rows.sort((a, b) => a.t - b.t);
+  lines.push(table(['T', 'EVENT', 'DETAILS'], rows.map((x) => x.cells)));
   lines.push('', 'Nodes:');
   lines.push(table(['NODE', 'TYPE', 'CAPACITY', 'ZONE', 'POOL', 'LAUNCHED', 'READY', 'ENDED', 'REASON'], r.nodes.map((n) => [
-    n.name, n.instanceType, n.capacityType, n.zone, n.nodePool, clock(n.launchedAt), n.readyAt != null ? clock(n.readyAt) : '-',
+    n.name, n.instanceType, n.capacityType, n.zone, n.nodePool ?? '', clock(n.launchedAt), n.readyAt != null ? clock(n.readyAt) : '-',
     n.terminatedAt != null ? clock(n.terminatedAt) : '-', n.terminationReason ?? ''])));
   lines.push('', 'Summary:');
   lines.push(table(['', ''], [

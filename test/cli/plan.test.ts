@@ -117,13 +117,13 @@ describe('nodewright plan', () => {
     expect(json(r).nodeClaims.map((c) => c.instanceTypes)).toEqual([['big.custom']]);
   });
 
-  // BUG (cli/plan.ts runPlan passes planToJson only the registered nodes — `.filter((n) => !n.inFlight)` — and
+  // Regression (fixed; was a bug in cli/plan.ts runPlan passes planToJson only the registered nodes — `.filter((n) => !n.inFlight)` — and
   // planToJson lists only those names): pods the plan places on an in-flight NodeClaim vanish from the JSON.
   // Input: the seed walkthrough plus inflight-claim.yaml (NodeClaim default-abc12 for a c6a.2xlarge, no Node
   // yet; Node ip-10-0-1-1 with 100m free). Expected: the five inflate pods listed under existingNodes (as
   // default-abc12), so that every pod counted in summary.scheduled appears somewhere. Actual: nodeClaims [],
   // existingNodes [{ name: ip-10-0-1-1, pods: [] }], unschedulable [], yet summary.scheduled is 5.
-  it.fails('should list the pods it places on an in-flight NodeClaim', async () => {
+  it('should list the pods it places on an in-flight NodeClaim', async () => {
     // Act
     const r = await run('plan', '-f', SEED, '-f', fixture('inflight-claim.yaml'), '-o', 'json');
     // Assess

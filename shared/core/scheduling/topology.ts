@@ -5,9 +5,9 @@
  * launch in parallel instead of one per provisioning loop.
  */
 import type { LabelSelector, Pod, PodAffinityTerm } from '../model/kube';
-import { Label } from '../model/labels';
+import { Label, NormalizedLabels } from '../model/labels';
 import { activeSpreads, type PodState } from './pod-data';
-import { Requirement, type Requirements } from './requirements';
+import { Requirement, Requirements } from './requirements';
 import { compileSelector, type LabelMatcher, selectorKey } from './selectors';
 
 export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
@@ -30,7 +30,8 @@ export class TopologyGroup {
     readonly indexLabel: string | undefined,
     readonly maxSkew: number,
     readonly minDomains: number | undefined,
-    readonly nodeFilter: Requirements | undefined,
+    /** nodeAffinityPolicy Honor: only pods on nodes matching one of these (nodeSelector ∧ a required term) count. */
+    readonly nodeFilter: Requirements[] | undefined,
   ) {
     this.reasons = {
       anti: `would violate pod anti-affinity on ${key}`,
@@ -80,7 +81,7 @@ export class Topology {
 
   get hasGroups(): boolean { return this.groups.size > 0; }
 
-  private group(type: GroupType, owner: Pod, key: string, selector: LabelSelector | undefined, namespaces: ReadonlySet<string> | 'all', maxSkew: number, minDomains: number | undefined, nodeFilter: Requirements | undefined, matchLabelKeys?: string[]): TopologyGroup {
+  private group(type: GroupType, owner: Pod, key: string, selector: LabelSelector | undefined, namespaces: ReadonlySet<string> | 'all', maxSkew: number, minDomains: number | undefined, nodeFilter: Requirements[] | undefined, matchLabelKeys?: string[]): TopologyGroup {
     let sel = selector;
     if (matchLabelKeys?.length && sel) {
       const extra: Record<string, string> = {};
@@ -88,7 +89,7 @@ export class Topology {
       sel = { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), ...extra } };
     }
     const nsKey = namespaces === 'all' ? '*' : [...namespaces].sort().join(',');
-    const filterKey = nodeFilter ? JSON.stringify(nodeFilter.toNodeSelector()) : '';
+    const filterKey = nodeFilter ? JSON.stringify(nodeFilter.map((f) => f.toNodeSelector())) : '';
     const id = `${type}|${key}|${nsKey}|${selectorKey(sel)}|${maxSkew}|${minDomains ?? ''}|${filterKey}`;
     let g = this.groups.get(id);
     if (!g) {
@@ -119,7 +120,7 @@ export class Topology {
     if (memo && memo.version === s.version) return memo.groups;
     const pod = s.pod;
     const spread = activeSpreads(s).map((c) =>
-      this.group('spread', pod, c.topologyKey, c.labelSelector, new Set([pod.namespace]), c.maxSkew, c.minDomains, c.nodeAffinityPolicy === 'Ignore' ? undefined : nonEmpty(s.strictRequirements), c.matchLabelKeys));
+      this.group('spread', pod, c.topologyKey, c.labelSelector, new Set([pod.namespace]), c.maxSkew, c.minDomains, c.nodeAffinityPolicy === 'Ignore' ? undefined : nodeFilterOf(s), c.matchLabelKeys));
     const term = (type: GroupType, t: PodAffinityTerm) => this.group(type, pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, t.matchLabelKeys);
     const reqAff = pod.affinity?.podAffinity?.required ?? [];
     const reqAnti = pod.affinity?.podAntiAffinity?.required ?? [];
@@ -287,7 +288,7 @@ export class Topology {
   record(s: PodState | Pod, reqs: Requirements, matchesFilter: (filter: Requirements) => boolean): void {
     const pod = 'pod' in s ? s.pod : s;
     for (const g of this.selectingGroups(pod)) {
-      if (g.nodeFilter && !matchesFilter(g.nodeFilter)) continue;
+      if (g.nodeFilter && !g.nodeFilter.some(matchesFilter)) continue;
       const dr = reqs.get(g.key);
       if (g.type === 'anti-affinity') {
         if (!dr || dr.complement) { for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.add(d); }
@@ -316,6 +317,16 @@ function pinned(reqs: Requirements, key: string): string | undefined {
   return r.values.values().next().value as string;
 }
 
-function nonEmpty(r: Requirements): Requirements | undefined {
-  return r.byKey.size > 0 ? r : undefined;
+/**
+ * The nodes whose pods count for the pod's spread (nodeAffinityPolicy Honor): nodeSelector and volume
+ * requirements with ANY of the pod's required node-affinity terms — from the pod itself, so relaxing a
+ * required term keeps the same group and its counts.
+ */
+function nodeFilterOf(s: PodState): Requirements[] | undefined {
+  const base = new Requirements();
+  for (const [k, v] of Object.entries(s.pod.nodeSelector)) base.addInPlace(Requirement.in(NormalizedLabels[k] ?? k, [v]));
+  for (const r of s.volumeRequirements.values()) base.addInPlace(r);
+  const terms = s.pod.affinity?.nodeAffinity?.required ?? [];
+  if (terms.length === 0) return base.byKey.size > 0 ? [base] : undefined;
+  return terms.map((t) => base.intersect(Requirements.fromNodeSelector(t.matchExpressions)));
 }

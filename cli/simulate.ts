@@ -1,0 +1,27 @@
+/** `nodewright simulate SCENARIO.yaml [-o table|json] [--report report.html]`: the whole product on a simulated EKS + EC2. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { renderReport } from './report';
+import { CliUsageError } from './plan';
+import { progressBar, renderSimulationTable } from './sim-table';
+
+export interface SimulateOptions { output: 'table' | 'json'; report?: string; progress?: boolean }
+
+export async function simulateFile(file: string, opts: SimulateOptions, out: (s: string) => void, err: (s: string) => void): Promise<number> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CliUsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  // Loaded on demand: `plan` and `explain` never pay for the simulator's AWS mocks and API server.
+  const { parseScenario, runScenario } = await import('../shared/sim');
+  const scenario = parseScenario(text, file);
+  const bar = opts.progress ?? process.stderr.isTTY ? progressBar(err) : undefined;
+  const result = await runScenario(scenario, { onProgress: bar ? (t, total) => bar.update(t, total) : undefined });
+  bar?.done();
+  if (opts.report) writeFileSync(opts.report, renderReport(result));
+  const { scenarioEvents: _events, invocationErrors, ...json } = result;
+  out(opts.output === 'json' ? JSON.stringify({ ...json, invocationErrors }, null, 2) : renderSimulationTable(result));
+  if (opts.report) err(`report written to ${opts.report}`);
+  return 0;
+}
