@@ -8,10 +8,14 @@ import { simulate } from './simulate';
 import type { Pass } from './pass';
 import type { Candidate, Command } from './types';
 
+/** The disrupt machine accepts at most 100 candidates per execution. */
+export const MaxCommandCandidates = 100;
+
 export function emptiness(pass: Pass): Command | undefined {
   const budget = budgets(pass.view, 'Empty');
   const chosen: Candidate[] = [];
   for (const c of pass.consolidatable.filter((x) => x.pods.length === 0).sort(byDisruptionCost)) {
+    if (chosen.length >= MaxCommandCandidates) { pass.reject('emptiness', [c], `left for the next pass: a command holds at most ${MaxCommandCandidates} nodes (disrupt execution input)`, { reason: 'empty' }); continue; }
     if (!budget.take(c.nodePool.name)) { pass.reject('emptiness', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'empty' }); continue; }
     chosen.push(c);
   }
@@ -70,7 +74,7 @@ function searchPrefixes(pass: Pass, list: Candidate[], maxReplacements: (n: numb
   return best;
 }
 
-const budgeted = (pass: Pass) => pass.budgetedUnderutilized((l) => withinBudget(pass, l, pass.view.input.options?.maxMultiNodeCandidates ?? 100));
+const budgeted = (pass: Pass) => pass.budgetedUnderutilized((l) => withinBudget(pass, l, Math.min(MaxCommandCandidates, pass.view.input.options?.maxMultiNodeCandidates ?? 100)));
 
 export function multiNode(pass: Pass): Command | undefined {
   const list = budgeted(pass);

@@ -116,3 +116,18 @@ describe('emptiness and budgets', () => {
     expect(d.audit.find((r) => r.action === 'expired')?.nodeClaims).toEqual(['claim-old']);
   });
 });
+
+describe('emptiness command size', () => {
+  it('should put at most 100 empty nodes in one command (the disrupt execution limit)', () => {
+    // Prepare
+    const p = pool({ budgets: [{ nodes: '100%' }] });
+    const nodes = Array.from({ length: 120 }, (_, i) => managed(`n${i}`, { pool: p, type: c6g.large }));
+
+    // Act
+    const d = computeDisruption(input(cluster({ pools: [p], nodes }), [c6g.large]));
+
+    // Assess
+    expect(d.command?.candidates).toHaveLength(100);
+    expect(d.audit.filter((r) => String(r.detail.why).startsWith('left for the next pass'))).toHaveLength(20);
+  });
+});
