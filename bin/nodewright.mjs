@@ -5,4 +5,6 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// A simulation leaves loopback servers and SDK timers behind; exit once stdout and stderr are flushed.
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

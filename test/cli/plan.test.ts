@@ -178,15 +178,18 @@ describe('nodewright plan', () => {
 });
 
 describe('nodewright demo', () => {
-  it('should plan the seed walkthrough at 5 and at 12 replicas', async () => {
+  it('should simulate the seed walkthrough scenario (the end-to-end run itself is tested in test/sim)', async () => {
+    // Prepare
+    const simulate = await import('../../cli/simulate');
+    const spy = vi.spyOn(simulate, 'simulateFile').mockResolvedValue(0);
+    const { demoCommand, WALKTHROUGH } = await import('../../cli/demo');
     // Act
-    const r = await run('demo');
+    const code = await demoCommand(() => {}, () => {});
     // Assess
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('== kubectl scale deployment inflate --replicas 5 ==');
-    expect(r.stdout).toMatch(/default\s+c6a\.2xlarge\s+on-demand\s+\(any\)\s+5\s+\$0\.3060/);
-    expect(r.stdout).toContain('== kubectl scale deployment inflate --replicas 12 ==');
-    expect(r.stdout).toMatch(/default\s+c6a\.4xlarge\s+on-demand\s+\(any\)\s+12\s+\$0\.6120/);
+    expect(code).toBe(0);
+    expect(WALKTHROUGH).toMatch(/examples\/scenarios\/walkthrough\.yaml$/);
+    expect(spy).toHaveBeenCalledWith(WALKTHROUGH, { output: 'table' }, expect.any(Function), expect.any(Function));
+    spy.mockRestore();
   });
 });
 

@@ -5,7 +5,7 @@
 import type { InstanceType, Offering } from '../instance-types/types';
 import type { DaemonSet, Taint } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
-import { Label } from '../model/labels';
+import { Label, WellKnownLabels } from '../model/labels';
 import { addInto, type ResourceList } from '../model/resources';
 import type { Dims } from './dims';
 import { Requirement, Requirements } from './requirements';
@@ -94,36 +94,73 @@ export function offeringMatcher(reqs: Requirements): (o: Offering) => boolean {
   return (o) => (!z || z.has(o.zone)) && (!c || c.has(o.capacityType)) && (!zid || o.zoneId === undefined || zid.has(o.zoneId));
 }
 
-function daemonOverhead(daemonSets: DaemonSet[], tmplReqs: Requirements, taints: Taint[], it: InstanceType): ResourceList {
+/** A DaemonSet pod's scheduling constraints, compiled once per build. */
+interface DaemonPod { requests: ResourceList; selector: Requirements; terms: Requirements[]; tolerates: boolean }
+
+function compileDaemons(daemonSets: DaemonSet[], taints: Taint[]): DaemonPod[] {
+  const hard = taints.filter((t) => t.effect !== 'PreferNoSchedule');
+  return daemonSets.map((ds) => ({
+    requests: ds.template.requests,
+    selector: Requirements.fromLabels(ds.template.nodeSelector),
+    terms: (ds.template.affinity?.nodeAffinity?.required ?? []).map((t) => Requirements.fromNodeSelector(t.matchExpressions)),
+    tolerates: !untoleratedTaint(ds.template, hard),
+  }));
+}
+
+/** Does a node made from this template and type satisfy `reqs`? (template requirements first, then the type's labels). */
+function nodeSatisfies(tmplReqs: Requirements, it: InstanceType, reqs: Requirements): boolean {
+  for (const [k, r] of reqs.byKey) {
+    const t = tmplReqs.get(k);
+    if (t) { if (!t.intersects(r)) return false; continue; }
+    const v = it.labels[k];
+    if (v !== undefined) { if (!r.has(v)) return false; continue; }
+    if (!r.isNegative() && !WellKnownLabels.has(k)) return false;
+  }
+  return true;
+}
+
+function daemonOverhead(daemons: DaemonPod[], tmplReqs: Requirements, it: InstanceType): ResourceList {
   const total: ResourceList = {};
-  for (const ds of daemonSets) {
-    const pod = ds.template;
-    if (untoleratedTaint(pod, taints.filter((t) => t.effect !== 'PreferNoSchedule'))) continue;
-    const node = tmplReqs.clone();
-    for (const [k, v] of Object.entries(it.labels)) if (!node.has(k)) node.addInPlace(Requirement.in(k, [v]));
-    const sel = Requirements.fromLabels(pod.nodeSelector);
-    if (!node.compatible(sel)) continue;
-    const terms = pod.affinity?.nodeAffinity?.required ?? [];
-    if (terms.length > 0 && !terms.some((t) => node.compatible(Requirements.fromNodeSelector(t.matchExpressions)))) continue;
-    if (!typeMatches(it, sel)) continue;
-    addInto(total, pod.requests);
+  for (const d of daemons) {
+    if (!d.tolerates || !nodeSatisfies(tmplReqs, it, d.selector)) continue;
+    if (d.terms.length > 0 && !d.terms.some((t) => nodeSatisfies(tmplReqs, it, t))) continue;
+    addInto(total, d.requests);
     total.pods = (total.pods ?? 0) + 1;
   }
   return total;
 }
 
+/**
+ * Templates are pure functions of (pool, types, DaemonSets, dims) and are rebuilt for every solve otherwise:
+ * the disruption core solves many times per pass with the same objects, so keep them by identity.
+ */
+const templateCache = new WeakMap<NodePool, WeakMap<InstanceType[], WeakMap<DaemonSet[], Map<string, Template>>>>();
+
 export function buildTemplate(pool: NodePool, types: InstanceType[], daemonSets: DaemonSet[], dims: Dims): Template {
+  let byTypes = templateCache.get(pool);
+  if (!byTypes) templateCache.set(pool, (byTypes = new WeakMap()));
+  let byDs = byTypes.get(types);
+  if (!byDs) byTypes.set(types, (byDs = new WeakMap()));
+  let byDims = byDs.get(daemonSets);
+  if (!byDims) byDs.set(daemonSets, (byDims = new Map()));
+  const key = dims.names.join('|');
+  let t = byDims.get(key);
+  if (!t) byDims.set(key, (t = buildTemplateUncached(pool, types, daemonSets, dims)));
+  return t;
+}
+
+function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets: DaemonSet[], dims: Dims): Template {
   const reqs = Requirements.fromNodeSelector(pool.template.requirements);
   for (const [k, v] of Object.entries(pool.template.labels)) reqs.addInPlace(Requirement.in(k, [v]));
   reqs.addInPlace(Requirement.in(Label.nodePool, [pool.name]));
   const dsReqs = reqs.clone().addInPlace(Requirement.in(Label.registered, ['true'])).addInPlace(Requirement.in(Label.initialized, ['true']));
-  const allTaints = [...pool.template.taints, ...pool.template.startupTaints];
+  const daemons = compileDaemons(daemonSets, [...pool.template.taints, ...pool.template.startupTaints]);
   const options: TypeOption[] = [];
   for (const it of types) {
     if (!typeMatches(it, reqs)) continue;
     const offerings = it.offerings.filter((o) => o.available && offeringMatches(o, reqs));
     if (offerings.length === 0) continue;
-    const daemon = daemonOverhead(daemonSets, dsReqs, allTaints, it);
+    const daemon = daemons.length > 0 ? daemonOverhead(daemons, dsReqs, it) : {};
     const effective: ResourceList = { ...it.allocatable };
     for (const k in daemon) effective[k] = (effective[k] ?? 0) - daemon[k];
     options.push({ it, effective, eff: dims.vec(effective), daemon, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)), full: false });
