@@ -28,6 +28,7 @@ export class VirtualClock implements Clock {
   private readonly active = new Set<Activity>();
   private readonly context = new AsyncLocalStorage<Activity>();
   private activitySeq = 0;
+  private readonly probes = new Set<() => string | undefined>();
 
   constructor(readonly startMs: number) {
     this.nowMs = startMs;
@@ -127,15 +128,25 @@ export class VirtualClock implements Clock {
     return this.context.getStore();
   }
 
-  /** True when no tracked activity is running (each is absent or waiting on the clock). */
+  /**
+   * Adds a check of outside work that must finish before time moves (e.g. HTTP requests in flight): it returns
+   * a description while busy, undefined when idle. Returns the remove function.
+   */
+  addBusyProbe(probe: () => string | undefined): () => void {
+    this.probes.add(probe);
+    return () => this.probes.delete(probe);
+  }
+
+  /** True when no tracked activity is running (each is absent or waiting on the clock) and every probe is idle. */
   idle(): boolean {
     for (const a of this.active) if (a.sleeping <= 0) return false;
+    for (const p of this.probes) if (p() !== undefined) return false;
     return true;
   }
 
-  /** Names of activities that are running (not waiting on the clock), for diagnostics. */
+  /** What keeps time from moving, for diagnostics. */
   busy(): string[] {
-    return [...this.active].filter((a) => a.sleeping <= 0).map((a) => a.name);
+    return [...[...this.active].filter((a) => a.sleeping <= 0).map((a) => a.name), ...[...this.probes].map((p) => p()).filter((x): x is string => x !== undefined)];
   }
 
   activeCount(): number {

@@ -49,6 +49,11 @@ export interface ProductionBinding {
 
 type Patchable = { console: unknown; disabled?: boolean };
 
+/** A function that ran past its timeout; `name` is the error Lambda reports to Step Functions. */
+export class FunctionTimedOutError extends Error {
+  override readonly name = 'Sandbox.Timedout' as const;
+}
+
 /** Resets the composition root's per-process caches when it offers a way to (see docs/simulator.md). */
 async function resetCompositionRoot(): Promise<void> {
   const deps = (await import('../../adapters/dependencies')) as Record<string, unknown>;
@@ -129,12 +134,21 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       logGroupName: `/aws/lambda/nodewright-sim-${functionKey}`,
       logStreamName: 'simulated',
       callbackWaitsForEmptyEventLoop: false,
-      getRemainingTimeInMillis: () => Math.max(0, deadline - clock.now()),
       done: () => undefined,
       fail: () => undefined,
       succeed: () => undefined,
-    } satisfies Context;
-    return invocation.run(functionKey, () => handler(event, context));
+    } as Omit<Context, 'getRemainingTimeInMillis'>;
+    // No getRemainingTimeInMillis: middy would arm a real-time timer with it. The function timeout is enforced
+    // here on virtual time instead (a timer, not a sleep, so the invocation still counts as running).
+    let cancel = () => {};
+    const timedOut = new Promise<never>((_, reject) => {
+      cancel = clock.at(deadline, () => reject(new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`)));
+    });
+    try {
+      return await Promise.race([invocation.run(functionKey, () => handler(event, context)), timedOut]);
+    } finally {
+      cancel();
+    }
   };
 
   return {

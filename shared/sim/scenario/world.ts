@@ -16,6 +16,7 @@ import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube
 import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { committedTestTls, type TlsMaterial } from '../kube/tls';
 import { REPO_ROOT } from '../runtime/functions';
+import { HttpInFlight } from '../runtime/http-inflight';
 import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding } from '../runtime/production';
 import { SimulatedStepFunctions, type ExecutionRecord } from '../runtime/step-functions';
 import { SimulatedQueue, startSchedules, type InvocationRecord } from '../runtime/triggers';
@@ -72,6 +73,8 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const api = new FakeKubeApi({ clock: () => clock.now() });
   const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls() });
   const env = simulatedEnv(opts.clusterName, opts.region);
+  const http = new HttpInFlight().start();
+  const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : undefined));
   const invocations: InvocationRecord[] = [];
   const lostPods: SimWorld['lostPods'] = [];
   const production = await bindProduction(clock, env, opts.onLog ?? (() => undefined));
@@ -115,6 +118,8 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
       restoreAws();
       production.restore();
       await server.close();
+      removeProbe();
+      http.stop();
       if (active === world) active = undefined;
     },
   };
