@@ -29,8 +29,28 @@ export class KubeConfigInvalidError extends Error {
   override readonly name = 'KubeConfigInvalidError' as const;
 }
 
+type AgentFactory = (cluster: { server?: string } | null, options: Record<string, unknown>) => unknown;
+
+/**
+ * @kubernetes/client-node 1.4 builds a new https.Agent (and so a new TLS context and handshake) for every
+ * request. One snapshot makes about a dozen list calls, so reuse one keep-alive agent per server and TLS
+ * options instead. `createAgent` is private in the typings (pinned version; covered by the adapter tests).
+ */
+function reuseAgents(kc: KubeConfig): KubeConfig {
+  const target = kc as unknown as { createAgent: AgentFactory };
+  const original = target.createAgent.bind(kc) as AgentFactory;
+  const agents = new Map<string, unknown>();
+  target.createAgent = (cluster, options) => {
+    const key = JSON.stringify([cluster?.server, options.rejectUnauthorized, options.servername, String(options.ca ?? ''), String(options.cert ?? '')]);
+    let agent = agents.get(key);
+    if (!agent) agents.set(key, (agent = original(cluster, { ...options, keepAlive: true })));
+    return agent;
+  };
+  return kc;
+}
+
 function build(name: string, cluster: { server: string; caData?: string; skipTLSVerify?: boolean }, user: User): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = reuseAgents(new KubeConfig());
   kc.loadFromOptions({
     clusters: [{ name, server: cluster.server, caData: cluster.caData, skipTLSVerify: cluster.skipTLSVerify ?? false }],
     users: [user],

@@ -69,22 +69,36 @@ export class Ec2CloudProvider implements CloudProvider {
     return this.resolver.resolve(nodeClass);
   }
 
+  /**
+   * The last built instance types per node class, reused while none of their inputs changed (same cached
+   * catalog/offerings/prices objects, same ICE marks, same node class): rebuilding ~1400 types per call is
+   * wasted work in a warm Lambda, and returning the same array lets the scheduler reuse its templates.
+   */
+  private readonly builtTypes = new Map<string, { inputs: unknown[]; types: InstanceType[] }>();
+
   async instanceTypes(nodeClass: EC2NodeClass, _nodePool?: NodePool): Promise<InstanceType[]> {
     const resolved = await this.resolver.resolve(nodeClass);
     const [entries, zonesByType, spotPrices, unavailable] = await Promise.all([
       this.source.entries(), this.source.zonesByType(), this.source.spotPrices(), this.deps.stateStore.unavailableOfferings(),
     ]);
+    const onDemandPrices = this.source.onDemandPrices();
+    const ice = unavailable.map(({ instanceType, zone, capacityType }) => `${capacityType}:${instanceType}:${zone}`).sort().join(',');
+    const inputs: unknown[] = [entries, zonesByType, spotPrices, onDemandPrices, ice, JSON.stringify(nodeClass), JSON.stringify(resolved)];
+    const hit = this.builtTypes.get(nodeClass.name);
+    if (hit && hit.inputs.every((v, i) => v === inputs[i])) return hit.types;
     // A type whose architecture has no AMI could never launch: don't offer it to the scheduler.
     const arches = new Set(resolved.amis.map((a) => a.arch));
-    return buildInstanceTypes(entries.filter((e) => arches.has(e.arch)), {
+    const types = buildInstanceTypes(entries.filter((e) => arches.has(e.arch)), {
       region: this.deps.region,
       zones: [...new Set(resolved.subnets.map((s) => s.zone))].sort(),
       nodeClass: { ...nodeClass, status: { ...nodeClass.status, ...NodeClassResolver.toStatus(resolved) } },
-      onDemandPrices: this.source.onDemandPrices(),
+      onDemandPrices,
       spotPrices,
       unavailable: unavailable.map(({ instanceType, zone, capacityType }) => ({ instanceType, zone, capacityType })),
       zonesByType,
     });
+    this.builtTypes.set(nodeClass.name, { inputs, types });
+    return types;
   }
 
   async create(req: LaunchRequest): Promise<CloudInstance> {

@@ -81,12 +81,17 @@ export class InstanceTypeSource {
   }
 
   /** On-demand prices for the region from the bundled catalog, keyed by instance type. */
+  private onDemand?: Record<string, number>;
+
+  /** On-demand prices from the bundled catalog (built once: the catalog never changes at run time). */
   onDemandPrices(): Record<string, number> {
+    if (this.onDemand) return this.onDemand;
     const out: Record<string, number> = {};
     for (const c of this.deps.catalog) {
       const p = c.onDemandUsdPerHour[this.deps.region];
       if (typeof p === 'number') out[c.name] = p;
     }
+    this.onDemand = out;
     return out;
   }
 
