@@ -54,15 +54,31 @@ export class FunctionTimedOutError extends Error {
   override readonly name = 'Sandbox.Timedout' as const;
 }
 
-/** Resets the composition root's per-process caches when it offers a way to (see docs/simulator.md). */
+export class SimulationNotRepeatableError extends Error {
+  override readonly name = 'SimulationNotRepeatableError' as const;
+}
+
+let bindings = 0;
+
+/**
+ * Resets the composition root's per-process caches (config, dependencies, each handler's built instance) so a
+ * second world in the same process is not served by the first world's clients. Without the reset hooks a
+ * second binding would silently talk to a closed server: that is refused.
+ */
 async function resetCompositionRoot(): Promise<void> {
   const deps = (await import('../../adapters/dependencies')) as Record<string, unknown>;
   const cfg = (await import('../../adapters/config')) as Record<string, unknown>;
+  const canReset = typeof deps.resetDependencies === 'function' && typeof cfg.resetConfig === 'function';
+  if (bindings > 0 && !canReset) {
+    throw new SimulationNotRepeatableError('the composition root offers no resetDependencies/resetConfig: run one simulation per process');
+  }
   if (typeof deps.resetDependencies === 'function') (deps.resetDependencies as () => void)();
   if (typeof cfg.resetConfig === 'function') (cfg.resetConfig as () => void)();
+  bindings++;
 }
 
 export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
+  await resetCompositionRoot();
   const savedEnv = { ...process.env };
   Object.assign(process.env, {
     CLUSTER_NAME: env.clusterName,
@@ -81,7 +97,6 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
-  await resetCompositionRoot();
 
   const savedClock = { now: systemClock.now, sleep: systemClock.sleep };
   systemClock.now = () => clock.now();

@@ -77,7 +77,15 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : undefined));
   const invocations: InvocationRecord[] = [];
   const lostPods: SimWorld['lostPods'] = [];
-  const production = await bindProduction(clock, env, opts.onLog ?? (() => undefined));
+  let production: ProductionBinding;
+  try {
+    production = await bindProduction(clock, env, opts.onLog ?? (() => undefined));
+  } catch (e) {
+    removeProbe();
+    http.stop();
+    await server.close();
+    throw e;
+  }
   const stepFunctions = new SimulatedStepFunctions(clock, env.stateMachineArns, (key, payload) => production.invoke(key, payload));
   const sim: SimulatedAws = {
     world: ec2,

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../../shared/catalog';
+import { VirtualClock } from '../../../shared/sim/clock';
+import { Ec2World } from '../../../shared/sim/aws/ec2-world';
+import { kubeletFromUserData, nodeObjectFor, reconcileDaemonSets, reconcileDeployments, runScheduler } from '../../../shared/sim/cluster';
+import { FakeKubeApi } from '../../../shared/sim/kube';
+import type { KubeObject } from '../../../shared/sim/kube';
+
+const T0 = Date.UTC(2025, 0, 1);
+
+function setup() {
+  const clock = new VirtualClock(T0);
+  const api = new FakeKubeApi({ clock: () => clock.now() });
+  const world = new Ec2World({ region: 'us-east-1', zones: ['us-east-1a', 'us-east-1b'], clusterName: 'sim', seed: 1, clock, catalog: loadCatalog() });
+  const nodes = api.store.typeOf('v1', 'Node');
+  const addNode = (type: string, zone: string, opts: { taints?: string; labels?: string } = {}) => {
+    const subnet = world.subnets.find((s) => s.zone === zone);
+    const userData = `--node-labels=${opts.labels ?? 'karpenter.sh/nodepool=default'} --register-with-taints=${opts.taints ?? ''}`;
+    const i = world.launch({ type, zone, subnetId: subnet?.id ?? '', capacityType: 'on-demand', imageId: 'ami-1', securityGroupIds: [], tags: {}, clientToken: `${type}-${zone}-${opts.taints ?? ''}`, userData });
+    const node = nodeObjectFor(world, i, api.store.timestamp());
+    node.spec = { ...node.spec, taints: ((node.spec?.taints as { key: string }[]) ?? []).filter((t) => t.key !== 'karpenter.sh/unregistered') };
+    return api.store.create(nodes, undefined, node);
+  };
+  const deployment = (name: string, replicas: number, spec: Record<string, unknown>): KubeObject => api.apply({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'default' },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec } },
+  });
+  const pods = () => api.store.list(api.store.typeOf('v1', 'Pod')).items;
+  return { clock, api, world, addNode, deployment, pods };
+}
+
+const container = (cpu: string) => ({ containers: [{ name: 'c', image: 'pause', resources: { requests: { cpu } } }] });
+
+describe('simulated kube-side controllers', () => {
+  it('should name a Deployment\'s pods <name>-<i>, recreate a deleted one and remove extras on scale down', () => {
+    // Prepare
+    const { api, deployment, pods } = setup();
+    deployment('inflate', 3, container('1'));
+    reconcileDeployments(api.store);
+    // Act
+    api.store.delete(api.store.typeOf('v1', 'Pod'), 'default', 'inflate-1', { gracePeriodSeconds: 0 });
+    reconcileDeployments(api.store);
+    const afterDelete = pods().map((p) => p.metadata.name).sort();
+    deployment('inflate', 1, container('1'));
+    reconcileDeployments(api.store);
+    // Assess
+    expect(afterDelete).toEqual(['inflate-0', 'inflate-1', 'inflate-2']);
+    expect(pods().map((p) => p.metadata.name)).toEqual(['inflate-0']);
+  });
+
+  it('should bind pods that fit and mark the rest Unschedulable with the reasons', () => {
+    // Prepare
+    const { api, addNode, deployment, pods } = setup();
+    addNode('m5.large', 'us-east-1a');
+    deployment('inflate', 3, container('1'));
+    reconcileDeployments(api.store);
+    // Act
+    const result = runScheduler(api.store);
+    // Assess
+    expect(result.bound).toHaveLength(1);
+    expect(result.unschedulable).toHaveLength(2);
+    const pending = pods().find((p) => !(p.spec as { nodeName?: string }).nodeName);
+    expect((pending?.status as { conditions: { type: string; status: string; reason?: string; message?: string }[] }).conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: expect.stringContaining('Insufficient cpu') }));
+  });
+
+  it('should keep pods off nodes with untolerated taints, including karpenter.sh/disrupted', () => {
+    // Prepare
+    const { api, addNode, deployment } = setup();
+    addNode('m5.xlarge', 'us-east-1a', { taints: 'karpenter.sh/disrupted:NoSchedule' });
+    addNode('m5.xlarge', 'us-east-1b', { taints: 'gpu=true:NoSchedule' });
+    deployment('web', 1, container('100m'));
+    deployment('gpu', 1, { ...container('100m'), tolerations: [{ key: 'gpu', operator: 'Equal', value: 'true', effect: 'NoSchedule' }] });
+    reconcileDeployments(api.store);
+    // Act
+    const result = runScheduler(api.store);
+    // Assess
+    expect(result.bound.map((b) => b.pod)).toEqual(['default/gpu-0']);
+    expect(result.unschedulable).toEqual(['default/web-0']);
+  });
+
+  it('should honour required anti-affinity on hostname and DoNotSchedule zone spread', () => {
+    // Prepare
+    const { api, addNode, deployment } = setup();
+    addNode('m5.2xlarge', 'us-east-1a');
+    addNode('m5.2xlarge', 'us-east-1b');
+    deployment('solo', 3, { ...container('100m'), affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'solo' } } }] } } });
+    deployment('spread', 4, { ...container('100m'), topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'spread' } } }] });
+    reconcileDeployments(api.store);
+    // Act
+    const result = runScheduler(api.store);
+    // Assess
+    const solo = result.bound.filter((b) => b.pod.startsWith('default/solo'));
+    expect(new Set(solo.map((b) => b.node)).size).toBe(2);
+    expect(result.unschedulable).toEqual(['default/solo-2']);
+    const spread = result.bound.filter((b) => b.pod.startsWith('default/spread'));
+    expect(spread.filter((b) => b.node.includes('.ec2.internal')).length).toBe(4);
+    const perNode = new Map<string, number>();
+    for (const b of spread) perNode.set(b.node, (perNode.get(b.node) ?? 0) + 1);
+    expect([...perNode.values()]).toEqual([2, 2]);
+  });
+
+  it('should run DaemonSet pods on nodes whose taints they tolerate', () => {
+    // Prepare
+    const { api, addNode, pods } = setup();
+    addNode('m5.large', 'us-east-1a');
+    addNode('m5.large', 'us-east-1b', { taints: 'dedicated=db:NoSchedule' });
+    api.apply({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent', namespace: 'kube-system' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: container('50m') } } });
+    // Act
+    reconcileDaemonSets(api.store);
+    // Assess
+    expect(pods().filter((p) => p.metadata.namespace === 'kube-system')).toHaveLength(1);
+  });
+
+  it('should read the kubelet labels, taints and max pods from AL2023 or Bottlerocket user data', () => {
+    // Act
+    const al = kubeletFromUserData('kubelet:\n  flags:\n    - --node-labels=karpenter.sh/nodepool=default,team=a\n    - --register-with-taints=gpu=true:NoSchedule,karpenter.sh/unregistered:NoExecute\n  config: {"maxPods": 29}\n');
+    const br = kubeletFromUserData('[settings.kubernetes]\nmax-pods = 17\n[settings.kubernetes.node-labels]\n"karpenter.sh/nodepool" = "br"\n[settings.kubernetes.node-taints]\n"gpu" = ["true:NoSchedule"]\n');
+    // Assess
+    expect(al).toEqual({ labels: { 'karpenter.sh/nodepool': 'default', team: 'a' }, taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }, { key: 'karpenter.sh/unregistered', effect: 'NoExecute' }], maxPods: 29 });
+    expect(br.labels).toEqual({ 'karpenter.sh/nodepool': 'br' });
+    expect(br.taints).toContainEqual({ key: 'gpu', value: 'true', effect: 'NoSchedule' });
+    expect(br.maxPods).toBe(17);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../../../shared/sim';
+
+const OBJECTS = `objects: |
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: inflate}
+  spec:
+    replicas: 0
+    selector: {matchLabels: {app: inflate}}
+    template:
+      metadata: {labels: {app: inflate}}
+      spec:
+        containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]
+`;
+
+describe('parseScenario', () => {
+  it('should read durations, defaults and events sorted by time', () => {
+    // Act
+    const s = parseScenario(`name: t\nseed: 4\nregion: us-west-2\nduration: 1h30m\n${OBJECTS}events:\n  - at: 10m\n    scale: {deployment: default/inflate, replicas: 0}\n  - at: 90s\n    scale: {deployment: inflate, replicas: 5}\n  - at: 2m\n    unavailable: {instanceType: m5.large, capacityType: spot, for: 10m}\n`, 'scenario.yaml');
+    // Assess
+    expect(s).toMatchObject({ name: 't', seed: 4, region: 'us-west-2', zones: ['us-west-2a', 'us-west-2b', 'us-west-2c'], durationSeconds: 5400, settings: { nodeStartupSeconds: 35 } });
+    expect(s.objects.map((o) => o.kind)).toEqual(['Deployment']);
+    expect(s.events.map((e) => e.at)).toEqual([90, 120, 600]);
+    expect(s.events[1].unavailable).toEqual({ instanceType: 'm5.large', capacityType: 'spot', for: 600 });
+  });
+
+  it.each([
+    ['name: t\nduration: soon\n', 'duration: "soon" is not a duration'],
+    ['name: t\nevents:\n  - at: 1m\n', 'events.0: each event needs exactly one of'],
+    ['name: t\nevents:\n  - at: 1m\n    interrupt: {node: any, kind: meteor}\n', 'events.0.interrupt.kind'],
+    ['name: t\nevents:\n  - at: 1m\n    scale: {deployment: inflate, replicas: -1}\n', 'events.0.scale.replicas'],
+    ['name: t\nduration: 5m\nevents:\n  - at: 10m\n    scale: {deployment: inflate, replicas: 1}\n', 'events.0.at: 600s is after the end'],
+    ['name: t\nregion: us-east-1\nzones: [eu-west-1a]\n', 'zones: eu-west-1a is not in region us-east-1'],
+    ['seed: 1\n', 'name:'],
+    ['name: t\nobjects: |\n  apiVersion: karpenter.sh/v1\n  kind: NodePool\n  metadata: {name: bad}\n  spec: {template: {spec: {nodeClassRef: 3}}}\n', 'objects:'],
+    ['name: [unclosed\n', 'invalid YAML'],
+  ])('should refuse %j naming the field', (text, message) => {
+    // Act / Assess
+    expect(() => parseScenario(text, 'bad.yaml')).toThrow(expect.objectContaining({ name: 'ScenarioInvalidError', message: expect.stringContaining(message) }));
+    expect(() => parseScenario(text, 'bad.yaml')).toThrow(/^bad\.yaml: /);
+  });
+
+  it('should substitute ${CLUSTER_NAME} in objects with the scenario cluster name', () => {
+    // Act
+    const s = parseScenario('name: t\nclusterName: demo\nobjects: |\n  apiVersion: karpenter.k8s.aws/v1\n  kind: EC2NodeClass\n  metadata: {name: default}\n  spec:\n    role: KarpenterNodeRole-${CLUSTER_NAME}\n    amiSelectorTerms: [{alias: al2023@latest}]\n    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]\n    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]\n', 'a.yaml');
+    // Assess
+    expect(s.objects[0].spec).toMatchObject({ role: 'KarpenterNodeRole-demo', subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }] });
+  });
+});
