@@ -5,3 +5,4 @@ export type { SimulationResult, SimulatedNode, SimulatedDisruption, SimulationEv
 export { VirtualClock, settle, SimulationStalledError } from './clock';
 export { createWorld, SimulationBusyError, type SimWorld, type WorldOptions } from './scenario/world';
 export { deployedFunctions, type DeployedFunction } from './runtime/functions';
+export { startInteractive, type InteractiveOptions, type InteractiveSession } from './scenario/interactive';

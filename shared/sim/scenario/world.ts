@@ -31,6 +31,8 @@ export interface WorldOptions {
   startMs?: number;
   catalog?: readonly CatalogEntry[];
   tls?: TlsMaterial;
+  /** Port of the fake API server on 127.0.0.1 (default: an ephemeral one). */
+  port?: number;
   /** Tags the simulated subnets and security groups carry besides the cluster's discovery tag. */
   discoveryTags?: Record<string, string>;
   onLog?: (log: CapturedLog) => void;
@@ -70,8 +72,10 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   if (active) throw new SimulationBusyError('another simulation is running in this process; run scenarios one after another');
   const clock = new VirtualClock(opts.startMs ?? Date.UTC(2025, 0, 6, 9, 0, 0));
   const ec2 = new Ec2World({ region: opts.region, zones: opts.zones, clusterName: opts.clusterName, seed: opts.seed, clock, catalog: opts.catalog ?? loadCatalog(), ...(opts.discoveryTags ? { discoveryTags: opts.discoveryTags } : {}) });
+  // No bearer token required: nodewright authenticates with an EKS token (STS presigned), which the fake
+  // API server cannot check; kubectl in interactive mode connects with the written kubeconfig.
   const api = new FakeKubeApi({ clock: () => clock.now() });
-  const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls() });
+  const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls(), ...(opts.port ? { port: opts.port } : {}) });
   const env = simulatedEnv(opts.clusterName, opts.region);
   const http = new HttpInFlight().start();
   const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : undefined));
