@@ -34,12 +34,14 @@ type AgentFactory = (cluster: { server?: string } | null, options: Record<string
 /**
  * @kubernetes/client-node 1.4 builds a new https.Agent (and so a new TLS context and handshake) for every
  * request. One snapshot makes about a dozen list calls, so reuse one keep-alive agent per server and TLS
- * options instead. `createAgent` is private in the typings (pinned version; covered by the adapter tests).
+ * options instead, shared by every KubeConfig of the process. `createAgent` is private in the typings
+ * (pinned version; covered by the adapter tests).
  */
+const agents = new Map<string, unknown>();
+
 function reuseAgents(kc: KubeConfig): KubeConfig {
   const target = kc as unknown as { createAgent: AgentFactory };
   const original = target.createAgent.bind(kc) as AgentFactory;
-  const agents = new Map<string, unknown>();
   target.createAgent = (cluster, options) => {
     const key = JSON.stringify([cluster?.server, options.rejectUnauthorized, options.servername, String(options.ca ?? ''), String(options.cert ?? '')]);
     let agent = agents.get(key);
@@ -68,7 +70,7 @@ export function kubeConfigForEks(opts: { endpoint: string; caData: string; token
   if (!/^https:\/\//.test(opts.endpoint)) throw new KubeConfigInvalidError(`kubeConfigForEks: endpoint must be an https:// URL, got ${JSON.stringify(opts.endpoint)}`);
   if (!opts.caData) throw new KubeConfigInvalidError('kubeConfigForEks: caData (the cluster certificate authority, base64) is required');
   const name = opts.name ?? 'eks';
-  const kc = new KubeConfig();
+  const kc = reuseAgents(new KubeConfig());
   kc.addAuthenticator(new TokenProviderAuthenticator(opts.tokenProvider));
   kc.loadFromOptions({
     clusters: [{ name, server: opts.endpoint, caData: opts.caData, skipTLSVerify: false }],

@@ -97,6 +97,9 @@ export class FakeKubeApi {
     const material = opts.tls ? (opts.tlsMaterial ?? localhostTls()) : undefined;
     const handler = (req: IncomingMessage, res: ServerResponse) => this.serve(req, res, server);
     const server: Server = material ? createHttpsServer({ cert: material.cert, key: material.key }, handler) : createHttpServer(handler);
+    // Clients keep connections alive between bursts of calls (a simulation runs an hour in about a minute);
+    // Node's 5 s default would make every burst pay new TLS handshakes.
+    server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
