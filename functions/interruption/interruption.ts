@@ -58,5 +58,10 @@ export const handler = deployedHandler<SQSEvent, SQSBatchResponse>('interruption
     clock: deps.clock,
     logger: lifecycleLogger(),
     clusterName: deps.config.clusterName,
+    // Replacements start at once: a `launch` reconcile runs the provisioner now, which also plans the pods of
+    // nodes being drained. Named after the instance, so a repeated event cannot start a second one.
+    triggerProvisioning: async ({ instanceId }) => {
+      await deps.workflows.start('launch', `reconcile-interruption-${instanceId}`, { reconcile: true });
+    },
   }),
 );
