@@ -19,6 +19,10 @@ export interface Activity {
   sleeping: number;
   /** Invocations made so far within this activity (deterministic request ids). */
   invocations: number;
+  /** Virtual time the activity started. */
+  readonly startedMs: number;
+  /** Log lines written so far within this activity (their order within it). */
+  lines: number;
 }
 
 export class VirtualClock implements Clock {
@@ -112,7 +116,7 @@ export class VirtualClock implements Clock {
 
   /** Runs `fn` as a tracked activity: virtual time waits for it unless it is sleeping on this clock. */
   track<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    const activity: Activity = { id: ++this.activitySeq, name, sleeping: 0, invocations: 0 };
+    const activity: Activity = { id: ++this.activitySeq, name, sleeping: 0, invocations: 0, startedMs: this.nowMs, lines: 0 };
     this.active.add(activity);
     return this.context.run(activity, async () => {
       try {

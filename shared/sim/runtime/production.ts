@@ -17,6 +17,11 @@ export interface CapturedLog {
   level: string;
   message: string;
   fields: Record<string, unknown>;
+  /**
+   * A deterministic order for lines written at the same time: the writing activity's start time and name,
+   * then the line's position within that activity (concurrent activities interleave differently per run).
+   */
+  order: [number, string, number];
 }
 
 /** Powertools keys that describe the invocation, not the event. */
@@ -109,15 +114,19 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   // One shared Logger serves every simulated function (one process), so the function a line belongs to is
   // taken from the invocation it is written in, not from the logger's appended keys.
   const invocation = new AsyncLocalStorage<string>();
+  const orderOf = (): [number, string, number] => {
+    const a = clock.current();
+    return a ? [a.startedMs, a.name, ++a.lines] : [Number.MAX_SAFE_INTEGER, '', 0];
+  };
   const capture = (text: unknown) => {
     try {
       const record = JSON.parse(String(text)) as Record<string, unknown>;
       const fn = invocation.getStore();
       const rest = Object.fromEntries(Object.entries(record).filter(([k]) => !ENVELOPE_KEYS.has(k) && k !== 'function'));
       const fields: Record<string, unknown> = fn ? { function: fn, ...rest } : rest;
-      onLog({ t: clock.elapsedSeconds(), level: String(record.level ?? 'INFO'), message: String(record.message ?? ''), fields });
+      onLog({ t: clock.elapsedSeconds(), level: String(record.level ?? 'INFO'), message: String(record.message ?? ''), fields, order: orderOf() });
     } catch {
-      onLog({ t: clock.elapsedSeconds(), level: 'INFO', message: String(text), fields: {} });
+      onLog({ t: clock.elapsedSeconds(), level: 'INFO', message: String(text), fields: {}, order: orderOf() });
     }
   };
   loggerPatch.console = { info: capture, warn: capture, error: capture, debug: capture, log: capture, trace: capture };

@@ -139,8 +139,10 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     const disruptions = collectDisruptions(world, terminateReasons);
     const nodes = collectNodes(world, observer, terminateReasons);
     const pending = observer.allPendingDurations();
-    const events: SimulationEvent[] = logs.map((l) => ({ t: l.t, level: l.level, message: l.message, fields: l.fields }))
-      .sort((a, b) => byT(a, b) || a.message.localeCompare(b.message) || stableJson(a.fields).localeCompare(stableJson(b.fields)));
+    const events: SimulationEvent[] = [...logs]
+      .sort((a, b) => byT(a, b) || a.order[0] - b.order[0] || a.order[1].localeCompare(b.order[1]) || a.order[2] - b.order[2]
+        || a.message.localeCompare(b.message) || stableJson(a.fields).localeCompare(stableJson(b.fields)))
+      .map((l) => ({ t: l.t, level: l.level, message: l.message, fields: l.fields }));
     return {
       scenario: { name: scenario.name, seed: scenario.seed, region: scenario.region, zones: scenario.zones, durationSeconds: scenario.durationSeconds },
       nodes,
