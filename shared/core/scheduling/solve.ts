@@ -119,23 +119,48 @@ export function solve(input: SchedulingInput): Plan {
     claims[j].pos = j;
   };
 
-  // Hostname anti-affinity is the quadratic case (every replica needs its own node): per group, keep the
-  // claims it does not block yet, so an owner pod tries only those instead of scanning every claim.
-  const hostAnti = new Map<TopologyGroup, Set<InProgressClaim>>();
+  // Hostname anti-affinity and hostname spread are the quadratic cases (replicas need their own nodes): per
+  // (group, threshold) keep the claims whose hostname count is still within the threshold, so an owner pod
+  // tries only those instead of scanning every claim.
+  interface HostIndex { g: TopologyGroup; threshold: number; claims: Set<InProgressClaim> }
+  const hostIndex = new Map<string, HostIndex>();
+  const indexFor = (g: TopologyGroup, threshold: number): HostIndex => {
+    const key = `${g.id}|${threshold}`;
+    let ix = hostIndex.get(key);
+    if (!ix) {
+      ix = { g, threshold, claims: new Set(claims.filter((c) => g.count(c.hostname) <= threshold)) };
+      hostIndex.set(key, ix);
+    }
+    return ix;
+  };
   const claimCandidates = (s: PodState): Iterable<InProgressClaim> => {
     if (!topology.hasGroups) return claims;
     let smallest: Set<InProgressClaim> | undefined;
-    for (const g of topology.ownedGroups(s).anti) {
+    const owned = topology.ownedGroups(s);
+    for (const g of owned.anti) {
       if (g.key !== Label.hostname) continue;
-      let set = hostAnti.get(g);
-      if (!set) { set = new Set(claims.filter((c) => g.count(c.hostname) === 0)); hostAnti.set(g, set); }
-      if (!smallest || set.size < smallest.size) smallest = set;
+      const ix = indexFor(g, 0);
+      if (!smallest || ix.claims.size < smallest.size) smallest = ix.claims;
     }
-    if (!smallest) return claims;
+    for (const g of owned.spread) {
+      if (g.key !== Label.hostname) continue;
+      const ix = indexFor(g, g.maxSkew - (g.selects(s.pod) ? 1 : 0));
+      if (!smallest || ix.claims.size < smallest.size) smallest = ix.claims;
+    }
+    // Sorting a large candidate set costs more than scanning with quick rejects.
+    if (!smallest || smallest.size * 4 > claims.length) return claims;
     return [...smallest].sort(claimOrder);
   };
   const unblock = (s: PodState, c: InProgressClaim) => {
-    for (const g of topology.selectingGroups(s.pod)) if (g.type === 'anti-affinity' && g.key === Label.hostname) hostAnti.get(g)?.delete(c);
+    if (hostIndex.size === 0) return;
+    for (const g of topology.selectingGroups(s.pod)) {
+      if (g.key !== Label.hostname) continue;
+      const n = g.count(c.hostname);
+      for (const t of [0, g.maxSkew - 1, g.maxSkew]) {
+        const ix = hostIndex.get(`${g.id}|${t}`);
+        if (ix && n > ix.threshold) ix.claims.delete(c);
+      }
+    }
   };
 
   const tryAdd = (s: PodState): string | undefined => {
@@ -186,7 +211,7 @@ export function solve(input: SchedulingInput): Plan {
       claim.commit(s, plan);
       if (topology.hasGroups) { topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f)); unblock(s, claim); }
       if (lim) subtractMax(lim.remaining, claim.options);
-      for (const [g, set] of hostAnti) if (g.count(claim.hostname) === 0) set.add(claim);
+      for (const ix of hostIndex.values()) if (ix.g.count(claim.hostname) <= ix.threshold) ix.claims.add(claim);
       let i = claims.push(claim) - 1;
       claim.pos = i;
       while (i > 0 && claimOrder(claims[i - 1], claims[i]) > 0) { swap(i - 1, i); i--; }
