@@ -66,24 +66,34 @@ export class SimulationNotRepeatableError extends Error {
 let bindings = 0;
 
 /**
- * Resets the composition root's per-process caches (config, dependencies, each handler's built instance) so a
- * second world in the same process is not served by the first world's clients. Without the reset hooks a
- * second binding would silently talk to a closed server: that is refused.
+ * The composition root's reset hooks: they forget its per-process caches (config, dependencies, each
+ * handler's built instance) so a second world in the same process is not served by the first world's
+ * clients. Without them a second binding would silently talk to a closed server: that is refused.
  */
-async function resetCompositionRoot(): Promise<void> {
+type ResetHooks = { resetDependencies?: (o: { clock?: VirtualClock }) => void; resetConfig?: () => void };
+
+async function compositionRoot(): Promise<ResetHooks> {
   const deps = (await import('../../adapters/dependencies')) as Record<string, unknown>;
   const cfg = (await import('../../adapters/config')) as Record<string, unknown>;
-  const canReset = typeof deps.resetDependencies === 'function' && typeof cfg.resetConfig === 'function';
-  if (bindings > 0 && !canReset) {
+  return {
+    ...(typeof deps.resetDependencies === 'function' ? { resetDependencies: deps.resetDependencies as ResetHooks['resetDependencies'] } : {}),
+    ...(typeof cfg.resetConfig === 'function' ? { resetConfig: cfg.resetConfig as () => void } : {}),
+  };
+}
+
+/** Points the next dependencies at `clock` (undefined: back to the production default) and forgets the config. */
+function resetCompositionRoot(hooks: ResetHooks, clock: VirtualClock | undefined): void {
+  if (clock && bindings > 0 && !(hooks.resetDependencies && hooks.resetConfig)) {
     throw new SimulationNotRepeatableError('the composition root offers no resetDependencies/resetConfig: run one simulation per process');
   }
-  if (typeof deps.resetDependencies === 'function') (deps.resetDependencies as () => void)();
-  if (typeof cfg.resetConfig === 'function') (cfg.resetConfig as () => void)();
-  bindings++;
+  hooks.resetDependencies?.(clock ? { clock } : {});
+  hooks.resetConfig?.();
+  if (clock) bindings++;
 }
 
 export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
-  await resetCompositionRoot();
+  const hooks = await compositionRoot();
+  resetCompositionRoot(hooks, clock);
   const savedEnv = { ...process.env };
   Object.assign(process.env, {
     CLUSTER_NAME: env.clusterName,
@@ -179,6 +189,7 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     functions,
     invoke,
     restore: () => {
+      resetCompositionRoot(hooks, undefined);
       systemClock.now = savedClock.now;
       systemClock.sleep = savedClock.sleep;
       loggerPatch.console = savedLoggerConsole;
