@@ -18,6 +18,21 @@ export const templateHash = (template: unknown): string => createHash('sha256').
 const ownerName = (p: KubeObject, kind: string): string | undefined =>
   (p.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === kind)?.name;
 
+interface DeploymentSpec {
+  strategy?: { type?: string; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } };
+}
+
+const isReady = (p: KubeObject): boolean =>
+  Boolean(podNodeName(p)) && ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** Pods a rolling update may take down at once: maxUnavailable (default 25 %, rounded down), at least 1. */
+function maxUnavailable(spec: DeploymentSpec, replicas: number): number {
+  if (spec.strategy?.type === 'Recreate') return Number.MAX_SAFE_INTEGER;
+  const v = spec.strategy?.rollingUpdate?.maxUnavailable ?? '25%';
+  const n = typeof v === 'number' ? v : /%$/.test(v) ? Math.floor((Number(v.slice(0, -1)) / 100) * replicas) : Number(v);
+  return Math.max(1, Number.isFinite(n) ? n : 1);
+}
+
 export interface WorkloadEvents {
   /** A pod removed because its node is gone (not evicted through the API). */
   onPodLost?(pod: string, node: string): void;
@@ -36,12 +51,19 @@ export function reconcileDeployments(store: KubeStore): number {
     const rsName = `${name}-${hash}`;
     const owned = pods.filter((p) => p.metadata.namespace === ns && ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`) && p.metadata.labels?.['nodewright.sim/deployment'] === name);
     const byName = new Map(owned.map((p) => [p.metadata.name ?? '', p]));
+    const indexOf = (p: KubeObject) => Number((p.metadata.name ?? '').slice(name.length + 1));
+    // Rolling update: pods of an older template are replaced (same name, so delete then recreate) while the
+    // not-ready count stays within maxUnavailable; Recreate replaces them all at once. Surge is not modelled.
+    let unavailable = replicas - owned.filter((p) => indexOf(p) < replicas && isReady(p) && !p.metadata.deletionTimestamp).length;
+    const budget = maxUnavailable(spec as DeploymentSpec, replicas);
     for (const p of owned) {
-      const index = Number((p.metadata.name ?? '').slice(name.length + 1));
+      const index = indexOf(p);
       const stale = p.metadata.labels?.['pod-template-hash'] !== hash;
       if (!(index < replicas) || stale) {
+        if (index < replicas && isReady(p) && unavailable >= budget) continue;
         if (!p.metadata.deletionTimestamp) {
           store.delete(types.pod, ns, p.metadata.name ?? '', { gracePeriodSeconds: 0 });
+          if (index < replicas && isReady(p)) unavailable++;
           changes++;
         }
         byName.delete(p.metadata.name ?? '');

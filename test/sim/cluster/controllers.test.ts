@@ -122,3 +122,29 @@ describe('simulated kube-side controllers', () => {
     expect(br.maxPods).toBe(17);
   });
 });
+
+describe('simulated rolling update', () => {
+  it('should replace pods of an older template while at most maxUnavailable are not ready', () => {
+    // Prepare
+    const { api, addNode, deployment, pods } = setup();
+    addNode('m5.4xlarge', 'us-east-1a');
+    deployment('web', 4, container('100m'));
+    reconcileDeployments(api.store);
+    runScheduler(api.store);
+    const hashes = () => pods().map((p) => p.metadata.labels?.['pod-template-hash']);
+    const before = new Set(hashes());
+    // Act
+    deployment('web', 4, container('200m'));
+    reconcileDeployments(api.store);
+    const firstStep = hashes().filter((h) => !before.has(h)).length;
+    for (let i = 0; i < 6; i++) {
+      runScheduler(api.store);
+      reconcileDeployments(api.store);
+    }
+    // Assess
+    expect(firstStep).toBe(1);
+    expect(new Set(hashes()).size).toBe(1);
+    expect(before.has(hashes()[0])).toBe(false);
+    expect(pods()).toHaveLength(4);
+  });
+});
