@@ -41,6 +41,9 @@ export interface SimLaunchTemplate { name: string; id: string; imageId?: string;
 
 export interface CapacityWindow { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; fromMs: number; untilMs: number }
 
+/** At most `max` live instances of an offering (per zone when `zone` is unset: each zone has that much). */
+export interface CapacityLimit { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }
+
 /** An EventBridge event as the interruption queue receives it. */
 export interface Ec2Event { 'detail-type': string; source: string; detail: Record<string, unknown>; resources?: string[] }
 
@@ -72,6 +75,7 @@ export class Ec2World {
   readonly launchTemplates = new Map<string, SimLaunchTemplate>();
   readonly instances = new Map<string, SimInstance>();
   readonly capacityWindows: CapacityWindow[] = [];
+  readonly capacityLimits: CapacityLimit[] = [];
   private readonly byToken = new Map<string, string>();
   private readonly catalogByName: Map<string, CatalogEntry>;
   private readonly listeners = new Set<(i: SimInstance, previous: SimInstanceState | undefined) => void>();
@@ -144,7 +148,16 @@ export class Ec2World {
 
   hasCapacity(type: string, zone: string, capacityType: 'spot' | 'on-demand'): boolean {
     const now = this.opts.clock.now();
-    return !this.capacityWindows.some((w) => w.instanceType === type && (!w.zone || w.zone === zone) && (!w.capacityType || w.capacityType === capacityType) && now >= w.fromMs && now < w.untilMs);
+    const matches = (w: { instanceType: string; zone?: string; capacityType?: string }) => w.instanceType === type && (!w.zone || w.zone === zone) && (!w.capacityType || w.capacityType === capacityType);
+    if (this.capacityWindows.some((w) => matches(w) && now >= w.fromMs && now < w.untilMs)) return false;
+    for (const limit of this.capacityLimits.filter(matches)) {
+      let live = 0;
+      for (const i of this.instances.values()) {
+        if (i.type === type && i.zone === zone && i.capacityType === capacityType && i.state !== 'terminated' && i.state !== 'shutting-down') live++;
+      }
+      if (live >= limit.max) return false;
+    }
+    return true;
   }
 
   addCapacityWindow(w: CapacityWindow): void {

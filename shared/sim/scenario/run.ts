@@ -113,6 +113,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     discoveryTags: selectorTags([...scenario.objects, ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : []))]),
   });
   try {
+    world.ec2.capacityLimits.push(...scenario.settings.capacity);
     const observer = new ClusterObserver(world.api, world.clock);
     const stopObserver = observer.start();
     const applied: AppliedEvent[] = [];

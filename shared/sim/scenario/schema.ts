@@ -40,7 +40,11 @@ const ScenarioSchema = z.object({
   zones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'must be a zone such as us-east-1a')).min(1).optional(),
   clusterName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/).max(100).default('nodewright-sim'),
   duration: duration.default(3600),
-  settings: z.object({ nodeStartup: duration.optional() }).default({}),
+  settings: z.object({
+    nodeStartup: duration.optional(),
+    /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
+    capacity: z.array(z.object({ instanceType: z.string().min(1), zone: z.string().optional(), capacityType: capacityType.optional(), max: z.number().int().min(0) })).default([]),
+  }).default({ capacity: [] }),
   objects: z.string().default(''),
   events: z.array(EventSchema).default([]),
 });
@@ -56,7 +60,7 @@ export interface Scenario {
   clusterName: string;
   /** Seconds. */
   durationSeconds: number;
-  settings: { nodeStartupSeconds: number };
+  settings: { nodeStartupSeconds: number; capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[] };
   /** The objects applied at t=0 (raw Kubernetes JSON, ${CLUSTER_NAME} substituted). */
   objects: KubeObject[];
   /** Sorted by `at` (seconds); file order kept for equal times. */
@@ -112,7 +116,7 @@ export function parseScenario(yamlText: string, file: string): Scenario {
     zones,
     clusterName: s.clusterName,
     durationSeconds: s.duration,
-    settings: { nodeStartupSeconds: s.settings.nodeStartup ?? 35 },
+    settings: { nodeStartupSeconds: s.settings.nodeStartup ?? 35, capacity: s.settings.capacity },
     objects,
     events: s.events.map((e, index) => ({ ...e, index })).sort((a, b) => a.at - b.at || a.index - b.index),
     file,

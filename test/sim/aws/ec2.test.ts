@@ -97,4 +97,16 @@ describe('simulated EC2 behind the AWS SDK', () => {
     expect(instance.state).toBe('terminated');
     expect(events.map((e) => e.detail.state).filter(Boolean)).toEqual(['shutting-down', 'terminated']);
   });
+
+  it('should fill per-zone capacity, then answer InsufficientInstanceCapacity', async () => {
+    // Prepare
+    world.capacityLimits.push({ instanceType: 'm5.large', capacityType: 'on-demand', max: 1 });
+    const subnets = world.subnets.map((s) => ({ id: s.id, zone: s.zone }));
+    // Act
+    const outs = [];
+    for (let i = 0; i < 3; i++) outs.push(await ec2.send(new CreateFleetCommand(fleetInput(`cap-${i}`, ['m5.large'], 'on-demand', subnets))));
+    // Assess
+    expect(outs.map((o) => o.Instances?.[0]?.LaunchTemplateAndOverrides?.Overrides?.AvailabilityZone)).toEqual(['us-east-1a', 'us-east-1b', undefined]);
+    expect(outs[2].Errors?.map((e) => e.ErrorCode)).toEqual(['InsufficientInstanceCapacity', 'InsufficientInstanceCapacity']);
+  });
 });

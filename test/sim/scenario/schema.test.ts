@@ -23,6 +23,7 @@ describe('parseScenario', () => {
     expect(s.objects.map((o) => o.kind)).toEqual(['Deployment']);
     expect(s.events.map((e) => e.at)).toEqual([90, 120, 600]);
     expect(s.events[1].unavailable).toEqual({ instanceType: 'm5.large', capacityType: 'spot', for: 600 });
+    expect(s.settings.capacity).toEqual([]);
   });
 
   it.each([
