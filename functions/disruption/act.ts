@@ -1,0 +1,122 @@
+/**
+ * Acting on a disruption command: Karpenter's log line, a short per-candidate claim in the StateStore (so a
+ * second command can never pick a node whose disrupt execution has not tainted it yet), the executions the
+ * core's `toExecutions` asks for (deterministic names: a retried invocation starts nothing twice), and the
+ * audit records of what was started.
+ */
+import { toExecutions, type Command, type ReplacementContext } from '../../shared/core/disruption';
+import type { LifecycleDeps } from '../../shared/core/lifecycle';
+import type { AuditRecord, WorkflowName } from '../../shared/core/ports';
+
+/** How long a started command keeps its candidates from other commands (until the disrupt machine taints them). */
+export const CANDIDATE_LEASE_SECONDS = 300;
+export const candidateLease = (nodeClaimName: string) => `disruption-candidate#${nodeClaimName}`;
+
+export interface StartedExecution {
+  machine: WorkflowName;
+  name: string;
+  alreadyStarted: boolean;
+  reason: Command['reason'];
+  nodeClaims: string[];
+}
+
+const OTHERS_AFTER = 5;
+
+/**
+ * Karpenter's message: "disrupting nodeclaim(s) via replace, terminating 1 nodes (1 pods)
+ * ip-…/c6g.2xlarge/on-demand and replacing with on-demand node from types c6g.large, … and 55 other(s)".
+ */
+export function disruptingMessage(cmd: Command): string {
+  const pods = cmd.candidates.reduce((n, c) => n + c.pods.length, 0);
+  const nodes = cmd.candidates.map((c) => `${c.node.name}/${c.instanceType}/${c.capacityType}`).join(', ');
+  let line = `disrupting nodeclaim(s) via ${cmd.action}, terminating ${cmd.candidates.length} nodes (${pods} pods) ${nodes}`;
+  for (const r of cmd.replacements) {
+    const names = r.instanceTypes.map((t) => t.name);
+    const others = names.length > OTHERS_AFTER ? ` and ${names.length - OTHERS_AFTER} other(s)` : '';
+    line += ` and replacing with ${r.capacityType} node from types ${names.slice(0, OTHERS_AFTER).join(', ')}${others}`;
+  }
+  return line;
+}
+
+function commandFields(cmd: Command, commandId: string): Record<string, unknown> {
+  return {
+    reason: cmd.reason,
+    'command-id': commandId,
+    nodeclaim: cmd.candidates.map((c) => c.nodeClaim.name).join(', '),
+    nodepool: [...new Set(cmd.candidates.map((c) => c.nodePool.name))].join(', '),
+    method: cmd.method,
+    savingsPerHour: Number(cmd.savingsPerHour.toFixed(6)),
+    ...(cmd.driftReasons ? { drift: Object.values(cmd.driftReasons).join(', ') } : {}),
+  };
+}
+
+function startedRecord(deps: LifecycleDeps, cmd: Command, started: StartedExecution, why: string): AuditRecord {
+  return {
+    at: deps.clock.now(), kind: 'disruption', action: started.alreadyStarted ? 'already-started' : 'started', reason: cmd.reason,
+    nodeClaims: cmd.candidates.map((c) => c.nodeClaim.name), nodes: cmd.candidates.map((c) => c.node.name), savingsPerHour: cmd.savingsPerHour,
+    detail: { method: cmd.method, why, machine: started.machine, execution: started.name, action: cmd.action },
+  };
+}
+
+/** Claims the candidates for `holder` (the execution name); on a conflict releases what it took and names the holder's rival. */
+async function claimCandidates(deps: LifecycleDeps, cmd: Command, holder: string): Promise<string | undefined> {
+  const taken: string[] = [];
+  for (const c of cmd.candidates) {
+    if (await deps.store.acquireLease(candidateLease(c.nodeClaim.name), holder, CANDIDATE_LEASE_SECONDS)) {
+      taken.push(c.nodeClaim.name);
+      continue;
+    }
+    for (const name of taken) await deps.store.releaseLease(candidateLease(name), holder);
+    return `nodeclaim ${c.nodeClaim.name} is already part of another disruption command started in the last ${CANDIDATE_LEASE_SECONDS}s`;
+  }
+  return undefined;
+}
+
+export interface ActOutcome {
+  started: StartedExecution[];
+  audit: AuditRecord[];
+  /** Set when the command was not started (its candidates belong to another command). */
+  skipped?: string;
+}
+
+/**
+ * Starts the executions of one command, logging Karpenter's line once per newly started command. `context`
+ * (the snapshot's pools and classes) stamps the drift hashes on replacement claims.
+ */
+export async function startCommand(deps: LifecycleDeps, cmd: Command, namingTimeMs: number, context: ReplacementContext = {}): Promise<ActOutcome> {
+  const requests = toExecutions(cmd, namingTimeMs, context);
+  const outcome: ActOutcome = { started: [], audit: [] };
+  const message = disruptingMessage(cmd);
+  for (const req of requests) {
+    const nodeClaims = cmd.method === 'expiration' ? [String((req.input as { nodeClaimName: string }).nodeClaimName)] : cmd.candidates.map((c) => c.nodeClaim.name);
+    if (req.machine === 'disrupt') {
+      const conflict = await claimCandidates(deps, cmd, req.name);
+      if (conflict) {
+        deps.log.info('skipping disruption command', { ...commandFields(cmd, req.name), why: conflict });
+        outcome.skipped = conflict;
+        outcome.audit.push({
+          at: deps.clock.now(), kind: 'disruption', action: 'abandoned', reason: cmd.reason, nodeClaims, nodes: cmd.candidates.map((c) => c.node.name),
+          detail: { method: cmd.method, why: conflict, execution: req.name },
+        });
+        continue;
+      }
+    }
+    let alreadyStarted: boolean;
+    try {
+      ({ alreadyStarted } = await deps.workflows.start(req.machine, req.name, req.input));
+    } catch (e) {
+      // Nothing started: the candidates are free again for the next pass.
+      if (req.machine === 'disrupt') for (const c of cmd.candidates) await deps.store.releaseLease(candidateLease(c.nodeClaim.name), req.name);
+      throw e;
+    }
+    const started: StartedExecution = { machine: req.machine, name: req.name, alreadyStarted, reason: cmd.reason, nodeClaims };
+    outcome.started.push(started);
+    if (alreadyStarted) {
+      deps.log.info('disruption command already started (retried invocation)', { ...commandFields(cmd, req.name), execution: req.name, machine: req.machine });
+    } else {
+      deps.log.info(message, { ...commandFields(cmd, req.name), execution: req.name, machine: req.machine });
+    }
+    outcome.audit.push(startedRecord(deps, cmd, started, message));
+  }
+  return outcome;
+}

@@ -1,0 +1,42 @@
+/**
+ * disruption — EventBridge schedule (rate 1 min) or by hand (`{"reconcile": true}`, one pass): computes
+ * disruption commands with the pure core (expiration, emptiness, drift, consolidation; reference §4) and
+ * starts `disrupt` / `terminate` executions. Never two at once (reserved concurrency 1 and a lease).
+ */
+import type { Context } from 'aws-lambda';
+import type { LifecycleDeps } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { runDisruption, type DisruptionRunOptions, type DisruptionRunResult } from './run';
+
+export type DisruptionHandlerOptions = Omit<DisruptionRunOptions, 'holder' | 'namingTimeMs' | 'once'>;
+
+const asRecord = (event: unknown): Record<string, unknown> =>
+  (typeof event === 'object' && event !== null && !Array.isArray(event) ? (event as Record<string, unknown>) : {});
+
+const isManual = (event: unknown): boolean => asRecord(event).reconcile === true;
+
+/**
+ * The time of an EventBridge scheduled event (the same when Lambda retries the event), so execution names
+ * are stable across retries; undefined for manual runs.
+ */
+export function scheduledTime(event: unknown): number | undefined {
+  const e = asRecord(event);
+  if (e['detail-type'] !== 'Scheduled Event' || typeof e.time !== 'string') return undefined;
+  const ms = Date.parse(e.time);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Karpenter's feature gate syntax: FEATURE_GATES="SpotToSpotConsolidation=true". */
+export function spotToSpotEnabled(featureGates: string | undefined): boolean {
+  return (featureGates ?? '').split(',').some((g) => g.trim().replace(/\s+/g, '') === 'SpotToSpotConsolidation=true');
+}
+
+export const createHandler = (deps: LifecycleDeps, options: DisruptionHandlerOptions = {}) =>
+  async (event: unknown, context?: Context): Promise<DisruptionRunResult> => {
+    const holder = context?.awsRequestId ?? `disruption-${deps.clock.now()}`;
+    const namingTimeMs = scheduledTime(event);
+    return runDisruption(deps, { ...options, holder, once: isManual(event), ...(namingTimeMs !== undefined ? { namingTimeMs } : {}) });
+  };
+
+export const handler = deployedHandler('disruption', (deps) =>
+  createHandler(deps, { core: { spotToSpotConsolidation: spotToSpotEnabled(process.env.FEATURE_GATES) } }));

@@ -1,0 +1,49 @@
+/**
+ * Cloud-provider drift (AMI, subnets, security groups) per NodeClaim, asked once per claim and invocation:
+ * `CloudProvider.isDrifted` reads the instance, so a pass every 10 s must not repeat it for every node.
+ */
+import type { LifecycleDeps } from '../../shared/core/lifecycle';
+import type { NodeClaim } from '../../shared/core/model/karpenter';
+import type { ClusterSnapshot } from '../../shared/core/ports';
+
+/** NodeClaim name → drift reason, or null when the claim is not drifted. */
+export type DriftCache = Map<string, string | null>;
+
+const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** Claims worth asking about: launched, not deleting, with a known node class. */
+function askable(snapshot: ClusterSnapshot, claim: NodeClaim): boolean {
+  return claim.status.providerID !== undefined && claim.deletionTimestamp === undefined
+    && snapshot.nodeClasses.some((c) => c.name === claim.spec.nodeClassRef.name);
+}
+
+/**
+ * The `drifted` input of the disruption core: claim name → reason for every drifted claim of the snapshot.
+ * A claim whose check fails (instance gone, throttled) is skipped with a log line and asked again next pass.
+ */
+export async function cloudDrift(deps: LifecycleDeps, snapshot: ClusterSnapshot, cache: DriftCache, concurrency = 8): Promise<Record<string, string>> {
+  const todo = snapshot.nodeClaims.filter((c) => !cache.has(c.name) && askable(snapshot, c));
+  await eachLimited(todo, concurrency, async (claim) => {
+    const nodeClass = snapshot.nodeClasses.find((c) => c.name === claim.spec.nodeClassRef.name)!;
+    try {
+      cache.set(claim.name, (await deps.cloud.isDrifted(claim, nodeClass)) ?? null);
+    } catch (e) {
+      deps.log.warn('could not check nodeclaim drift', { nodeclaim: claim.name, nodepool: claim.nodePool, error: errorText(e) });
+    }
+  });
+  const out: Record<string, string> = {};
+  for (const claim of snapshot.nodeClaims) {
+    const reason = cache.get(claim.name);
+    if (reason) out[claim.name] = reason;
+  }
+  return out;
+}

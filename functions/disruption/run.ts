@@ -1,0 +1,162 @@
+/**
+ * One invocation of the disruption function (reference §4.1): Karpenter's 10 s loop inside a Lambda.
+ * Each pass: snapshot → instance types per pool (ICE cache applied) → cloud drift → computeDisruption →
+ * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
+ * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
+ */
+import { computeDisruption, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
+import { instanceTypesByPool, type LifecycleDeps } from '../../shared/core/lifecycle';
+import type { AuditRecord, ClusterSnapshot } from '../../shared/core/ports';
+import { startCommand, type StartedExecution } from './act';
+import { cloudDrift, type DriftCache } from './drift';
+
+export const DISRUPTION_LEASE = 'disruption';
+
+export const DisruptionTimings = {
+  /** Stop starting passes after this long (the Lambda timeout is 90 s: a last pass may search and validate). */
+  budgetMs: 50_000,
+  /** Karpenter polls every 10 s. */
+  pollMs: 10_000,
+  /** Consolidation commands are re-validated after 15 s (reference §4.4). */
+  validationWaitMs: 15_000,
+  /** Search time limits inside one Lambda (Karpenter allows 1 min multi-node, 3 min single-node). */
+  multiNodeTimeoutMs: 10_000,
+  singleNodeTimeoutMs: 10_000,
+} as const;
+
+export interface DisruptionRunOptions {
+  /** Lease holder identity (the Lambda request id). */
+  holder: string;
+  /** Time that names executions and replacement claims: the scheduled event's time, the same on a retry. */
+  namingTimeMs?: number;
+  /** One pass only (manual run). */
+  once?: boolean;
+  budgetMs?: number;
+  pollMs?: number;
+  validationWaitMs?: number;
+  /** Passed to the core (spot-to-spot gate, search limits, multi-replacement). */
+  core?: Omit<DisruptionOptions, 'clock'>;
+  /** Audit records written at once (DynamoDB writes run in parallel). */
+  auditConcurrency?: number;
+}
+
+export interface DisruptionRunResult {
+  skipped: boolean;
+  passes: number;
+  executions: StartedExecution[];
+  /** Commands dropped before anything was done (validation failed, candidates taken), with the reason. */
+  abandoned: { method: Command['method']; nodeClaims: string[]; why: string }[];
+  auditRecords: number;
+}
+
+interface PassState {
+  deps: LifecycleDeps;
+  options: DisruptionRunOptions;
+  drift: DriftCache;
+  result: DisruptionRunResult;
+}
+
+const isConsolidation = (cmd: Command) => cmd.reason === 'empty' || cmd.reason === 'underutilized';
+const claimsOf = (cmd: Command) => cmd.candidates.map((c) => c.nodeClaim.name);
+
+async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise<DisruptionInput> {
+  const instanceTypes = await instanceTypesByPool(s.deps, snapshot);
+  const drifted = await cloudDrift(s.deps, snapshot, s.drift);
+  return {
+    snapshot, instanceTypes, drifted, now: s.deps.clock.now(),
+    options: { multiNodeTimeoutMs: DisruptionTimings.multiNodeTimeoutMs, singleNodeTimeoutMs: DisruptionTimings.singleNodeTimeoutMs, ...s.options.core, clock: s.deps.clock },
+  };
+}
+
+/** Waits, re-reads the cluster and re-checks the command; an abandoned command leaves a log line and an audit record. */
+async function stillValid(s: PassState, cmd: Command, audit: AuditRecord[]): Promise<boolean> {
+  await s.deps.clock.sleep(s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs);
+  const fresh = await disruptionInput(s, await s.deps.cluster.snapshot());
+  const v = validateCommand(cmd, fresh);
+  if (v.valid) return true;
+  const why = `validation after ${(s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) / 1000}s: ${v.reason}`;
+  s.deps.log.info('abandoning disruption command', {
+    reason: cmd.reason, method: cmd.method, nodeclaim: claimsOf(cmd).join(', '),
+    nodepool: [...new Set(cmd.candidates.map((c) => c.nodePool.name))].join(', '), why,
+  });
+  s.result.abandoned.push({ method: cmd.method, nodeClaims: claimsOf(cmd), why });
+  audit.push({
+    at: s.deps.clock.now(), kind: 'disruption', action: 'abandoned', reason: cmd.reason, nodeClaims: claimsOf(cmd),
+    nodes: cmd.candidates.map((c) => c.node.name), savingsPerHour: cmd.savingsPerHour, detail: { method: cmd.method, why },
+  });
+  return false;
+}
+
+/** One pass: its audit records, whether it chose anything (then they are written at once), and whether to stop. */
+async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditRecord[]; eventful: boolean; acted: boolean }> {
+  const input = await disruptionInput(s, await s.deps.cluster.snapshot());
+  const decision = computeDisruption(input);
+  const audit: AuditRecord[] = [...decision.audit];
+  let acted = false;
+  const context = { nodePools: input.snapshot.nodePools, nodeClasses: input.snapshot.nodeClasses };
+  // Expiration is forceful: started at once, no validation wait, no budget.
+  for (const cmd of decision.expirations) {
+    const out = await startCommand(s.deps, cmd, namingTimeMs, context);
+    s.result.executions.push(...out.started);
+    audit.push(...out.audit);
+    acted ||= out.started.length > 0;
+  }
+  const cmd = decision.command;
+  if (cmd && (!isConsolidation(cmd) || (await stillValid(s, cmd, audit)))) {
+    const out = await startCommand(s.deps, cmd, namingTimeMs, context);
+    s.result.executions.push(...out.started);
+    if (out.skipped) s.result.abandoned.push({ method: cmd.method, nodeClaims: claimsOf(cmd), why: out.skipped });
+    audit.push(...out.audit);
+    // A command whose candidates belong to a running execution comes back every pass until they are
+    // tainted: stop here rather than recompute it.
+    acted ||= out.started.length > 0 || out.skipped !== undefined;
+  }
+  return { audit, eventful: cmd !== undefined || decision.expirations.length > 0, acted };
+}
+
+async function writeAudit(s: PassState, records: AuditRecord[]): Promise<void> {
+  const width = Math.max(1, s.options.auditConcurrency ?? 16);
+  for (let i = 0; i < records.length; i += width) {
+    await Promise.all(records.slice(i, i + width).map((r) => s.deps.store.audit(r)));
+  }
+  s.result.auditRecords += records.length;
+}
+
+/**
+ * The disruption loop of one invocation. The audit of every pass that chose something is written; of the
+ * passes that chose nothing only the last one is (the why of every node, once per invocation).
+ */
+export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunOptions): Promise<DisruptionRunResult> {
+  const budgetMs = options.budgetMs ?? DisruptionTimings.budgetMs;
+  const pollMs = options.pollMs ?? DisruptionTimings.pollMs;
+  const start = deps.clock.now();
+  const result: DisruptionRunResult = { skipped: false, passes: 0, executions: [], abandoned: [], auditRecords: 0 };
+  // Outlives the longest invocation (the last pass may search both methods and wait for validation).
+  const worstMs = budgetMs + (options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs + DisruptionTimings.singleNodeTimeoutMs;
+  const leaseSeconds = Math.ceil(worstMs / 1000) + 15;
+  if (!(await deps.store.acquireLease(DISRUPTION_LEASE, options.holder, leaseSeconds))) {
+    deps.log.info('disruption already running elsewhere; skipping', { holder: options.holder });
+    return { ...result, skipped: true };
+  }
+  const s: PassState = { deps, options, drift: new Map(), result };
+  let quiet: AuditRecord[] | undefined;
+  try {
+    for (;;) {
+      const p = await pass(s, options.namingTimeMs ?? deps.clock.now());
+      result.passes++;
+      if (p.eventful) {
+        await writeAudit(s, p.audit);
+        quiet = undefined;
+      } else {
+        quiet = p.audit;
+      }
+      if (p.acted || options.once) break;
+      if (deps.clock.now() - start + pollMs >= budgetMs) break;
+      await deps.clock.sleep(pollMs);
+    }
+    if (quiet) await writeAudit(s, quiet);
+  } finally {
+    await deps.store.releaseLease(DISRUPTION_LEASE, options.holder);
+  }
+  return result;
+}

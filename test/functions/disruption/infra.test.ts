@@ -1,0 +1,50 @@
+/**
+ * The disruption function's infra fragments, read as serverless.yml includes them (YAML with `${…}`
+ * Serverless variables left unresolved). The packaged template is checked by test/infra/package.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const read = (path: string): Doc => parse(readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8'));
+
+const fn: Doc = read('infra/functions/disruption.yml').disruption;
+const role: Doc = read('infra/resources/iam-disruption.yml').Resources.DisruptionRole;
+const statements = (): Doc[] => role.Properties.Policies.flatMap((p: Doc) => p.PolicyDocument.Statement);
+const actions = (): string[] => statements().flatMap((s) => [s.Action].flat());
+
+describe('disruption function infra', () => {
+  it('should run every minute from the scheduled event itself, never twice at once, with its own role', () => {
+    // Act
+    const schedule = fn.events[0].schedule;
+
+    // Assess
+    expect(fn).toMatchObject({ handler: 'functions/disruption/disruption.handler', role: 'DisruptionRole', reservedConcurrency: 1 });
+    expect(schedule.rate).toBe('rate(1 minute)');
+    expect(schedule.input).toBeUndefined();
+    expect(fn.timeout).toBeGreaterThanOrEqual(50 + 15);
+    expect(fn.timeout).toBeLessThanOrEqual(900);
+  });
+
+  it('should start only disrupt and terminate executions', () => {
+    // Act
+    const start = statements().filter((s) => [s.Action].flat().includes('states:StartExecution'));
+
+    // Assess
+    expect(start).toHaveLength(1);
+    expect(start[0].Resource).toEqual(['${self:provider.environment.DISRUPT_STATE_MACHINE_ARN}', '${self:provider.environment.TERMINATE_STATE_MACHINE_ARN}']);
+  });
+
+  it('should have no EC2 write, no PassRole and no variable in a policy key', () => {
+    // Act
+    const all = actions();
+    const keys = JSON.stringify(statements().map((s) => Object.keys(s.Condition ?? {}).concat(...Object.values(s.Condition ?? {}).map((c) => Object.keys(c as Doc)))));
+
+    // Assess
+    expect(all.filter((a) => a.startsWith('ec2:') && !a.startsWith('ec2:Describe'))).toEqual([]);
+    expect(all).not.toContain('iam:PassRole');
+    expect(all).toEqual(expect.arrayContaining(['ec2:DescribeInstances', 'ec2:DescribeImages', 'eks:DescribeCluster', 'dynamodb:PutItem', 'dynamodb:Query']));
+    expect(keys).not.toContain('${');
+  });
+});
