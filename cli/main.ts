@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isManifestValidationError } from '../shared/core/errors';
 import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/custom';
+import { addAuditCommand } from './audit';
 import { demoCommand } from './demo';
 import { explainCommand } from './explain';
 import { simulateFile } from './simulate';
@@ -47,6 +48,8 @@ export async function main(argv: string[]): Promise<number> {
     .action((o: { file: string[]; pod?: string; instanceTypes?: string; region: string; zones?: string }) => {
       code = explainCommand(o, out);
     });
+
+  addAuditCommand(program, (c) => { code = c; }, out);
 
   program
     .command('simulate')
