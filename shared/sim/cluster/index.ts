@@ -37,7 +37,7 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
   };
   const unsubscribeStore = store.onChange((e) => {
     const r = e.resource.resource;
-    if (r === 'pods' || r === 'nodes' || r === 'deployments' || r === 'daemonsets') schedule();
+    if (r === 'pods' || r === 'nodes' || r === 'deployments' || r === 'daemonsets' || r === 'replicasets') schedule();
   });
   const stopKubelet = startKubelet(world, store, opts);
   schedule();

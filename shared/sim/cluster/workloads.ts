@@ -38,9 +38,62 @@ export interface WorkloadEvents {
   onPodLost?(pod: string, node: string): void;
 }
 
+/**
+ * The Deployment's ReplicaSets as objects (the current template's at `replicas`, older ones at 0), owned by
+ * the Deployment, so PodDisruptionBudgets count the replicas the Deployment wants (as the disruption
+ * controller does) rather than the pods that happen to exist.
+ */
+function reconcileReplicaSets(store: KubeStore, d: KubeObject, currentHash: string, replicas: number, podHashes: Set<string>): number {
+  const rsType = store.typeOf('apps/v1', 'ReplicaSet');
+  const ns = d.metadata.namespace ?? 'default';
+  const name = d.metadata.name ?? '';
+  let changes = 0;
+  for (const hash of new Set([currentHash, ...podHashes])) {
+    const rsName = `${name}-${hash}`;
+    const want = hash === currentHash ? replicas : 0;
+    const existing = store.tryGet(rsType, ns, rsName);
+    if (!existing) {
+      const template = structuredClone(((d.spec ?? {}) as { template?: Record<string, unknown> }).template ?? {});
+      store.create(rsType, ns, {
+        apiVersion: 'apps/v1', kind: 'ReplicaSet',
+        metadata: { name: rsName, namespace: ns, labels: { 'pod-template-hash': hash }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }] },
+        spec: { replicas: want, selector: (d.spec as { selector?: unknown } | undefined)?.selector ?? {}, template },
+      });
+      changes++;
+    } else if (Number((existing.spec as { replicas?: number } | undefined)?.replicas) !== want) {
+      store.update(rsType, ns, rsName, { ...existing, spec: { ...(existing.spec ?? {}), replicas: want } });
+      changes++;
+    }
+  }
+  return changes;
+}
+
+/** Pods and ReplicaSets of a Deployment that no longer exists go too (garbage collection by owner). */
+function collectDeletedDeployments(store: KubeStore): number {
+  const types = kubeTypes(store);
+  const rsType = store.typeOf('apps/v1', 'ReplicaSet');
+  const live = new Set(listAll(store, types.deployment).map((d) => `${d.metadata.namespace}/${d.metadata.name}`));
+  let changes = 0;
+  for (const p of listAll(store, types.pod)) {
+    const owner = p.metadata.labels?.['nodewright.sim/deployment'];
+    if (owner && !live.has(`${p.metadata.namespace}/${owner}`) && !p.metadata.deletionTimestamp) {
+      store.delete(types.pod, p.metadata.namespace, p.metadata.name ?? '', { gracePeriodSeconds: 0 });
+      changes++;
+    }
+  }
+  for (const rs of listAll(store, rsType)) {
+    const owner = (rs.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === 'Deployment')?.name;
+    if (owner && !live.has(`${rs.metadata.namespace}/${owner}`)) {
+      store.delete(rsType, rs.metadata.namespace, rs.metadata.name ?? '');
+      changes++;
+    }
+  }
+  return changes;
+}
+
 export function reconcileDeployments(store: KubeStore): number {
   const types = kubeTypes(store);
-  let changes = 0;
+  let changes = collectDeletedDeployments(store);
   const pods = listAll(store, types.pod);
   for (const d of listAll(store, types.deployment)) {
     const ns = d.metadata.namespace ?? 'default';
@@ -50,6 +103,7 @@ export function reconcileDeployments(store: KubeStore): number {
     const hash = templateHash(spec.template);
     const rsName = `${name}-${hash}`;
     const owned = pods.filter((p) => p.metadata.namespace === ns && ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`) && p.metadata.labels?.['nodewright.sim/deployment'] === name);
+    changes += reconcileReplicaSets(store, d, hash, replicas, new Set(owned.map((p) => p.metadata.labels?.['pod-template-hash'] ?? hash)));
     const byName = new Map(owned.map((p) => [p.metadata.name ?? '', p]));
     const indexOf = (p: KubeObject) => Number((p.metadata.name ?? '').slice(name.length + 1));
     // Rolling update: pods of an older template are replaced (same name, so delete then recreate) while the
@@ -81,7 +135,7 @@ export function reconcileDeployments(store: KubeStore): number {
           namespace: ns,
           labels: { ...(spec.template?.metadata?.labels ?? {}), 'pod-template-hash': hash, 'nodewright.sim/deployment': name },
           ...(spec.template?.metadata?.annotations ? { annotations: spec.template.metadata.annotations } : {}),
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rsName, uid: `${d.metadata.uid ?? name}-${hash}`, controller: true, blockOwnerDeletion: true }],
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rsName, uid: store.tryGet(store.typeOf('apps/v1', 'ReplicaSet'), ns, rsName)?.metadata.uid, controller: true, blockOwnerDeletion: true }],
         },
         spec: structuredClone(spec.template?.spec ?? {}),
         status: { phase: 'Pending' },

@@ -148,3 +148,23 @@ describe('simulated rolling update', () => {
     expect(pods()).toHaveLength(4);
   });
 });
+
+describe('simulated owners', () => {
+  it('should keep a ReplicaSet per template for PDB accounting and remove pods and ReplicaSets of a deleted Deployment', () => {
+    // Prepare
+    const { api, deployment, pods } = setup();
+    deployment('web', 2, container('100m'));
+    reconcileDeployments(api.store);
+    const rsType = api.store.typeOf('apps/v1', 'ReplicaSet');
+    const replicaSets = api.store.list(rsType).items;
+    // Act
+    api.remove('apps/v1', 'Deployment', 'web', 'default');
+    reconcileDeployments(api.store);
+    // Assess
+    expect(replicaSets).toHaveLength(1);
+    expect(replicaSets[0].spec).toMatchObject({ replicas: 2 });
+    expect(replicaSets[0].metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'web', controller: true })]);
+    expect(pods()).toEqual([]);
+    expect(api.store.list(rsType).items).toEqual([]);
+  });
+});
