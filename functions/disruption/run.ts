@@ -4,7 +4,7 @@
  * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
  * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
  */
-import { computeDisruption, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
+import { applyPodEventUpdates, computeDisruption, podEventUpdates, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
 import { instanceTypesByPool, type LifecycleDeps } from '../../shared/core/lifecycle';
 import type { AuditRecord, ClusterSnapshot } from '../../shared/core/ports';
 import { startCommand, type StartedExecution } from './act';
@@ -59,7 +59,22 @@ interface PassState {
 const isConsolidation = (cmd: Command) => cmd.reason === 'empty' || cmd.reason === 'underutilized';
 const claimsOf = (cmd: Command) => cmd.candidates.map((c) => c.nodeClaim.name);
 
+/** Records pod arrivals/departures on the NodeClaims (lastPodEventTime), which `consolidateAfter` counts from. */
+async function recordPodEvents(s: PassState, snapshot: ClusterSnapshot): Promise<void> {
+  const updates = podEventUpdates(snapshot, s.deps.clock.now());
+  await Promise.all(updates.map(async (u) => {
+    try {
+      await s.deps.cluster.patchNodeClaimMetadata(u.nodeClaim, { annotations: { [PodsFingerprintAnnotation]: u.fingerprint } });
+      if (u.lastPodEventTime !== undefined) await s.deps.cluster.patchNodeClaimStatus(u.nodeClaim, { lastPodEventTime: u.lastPodEventTime });
+    } catch (e) {
+      s.deps.log.warn('could not record pod event', { nodeclaim: u.nodeClaim, error: e instanceof Error ? e.message : String(e) });
+    }
+  }));
+  applyPodEventUpdates(snapshot, updates);
+}
+
 async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise<DisruptionInput> {
+  await recordPodEvents(s, snapshot);
   const instanceTypes = await instanceTypesByPool(s.deps, snapshot);
   const drifted = await cloudDrift(s.deps, snapshot, s.drift);
   return {

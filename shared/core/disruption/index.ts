@@ -1,6 +1,7 @@
 /** The disruption core (reference §4): what to disrupt, when, and why. Pure: no I/O, no clock. */
 export { computeDisruption } from './compute';
 export { validateCommand } from './validate';
+export { podEventUpdates, applyPodEventUpdates, PodsFingerprintAnnotation, type PodEventUpdate } from './pod-events';
 export { toExecutions, replacementClaims, commandLogLine, type DisruptExecutionInput, type ExecutionRequest, type ReplacementContext } from './execution';
 export { allowedDisruptions, budgetActive, budgetNodes } from './budgets';
 export { doNotDisruptBlock, podCost, disruptionCost } from './pods';
