@@ -2,25 +2,13 @@
  * The shipped scenario examples/scenarios/savings-plan.yaml runs end to end on the simulator — the production handlers,
  * adapters and state machines — with assertions on its JSON summary.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseScenario, runScenario, type SimulationResult } from '../../../shared/sim';
-
-const run = async (name: string): Promise<SimulationResult> => {
-  const file = new URL(`../../../examples/scenarios/${name}.yaml`, import.meta.url);
-  return runScenario(parseScenario(readFileSync(file, 'utf8'), `${name}.yaml`));
-};
-
-const clean = (r: SimulationResult) => {
-  expect(r.violations).toEqual({ pdb: 0, doNotDisrupt: 0, podsLost: expect.any(Number) });
-  expect(r.final.orphanInstances).toBe(0);
-  expect(r.final.leakedNodeClaims).toBe(0);
-};
+import { expectClean, runShipped } from './helpers';
 
 describe('shipped scenario savings-plan', () => {
   it('should fill the weighted savings-plan pool up to its CPU limit, then use the default pool', async () => {
-    const r = await run('savings-plan');
-    clean(r);
+    const r = await runShipped('savings-plan');
+    expectClean(r);
     const plan = r.nodes.filter((n) => n.nodePool === 'savings-plan');
     expect(plan.length).toBeGreaterThanOrEqual(1);
     expect(plan.every((n) => n.instanceType.startsWith('m5.'))).toBe(true);
