@@ -42,10 +42,9 @@ events:
 `;
 
 describe('a node that registers slowly', () => {
-  // Known bug (shared/core/garbage-collection/decide.ts): claim age is `now` (ms) minus creationTimestamp
-  // (seconds), so every launched-but-unregistered claim looks ~55 years old and is ended as a registration
-  // timeout at the next garbage-collection run. Remove `.fails` once fixed.
-  it.fails('should keep a launched NodeClaim until its 15-minute registration deadline', async () => {
+  // Regression: garbage collection once took claim times (seconds) for milliseconds, so every launched but
+  // not yet registered NodeClaim looked decades old and was ended at the next run.
+  it('should keep a launched NodeClaim until its 15-minute registration deadline', async () => {
     // Act
     const run = await runScenario(parseScenario(SCENARIO, 'registration-window.yaml'));
     // Assess

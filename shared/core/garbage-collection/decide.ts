@@ -58,7 +58,8 @@ function isTrue(claim: NodeClaim, type: string): boolean {
 
 function launchedAt(claim: NodeClaim): number {
   const launched = claim.status.conditions.find((c) => c.type === 'Launched' && c.status === 'True');
-  return launched?.lastTransitionTime ?? claim.creationTimestamp;
+  // NodeClaim times are seconds since epoch (the model's convention); `now` is milliseconds.
+  return (launched?.lastTransitionTime ?? claim.creationTimestamp) * 1000;
 }
 
 function nodeFor(claim: NodeClaim, nodesByProviderID: Map<string, Node>, nodesByName: Map<string, Node>): Node | undefined {
@@ -94,7 +95,7 @@ export function decideGarbageCollection(input: GarbageCollectionInput): GarbageC
     if (claim.deletionTimestamp !== undefined) continue;
     const node = nodeFor(claim, nodesByProviderID, nodesByName);
     const nodeName = node?.name ?? claim.status.nodeName;
-    const ageMs = now - claim.creationTimestamp;
+    const ageMs = now - claim.creationTimestamp * 1000;
     const providerID = claim.status.providerID;
     const launched = isTrue(claim, 'Launched') || !!providerID;
     const registered = isTrue(claim, 'Registered');

@@ -32,19 +32,20 @@ export function nodeClaim(name: string, opts: { instanceId?: string; ageMs?: num
     spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
     status: {
       conditions: [
-        ...(launched ? [{ type: 'Launched', status: 'True' as const, lastTransitionTime: NOW - (opts.ageMs ?? 60 * 60_000) }] : []),
+        ...(launched ? [{ type: 'Launched', status: 'True' as const, lastTransitionTime: (NOW - (opts.ageMs ?? 60 * 60_000)) / 1000 }] : []),
         ...(opts.registered ? [{ type: 'Registered', status: 'True' as const }] : []),
       ],
       ...(opts.instanceId ? { providerID: `aws:///us-west-2a/${opts.instanceId}` } : {}),
       ...(opts.nodeName ? { nodeName: opts.nodeName } : {}),
     },
-    creationTimestamp: NOW - (opts.ageMs ?? 60 * 60_000),
+    // NodeClaim times are seconds since epoch (the model's convention).
+    creationTimestamp: (NOW - (opts.ageMs ?? 60 * 60_000)) / 1000,
     finalizers: ['karpenter.sh/termination'],
   };
 }
 
 export function node(name: string, instanceId: string, ready = true): Node {
-  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: NOW - 60 * 60_000, finalizers: [] };
+  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: (NOW - 60 * 60_000) / 1000, finalizers: [] };
 }
 
 function unused(name: string): never {
