@@ -55,3 +55,8 @@ export function config(): Config {
   cached ??= parseConfig(process.env);
   return cached;
 }
+
+/** Forgets the parsed configuration, so the next `config()` reads the environment again (the simulator, between runs). */
+export function resetConfig(): void {
+  cached = undefined;
+}

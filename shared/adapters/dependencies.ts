@@ -11,6 +11,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadCatalog } from '../catalog';
 import type { LifecycleDeps, Planner } from '../core/lifecycle';
+import type { Clock } from '../core/ports';
 import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../core/provisioning/from-snapshot';
 import { solve } from '../core/scheduling/solve';
 import { Ec2CloudProvider } from './aws/ec2';
@@ -33,12 +34,17 @@ export const planner: Planner = {
   plannedClaimToNodeClaim,
 };
 
-export async function buildDependencies(cfg: Config): Promise<Dependencies> {
+/** What a caller may replace when building the dependencies (the simulator's virtual clock); production passes nothing. */
+export interface DependencyOverrides {
+  clock?: Clock;
+}
+
+export async function buildDependencies(cfg: Config, overrides: DependencyOverrides = {}): Promise<Dependencies> {
   const region = cfg.region;
-  const clock = systemClock;
+  const clock = overrides.clock ?? systemClock;
   const eks = new EKSClient({ region });
   const clusterInfo: EksClusterInfo = await describeCluster(eks, cfg.clusterName);
-  const tokens = new EksTokenProvider({ clusterName: cfg.clusterName, region });
+  const tokens = new EksTokenProvider({ clusterName: cfg.clusterName, region, clock: () => clock.now() });
   const cluster = new KubeClusterClient(
     kubeConfigForEks({ endpoint: clusterInfo.endpoint, caData: clusterInfo.certificateAuthority, tokenProvider: tokens, name: cfg.clusterName }),
     { now: () => clock.now() },
@@ -61,14 +67,24 @@ export async function buildDependencies(cfg: Config): Promise<Dependencies> {
 }
 
 let built: Promise<Dependencies> | undefined;
+let overrides: DependencyOverrides = {};
 
 /** The container's dependencies, built on first use; a failed build is retried on the next invocation. */
 export function dependencies(): Promise<Dependencies> {
   if (!built) {
-    built = buildDependencies(config());
+    built = buildDependencies(config(), overrides);
     built.catch(() => {
       built = undefined;
     });
   }
   return built;
+}
+
+/**
+ * Forgets the built dependencies; the next invocation builds them again with `next` (the simulator binds a
+ * new world per run, with its virtual clock). A deployed Lambda never calls this.
+ */
+export function resetDependencies(next: DependencyOverrides = {}): void {
+  overrides = next;
+  built = undefined;
 }

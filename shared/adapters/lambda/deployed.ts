@@ -3,13 +3,13 @@ import type { Dependencies } from '../dependencies';
 import { lambdaHandler, type PlainHandler } from './handler';
 
 export function deployedHandler<E, R>(functionKey: string, create: (deps: Dependencies) => PlainHandler<E, R>) {
-  let built: PlainHandler<E, R> | undefined;
+  let built: { deps: Dependencies; handler: PlainHandler<E, R> } | undefined;
   return lambdaHandler<E, R>(functionKey, async (event, context) => {
-    if (!built) {
-      // Loaded lazily so tests of createHandler never load the AWS/Kubernetes adapters.
-      const { dependencies } = await import('../dependencies');
-      built = create(await dependencies());
-    }
-    return built(event, context);
+    // Loaded lazily so tests of createHandler never load the AWS/Kubernetes adapters.
+    const { dependencies } = await import('../dependencies');
+    const deps = await dependencies();
+    // Built once per container; again only if the dependencies were rebuilt (resetDependencies, the simulator).
+    if (built?.deps !== deps) built = { deps, handler: create(deps) };
+    return built.handler(event, context);
   });
 }
