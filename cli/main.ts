@@ -5,6 +5,7 @@ import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/c
 import { addAuditCommand } from './audit';
 import { demoCommand } from './demo';
 import { explainCommand } from './explain';
+import { serveCommand } from './serve';
 import { simulateFile } from './simulate';
 import { CliUsageError, planCommand } from './plan';
 
@@ -59,6 +60,21 @@ export async function main(argv: string[]): Promise<number> {
     .option('--report <file>', 'also write a self-contained HTML report')
     .action(async (file: string, o: { output: 'table' | 'json'; report?: string }) => {
       code = await simulateFile(file, o, out, err);
+    });
+
+  program
+    .command('sim')
+    .description('Interactive simulator.')
+    .command('serve')
+    .description('Serve a simulated cluster in real time (HTTPS on 127.0.0.1) for kubectl, with nodewright reacting.')
+    .option('--scenario <file>', 'objects and timed events to start from (e.g. examples/scenarios/walkthrough.yaml)')
+    .option('-f, --file <file>', 'plain manifests to apply at the start (e.g. examples/inflate.yaml)')
+    .option('--kubeconfig <path>', 'where to write the kubeconfig', 'nodewright-sim.kubeconfig')
+    .option('--port <port>', 'fixed port on 127.0.0.1 (default: any free port)')
+    .option('--speed <x>', 'simulated seconds per real second', '1')
+    .option('--node-startup <seconds>', 'seconds from launch to a Ready node', '10')
+    .action(async (o: { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string }) => {
+      code = await serveCommand(o, out);
     });
 
   program

@@ -1,0 +1,50 @@
+/**
+ * `nodewright sim serve`: the simulated cluster in (scaled) real time, with the fake API server over HTTPS on
+ * 127.0.0.1 and a kubeconfig for kubectl — the seeds' workflow (`kubectl scale deployment inflate
+ * --replicas 5`, `kubectl get nodes,nodeclaims`) locally, while the production functions react.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CliUsageError } from './plan';
+import { clock } from './report';
+
+export interface ServeOptions { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string }
+
+export async function serveCommand(opts: ServeOptions, out: (s: string) => void): Promise<number> {
+  const { parseScenario, startInteractive } = await import('../shared/sim');
+  let scenario;
+  if (opts.scenario) {
+    let text: string;
+    try { text = readFileSync(opts.scenario, 'utf8'); } catch (e) { throw new CliUsageError(`cannot read ${opts.scenario}: ${(e as Error).message}`); }
+    scenario = parseScenario(text, opts.scenario);
+  }
+  if (opts.file) {
+    if (scenario) throw new CliUsageError('give either --scenario or -f, not both');
+    let text: string;
+    try { text = readFileSync(opts.file, 'utf8'); } catch (e) { throw new CliUsageError(`cannot read ${opts.file}: ${(e as Error).message}`); }
+    // Plain manifests (NodePools, EC2NodeClasses, Deployments …) become a scenario that applies them at t=0.
+    scenario = parseScenario(`name: serve\nobjects: |\n${text.split('\n').map((l) => `  ${l}`).join('\n')}\n`, opts.file);
+  }
+  const num = (v: string | undefined, name: string) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new CliUsageError(`${name} must be a positive number, got ${JSON.stringify(v)}`);
+    return n;
+  };
+  const kubeconfigPath = resolve(opts.kubeconfig);
+  const session = await startInteractive({
+    scenario, kubeconfigPath, port: num(opts.port, '--port'), speed: num(opts.speed, '--speed'), nodeStartupSeconds: num(opts.nodeStartup, '--node-startup'),
+    onEvent: (e) => out(`${clock(e.t)}  ${e.message}`),
+  });
+  out(`nodewright simulator serving ${session.url}; kubeconfig written to ${kubeconfigPath}`);
+  out(`try:  export KUBECONFIG=${kubeconfigPath}`);
+  out('      kubectl get nodepools,nodeclaims,nodes,pods');
+  out('      kubectl scale deployment inflate --replicas 5');
+  out('Ctrl-C stops the simulation.');
+  await new Promise<void>((done) => {
+    const stop = () => { void session.stop().then(done); };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}
