@@ -1,4 +1,5 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { parseScenario, runScenario } from '../../shared/sim';
 
 const SCENARIO = `
 name: determinism
@@ -42,19 +43,16 @@ events:
   - {at: 4m, scale: {deployment: default/web, replicas: 0}}
 `;
 
-async function runFresh(): Promise<string> {
-  // A fresh module graph per run, as two `nodewright simulate` processes would have.
-  vi.resetModules();
-  const sim = await import('../../shared/sim');
-  const result = await sim.runScenario(sim.parseScenario(SCENARIO, 'determinism.yaml'));
-  return JSON.stringify(result);
+// Two runs in the same process: the second must not see anything of the first (composition root, caches).
+async function runOnce(): Promise<string> {
+  return JSON.stringify(await runScenario(parseScenario(SCENARIO, 'determinism.yaml')));
 }
 
 describe('simulator determinism', () => {
   it('should give the same JSON for the same scenario and seed', async () => {
     // Act
-    const first = await runFresh();
-    const second = await runFresh();
+    const first = await runOnce();
+    const second = await runOnce();
     // Assess
     expect(JSON.parse(first).nodes.length).toBeGreaterThan(0);
     expect(second).toEqual(first);

@@ -1,13 +1,14 @@
 /**
  * Pointing the production composition root at the simulated world: the environment serverless.yml gives the
- * functions, the virtual clock behind `systemClock`, the Powertools logger's output captured as events, and
+ * functions, the virtual clock (resetDependencies({clock})), the Powertools logger's output captured as events, and
  * each function invoked through its deployed `handler` (middy + Powertools + composition root) with a Lambda
  * context. Everything is undone by `restore()`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { systemClock } from '../../adapters/clock';
+import { resetConfig } from '../../adapters/config';
+import { resetDependencies } from '../../adapters/dependencies';
 import { logger, metrics } from '../../adapters/lambda/handler';
 import type { VirtualClock } from '../clock';
 import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
@@ -59,41 +60,18 @@ export class FunctionTimedOutError extends Error {
   override readonly name = 'Sandbox.Timedout' as const;
 }
 
-export class SimulationNotRepeatableError extends Error {
-  override readonly name = 'SimulationNotRepeatableError' as const;
-}
-
-let bindings = 0;
-
 /**
- * The composition root's reset hooks: they forget its per-process caches (config, dependencies, each
- * handler's built instance) so a second world in the same process is not served by the first world's
- * clients. Without them a second binding would silently talk to a closed server: that is refused.
+ * Points the composition root at a world: it forgets its per-process caches (config, dependencies, each
+ * handler's built instance) and builds the next dependencies with `clock`; undefined restores the production
+ * default (the system clock).
  */
-type ResetHooks = { resetDependencies?: (o: { clock?: VirtualClock }) => void; resetConfig?: () => void };
-
-async function compositionRoot(): Promise<ResetHooks> {
-  const deps = (await import('../../adapters/dependencies')) as Record<string, unknown>;
-  const cfg = (await import('../../adapters/config')) as Record<string, unknown>;
-  return {
-    ...(typeof deps.resetDependencies === 'function' ? { resetDependencies: deps.resetDependencies as ResetHooks['resetDependencies'] } : {}),
-    ...(typeof cfg.resetConfig === 'function' ? { resetConfig: cfg.resetConfig as () => void } : {}),
-  };
-}
-
-/** Points the next dependencies at `clock` (undefined: back to the production default) and forgets the config. */
-function resetCompositionRoot(hooks: ResetHooks, clock: VirtualClock | undefined): void {
-  if (clock && bindings > 0 && !(hooks.resetDependencies && hooks.resetConfig)) {
-    throw new SimulationNotRepeatableError('the composition root offers no resetDependencies/resetConfig: run one simulation per process');
-  }
-  hooks.resetDependencies?.(clock ? { clock } : {});
-  hooks.resetConfig?.();
-  if (clock) bindings++;
+function resetCompositionRoot(clock: VirtualClock | undefined): void {
+  resetDependencies(clock ? { clock } : {});
+  resetConfig();
 }
 
 export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
-  const hooks = await compositionRoot();
-  resetCompositionRoot(hooks, clock);
+  resetCompositionRoot(clock);
   const savedEnv = { ...process.env };
   Object.assign(process.env, {
     CLUSTER_NAME: env.clusterName,
@@ -113,9 +91,6 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
 
-  const savedClock = { now: systemClock.now, sleep: systemClock.sleep };
-  systemClock.now = () => clock.now();
-  systemClock.sleep = (ms: number) => clock.sleep(ms);
 
   const loggerPatch = logger as unknown as Patchable;
   const metricsPatch = metrics as unknown as Patchable;
@@ -189,9 +164,7 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     functions,
     invoke,
     restore: () => {
-      resetCompositionRoot(hooks, undefined);
-      systemClock.now = savedClock.now;
-      systemClock.sleep = savedClock.sleep;
+      resetCompositionRoot(undefined);
       loggerPatch.console = savedLoggerConsole;
       (metrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();
       metricsPatch.disabled = savedMetricsDisabled;
