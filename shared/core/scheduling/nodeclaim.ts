@@ -71,7 +71,7 @@ export class InProgressClaim {
       if (quick) return quick;
     }
     const pv = s.reqVec;
-    for (const i of s.reqNz) if (this.reqVec[i] + pv[i] > this.maxEff[i]) return `no instance type has enough ${this.dims.names[i]} left`;
+    for (const i of s.reqNz) if (this.reqVec[i] + pv[i] > this.maxEff[i]) return `no instance type has enough ${this.dims.names[i]}${this.pods.length > 0 ? " left" : ""}`;
     if (this.template.taints.length > 0) {
       const taint = untoleratedTaint(s, this.template.taints);
       if (taint) return `did not tolerate taint ${taintString(taint)}`;
