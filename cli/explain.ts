@@ -5,10 +5,7 @@
 import { loadCatalog } from '../shared/catalog';
 import { podKey } from '../shared/core/model/kube';
 import { diagnosePod } from '../shared/core/provisioning/explain';
-import { existingNodesFromSnapshot } from '../shared/core/provisioning/from-snapshot';
-import { planOffline, snapshotFromManifests } from '../shared/core/provisioning/offline-plan';
-import { buildInstanceTypes } from '../shared/core/instance-types/build';
-import type { InstanceType } from '../shared/core/instance-types/types';
+import { planOffline } from '../shared/core/provisioning/offline-plan';
 import { CliUsageError, readInstanceTypes, readManifests } from './plan';
 
 export interface ExplainOptions { file: string[]; pod?: string; region: string; zones?: string; instanceTypes?: string }
@@ -17,17 +14,10 @@ export function explainCommand(opts: ExplainOptions, out: (s: string) => void): 
   const set = readManifests(opts.file);
   const zones = opts.zones ? opts.zones.split(',').map((z) => z.trim()).filter(Boolean) : undefined;
   const custom = readInstanceTypes(opts.instanceTypes, opts.region, zones);
-  const { plan, pending } = planOffline(set, { region: opts.region, zones, instanceTypes: custom, catalog: loadCatalog() });
+  const { plan, pending, input } = planOffline(set, { region: opts.region, zones, instanceTypes: custom, catalog: loadCatalog() });
   const targets = opts.pod ? pending.filter((p) => podKey(p) === opts.pod) : pending;
   if (opts.pod && targets.length === 0) throw new CliUsageError(`pod ${opts.pod} is not a pending pod in the given files`);
 
-  const typesByPool: Record<string, InstanceType[]> = {};
-  const catalog = custom ? undefined : loadCatalog();
-  for (const pool of set.nodePools) {
-    const nodeClass = set.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
-    typesByPool[pool.name] = custom ?? buildInstanceTypes(catalog!, { region: opts.region, zones: zones ?? ['a', 'b', 'c'].map((z) => `${opts.region}${z}`), nodeClass });
-  }
-  const existing = existingNodesFromSnapshot(snapshotFromManifests(set), typesByPool);
   const where = new Map<string, string>();
   plan.nodeClaims.forEach((c, i) => c.pods.forEach((p) => where.set(podKey(p), `new node #${i + 1} (nodepool ${c.nodePool}, ${c.instanceTypes[0]?.name} ${c.capacityType}${c.zone ? ` in ${c.zone}` : ''}, $${c.price.toFixed(4)}/h)`)));
   plan.existingPlacements.forEach((e) => e.pods.forEach((p) => where.set(podKey(p), `existing node ${e.node}`)));
@@ -37,7 +27,7 @@ export function explainCommand(opts: ExplainOptions, out: (s: string) => void): 
     const key = podKey(pod);
     out(`${key}: ${where.has(key) ? `scheduled on ${where.get(key)}` : `stays pending — ${why.get(key) ?? 'unknown'}`}`);
     if (where.has(key) && !opts.pod) continue;
-    for (const d of diagnosePod(pod, { pods: [pod], nodePools: set.nodePools, instanceTypes: typesByPool, existingNodes: existing, daemonSets: set.daemonSets })) {
+    for (const d of diagnosePod(pod, { ...input, pods: [pod], nodePools: set.nodePools })) {
       out(`  nodepool ${d.nodePool}: ${d.fits ? 'could launch a node for this pod on its own' : 'cannot launch a node for this pod'}`);
       for (const s of d.steps) out(`    ${s.ok ? '✓' : '✗'} ${s.check}: ${s.detail}`);
     }

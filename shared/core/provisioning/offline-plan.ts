@@ -8,7 +8,7 @@ import type { ManifestSet } from '../model/manifests';
 import type { EC2NodeClass } from '../model/karpenter';
 import type { ClusterSnapshot } from '../ports/cluster-client';
 import { solve } from '../scheduling/solve';
-import type { Plan, SchedulingOptions } from '../scheduling/types';
+import type { Plan, SchedulingInput, SchedulingOptions } from '../scheduling/types';
 import { existingNodesFromSnapshot } from './from-snapshot';
 
 export interface OfflinePlanOptions {
@@ -27,6 +27,8 @@ export interface OfflinePlan {
   warnings: string[];
   /** NodePools that could not be used, with why. */
   unusablePools: { nodePool: string; reason: string }[];
+  /** What the plan was computed from (for explanations). */
+  input: SchedulingInput;
 }
 
 export function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
@@ -62,7 +64,7 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
   const usable = set.nodePools.filter((p) => instanceTypes[p.name] !== undefined);
   const snapshot = snapshotFromManifests(set);
   const pending = set.pods.filter((p) => !p.nodeName && p.owner?.kind !== 'DaemonSet' && p.deletionTimestamp === undefined);
-  const plan = solve({
+  const input: SchedulingInput = {
     pods: pending,
     nodePools: usable,
     instanceTypes,
@@ -72,9 +74,10 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
     persistentVolumeClaims: set.persistentVolumeClaims,
     storageClasses: set.storageClasses,
     options: opts.scheduling,
-  });
+  };
+  const plan = solve(input);
   if (unusablePools.length > 0) {
     for (const u of plan.unschedulable) u.reason += `; ${unusablePools.map((p) => `nodepool "${p.nodePool}": ${p.reason}`).join('; ')}`;
   }
-  return { plan, pending, warnings, unusablePools };
+  return { plan, pending, warnings, unusablePools, input };
 }

@@ -1,0 +1,37 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../cli/main';
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { stdout += String(s); return true; });
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { stderr += String(s); return true; });
+  const code = await main(argv);
+  vi.restoreAllMocks();
+  return { code, stdout, stderr };
+}
+
+describe('nodewright explain', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('should say where each pod goes and, for a pending pod, which NodePool check fails', async () => {
+    // Act
+    const r = await run('explain', '-f', 'examples/inflate.yaml', '-f', 'test/fixtures/manifests/unschedulable-pods.yaml');
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/default\/inflate-0: scheduled on new node #1 \(nodepool default, c6a\.2xlarge on-demand/);
+    expect(r.stdout).toMatch(/default\/huge: stays pending/);
+    expect(r.stdout).toMatch(/✗ resources: none fits the pod's requests \{"cpu":"500"/);
+    expect(r.stdout).toMatch(/default\/gpu: stays pending[\s\S]*✗ instance types for the pod: 0 instance types satisfy the combined requirements/);
+  });
+
+  it('should explain a single pod and refuse an unknown one with exit code 2', async () => {
+    const one = await run('explain', '-f', 'examples/inflate.yaml', '--pod', 'default/inflate-3');
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/^default\/inflate-3: scheduled on new node/);
+    expect(one.stdout).toMatch(/nodepool default: could launch a node for this pod on its own/);
+    const missing = await run('explain', '-f', 'examples/inflate.yaml', '--pod', 'default/nope');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/pod default\/nope is not a pending pod/);
+  });
+});
