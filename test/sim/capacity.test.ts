@@ -1,41 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario, runScenario } from '../../shared/sim';
+import { deployment, NODE_CLASS, nodePool, objects } from './fixtures/objects';
 
 const SCENARIO = `
 name: insufficient-capacity
 seed: 5
 duration: 10m
 objects: |
-  apiVersion: karpenter.sh/v1
-  kind: NodePool
-  metadata: {name: spot}
-  spec:
-    template:
-      spec:
-        requirements:
-          - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
-          - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge]}
-        nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-  ---
-  apiVersion: karpenter.k8s.aws/v1
-  kind: EC2NodeClass
-  metadata: {name: default}
-  spec:
-    role: KarpenterNodeRole
-    amiSelectorTerms: [{alias: al2023@latest}]
-    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "\${CLUSTER_NAME}"}}]
-    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "\${CLUSTER_NAME}"}}]
-  ---
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web}
-  spec:
-    replicas: 0
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m}}}]
+${objects(nodePool('spot', ['{key: karpenter.sh/capacity-type, operator: In, values: [spot]}', '{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge]}']), NODE_CLASS, deployment('web', 'nginx', '{cpu: 500m}'))}
 events:
   - {at: 0s, unavailable: {instanceType: m5.large, capacityType: spot, for: 4m}}
   - {at: 0s, unavailable: {instanceType: m5.xlarge, capacityType: spot, for: 4m}}

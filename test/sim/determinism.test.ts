@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario, runScenario } from '../../shared/sim';
+import { deployment, NODE_CLASS, nodePool, objects } from './fixtures/objects';
 
 const SCENARIO = `
 name: determinism
@@ -7,36 +8,7 @@ seed: 3
 region: us-east-1
 duration: 5m
 objects: |
-  apiVersion: karpenter.sh/v1
-  kind: NodePool
-  metadata: {name: default}
-  spec:
-    template:
-      spec:
-        requirements:
-          - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
-          - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}
-        nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-  ---
-  apiVersion: karpenter.k8s.aws/v1
-  kind: EC2NodeClass
-  metadata: {name: default}
-  spec:
-    role: KarpenterNodeRole
-    amiSelectorTerms: [{alias: al2023@latest}]
-    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "\${CLUSTER_NAME}"}}]
-    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "\${CLUSTER_NAME}"}}]
-  ---
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web, namespace: default}
-  spec:
-    replicas: 0
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers: [{name: web, image: nginx, resources: {requests: {cpu: 1500m, memory: 1Gi}}}]
+${objects(nodePool('default', ['{key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}', '{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']), NODE_CLASS, deployment('web', 'nginx', '{cpu: 1500m, memory: 1Gi}'))}
 events:
   - {at: 30s, scale: {deployment: default/web, replicas: 7}}
   - {at: 3m, interrupt: {node: any, kind: spot-interruption}}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startInteractive, type InteractiveSession } from '../../shared/sim';
+import { deployment, NODE_CLASS, nodePool, objects } from './fixtures/objects';
 
 function findKubectl(): string | undefined {
   try {
@@ -20,35 +21,7 @@ if (!kubectlBin) console.warn('SKIPPED: the interactive-mode test needs a kubect
 const SCENARIO = `
 name: serve
 objects: |
-  apiVersion: karpenter.sh/v1
-  kind: NodePool
-  metadata: {name: default}
-  spec:
-    template:
-      spec:
-        requirements:
-          - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}
-        nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-  ---
-  apiVersion: karpenter.k8s.aws/v1
-  kind: EC2NodeClass
-  metadata: {name: default}
-  spec:
-    role: KarpenterNodeRole
-    amiSelectorTerms: [{alias: al2023@latest}]
-    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "\${CLUSTER_NAME}"}}]
-    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "\${CLUSTER_NAME}"}}]
-  ---
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: inflate}
-  spec:
-    replicas: 0
-    selector: {matchLabels: {app: inflate}}
-    template:
-      metadata: {labels: {app: inflate}}
-      spec:
-        containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1"}}}]
+${objects(nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']), NODE_CLASS, deployment('inflate', 'pause', '{cpu: "1"}'))}
 `;
 
 describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real kubectl', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario, runScenario } from '../../shared/sim';
+import { deployment, NODE_CLASS, nodePool, objects } from './fixtures/objects';
 
 const scenario = (name: string, cluster: string, zones: string) => `
 name: ${name}
@@ -7,35 +8,7 @@ clusterName: ${cluster}
 zones: [${zones}]
 duration: 4m
 objects: |
-  apiVersion: karpenter.sh/v1
-  kind: NodePool
-  metadata: {name: default}
-  spec:
-    template:
-      spec:
-        requirements:
-          - {key: karpenter.k8s.aws/instance-category, operator: In, values: [m]}
-        nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-  ---
-  apiVersion: karpenter.k8s.aws/v1
-  kind: EC2NodeClass
-  metadata: {name: default}
-  spec:
-    role: KarpenterNodeRole
-    amiSelectorTerms: [{alias: al2023@latest}]
-    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "\${CLUSTER_NAME}"}}]
-    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "\${CLUSTER_NAME}"}}]
-  ---
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: app}
-  spec:
-    replicas: 0
-    selector: {matchLabels: {app: app}}
-    template:
-      metadata: {labels: {app: app}}
-      spec:
-        containers: [{name: app, image: pause, resources: {requests: {cpu: "1"}}}]
+${objects(nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [m]}']), NODE_CLASS, deployment('app', 'pause', '{cpu: "1"}'))}
 events:
   - {at: 30s, scale: {deployment: default/app, replicas: 3}}
 `;
