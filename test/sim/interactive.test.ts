@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,14 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startInteractive, type InteractiveSession } from '../../shared/sim';
 import { deployment, NODE_CLASS, nodePool, objects } from './fixtures/objects';
-
-function findKubectl(): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { findKubectl } from './fixtures/kubectl';
 
 const kubectlBin = findKubectl();
 if (!kubectlBin) console.warn('SKIPPED: the interactive-mode test needs a kubectl binary on PATH (Debian: apt-get install kubernetes-client)');

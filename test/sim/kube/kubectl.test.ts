@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,14 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeKubeApi, serveForKubectl, type FakeKubeApi, type RunningKubeServer } from '../../../shared/sim/kube';
 import { deploymentJson, nodeJson, nodePoolJson, T0 } from './fixtures';
-
-function findKubectl(): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { findKubectl } from '../fixtures/kubectl';
 
 const kubectlBin = findKubectl();
 if (!kubectlBin) console.warn('SKIPPED: the real-kubectl test needs a kubectl binary on PATH (Debian: apt-get install kubernetes-client)');
