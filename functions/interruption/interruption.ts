@@ -8,7 +8,9 @@ import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter }
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { createOwnershipLookup } from './ownership-lookup';
-import { processInterruptionRecord, type InterruptionLogger, type ProvisioningTrigger } from './process-message';
+import { instanceTypesByPool, launchReplacement } from '../../shared/core/lifecycle';
+import { planInterruptionReplacements } from '../../shared/core/interruption/replacements';
+import { processInterruptionRecord, type InterruptionLogger, type ReplacementLauncher, type ReplacementPlanner } from './process-message';
 
 export interface InterruptionHandlerDeps {
   cluster: ClusterClient;
@@ -19,8 +21,10 @@ export interface InterruptionHandlerDeps {
   /** Structured logger: in production the Powertools Logger through `lifecycleLogger()`. */
   logger: InterruptionLogger;
   clusterName: string;
-  /** Present when the composition root offers a way to run the provisioner now. */
-  triggerProvisioning?: ProvisioningTrigger;
+  /** Plans replacement capacity for an interrupted claim (absent: the drain starts with no pre-spun replacement). */
+  planReplacements?: ReplacementPlanner;
+  /** Launches a replacement claim at once (rebalance pre-provisioning). */
+  launchReplacement?: ReplacementLauncher;
 }
 
 export type InterruptionHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -46,8 +50,8 @@ export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandle
 }
 
 /**
- * The deployed function. The composition root offers no provisioner trigger: replacements come from the
- * scheduled provisioner once the drained pods are pending (docs/interruption.md).
+ * The deployed function: replacements for an interrupted node are planned here (snapshot + instance types +
+ * the scheduling core) and launched by the `disrupt` execution before the node is drained.
  */
 export const handler = deployedHandler<SQSEvent, SQSBatchResponse>('interruption', (deps) =>
   createHandler({
@@ -58,10 +62,12 @@ export const handler = deployedHandler<SQSEvent, SQSBatchResponse>('interruption
     clock: deps.clock,
     logger: lifecycleLogger(),
     clusterName: deps.config.clusterName,
-    // Replacements start at once: a `launch` reconcile runs the provisioner now, which also plans the pods of
-    // nodes being drained. Named after the instance, so a repeated event cannot start a second one.
-    triggerProvisioning: async ({ instanceId }) => {
-      await deps.workflows.start('launch', `reconcile-interruption-${instanceId}`, { reconcile: true });
+    planReplacements: async (nodeClaim, seed, eventTimeMs) => {
+      const snapshot = await deps.cluster.snapshot();
+      return planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), nodeClaim, seed, eventTimeMs);
+    },
+    launchReplacement: async (claim, id) => {
+      await launchReplacement(deps, { nodeClaim: claim, disruptionId: id });
     },
   }),
 );

@@ -4,23 +4,32 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import type { Clock, ClusterClient, StateStore, WorkflowStarter } from '../../shared/core/ports';
-import { decideInterruption, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
+import { decideInterruption, interruptionExecutionName, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
 import type { LifecycleLogger } from '../../shared/core/lifecycle';
+import type { InterruptionReplacementPlan } from '../../shared/core/interruption/replacements';
+import type { NodeClaim } from '../../shared/core/model/karpenter';
 import type { OwnershipLookup } from './ownership-lookup';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
 export type InterruptionLogger = LifecycleLogger;
 
-/** Asks the provisioner to run now so replacements for the drained pods start at once. */
-export type ProvisioningTrigger = (request: { reason: string; nodeClaim?: string; instanceId: string }) => Promise<void>;
+/**
+ * Plans replacement capacity for an interrupted claim's pods (shared/core/interruption/replacements.ts over a
+ * fresh snapshot and the pools' instance types). Absent in unit tests that only check the decisions.
+ */
+export type ReplacementPlanner = (nodeClaim: string, seed: string, eventTimeMs: number) => Promise<InterruptionReplacementPlan>;
+
+/** Creates a replacement claim and starts its `launch` execution (pre-provisioning on a rebalance recommendation). */
+export type ReplacementLauncher = (claim: NodeClaim, id: string) => Promise<void>;
 
 export interface ProcessMessageDeps {
-  cluster: Pick<ClusterClient, 'getNodeClaim'>;
+  cluster: Pick<ClusterClient, 'getNodeClaim'> & Partial<Pick<ClusterClient, 'snapshot'>>;
   workflows: WorkflowStarter;
   state: StateStore;
   clock: Pick<Clock, 'now'>;
   logger: InterruptionLogger;
-  triggerProvisioning?: ProvisioningTrigger;
+  planReplacements?: ReplacementPlanner;
+  launchReplacement?: ReplacementLauncher;
 }
 
 type CordonAndDrain = Extract<InterruptionAction, { type: 'cordonAndDrain' }>;
@@ -55,6 +64,42 @@ async function claimFollowUps(deps: ProcessMessageDeps, executionName: string, m
   }
 }
 
+/** How long after the event a node with a 2-minute notice starts draining even if its replacement is not Ready. */
+export const NOTICE_DRAIN_AFTER_MS = 60_000;
+/** A scheduled change or a drained rebalance: replacements get the normal 10 minutes, as a disruption. */
+const UNHURRIED_DRAIN_AFTER_MS = 10 * 60_000;
+
+/** When the drain must start at the latest, from the message kind (ms since epoch). */
+export function drainBy(message: InterruptionMessage, nowMs: number): number {
+  const at = Math.min(message.time ?? nowMs, nowMs);
+  switch (message.kind) {
+    case 'SpotInterruption':
+    case 'CapacityReservationInterruption':
+      return at + NOTICE_DRAIN_AFTER_MS;
+    case 'InstanceStateChange':
+      return nowMs; // already stopping or gone: drain at once (replacements were still requested first)
+    default:
+      return nowMs + UNHURRIED_DRAIN_AFTER_MS;
+  }
+}
+
+/** One lease per instance: the warning and the state change that follows it are one interruption, not two. */
+export const instanceLease = (instanceId: string) => `interruption-instance/${instanceId}`;
+
+async function planFor(deps: ProcessMessageDeps, nodeClaim: string, message: InterruptionMessage, fields: Record<string, unknown>): Promise<InterruptionReplacementPlan | undefined> {
+  if (!deps.planReplacements) return undefined;
+  const plan = await deps.planReplacements(nodeClaim, message.eventId, message.time ?? deps.clock.now());
+  for (const u of plan.unschedulable.slice(0, 10)) {
+    deps.logger.warn('could not schedule pod of interrupted node', { ...fields, pod: u.pod, reason: u.reason });
+  }
+  return plan;
+}
+
+/**
+ * Replace, then drain: replacement claims for the node's pods are planned now and launched by a `disrupt`
+ * execution in interruption mode (taint → launch replacements → wait until they are Ready or `drainBy` →
+ * terminate, which drains PDB-aware). A failed launch never rolls back an interruption: the drain goes on.
+ */
 async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMessage, action: CordonAndDrain, messageId: string): Promise<void> {
   const fields = { messageKind: message.kind, eventId: message.eventId, messageId, instanceId: action.instanceId, nodeclaim: action.nodeClaim };
   // A later event about the same instance (e.g. `terminated` after the spot warning) finds the claim
@@ -63,12 +108,32 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
     deps.logger.info('dropping interruption message', { ...fields, reason: 'nodeclaim no longer exists' });
     return;
   }
-  const { executionArn, alreadyStarted } = await deps.workflows.start('terminate', action.executionName, action.input);
+  if (!(await claimFollowUps(deps, instanceLease(action.instanceId), messageId, fields))) {
+    deps.logger.info('interruption message already handled', { ...fields, reason: 'another event about this instance is being handled' });
+    return;
+  }
+  const plan = await planFor(deps, action.nodeClaim, message, fields);
+  const input = {
+    reason: action.input.reason,
+    candidates: [{ nodeClaimName: action.nodeClaim, ...(plan?.nodeName ? { nodeName: plan.nodeName } : {}) }],
+    replacements: plan?.replacements ?? [],
+    interruption: { kind: message.kind, drainBy: drainBy(message, deps.clock.now()) },
+  };
+  let started: { executionArn: string; alreadyStarted: boolean };
+  try {
+    started = await deps.workflows.start('disrupt', action.executionName, input);
+  } catch (error) {
+    await deps.state.releaseLease(instanceLease(action.instanceId), messageId).catch(() => undefined);
+    throw error;
+  }
+  const { executionArn, alreadyStarted } = started;
   if (alreadyStarted || !(await claimFollowUps(deps, action.executionName, messageId, fields))) {
     deps.logger.info('interruption message already handled', { ...fields, executionArn });
     return;
   }
-  deps.logger.info('initiating delete from interruption message', { ...fields, action: 'CordonAndDrain', executionArn });
+  deps.logger.info('initiating delete from interruption message', {
+    ...fields, action: 'CordonAndDrain', executionArn, replacements: input.replacements.map((r) => r.name).join(', '), drainBy: new Date(input.interruption.drainBy).toISOString(),
+  });
 
   let markedUnavailable = false;
   const mark = action.markUnavailable;
@@ -78,12 +143,6 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
       deps.logger.info('marked offering unavailable', { ...fields, 'instance-type': mark.offering.instanceType, zone: mark.offering.zone, 'capacity-type': mark.offering.capacityType, ttlSeconds: mark.ttlSeconds });
     }
   }
-  let provisioning: 'triggered' | 'failed' | 'not-configured' = 'not-configured';
-  const trigger = deps.triggerProvisioning;
-  if (trigger) {
-    const request = { reason: message.kind, instanceId: action.instanceId, nodeClaim: action.nodeClaim };
-    provisioning = (await bestEffort(deps, 'trigger provisioning', fields, () => trigger(request))) ? 'triggered' : 'failed';
-  }
   await bestEffort(deps, 'audit', fields, () =>
     deps.state.audit({
       at: deps.clock.now(),
@@ -91,9 +150,50 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
       action: 'cordon-and-drain',
       reason: message.kind,
       nodeClaims: [action.nodeClaim],
-      detail: { instanceId: action.instanceId, eventId: message.eventId, executionArn, markedUnavailable, provisioning, ...(mark ? { offering: mark.offering } : {}) },
+      detail: {
+        instanceId: action.instanceId, eventId: message.eventId, executionArn, markedUnavailable,
+        replacements: input.replacements.map((r) => r.name), drainBy: input.interruption.drainBy, ...(mark ? { offering: mark.offering } : {}),
+      },
     }),
   );
+}
+
+type Rebalance = Extract<InterruptionAction, { type: 'record' }>;
+
+/** A rebalance recommendation, by the pool's `nodewright.io/rebalance-policy` (unset: recorded only, as Karpenter). */
+async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage, action: Rebalance, messageId: string): Promise<void> {
+  const fields = { messageKind: message.kind, eventId: message.eventId, messageId, instanceId: action.instanceId, nodeclaim: action.nodeClaim };
+  const claim = action.nodeClaim ? await deps.cluster.getNodeClaim(action.nodeClaim) : undefined;
+  const pool = claim && deps.cluster.snapshot ? (await deps.cluster.snapshot()).nodePools.find((p) => p.name === claim.nodePool) : undefined;
+  const policy = pool?.rebalancePolicy;
+  if (policy === 'ignore') {
+    deps.logger.info('dropping interruption message', { ...fields, reason: `nodepool ${pool?.name} has rebalance policy ignore` });
+    return;
+  }
+  if (policy === 'drain' && action.nodeClaim) {
+    const drain: CordonAndDrain = {
+      type: 'cordonAndDrain', instanceId: action.instanceId, nodeClaim: action.nodeClaim,
+      executionName: interruptionExecutionName(action.instanceId, message.eventId), input: { nodeClaimName: action.nodeClaim, reason: message.kind }, triggerProvisioning: true,
+    };
+    await cordonAndDrain(deps, message, drain, messageId);
+    return;
+  }
+  deps.logger.info('received rebalance recommendation', { ...fields, policy: policy ?? 'record' });
+  let launched: string[] = [];
+  if (policy === 'pre-provision' && action.nodeClaim && deps.launchReplacement && (await claimFollowUps(deps, `rebalance/${action.instanceId}`, messageId, fields))) {
+    const plan = await planFor(deps, action.nodeClaim, message, fields);
+    for (const r of plan?.replacements ?? []) await deps.launchReplacement(r, `rebalance-${action.instanceId}`);
+    launched = (plan?.replacements ?? []).map((r) => r.name);
+    deps.logger.info('pre-provisioned replacement capacity', { ...fields, replacements: launched.join(', ') });
+  }
+  await deps.state.audit({
+    at: deps.clock.now(),
+    kind: 'interruption',
+    action: launched.length ? 'pre-provisioned' : 'observed',
+    reason: action.reason,
+    ...(action.nodeClaim ? { nodeClaims: [action.nodeClaim] } : {}),
+    detail: { instanceId: action.instanceId, eventId: message.eventId, policy: policy ?? 'record', replacements: launched },
+  });
 }
 
 export async function processInterruptionRecord(deps: ProcessMessageDeps & { ownership: OwnershipLookup }, record: SQSRecord): Promise<void> {
@@ -112,15 +212,7 @@ export async function processInterruptionRecord(deps: ProcessMessageDeps & { own
         deps.logger.info('dropping interruption message', { messageKind: message.kind, eventId: message.eventId, messageId: record.messageId, instanceId: action.instanceId, reason: action.reason });
         break;
       case 'record':
-        deps.logger.info('received rebalance recommendation', { eventId: message.eventId, instanceId: action.instanceId, nodeclaim: action.nodeClaim });
-        await deps.state.audit({
-          at: deps.clock.now(),
-          kind: 'interruption',
-          action: 'observed',
-          reason: action.reason,
-          ...(action.nodeClaim ? { nodeClaims: [action.nodeClaim] } : {}),
-          detail: { instanceId: action.instanceId, eventId: message.eventId },
-        });
+        await rebalance(deps, message, action, record.messageId);
         break;
       case 'cordonAndDrain':
         await cordonAndDrain(deps, message, action, record.messageId);

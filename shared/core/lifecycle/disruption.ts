@@ -12,9 +12,15 @@ import { executionName, stableSuffix } from './names';
 
 export interface DisruptionState extends DisruptInput {
   disruptionId: string;
-  /** Replacements must be initialized before this (ms since epoch). */
+  /** Replacements must be initialized before this (ms since epoch); for an interruption, the drain starts then. */
   deadlineMs: number;
+  /** WaitForReplacements' interval: 10 s, 5 s when an interruption's notice is running. */
+  pollSeconds: number;
 }
+
+/** Polling while replacements launch: an interrupted node has only its notice left. */
+const POLL_SECONDS = 10;
+const INTERRUPTION_POLL_SECONDS = 5;
 
 /** Checks the candidates exist (read-only) and fixes the id and deadline of this disruption. */
 export async function prepareDisruption(deps: LifecycleDeps, input: DisruptInput): Promise<DisruptionState> {
@@ -24,7 +30,8 @@ export async function prepareDisruption(deps: LifecycleDeps, input: DisruptInput
     }
   }
   const seed = [...input.candidates.map((c) => c.nodeClaimName), '|', ...input.replacements.map((r) => r.name)].join(',');
-  return { ...input, disruptionId: stableSuffix(seed, 8), deadlineMs: deps.clock.now() + LifecycleTimings.replacementReadyTimeoutMs };
+  if (input.interruption) return { ...input, disruptionId: stableSuffix(seed, 8), deadlineMs: input.interruption.drainBy, pollSeconds: INTERRUPTION_POLL_SECONDS };
+  return { ...input, disruptionId: stableSuffix(seed, 8), deadlineMs: deps.clock.now() + LifecycleTimings.replacementReadyTimeoutMs, pollSeconds: POLL_SECONDS };
 }
 
 async function candidateNode(deps: LifecycleDeps, c: { nodeClaimName: string; nodeName?: string }): Promise<string | undefined> {
@@ -55,16 +62,31 @@ export async function launchReplacement(deps: LifecycleDeps, input: { nodeClaim:
   return { nodeClaimName: claim.name };
 }
 
+/**
+ * Are the replacements initialized? A gone replacement (failed launch) or the deadline fails a disruption
+ * (rollback); an interruption drains anyway — its node is going — and the provisioner plans the pods left.
+ */
 export async function checkReplacementsReady(deps: LifecycleDeps, state: DisruptionState): Promise<DisruptionState & { ready: boolean }> {
   const waiting: string[] = [];
+  const gone: string[] = [];
   for (const r of state.replacements) {
     const claim = await deps.cluster.getNodeClaim(r.name);
-    if (!claim) throw new NodeClaimNotFoundError(`replacement nodeclaim "${r.name}" is gone (its launch failed)`);
-    if (!conditionIsTrue(claim, 'Initialized')) waiting.push(r.name);
+    if (!claim) gone.push(r.name);
+    else if (!conditionIsTrue(claim, 'Initialized')) waiting.push(r.name);
   }
-  if (waiting.length && deps.clock.now() >= state.deadlineMs) {
-    throw new DeadlineExceededError(`replacement nodeclaim(s) ${waiting.join(', ')} not initialized before the deadline`);
+  const late = waiting.length > 0 && deps.clock.now() >= state.deadlineMs;
+  if (state.interruption) {
+    if (gone.length || late) {
+      deps.log.warn('draining interrupted node before its replacements are ready', {
+        nodeclaim: state.candidates.map((c) => c.nodeClaimName).join(', '), reason: state.reason,
+        ...(gone.length ? { failed: gone.join(', ') } : {}), ...(late ? { waiting: waiting.join(', ') } : {}),
+      });
+      return { ...state, ready: true };
+    }
+    return { ...state, ready: waiting.length === 0 };
   }
+  if (gone.length) throw new NodeClaimNotFoundError(`replacement nodeclaim "${gone[0]}" is gone (its launch failed)`);
+  if (late) throw new DeadlineExceededError(`replacement nodeclaim(s) ${waiting.join(', ')} not initialized before the deadline`);
   return { ...state, ready: waiting.length === 0 };
 }
 

@@ -46,11 +46,12 @@ export function drainIgnores(pod: Pod, nowMs: number): boolean {
 const doNotDisrupt = (pod: Pod) => pod.annotations[Annotation.doNotDisrupt] !== undefined && pod.annotations[Annotation.doNotDisrupt] !== 'false';
 
 /**
- * Waits grow with the drain's age (10 s for ~5 min, 30 s for ~30 min, then 2 min), so a drain that waits for
- * hours stays far below Step Functions' 25,000-event history limit; never past the next forced deletion.
+ * Waits grow with the drain's age (5 s for the first minute — an interrupted node has two — then 10 s to ~5 min,
+ * 30 s to ~30 min, then 2 min), so a drain that waits for hours stays far below Step Functions' 25,000-event
+ * history limit; never past the next forced deletion.
  */
 export function drainWaitSeconds(passes: number, untilNextForceMs?: number): number {
-  const base = passes <= 30 ? 10 : passes <= 90 ? 30 : 120;
+  const base = passes <= 12 ? 5 : passes <= 36 ? 10 : passes <= 96 ? 30 : 120;
   if (untilNextForceMs === undefined) return base;
   return Math.max(1, Math.min(base, Math.ceil(untilNextForceMs / 1000)));
 }

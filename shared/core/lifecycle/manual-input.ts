@@ -40,10 +40,18 @@ const replacementClaim = z.looseObject({
   finalizers: z.array(z.string()),
 });
 
+/** Set by the interruption function: the node is going away whatever happens; drain by `drainBy` at the latest. */
+export const interruptionMode = z.strictObject({
+  kind: z.enum(['SpotInterruption', 'ScheduledChange', 'InstanceStateChange', 'CapacityReservationInterruption', 'RebalanceRecommendation']),
+  /** Milliseconds since epoch. */
+  drainBy: z.number().int().nonnegative(),
+});
+
 export const disruptInput = z.strictObject({
-  reason: z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']),
+  reason: z.union([z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']), z.string().regex(/^(SpotInterruption|ScheduledChange|CapacityReservationInterruption|RebalanceRecommendation|InstanceStateChange:[a-z-]+)$/, 'must be Underutilized, Empty, Drifted, Expired, Manual or an interruption kind')]),
   candidates: z.array(z.strictObject({ nodeClaimName: k8sName, nodeName: k8sName.optional() })).min(1).max(100),
   replacements: z.array(replacementClaim).max(100).default([]),
+  interruption: interruptionMode.optional(),
 });
 export type DisruptInput = z.infer<typeof disruptInput>;
 

@@ -52,7 +52,16 @@ export interface NodePool {
   deleting?: boolean;
   /** False when the pool failed validation or its node class is not ready. */
   ready?: boolean;
+  /**
+   * What a rebalance recommendation does to this pool's nodes (annotation `nodewright.io/rebalance-policy`):
+   * unset records it (Karpenter's behaviour: an event only), `ignore` drops it, `pre-provision` launches
+   * replacement capacity without draining, `drain` replaces and drains the node as a scheduled change would.
+   */
+  rebalancePolicy?: RebalancePolicy;
 }
+
+export const RebalancePolicies = ['ignore', 'pre-provision', 'drain'] as const;
+export type RebalancePolicy = (typeof RebalancePolicies)[number];
 
 export interface SelectorTerm {
   tags?: Record<string, string>;

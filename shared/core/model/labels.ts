@@ -63,6 +63,8 @@ export const RestrictedLabelDomains = ['karpenter.sh', 'karpenter.k8s.aws'] as c
 
 export const Annotation = {
   doNotDisrupt: 'karpenter.sh/do-not-disrupt',
+  /** nodewright's NodePool annotation: ignore | pre-provision | drain (see NodePool.rebalancePolicy). */
+  rebalancePolicy: 'nodewright.io/rebalance-policy',
   nodePoolHash: 'karpenter.sh/nodepool-hash',
   nodePoolHashVersion: 'karpenter.sh/nodepool-hash-version',
   nodeClassHash: 'karpenter.k8s.aws/ec2nodeclass-hash',

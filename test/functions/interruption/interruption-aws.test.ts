@@ -16,6 +16,7 @@ import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
 import { CLUSTER, FakeCluster, NOW, RecordingLogger, fixedClock, nodeClaim } from './fakes';
 
 const TERMINATE_ARN = 'arn:aws:states:us-west-2:123456789012:stateMachine:nodewright-demo-terminate';
+const DISRUPT_ARN = 'arn:aws:states:us-west-2:123456789012:stateMachine:nodewright-demo-disrupt';
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 const FOREIGN = 'i-0ffffffffffffffff';
 const ORPHAN = 'i-0a0a0a0a0a0a0a0a0';
@@ -76,7 +77,7 @@ function answerStartExecution() {
 function adapters() {
   const state = new MemoryStateStore(fixedClock);
   const cloud = new Ec2CloudProvider({ ec2: new EC2Client({ region: 'us-west-2' }), ssm: new SSMClient({ region: 'us-west-2' }), clusterName: CLUSTER, region: 'us-west-2', stateStore: state, clock: fixedClock, catalog: [] });
-  const workflows = new SfnWorkflowStarter({ sfn: new SFNClient({ region: 'us-west-2' }), stateMachineArns: { terminate: TERMINATE_ARN } });
+  const workflows = new SfnWorkflowStarter({ sfn: new SFNClient({ region: 'us-west-2' }), stateMachineArns: { terminate: TERMINATE_ARN, disrupt: DISRUPT_ARN } });
   const cluster = new FakeCluster([nodeClaim('default-abcde', { instanceId: OWNED, registered: true, nodeName: 'ip-10-0-1-5' })]);
   return { state, cloud, workflows, cluster, logger: new RecordingLogger() };
 }
@@ -94,10 +95,10 @@ describe('interruption over the AWS adapters', () => {
     // Assess
     const starts = sfnMock.commandCalls(StartExecutionCommand).map((c) => c.args[0].input);
     expect(executions.size).toBe(1);
-    expect(starts[0]).toEqual({
-      stateMachineArn: TERMINATE_ARN,
-      name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e`,
-      input: JSON.stringify({ nodeClaimName: 'default-abcde', reason: 'SpotInterruption' }),
+    expect(starts[0]).toMatchObject({ stateMachineArn: DISRUPT_ARN, name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e` });
+    expect(JSON.parse(starts[0].input ?? '')).toEqual({
+      reason: 'SpotInterruption', candidates: [{ nodeClaimName: 'default-abcde' }], replacements: [],
+      interruption: { kind: 'SpotInterruption', drainBy: expect.any(Number) },
     });
     expect(await deps.state.unavailableOfferings()).toHaveLength(1);
     expect(await deps.state.auditLog({ kind: 'interruption' })).toHaveLength(1);

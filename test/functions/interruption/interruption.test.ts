@@ -7,7 +7,11 @@ import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedC
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 const FOREIGN = 'i-0ffffffffffffffff';
 
-function setup(opts: { triggerProvisioning?: InterruptionHandlerDeps['triggerProvisioning']; idempotentStarter?: boolean } = {}) {
+const disruptInput = (reason: string, kind: string) => expect.objectContaining({
+  reason, candidates: [expect.objectContaining({ nodeClaimName: 'default-abcde' })], replacements: [], interruption: { kind, drainBy: expect.any(Number) },
+});
+
+function setup(opts: { planReplacements?: InterruptionHandlerDeps['planReplacements']; launchReplacement?: InterruptionHandlerDeps['launchReplacement']; idempotentStarter?: boolean } = {}) {
   const cloud = new FakeCloud([
     instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }),
     instance(FOREIGN, { tags: { Name: 'someone-else' } }),
@@ -17,12 +21,12 @@ function setup(opts: { triggerProvisioning?: InterruptionHandlerDeps['triggerPro
   const state = new MemoryStateStore(fixedClock);
   const markUnavailable = vi.spyOn(state, 'markUnavailable');
   const logger = new RecordingLogger();
-  const deps: InterruptionHandlerDeps = { cloud, cluster, workflows, state, clock: fixedClock, logger, clusterName: CLUSTER, ...(opts.triggerProvisioning ? { triggerProvisioning: opts.triggerProvisioning } : {}) };
+  const deps: InterruptionHandlerDeps = { cloud, cluster, workflows, state, clock: fixedClock, logger, clusterName: CLUSTER, ...(opts.planReplacements ? { planReplacements: opts.planReplacements } : {}), ...(opts.launchReplacement ? { launchReplacement: opts.launchReplacement } : {}) };
   return { cloud, cluster, workflows, state, markUnavailable, logger, handler: createHandler(deps) };
 }
 
 describe('interruption handler', () => {
-  it('should start exactly one terminate execution and mark the offering once when a spot warning is delivered three times', async () => {
+  it('should start exactly one disrupt execution (interruption mode) and mark the offering once when a spot warning is delivered three times', async () => {
     // Prepare
     const { handler, workflows, state, markUnavailable } = setup();
     const body = eventBody('spot-interruption-warning');
@@ -35,7 +39,7 @@ describe('interruption handler', () => {
     // Assess
     expect(responses).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }, { batchItemFailures: [] }]);
     expect(workflows.started).toEqual([
-      { machine: 'terminate', name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e`, input: { nodeClaimName: 'default-abcde', reason: 'SpotInterruption' } },
+      { machine: 'disrupt', name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e`, input: disruptInput('SpotInterruption', 'SpotInterruption') },
     ]);
     expect(markUnavailable).toHaveBeenCalledTimes(1);
     expect(await state.unavailableOfferings()).toEqual([
@@ -66,7 +70,7 @@ describe('interruption handler', () => {
     // Assess
     expect(response.batchItemFailures).toEqual([]);
     expect(workflows.started).toHaveLength(1);
-    expect(workflows.attempts).toHaveLength(3);
+    expect(workflows.attempts).toHaveLength(1);
     expect(markUnavailable).toHaveBeenCalledTimes(1);
   });
 
@@ -130,13 +134,33 @@ describe('interruption handler', () => {
     expect(await state.auditLog({ kind: 'interruption' })).toEqual([expect.objectContaining({ action: 'observed', reason: 'RebalanceRecommendation', nodeClaims: ['default-abcde'] })]);
   });
 
+  describe.each([
+    ['ignore', 0, 0],
+    ['pre-provision', 0, 1],
+    ['drain', 1, 0],
+  ] as const)('a rebalance recommendation under the pool policy %s', (policy, disrupts, launches) => {
+    it('should follow the policy', async () => {
+      // Prepare
+      const launch = vi.fn(async () => {});
+      const plan = vi.fn(async () => ({ nodeName: 'ip-10-0-1-5', moving: 1, replacements: [nodeClaim('default-rrrrr', {})], unschedulable: [] }));
+      const { handler, workflows, cluster } = setup({ planReplacements: plan, launchReplacement: launch });
+      const snapshot = await cluster.snapshot();
+      vi.spyOn(cluster, 'snapshot').mockResolvedValue({ ...snapshot, nodePools: [{ name: 'default', rebalancePolicy: policy } as never] });
+      // Act
+      await handler(sqsEvent(sqsRecord(eventBody('rebalance-recommendation'))));
+      // Assess
+      expect(workflows.started.filter((w) => w.machine === 'disrupt')).toHaveLength(disrupts);
+      expect(launch).toHaveBeenCalledTimes(launches);
+    });
+  });
+
   it('should drain the owned instance of a scheduled change and leave the unknown one alone', async () => {
     // Prepare
     const { handler, workflows, markUnavailable } = setup();
     // Act
     await handler(sqsEvent(sqsRecord(eventBody('health-scheduled-change'))));
     // Assess
-    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaimName: 'default-abcde', reason: 'ScheduledChange' }]);
+    expect(workflows.started.map((s) => s.input)).toEqual([disruptInput('ScheduledChange', 'ScheduledChange')]);
     expect(markUnavailable).not.toHaveBeenCalled();
   });
 
@@ -149,7 +173,7 @@ describe('interruption handler', () => {
     await handler(sqsEvent(sqsRecord(body)));
     // Assess
     expect(cluster.snapshotCalls).toBe(1);
-    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaimName: 'default-abcde', reason: 'InstanceStateChange:terminated' }]);
+    expect(workflows.started.map((s) => s.input)).toEqual([disruptInput('InstanceStateChange:terminated', 'InstanceStateChange')]);
   });
 
   it('should find the claim through the NodeClaims when the instance carries no nodeclaim tag', async () => {
@@ -160,7 +184,7 @@ describe('interruption handler', () => {
     await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
     // Assess
     expect(cluster.snapshotCalls).toBe(1);
-    expect(workflows.started.map((s) => s.input)).toEqual([{ nodeClaimName: 'default-abcde', reason: 'SpotInterruption' }]);
+    expect(workflows.started.map((s) => s.input)).toEqual([disruptInput('SpotInterruption', 'SpotInterruption')]);
   });
 
   it('should start nothing for an owned instance that has no NodeClaim', async () => {
@@ -187,15 +211,32 @@ describe('interruption handler', () => {
     expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: 'nodeclaim no longer exists' }) }));
   });
 
-  it('should ask the provisioner for replacements when a trigger is configured', async () => {
+  it('should request the replacements before any eviction and give the drain 60 s of the 2-minute notice', async () => {
     // Prepare
-    const trigger = vi.fn(async () => {});
-    const { handler, state } = setup({ triggerProvisioning: trigger });
+    const replacement = nodeClaim('default-zzzzz', {});
+    const plan = vi.fn(async () => ({ nodeName: 'ip-10-0-1-5', moving: 6, replacements: [replacement], unschedulable: [] }));
+    const { handler, workflows, state } = setup({ planReplacements: plan });
     // Act
     await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
     // Assess
-    expect(trigger).toHaveBeenCalledWith({ reason: 'SpotInterruption', instanceId: OWNED, nodeClaim: 'default-abcde' });
-    expect((await state.auditLog({ kind: 'interruption' }))[0].detail).toMatchObject({ provisioning: 'triggered', markedUnavailable: true });
+    expect(plan).toHaveBeenCalledWith('default-abcde', '1e5527d7-bb36-4607-3370-4164db56a40e', expect.any(Number));
+    const input = workflows.started[0].input as { replacements: { name: string }[]; candidates: unknown[]; interruption: { drainBy: number } };
+    expect(input.replacements.map((r) => r.name)).toEqual(['default-zzzzz']);
+    expect(input.candidates).toEqual([{ nodeClaimName: 'default-abcde', nodeName: 'ip-10-0-1-5' }]);
+    expect(input.interruption.drainBy).toBe(Math.min(Date.parse(JSON.parse(eventBody('spot-interruption-warning')).time as string), fixedClock.now()) + 60_000);
+    expect((await state.auditLog({ kind: 'interruption' }))[0].detail).toMatchObject({ replacements: ['default-zzzzz'], markedUnavailable: true });
+  });
+
+  it('should count the warning and the state change that follows as one interruption of the node', async () => {
+    // Prepare
+    const { handler, workflows, logger } = setup();
+    // Act
+    await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'), 'warning')));
+    await handler(sqsEvent(sqsRecord(eventBody('instance-state-change-stopping').replace('"stopping"', '"shutting-down"'), 'state')));
+    // Assess
+    expect(workflows.started).toHaveLength(1);
+    expect(logger.messages('info').filter((m) => m === 'initiating delete from interruption message')).toHaveLength(1);
+    expect(logger.messages('info')).toContain('interruption message already handled');
   });
 
   it('should fail the record for redelivery when the execution cannot be started', async () => {

@@ -1,10 +1,11 @@
 /** karpenter.sh/v1 NodePool: zod validation (reference §1.1) and mapping to the normalized NodePool. */
 import { z } from 'zod';
 import { parseDuration, parseDurationOrNever } from '../duration';
-import type { NodePool } from '../karpenter';
+import { RebalancePolicies, type NodePool, type RebalancePolicy } from '../karpenter';
+import { Annotation } from '../labels';
 import type { NodeSelectorRequirement, Taint } from '../kube';
 import { nodePoolHash } from '../hash';
-import { arr, normalizeKey, obj, resources, str, toSeconds, type Json, type ManifestContext } from './context';
+import { arr, fail, normalizeKey, obj, resources, str, toSeconds, type Json, type ManifestContext } from './context';
 import { labelKeyProblem, labelValueProblem, qualifiedNameProblem } from './label-rules';
 import {
   duration, durationOrNever, parseOrThrow, quantitySchema, requiredObject, stringMapSchema, stringish,
@@ -150,6 +151,13 @@ export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffi
   if (toSeconds(metadata.deletionTimestamp) !== undefined) pool.deleting = true;
   const ready = arr(obj(o.status).conditions).map(obj).find((c) => c.type === 'Ready');
   if (ready) pool.ready = ready.status === 'True';
+  const rebalance = obj(metadata.annotations)[Annotation.rebalancePolicy];
+  if (rebalance !== undefined) {
+    if (!RebalancePolicies.includes(rebalance as RebalancePolicy)) {
+      fail(ctx, `metadata.annotations["${Annotation.rebalancePolicy}"]`, `must be one of ${RebalancePolicies.join(', ')}; got ${JSON.stringify(rebalance)}`);
+    }
+    pool.rebalancePolicy = rebalance as RebalancePolicy;
+  }
   pool.hash = nodePoolHash(pool);
   return pool;
 }
