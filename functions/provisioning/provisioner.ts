@@ -1,6 +1,6 @@
 /**
- * The provisioner: EventBridge schedule (rate 1 min), `{"reconcile": true}` by hand, or the `launch` machine's
- * Provisioner state. Batches pending pods, solves, creates NodeClaims and starts their `launch` executions.
+ * The provisioner: invoked by the controller when a batch of pending pods closes (`{"reconcile": true,
+ * "batched": true}`), by hand (`{"reconcile": true}`), or by the `launch` machine's reconcile input. Batches pending pods, solves, creates NodeClaims and starts their `launch` executions.
  */
 import type { Context } from 'aws-lambda';
 import { runProvisioner, type LifecycleDeps, type Planner, type ProvisionerResult } from '../../shared/core/lifecycle';
@@ -17,7 +17,8 @@ export const createHandler = (deps: ProvisionerDeps, options: { budgetMs?: numbe
   async (event: unknown, context?: Context): Promise<ProvisionerResult> => {
     const holder = context?.awsRequestId ?? `provisioner-${deps.clock.now()}`;
     // A manual reconcile runs one round; the scheduled run keeps polling while pods are pending (~50 s).
-    return runProvisioner(deps, deps.planner, { holder, once: isManual(event), ...options });
+    const batched = isManual(event) && (event as Record<string, unknown>).batched === true;
+    return runProvisioner(deps, deps.planner, { holder, once: isManual(event), batched, ...options });
   };
 
 export const handler = deployedHandler('provisioner', (deps) => createHandler(deps));

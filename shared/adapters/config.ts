@@ -14,6 +14,8 @@ export const ConfigSchema = z.object({
   NODE_ROLE_NAME: z.string().min(1).optional(),
   /** Instance profile for node classes that name a `role` but no `instanceProfile`. */
   NODE_INSTANCE_PROFILE_NAME: z.string().min(1).optional(),
+  /** `<service>-<stage>-`: the controller invokes `<prefix>provisioner` and `<prefix>disruption`. */
+  FUNCTION_NAME_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the deployed functions\' name prefix, e.g. nodewright-dev-').optional(),
 });
 
 export interface Config {
@@ -24,6 +26,7 @@ export interface Config {
   interruptionQueueUrl?: string;
   nodeRoleName?: string;
   nodeInstanceProfileName?: string;
+  functionNamePrefix: string;
 }
 
 export class ConfigInvalidError extends Error {
@@ -45,6 +48,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...(e.INTERRUPTION_QUEUE_URL ? { interruptionQueueUrl: e.INTERRUPTION_QUEUE_URL } : {}),
     ...(e.NODE_ROLE_NAME ? { nodeRoleName: e.NODE_ROLE_NAME } : {}),
     ...(e.NODE_INSTANCE_PROFILE_NAME ? { nodeInstanceProfileName: e.NODE_INSTANCE_PROFILE_NAME } : {}),
+    functionNamePrefix: e.FUNCTION_NAME_PREFIX ?? 'nodewright-dev-',
   };
 }
 

@@ -47,15 +47,37 @@ export class VirtualClock implements Clock {
     return (this.nowMs - this.startMs) / 1000;
   }
 
+  private halted = false;
+
+  /**
+   * Ends this timeline (the world is closing): every sleeper stays asleep for good, even one an event would
+   * wake, so functions still in flight (a controller whose watches lose their server) go quiet instead of
+   * writing into the next world's log.
+   */
+  halt(): void {
+    this.halted = true;
+    this.timers = [];
+  }
+
   /** Resolves when virtual time reaches now + ms; the calling activity counts as waiting meanwhile. */
-  sleep(ms: number): Promise<void> {
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.halted) return new Promise<void>(() => undefined);
+    if (signal?.aborted) return Promise.resolve();
     const activity = this.context.getStore();
     if (activity) activity.sleeping++;
     return new Promise<void>((resolve) => {
-      this.at(this.nowMs + Math.max(0, ms), () => {
+      let woken = false;
+      const wake = () => {
+        if (woken || this.halted) return;
+        woken = true;
+        cancel();
+        signal?.removeEventListener('abort', wake);
         if (activity) activity.sleeping--;
         resolve();
-      });
+      };
+      // Aborting wakes the activity at once (synchronously), so time cannot move past the event that woke it.
+      const cancel = this.at(this.nowMs + Math.max(0, ms), wake);
+      signal?.addEventListener('abort', wake, { once: true });
     });
   }
 

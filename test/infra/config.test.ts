@@ -24,7 +24,7 @@ describe('function configuration', () => {
     expect(config).toEqual({
       clusterName: 'demo', region: 'eu-west-1', stateTableName: 'nodewright-dev-state',
       stateMachineArns: { launch: env.LAUNCH_STATE_MACHINE_ARN, terminate: env.TERMINATE_STATE_MACHINE_ARN, disrupt: env.DISRUPT_STATE_MACHINE_ARN },
-      interruptionQueueUrl: env.INTERRUPTION_QUEUE_URL, nodeRoleName: 'KarpenterNodeRole-demo',
+      interruptionQueueUrl: env.INTERRUPTION_QUEUE_URL, nodeRoleName: 'KarpenterNodeRole-demo', functionNamePrefix: 'nodewright-dev-',
     });
   });
 

@@ -65,15 +65,18 @@ describe('the packaged CloudFormation template', () => {
     expect(byId.DisruptStateMachine).toContain('UntaintCandidatesLambdaFunction');
   });
 
-  it('should run the provisioner every minute, never twice at once', () => {
+  it('should run the controller every minute as a heartbeat (holder and successor at most), and the provisioner only when invoked', () => {
     // Prepare
     const rules = ofType('AWS::Events::Rule').map(([, r]) => r.Properties);
 
     // Act
-    const schedule = rules.find((r) => JSON.stringify(r.Targets).includes('ProvisionerLambdaFunction'));
+    const schedule = rules.find((r) => JSON.stringify(r.Targets).includes('ControllerLambdaFunction'));
 
     // Assess
     expect(schedule?.ScheduleExpression).toBe('rate(1 minute)');
+    expect(resources.ControllerLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(2);
+    expect(resources.ControllerLambdaFunction.Properties.Timeout).toBe(900);
+    expect(rules.some((r) => JSON.stringify(r.Targets).includes('ProvisionerLambdaFunction'))).toBe(false);
     expect(resources.ProvisionerLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(1);
   });
 

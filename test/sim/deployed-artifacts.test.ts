@@ -69,7 +69,9 @@ describe('the simulator runs what serverless.yml deploys', () => {
       // Assess
       expect(binding.functions.map((f) => f.key).sort()).toEqual(deployedFunctions().map((f) => f.key).sort());
       expect(process.env.LAUNCH_STATE_MACHINE_ARN).toBe(env.stateMachineArns.launch);
-      expect(binding.functions.find((f) => f.key === 'provisioner')?.schedules).toEqual([{ everySeconds: 60, input: { source: 'nodewright.schedule' } }]);
+      expect(binding.functions.find((f) => f.key === 'controller')?.schedules).toEqual([{ everySeconds: 60, input: { source: 'nodewright.schedule' } }]);
+      expect(binding.functions.find((f) => f.key === 'provisioner')?.schedules).toEqual([]);
+      expect(process.env.FUNCTION_NAME_PREFIX).toBe(env.functionNamePrefix);
       expect(binding.functions.find((f) => f.key === 'interruption')?.sqs).toBe(true);
     } finally {
       binding.restore();

@@ -40,7 +40,8 @@ describe('simulated walkthrough (NodePool + inflate 0→5→12→5→1→0 + one
     expect(terminates).toHaveLength(1);
     expect(terminates[0].status).toBe('SUCCEEDED');
     expect(run.disruptions.filter((d) => d.reason === 'interrupted')).toEqual([expect.objectContaining({ t: 420, nodes: [interrupted[0].name] })]);
-    expect(run.nodes.some((n) => n.launchedAt > 420)).toBe(true);
+    // The replacement is requested with the warning, before any eviction.
+    expect(run.nodes.some((n) => n.launchedAt >= 420 && n.launchedAt <= 425)).toBe(true);
     expect(run.violations.podsLost).toBe(0);
   });
 

@@ -10,3 +10,5 @@ export * from './drain';
 export * from './disruption';
 export * from './provisionable';
 export * from './provisioner';
+export * from './controller';
+export * from './controller-state';

@@ -30,8 +30,10 @@ export interface ProvisionerOptions {
   maxBatchMs?: number;
   /** Poll interval while pods stay pending (ms). Default 2 s. */
   pollMs?: number;
-  /** One round only (manual reconcile). */
+  /** One round only (manual reconcile, or the controller's call). */
   once?: boolean;
+  /** The caller already batched the pods (the controller): plan at once. */
+  batched?: boolean;
 }
 
 export interface ProvisionerResult {
@@ -73,7 +75,7 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
         handled.clear();
       }
       if (pending.some((p) => !handled.has(p.uid))) {
-        ({ snapshot, pending } = await batch(deps, snapshot, pending, idleMs, maxBatchMs));
+        if (!options.batched) ({ snapshot, pending } = await batch(deps, snapshot, pending, idleMs, maxBatchMs));
         const before = result.nodeClaims.length;
         await round(deps, planner, snapshot, pending, result);
         for (const name of result.nodeClaims.slice(before)) watched.add(name);

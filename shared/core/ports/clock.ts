@@ -2,5 +2,6 @@
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`, or early (without error) when `signal` aborts: a wait that an event can cut short. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }

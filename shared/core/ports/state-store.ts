@@ -25,12 +25,25 @@ export interface AuditRecord {
   detail?: Record<string, unknown>;
 }
 
+export interface LeaseInfo {
+  holder: string;
+  /** Milliseconds since epoch. */
+  expiresAt: number;
+  /** The holder's planned hand-over time, when it gave one. */
+  untilMs?: number;
+}
+
 /** Small shared state that must outlive one invocation. */
 export interface StateStore {
   markUnavailable(offering: OfferingKey, ttlSeconds: number, reason: string): Promise<void>;
   unavailableOfferings(): Promise<UnavailableOffering[]>;
-  /** True when the lease was acquired (or renewed by the same holder). */
-  acquireLease(name: string, holder: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * True when the lease was acquired (or renewed by the same holder). `untilMs` tells a successor when the
+   * holder means to hand over (the controller's planned end), so it can wait for it instead of leaving a gap.
+   */
+  acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: number): Promise<boolean>;
+  /** The current, unexpired lease, if any. */
+  readLease(name: string): Promise<LeaseInfo | undefined>;
   releaseLease(name: string, holder: string): Promise<void>;
   audit(record: AuditRecord): Promise<void>;
   auditLog(query?: { sinceMs?: number; kind?: AuditRecord['kind']; limit?: number }): Promise<AuditRecord[]>;

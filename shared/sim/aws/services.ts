@@ -1,10 +1,11 @@
 /**
  * The simulated AWS behind every SDK v3 client the production code builds: EC2 (Ec2World), SSM (EKS AMI
  * parameters), EKS (DescribeCluster → the fake API server), Step Functions (StartExecution → the local ASL
- * runner) and DynamoDB (the state table). aws-sdk-client-mock replaces `send` on each client class, so the
+ * runner), DynamoDB (the state table) and Lambda Invoke (the controller calling the provisioner and disruption). aws-sdk-client-mock replaces `send` on each client class, so the
  * composition root's own `new EC2Client()` etc. are answered.
  */
 import { DescribeClusterCommand, EKSClient, ResourceNotFoundException } from '@aws-sdk/client-eks';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeExecutionCommand, ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
@@ -32,6 +33,8 @@ export interface SimulatedAws {
   table: DynamoTable;
   cluster: SimulatedCluster;
   stepFunctions: ExecutionStarter;
+  /** Lambda Invoke (RequestResponse) of a deployed function, by its function key. */
+  invokeFunction?(functionName: string, payload: unknown): Promise<unknown>;
 }
 
 /** Installs the mocks; every call reads `current()` so one installation can serve successive runs. Returns restore. */
@@ -78,7 +81,21 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
   table.on(GetCommand).callsFake(async (input: never) => current().table.get(input));
   table.on(QueryCommand).callsFake(async (input: never) => current().table.query(input));
 
+  const lambda = mockClient(LambdaClient);
+  lambda.on(InvokeCommand).callsFake(async (input: { FunctionName?: string; Payload?: Uint8Array }) => {
+    const payload = input.Payload ? JSON.parse(new TextDecoder().decode(input.Payload)) as unknown : {};
+    try {
+      const invoke = current().invokeFunction;
+      if (!invoke) throw new Error(`no simulated function behind ${String(input.FunctionName)}`);
+      const out = await invoke(String(input.FunctionName ?? ''), payload);
+      return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(out ?? null)) };
+    } catch (e) {
+      const body = { errorType: e instanceof Error ? e.name : 'Error', errorMessage: e instanceof Error ? e.message : String(e) };
+      return { StatusCode: 200, FunctionError: 'Unhandled', Payload: new TextEncoder().encode(JSON.stringify(body)) };
+    }
+  });
+
   return () => {
-    for (const m of [ec2, ssm, eks, sfn, dynamo]) m.restore();
+    for (const m of [ec2, ssm, eks, sfn, dynamo, lambda]) m.restore();
   };
 }

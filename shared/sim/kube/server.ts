@@ -61,6 +61,11 @@ export class FakeKubeApi {
     }
   }
 
+  /** Events written so far to each open watch of nodewright's controller (by watch id). */
+  watchEventsSent(): ReadonlyMap<string, number> {
+    return this.watches.sentByWatch;
+  }
+
   /** Subscribes to every write (ADDED / MODIFIED / DELETED); returns the unsubscribe function. */
   onChange(fn: (e: ChangeEvent) => void): () => void {
     return this.store.onChange(fn);
@@ -127,7 +132,7 @@ export class FakeKubeApi {
     const target = targetOfPath(this.store, url.pathname);
     if (!target || target.subresource) return false;
     try {
-      this.watches.open(target, url.searchParams, headers.accept, res);
+      this.watches.open(target, url.searchParams, headers.accept, res, headers['user-agent']);
     } catch {
       return false;
     }

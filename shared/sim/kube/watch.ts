@@ -18,9 +18,18 @@ interface Watcher {
   send: (type: string, o: KubeObject) => void;
 }
 
+/**
+ * Watches opened by nodewright's controller name themselves in the User-Agent (`nodewright-controller (watch N)`);
+ * the simulator compares what was written to each with what the controller reports received, so virtual time
+ * never moves while an event is still on the wire.
+ */
+export const TAGGED_WATCH = /^nodewright-controller \(watch (\d+)\)$/;
+
 export class WatchHub {
   private readonly history: ChangeEvent[] = [];
   private readonly watchers = new Set<Watcher>();
+  /** Events written per tagged watch still open. */
+  readonly sentByWatch = new Map<string, number>();
 
   constructor(private readonly store: KubeStore) {
     store.onChange((e) => {
@@ -33,7 +42,8 @@ export class WatchHub {
   }
 
   /** Streams events for `target` to `res` until the client goes away or timeoutSeconds pass. */
-  open(target: Target, query: URLSearchParams, accept: string | undefined, res: ServerResponse): void {
+  open(target: Target, query: URLSearchParams, accept: string | undefined, res: ServerResponse, userAgent?: string): void {
+    const tag = TAGGED_WATCH.exec(userAgent ?? '')?.[1];
     const labels = parseLabelSelector(query.get('labelSelector') ?? '');
     const fields = parseFieldSelector(query.get('fieldSelector') ?? '');
     const matches = (o: KubeObject) => (!target.namespace || o.metadata.namespace === target.namespace)
@@ -43,8 +53,11 @@ export class WatchHub {
     const send = (type: string, o: KubeObject) => {
       const object = table ? toTable(this.store, target.rt, [o], { resourceVersion: o.metadata.resourceVersion }, query.get('includeObject')) : o;
       res.write(`${JSON.stringify({ type, object })}\n`);
+      if (tag !== undefined) this.sentByWatch.set(tag, (this.sentByWatch.get(tag) ?? 0) + 1);
     };
+    if (tag !== undefined) this.sentByWatch.set(tag, 0);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders(); // as the API server: the client sees 200 at once, before the first event
     const since = Number(query.get('resourceVersion') ?? '0');
     if (since > 0) {
       for (const e of this.history) {
@@ -58,7 +71,7 @@ export class WatchHub {
     const timeout = Number(query.get('timeoutSeconds') ?? '0');
     const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
     timer?.unref();
-    res.on('close', () => { this.watchers.delete(w); if (timer) clearTimeout(timer); });
+    res.on('close', () => { this.watchers.delete(w); if (timer) clearTimeout(timer); if (tag !== undefined) this.sentByWatch.delete(tag); });
   }
 }
 

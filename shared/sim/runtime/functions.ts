@@ -18,6 +18,8 @@ export interface DeployedFunction {
   modulePath: string;
   exportName: string;
   timeoutSeconds: number;
+  /** Reserved concurrency, when set: scheduled invocations beyond it are throttled (skipped). */
+  reservedConcurrency?: number;
   /** `rate(N minutes)` schedules, in seconds, with their constant input. */
   schedules: { everySeconds: number; input?: unknown }[];
   sqs: boolean;
@@ -50,6 +52,7 @@ export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
         modulePath: handler.slice(0, dot),
         exportName: handler.slice(dot + 1),
         timeoutSeconds: Number(fn.timeout ?? 30),
+        ...(fn.reservedConcurrency !== undefined ? { reservedConcurrency: Number(fn.reservedConcurrency) } : {}),
         schedules: events.filter((e) => e.schedule).map((e) => {
           const s = e.schedule as string | { rate: string | string[]; input?: unknown; enabled?: boolean };
           const rate = typeof s === 'string' ? s : Array.isArray(s.rate) ? s.rate[0] : s.rate;

@@ -10,8 +10,9 @@ export class HttpInFlight {
 
   start(): this {
     const started = (m: unknown) => {
-      const request = (m as { request?: object }).request;
-      if (request) this.open.add(request);
+      const request = (m as { request?: { path?: string } }).request;
+      // A watch stream stays open by design: what it delivers is accounted by the watch probe instead.
+      if (request && !/[?&]watch=(true|1)(&|$)/.test(request.path ?? '')) this.open.add(request);
     };
     const ended = (m: unknown) => {
       const request = (m as { request?: object }).request;

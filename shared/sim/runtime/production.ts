@@ -34,6 +34,8 @@ export interface ProductionEnv {
   stateTableName: string;
   stateMachineArns: { launch: string; terminate: string; disrupt: string };
   interruptionQueueUrl: string;
+  /** Deployed function names are `<prefix><function key>`. */
+  functionNamePrefix: string;
 }
 
 export function simulatedEnv(clusterName: string, region: string): ProductionEnv {
@@ -44,6 +46,7 @@ export function simulatedEnv(clusterName: string, region: string): ProductionEnv
     stateTableName: 'nodewright-sim-state',
     stateMachineArns: { launch: arn('launch'), terminate: arn('terminate'), disrupt: arn('disrupt') },
     interruptionQueueUrl: `https://sqs.${region}.amazonaws.com/000000000000/${clusterName}`,
+    functionNamePrefix: 'nodewright-sim-',
   };
 }
 
@@ -82,6 +85,7 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     TERMINATE_STATE_MACHINE_ARN: env.stateMachineArns.terminate,
     DISRUPT_STATE_MACHINE_ARN: env.stateMachineArns.disrupt,
     INTERRUPTION_QUEUE_URL: env.interruptionQueueUrl,
+    FUNCTION_NAME_PREFIX: env.functionNamePrefix,
     NODE_ROLE_NAME: `KarpenterNodeRole-${env.clusterName}`,
     NODE_INSTANCE_PROFILE_NAME: `KarpenterNodeRole-${env.clusterName}`,
     AWS_ACCESS_KEY_ID: 'AKIASIMULATED0000000',
@@ -107,6 +111,9 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     try {
       const record = JSON.parse(String(text)) as Record<string, unknown>;
       const fn = invocation.getStore();
+      // A line from no invocation of this binding comes from an earlier world's function still winding down
+      // (e.g. a controller whose watches just lost their server): it is not part of this run.
+      if (fn === undefined) return;
       const rest = Object.fromEntries(Object.entries(record).filter(([k]) => !ENVELOPE_KEYS.has(k) && k !== 'function'));
       const fields: Record<string, unknown> = fn ? { function: fn, ...rest } : rest;
       onLog({ t: clock.elapsedSeconds(), level: String(record.level ?? 'INFO'), message: String(record.message ?? ''), fields, order: orderOf() });

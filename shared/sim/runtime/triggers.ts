@@ -23,10 +23,13 @@ export function startSchedules(clock: VirtualClock, functions: DeployedFunction[
   const stops: (() => void)[] = [];
   for (const fn of functions) {
     for (const schedule of fn.schedules) {
-      let running = false;
+      let running = 0;
+      // A function whose run spans several of its own ticks (the controller: 900 s vs 1 min) was already running
+      // when the scenario began; the others first fire one interval in, as EventBridge does after a deploy.
+      const first = fn.timeoutSeconds >= 5 * schedule.everySeconds ? clock.now() : clock.now() + schedule.everySeconds * 1000;
       stops.push(clock.every(schedule.everySeconds * 1000, () => {
-        if (running) return;
-        running = true;
+        if (running >= (fn.reservedConcurrency ?? 1)) return;
+        running++;
         const event = schedule.input ?? {
           version: '0', id: `sim-${fn.key}-${clock.now()}`, 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000',
           time: new Date(clock.now()).toISOString(), region, resources: [`arn:aws:events:${region}:000000000000:rule/${fn.key}`], detail: {},
@@ -39,10 +42,10 @@ export function startSchedules(clock: VirtualClock, functions: DeployedFunction[
           } catch (e) {
             record({ functionKey: fn.key, t, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
           } finally {
-            running = false;
+            running--;
           }
         });
-      }));
+      }, first));
     }
   }
   return () => stops.forEach((s) => s());

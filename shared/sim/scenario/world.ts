@@ -17,6 +17,7 @@ import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { committedTestTls, type TlsMaterial } from '../kube/tls';
 import { REPO_ROOT } from '../runtime/functions';
 import { HttpInFlight } from '../runtime/http-inflight';
+import { WatchDelivery } from '../runtime/watch-delivery';
 import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding } from '../runtime/production';
 import { SimulatedStepFunctions, type ExecutionRecord } from '../runtime/step-functions';
 import { SimulatedQueue, startSchedules, type InvocationRecord } from '../runtime/triggers';
@@ -78,7 +79,8 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls(), ...(opts.port ? { port: opts.port } : {}) });
   const env = simulatedEnv(opts.clusterName, opts.region);
   const http = new HttpInFlight().start();
-  const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : undefined));
+  const watchEvents = new WatchDelivery(api).start();
+  const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : watchEvents.busy()));
   const invocations: InvocationRecord[] = [];
   const lostPods: SimWorld['lostPods'] = [];
   let production: ProductionBinding;
@@ -87,6 +89,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   } catch (e) {
     removeProbe();
     http.stop();
+    watchEvents.stop();
     await server.close();
     throw e;
   }
@@ -96,6 +99,11 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     table: new DynamoTable(),
     cluster: { name: opts.clusterName, endpoint: server.url, caData: server.caData ?? '', version: '1.31' },
     stepFunctions,
+    // Lambda Invoke: the invoked function runs as its own activity, as it would in its own container.
+    invokeFunction: (name, payload) => {
+      const key = name.startsWith(env.functionNamePrefix) ? name.slice(env.functionNamePrefix.length) : name;
+      return clock.track(`invoke:${key}`, () => production.invoke(key, payload));
+    },
   };
   const restoreAws = installSimulatedAws(() => sim);
   const record = (r: InvocationRecord) => invocations.push(r);
@@ -124,6 +132,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const world: SimWorld = {
     clock, ec2, api, server, stepFunctions, queue, production, invocations, lostPods,
     close: async () => {
+      clock.halt();
       stopSchedules();
       stopControllers();
       stopEvents();
@@ -132,6 +141,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
       await server.close();
       removeProbe();
       http.stop();
+      watchEvents.stop();
       if (active === world) active = undefined;
     },
   };

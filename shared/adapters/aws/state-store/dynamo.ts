@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../../../core/ports/clock';
-import type { AuditRecord, OfferingKey, StateStore, UnavailableOffering } from '../../../core/ports/state-store';
+import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, UnavailableOffering } from '../../../core/ports/state-store';
 import { auditDay, auditDays, DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_WINDOW_MS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
 
 /**
@@ -79,7 +79,7 @@ export class DynamoStateStore implements StateStore {
       }));
   }
 
-  async acquireLease(name: string, holder: string, ttlSeconds: number): Promise<boolean> {
+  async acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: number): Promise<boolean> {
     requireName('acquireLease', 'name', name);
     requireName('acquireLease', 'holder', holder);
     requirePositiveTtl('acquireLease', ttlSeconds);
@@ -88,7 +88,7 @@ export class DynamoStateStore implements StateStore {
     try {
       await this.deps.client.send(new PutCommand({
         TableName: this.deps.tableName,
-        Item: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey, holder, expiresAtMs, [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000) },
+        Item: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey, holder, expiresAtMs, ...(untilMs !== undefined ? { untilMs } : {}), [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000) },
         ConditionExpression: 'attribute_not_exists(pk) OR holder = :holder OR expiresAtMs <= :now',
         ExpressionAttributeValues: { ':holder': holder, ':now': now },
       }));
@@ -111,6 +111,17 @@ export class DynamoStateStore implements StateStore {
       // Another holder owns it (or nobody does): releasing is then a no-op.
       if (!isConditionFailed(e)) throw e;
     }
+  }
+
+  async readLease(name: string): Promise<LeaseInfo | undefined> {
+    const out = await this.deps.client.send(new GetCommand({
+      TableName: this.deps.tableName,
+      Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
+      ConsistentRead: true,
+    }));
+    const item = out.Item as { holder?: string; expiresAtMs?: number; untilMs?: number } | undefined;
+    if (!item?.holder || typeof item.expiresAtMs !== 'number' || item.expiresAtMs <= this.deps.clock.now()) return undefined;
+    return { holder: item.holder, expiresAt: item.expiresAtMs, ...(typeof item.untilMs === 'number' ? { untilMs: item.untilMs } : {}) };
   }
 
   async audit(record: AuditRecord): Promise<void> {

@@ -1,10 +1,11 @@
 import type { Clock } from '../../../core/ports/clock';
-import type { AuditRecord, OfferingKey, StateStore, UnavailableOffering } from '../../../core/ports/state-store';
+import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, UnavailableOffering } from '../../../core/ports/state-store';
 import { DEFAULT_AUDIT_RETENTION_DAYS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
 
 interface Lease {
   holder: string;
   expiresAt: number;
+  untilMs?: number;
 }
 
 /**
@@ -34,15 +35,20 @@ export class MemoryStateStore implements StateStore {
     return out;
   }
 
-  async acquireLease(name: string, holder: string, ttlSeconds: number): Promise<boolean> {
+  async acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: number): Promise<boolean> {
     requireName('acquireLease', 'name', name);
     requireName('acquireLease', 'holder', holder);
     requirePositiveTtl('acquireLease', ttlSeconds);
     const now = this.clock.now();
     const current = this.leases.get(name);
     if (current && current.holder !== holder && current.expiresAt > now) return false;
-    this.leases.set(name, { holder, expiresAt: now + ttlSeconds * 1000 });
+    this.leases.set(name, { holder, expiresAt: now + ttlSeconds * 1000, ...(untilMs !== undefined ? { untilMs } : {}) });
     return true;
+  }
+
+  async readLease(name: string): Promise<LeaseInfo | undefined> {
+    const current = this.leases.get(name);
+    return current && current.expiresAt > this.clock.now() ? { ...current } : undefined;
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {

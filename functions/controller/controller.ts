@@ -1,0 +1,23 @@
+/**
+ * controller — EventBridge schedule (rate 1 min) as a heartbeat; the invocation that holds the `controller`
+ * lease keeps Kubernetes watches open for ~14 minutes and turns changes into provisioner rounds and
+ * disruption passes within seconds (shared/core/lifecycle/controller.ts). The others exit at once, or wait for
+ * the holder's hand-over when it is due within the minute. See docs/controller.md.
+ */
+import type { Context } from 'aws-lambda';
+import { runController, type ControllerDeps, type ControllerOptions, type ControllerResult } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+
+/** Stop this long before the function's timeout, so the hand-over and the lease release always happen. */
+const SAFETY_MS = 45_000;
+const DEFAULT_BUDGET_MS = 14 * 60_000;
+
+export const createHandler = (deps: ControllerDeps, options: Omit<ControllerOptions, 'holder'> = {}) =>
+  async (_event: unknown, context?: Context): Promise<ControllerResult> => {
+    const holder = context?.awsRequestId ?? `controller-${deps.clock.now()}`;
+    const remaining = context?.getRemainingTimeInMillis?.();
+    const budgetMs = options.budgetMs ?? (remaining !== undefined ? Math.min(DEFAULT_BUDGET_MS, remaining - SAFETY_MS) : DEFAULT_BUDGET_MS);
+    return runController(deps, { ...options, holder, budgetMs });
+  };
+
+export const handler = deployedHandler('controller', (deps) => createHandler(deps));

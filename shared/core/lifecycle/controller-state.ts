@@ -1,0 +1,171 @@
+/**
+ * What the controller knows between events, and when work is due — pure, driven by the controller loop:
+ * - the provisionable pods not yet handed to a provisioner round (Karpenter's batcher: a round starts 1 s after
+ *   the last new pod, or 10 s after the first);
+ * - whether something a disruption pass depends on changed (a pod bound, deleted or finished; a node's labels,
+ *   taints or readiness; a NodeClaim's conditions or deletion; a NodePool), and the times a pass is due.
+ * Only small fingerprints are kept per object, so memory stays proportional to the cluster's object count.
+ */
+import type { WatchedKind, WatchEvent } from '../ports';
+import type { Pod } from '../model/kube';
+
+export interface ControllerTimings {
+  idleMs: number;
+  maxBatchMs: number;
+  quietMs: number;
+  minIntervalMs: number;
+  everyMs: number;
+}
+
+type ObjectEvent = Exclude<WatchEvent, { type: 'BOOKMARK' }>;
+
+/** Retries of still-pending pods back off from 10 s to 2 min (the ICE cache lasts 3 min). */
+const RETRY_FIRST_MS = 10_000;
+const RETRY_MAX_MS = 120_000;
+
+export class ControllerState {
+  /** Provisionable pods (uid) → handed to a round already. */
+  private readonly provisionable = new Map<string, boolean>();
+  private batchFirst?: number;
+  private batchLast?: number;
+  /** Pods handed to a round but still pending (no capacity yet, e.g. every offering unavailable) are retried then. */
+  private retryAt?: number;
+  private retryDelayMs = RETRY_FIRST_MS;
+  /** Per object: a fingerprint of what disruption reads. */
+  private readonly fingerprints = new Map<string, string>();
+  private dirtySince?: number;
+  private lastPass = -Infinity;
+  private nextPeriodic: number;
+  /** consolidateAfter per pool (ms): a pass is due that long after a change. */
+  private readonly consolidateAfter = new Map<string, number>();
+  private readonly timers: number[] = [];
+  private readonly watchRetries = new Map<WatchedKind, number>();
+
+  constructor(private readonly t: ControllerTimings, startMs: number) {
+    this.nextPeriodic = startMs + t.everyMs;
+  }
+
+  apply(e: ObjectEvent, now: number, isProvisionable: (p: Pod) => boolean): void {
+    const o = e.object;
+    const key = `${o.kind}/${o.kind === 'pods' ? o.pod.uid : o.name}`;
+    if (o.kind === 'pods') {
+      const wanted = e.type !== 'DELETED' && isProvisionable(o.pod);
+      if (wanted && !this.provisionable.has(o.pod.uid)) {
+        this.provisionable.set(o.pod.uid, false);
+        this.batchFirst ??= now;
+        this.batchLast = now;
+        this.retryDelayMs = RETRY_FIRST_MS;
+      } else if (!wanted) {
+        this.provisionable.delete(o.pod.uid);
+        if (this.provisionable.size === 0) { this.retryAt = undefined; this.retryDelayMs = RETRY_FIRST_MS; }
+      }
+    }
+    if (o.kind === 'nodepools' && o.nodePool) {
+      const after = o.nodePool.disruption.consolidateAfter;
+      if (e.type === 'DELETED' || after === null) this.consolidateAfter.delete(o.name);
+      else this.consolidateAfter.set(o.name, after * 1000);
+    }
+    if (o.kind === 'nodeclaims' && e.type === 'DELETED') this.replan(now); // e.g. a launch that found no capacity
+    const print = e.type === 'DELETED' ? undefined : fingerprint(e);
+    const before = this.fingerprints.get(key);
+    if (print === undefined) this.fingerprints.delete(key);
+    else this.fingerprints.set(key, print);
+    if (print !== before && !(o.kind === 'pods' && print === 'pending' && before === undefined)) this.changed(now);
+  }
+
+  /** Pods handed to a round that are still pending are planned again (their claim went away). */
+  private replan(now: number): void {
+    let any = false;
+    for (const uid of this.provisionable.keys()) { this.provisionable.set(uid, false); any = true; }
+    if (any) { this.batchFirst ??= now; this.batchLast = now; }
+  }
+
+  private changed(now: number): void {
+    this.dirtySince ??= now;
+  }
+
+  batchReady(now: number): boolean {
+    if (this.batchFirst === undefined || this.batchLast === undefined) return this.retryAt !== undefined && this.provisionable.size > 0 && now >= this.retryAt;
+    return now - this.batchLast >= this.t.idleMs || now - this.batchFirst >= this.t.maxBatchMs;
+  }
+
+  /** Closes the batch: the pods it names go to a provisioner round (which plans every pending pod). */
+  takeBatch(now: number): string[] {
+    const retry = this.batchFirst === undefined;
+    const uids = [...this.provisionable].filter(([, handed]) => retry || !handed).map(([uid]) => uid);
+    for (const uid of uids) this.provisionable.set(uid, true);
+    this.batchFirst = undefined;
+    this.batchLast = undefined;
+    if (retry) this.retryDelayMs = Math.min(RETRY_MAX_MS, this.retryDelayMs * 2);
+    this.retryAt = now + this.retryDelayMs;
+    return uids;
+  }
+
+  disruptionDue(now: number): boolean {
+    if (now - this.lastPass < this.t.minIntervalMs) return false;
+    if (this.dirtySince !== undefined && now - this.dirtySince >= this.t.quietMs) return true;
+    if (this.timers.some((at) => at <= now)) return true;
+    return now >= this.nextPeriodic;
+  }
+
+  disruptionStarted(now: number): void {
+    // A pass after a change records the pod events it saw at its own time: consolidateAfter counts from there,
+    // so the pass that may find those nodes consolidatable is due that long after this one.
+    if (this.dirtySince !== undefined) {
+      for (const after of new Set(this.consolidateAfter.values())) if (after > 0 && after < this.t.everyMs) this.timers.push(now + after + 2_000);
+    }
+    this.lastPass = now;
+    this.dirtySince = undefined;
+    this.nextPeriodic = now + this.t.everyMs;
+    for (let i = this.timers.length - 1; i >= 0; i--) if (this.timers[i] <= now) this.timers.splice(i, 1);
+  }
+
+  retryWatchAt(kind: WatchedKind, at: number): void {
+    this.watchRetries.set(kind, at);
+  }
+
+  watchesDue(now: number): WatchedKind[] {
+    const due = [...this.watchRetries].filter(([, at]) => at <= now).map(([k]) => k);
+    for (const k of due) this.watchRetries.delete(k);
+    return due;
+  }
+
+  /** The next time something is due (ms since epoch); work already running is not due again until it ends. */
+  nextDue(busy: { provisioning: boolean; disrupting: boolean }): number {
+    const times = [...this.watchRetries.values()];
+    if (!busy.provisioning && this.batchFirst !== undefined && this.batchLast !== undefined) {
+      times.push(Math.min(this.batchLast + this.t.idleMs, this.batchFirst + this.t.maxBatchMs));
+    } else if (!busy.provisioning && this.retryAt !== undefined && this.provisionable.size > 0) {
+      times.push(this.retryAt);
+    }
+    if (!busy.disrupting) {
+      const earliest = this.lastPass + this.t.minIntervalMs;
+      const passes = [this.nextPeriodic, ...this.timers];
+      if (this.dirtySince !== undefined) passes.push(this.dirtySince + this.t.quietMs);
+      times.push(Math.max(earliest, Math.min(...passes)));
+    }
+    return Math.min(...times, Infinity);
+  }
+}
+
+/** What disruption reads of an object; a change to anything else (status heartbeats, probes) is not a change. */
+function fingerprint(e: ObjectEvent): string {
+  const o = e.object;
+  switch (o.kind) {
+    case 'pods': {
+      const p = o.pod;
+      if (!p.nodeName) return 'pending';
+      return `${p.nodeName}|${p.phase}|${p.deletionTimestamp ?? ''}`;
+    }
+    case 'nodes': {
+      const n = o.node;
+      return JSON.stringify([n.labels, n.taints, n.unschedulable, n.ready, n.deletionTimestamp ?? null]);
+    }
+    case 'nodeclaims': {
+      const c = o.nodeClaim;
+      return JSON.stringify([c.annotations, c.status.conditions.map((x) => `${x.type}=${x.status}`), c.status.nodeName ?? null, c.deletionTimestamp ?? null]);
+    }
+    case 'nodepools':
+      return o.nodePool ? JSON.stringify([o.nodePool.hash, o.nodePool.disruption, o.nodePool.limits]) : 'invalid';
+  }
+}

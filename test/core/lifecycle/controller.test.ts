@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { CONTROLLER_LEASE, runController, type ControllerResult } from '../../../shared/core/lifecycle';
+import type { ClusterWatch, FunctionInvoker, InvokedFunction, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../../../shared/core/ports';
+import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
+import { VirtualClock, settle } from '../../../shared/sim/clock';
+import { RecordingLogger, node, pod } from './fakes';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+/** Watches driven by the test: `emit` delivers an event to every open stream of its kind. */
+class ScriptedWatch implements ClusterWatch {
+  readonly opened: { kind: WatchedKind; resourceVersion?: string }[] = [];
+  private readonly streams = new Map<WatchedKind, { onEvent: (e: WatchEvent) => void; onClosed: (w: WatchClosed) => void }>();
+  async watch(kind: WatchedKind, resourceVersion: string | undefined, onEvent: (e: WatchEvent) => void, onClosed: (w: WatchClosed) => void): Promise<WatchHandle> {
+    this.opened.push({ kind, ...(resourceVersion ? { resourceVersion } : {}) });
+    this.streams.set(kind, { onEvent, onClosed });
+    return { stop: () => this.streams.delete(kind) };
+  }
+  emit(kind: WatchedKind, e: WatchEvent): void { this.streams.get(kind)?.onEvent(e); }
+  close(kind: WatchedKind, why: WatchClosed): void {
+    const s = this.streams.get(kind);
+    this.streams.delete(kind);
+    s?.onClosed(why);
+  }
+}
+
+class RecordingInvoker implements FunctionInvoker {
+  readonly calls: { fn: InvokedFunction; at: number; payload: unknown }[] = [];
+  constructor(private readonly clock: VirtualClock) {}
+  async invoke(fn: InvokedFunction, payload: unknown): Promise<unknown> {
+    this.calls.push({ fn, at: (this.clock.now() - T0) / 1000, payload });
+    return {};
+  }
+}
+
+function world() {
+  const clock = new VirtualClock(T0);
+  const store = new MemoryStateStore(clock);
+  const watch = new ScriptedWatch();
+  const invoker = new RecordingInvoker(clock);
+  const log = new RecordingLogger();
+  return { clock, store, watch, invoker, log };
+}
+
+/** Runs the controller on virtual time; `script` events fire at the given seconds. */
+async function run(w: ReturnType<typeof world>, budgetSeconds: number, script: [number, () => void][] = [], holder = 'me'): Promise<ControllerResult> {
+  for (const [at, fire] of script) w.clock.at(T0 + at * 1000, fire);
+  const done = w.clock.track('controller', () => runController(w, { holder, budgetMs: budgetSeconds * 1000 }));
+  let result: ControllerResult | undefined;
+  void done.then((r) => { result = r; });
+  for (;;) {
+    await settle(w.clock);
+    if (result || !w.clock.advance(T0 + (budgetSeconds + 120) * 1000)) break;
+  }
+  await settle(w.clock);
+  return result ?? (await done);
+}
+
+const pending = (name: string) => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
+const added = (p: ReturnType<typeof pod>): WatchEvent => ({ type: 'ADDED', object: { kind: 'pods', name: p.name, pod: p } });
+const provisionerCalls = (w: ReturnType<typeof world>) => w.invoker.calls.filter((c) => c.fn === 'provisioner');
+
+describe('runController', () => {
+  it('should start a provisioner round 1 s after a pod appears at an odd second, batched', async () => {
+    // Prepare
+    const w = world();
+    // Act
+    await run(w, 60, [[12.4, () => w.watch.emit('pods', added(pending('a')))]]);
+    // Assess
+    expect(provisionerCalls(w)[0]).toEqual({ fn: 'provisioner', at: 13.4, payload: expect.objectContaining({ reconcile: true, batched: true }) });
+    // Still pending (nothing bound it here): retried with backoff, not every second.
+    expect(provisionerCalls(w).map((c) => c.at)).toEqual([13.4, 23.4, 43.4]);
+  });
+
+  it('should close a batch after 10 s while pods keep arriving every 0.5 s', async () => {
+    // Prepare
+    const w = world();
+    const script: [number, () => void][] = Array.from({ length: 30 }, (_, i) => [5 + i * 0.5, () => w.watch.emit('pods', added(pending(`p${i}`)))]);
+    // Act
+    await run(w, 60, script);
+    // Assess
+    expect(provisionerCalls(w)[0].at).toBe(15);
+  });
+
+  it('should not call the provisioner for pods that are bound or not yet marked unschedulable', async () => {
+    // Prepare
+    const w = world();
+    // Act
+    await run(w, 30, [[3, () => {
+      w.watch.emit('pods', added(pod('bound', { nodeName: 'n1' })));
+      w.watch.emit('pods', added(pod('fresh', { phase: 'Pending', nodeName: undefined })));
+    }]]);
+    // Assess
+    expect(provisionerCalls(w)).toEqual([]);
+  });
+
+  it('should plan the pods again at once when the claim made for them is deleted, and retry with backoff while they stay pending', async () => {
+    // Prepare
+    const w = world();
+    const claim = { kind: 'nodeclaims' as const, name: 'default-abcde', nodeClaim: { name: 'default-abcde', status: { conditions: [] }, annotations: {} } as never };
+    // Act
+    await run(w, 120, [
+      [2, () => w.watch.emit('pods', added(pending('a')))],
+      [20, () => w.watch.emit('nodeclaims', { type: 'DELETED', object: claim })],
+    ]);
+    // Assess
+    expect(provisionerCalls(w).map((c) => c.at)).toEqual([3, 13, 21, 41, 81]);
+  });
+
+  it('should wake disruption after a node taint changes, but not for a status-only update', async () => {
+    // Prepare
+    const w = world();
+    const n = node('n1', { labels: { 'karpenter.sh/nodepool': 'default' }, taints: [] });
+    // Act
+    await run(w, 100, [
+      [1, () => w.watch.emit('nodes', { type: 'ADDED', object: { kind: 'nodes', name: 'n1', node: n } })],
+      [30, () => w.watch.emit('nodes', { type: 'MODIFIED', object: { kind: 'nodes', name: 'n1', node: { ...n, allocatable: { cpu: 1 } } } })],
+      [60, () => w.watch.emit('nodes', { type: 'MODIFIED', object: { kind: 'nodes', name: 'n1', node: { ...n, taints: [{ key: 'x', effect: 'NoSchedule' }] } } })],
+    ]);
+    // Assess
+    expect(w.invoker.calls.filter((c) => c.fn === 'disruption').map((c) => c.at)).toEqual([3, 62]);
+  });
+
+  it('should watch again from the last resourceVersion after a drop, and from the current state after 410 Gone', async () => {
+    // Prepare
+    const w = world();
+    // Act
+    const result = await run(w, 30, [
+      [1, () => w.watch.emit('pods', { type: 'ADDED', object: { kind: 'pods', name: 'a', pod: pod('a', { nodeName: 'n1' }) }, resourceVersion: '41' })],
+      [5, () => w.watch.close('pods', { gone: false, error: 'connection reset' })],
+      [10, () => w.watch.close('pods', { gone: true, error: 'too old resource version' })],
+    ]);
+    // Assess
+    expect(w.watch.opened.filter((o) => o.kind === 'pods')).toEqual([{ kind: 'pods' }, { kind: 'pods', resourceVersion: '41' }, { kind: 'pods' }]);
+    expect(result.rewatches).toBe(2);
+  });
+
+  it('should skip when another controller holds the lease well before its hand-over', async () => {
+    // Prepare
+    const w = world();
+    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, T0 + 10 * 60_000);
+    // Act
+    const result = await run(w, 60);
+    // Assess
+    expect(result.skipped).toBe(true);
+    expect(w.watch.opened).toEqual([]);
+  });
+
+  it('should wait for a holder that hands over within the minute and take over within a second of its release', async () => {
+    // Prepare
+    const w = world();
+    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, T0 + 40_000);
+    w.clock.at(T0 + 40_000, () => void w.store.releaseLease(CONTROLLER_LEASE, 'other'));
+    // Act
+    const result = await run(w, 120);
+    // Assess
+    expect(result.skipped).toBe(false);
+    expect(w.log.lines.find((l) => l.message === 'controller started')).toBeDefined();
+    expect(w.watch.opened.length).toBeGreaterThanOrEqual(4);
+    expect(await w.store.readLease(CONTROLLER_LEASE)).toBeUndefined();
+  });
+});
