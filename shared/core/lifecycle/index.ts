@@ -5,6 +5,7 @@ export * from './claims';
 export * from './launch';
 export * from './capacity';
 export * from './registration';
+export * from './finalizers';
 export * from './termination';
 export * from './drain';
 export * from './disruption';
