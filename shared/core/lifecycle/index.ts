@@ -11,3 +11,4 @@ export * from './drain';
 export * from './disruption';
 export * from './provisionable';
 export * from './provisioner';
+export * from './deletions';
