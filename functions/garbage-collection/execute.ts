@@ -5,8 +5,7 @@
 import type { CloudProvider, ClusterClient, Clock, StateStore } from '../../shared/core/ports';
 import type { GarbageCollectionAction } from '../../shared/core/garbage-collection';
 import { isInstanceNotOwnedError, isNodeClaimNotFoundError } from '../../shared/core/errors';
-import { Finalizer } from '../../shared/core/model/labels';
-import type { LifecycleLogger } from '../../shared/core/lifecycle';
+import { deleteAndReleaseNode, deleteAndReleaseNodeClaim, type LifecycleLogger } from '../../shared/core/lifecycle';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
 export type GcLogger = LifecycleLogger;
@@ -38,16 +37,7 @@ async function terminateInstance(deps: ExecuteDeps, providerID: string): Promise
 
 /** The instance is gone or was just terminated: nothing is left to drain, so finalize and delete the claim. */
 async function removeClaim(deps: ExecuteDeps, name: string): Promise<void> {
-  const claim = await deps.cluster.getNodeClaim(name);
-  if (!claim) return;
-  try {
-    if (claim.finalizers.includes(Finalizer.termination)) {
-      await deps.cluster.patchNodeClaimMetadata(name, { finalizers: claim.finalizers.filter((f) => f !== Finalizer.termination) });
-    }
-    await deps.cluster.deleteNodeClaim(name);
-  } catch (e) {
-    if (!isNodeClaimNotFoundError(e)) throw e; // deleted meanwhile: the desired end state
-  }
+  await deleteAndReleaseNodeClaim(deps.cluster, name);
 }
 
 /** Confirms with a direct lookup that a claim's instance is really gone (a list can lag behind). */
@@ -69,7 +59,7 @@ export async function executeGarbageCollection(deps: ExecuteDeps, action: Garbag
     case 'terminateOrphanInstance': {
       const result = await terminateInstance(deps, action.providerID);
       if (result === 'refused') return 'refused';
-      if (action.nodeName) await deps.cluster.deleteNode(action.nodeName);
+      if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
       deps.logger.info('garbage collected instance with no nodeclaim', { instanceId: action.instanceId, providerID: action.providerID, node: action.nodeName, ageSeconds: Math.round(action.ageMs / 1000), result });
       await audit({ ...(action.nodeName ? { nodes: [action.nodeName] } : {}), detail: { instanceId: action.instanceId, providerID: action.providerID, result } });
       return 'done';
@@ -79,7 +69,7 @@ export async function executeGarbageCollection(deps: ExecuteDeps, action: Garbag
         deps.logger.info('instance still exists; keeping nodeclaim', { nodeclaim: action.nodeClaim, providerID: action.providerID });
         return 'skipped';
       }
-      if (action.nodeName) await deps.cluster.deleteNode(action.nodeName);
+      if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
       await removeClaim(deps, action.nodeClaim);
       deps.logger.info('garbage collecting nodeclaim with no cloudprovider representation', { nodeclaim: action.nodeClaim, providerID: action.providerID, node: action.nodeName });
       await audit({ nodeClaims: [action.nodeClaim], ...(action.nodeName ? { nodes: [action.nodeName] } : {}), detail: { providerID: action.providerID } });
@@ -93,7 +83,7 @@ export async function executeGarbageCollection(deps: ExecuteDeps, action: Garbag
     }
     case 'registrationTimeout': {
       const result = action.providerID ? await terminateInstance(deps, action.providerID) : 'gone';
-      if (action.nodeName) await deps.cluster.deleteNode(action.nodeName);
+      if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
       await removeClaim(deps, action.nodeClaim);
       deps.logger.info('deleting nodeclaim, registration timed out', { nodeclaim: action.nodeClaim, providerID: action.providerID, ageSeconds: Math.round(action.ageMs / 1000), result });
       await audit({ nodeClaims: [action.nodeClaim], detail: { providerID: action.providerID, ageMs: action.ageMs, result } });

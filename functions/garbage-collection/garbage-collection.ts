@@ -3,7 +3,8 @@
  * instances no NodeClaim owns, removes NodeClaims whose instance is gone, and ends claims that did not
  * launch (5 min) or register (15 min) in time. Decisions are in shared/core/garbage-collection.
  */
-import type { CloudProvider, ClusterClient, Clock, StateStore } from '../../shared/core/ports';
+import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import { reconcileDeletions, type DeletionOutcome } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from '../../shared/core/garbage-collection';
@@ -18,11 +19,15 @@ export interface GarbageCollectionHandlerDeps {
   logger: GcLogger;
   clusterName: string;
   timings?: Partial<GarbageCollectionTimings>;
+  /** Starts `terminate` for deleted NodeClaims and Nodes; without it, deletions are left alone. */
+  workflows?: WorkflowStarter;
 }
 
 export interface GarbageCollectionResult {
   actions: { type: GarbageCollectionAction['type']; target: string; outcome: ActionOutcome | 'failed' }[];
   failed: number;
+  /** What was done about NodeClaims and Nodes being deleted (empty without `workflows`). */
+  deletions: { type: DeletionOutcome['action']['type']; target: string; outcome: DeletionOutcome['result'] }[];
 }
 
 function targetOf(action: GarbageCollectionAction): string {
@@ -49,13 +54,14 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
         results.push({ type: action.type, target: targetOf(action), outcome: 'failed' });
       }
     }
-    const failed = results.filter((r) => r.outcome === 'failed').length;
-    deps.logger.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, failed });
-    return { actions: results, failed };
+    const deletions = deps.workflows ? await reconcileDeletions({ cluster: deps.cluster, workflows: deps.workflows, log: deps.logger }, snapshot) : [];
+    const failed = results.filter((r) => r.outcome === 'failed').length + deletions.filter((d) => d.result === 'failed').length;
+    deps.logger.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, deletions: deletions.length, failed });
+    return { actions: results, failed, deletions: deletions.map((d) => ({ type: d.action.type, target: d.action.nodeClaimName, outcome: d.result })) };
   };
 }
 
 /** The deployed function (EventBridge schedule, rate 2 minutes). */
 export const handler = deployedHandler<unknown, GarbageCollectionResult>('garbageCollection', (deps) =>
-  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName }),
+  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows }),
 );

@@ -49,4 +49,50 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(nodes).toMatch(/^node\/ip-10-0-/m);
     expect(claims).toMatch(/^nodeclaim\.karpenter\.sh\/default-/m);
   }, 90_000);
+
+  /** Polls until the node and its claim are gone and the 3 pods run elsewhere; the pods table at the end. */
+  async function waitGoneAndRescheduled(node: string, claim: string): Promise<{ pods: string; nodes: string; claims: string }> {
+    let state = { pods: '', nodes: '', claims: '' };
+    const done = () => !state.nodes.includes(node) && !state.claims.includes(claim) && (state.pods.match(/Running/g) ?? []).length === 3 && !state.pods.includes(node);
+    for (let i = 0; i < 50 && !done(); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      state = {
+        pods: await kubectl('get', 'pods', '-o', 'custom-columns=NAME:.metadata.name,PHASE:.status.phase,NODE:.spec.nodeName', '--no-headers'),
+        nodes: await kubectl('get', 'nodes', '-o', 'name'),
+        claims: await kubectl('get', 'nodeclaims', '-o', 'name'),
+      };
+    }
+    return state;
+  }
+
+  const placement = async () => {
+    const pods = await kubectl('get', 'pods', '-o', 'custom-columns=NODE:.spec.nodeName', '--no-headers');
+    const node = pods.trim().split('\n')[0].trim();
+    const claim = (await kubectl('get', 'nodeclaims', '-o', 'custom-columns=NAME:.metadata.name,NODE:.status.nodeName', '--no-headers'))
+      .split('\n').map((l) => l.trim().split(/\s+/)).find(([, n]) => n === node)?.[0] ?? '';
+    return { node, claim };
+  };
+
+  it('should drain and let go after kubectl delete nodeclaim, then after kubectl delete node', async () => {
+    // Prepare
+    const first = await placement();
+    // Act
+    const deletedClaim = await kubectl('delete', 'nodeclaim', first.claim, '--wait=false');
+    const afterClaim = await waitGoneAndRescheduled(first.node, first.claim);
+    const second = await placement();
+    const deletedNode = await kubectl('delete', 'node', second.node, '--wait=false');
+    const afterNode = await waitGoneAndRescheduled(second.node, second.claim);
+    // Assess
+    expect(first.claim).toMatch(/^default-/);
+    expect(deletedClaim).toContain(`nodeclaim.karpenter.sh "${first.claim}" deleted`);
+    expect(afterClaim.claims).not.toContain(first.claim);
+    expect(afterClaim.nodes).not.toContain(first.node);
+    expect(afterClaim.pods.match(/Running/g)).toHaveLength(3);
+    expect(second.node).not.toBe(first.node);
+    expect(deletedNode).toContain(`node "${second.node}" deleted`);
+    expect(afterNode.claims).not.toContain(second.claim);
+    expect(afterNode.nodes).not.toContain(second.node);
+    expect(afterNode.pods.match(/Running/g)).toHaveLength(3);
+    expect(afterNode.pods).not.toContain(second.node);
+  }, 120_000);
 });

@@ -125,6 +125,7 @@ export class KubeClusterClient implements ClusterClient {
     const metadata: Json = {};
     if (patch.labels) metadata.labels = patch.labels;
     if (patch.annotations) metadata.annotations = patch.annotations;
+    if (patch.finalizers) metadata.finalizers = patch.finalizers.length > 0 ? patch.finalizers : null;
     const spec: Json = {};
     if (patch.taints) spec.taints = patch.taints.length > 0 ? patch.taints.map((t) => (t.value !== undefined ? { key: t.key, value: t.value, effect: t.effect } : { key: t.key, effect: t.effect })) : null;
     if (patch.unschedulable !== undefined) spec.unschedulable = patch.unschedulable ? true : null;

@@ -6,12 +6,18 @@
  * two. Watches start from the current state (every object as ADDED), so events are treated as level, not edge:
  * a dropped stream, a 410 Gone or a restart re-reads the state and misses nothing.
  */
-import type { ClusterWatch, FunctionInvoker, StateStore, Clock, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../ports';
+import type { NodeClaim } from '../model/karpenter';
+import type { Node } from '../model/kube';
+import type { ClusterClient, ClusterWatch, FunctionInvoker, StateStore, Clock, WatchClosed, WatchedKind, WatchEvent, WatchHandle, WorkflowStarter } from '../ports';
+import { reconcileDeletions } from './deletions';
 import type { LifecycleLogger } from './deps';
 import { isProvisionable } from './provisionable';
 import { ControllerState } from './controller-state';
 
 export interface ControllerDeps {
+  /** For `kubectl delete` of a node or claim: delete the claim of a deleted Node, start `terminate`. */
+  cluster: Pick<ClusterClient, 'deleteNodeClaim' | 'getNodeClaim'>;
+  workflows: WorkflowStarter;
   watch: ClusterWatch;
   invoker: FunctionInvoker;
   store: StateStore;
@@ -99,6 +105,11 @@ export async function runController(deps: ControllerDeps, options: ControllerOpt
       state.retryWatchAt(kind, deps.clock.now() + Math.min(5_000, 500 * 2 ** n));
     }
   };
+  // Nodes and NodeClaims as last seen (hundreds of objects at most): `kubectl delete` is decided from them.
+  const nodes = new Map<string, Node>();
+  const claims = new Map<string, NodeClaim>();
+  let deletionsDue = false;
+  let deletionsRetryAt = Infinity;
   let provisioning: Promise<void> | undefined;
   let disrupting: Promise<void> | undefined;
   let lastRenew = start;
@@ -111,7 +122,21 @@ export async function runController(deps: ControllerDeps, options: ControllerOpt
       // Events first: they may close a batch or make a pass due.
       for (const e of queue.splice(0)) {
         if (e.resourceVersion) versions.set(e.type === 'BOOKMARK' ? 'pods' : e.object.kind, e.resourceVersion);
-        if (e.type !== 'BOOKMARK') state.apply(e, now, isProvisionable);
+        if (e.type === 'BOOKMARK') continue;
+        state.apply(e, now, isProvisionable);
+        const o = e.object;
+        if (o.kind === 'nodes') {
+          if (e.type === 'DELETED') nodes.delete(o.name); else nodes.set(o.name, o.node);
+          if (e.type !== 'DELETED' && o.node.deletionTimestamp !== undefined) deletionsDue = true;
+        } else if (o.kind === 'nodeclaims') {
+          if (e.type === 'DELETED') claims.delete(o.name); else claims.set(o.name, o.nodeClaim);
+          if (e.type !== 'DELETED' && o.nodeClaim.deletionTimestamp !== undefined) deletionsDue = true;
+        }
+      }
+      if (deletionsDue || now >= deletionsRetryAt) {
+        deletionsDue = false;
+        const outcomes = await reconcileDeletions(deps, { nodes: [...nodes.values()], nodeClaims: [...claims.values()] });
+        deletionsRetryAt = outcomes.some((o) => o.result === 'failed') ? now + 5_000 : Infinity;
       }
       for (const { kind, why } of closed.splice(0)) {
         result.rewatches++;
@@ -147,7 +172,7 @@ export async function runController(deps: ControllerDeps, options: ControllerOpt
           break;
         }
       }
-      const next = Math.min(end, lastRenew + RENEW_EVERY_MS, state.nextDue({ provisioning: provisioning !== undefined, disrupting: disrupting !== undefined }));
+      const next = Math.min(end, lastRenew + RENEW_EVERY_MS, deletionsRetryAt, state.nextDue({ provisioning: provisioning !== undefined, disrupting: disrupting !== undefined }));
       if (queue.length === 0 && closed.length === 0) {
         wake = new AbortController();
         await deps.clock.sleep(Math.max(0, next - deps.clock.now()), wake.signal);

@@ -5,6 +5,7 @@ import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
 import { Annotation, Label, TaintKey } from '../model/labels';
 import { condition, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
+import { withTerminationFinalizer } from './finalizers';
 
 export type RegistrationResult =
   | { nodeClaimName: string; registered: true; nodeName: string; providerID: string; deadlineMs: number }
@@ -24,8 +25,9 @@ function syncedTaints(node: Node, claim: NodeClaim): Taint[] {
 
 /**
  * One registration check. When the claim's Node exists (matched by providerID): sync labels and taints onto
- * it, remove `karpenter.sh/unregistered`, label it registered and set Registered=True. Past the deadline
- * without a Node: `timedOut`, and the machine terminates the instance and deletes the claim.
+ * it, remove `karpenter.sh/unregistered`, add the `karpenter.sh/termination` finalizer, label it registered
+ * and set Registered=True. Past the deadline without a Node: `timedOut`, and the machine terminates the
+ * instance and deletes the claim.
  */
 export async function checkRegistration(deps: LifecycleDeps, input: { nodeClaimName: string; deadlineMs: number }): Promise<RegistrationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
@@ -39,6 +41,8 @@ export async function checkRegistration(deps: LifecycleDeps, input: { nodeClaimN
     await deps.cluster.patchNode(node.name, {
       labels: { ...claim.labels, [Label.nodePool]: claim.nodePool, [Label.registered]: 'true' },
       taints: syncedTaints(node, claim),
+      // The API refuses new finalizers on an object being deleted; such a Node is on its way out anyway.
+      ...(node.deletionTimestamp === undefined ? { finalizers: withTerminationFinalizer(node.finalizers) } : {}),
     });
     await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { nodeName: node.name, conditions: [condition('Registered', 'True', now)] });
     deps.log.info('registered nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: node.name, 'provider-id': providerID });

@@ -4,6 +4,7 @@ import type { NodeClaim } from '../model/karpenter';
 import { Annotation, Label, TaintKey } from '../model/labels';
 import type { TerminateInput } from './manual-input';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
+import { deleteAndReleaseNode, deleteAndReleaseNodeClaim } from './finalizers';
 
 /** What a terminate execution acts on. At least one of nodeClaimName / nodeName is set. */
 export interface TerminationTarget {
@@ -97,17 +98,20 @@ export async function terminateInstance(deps: LifecycleDeps, target: Termination
   return { ...target, providerID, terminated: true };
 }
 
-/** Deletes the Node and the NodeClaim (finalizers removed). Missing objects are success. */
+/**
+ * Lets go of the Node and the NodeClaim once the instance is gone: each loses the `karpenter.sh/termination`
+ * finalizer and is deleted, so both disappear. A claim or Node
+ * already deleting (`kubectl delete`) or already gone is fine; a retried step changes nothing.
+ */
 export async function finalizeNodeClaim(deps: LifecycleDeps, target: TerminationTarget): Promise<{ nodeClaimName?: string; nodeName?: string; finalized: true }> {
   if (target.nodeName) {
-    await deps.cluster.deleteNode(target.nodeName);
+    await deleteAndReleaseNode(deps.cluster, target.nodeName);
     deps.log.info('deleted node', { node: target.nodeName, nodeclaim: target.nodeClaimName });
   }
   if (target.nodeClaimName) {
     const claim = await deps.cluster.getNodeClaim(target.nodeClaimName);
     if (claim) {
-      if (claim.finalizers.length) await deps.cluster.patchNodeClaimMetadata(claim.name, { finalizers: [] });
-      await deps.cluster.deleteNodeClaim(claim.name);
+      await deleteAndReleaseNodeClaim(deps.cluster, claim.name);
       deps.log.info('deleted nodeclaim', { nodeclaim: claim.name, nodepool: claim.nodePool, node: target.nodeName, 'provider-id': target.providerID });
     }
   }

@@ -24,6 +24,8 @@ export interface NodePatch {
   annotations?: Record<string, string | null>;
   taints?: Taint[];
   unschedulable?: boolean;
+  /** Replaces metadata.finalizers (`[]` clears it). Computed from a fresh read; the API refuses additions while deleting. */
+  finalizers?: string[];
 }
 
 /** The Kubernetes API as nodewright uses it. Every write is idempotent. */

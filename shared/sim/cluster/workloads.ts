@@ -192,7 +192,10 @@ export function reconcileDaemonSets(store: KubeStore): number {
   return changes;
 }
 
-/** Deletes pods bound to nodes that no longer exist. */
+/**
+ * Pod GC: deletes pods bound to nodes that no longer exist (a Node object removed, e.g. after its finalizers
+ * went), with grace period 0 as the pod garbage collector does; their controllers then recreate them.
+ */
 export function collectOrphanPods(store: KubeStore, events: WorkloadEvents = {}): number {
   const types = kubeTypes(store);
   const nodes = new Set(listAll(store, types.node).map((n) => n.metadata.name));
@@ -200,6 +203,7 @@ export function collectOrphanPods(store: KubeStore, events: WorkloadEvents = {})
   for (const p of listAll(store, types.pod)) {
     const node = podNodeName(p);
     if (!node || nodes.has(node)) continue;
+    if (p.metadata.deletionTimestamp && (p.metadata.finalizers ?? []).length > 0) continue; // already deleted; its finalizers hold it
     store.delete(types.pod, p.metadata.namespace, p.metadata.name ?? '', { gracePeriodSeconds: 0 });
     if (!isDaemonSetPod(p)) events.onPodLost?.(`${p.metadata.namespace}/${p.metadata.name}`, node);
     changes++;

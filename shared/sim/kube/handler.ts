@@ -116,8 +116,9 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest): KubeRes
     case 'PATCH': return { status: 200, body: store.patch(rt, namespace, name, req.headers['content-type'], body, sub) };
     case 'DELETE': {
       if (subresource) break;
+      // 200 with the object, whether it went or was only marked (finalizers, graceful pod deletion), as the API server answers.
       const r = store.delete(rt, namespace, name, deleteOptions(req.query, req.body ? parseBody(req) : undefined));
-      return { status: r.gone ? 200 : 202, body: r.object };
+      return { status: 200, body: r.object };
     }
   }
   throw new KubeApiStatusError(405, 'MethodNotAllowed', `${method} is not supported on ${rt.resource}${subresource ? '/' + subresource : ''}`);

@@ -3,7 +3,7 @@ import { CONTROLLER_LEASE, runController, type ControllerResult } from '../../..
 import type { ClusterWatch, FunctionInvoker, InvokedFunction, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../../../shared/core/ports';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 import { VirtualClock, settle } from '../../../shared/sim/clock';
-import { RecordingLogger, node, pod } from './fakes';
+import { FakeCluster, RecordingLogger, RecordingWorkflows, node, nodeClaim, pod } from './fakes';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -39,7 +39,9 @@ function world() {
   const watch = new ScriptedWatch();
   const invoker = new RecordingInvoker(clock);
   const log = new RecordingLogger();
-  return { clock, store, watch, invoker, log };
+  const cluster = new FakeCluster();
+  const workflows = new RecordingWorkflows();
+  return { clock, store, watch, invoker, log, cluster, workflows };
 }
 
 /** Runs the controller on virtual time; `script` events fire at the given seconds. */
@@ -158,5 +160,23 @@ describe('runController', () => {
     expect(w.log.lines.find((l) => l.message === 'controller started')).toBeDefined();
     expect(w.watch.opened.length).toBeGreaterThanOrEqual(4);
     expect(await w.store.readLease(CONTROLLER_LEASE)).toBeUndefined();
+  });
+
+  it('should start terminate within the second for a NodeClaim deleted with kubectl, and delete the claim of a deleted Node', async () => {
+    // Prepare
+    const w = world();
+    const claimA = { ...nodeClaim('default-aaaaa', { nodeName: 'n1' }), deletionTimestamp: (T0 + 5_000) / 1000 };
+    const claimB = nodeClaim('default-bbbbb', { nodeName: 'n2' });
+    w.cluster.claims.set(claimB.name, claimB);
+    const n2 = { ...node('n2', { taints: [] }), deletionTimestamp: (T0 + 9_000) / 1000 };
+    // Act
+    await run(w, 30, [
+      [1, () => w.watch.emit('nodeclaims', { type: 'ADDED', object: { kind: 'nodeclaims', name: claimB.name, nodeClaim: claimB } })],
+      [5.3, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: { kind: 'nodeclaims', name: claimA.name, nodeClaim: claimA } })],
+      [9.7, () => w.watch.emit('nodes', { type: 'MODIFIED', object: { kind: 'nodes', name: 'n2', node: n2 } })],
+    ]);
+    // Assess
+    expect(w.workflows.started.map((s) => [s.machine, (s.input as { nodeClaimName: string }).nodeClaimName])).toEqual([['terminate', 'default-aaaaa'], ['terminate', 'default-bbbbb']]);
+    expect(w.cluster.writes).toContain('deleteNodeClaim default-bbbbb');
   });
 });

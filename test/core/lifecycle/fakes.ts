@@ -61,9 +61,21 @@ export class FakeCluster implements ClusterClient {
     if (!c) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`);
     for (const [k, v] of Object.entries(patch.labels ?? {})) { if (v === null) delete c.labels[k]; else c.labels[k] = v; }
     for (const [k, v] of Object.entries(patch.annotations ?? {})) { if (v === null) delete c.annotations[k]; else c.annotations[k] = v; }
-    if (patch.finalizers) c.finalizers = [...patch.finalizers];
+    if (patch.finalizers) {
+      if (c.deletionTimestamp !== undefined && patch.finalizers.some((f) => !c.finalizers.includes(f))) throw new Error(`nodeclaim ${name} is being deleted: no new finalizers`);
+      c.finalizers = [...patch.finalizers];
+      if (c.deletionTimestamp !== undefined && c.finalizers.length === 0) this.claims.delete(name);
+    }
   }
-  async deleteNodeClaim(name: string) { this.writes.push(`deleteNodeClaim ${name}`); this.claims.delete(name); }
+  /** As the API server: an object with finalizers is only marked (deletionTimestamp), and goes when the last one is removed. */
+  async deleteNodeClaim(name: string) {
+    this.writes.push(`deleteNodeClaim ${name}`);
+    const c = this.claims.get(name);
+    if (c?.finalizers.length) c.deletionTimestamp ??= this.deletionTime();
+    else this.claims.delete(name);
+  }
+  /** Seconds since epoch for deletionTimestamp; tests may set it. */
+  deletionTime = (): number => Math.floor(Date.UTC(2026, 0, 1) / 1000);
   async patchNode(name: string, patch: NodePatch) {
     this.writes.push(`patchNode ${name}`);
     const n = this.nodes.get(name);
@@ -72,6 +84,11 @@ export class FakeCluster implements ClusterClient {
     for (const [k, v] of Object.entries(patch.annotations ?? {})) { if (v === null) delete n.annotations[k]; else n.annotations[k] = v; }
     if (patch.taints) n.taints = clone(patch.taints);
     if (patch.unschedulable !== undefined) n.unschedulable = patch.unschedulable;
+    if (patch.finalizers) {
+      if (n.deletionTimestamp !== undefined && patch.finalizers.some((f) => !n.finalizers.includes(f))) throw new Error(`node ${name} is being deleted: no new finalizers`);
+      n.finalizers = [...patch.finalizers];
+      if (n.deletionTimestamp !== undefined && n.finalizers.length === 0) this.nodes.delete(name);
+    }
     return true;
   }
   async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {
@@ -86,7 +103,12 @@ export class FakeCluster implements ClusterClient {
     this.writes.push(`deletePod ${pod.namespace}/${pod.name} ${gracePeriodSeconds}`);
     this.pods = this.pods.filter((p) => p.namespace !== pod.namespace || p.name !== pod.name);
   }
-  async deleteNode(name: string) { this.writes.push(`deleteNode ${name}`); this.nodes.delete(name); }
+  async deleteNode(name: string) {
+    this.writes.push(`deleteNode ${name}`);
+    const n = this.nodes.get(name);
+    if (n?.finalizers.length) n.deletionTimestamp ??= this.deletionTime();
+    else this.nodes.delete(name);
+  }
 }
 
 /** CloudProvider fake: launches into `instances`, refuses foreign ids, can be told to throw ICE. */

@@ -4,7 +4,7 @@ import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import type { CloudInstance } from '../../../shared/core/ports';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import type { Node } from '../../../shared/core/model/kube';
-import { CLUSTER, FakeCloud, FakeCluster, NOW, RecordingLogger, fixedClock, instance, node, nodeClaim } from '../interruption/fakes';
+import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, NOW, RecordingLogger, fixedClock, instance, node, nodeClaim } from '../interruption/fakes';
 
 const MIN = 60_000;
 
@@ -29,7 +29,7 @@ describe('garbage-collection handler', () => {
     // Assess
     expect(cloud.deleted).toEqual(['i-00000000000000001']);
     expect(cluster.deletedNodes).toEqual(['ip-10-0-0-1']);
-    expect(result).toEqual({ actions: [{ type: 'terminateOrphanInstance', target: 'i-00000000000000001', outcome: 'done' }], failed: 0 });
+    expect(result).toEqual({ actions: [{ type: 'terminateOrphanInstance', target: 'i-00000000000000001', outcome: 'done' }], failed: 0, deletions: [] });
     expect(await state.auditLog({ kind: 'garbage-collection' })).toEqual([expect.objectContaining({ action: 'terminateOrphanInstance', nodes: ['ip-10-0-0-1'] })]);
   });
 
@@ -108,5 +108,21 @@ describe('garbage-collection handler', () => {
     expect(result.failed).toBe(1);
     expect(cloud.deleted).toEqual(['i-0000000000000000a']);
     expect(logger.messages('error')).toEqual(['garbage collection action failed']);
+  });
+
+  it('should start terminate for a NodeClaim being deleted (kubectl delete) and leave it to that workflow', async () => {
+    // Prepare
+    const deleted = { ...nodeClaim('default-gone', { instanceId: 'i-0000000000000000b', registered: true, nodeName: 'ip-10-0-0-11' }), deletionTimestamp: NOW / 1000 };
+    const cloud = new FakeCloud([instance('i-0000000000000000b')]);
+    const cluster = new FakeCluster([deleted], [node('ip-10-0-0-11', 'i-0000000000000000b')]);
+    const workflows = new FakeWorkflows();
+    const handler = createHandler({ cloud, cluster, state: new MemoryStateStore(fixedClock), clock: fixedClock, logger: new RecordingLogger(), clusterName: CLUSTER, workflows });
+    // Act
+    const result = await handler();
+    // Assess
+    expect(result).toEqual({ actions: [], failed: 0, deletions: [{ type: 'terminate', target: 'default-gone', outcome: 'started' }] });
+    expect(workflows.started).toEqual([{ machine: 'terminate', name: `default-gone-deleted-${NOW / 1000}`, input: { nodeClaimName: 'default-gone', reason: 'Deleted' } }]);
+    expect(cloud.deleted).toEqual([]);
+    expect(cluster.claims.has('default-gone')).toBe(true);
   });
 });

@@ -135,7 +135,8 @@ describe('function roles', () => {
     expect(sqs?.Resource).toEqual([{ 'Fn::GetAtt': ['InterruptionQueue', 'Arn'] }]);
     expect([sqs?.Action].flat()).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
     expect(sfn?.Resource).toEqual(['${self:provider.environment.DISRUPT_STATE_MACHINE_ARN}', '${self:provider.environment.LAUNCH_STATE_MACHINE_ARN}']);
-    expect(actionsOf(gcRole).some((a) => a.startsWith('states:') || a.startsWith('sqs:'))).toBe(false);
+    expect(actionsOf(gcRole).some((a) => a.startsWith('sqs:'))).toBe(false);
+    expect(statements(gcRole).filter((s) => [s.Action].flat().some((a) => String(a).startsWith('states:'))).map((s) => [s.Action, s.Resource])).toEqual([['states:StartExecution', ['${self:provider.environment.TERMINATE_STATE_MACHINE_ARN}']]]);
   });
 
   it('should keep Serverless variables out of policy keys, where they are never resolved', () => {

@@ -41,4 +41,19 @@ describe('manual input validators', () => {
     expect(target).toEqual({ nodeClaimName: 'default-abcde', providerID: pid, nodeName: 'n1', reason: 'SpotInterrupted' });
     expect(f.cluster.writes).toEqual([]);
   });
+
+  it('should accept a claim being deleted (kubectl delete) and resolve its node', async () => {
+    // Prepare
+    const f = fakes();
+    const pid = 'aws:///eu-west-1b/i-0123456789abcdef0';
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: pid, nodeName: 'n1' }));
+    await f.cluster.deleteNodeClaim('default-abcde');
+
+    // Act
+    const target = await validateTerminateInput(f)({ nodeClaimName: 'default-abcde', reason: 'Deleted' });
+
+    // Assess
+    expect(f.cluster.claims.get('default-abcde')?.deletionTimestamp).toBeDefined();
+    expect(target).toEqual({ nodeClaimName: 'default-abcde', nodeName: 'n1', providerID: pid, reason: 'Deleted' });
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../shared/catalog';
 import { VirtualClock } from '../../../shared/sim/clock';
 import { Ec2World } from '../../../shared/sim/aws/ec2-world';
-import { kubeletFromUserData, nodeObjectFor, reconcileDaemonSets, reconcileDeployments, runScheduler } from '../../../shared/sim/cluster';
+import { collectOrphanPods, kubeletFromUserData, nodeObjectFor, reconcileDaemonSets, reconcileDeployments, runScheduler } from '../../../shared/sim/cluster';
 import { FakeKubeApi } from '../../../shared/sim/kube';
 import type { KubeObject } from '../../../shared/sim/kube';
 
@@ -46,6 +46,29 @@ describe('simulated kube-side controllers', () => {
     // Assess
     expect(afterDelete).toEqual(['inflate-0', 'inflate-1', 'inflate-2']);
     expect(pods().map((p) => p.metadata.name)).toEqual(['inflate-0']);
+  });
+
+  it('should delete the pods of a Node once the Node object is removed (pod GC), and the Deployment recreates them', () => {
+    // Prepare
+    const { api, addNode, deployment, pods } = setup();
+    const node = addNode('m5.xlarge', 'us-east-1a');
+    const nodeType = api.store.typeOf('v1', 'Node');
+    api.store.patch(nodeType, undefined, node.metadata.name ?? '', 'application/merge-patch+json', { metadata: { finalizers: ['karpenter.sh/termination'] } });
+    deployment('inflate', 2, container('1'));
+    reconcileDeployments(api.store);
+    runScheduler(api.store);
+    const lost: string[] = [];
+    // Act
+    api.store.delete(nodeType, undefined, node.metadata.name ?? '');
+    const whileMarked = collectOrphanPods(api.store, { onPodLost: (p) => lost.push(p) });
+    api.store.patch(nodeType, undefined, node.metadata.name ?? '', 'application/merge-patch+json', { metadata: { finalizers: null } });
+    const afterRemoval = collectOrphanPods(api.store, { onPodLost: (p) => lost.push(p) });
+    reconcileDeployments(api.store);
+    // Assess
+    expect(whileMarked).toBe(0);
+    expect(afterRemoval).toBe(2);
+    expect(lost.sort()).toEqual(['default/inflate-0', 'default/inflate-1']);
+    expect(pods().map((p) => [p.metadata.name, p.spec?.nodeName ?? null])).toEqual([['inflate-0', null], ['inflate-1', null]]);
   });
 
   it('should bind pods that fit and mark the rest Unschedulable with the reasons', () => {

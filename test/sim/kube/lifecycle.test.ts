@@ -30,6 +30,23 @@ describe('fake API server: finalizers, patch kinds, custom resources and change 
     expect(gone.code).toBe(404);
   });
 
+  it('should answer DELETE of an object with finalizers 200 with the marked object, as the API server does, for Nodes too', async () => {
+    // Prepare
+    await h.core.createNode({ body: { ...nodeJson('node-f'), metadata: { ...nodeJson('node-f').metadata, finalizers: ['karpenter.sh/termination'] } } });
+    h.clock.now += 30_000;
+    // Act
+    const res = await fetch(`${h.server.url}/api/v1/nodes/node-f`, { method: 'DELETE', headers: { authorization: 'Bearer test-token' } });
+    const body = (await res.json()) as { metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number; finalizers?: string[] } };
+    const again = await fetch(`${h.server.url}/api/v1/nodes/node-f`, { method: 'DELETE', headers: { authorization: 'Bearer test-token' } });
+    await h.core.patchNode({ name: 'node-f', body: { metadata: { finalizers: null } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    const gone = statusOf(await failure(() => h.core.readNode({ name: 'node-f' })));
+    // Assess
+    expect(res.status).toBe(200);
+    expect(body.metadata).toMatchObject({ deletionTimestamp: '2025-01-01T00:00:30Z', deletionGracePeriodSeconds: 0, finalizers: ['karpenter.sh/termination'] });
+    expect(again.status).toBe(200);
+    expect(gone.code).toBe(404);
+  });
+
   it('should refuse new finalizers on an object being deleted', async () => {
     // Prepare
     await h.custom.createClusterCustomObject({ ...NC, body: claim('nc-2', ['a']) });
