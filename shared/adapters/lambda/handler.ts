@@ -35,7 +35,9 @@ export type PlainHandler<E, R> = (event: E, context?: Context) => Promise<R>;
 export function lambdaHandler<E, R>(functionKey: string, handle: PlainHandler<E, R>) {
   return middy<E, R, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true, throwOnEmptyMetrics: false }))
+    // No ColdStart metric: Powertools emits it per function name, one billed custom metric for each of the ~25
+    // functions (≈ $7.50/month); cold starts stay visible for free in Lambda's REPORT lines (Init Duration).
+    .use(logMetrics(metrics, { captureColdStartMetric: false, throwOnEmptyMetrics: false }))
     .use({
       before: () => {
         logger.appendKeys({ function: functionKey });

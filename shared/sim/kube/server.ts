@@ -42,7 +42,10 @@ export class FakeKubeApi {
   private readonly servers = new Set<Server>();
   private readonly watches: WatchHub;
 
+  private readonly now: () => number;
+
   constructor(opts: FakeKubeApiOptions = {}) {
+    this.now = opts.clock ?? (() => Date.now());
     const registry = new ResourceRegistry(BUILTIN_RESOURCES);
     const crds = Array.isArray(opts.crds) ? opts.crds : loadCrds(opts.crds);
     for (const crd of crds) registry.add(resourceTypeFromCrd(crd));
@@ -59,6 +62,11 @@ export class FakeKubeApi {
     for (const ns of opts.namespaces ?? ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       if (nsType && !this.store.tryGet(nsType, undefined, ns)) this.store.create(nsType, undefined, { metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
     }
+  }
+
+  /** Ends every open watch stream; clients must watch again (from their last resourceVersion). */
+  dropWatches(): number {
+    return this.watches.dropAll();
   }
 
   /** Events written so far to each open watch of nodewright's controller (by watch id). */
@@ -123,7 +131,15 @@ export class FakeKubeApi {
     };
   }
 
+  /** Fault injection: watch requests answer 500 until this time (ms, the server's clock). */
+  failWatchesUntil = 0;
+
   private serveWatch(url: URL, headers: Record<string, string | undefined>, res: ServerResponse): boolean {
+    if (this.now() < this.failWatchesUntil) {
+      res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(statusBody(500, 'InternalError', 'injected fault: watch unavailable')));
+      return true;
+    }
     if (this.token !== undefined && headers.authorization !== `Bearer ${this.token}`) {
       res.writeHead(401, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(statusBody(401, 'Unauthorized', 'Unauthorized')));

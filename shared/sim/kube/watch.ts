@@ -13,6 +13,7 @@ import type { ChangeEvent, KubeObject } from './types';
 const HISTORY = 5000;
 
 interface Watcher {
+  res: ServerResponse;
   target: Target;
   matches: (o: KubeObject) => boolean;
   send: (type: string, o: KubeObject) => void;
@@ -41,6 +42,13 @@ export class WatchHub {
     });
   }
 
+  /** Ends every open watch stream (what an API server restart or a load balancer timeout does). */
+  dropAll(): number {
+    const open = [...this.watchers];
+    for (const w of open) w.res.end();
+    return open.length;
+  }
+
   /** Streams events for `target` to `res` until the client goes away or timeoutSeconds pass. */
   open(target: Target, query: URLSearchParams, accept: string | undefined, res: ServerResponse, userAgent?: string): void {
     const tag = TAGGED_WATCH.exec(userAgent ?? '')?.[1];
@@ -59,6 +67,14 @@ export class WatchHub {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders(); // as the API server: the client sees 200 at once, before the first event
     const since = Number(query.get('resourceVersion') ?? '0');
+    const oldest = this.history.length === HISTORY ? Number(this.history[0].object.metadata.resourceVersion) : 0;
+    if (since > 0 && since < oldest - 1) {
+      // As the API server: the history no longer reaches back there — 410 Gone as an ERROR event, then the end.
+      res.write(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `too old resource version: ${since} (${oldest})`, reason: 'Expired', code: 410 } })}\n`);
+      if (tag !== undefined) this.sentByWatch.set(tag, (this.sentByWatch.get(tag) ?? 0) + 1);
+      res.end();
+      return;
+    }
     if (since > 0) {
       for (const e of this.history) {
         if (Number(e.object.metadata.resourceVersion) > since && sameType(target, e) && matches(e.object)) send(e.type, e.object);
@@ -66,7 +82,7 @@ export class WatchHub {
     } else {
       for (const o of this.store.list(target.rt, { namespace: target.namespace }).items) if (matches(o)) send('ADDED', o);
     }
-    const w: Watcher = { target, matches, send };
+    const w: Watcher = { res, target, matches, send };
     this.watchers.add(w);
     const timeout = Number(query.get('timeoutSeconds') ?? '0');
     const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
