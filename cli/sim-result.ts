@@ -25,8 +25,13 @@ export interface SimResultView {
   disruptions: { t: number; reason: string; nodes: unknown[]; replacements: number | unknown[] }[];
   /** What the scenario did (scale, apply, delete, interrupt …), for the timeline. */
   scenarioEvents?: { t: number; kind: string; description: string; ok: boolean; error?: string }[];
-  pods: { total: number; pendingSecondsP50: number; pendingSecondsP99: number; maxPendingSeconds: number; minReadyAfterRollout?: Record<string, number> };
+  pods: {
+    total: number; pendingSecondsP50: number; pendingSecondsP99: number; maxPendingSeconds: number; minReadyAfterRollout?: Record<string, number>;
+    launchLatencySecondsP50?: number; launchLatencySecondsP99?: number; maxLaunchLatencySeconds?: number; launchLatencyPods?: number;
+  };
   cost: { total: number; perHourAtEnd: number };
+  /** nodewright's own AWS bill (absent in results written before it existed). */
+  controller?: { usdPerMonth: { total: number; lambdaCompute: number; stepFunctions: number; [k: string]: number } };
   violations: { pdb: number; doNotDisrupt: number; podsLost: number };
   final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
   events: SimEvent[];

@@ -29,12 +29,28 @@ export function renderSimulationTable(r: SimResultView): string {
   lines.push(table(['', ''], [
     ['nodes launched', r.nodes.length],
     ['disruptions', r.disruptions.map((d) => `${clock(d.t)} ${d.reason}`).join(', ') || 'none'],
-    ['pods', `${r.pods.total} (pending p50 ${r.pods.pendingSecondsP50}s, p99 ${r.pods.pendingSecondsP99}s, max ${r.pods.maxPendingSeconds}s)`],
+    ['pods', `${r.pods.total} (pending p50 ${r.pods.pendingSecondsP50}s, p99 ${r.pods.pendingSecondsP99}s, max ${r.pods.maxPendingSeconds}s${launchSummary(r)})`],
     ['cost', `$${r.cost.total.toFixed(4)} for the run, $${r.cost.perHourAtEnd.toFixed(4)}/h at the end`],
+    ...(r.controller ? [['controller', controllerSummary(r.controller.usdPerMonth)]] : []),
     ['violations', `PDB ${r.violations.pdb}, do-not-disrupt ${r.violations.doNotDisrupt}, pods lost ${r.violations.podsLost}`],
     ['at the end', `${r.final.nodes} nodes, ${r.final.pendingPods} pending pods, ${r.final.orphanInstances} orphan instances, ${r.final.leakedNodeClaims} leaked NodeClaims`],
   ]).split('\n').slice(1).join('\n'));
   return lines.join('\n');
+}
+
+/** "; launch p50 …s, p99 …s, max …s" when the result has launch latencies. */
+function launchSummary(r: SimResultView): string {
+  const p = r.pods;
+  if (p.launchLatencySecondsP50 === undefined) return '';
+  if (!p.launchLatencyPods) return '; no launch needed';
+  return `; launch p50 ${p.launchLatencySecondsP50}s, p99 ${p.launchLatencySecondsP99}s, max ${p.maxLaunchLatencySeconds}s over ${p.launchLatencyPods} pods`;
+}
+
+/** "$…/month (Lambda $…, Step Functions $…, …)": the controller's own AWS bill extrapolated to 30 days. */
+function controllerSummary(usd: Record<string, number>): string {
+  const label: Record<string, string> = { lambdaCompute: 'Lambda compute', lambdaRequests: 'Lambda requests', stepFunctions: 'Step Functions', sqs: 'SQS', dynamodb: 'DynamoDB', customMetrics: 'metrics', logs: 'logs', scheduler: 'scheduler' };
+  const parts = Object.entries(usd).filter(([k, v]) => k !== 'total' && v >= 0.005).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${label[k] ?? k} $${v.toFixed(2)}`);
+  return `$${(usd.total ?? 0).toFixed(2)}/month${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
 /** A one-line progress bar on a terminal (stderr), so the table or JSON on stdout stays clean. */

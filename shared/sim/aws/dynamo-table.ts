@@ -5,6 +5,13 @@
  * `attribute_not_exists(a)`, joined by AND / OR (AND binds tighter), `#name` placeholders.
  */
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { dynamoItemBytes } from '../runtime/metering';
+
+/** Where the table reports the capacity its requests consume (shared/sim/runtime/metering.ts). */
+export interface TableCapacityMeter {
+  dynamoRead(bytes: number, consistent: boolean): void;
+  dynamoWrite(bytes: number): void;
+}
 
 type Item = Record<string, unknown>;
 
@@ -53,7 +60,7 @@ export function evaluate(expression: string | undefined, item: Item | undefined,
 export class DynamoTable {
   private readonly items = new Map<string, Item>();
 
-  constructor(readonly partitionKey = 'pk', readonly sortKey = 'sk') {}
+  constructor(readonly partitionKey = 'pk', readonly sortKey = 'sk', private readonly capacity?: TableCapacityMeter) {}
 
   private key(k: Item): string {
     return JSON.stringify([k[this.partitionKey], k[this.sortKey]]);
@@ -62,6 +69,7 @@ export class DynamoTable {
   put(input: { Item?: Item; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown>; ExpressionAttributeNames?: Record<string, string> }): Record<string, never> {
     const item = structuredClone(input.Item ?? {});
     const k = this.key(item);
+    this.capacity?.dynamoWrite(Math.max(dynamoItemBytes(item), dynamoItemBytes(this.items.get(k))));
     if (!evaluate(input.ConditionExpression, this.items.get(k), input.ExpressionAttributeValues, input.ExpressionAttributeNames)) throw conditionalCheckFailed();
     this.items.set(k, item);
     return {};
@@ -69,17 +77,19 @@ export class DynamoTable {
 
   delete(input: { Key?: Item; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown>; ExpressionAttributeNames?: Record<string, string> }): Record<string, never> {
     const k = this.key(input.Key ?? {});
+    this.capacity?.dynamoWrite(dynamoItemBytes(this.items.get(k)));
     if (!evaluate(input.ConditionExpression, this.items.get(k), input.ExpressionAttributeValues, input.ExpressionAttributeNames)) throw conditionalCheckFailed();
     this.items.delete(k);
     return {};
   }
 
-  get(input: { Key?: Item }): { Item?: Item } {
+  get(input: { Key?: Item; ConsistentRead?: boolean }): { Item?: Item } {
     const item = this.items.get(this.key(input.Key ?? {}));
+    this.capacity?.dynamoRead(dynamoItemBytes(item), input.ConsistentRead === true);
     return item ? { Item: structuredClone(item) } : {};
   }
 
-  query(input: { KeyConditionExpression?: string; FilterExpression?: string; ExpressionAttributeValues?: Record<string, unknown>; ExpressionAttributeNames?: Record<string, string>; ExclusiveStartKey?: Item; Limit?: number }): { Items: Item[]; Count: number; LastEvaluatedKey?: Item } {
+  query(input: { KeyConditionExpression?: string; FilterExpression?: string; ExpressionAttributeValues?: Record<string, unknown>; ExpressionAttributeNames?: Record<string, string>; ExclusiveStartKey?: Item; Limit?: number; ConsistentRead?: boolean }): { Items: Item[]; Count: number; LastEvaluatedKey?: Item } {
     const matching = [...this.items.values()]
       .filter((i) => evaluate(input.KeyConditionExpression, i, input.ExpressionAttributeValues, input.ExpressionAttributeNames))
       .sort((a, b) => String(a[this.sortKey]).localeCompare(String(b[this.sortKey])));
@@ -87,6 +97,7 @@ export class DynamoTable {
     if (input.ExclusiveStartKey) start = matching.findIndex((i) => this.key(i) === this.key(input.ExclusiveStartKey as Item)) + 1;
     const limit = input.Limit ?? 1000;
     const slice = matching.slice(start, start + limit);
+    this.capacity?.dynamoRead(slice.reduce((s, i) => s + dynamoItemBytes(i), 0), input.ConsistentRead === true);
     const items = slice.filter((i) => evaluate(input.FilterExpression, i, input.ExpressionAttributeValues, input.ExpressionAttributeNames)).map((i) => structuredClone(i));
     const last = start + limit < matching.length ? slice[slice.length - 1] : undefined;
     return { Items: items, Count: items.length, ...(last ? { LastEvaluatedKey: { [this.partitionKey]: last[this.partitionKey], [this.sortKey]: last[this.sortKey] } } : {}) };

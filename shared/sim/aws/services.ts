@@ -37,6 +37,9 @@ export interface SimulatedAws {
   invokeFunction?(functionName: string, payload: unknown): Promise<unknown>;
 }
 
+/** The client classes the mocks answer (metering.ts counts the functions' calls through them). */
+export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient];
+
 /** Installs the mocks; every call reads `current()` so one installation can serve successive runs. Returns restore. */
 export function installSimulatedAws(current: () => SimulatedAws): () => void {
   const ec2 = mockClient(EC2Client);

@@ -12,6 +12,7 @@ import { resetDependencies } from '../../adapters/dependencies';
 import { logger, metrics } from '../../adapters/lambda/handler';
 import type { VirtualClock } from '../clock';
 import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
+import { Meter } from './metering';
 
 export interface CapturedLog {
   t: number;
@@ -53,6 +54,8 @@ export function simulatedEnv(clusterName: string, region: string): ProductionEnv
 export interface ProductionBinding {
   functions: DeployedFunction[];
   invoke(functionKey: string, event: unknown): Promise<unknown>;
+  /** What every invocation used, for the controller's bill (metering.ts). */
+  meter: Meter;
   restore(): void;
 }
 
@@ -116,11 +119,15 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       if (fn === undefined) return;
       const rest = Object.fromEntries(Object.entries(record).filter(([k]) => !ENVELOPE_KEYS.has(k) && k !== 'function'));
       const fields: Record<string, unknown> = fn ? { function: fn, ...rest } : rest;
+      meter.logLine({ level: record.level, message: record.message, ...fields });
       onLog({ t: clock.elapsedSeconds(), level: String(record.level ?? 'INFO'), message: String(record.message ?? ''), fields, order: orderOf() });
     } catch {
+      meter.logLine(String(text));
       onLog({ t: clock.elapsedSeconds(), level: 'INFO', message: String(text), fields: {}, order: orderOf() });
     }
   };
+  const meter = new Meter(clock);
+  const unwatchMetrics = meter.watchMetrics(metrics);
   loggerPatch.console = { info: capture, warn: capture, error: capture, debug: capture, log: capture, trace: capture };
   metricsPatch.disabled = true;
 
@@ -161,7 +168,7 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       cancel = clock.at(deadline, () => reject(new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`)));
     });
     try {
-      return await Promise.race([invocation.run(functionKey, () => handler(event, context)), timedOut]);
+      return await meter.invocation(functionKey, () => Promise.race([invocation.run(functionKey, () => handler(event, context)), timedOut]));
     } finally {
       cancel();
     }
@@ -170,7 +177,10 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   return {
     functions,
     invoke,
+    meter,
     restore: () => {
+      unwatchMetrics();
+      meter.stop();
       resetCompositionRoot(undefined);
       loggerPatch.console = savedLoggerConsole;
       (metrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();

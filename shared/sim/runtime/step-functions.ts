@@ -10,6 +10,7 @@ import type { WorkflowName } from '../../core/ports';
 import type { VirtualClock } from '../clock';
 import { loadDefinition, statesOfType, taskBindings, type AslDefinition, type AslState } from '../sfn/definitions';
 import type { ExecutionStarter } from '../aws/services';
+import { countTransitions } from './metering';
 
 export interface ExecutionRecord {
   machine: WorkflowName;
@@ -23,6 +24,8 @@ export interface ExecutionRecord {
   cause?: string;
   output?: string;
   tasks: string[];
+  /** Billed state transitions so far (states entered + retries; metering.ts). */
+  transitions?: number;
 }
 
 export type InvokeFunction = (functionKey: string, payload: unknown) => Promise<unknown>;
@@ -188,6 +191,7 @@ export class SimulatedStepFunctions implements ExecutionStarter {
       overrides: { taskResourceLocalHandlers: taskResourceLocalHandlers as never, waitTimeOverrides, retryIntervalOverrides },
       context: { Execution: { Name: record.name, Id: record.arn, Input: JSON.parse(record.input), StartTime: new Date(record.startedMs).toISOString() } } as never,
     });
+    void countTransitions(execution.eventLogs, (n) => { record.transitions = n; });
     try {
       const output = await execution.result;
       record.status = 'SUCCEEDED';

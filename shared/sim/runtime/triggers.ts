@@ -73,6 +73,8 @@ export class SimulatedQueue {
   private scheduled = false;
   private polling = false;
   delivered = 0;
+  /** SQS requests made on the queue: SendMessage, ReceiveMessage that returned messages, DeleteMessageBatch (metering.ts). */
+  readonly requests = { sends: 0, receives: 0, deletes: 0 };
 
   constructor(private readonly clock: VirtualClock, private readonly invoke: Invoke, private readonly opts: QueueOptions, private readonly record: (r: InvocationRecord) => void) {}
 
@@ -83,6 +85,7 @@ export class SimulatedQueue {
     const uuid = `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20, 32)}`;
     const body = JSON.stringify({ version: '0', id: uuid, 'detail-type': e['detail-type'], source: e.source, account: '000000000000', time, region: this.opts.region, resources: e.resources ?? [], detail: e.detail });
     this.messages.push({ id: uuid, body, receiveCount: 0, sentMs: this.clock.now() });
+    this.requests.sends++;
     this.poll();
   }
 
@@ -105,6 +108,7 @@ export class SimulatedQueue {
     const visible = this.messages.filter((m) => m.sentMs <= now).slice(0, this.opts.batchSize ?? 10);
     if (visible.length === 0) return;
     this.polling = true;
+    this.requests.receives++;
     for (const m of visible) m.receiveCount++;
     const records: SQSRecord[] = visible.map((m) => ({
       messageId: m.id, receiptHandle: `${m.id}-${m.receiveCount}`, body: m.body,
@@ -123,6 +127,7 @@ export class SimulatedQueue {
         this.record({ functionKey: this.opts.functionKey, t, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
       }
       const hidden = this.clock.now() + (this.opts.visibilityTimeoutSeconds ?? 45) * 1000;
+      if (visible.some((m) => !failed.has(m.id))) this.requests.deletes++;
       for (const m of visible) {
         const i = this.messages.indexOf(m);
         if (!failed.has(m.id)) {

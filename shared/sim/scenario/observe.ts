@@ -12,6 +12,8 @@ const podReady = (p: KubeObject): boolean =>
 export class ClusterObserver {
   readonly pendingSince = new Map<string, number>();
   readonly pendingDurations: number[] = [];
+  /** Each pod's first binding after being created unbound: when it was first seen pending, when bound, to which node. */
+  readonly firstBindings: { pendingSince: number; boundAt: number; node: string }[] = [];
   readonly nodeReadyAt = new Map<string, number>();
   readonly minReady = new Map<string, number>();
   private readonly fullyReady = new Set<string>();
@@ -40,6 +42,7 @@ export class ClusterObserver {
       }
       if (podNodeName(o) && this.pendingSince.has(key)) {
         this.pendingDurations.push(t - (this.pendingSince.get(key) ?? t));
+        this.firstBindings.push({ pendingSince: this.pendingSince.get(key) ?? t, boundAt: t, node: podNodeName(o) ?? '' });
         this.pendingSince.delete(key);
       }
       if (e.type === 'DELETED') {

@@ -1,4 +1,5 @@
 /** What a simulation run reports (the JSON of `nodewright simulate -o json`). Times are simulated seconds. */
+import type { ControllerBill } from '../runtime/metering';
 
 export interface SimulatedNode {
   name: string;
@@ -50,10 +51,18 @@ export interface SimulationResult {
     pendingSecondsP50: number;
     pendingSecondsP99: number;
     maxPendingSeconds: number;
+    /** First seen pending → CreateFleet of the instance it was first bound to; pods that needed no launch left out (scenario/latency.ts). */
+    launchLatencySecondsP50: number;
+    launchLatencySecondsP99: number;
+    maxLaunchLatencySeconds: number;
+    /** How many pods the launch latency figures are over. */
+    launchLatencyPods: number;
     /** For each `ns/deployment`: the fewest ready pods once it had first been fully ready. */
     minReadyAfterRollout: Record<string, number>;
   };
   cost: { total: number; perHourAtEnd: number };
+  /** nodewright's own AWS bill for the run, extrapolated to 30 days (runtime/metering.ts, docs/controller-cost.md). */
+  controller: ControllerBill;
   violations: { pdb: number; doNotDisrupt: number; podsLost: number };
   final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
   /** Step Functions executions with the Task functions they ran, in order. */

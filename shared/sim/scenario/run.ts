@@ -4,9 +4,11 @@
  */
 import { settle } from '../clock';
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
+import { controllerBill } from '../runtime/metering';
 import type { CapturedLog } from '../runtime/production';
 import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './events';
 import { parseObjects } from './schema';
+import { launchLatencies } from './latency';
 import { ClusterObserver } from './observe';
 import { disruptionReason, percentile, round, type SimulatedDisruption, type SimulatedNode, type SimulationEvent, type SimulationResult, type TimelinePoint } from './result';
 import type { Scenario } from './schema';
@@ -140,6 +142,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     const disruptions = collectDisruptions(world, terminateReasons);
     const nodes = collectNodes(world, observer, terminateReasons);
     const pending = observer.allPendingDurations();
+    const launch = launchLatencies(observer, world.ec2.instances.values(), world.clock.startMs, world.clock.elapsedSeconds());
     const events: SimulationEvent[] = [...logs]
       .sort((a, b) => byT(a, b) || a.order[0] - b.order[0] || a.order[1].localeCompare(b.order[1]) || a.order[2] - b.order[2]
         || a.message.localeCompare(b.message) || stableJson(a.fields).localeCompare(stableJson(b.fields)))
@@ -153,9 +156,14 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
         pendingSecondsP50: round(percentile(pending, 50), 1),
         pendingSecondsP99: round(percentile(pending, 99), 1),
         maxPendingSeconds: round(pending.length ? Math.max(...pending) : 0, 1),
+        launchLatencySecondsP50: round(percentile(launch, 50), 1),
+        launchLatencySecondsP99: round(percentile(launch, 99), 1),
+        maxLaunchLatencySeconds: round(launch.length ? Math.max(...launch) : 0, 1),
+        launchLatencyPods: launch.length,
         minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
       },
       cost: { total: round(world.ec2.costUntil(world.clock.now()), 4), perHourAtEnd: round(world.ec2.pricePerHourNow(), 4) },
+      controller: controllerBill({ meter: world.production.meter, periodSeconds: world.clock.elapsedSeconds(), functions: world.production.functions, executions: world.stepFunctions.executions, queue: world.queue.requests }),
       violations: { ...observer.violations, podsLost: world.lostPods.length },
       final: finalState(world),
       executions: world.stepFunctions.executions.map((e) => ({

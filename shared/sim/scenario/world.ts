@@ -10,7 +10,7 @@ import type { CatalogEntry } from '../../core/instance-types/types';
 import { VirtualClock } from '../clock';
 import { DynamoTable } from '../aws/dynamo-table';
 import { Ec2World } from '../aws/ec2-world';
-import { installSimulatedAws, type SimulatedAws } from '../aws/services';
+import { installSimulatedAws, SIMULATED_AWS_CLIENTS, type SimulatedAws } from '../aws/services';
 import { startClusterControllers } from '../cluster';
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
 import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
@@ -96,7 +96,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const stepFunctions = new SimulatedStepFunctions(clock, env.stateMachineArns, (key, payload) => production.invoke(key, payload));
   const sim: SimulatedAws = {
     world: ec2,
-    table: new DynamoTable(),
+    table: new DynamoTable('pk', 'sk', production.meter),
     cluster: { name: opts.clusterName, endpoint: server.url, caData: server.caData ?? '', version: '1.31' },
     stepFunctions,
     // Lambda Invoke: the invoked function runs as its own activity, as it would in its own container.
@@ -106,6 +106,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     },
   };
   const restoreAws = installSimulatedAws(() => sim);
+  const unwatchAws = production.meter.watchAwsClients(SIMULATED_AWS_CLIENTS);
   const record = (r: InvocationRecord) => invocations.push(r);
   const queueFn = production.functions.find((f) => f.sqs);
   const queue = new SimulatedQueue(clock, production.invoke, {
@@ -136,6 +137,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
       stopSchedules();
       stopControllers();
       stopEvents();
+      unwatchAws();
       restoreAws();
       production.restore();
       await server.close();

@@ -42,6 +42,13 @@ describe('parseScenario', () => {
     expect(() => parseScenario(text, 'bad.yaml')).toThrow(/^bad\.yaml: /);
   });
 
+  it('should read event times to the second (2m37s, 24m05s)', () => {
+    // Act
+    const s = parseScenario(`name: t\nduration: 30m\n${OBJECTS}events:\n  - at: 24m05s\n    scale: {deployment: inflate, replicas: 1}\n  - at: 2m37s\n    scale: {deployment: inflate, replicas: 2}\n`, 'scenario.yaml');
+    // Assess
+    expect(s.events.map((e) => e.at)).toEqual([157, 1445]);
+  });
+
   it('should substitute ${CLUSTER_NAME} in objects with the scenario cluster name', () => {
     // Act
     const s = parseScenario('name: t\nclusterName: demo\nobjects: |\n  apiVersion: karpenter.k8s.aws/v1\n  kind: EC2NodeClass\n  metadata: {name: default}\n  spec:\n    role: KarpenterNodeRole-${CLUSTER_NAME}\n    amiSelectorTerms: [{alias: al2023@latest}]\n    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]\n    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]\n', 'a.yaml');

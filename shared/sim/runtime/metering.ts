@@ -1,0 +1,360 @@
+/**
+ * The controller's own AWS bill for a simulated run (`controller` in `simulate -o json`): what nodewright's
+ * functions, state machines, queue, table, metrics and logs would be billed for the run, extrapolated from the
+ * run's duration to 30 days and priced with shared/sim/runtime/prices.ts. docs/controller-cost.md explains
+ * every figure and assumption.
+ *
+ * Metering is per function key and generic: every invocation that goes through the production binding's
+ * `invoke` (schedules, the queue, Step Functions Tasks, or a function invoking another) is metered, so a
+ * function added to infra/functions is billed without touching this file. The simulator must not be kinder
+ * than the world: where virtual time cannot see work (CPU, API round trips, cold starts), a conservative
+ * figure is added (BILLING_ASSUMPTIONS).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import diagnostics from 'node:diagnostics_channel';
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse } from 'yaml';
+import type { VirtualClock } from '../clock';
+import { FUNCTIONS_DIR, REPO_ROOT, type DeployedFunction } from './functions';
+import { MONTH_SECONDS, PRICES } from './prices';
+
+/** What virtual time does not see, added to each invocation's virtual duration (docs/controller-cost.md). */
+export const BILLING_ASSUMPTIONS = {
+  /**
+   * Handler CPU, middy/Powertools, JSON and the ordinary AWS calls (DynamoDB, Step Functions, EC2 Describe*:
+   * tens of ms each) of one invocation. Not counted per call: which invocation refills a cache the simulator's
+   * one process shares between functions depends on the order of concurrent invocations, and the bill must be
+   * the same every run. Time-boxed functions (provisioner, disruption) spend their calls inside their virtual budget.
+   */
+  invocationFloorMs: 200,
+  /** One Kubernetes API request (HTTPS to EKS) from a function. */
+  kubeRequestMs: 25,
+  /** AWS calls slow enough to bill one by one (the simulated AWS answers at once). */
+  slowAwsCallMs: { CreateFleetCommand: 2000 } as Record<string, number>,
+  /** Billed INIT phase of a cold start (module load of the bundle; TOOLCHAIN.md §6 measured ~0.4 s on a laptop). */
+  initMs: 1000,
+  /** A sandbox idle longer than this is assumed reclaimed: the next invocation is a cold start. */
+  warmIdleSeconds: 300,
+  /** Lambda's SQS event-source mapping: concurrent long-polling pollers while the queue is idle … */
+  sqsPollers: 5,
+  /** … each a ReceiveMessage with a 20 s wait. */
+  sqsLongPollSeconds: 20,
+  /** START / END / REPORT platform lines plus the EMF metrics line, per invocation. */
+  logBytesPerInvocation: 700,
+  /** Powertools envelope keys of a log line (timestamp, service, cold_start, function_arn, _name, _memory_size, _request_id). */
+  logEnvelopeBytes: 320,
+} as const;
+
+export interface FunctionSizing {
+  memoryMB: number;
+  architecture: 'arm64' | 'x86_64';
+}
+
+/** memorySize and architecture of every function, as serverless.yml deploys them (provider defaults, then the function's own). */
+export function functionSizing(functionsDir = FUNCTIONS_DIR, serverlessFile = resolve(REPO_ROOT, 'serverless.yml')): (key: string) => FunctionSizing {
+  let provider: { memorySize?: number; architecture?: string } = {};
+  try {
+    provider = ((parse(readFileSync(serverlessFile, 'utf8')) as { provider?: typeof provider } | null)?.provider) ?? {};
+  } catch {
+    provider = {};
+  }
+  const defaults: FunctionSizing = { memoryMB: Number(provider.memorySize ?? 1024), architecture: provider.architecture === 'arm64' ? 'arm64' : 'x86_64' };
+  const own = new Map<string, { memorySize?: number; architecture?: string }>();
+  for (const file of readdirSync(functionsDir).filter((f) => f.endsWith('.yml'))) {
+    const doc = parse(readFileSync(resolve(functionsDir, file), 'utf8')) as Record<string, { memorySize?: number; architecture?: string }> | null;
+    for (const [key, fn] of Object.entries(doc ?? {})) own.set(key, fn ?? {});
+  }
+  return (key) => {
+    const fn = own.get(key) ?? {};
+    return {
+      memoryMB: Number(fn.memorySize ?? defaults.memoryMB),
+      architecture: fn.architecture === undefined ? defaults.architecture : fn.architecture === 'arm64' ? 'arm64' : 'x86_64',
+    };
+  };
+}
+
+export interface FunctionUsage {
+  invocations: number;
+  coldStarts: number;
+  /** Start to end on the virtual clock, summed. */
+  virtualMs: number;
+  kubeRequests: number;
+  slowAwsCalls: number;
+  /** Billed duration (virtual + floors + round trips + init), each invocation rounded up to 1 ms. */
+  billedMs: number;
+  logBytes: number;
+}
+
+interface Running {
+  key: string;
+  kubeRequests: number;
+  slowAwsCalls: number;
+  awsMs: number;
+}
+
+interface Sandbox {
+  busy: boolean;
+  lastEndMs: number;
+}
+
+/** The size DynamoDB bills an item at: attribute names plus values (strings UTF-8, numbers ≤ 21 bytes, lists/maps 3 + 1 per element). */
+export function dynamoItemBytes(item: Record<string, unknown> | undefined): number {
+  if (!item) return 0;
+  const value = (v: unknown): number => {
+    if (v === null || v === undefined || typeof v === 'boolean') return 1;
+    if (typeof v === 'string') return Buffer.byteLength(v);
+    if (typeof v === 'number' || typeof v === 'bigint') return Math.min(21, Math.ceil(String(v).replace(/[-.]/g, '').length / 2) + 1);
+    if (v instanceof Uint8Array) return v.byteLength;
+    if (v instanceof Set) return [...v].reduce<number>((s, x) => s + value(x), 0);
+    if (Array.isArray(v)) return 3 + v.reduce<number>((s, x) => s + value(x) + 1, 0);
+    if (typeof v === 'object') return 3 + Object.entries(v as Record<string, unknown>).reduce((s, [k, x]) => s + Buffer.byteLength(k) + value(x) + 1, 0);
+    return Buffer.byteLength(String(v));
+  };
+  return Object.entries(item).reduce((s, [k, v]) => s + Buffer.byteLength(k) + value(v), 0);
+}
+
+type SendFn = (this: unknown, command: unknown, ...rest: unknown[]) => unknown;
+type MetricsLike = { publishStoredMetrics(): unknown; captureColdStartMetric(functionName?: string): void; hasStoredMetrics(): boolean; serializeMetrics(): unknown };
+type Emf = { _aws?: { CloudWatchMetrics?: { Namespace?: string; Dimensions?: string[][]; Metrics?: { Name: string }[] }[] } } & Record<string, unknown>;
+
+/** Counts what one world's functions use. One per world; `stop()` undoes every patch and subscription. */
+export class Meter {
+  private readonly current = new AsyncLocalStorage<Running>();
+  private readonly sandboxes = new Map<string, Sandbox[]>();
+  private readonly stops: (() => void)[] = [];
+  private readonly coldStartFunctions = new Set<string>();
+  private defaultDimensions: { namespace: string; dims: Record<string, string> } | undefined;
+  readonly functions = new Map<string, FunctionUsage>();
+  /** Distinct CloudWatch metrics emitted: `namespace|name|{dimensions}`. */
+  readonly metricKeys = new Set<string>();
+  logBytes = 0;
+  readonly dynamo = { readRequestUnits: 0, writeRequestUnits: 0 };
+
+  constructor(private readonly clock: VirtualClock) {
+    const onRequest = () => {
+      const r = this.current.getStore();
+      if (r) r.kubeRequests++;
+    };
+    diagnostics.subscribe('http.client.request.start', onRequest);
+    this.stops.push(() => diagnostics.unsubscribe('http.client.request.start', onRequest));
+  }
+
+  private usage(key: string): FunctionUsage {
+    let u = this.functions.get(key);
+    if (!u) {
+      u = { invocations: 0, coldStarts: 0, virtualMs: 0, kubeRequests: 0, slowAwsCalls: 0, billedMs: 0, logBytes: 0 };
+      this.functions.set(key, u);
+    }
+    return u;
+  }
+
+  /** Runs one invocation of `key` and bills it: virtual duration + floors, a cold start when no warm sandbox is free. */
+  async invocation<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const a = BILLING_ASSUMPTIONS;
+    const startMs = this.clock.now();
+    const pool = (this.sandboxes.get(key) ?? []).filter((s) => s.busy || startMs - s.lastEndMs <= a.warmIdleSeconds * 1000);
+    this.sandboxes.set(key, pool);
+    let sandbox = pool.find((s) => !s.busy);
+    const cold = !sandbox;
+    if (!sandbox) {
+      sandbox = { busy: true, lastEndMs: startMs };
+      pool.push(sandbox);
+    }
+    sandbox.busy = true;
+    const running: Running = { key, kubeRequests: 0, slowAwsCalls: 0, awsMs: 0 };
+    try {
+      return await this.current.run(running, run);
+    } finally {
+      const endMs = this.clock.now();
+      sandbox.busy = false;
+      sandbox.lastEndMs = endMs;
+      const u = this.usage(key);
+      const virtualMs = endMs - startMs;
+      u.invocations++;
+      u.coldStarts += cold ? 1 : 0;
+      u.virtualMs += virtualMs;
+      u.kubeRequests += running.kubeRequests;
+      u.slowAwsCalls += running.slowAwsCalls;
+      u.billedMs += Math.ceil(virtualMs + a.invocationFloorMs + running.kubeRequests * a.kubeRequestMs + running.awsMs + (cold ? a.initMs : 0));
+      u.logBytes += a.logBytesPerInvocation;
+      this.logBytes += a.logBytesPerInvocation;
+    }
+  }
+
+  /** One log line a function wrote (Powertools JSON): its own keys, plus the fixed-size envelope. */
+  logLine(line: Record<string, unknown> | string): void {
+    const bytes = (typeof line === 'string' ? Buffer.byteLength(line) : Buffer.byteLength(JSON.stringify(line)) + BILLING_ASSUMPTIONS.logEnvelopeBytes) + 1;
+    this.logBytes += bytes;
+    const r = this.current.getStore();
+    if (r) this.usage(r.key).logBytes += bytes;
+  }
+
+  /** A read of `bytes` (item, or the items a Query evaluated): 1 RRU per 4 KB strongly consistent, half eventually. */
+  dynamoRead(bytes: number, consistent: boolean): void {
+    this.dynamo.readRequestUnits += Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
+  }
+
+  /** A write (put, delete, also when its condition fails) of an item of `bytes`: 1 WRU per KB. */
+  dynamoWrite(bytes: number): void {
+    this.dynamo.writeRequestUnits += Math.max(1, Math.ceil(bytes / 1024));
+  }
+
+  /**
+   * Bills the slow AWS API calls (slowAwsCallMs) the functions make through these (mocked) client classes.
+   * Call after the mocks are installed and undo (the returned function) before they are restored.
+   */
+  watchAwsClients(classes: { prototype: object; name: string }[]): () => void {
+    const undo: (() => void)[] = [];
+    for (const c of classes) {
+      const proto = c.prototype as { send: SendFn };
+      const original = proto.send;
+      const current = this.current;
+      proto.send = function (this: unknown, command: unknown, ...rest: unknown[]) {
+        const r = current.getStore();
+        const slowMs = BILLING_ASSUMPTIONS.slowAwsCallMs[(command as { constructor?: { name?: string } } | undefined)?.constructor?.name ?? ''];
+        if (r && slowMs !== undefined) {
+          r.slowAwsCalls++;
+          r.awsMs += slowMs;
+        }
+        return original.call(this, command, ...rest);
+      };
+      undo.push(() => {
+        proto.send = original;
+      });
+    }
+    return () => undo.reverse().forEach((u) => u());
+  }
+
+  private recordEmf(emf: Emf): void {
+    for (const d of emf._aws?.CloudWatchMetrics ?? []) {
+      const ns = d.Namespace ?? '';
+      for (const set of d.Dimensions ?? [[]]) {
+        const dims = Object.fromEntries(set.map((k) => [k, String(emf[k] ?? '')]));
+        if (!this.defaultDimensions) this.defaultDimensions = { namespace: ns, dims };
+        for (const m of d.Metrics ?? []) this.metricKeys.add(`${ns}|${m.Name}|${JSON.stringify(dims)}`);
+      }
+    }
+  }
+
+  /**
+   * Counts the CloudWatch metrics the Powertools Metrics instance would emit (the simulator keeps it disabled):
+   * every flushed EMF document, and a ColdStart metric per function (each deployed function has its own cold
+   * starts, though one process serves them all here).
+   */
+  watchMetrics(metrics: MetricsLike): () => void {
+    const target = metrics as unknown as Record<string, unknown>;
+    const publish = metrics.publishStoredMetrics.bind(metrics);
+    const coldStart = metrics.captureColdStartMetric.bind(metrics);
+    target.publishStoredMetrics = () => {
+      if (metrics.hasStoredMetrics()) this.recordEmf(metrics.serializeMetrics() as Emf);
+      return publish();
+    };
+    target.captureColdStartMetric = (functionName?: string) => {
+      if (functionName) this.coldStartFunctions.add(functionName);
+      coldStart(functionName);
+    };
+    return () => {
+      delete target.publishStoredMetrics;
+      delete target.captureColdStartMetric;
+    };
+  }
+
+  /** Distinct custom metrics, ColdStart{default dimensions, function_name} included. */
+  customMetrics(): string[] {
+    const keys = new Set(this.metricKeys);
+    const base = this.defaultDimensions ?? { namespace: 'nodewright', dims: {} };
+    for (const fn of this.coldStartFunctions) keys.add(`${base.namespace}|ColdStart|${JSON.stringify({ ...base.dims, function_name: fn })}`);
+    return [...keys].sort();
+  }
+
+  stop(): void {
+    for (const s of this.stops.splice(0)) s();
+  }
+}
+
+/** States entered plus retries of one execution, from aws-local-stepfunctions' event log, reported as they come. */
+export async function countTransitions(events: AsyncIterable<{ type: string }>, onCount: (n: number) => void): Promise<void> {
+  let n = 0;
+  for await (const e of events) {
+    if (e.type === 'StateEntered' || e.type === 'StateRetried') onCount(++n);
+  }
+}
+
+export interface ControllerBill {
+  /** The run's simulated seconds the figures were counted over. */
+  periodSeconds: number;
+  lambda: {
+    invocations: number;
+    coldStarts: number;
+    gbSeconds: number;
+    functions: Record<string, { invocations: number; coldStarts: number; memoryMB: number; architecture: string; virtualSeconds: number; billedSeconds: number; gbSeconds: number; kubeRequests: number; slowAwsCalls: number }>;
+  };
+  stepFunctions: { executions: number; stateTransitions: number };
+  sqs: { sends: number; receives: number; deletes: number; idleReceives: number; requests: number };
+  dynamodb: { readRequestUnits: number; writeRequestUnits: number };
+  cloudWatch: { customMetrics: number; metrics: string[]; logBytes: number };
+  scheduler: { invocations: number };
+  /** Each quantity × (30 days / periodSeconds) × its price; custom metrics are per month already. */
+  usdPerMonth: { lambdaRequests: number; lambdaCompute: number; stepFunctions: number; sqs: number; dynamodb: number; customMetrics: number; logs: number; scheduler: number; total: number };
+}
+
+export interface BillInputs {
+  meter: Meter;
+  periodSeconds: number;
+  functions: DeployedFunction[];
+  executions: { transitions?: number }[];
+  queue: { sends: number; receives: number; deletes: number };
+  sizing?: (key: string) => FunctionSizing;
+}
+
+const r2 = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export function controllerBill(inputs: BillInputs): ControllerBill {
+  const { meter, periodSeconds } = inputs;
+  const sizing = inputs.sizing ?? functionSizing();
+  const scale = periodSeconds > 0 ? MONTH_SECONDS / periodSeconds : 0;
+  const functions: ControllerBill['lambda']['functions'] = {};
+  let gbSeconds = 0;
+  let computeUsd = 0;
+  for (const key of [...meter.functions.keys()].sort()) {
+    const u = meter.functions.get(key) as FunctionUsage;
+    const s = sizing(key);
+    const gbs = (s.memoryMB / 1024) * (u.billedMs / 1000);
+    gbSeconds += gbs;
+    computeUsd += gbs * PRICES.lambdaGbSecond[s.architecture];
+    functions[key] = {
+      invocations: u.invocations, coldStarts: u.coldStarts, memoryMB: s.memoryMB, architecture: s.architecture,
+      virtualSeconds: r2(u.virtualMs / 1000, 3), billedSeconds: r2(u.billedMs / 1000, 3), gbSeconds: r2(gbs, 3), kubeRequests: u.kubeRequests, slowAwsCalls: u.slowAwsCalls,
+    };
+  }
+  const invocations = Object.values(functions).reduce((s, f) => s + f.invocations, 0);
+  const coldStarts = Object.values(functions).reduce((s, f) => s + f.coldStarts, 0);
+  const transitions = inputs.executions.reduce((s, e) => s + (e.transitions ?? 0), 0);
+  const a = BILLING_ASSUMPTIONS;
+  const idleReceives = inputs.functions.some((f) => f.sqs) ? Math.floor((periodSeconds / a.sqsLongPollSeconds) * a.sqsPollers) : 0;
+  const sqsRequests = inputs.queue.sends + inputs.queue.receives + inputs.queue.deletes + idleReceives;
+  const scheduled = inputs.functions.reduce((s, f) => s + f.schedules.reduce((t, x) => t + Math.floor(periodSeconds / x.everySeconds), 0), 0);
+  const metrics = meter.customMetrics();
+  const usd = {
+    lambdaRequests: invocations * scale * PRICES.lambdaRequest,
+    lambdaCompute: computeUsd * scale,
+    stepFunctions: transitions * scale * PRICES.stepFunctionsTransition,
+    sqs: sqsRequests * scale * PRICES.sqsRequest,
+    dynamodb: (meter.dynamo.readRequestUnits * PRICES.dynamoReadRequestUnit + meter.dynamo.writeRequestUnits * PRICES.dynamoWriteRequestUnit) * scale,
+    customMetrics: metrics.length * PRICES.cloudWatchMetricMonth,
+    logs: (meter.logBytes / 1e9) * scale * PRICES.cloudWatchLogsIngestedGb,
+    scheduler: scheduled * scale * PRICES.schedulerInvocation,
+  };
+  const total = Object.values(usd).reduce((s, x) => s + x, 0);
+  return {
+    periodSeconds,
+    lambda: { invocations, coldStarts, gbSeconds: r2(gbSeconds, 3), functions },
+    stepFunctions: { executions: inputs.executions.length, stateTransitions: transitions },
+    sqs: { ...inputs.queue, idleReceives, requests: sqsRequests },
+    dynamodb: { readRequestUnits: r2(meter.dynamo.readRequestUnits, 1), writeRequestUnits: meter.dynamo.writeRequestUnits },
+    cloudWatch: { customMetrics: metrics.length, metrics, logBytes: meter.logBytes },
+    scheduler: { invocations: scheduled },
+    usdPerMonth: { ...(Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, r2(v, 2)])) as Omit<ControllerBill['usdPerMonth'], 'total'>), total: r2(total, 2) },
+  };
+}
