@@ -6,7 +6,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { runController, type ControllerDeps, type ControllerOptions, type ControllerResult } from '../../shared/core/lifecycle';
-import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { lambdaHandler } from '../../shared/adapters/lambda/handler';
 
 /** Stop this long before the function's timeout, so the hand-over and the lease release always happen. */
 const SAFETY_MS = 45_000;
@@ -20,4 +20,8 @@ export const createHandler = (deps: ControllerDeps, options: Omit<ControllerOpti
     return runController(deps, { ...options, holder, budgetMs });
   };
 
-export const handler = deployedHandler('controller', (deps) => createHandler(deps));
+/** The deployed function, on its own small composition root (shared/adapters/controller-dependencies.ts). */
+export const handler = lambdaHandler<unknown, ControllerResult>('controller', async (event, context) => {
+  const { controllerDependencies } = await import('../../shared/adapters/controller-dependencies');
+  return createHandler(await controllerDependencies())(event, context);
+});

@@ -137,9 +137,12 @@ async function writeAudit(s: PassState, records: AuditRecord[]): Promise<void> {
   s.result.auditRecords += records.length;
 }
 
+const QUIET_AUDIT_LEASE = 'disruption-quiet-audit';
+const QUIET_AUDIT_SECONDS = 600;
+
 /**
  * The disruption loop of one invocation. The audit of every pass that chose something is written; of the
- * passes that chose nothing only the last one is (the why of every node, once per invocation).
+ * passes that chose nothing only the last one is (the why of every node), and at most every 10 minutes.
  */
 export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunOptions): Promise<DisruptionRunResult> {
   const budgetMs = options.budgetMs ?? DisruptionTimings.budgetMs;
@@ -169,7 +172,10 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
       if (deps.clock.now() - start + pollMs >= budgetMs) break;
       await deps.clock.sleep(pollMs);
     }
-    if (quiet) await writeAudit(s, quiet);
+    // The why of every node when nothing was chosen: at most once per QUIET_AUDIT_SECONDS across invocations
+    // (the controller starts a pass after every relevant change; 100 nodes × every pass would be most of the
+    // table's writes). A lease with no release is the rate limit.
+    if (quiet && (await deps.store.acquireLease(QUIET_AUDIT_LEASE, options.holder, QUIET_AUDIT_SECONDS))) await writeAudit(s, quiet);
   } finally {
     await deps.store.releaseLease(DISRUPTION_LEASE, options.holder);
   }

@@ -50,8 +50,8 @@ export interface ControllerResult {
 export const CONTROLLER_LEASE = 'controller';
 const LEASE_TTL_SECONDS = 30;
 const RENEW_EVERY_MS = 10_000;
-/** A scheduled invocation that finds the lease held waits for the holder's planned end when it is this close. */
-const HANDOVER_WINDOW_MS = 75_000;
+/** A heartbeat that finds the lease held waits for the holder's planned end when it is this close (ticks are 60 s apart). */
+const HANDOVER_WINDOW_MS = 65_000;
 const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools'];
 
 /** Waits for the lease: at once if free, or until the holder hands over if that is within the window. */
@@ -62,7 +62,8 @@ async function acquire(deps: ControllerDeps, holder: string, untilMs: number): P
     const now = deps.clock.now();
     const handsOverAt = current ? current.untilMs ?? current.expiresAt : now;
     if (handsOverAt - now > HANDOVER_WINDOW_MS || now + 2 * RENEW_EVERY_MS >= untilMs) return false;
-    await deps.clock.sleep(1_000);
+    // Sleep until the planned hand-over, then poll each second: a minute of 1 s polls would be 60 writes.
+    await deps.clock.sleep(Math.max(1_000, handsOverAt - now));
   }
 }
 

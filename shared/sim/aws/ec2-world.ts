@@ -175,8 +175,15 @@ export class Ec2World {
     let id = `i-${h.slice(0, 17)}`;
     if (this.instances.has(id)) id = `i-${hashHex(h, 'again').slice(0, 17)}`;
     const subnetIndex = Math.max(0, this.subnets.findIndex((s) => s.id === req.subnetId));
-    const n = parseInt(h.slice(17, 23), 16);
-    const privateIp = `10.0.${subnetIndex * 32 + ((n >> 8) % 32)}.${(n % 250) + 4}`;
+    // A VPC never hands one private address to two instances: probe on from the hashed one (deterministic).
+    const used = new Set([...this.instances.values()].map((i) => i.privateIp));
+    const start = parseInt(h.slice(17, 23), 16) % (32 * 250);
+    let privateIp = '';
+    for (let k = 0; k < 32 * 250; k++) {
+      const n = (start + k) % (32 * 250);
+      privateIp = `10.0.${subnetIndex * 32 + Math.floor(n / 250)}.${(n % 250) + 4}`;
+      if (!used.has(privateIp)) break;
+    }
     const instance: SimInstance = {
       ...req,
       id,

@@ -149,6 +149,14 @@ export class Meter {
     return u;
   }
 
+  /** Starts counting again (warm sandboxes and metric names are kept): a bill for the steady state only. */
+  reset(): void {
+    for (const u of this.functions.values()) Object.assign(u, { invocations: 0, coldStarts: 0, virtualMs: 0, kubeRequests: 0, slowAwsCalls: 0, billedMs: 0, logBytes: 0 });
+    this.dynamo.readRequestUnits = 0;
+    this.dynamo.writeRequestUnits = 0;
+    this.logBytes = 0;
+  }
+
   /** Runs one invocation of `key` and bills it: virtual duration + floors, a cold start when no warm sandbox is free. */
   async invocation<T>(key: string, run: () => Promise<T>): Promise<T> {
     const a = BILLING_ASSUMPTIONS;
@@ -303,7 +311,9 @@ export interface BillInputs {
   meter: Meter;
   periodSeconds: number;
   functions: DeployedFunction[];
-  executions: { transitions?: number }[];
+  executions: { transitions?: number; startedMs?: number }[];
+  /** Transitions made before the metered period (settings.meterFrom), and its start (ms). */
+  baseline?: { transitions: number; startMs: number };
   queue: { sends: number; receives: number; deletes: number };
   sizing?: (key: string) => FunctionSizing;
 }
@@ -330,7 +340,8 @@ export function controllerBill(inputs: BillInputs): ControllerBill {
   }
   const invocations = Object.values(functions).reduce((s, f) => s + f.invocations, 0);
   const coldStarts = Object.values(functions).reduce((s, f) => s + f.coldStarts, 0);
-  const transitions = inputs.executions.reduce((s, e) => s + (e.transitions ?? 0), 0);
+  const transitions = inputs.executions.reduce((s, e) => s + (e.transitions ?? 0), 0) - (inputs.baseline?.transitions ?? 0);
+  const executions = inputs.baseline ? inputs.executions.filter((e) => (e.startedMs ?? 0) >= inputs.baseline!.startMs).length : inputs.executions.length;
   const a = BILLING_ASSUMPTIONS;
   const idleReceives = inputs.functions.some((f) => f.sqs) ? Math.floor((periodSeconds / a.sqsLongPollSeconds) * a.sqsPollers) : 0;
   const sqsRequests = inputs.queue.sends + inputs.queue.receives + inputs.queue.deletes + idleReceives;
@@ -350,7 +361,7 @@ export function controllerBill(inputs: BillInputs): ControllerBill {
   return {
     periodSeconds,
     lambda: { invocations, coldStarts, gbSeconds: r2(gbSeconds, 3), functions },
-    stepFunctions: { executions: inputs.executions.length, stateTransitions: transitions },
+    stepFunctions: { executions, stateTransitions: transitions },
     sqs: { ...inputs.queue, idleReceives, requests: sqsRequests },
     dynamodb: { readRequestUnits: r2(meter.dynamo.readRequestUnits, 1), writeRequestUnits: meter.dynamo.writeRequestUnits },
     cloudWatch: { customMetrics: metrics.length, metrics, logBytes: meter.logBytes },

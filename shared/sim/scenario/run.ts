@@ -125,6 +125,16 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     const every = (opts.sampleEverySeconds ?? 15) * 1000;
     world.clock.every(every, () => timeline.push(sampleTimeline(world)));
     const end = world.clock.startMs + scenario.durationSeconds * 1000;
+    // settings.meterFrom: the controller's bill counts from then on (the steady state after a cluster's creation).
+    const transitionsSoFar = () => world.stepFunctions.executions.reduce((s, e) => s + (e.transitions ?? 0), 0);
+    const meterFrom = { seconds: 0, transitions: 0, queue: { sends: 0, receives: 0, deletes: 0 } };
+    const from = scenario.settings.meterFromSeconds;
+    if (from !== undefined && from > 0 && from < scenario.durationSeconds) {
+      world.clock.at(world.clock.startMs + from * 1000, () => {
+        world.production.meter.reset();
+        Object.assign(meterFrom, { seconds: from, transitions: transitionsSoFar(), queue: { ...world.queue.requests } });
+      });
+    }
     let reported = -1;
     for (;;) {
       await settle(world.clock);
@@ -163,7 +173,11 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
         minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
       },
       cost: { total: round(world.ec2.costUntil(world.clock.now()), 4), perHourAtEnd: round(world.ec2.pricePerHourNow(), 4) },
-      controller: controllerBill({ meter: world.production.meter, periodSeconds: world.clock.elapsedSeconds(), functions: world.production.functions, executions: world.stepFunctions.executions, queue: world.queue.requests }),
+      controller: controllerBill({
+        meter: world.production.meter, periodSeconds: world.clock.elapsedSeconds() - meterFrom.seconds, functions: world.production.functions,
+        executions: world.stepFunctions.executions, baseline: { transitions: meterFrom.transitions, startMs: world.clock.startMs + meterFrom.seconds * 1000 },
+        queue: { sends: world.queue.requests.sends - meterFrom.queue.sends, receives: world.queue.requests.receives - meterFrom.queue.receives, deletes: world.queue.requests.deletes - meterFrom.queue.deletes },
+      }),
       violations: { ...observer.violations, podsLost: world.lostPods.length },
       final: finalState(world),
       executions: world.stepFunctions.executions.map((e) => ({

@@ -1,0 +1,47 @@
+/**
+ * The controller's own composition root: only what it uses (the lease, the watches, deletions, Lambda Invoke),
+ * so its bundle carries no EC2 client, no instance-type catalog and no scheduler — it runs all day at 192 MB.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ControllerDeps } from '../core/lifecycle/controller';
+import { LambdaFunctionInvoker } from './aws/lambda/invoker';
+import { SfnWorkflowStarter } from './aws/sfn';
+import { DynamoStateStore } from './aws/state-store/dynamo';
+import { systemClock } from './clock';
+import { clusterAccess } from './cluster-access';
+import { config } from './config';
+import { KubeClusterClient } from './kubernetes/cluster-client';
+import { KubeClusterWatch } from './kubernetes/watch';
+import { lifecycleLogger } from './lambda/handler';
+import { dependencyOverrides } from './overrides';
+
+let built: { generation: number; deps: Promise<ControllerDeps> } | undefined;
+
+async function build(): Promise<ControllerDeps> {
+  const cfg = config();
+  const clock = dependencyOverrides().overrides.clock ?? systemClock;
+  const { kc } = await clusterAccess(cfg.clusterName, cfg.region, clock);
+  return {
+    cluster: new KubeClusterClient(kc, { now: () => clock.now() }),
+    workflows: new SfnWorkflowStarter({ sfn: new SFNClient({ region: cfg.region }), stateMachineArns: cfg.stateMachineArns }),
+    watch: new KubeClusterWatch(kc),
+    invoker: new LambdaFunctionInvoker({ lambda: new LambdaClient({ region: cfg.region }), functionNamePrefix: cfg.functionNamePrefix }),
+    store: new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: cfg.region })), tableName: cfg.stateTableName, clock }),
+    clock,
+    log: lifecycleLogger(),
+  };
+}
+
+/** Built once per container (again after the simulator rebinds); a failed build is retried next time. */
+export function controllerDependencies(): Promise<ControllerDeps> {
+  const { generation } = dependencyOverrides();
+  if (!built || built.generation !== generation) {
+    const deps = build();
+    built = { generation, deps };
+    deps.catch(() => { if (built?.deps === deps) built = undefined; });
+  }
+  return built.deps;
+}

@@ -1,0 +1,22 @@
+/**
+ * What the simulator replaces when it binds a world (its virtual clock), shared by every composition root
+ * (dependencies.ts for most functions, controller-dependencies.ts for the controller) without one importing
+ * the other. `generation` changes on every reset, so a root knows its built dependencies are stale.
+ */
+import type { Clock } from '../core/ports';
+
+export interface DependencyOverrides {
+  clock?: Clock;
+}
+
+let current: DependencyOverrides = {};
+let generation = 0;
+
+export function dependencyOverrides(): { overrides: DependencyOverrides; generation: number } {
+  return { overrides: current, generation };
+}
+
+export function setDependencyOverrides(next: DependencyOverrides): void {
+  current = next;
+  generation++;
+}
