@@ -179,4 +179,20 @@ describe('runController', () => {
     expect(w.workflows.started.map((s) => [s.machine, (s.input as { nodeClaimName: string }).nodeClaimName])).toEqual([['terminate', 'default-aaaaa'], ['terminate', 'default-bbbbb']]);
     expect(w.cluster.writes).toContain('deleteNodeClaim default-bbbbb');
   });
+
+  it('should stop at its next renewal when another controller took the lease, closing its watches and calling nothing more', async () => {
+    // Prepare
+    const w = world();
+    // Act
+    const result = await run(w, 120, [
+      [15, () => void w.store.releaseLease(CONTROLLER_LEASE, 'me').then(() => w.store.acquireLease(CONTROLLER_LEASE, 'thief', 30, T0 + 900_000))],
+      [40, () => w.watch.emit('pods', added(pending('late')))],
+    ]);
+    // Assess
+    expect(result.skipped).toBe(false);
+    expect(w.log.lines.map((l) => l.message)).toContain('controller lease lost; stopping');
+    expect(provisionerCalls(w)).toEqual([]);
+    expect((await w.store.readLease(CONTROLLER_LEASE))?.holder).toBe('thief');
+  });
 });
+
