@@ -25,7 +25,7 @@ async function build(): Promise<ControllerDeps> {
   const clock = dependencyOverrides().overrides.clock ?? systemClock;
   const { kc } = await clusterAccess(cfg.clusterName, cfg.region, clock);
   return {
-    cluster: new KubeClusterClient(kc, { now: () => clock.now() }),
+    cluster: new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms) => clock.sleep(ms) }),
     workflows: new SfnWorkflowStarter({ sfn: new SFNClient({ region: cfg.region }), stateMachineArns: cfg.stateMachineArns }),
     watch: new KubeClusterWatch(kc),
     invoker: new LambdaFunctionInvoker({ lambda: new LambdaClient({ region: cfg.region }), functionNamePrefix: cfg.functionNamePrefix }),

@@ -59,3 +59,14 @@ export const isThrottledError = (e: unknown): e is CloudProviderThrottledError =
 export const isInstanceNotOwnedError = (e: unknown): e is InstanceNotOwnedError => e instanceof Error && e.name === 'InstanceNotOwnedError';
 export const isManifestValidationError = (e: unknown): e is ManifestValidationError => e instanceof Error && e.name === 'ManifestValidationError';
 export const isExecutionInputInvalidError = (e: unknown): e is ExecutionInputInvalidError => e instanceof Error && e.name === 'ExecutionInputInvalidError';
+
+/** The Kubernetes API answered 429/5xx or could not be reached, after the client's own retries: try again later. */
+export class KubernetesApiUnavailableError extends NamedError {
+  override readonly name = 'KubernetesApiUnavailableError' as const;
+}
+export const isKubernetesApiUnavailableError = (e: unknown): e is KubernetesApiUnavailableError => e instanceof Error && e.name === 'KubernetesApiUnavailableError';
+
+/** The state table throttled a request after the SDK's own retries (DynamoDB on-demand burst limits): try again later. */
+export class StateStoreThrottledError extends NamedError {
+  override readonly name = 'StateStoreThrottledError' as const;
+}

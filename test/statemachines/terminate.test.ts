@@ -72,7 +72,7 @@ describe('terminate state machine (local)', () => {
     expect(f.cloud.instances.get(PROVIDER_ID)?.state).toBe('shutting-down');
   });
 
-  it('should keep do-not-disrupt pods waiting and fail at the drain deadline when there is no grace period', async () => {
+  it('should keep do-not-disrupt pods waiting, then fail at the drain deadline when there is no grace period and untaint the node (no budget held)', async () => {
     // Prepare
     const f = fakes();
     managedNode(f, { tgp: null });
@@ -82,10 +82,25 @@ describe('terminate state machine (local)', () => {
     const run = await runLocalExecution('terminate', { nodeName: NODE }, { handlers: createLocalHandlers(f), onWait: advance(f, 6 * 3600_000) });
 
     // Assess
-    expect(run).toMatchObject({ status: 'FAILED', error: 'NodeDrainTimedOut' });
+    expect(run).toMatchObject({ status: 'FAILED', error: 'NodeTerminationFailed' });
     expect(f.cluster.writes.some((w) => w.startsWith('evict'))).toBe(false);
     expect(f.cloud.instances.get(PROVIDER_ID)?.state).toBe('running');
-    expect(f.cluster.nodes.get(NODE)?.taints.map((t) => t.key)).toContain('karpenter.sh/disrupted');
+    expect(f.cluster.nodes.get(NODE)?.taints.map((t) => t.key)).not.toContain('karpenter.sh/disrupted');
+    expect(await f.store.auditLog({ kind: 'termination' })).toContainEqual(expect.objectContaining({ action: 'released', reason: expect.stringContaining('DeadlineExceededError') }));
+  });
+
+  it('should untaint the node when a step keeps failing after its retries (here TerminateInstance), never leaving it tainted', async () => {
+    // Prepare
+    const f = fakes();
+    managedNode(f, { tgp: null });
+    f.cloud.delete = async () => { throw Object.assign(new Error('not authorized to perform ec2:TerminateInstances'), { name: 'CloudProviderUnauthorizedError' }); };
+
+    // Act
+    const run = await runLocalExecution('terminate', { nodeName: NODE }, { handlers: createLocalHandlers(f), onWait: advance(f, 60_000) });
+
+    // Assess
+    expect(run).toMatchObject({ status: 'FAILED', error: 'NodeTerminationFailed' });
+    expect(f.cluster.nodes.get(NODE)?.taints.map((t) => t.key)).not.toContain('karpenter.sh/disrupted');
   });
 
   it.each([

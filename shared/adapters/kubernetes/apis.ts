@@ -1,4 +1,5 @@
 /** The client-node API objects the cluster client uses, and the Karpenter custom resource coordinates. */
+import { withRetries, type RetryOptions } from './retry';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, PolicyV1Api, SchedulingV1Api, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
 
 export const KarpenterResources = {
@@ -16,14 +17,15 @@ export interface KubeApis {
   custom: CustomObjectsApi;
 }
 
-export function makeApis(kc: KubeConfig): KubeApis {
+/** The API clients, every call retried on 429/5xx/connection errors (./retry.ts). */
+export function makeApis(kc: KubeConfig, retry: RetryOptions = {}): KubeApis {
   return {
-    core: kc.makeApiClient(CoreV1Api),
-    apps: kc.makeApiClient(AppsV1Api),
-    policy: kc.makeApiClient(PolicyV1Api),
-    storage: kc.makeApiClient(StorageV1Api),
-    scheduling: kc.makeApiClient(SchedulingV1Api),
-    custom: kc.makeApiClient(CustomObjectsApi),
+    core: withRetries(kc.makeApiClient(CoreV1Api), 'core', retry),
+    apps: withRetries(kc.makeApiClient(AppsV1Api), 'apps', retry),
+    policy: withRetries(kc.makeApiClient(PolicyV1Api), 'policy', retry),
+    storage: withRetries(kc.makeApiClient(StorageV1Api), 'storage', retry),
+    scheduling: withRetries(kc.makeApiClient(SchedulingV1Api), 'scheduling', retry),
+    custom: withRetries(kc.makeApiClient(CustomObjectsApi), 'custom', retry),
   };
 }
 

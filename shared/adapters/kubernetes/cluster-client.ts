@@ -21,6 +21,8 @@ export interface KubeClusterClientOptions {
   now?: () => number;
   /** Attempts for read-modify-write status patches that hit 409 Conflict (default 5). */
   conflictRetries?: number;
+  /** Backoff between retries of 429/5xx/connection errors (default: real time; the composition root passes its clock). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export class KubeClusterClient implements ClusterClient {
@@ -30,7 +32,7 @@ export class KubeClusterClient implements ClusterClient {
   private readonly conflictRetries: number;
 
   constructor(kc: KubeConfig, opts: KubeClusterClientOptions = {}) {
-    this.apis = makeApis(kc);
+    this.apis = makeApis(kc, opts.sleep ? { sleep: opts.sleep } : {});
     this.pageSize = opts.pageSize ?? 500;
     this.now = opts.now ?? (() => Date.now());
     this.conflictRetries = opts.conflictRetries ?? 5;

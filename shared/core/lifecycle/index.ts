@@ -14,3 +14,5 @@ export * from './provisioner';
 export * from './controller';
 export * from './controller-state';
 export * from './deletions';
+export * from './stalled';
+export * from './release';

@@ -11,6 +11,7 @@ import type { Plan, PlannedNodeClaim, SchedulingInput } from '../scheduling/type
 import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import { instanceTypesByPool, provisionablePods } from './provisionable';
+import { reconcileStalledClaims } from './stalled';
 
 /** The scheduling core as the provisioner uses it (shared/core/scheduling/solve.ts, shared/core/provisioning/from-snapshot.ts). */
 export interface Planner {
@@ -64,6 +65,8 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
   try {
     while (deps.clock.now() - start < budgetMs) {
       let snapshot = await deps.cluster.snapshot();
+      // A claim whose launch never happened must not hold its pods until a 15-minute deadline.
+      if ((await reconcileStalledClaims(deps, snapshot)).some((a) => a.type === 'delete')) snapshot = await deps.cluster.snapshot();
       let pending = provisionablePods(snapshot);
       if (pending.length === 0) break;
       // A claim created in this invocation that is gone again (e.g. deleted after insufficient capacity)

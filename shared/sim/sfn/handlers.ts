@@ -18,6 +18,7 @@ import { createHandler as finalizeNodeClaim } from '../../../functions/terminati
 import { createHandler as taintCandidates } from '../../../functions/termination/taint-candidates';
 import { createHandler as startTerminations } from '../../../functions/termination/start-terminations';
 import { createHandler as untaintCandidates } from '../../../functions/termination/untaint-candidates';
+import { createHandler as releaseNode } from '../../../functions/termination/release-node';
 import type { LocalHandler } from './runner';
 
 export function createLocalHandlers(deps: LifecycleDeps & { planner?: Planner }): Record<string, LocalHandler> {
@@ -39,6 +40,7 @@ export function createLocalHandlers(deps: LifecycleDeps & { planner?: Planner })
     taintCandidates: taintCandidates(deps),
     startTerminations: startTerminations(deps),
     untaintCandidates: untaintCandidates(deps),
+    releaseNode: releaseNode(deps),
   };
   if (deps.planner) {
     const run = provisioner({ ...deps, planner: deps.planner }, { budgetMs: 1 });

@@ -77,6 +77,16 @@ describe('DynamoStateStore', () => {
   const make = (clock = fakeClock()) =>
     new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), tableName: 'nodewright-state', clock, newId: () => 'id1' });
 
+  it('should report DynamoDB throttling as StateStoreThrottledError, the name the state machines retry', async () => {
+    // Prepare
+    ddb.on(PutCommand).rejects(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }));
+    const store = make();
+    // Act
+    const write = store.acquireLease('controller', 'me', 30);
+    // Assess
+    await expect(write).rejects.toMatchObject({ name: 'StateStoreThrottledError' });
+  });
+
   it('should write an ICE mark with a TTL attribute in epoch seconds', async () => {
     // Prepare
     ddb.on(PutCommand).resolves({});

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { StateStoreThrottledError } from '../../../core/errors';
 import type { Clock } from '../../../core/ports/clock';
 import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, UnavailableOffering } from '../../../core/ports/state-store';
 import { auditDay, auditDays, DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_WINDOW_MS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
@@ -31,8 +32,21 @@ export interface DynamoStateStoreDeps {
 
 const isConditionFailed = (e: unknown): boolean => e instanceof Error && e.name === 'ConditionalCheckFailedException';
 
+const THROTTLED = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
 /** StateStore on one DynamoDB table: ICE marks with TTL, leases by conditional writes, audit partitioned per UTC day. */
 export class DynamoStateStore implements StateStore {
+  /** Every request: DynamoDB throttling (after the SDK's own retries) becomes StateStoreThrottledError, which the state machines retry. */
+  private async send(command: PutCommand | DeleteCommand | GetCommand | QueryCommand): Promise<{ Item?: Record<string, unknown>; Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }> {
+    try {
+      return (await this.deps.client.send(command as never)) as never;
+    } catch (e) {
+      const name = (e as { name?: string } | null)?.name ?? '';
+      if (THROTTLED.has(name)) throw new StateStoreThrottledError(`state table ${this.deps.tableName}: ${name}`, { cause: e });
+      throw e;
+    }
+  }
+
   private readonly retentionDays: number;
   private readonly newId: () => string;
 
@@ -45,7 +59,7 @@ export class DynamoStateStore implements StateStore {
   async markUnavailable(offering: OfferingKey, ttlSeconds: number, reason: string): Promise<void> {
     requirePositiveTtl('markUnavailable', ttlSeconds);
     const expiresAtMs = this.deps.clock.now() + ttlSeconds * 1000;
-    await this.deps.client.send(new PutCommand({
+    await this.send(new PutCommand({
       TableName: this.deps.tableName,
       Item: {
         pk: StateTable.icePartition,
@@ -86,7 +100,7 @@ export class DynamoStateStore implements StateStore {
     const now = this.deps.clock.now();
     const expiresAtMs = now + ttlSeconds * 1000;
     try {
-      await this.deps.client.send(new PutCommand({
+      await this.send(new PutCommand({
         TableName: this.deps.tableName,
         Item: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey, holder, expiresAtMs, ...(untilMs !== undefined ? { untilMs } : {}), [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000) },
         ConditionExpression: 'attribute_not_exists(pk) OR holder = :holder OR expiresAtMs <= :now',
@@ -101,7 +115,7 @@ export class DynamoStateStore implements StateStore {
 
   async releaseLease(name: string, holder: string): Promise<void> {
     try {
-      await this.deps.client.send(new DeleteCommand({
+      await this.send(new DeleteCommand({
         TableName: this.deps.tableName,
         Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
         ConditionExpression: 'holder = :holder',
@@ -114,7 +128,7 @@ export class DynamoStateStore implements StateStore {
   }
 
   async readLease(name: string): Promise<LeaseInfo | undefined> {
-    const out = await this.deps.client.send(new GetCommand({
+    const out = await this.send(new GetCommand({
       TableName: this.deps.tableName,
       Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
       ConsistentRead: true,
@@ -126,7 +140,7 @@ export class DynamoStateStore implements StateStore {
 
   async audit(record: AuditRecord): Promise<void> {
     const expiresAtMs = record.at + this.retentionDays * 24 * 3600 * 1000;
-    await this.deps.client.send(new PutCommand({
+    await this.send(new PutCommand({
       TableName: this.deps.tableName,
       Item: {
         pk: StateTable.auditPrefix + auditDay(record.at),
@@ -170,7 +184,7 @@ export class DynamoStateStore implements StateStore {
     const out: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await this.deps.client.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+      const page = await this.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
       out.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);

@@ -1,0 +1,16 @@
+/** ReleaseNode (terminate's compensation): untaint the node of a termination that failed for good; audit why. */
+import { z } from 'zod';
+import { releaseNode, type LifecycleDeps, type TerminationTarget } from '../../shared/core/lifecycle';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { parseStateInput, TargetSchema } from '../../shared/adapters/lambda/state-input';
+
+const ErrorField = z.looseObject({ error: z.looseObject({ Error: z.string().optional(), Cause: z.string().optional() }).optional() });
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+  const target = parseStateInput('releaseNode', TargetSchema, event) as TerminationTarget;
+  const error = ErrorField.safeParse(event).data?.error;
+  const failure = `${error?.Error ?? 'unknown'}${error?.Cause ? `: ${error.Cause.slice(0, 300)}` : ''}`;
+  return releaseNode(deps, target, failure);
+};
+
+export const handler = deployedHandler('releaseNode', createHandler);
