@@ -57,8 +57,15 @@ const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools'];
 /** Waits for the lease: at once if free, or until the holder hands over if that is within the window. */
 async function acquire(deps: ControllerDeps, holder: string, untilMs: number): Promise<boolean> {
   for (;;) {
-    if (await deps.store.acquireLease(CONTROLLER_LEASE, holder, LEASE_TTL_SECONDS, untilMs)) return true;
-    const current = await deps.store.readLease(CONTROLLER_LEASE);
+    let current: Awaited<ReturnType<StateStore['readLease']>>;
+    try {
+      if (await deps.store.acquireLease(CONTROLLER_LEASE, holder, LEASE_TTL_SECONDS, untilMs)) return true;
+      current = await deps.store.readLease(CONTROLLER_LEASE);
+    } catch (e) {
+      // The store is throttled or down: the next heartbeat (a minute away) tries again.
+      deps.log.warn('controller lease unavailable; the next heartbeat retries', { holder, error: e instanceof Error ? e.message : String(e) });
+      return false;
+    }
     const now = deps.clock.now();
     const handsOverAt = current ? current.untilMs ?? current.expiresAt : now;
     if (handsOverAt - now > HANDOVER_WINDOW_MS || now + 2 * RENEW_EVERY_MS >= untilMs) return false;

@@ -54,7 +54,8 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
   const maxBatchMs = options.maxBatchMs ?? 10_000;
   const pollMs = options.pollMs ?? 2_000;
   const start = deps.clock.now();
-  const leaseSeconds = Math.ceil(budgetMs / 1000) + maxBatchMs / 1000 + 30;
+  // One round (the controller's call) holds the lease briefly: if its release fails, the next round waits less.
+  const leaseSeconds = options.once ? 60 : Math.ceil(budgetMs / 1000) + maxBatchMs / 1000 + 30;
   if (!(await deps.store.acquireLease(PROVISIONER_LEASE, options.holder, leaseSeconds))) {
     deps.log.info('provisioner already running elsewhere; skipping', { holder: options.holder });
     return { skipped: true, rounds: 0, nodeClaims: [], unschedulable: 0 };
@@ -90,7 +91,9 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
       await deps.clock.sleep(pollMs);
     }
   } finally {
-    await deps.store.releaseLease(PROVISIONER_LEASE, options.holder);
+    await deps.store.releaseLease(PROVISIONER_LEASE, options.holder).catch((e: unknown) => {
+      deps.log.warn('could not release the provisioner lease; it expires by itself', { error: e instanceof Error ? e.message : String(e) });
+    });
   }
   return result;
 }

@@ -131,6 +131,9 @@ export class FakeKubeApi {
     };
   }
 
+  /** Fault injection for every request: an HTTP status to answer instead (shared/sim/faults.ts). */
+  faultHook?: () => number | undefined;
+
   /** Fault injection: watch requests answer 500 until this time (ms, the server's clock). */
   failWatchesUntil = 0;
 
@@ -159,6 +162,12 @@ export class FakeKubeApi {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const injected = this.faultHook?.();
+      if (injected !== undefined) {
+        res.writeHead(injected, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(statusBody(injected, injected === 429 ? 'TooManyRequests' : 'InternalError', 'injected fault')));
+        return;
+      }
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;

@@ -11,6 +11,7 @@ import { resetConfig } from '../../adapters/config';
 import { resetDependencies } from '../../adapters/dependencies';
 import { logger, metrics } from '../../adapters/lambda/handler';
 import type { VirtualClock } from '../clock';
+import type { FaultPlan } from '../faults';
 import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
 import { Meter } from './metering';
 
@@ -56,7 +57,14 @@ export interface ProductionBinding {
   invoke(functionKey: string, event: unknown): Promise<unknown>;
   /** What every invocation used, for the controller's bill (metering.ts). */
   meter: Meter;
+  /** Fault injection for invocations (`lambda:<key>` crash / timeout); set by the world. */
+  faults?: FaultPlan;
   restore(): void;
+}
+
+/** A Lambda runtime that died (out of memory, a crash) reports this to Step Functions and to its invoker. */
+export class FunctionCrashedError extends Error {
+  override readonly name = 'Runtime.ExitError' as const;
 }
 
 type Patchable = { console: unknown; disabled?: boolean };
@@ -167,14 +175,21 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     const timedOut = new Promise<never>((_, reject) => {
       cancel = clock.at(deadline, () => reject(new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`)));
     });
+    const fault = binding.faults?.check(`lambda:${functionKey}`);
     try {
-      return await meter.invocation(functionKey, () => Promise.race([invocation.run(functionKey, () => handler(event, context)), timedOut]));
+      return await meter.invocation(functionKey, async () => {
+        // crash: the runtime dies before the handler does anything; timeout: the handler's effects happen, its answer is lost.
+        if (fault === 'crash') throw new FunctionCrashedError(`RequestId: ${requestId} Error: Runtime exited with error: signal: killed (injected fault)`);
+        const out = await Promise.race([invocation.run(functionKey, () => handler(event, context)), timedOut]);
+        if (fault === 'timeout') throw new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds (injected fault)`);
+        return out;
+      });
     } finally {
       cancel();
     }
   };
 
-  return {
+  const binding: ProductionBinding = {
     functions,
     invoke,
     meter,
@@ -189,4 +204,5 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       Object.assign(process.env, savedEnv);
     },
   };
+  return binding;
 }

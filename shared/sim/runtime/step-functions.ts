@@ -8,7 +8,7 @@ import '../../polyfills';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { WorkflowName } from '../../core/ports';
 import type { VirtualClock } from '../clock';
-import { loadDefinition, statesOfType, taskBindings, type AslDefinition, type AslState } from '../sfn/definitions';
+import { loadDefinition, statesOfType, taskBindings, retryDelaySeconds, type AslDefinition, type AslState } from '../sfn/definitions';
 import type { ExecutionStarter } from '../aws/services';
 import { countTransitions } from './metering';
 
@@ -170,9 +170,25 @@ export class SimulatedStepFunctions implements ExecutionStarter {
     let previousOutput: unknown = JSON.parse(record.input);
     const taskResourceLocalHandlers: Record<string, (input: unknown) => Promise<unknown>> = {};
     const retryIntervalOverrides: Record<string, number> = {};
-    for (const { stateName, functionKey } of taskBindings(definition)) {
+    // The library's retry timers run on real time: set to 0, and the interval is waited here, on virtual time,
+    // before the retried attempt — so a fault that lasts 30 s outlives the first retries, as in Step Functions.
+    const failures = new Map<string, { error: string; attempts: number }>();
+    for (const { stateName, functionKey, retry } of taskBindings(definition)) {
       retryIntervalOverrides[stateName] = 0;
       taskResourceLocalHandlers[stateName] = async (effective) => {
+        const failed = failures.get(stateName);
+        const backoff = failed ? retryDelaySeconds(retry, failed.error, failed.attempts) : undefined;
+        if (backoff) await this.clock.sleep(backoff * 1000);
+        try {
+          return await attempt(effective);
+        } catch (e) {
+          const error = e instanceof Error ? e.name : 'Error';
+          failures.set(stateName, { error, attempts: failed?.error === error ? failed.attempts + 1 : 1 });
+          throw e;
+        }
+      };
+      const attempt = async (effective: unknown) => {
+        failures.delete(stateName);
         const top = topLevel.has(stateName);
         if (top) {
           const wait = waitSecondsBetween(definition.States, definition.StartAt, previousTask, stateName, previousOutput, this.clock.now());

@@ -64,6 +64,8 @@ export interface SimulationResult {
   /** nodewright's own AWS bill for the run, extrapolated to 30 days (runtime/metering.ts, docs/controller-cost.md). */
   controller: ControllerBill;
   violations: { pdb: number; doNotDisrupt: number; podsLost: number };
+  /** Faults injected (scenario `faults:`), counted per target and kind. */
+  faults?: { target: string; kind: string; count: number; first: number; last: number }[];
   final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
   /** Step Functions executions with the Task functions they ran, in order. */
   executions: { machine: string; name: string; startedAt: number; stoppedAt?: number; status: string; error?: string; tasks: string[] }[];

@@ -107,11 +107,23 @@ function finalState(world: SimWorld): SimulationResult['final'] {
 
 const stableJson = (v: unknown) => JSON.stringify(v);
 
+function summarizeFaults(injected: { t: number; target: string; kind: string }[]): NonNullable<SimulationResult['faults']> {
+  const by = new Map<string, { target: string; kind: string; count: number; first: number; last: number }>();
+  for (const f of injected) {
+    const k = `${f.target}|${f.kind}`;
+    const e = by.get(k) ?? { target: f.target, kind: f.kind, count: 0, first: f.t, last: f.t };
+    e.count++;
+    e.last = f.t;
+    by.set(k, e);
+  }
+  return [...by.values()].sort((a, b) => a.first - b.first || a.target.localeCompare(b.target));
+}
+
 export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Promise<SimulationRun> {
   const logs: CapturedLog[] = [];
   const world = await createWorld({
     clusterName: scenario.clusterName, region: scenario.region, zones: scenario.zones, seed: scenario.seed,
-    nodeStartupSeconds: scenario.settings.nodeStartupSeconds, onLog: (l) => logs.push(l),
+    nodeStartupSeconds: scenario.settings.nodeStartupSeconds, onLog: (l) => logs.push(l), faults: scenario.faults,
     discoveryTags: selectorTags([...scenario.objects, ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : []))]),
   });
   try {
@@ -179,6 +191,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
         queue: { sends: world.queue.requests.sends - meterFrom.queue.sends, receives: world.queue.requests.receives - meterFrom.queue.receives, deletes: world.queue.requests.deletes - meterFrom.queue.deletes },
       }),
       violations: { ...observer.violations, podsLost: world.lostPods.length },
+      ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
       final: finalState(world),
       executions: world.stepFunctions.executions.map((e) => ({
         machine: e.machine, name: e.name, startedAt: (e.startedMs - world.clock.startMs) / 1000,

@@ -1,4 +1,5 @@
 /** The scenario file (YAML): parsed and validated with zod; a bad field is a ScenarioInvalidError naming it, and nothing runs. */
+import { validateFault, type FaultSpec } from '../faults';
 import { parse, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from '../../core/model/duration';
@@ -32,6 +33,14 @@ const EventSchema = z.object({
   message: 'each event needs exactly one of scale, apply, delete, interrupt, unavailable',
 });
 
+const FaultSchema = z.object({
+  at: duration,
+  for: duration,
+  target: z.string().min(1),
+  kind: z.enum(['error', 'throttle', 'crash', 'timeout', 'hang']),
+  rate: z.number().optional(),
+});
+
 const ScenarioSchema = z.object({
   name: z.string().min(1),
   description: z.string().optional(),
@@ -49,6 +58,8 @@ const ScenarioSchema = z.object({
   }).default({ capacity: [] }),
   objects: z.string().default(''),
   events: z.array(EventSchema).default([]),
+  /** Faults injected on virtual time (shared/sim/faults.ts). */
+  faults: z.array(FaultSchema).default([]),
 });
 
 export type ScenarioEvent = z.infer<typeof EventSchema>;
@@ -67,6 +78,7 @@ export interface Scenario {
   objects: KubeObject[];
   /** Sorted by `at` (seconds); file order kept for equal times. */
   events: (ScenarioEvent & { index: number })[];
+  faults: FaultSpec[];
   file: string;
 }
 
@@ -121,6 +133,14 @@ export function parseScenario(yamlText: string, file: string): Scenario {
     settings: { nodeStartupSeconds: s.settings.nodeStartup ?? 35, capacity: s.settings.capacity, ...(s.settings.meterFrom !== undefined ? { meterFromSeconds: s.settings.meterFrom } : {}) },
     objects,
     events: s.events.map((e, index) => ({ ...e, index })).sort((a, b) => a.at - b.at || a.index - b.index),
+    faults: s.faults.map((f, i) => {
+      try {
+        validateFault(f as FaultSpec, `faults.${i}`);
+      } catch (e) {
+        throw new ScenarioInvalidError(`${file}: ${(e as Error).message}`, { cause: e });
+      }
+      return f as FaultSpec;
+    }),
     file,
   };
 }

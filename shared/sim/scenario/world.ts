@@ -17,6 +17,11 @@ import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { committedTestTls, type TlsMaterial } from '../kube/tls';
 import { REPO_ROOT } from '../runtime/functions';
 import { HttpInFlight } from '../runtime/http-inflight';
+import { FaultPlan, installAwsFaults, type FaultSpec } from '../faults';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { WatchDelivery } from '../runtime/watch-delivery';
 import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding } from '../runtime/production';
 import { SimulatedStepFunctions, type ExecutionRecord } from '../runtime/step-functions';
@@ -37,9 +42,12 @@ export interface WorldOptions {
   /** Tags the simulated subnets and security groups carry besides the cluster's discovery tag. */
   discoveryTags?: Record<string, string>;
   onLog?: (log: CapturedLog) => void;
+  /** Faults injected on virtual time (shared/sim/faults.ts). */
+  faults?: FaultSpec[];
 }
 
 export interface SimWorld {
+  faults: FaultPlan;
   clock: VirtualClock;
   ec2: Ec2World;
   api: FakeKubeApi;
@@ -106,6 +114,15 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     },
   };
   const restoreAws = installSimulatedAws(() => sim);
+  const faults = new FaultPlan(opts.faults ?? [], opts.seed, () => clock.elapsedSeconds());
+  production.faults = faults;
+  api.faultHook = () => {
+    const kind = faults.check('kube-api');
+    return kind === 'throttle' ? 429 : kind === 'error' ? 500 : undefined;
+  };
+  const removeAwsFaults = installAwsFaults(faults, [
+    { service: 'ec2', cls: EC2Client }, { service: 'sfn', cls: SFNClient }, { service: 'dynamodb', cls: DynamoDBDocumentClient }, { service: 'lambda-invoke', cls: LambdaClient },
+  ]);
   const unwatchAws = production.meter.watchAwsClients(SIMULATED_AWS_CLIENTS);
   const record = (r: InvocationRecord) => invocations.push(r);
   const queueFn = production.functions.find((f) => f.sqs);
@@ -131,13 +148,14 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   });
   const stopSchedules = startSchedules(clock, production.functions, production.invoke, opts.region, record);
   const world: SimWorld = {
-    clock, ec2, api, server, stepFunctions, queue, production, invocations, lostPods,
+    clock, ec2, api, server, stepFunctions, queue, production, invocations, lostPods, faults,
     close: async () => {
       clock.halt();
       stopSchedules();
       stopControllers();
       stopEvents();
       unwatchAws();
+      removeAwsFaults();
       restoreAws();
       production.restore();
       await server.close();

@@ -27,6 +27,8 @@ export interface TaskBinding {
   stateName: string;
   /** The serverless function key from `Parameters.FunctionName: {Fn::GetAtt: [key, Arn]}`. */
   functionKey: string;
+  /** The Task's Retry (the simulator waits its intervals on virtual time). */
+  retry: Retrier[];
 }
 
 function functionKeyOf(state: AslState): string | undefined {
@@ -37,12 +39,31 @@ function functionKeyOf(state: AslState): string | undefined {
 }
 
 /** Every Task state (including those inside Map and Parallel states) with the function it invokes. */
+export interface Retrier {
+  ErrorEquals: string[];
+  IntervalSeconds?: number;
+  MaxAttempts?: number;
+  BackoffRate?: number;
+  MaxDelaySeconds?: number;
+}
+
+/**
+ * Seconds Step Functions waits before retry number `attempt` (1-based) of an error named `error`, or undefined
+ * when no retrier matches or its attempts are spent (ASL defaults: 1 s, 3 attempts, rate 2).
+ */
+export function retryDelaySeconds(retriers: readonly Retrier[], error: string, attempt: number): number | undefined {
+  const r = retriers.find((x) => x.ErrorEquals.includes(error) || x.ErrorEquals.includes('States.ALL') || (!error.startsWith('States.') && x.ErrorEquals.includes('States.TaskFailed')));
+  if (!r || attempt > (r.MaxAttempts ?? 3)) return undefined;
+  const delay = (r.IntervalSeconds ?? 1) * (r.BackoffRate ?? 2) ** (attempt - 1);
+  return r.MaxDelaySeconds !== undefined ? Math.min(delay, r.MaxDelaySeconds) : delay;
+}
+
 export function taskBindings(def: { States: Record<string, AslState> }): TaskBinding[] {
   const out: TaskBinding[] = [];
   for (const [stateName, state] of Object.entries(def.States)) {
     if (state.Type === 'Task') {
       const functionKey = functionKeyOf(state);
-      if (functionKey) out.push({ stateName, functionKey });
+      if (functionKey) out.push({ stateName, functionKey, retry: (state.Retry as Retrier[] | undefined) ?? [] });
     }
     const nested = (state.ItemProcessor ?? state.Iterator) as { States: Record<string, AslState> } | undefined;
     if (nested) out.push(...taskBindings(nested));

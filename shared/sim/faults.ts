@@ -1,0 +1,110 @@
+/**
+ * Fault injection (scenario `faults:`): for a window of virtual time, a share of the requests to one target
+ * fail the way the real service fails. Deterministic: each fault draws from its own seeded sequence.
+ *
+ * | target | kinds | what the caller sees |
+ * |---|---|---|
+ * | `kube-api` | error, throttle | HTTP 500 / 429 from the API server (watches too) |
+ * | `ec2`, `sfn`, `dynamodb`, `lambda-invoke` | error, throttle | the SDK's service exception (InternalError / RequestLimitExceeded, ServiceUnavailable / ThrottlingException, InternalServerError / ProvisionedThroughputExceededException) |
+ * | `lambda:<functionKey>`, `task:<StateName>` | crash, timeout | the invocation dies before its handler returns (Runtime.ExitError), or runs past its timeout (Sandbox.Timedout) |
+ *
+ * Not modelled: a request that hangs (client-node has no request timeout to fire), so `hang` is refused.
+ */
+import { createHash } from 'node:crypto';
+
+export type FaultTarget = string;
+export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout';
+
+export interface FaultSpec {
+  /** Seconds since the start. */
+  at: number;
+  /** Seconds. */
+  for: number;
+  target: FaultTarget;
+  kind: FaultKind;
+  /** Share of the requests that fail, 0..1 (default 1). */
+  rate?: number;
+}
+
+export class FaultSpecInvalidError extends Error {
+  override readonly name = 'FaultSpecInvalidError' as const;
+}
+
+const SERVICE_TARGETS = new Set(['kube-api', 'ec2', 'sfn', 'dynamodb', 'lambda-invoke']);
+
+export function validateFault(f: FaultSpec, where: string): void {
+  const invocation = /^(lambda|task):[A-Za-z][A-Za-z0-9]*$/.test(f.target);
+  if (!SERVICE_TARGETS.has(f.target) && !invocation) throw new FaultSpecInvalidError(`${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`);
+  const kinds = invocation ? ['crash', 'timeout'] : ['error', 'throttle'];
+  if (!kinds.includes(f.kind)) throw new FaultSpecInvalidError(`${where}: kind for ${f.target} must be one of ${kinds.join(', ')}; got ${JSON.stringify(f.kind)}${f.kind === ('hang' as FaultKind) ? ' (hangs are not modelled: client-node has no request timeout)' : ''}`);
+  if (f.rate !== undefined && !(f.rate > 0 && f.rate <= 1)) throw new FaultSpecInvalidError(`${where}: rate must be in (0, 1]; got ${f.rate}`);
+}
+
+/** `task:LaunchNodeClaim` → the function key `launchNodeClaim` (one Task state = one function, same name). */
+const invocationKey = (target: string): string | undefined => {
+  const m = /^(lambda|task):(.+)$/.exec(target);
+  if (!m) return undefined;
+  return m[1] === 'task' ? m[2][0].toLowerCase() + m[2].slice(1) : m[2];
+};
+
+export class FaultPlan {
+  private readonly draws: number[];
+  readonly injected: { t: number; target: string; kind: FaultKind }[] = [];
+
+  constructor(private readonly faults: FaultSpec[], private readonly seed: number, private readonly elapsedSeconds: () => number) {
+    this.draws = faults.map(() => 0);
+  }
+
+  /** The kind to inject for one request to `target` now, or undefined. */
+  check(target: string): FaultKind | undefined {
+    const t = this.elapsedSeconds();
+    for (const [i, f] of this.faults.entries()) {
+      if (t < f.at || t >= f.at + f.for) continue;
+      const key = invocationKey(f.target);
+      if (key !== undefined ? target !== `lambda:${key}` : f.target !== target) continue;
+      const rate = f.rate ?? 1;
+      if (rate < 1) {
+        const h = createHash('sha256').update(`${this.seed}|${i}|${this.draws[i]++}`).digest();
+        if (h.readUInt32BE(0) / 0x1_0000_0000 >= rate) continue;
+      }
+      this.injected.push({ t, target, kind: f.kind });
+      return f.kind;
+    }
+    return undefined;
+  }
+
+  get empty(): boolean {
+    return this.faults.length === 0;
+  }
+}
+
+/** What an AWS service answers for an injected fault, as the SDK surfaces it. */
+export function awsFault(service: string, kind: FaultKind): Error {
+  const names: Record<string, [string, string]> = {
+    ec2: ['InternalError', 'RequestLimitExceeded'],
+    sfn: ['ServiceUnavailable', 'ThrottlingException'],
+    dynamodb: ['InternalServerError', 'ProvisionedThroughputExceededException'],
+    'lambda-invoke': ['ServiceException', 'TooManyRequestsException'],
+  };
+  const [error, throttle] = names[service] ?? ['InternalError', 'ThrottlingException'];
+  const name = kind === 'throttle' ? throttle : error;
+  return Object.assign(new Error(`injected fault: ${service} ${kind}`), { name, $fault: kind === 'throttle' ? 'client' : 'server', $metadata: { httpStatusCode: kind === 'throttle' ? 400 : 500 } });
+}
+
+type SendFn = (this: unknown, command: unknown, ...rest: unknown[]) => unknown;
+
+/** Wraps each client class's `send` (after the simulated services are installed) to inject the plan's faults. */
+export function installAwsFaults(plan: FaultPlan, clients: { service: string; cls: { prototype: object } }[]): () => void {
+  const undo: (() => void)[] = [];
+  for (const { service, cls } of clients) {
+    const proto = cls.prototype as { send: SendFn };
+    const original = proto.send;
+    proto.send = function (this: unknown, command: unknown, ...rest: unknown[]) {
+      const kind = plan.check(service);
+      if (kind) return Promise.reject(awsFault(service, kind));
+      return original.call(this, command, ...rest);
+    };
+    undo.push(() => { proto.send = original; });
+  }
+  return () => undo.reverse().forEach((u) => u());
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { FaultPlan, validateFault } from '../../shared/sim/faults';
+import { parseScenario } from '../../shared/sim';
+import { retryDelaySeconds } from '../../shared/sim/sfn/definitions';
+
+describe('fault injection', () => {
+  it('should inject only inside its window, only for its target, at its rate, the same way every run', () => {
+    // Prepare
+    let t = 0;
+    const plan = () => new FaultPlan([{ at: 10, for: 5, target: 'ec2', kind: 'throttle', rate: 0.5 }, { at: 0, for: 100, target: 'task:LaunchNodeClaim', kind: 'timeout' }], 7, () => t);
+    const a = plan();
+    const b = plan();
+    // Act
+    const draws = (p: FaultPlan) => [9, 10, 11, 12, 13, 14, 15].map((s) => { t = s; return p.check('ec2'); });
+    const first = draws(a);
+    const second = draws(b);
+    // Assess
+    expect(first).toEqual(second);
+    expect(first[0]).toBeUndefined();
+    expect(first[6]).toBeUndefined();
+    expect(first.filter(Boolean).length).toBeGreaterThan(0);
+    expect(a.check('lambda:launchNodeClaim')).toBe('timeout');
+    expect(a.check('sfn')).toBeUndefined();
+  });
+
+  it('should refuse a hang (no client timeout to fire) and a kind its target does not have, naming the fault', () => {
+    expect(() => validateFault({ at: 0, for: 1, target: 'kube-api', kind: 'hang' as never }, 'faults.0')).toThrow(/faults\.0: .*hangs are not modelled/);
+    expect(() => validateFault({ at: 0, for: 1, target: 'lambda:provisioner', kind: 'throttle' }, 'faults.1')).toThrow(/faults\.1: kind for lambda:provisioner must be one of crash, timeout/);
+    expect(() => parseScenario('name: x\nfaults: [{at: 1m, for: 10s, target: s3, kind: error}]\n', 'x.yaml')).toThrow(/x\.yaml: faults\.0: target must be/);
+  });
+
+  it('should wait the ASL retry intervals (with backoff and attempt limits) as Step Functions does', () => {
+    const retry = [{ ErrorEquals: ['KubernetesApiUnavailableError'], IntervalSeconds: 3, MaxAttempts: 3, BackoffRate: 2 }];
+    expect([1, 2, 3, 4].map((n) => retryDelaySeconds(retry, 'KubernetesApiUnavailableError', n))).toEqual([3, 6, 12, undefined]);
+    expect(retryDelaySeconds(retry, 'Other', 1)).toBeUndefined();
+  });
+});
