@@ -2,7 +2,7 @@
 import { parse, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from '../../core/model/duration';
-import { parseManifests } from '../../core/model/manifests';
+import { MAX_EXPANDED_PODS, YAML_OPTIONS, YAML_TO_JS_OPTIONS, parseManifests } from '../../core/model/manifests';
 import type { KubeObject } from '../kube/types';
 
 export class ScenarioInvalidError extends Error {
@@ -23,7 +23,7 @@ const capacityType = z.enum(['spot', 'on-demand']);
 
 const EventSchema = z.object({
   at: duration,
-  scale: z.object({ deployment: nsName, replicas: z.number().int().min(0) }).optional(),
+  scale: z.object({ deployment: nsName, replicas: z.number().int().min(0).max(MAX_EXPANDED_PODS, `replicas must be at most ${MAX_EXPANDED_PODS} (the pod cap, see docs/manifests.md)`) }).optional(),
   apply: z.string().min(1).optional(),
   delete: z.object({ kind: z.string().min(1), name: nsName, apiVersion: z.string().optional() }).optional(),
   interrupt: z.object({ node: z.string().min(1).default('any'), kind: z.enum(['spot-interruption', 'rebalance', 'scheduled-change', 'state-change']).default('spot-interruption') }).optional(),
@@ -73,8 +73,8 @@ export function parseObjects(text: string, file: string, clusterName: string): K
   const substituted = text.replace(/\$\{CLUSTER_NAME\}|\$CLUSTER_NAME\b/g, clusterName);
   parseManifests(substituted, file);
   const out: KubeObject[] = [];
-  for (const doc of parseAllDocuments(substituted, { merge: true })) {
-    const value = doc.toJS() as KubeObject | null;
+  for (const doc of parseAllDocuments(substituted, YAML_OPTIONS)) {
+    const value = doc.toJS(YAML_TO_JS_OPTIONS) as KubeObject | null;
     if (value && typeof value === 'object') out.push(value);
   }
   return out;
@@ -83,7 +83,7 @@ export function parseObjects(text: string, file: string, clusterName: string): K
 export function parseScenario(yamlText: string, file: string): Scenario {
   let raw: unknown;
   try {
-    raw = parse(yamlText, { merge: true });
+    raw = parse(yamlText, { ...YAML_OPTIONS, ...YAML_TO_JS_OPTIONS });
   } catch (e) {
     throw new ScenarioInvalidError(`${file}: invalid YAML: ${(e as Error).message.split('\n')[0]}`);
   }

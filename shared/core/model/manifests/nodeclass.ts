@@ -5,7 +5,7 @@ import { nodeClassHash } from '../hash';
 import { arr, obj, str, type Json, type ManifestContext } from './context';
 import { kubeletSchema, toKubelet } from './kubelet';
 import { nodeSelectorRequirement } from './scheduling-fields';
-import { parseOrThrow, quantitySchema, requiredObject, stringish } from './zod-helpers';
+import { parseOrThrow, positiveQuantity, requiredObject, stringish } from './zod-helpers';
 import { parseBytes } from '../quantity';
 
 const tagsSchema = z.record(z.string(), stringish).superRefine((tags, ctx) => {
@@ -61,7 +61,7 @@ const bdmSchema = z.object({
   deviceName: z.string({ error: 'deviceName is required' }).min(1),
   rootVolume: z.boolean().optional(),
   ebs: z.object({
-    volumeSize: quantitySchema.optional(),
+    volumeSize: positiveQuantity.optional(),
     volumeType: z.enum(['standard', 'io1', 'io2', 'gp2', 'sc1', 'st1', 'gp3']).optional(),
     iops: z.number().int().min(0).optional(),
     throughput: z.number().int().min(0).optional(),

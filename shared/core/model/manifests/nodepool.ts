@@ -8,7 +8,7 @@ import { nodePoolHash } from '../hash';
 import { arr, fail, normalizeKey, obj, resources, str, toSeconds, type Json, type ManifestContext } from './context';
 import { labelKeyProblem, labelValueProblem, qualifiedNameProblem } from './label-rules';
 import {
-  duration, durationOrNever, parseOrThrow, quantitySchema, requiredObject, stringMapSchema, stringish,
+  duration, durationOrNever, nonNegativeQuantity, parseOrThrow, requiredObject, stringMapSchema, stringish,
 } from './zod-helpers';
 
 const NUMERIC_OPERATORS = new Set(['Gt', 'Lt', 'Gte', 'Lte']);
@@ -101,7 +101,7 @@ export const nodePoolSchema = z.object({
       consolidateAfter: durationOrNever('consolidateAfter').optional(),
       budgets: z.array(budgetSchema).max(50, 'at most 50 budgets are allowed').optional(),
     }).optional(),
-    limits: z.record(z.string(), quantitySchema).optional(),
+    limits: z.record(z.string(), nonNegativeQuantity).optional(),
   }, 'spec'),
 });
 

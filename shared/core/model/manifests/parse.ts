@@ -10,7 +10,7 @@ import { collectKarpenterObject, finishKarpenterObjects, isKarpenterKind, type K
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
 import { nodeClaimFromKube } from './nodeclaim';
 import { podFromKube } from './pod';
-import { WorkloadKinds, workloadClaims, workloadFromKube, workloadPods } from './workloads';
+import { MAX_EXPANDED_PODS, WorkloadKinds, replicasField, workloadClaims, workloadFromKube, workloadPods } from './workloads';
 
 export interface ManifestFile {
   text: string;
@@ -24,20 +24,53 @@ interface Doc {
 
 const IGNORED_QUIETLY = new Set(['Namespace', 'Service', 'ConfigMap', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
 
+/**
+ * How many alias resolutions one YAML document may make (the yaml library's `maxAliasCount`): enough for
+ * anchors and merge keys in real manifests, far too few for a "billion laughs" document to expand.
+ */
+export const MAX_YAML_ALIASES = 100;
+
+/** Options used for every manifest YAML parse (also by the scenario reader). */
+export const YAML_OPTIONS = { merge: true } as const;
+export const YAML_TO_JS_OPTIONS = { maxAliasCount: MAX_YAML_ALIASES } as const;
+
+/** A document's value; an alias bomb or an unresolved alias is a ManifestValidationError for its document. */
+function documentValue(d: ReturnType<typeof parseAllDocuments>[number], ctx: Required<ManifestContext>): unknown {
+  if (d.errors.length) fail(ctx, '', `invalid YAML: ${d.errors[0].message.split('\n')[0]}`);
+  try {
+    return d.toJS(YAML_TO_JS_OPTIONS);
+  } catch (e) {
+    const message = (e as Error).message.split('\n')[0];
+    if (/excessive alias count/i.test(message)) {
+      fail(ctx, '', `invalid YAML: more than ${MAX_YAML_ALIASES} alias expansions (${message})`);
+    }
+    fail(ctx, '', `invalid YAML: ${message}`);
+  }
+}
+
+/** The items of a `List` / `XList` document; `items` must be a list of objects (null or absent is empty). */
+function listItems(value: Json, ctx: Required<ManifestContext>): Json[] {
+  const items = value.items ?? [];
+  if (!Array.isArray(items)) fail(ctx, 'items', `expected a list of Kubernetes objects, got ${typeof items === 'object' ? 'an object' : JSON.stringify(items)}`);
+  return items.map((item, i) => {
+    if (!isObject(item)) fail(ctx, `items[${i}]`, 'expected a Kubernetes object (a mapping with apiVersion and kind)');
+    return item;
+  });
+}
+
 function readDocuments(files: ManifestFile[]): Doc[] {
   const docs: Doc[] = [];
   for (const { text, file } of files) {
-    parseAllDocuments(text, { merge: true }).forEach((d, documentIndex) => {
+    parseAllDocuments(text, YAML_OPTIONS).forEach((d, documentIndex) => {
       const ctx = { file, documentIndex };
-      if (d.errors.length) fail(ctx, '', `invalid YAML: ${d.errors[0].message.split('\n')[0]}`);
-      const value: unknown = d.toJS();
+      const value = documentValue(d, ctx);
       if (value === null || value === undefined) return;
       if (!isObject(value)) fail(ctx, '', 'expected a Kubernetes object (a mapping with apiVersion and kind)');
-      if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))) {
+      if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && value.items !== undefined)) {
         // API list responses (PodList …) may omit kind on their items.
         const itemKind = value.kind === 'List' ? undefined : (value.kind as string).slice(0, -4);
-        for (const item of value.items as unknown[]) {
-          if (isObject(item)) docs.push({ object: item.kind || !itemKind ? item : { ...item, kind: itemKind, apiVersion: item.apiVersion ?? value.apiVersion }, ctx });
+        for (const item of listItems(value, ctx)) {
+          docs.push({ object: item.kind || !itemKind ? item : { ...item, kind: itemKind, apiVersion: item.apiVersion ?? value.apiVersion }, ctx });
         }
       } else {
         docs.push({ object: value, ctx });
@@ -99,6 +132,11 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
       default:
         if (WorkloadKinds.has(kind)) {
           const w = workloadFromKube(object, { ...podCtx, ...ctx });
+          if (set.pods.length + w.replicas > MAX_EXPANDED_PODS) {
+            const already = set.pods.length ? ` (on top of ${set.pods.length.toLocaleString('en-US')} pods already read)` : '';
+            fail(ctx, replicasField(object), `${w.kind} ${w.namespace}/${w.name} asks for ${w.replicas.toLocaleString('en-US')} pods${already}; `
+              + `nodewright expands at most ${MAX_EXPANDED_PODS.toLocaleString('en-US')} pods per plan (see docs/manifests.md)`);
+          }
           set.deployments.push(w);
           set.pods.push(...workloadPods(w));
           set.persistentVolumeClaims.push(...workloadClaims(w));
