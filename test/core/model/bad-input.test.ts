@@ -154,3 +154,63 @@ items:
     expect(e.path).toBe('spec.parallelism');
   });
 });
+
+describe('keys named like Object.prototype members (found by the fuzz test)', () => {
+  it('should warn about an unknown __proto__ or constructor field on a NodePool instead of crashing', () => {
+    // Prepare
+    const text = INFLATE.replace('  disruption:\n', '  constructor: 1\n  disruption:\n').replace('      expireAfter: 720h', '      expireAfter: 720h\n      "__proto__": x');
+
+    // Act
+    const set = parseManifests(text, 'inflate.yaml');
+
+    // Assess
+    expect(set.warnings.map((w) => w.message).join('\n')).toMatch(/constructor/);
+  });
+
+  it('should reject a requirement key or an AMI alias family named constructor as an ordinary bad value', () => {
+    // Prepare
+    const req = INFLATE.replace('key: kubernetes.io/os', 'key: constructor');
+    const alias = INFLATE.replace('al2023@latest', 'constructor@latest');
+
+    // Act
+    const set = parseManifests(req, 'inflate.yaml');
+    const e = validationError(() => parseManifests(alias, 'inflate.yaml'));
+
+    // Assess
+    expect(set.nodePools[0].template.requirements.map((r) => r.key)).toContain('constructor');
+    expect(e.path).toBe('spec.amiSelectorTerms[0].alias');
+  });
+});
+
+describe('pods the plan could not count (found by the fuzz test)', () => {
+  it('should require metadata.name on a Pod and on a workload', () => {
+    // Act
+    const pod = validationError(() => parseManifests('apiVersion: v1\nkind: Pod\nmetadata: {}\nspec: {containers: [{name: c}]}\n', 'p.yaml'));
+    const deploy = validationError(() => parseManifests(INFLATE.replace('  name: inflate\nspec', '  labels: {}\nspec'), 'd.yaml'));
+
+    // Assess
+    expect(pod.path).toBe('metadata.name');
+    expect(deploy.path).toBe('metadata.name');
+    expect(deploy.documentIndex).toBe(2);
+  });
+
+  it('should plan a pod defined twice once, the last definition, with a warning', () => {
+    // Prepare
+    const pod = (cpu: string) => `apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: "${cpu}"}}}]}\n`;
+
+    // Act
+    const set = parseManifests(`${pod('1')}---\n${pod('2')}`, 'p.yaml');
+
+    // Assess
+    expect(set.pods.map((p) => p.requests.cpu)).toEqual([2000]);
+    expect(set.warnings).toEqual([{ file: 'p.yaml', documentIndex: 1, message: 'pod default/a is defined more than once; the last definition is used' }]);
+  });
+
+  it('should not take Object.prototype members for priority classes', () => {
+    // Act
+    const set = parseManifests('apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {priorityClassName: constructor, containers: [{name: c}]}\n', 'p.yaml');
+
+    // Assess
+    expect(set.pods[0].priority).toBe(0);
+  });
+});

@@ -38,7 +38,7 @@ const amiTermSchema = term({
   if (t.alias === undefined) return;
   const m = /^([a-zA-Z0-9]+)@(.+)$/.exec(t.alias);
   const family = m ? m[1].toLowerCase() : '';
-  if (!m || !(family in ALIAS_FAMILIES)) {
+  if (!m || !Object.hasOwn(ALIAS_FAMILIES, family)) {
     ctx.addIssue({ code: 'custom', path: ['alias'], message: `alias must be family@version with family one of ${Object.keys(ALIAS_FAMILIES).join(', ')}` });
     return;
   }

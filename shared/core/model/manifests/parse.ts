@@ -81,8 +81,9 @@ function readDocuments(files: ManifestFile[]): Doc[] {
 }
 
 function podContext(docs: Doc[], set: ManifestSet): PodContext {
-  const priorityClasses: Record<string, number> = {};
-  const runtimeClassOverhead: PodContext['runtimeClassOverhead'] = {};
+  // Null-prototype maps: a class named "__proto__" is just a name.
+  const priorityClasses = Object.create(null) as Record<string, number>;
+  const runtimeClassOverhead = Object.create(null) as NonNullable<PodContext['runtimeClassOverhead']>;
   let defaultPriority: number | undefined;
   for (const { object, ctx } of docs) {
     const name = str(obj(object.metadata).name) ?? '';
@@ -100,12 +101,24 @@ function podContext(docs: Doc[], set: ManifestSet): PodContext {
   return out;
 }
 
+/** A pod defined twice in one set (two Pods, or two workloads of one name) is planned once: the last one wins. */
+function lastDefinitionOfEachPod(set: ManifestSet, from: Map<ManifestSet['pods'][number], Required<ManifestContext>>): ManifestSet['pods'] {
+  const byKey = new Map<string, ManifestSet['pods'][number]>();
+  for (const pod of set.pods) {
+    const key = `${pod.namespace}/${pod.name}`;
+    if (byKey.delete(key)) set.warnings.push({ ...from.get(pod)!, message: `pod ${key} is defined more than once; the last definition is used` });
+    byKey.set(key, pod);
+  }
+  return [...byKey.values()];
+}
+
 /** Parses several files as one set, so PriorityClasses, RuntimeClasses and node classes resolve across files. */
 export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
   const set = emptyManifestSet();
   const docs = readDocuments(files);
   const podCtx = podContext(docs, set);
   const karpenter: KarpenterObjects = { pools: [], classes: [] };
+  const podSource = new Map<ManifestSet['pods'][number], Required<ManifestContext>>();
   for (const { object, ctx } of docs) {
     const kind = str(object.kind) ?? '';
     const name = str(obj(object.metadata).name) ?? '';
@@ -117,9 +130,13 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
     switch (kind) {
       case 'NodeClaim': set.nodeClaims.push(nodeClaimFromKube(object, ctx)); break;
       case 'Pod': {
+        if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
         const pod = podFromKube(object, { ...podCtx, ...ctx });
         if (pod.owner?.kind === 'DaemonSet') warn(`Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
-        else set.pods.push(pod);
+        else {
+          set.pods.push(pod);
+          podSource.set(pod, ctx);
+        }
         break;
       }
       case 'DaemonSet': set.daemonSets.push(daemonSetFromKube(object, { ...podCtx, ...ctx })); break;
@@ -131,6 +148,7 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
       case 'PriorityClass': case 'RuntimeClass': break;
       default:
         if (WorkloadKinds.has(kind)) {
+          if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
           const w = workloadFromKube(object, { ...podCtx, ...ctx });
           if (set.pods.length + w.replicas > MAX_EXPANDED_PODS) {
             const already = set.pods.length ? ` (on top of ${set.pods.length.toLocaleString('en-US')} pods already read)` : '';
@@ -138,13 +156,17 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
               + `nodewright expands at most ${MAX_EXPANDED_PODS.toLocaleString('en-US')} pods per plan (see docs/manifests.md)`);
           }
           set.deployments.push(w);
-          set.pods.push(...workloadPods(w));
+          for (const pod of workloadPods(w)) {
+            set.pods.push(pod);
+            podSource.set(pod, ctx);
+          }
           set.persistentVolumeClaims.push(...workloadClaims(w));
         } else if (!kind) warn('document has no kind; ignored');
         else if (!IGNORED_QUIETLY.has(kind)) warn(`${kind} ${name} is not used by nodewright; ignored`);
     }
   }
   finishKarpenterObjects(karpenter, set);
+  set.pods = lastDefinitionOfEachPod(set, podSource);
   return set;
 }
 

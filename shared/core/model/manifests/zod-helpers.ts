@@ -75,7 +75,7 @@ export function unknownFields(schema: unknown, value: unknown, path = ''): strin
       const shape = def.shape ?? {};
       return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => {
         const p = path ? `${path}.${k}` : k;
-        return k in shape ? unknownFields(shape[k], v, p) : [p];
+        return Object.hasOwn(shape, k) ? unknownFields(shape[k], v, p) : [p];
       });
     }
     default:
