@@ -43,19 +43,19 @@ export function isQuantity(input: unknown): input is string | number {
 
 /** CPU quantity → millicores (rounded up, as Kubernetes does for sub-milli values). */
 export function parseCpu(input: string | number): number {
-  return Math.ceil(parseQuantityValue(input) * 1000 - 1e-9);
+  return Math.ceil(parseQuantityValue(input) * 1000 - 1e-9) + 0; // + 0: never -0 for a zero quantity
 }
 
 /** Byte quantity → bytes (rounded up). */
 export function parseBytes(input: string | number): number {
-  return Math.ceil(parseQuantityValue(input) - 1e-9);
+  return Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
 }
 
 /** Parses a resource by name into its internal unit. */
 export function parseResource(name: string, input: string | number): number {
   if (name === 'cpu') return parseCpu(input);
   if (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) return parseBytes(input);
-  return Math.ceil(parseQuantityValue(input) - 1e-9);
+  return Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
 }
 
 export function formatCpu(milli: number): string {
