@@ -18,6 +18,9 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
   }
 });
 
+/** The longest scenario `simulate` runs (a week): the run, its timeline and its report stay bounded. */
+export const MAX_SCENARIO_SECONDS = 168 * 3600;
+
 const nsName = z.string().regex(/^([a-z0-9-]+\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected <namespace>/<name> or <name>');
 const capacityType = z.enum(['spot', 'on-demand']);
 
@@ -39,7 +42,7 @@ const ScenarioSchema = z.object({
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1').default('us-east-1'),
   zones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'must be a zone such as us-east-1a')).min(1).optional(),
   clusterName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/).max(100).default('nodewright-sim'),
-  duration: duration.default(3600),
+  duration: duration.refine((d) => d <= MAX_SCENARIO_SECONDS, 'at most 168h (one week) can be simulated').default(3600),
   settings: z.object({
     nodeStartup: duration.optional(),
     /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
