@@ -15,7 +15,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runPlan } from '../../cli/plan';
 import { isManifestValidationError } from '../../shared/core/errors';
-import { parseManifestFiles } from '../../shared/core/model/manifests';
+import { MAX_EXPANDED_PODS, parseManifestFiles } from '../../shared/core/model/manifests';
 import { parseScenario } from '../../shared/sim/scenario/schema';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,7 +24,7 @@ const RUNS = Number(process.env.NODEWRIGHT_FUZZ_RUNS ?? 10_000);
 /** Three in four cases are manifests (parse + plan), one in four scenario files (parse only). */
 const MANIFEST_RUNS = Math.ceil(RUNS * 0.75);
 const SCENARIO_RUNS = RUNS - MANIFEST_RUNS;
-/** No single case may take longer (a 100,000-pod plan, the cap, takes about 2.5 s here). */
+/** No single case may take longer (a 100,000-pod plan, the cap, takes about 3–4 s here). */
 const CASE_TIME_LIMIT_MS = 10_000;
 
 type Json = unknown;
@@ -270,6 +270,22 @@ describe('fuzzed CLI input', () => {
     expect(stats.scenarios).toBeGreaterThan(0);
     expect(stats.scenarioErrors).toBeGreaterThan(0);
   }, 600_000);
+});
+
+describe('bounded at the pod cap', () => {
+  it(`should plan ${MAX_EXPANDED_PODS.toLocaleString('en-US')} pods, the most a manifest set may expand to, within 20 s`, () => {
+    // Prepare
+    const text = readFileSync(`${ROOT}examples/inflate.yaml`, 'utf8').replace('replicas: 5', `replicas: ${MAX_EXPANDED_PODS}`);
+
+    // Act
+    const started = performance.now();
+    const { json } = runPlan(parseManifestFiles([{ text, file: 'inflate.yaml' }]), { region: 'us-east-1' });
+
+    // Assess
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(json.summary.pods).toBe(MAX_EXPANDED_PODS);
+    expect(json.summary.scheduled + json.summary.unschedulable).toBe(MAX_EXPANDED_PODS);
+  }, 60_000);
 });
 
 describe('the real CLI on a crash case', () => {
