@@ -23,27 +23,39 @@ export function parseQuantityValue(input: string | number): number {
   const m = QUANTITY_RE.exec(s);
   if (!m) throw new QuantityParseError(input);
   const base = Number(m[1]);
-  if (m[3] !== undefined) return base * 10 ** Number(m[3]);
-  const suffix = m[2] ?? '';
-  const mult = BINARY[suffix] ?? DECIMAL[suffix];
-  return base * mult;
+  const value = m[3] !== undefined ? base * 10 ** Number(m[3]) : base * (BINARY[m[2] ?? ''] ?? DECIMAL[m[2] ?? '']);
+  // "1e999" matches the syntax but is no number a plan can use.
+  if (!Number.isFinite(value)) throw new QuantityParseError(input, `quantity ${JSON.stringify(input)} is out of range`);
+  return value;
+}
+
+/** True when `input` parses as a quantity (finite). */
+export function isQuantity(input: unknown): input is string | number {
+  if (typeof input !== 'string' && typeof input !== 'number') return false;
+  try {
+    parseQuantityValue(input);
+    return true;
+  } catch (e) {
+    if (e instanceof QuantityParseError) return false;
+    throw e;
+  }
 }
 
 /** CPU quantity → millicores (rounded up, as Kubernetes does for sub-milli values). */
 export function parseCpu(input: string | number): number {
-  return Math.ceil(parseQuantityValue(input) * 1000 - 1e-9);
+  return Math.ceil(parseQuantityValue(input) * 1000 - 1e-9) + 0; // + 0: never -0 for a zero quantity
 }
 
 /** Byte quantity → bytes (rounded up). */
 export function parseBytes(input: string | number): number {
-  return Math.ceil(parseQuantityValue(input) - 1e-9);
+  return Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
 }
 
 /** Parses a resource by name into its internal unit. */
 export function parseResource(name: string, input: string | number): number {
   if (name === 'cpu') return parseCpu(input);
   if (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) return parseBytes(input);
-  return Math.ceil(parseQuantityValue(input) - 1e-9);
+  return Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
 }
 
 export function formatCpu(milli: number): string {

@@ -3,7 +3,7 @@ import { validateFault, type FaultSpec } from '../faults';
 import { parse, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from '../../core/model/duration';
-import { parseManifests } from '../../core/model/manifests';
+import { MAX_EXPANDED_PODS, YAML_OPTIONS, YAML_TO_JS_OPTIONS, parseManifests } from '../../core/model/manifests';
 import type { KubeObject } from '../kube/types';
 
 export class ScenarioInvalidError extends Error {
@@ -19,12 +19,15 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
   }
 });
 
+/** The longest scenario `simulate` runs (a week): the run, its timeline and its report stay bounded. */
+export const MAX_SCENARIO_SECONDS = 168 * 3600;
+
 const nsName = z.string().regex(/^([a-z0-9-]+\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected <namespace>/<name> or <name>');
 const capacityType = z.enum(['spot', 'on-demand']);
 
 const EventSchema = z.object({
   at: duration,
-  scale: z.object({ deployment: nsName, replicas: z.number().int().min(0) }).optional(),
+  scale: z.object({ deployment: nsName, replicas: z.number().int().min(0).max(MAX_EXPANDED_PODS, `replicas must be at most ${MAX_EXPANDED_PODS} (the pod cap, see docs/manifests.md)`) }).optional(),
   apply: z.string().min(1).optional(),
   delete: z.object({ kind: z.string().min(1), name: nsName, apiVersion: z.string().optional() }).optional(),
   interrupt: z.object({ node: z.string().min(1).default('any'), kind: z.enum(['spot-interruption', 'rebalance', 'scheduled-change', 'state-change']).default('spot-interruption') }).optional(),
@@ -48,7 +51,7 @@ const ScenarioSchema = z.object({
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1').default('us-east-1'),
   zones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'must be a zone such as us-east-1a')).min(1).optional(),
   clusterName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/).max(100).default('nodewright-sim'),
-  duration: duration.default(3600),
+  duration: duration.refine((d) => d <= MAX_SCENARIO_SECONDS, 'at most 168h (one week) can be simulated').default(3600),
   settings: z.object({
     nodeStartup: duration.optional(),
     /** The controller's bill counts from here (e.g. after a large cluster's creation: the steady state). */
@@ -87,8 +90,8 @@ export function parseObjects(text: string, file: string, clusterName: string): K
   const substituted = text.replace(/\$\{CLUSTER_NAME\}|\$CLUSTER_NAME\b/g, clusterName);
   parseManifests(substituted, file);
   const out: KubeObject[] = [];
-  for (const doc of parseAllDocuments(substituted, { merge: true })) {
-    const value = doc.toJS() as KubeObject | null;
+  for (const doc of parseAllDocuments(substituted, YAML_OPTIONS)) {
+    const value = doc.toJS(YAML_TO_JS_OPTIONS) as KubeObject | null;
     if (value && typeof value === 'object') out.push(value);
   }
   return out;
@@ -97,7 +100,7 @@ export function parseObjects(text: string, file: string, clusterName: string): K
 export function parseScenario(yamlText: string, file: string): Scenario {
   let raw: unknown;
   try {
-    raw = parse(yamlText, { merge: true });
+    raw = parse(yamlText, { ...YAML_OPTIONS, ...YAML_TO_JS_OPTIONS });
   } catch (e) {
     throw new ScenarioInvalidError(`${file}: invalid YAML: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -36,6 +36,10 @@ describe('parseScenario', () => {
     ['seed: 1\n', 'name:'],
     ['name: t\nobjects: |\n  apiVersion: karpenter.sh/v1\n  kind: NodePool\n  metadata: {name: bad}\n  spec: {template: {spec: {nodeClassRef: 3}}}\n', 'objects:'],
     ['name: [unclosed\n', 'invalid YAML'],
+    ['name: t\nduration: 100000h\n', 'duration: at most 168h'],
+    ['name: t\nduration: 1000000000\n', 'duration: at most 168h'],
+    ['name: t\nevents:\n  - at: 1m\n    scale: {deployment: inflate, replicas: 1000000000}\n', 'events.0.scale.replicas: replicas must be at most 100000'],
+    ['name: t\nx: &a [1,1,1,1,1,1,1,1,1,1]\ny: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nz: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nw: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n', 'invalid YAML'],
   ])('should refuse %j naming the field', (text, message) => {
     // Act / Assess
     expect(() => parseScenario(text, 'bad.yaml')).toThrow(expect.objectContaining({ name: 'ScenarioInvalidError', message: expect.stringContaining(message) }));

@@ -90,7 +90,7 @@ export function stringMap(v: unknown): Record<string, string> {
 
 /** Beta / legacy label key → GA key (NormalizedLabels); other keys unchanged. */
 export function normalizeKey(key: string): string {
-  return NormalizedLabels[key] ?? key;
+  return Object.hasOwn(NormalizedLabels, key) ? NormalizedLabels[key] : key;
 }
 
 /** Renames beta keys in a label map; when both forms are present the GA value wins. */

@@ -2,13 +2,13 @@
 import { z } from 'zod';
 import type { KubeletConfiguration } from '../karpenter';
 import { resources, type ManifestContext } from './context';
-import { quantitySchema, stringish } from './zod-helpers';
+import { nonNegativeQuantity, stringish } from './zod-helpers';
 
 const RESERVED_KEYS = ['cpu', 'memory', 'ephemeral-storage', 'pid'] as const;
 const EVICTION_SIGNALS = ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'] as const;
 const PERCENT_OR_QUANTITY = /^((\d{1,2}(\.\d+)?|100(\.0+)?)%|[+-]?(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?)$/;
 
-const reserved = (what: string) => z.record(z.string(), quantitySchema).superRefine((m, ctx) => {
+const reserved = (what: string) => z.record(z.string(), nonNegativeQuantity).superRefine((m, ctx) => {
   for (const k of Object.keys(m)) {
     if (!(RESERVED_KEYS as readonly string[]).includes(k)) ctx.addIssue({ code: 'custom', path: [k], message: `${what} keys must be one of ${RESERVED_KEYS.join(', ')}` });
   }

@@ -5,7 +5,7 @@ import { nodeClassHash } from '../hash';
 import { arr, obj, str, type Json, type ManifestContext } from './context';
 import { kubeletSchema, toKubelet } from './kubelet';
 import { nodeSelectorRequirement } from './scheduling-fields';
-import { parseOrThrow, quantitySchema, requiredObject, stringish } from './zod-helpers';
+import { parseOrThrow, positiveQuantity, requiredObject, stringish } from './zod-helpers';
 import { parseBytes } from '../quantity';
 
 const tagsSchema = z.record(z.string(), stringish).superRefine((tags, ctx) => {
@@ -38,7 +38,7 @@ const amiTermSchema = term({
   if (t.alias === undefined) return;
   const m = /^([a-zA-Z0-9]+)@(.+)$/.exec(t.alias);
   const family = m ? m[1].toLowerCase() : '';
-  if (!m || !(family in ALIAS_FAMILIES)) {
+  if (!m || !Object.hasOwn(ALIAS_FAMILIES, family)) {
     ctx.addIssue({ code: 'custom', path: ['alias'], message: `alias must be family@version with family one of ${Object.keys(ALIAS_FAMILIES).join(', ')}` });
     return;
   }
@@ -61,7 +61,7 @@ const bdmSchema = z.object({
   deviceName: z.string({ error: 'deviceName is required' }).min(1),
   rootVolume: z.boolean().optional(),
   ebs: z.object({
-    volumeSize: quantitySchema.optional(),
+    volumeSize: positiveQuantity.optional(),
     volumeType: z.enum(['standard', 'io1', 'io2', 'gp2', 'sc1', 'st1', 'gp3']).optional(),
     iops: z.number().int().min(0).optional(),
     throughput: z.number().int().min(0).optional(),
@@ -69,7 +69,18 @@ const bdmSchema = z.object({
     kmsKeyID: z.string().optional(),
     deleteOnTermination: z.boolean().optional(),
     snapshotID: z.string().optional(),
-  }).optional(),
+  }).refine((e) => e.volumeSize !== undefined || e.snapshotID !== undefined, 'snapshotID or volumeSize must be defined').optional(),
+});
+
+const capacityReservationTermSchema = z.object({
+  tags: tagsSchema.optional(),
+  id: z.string().regex(/^cr-[0-9a-z]+$/, 'id must look like cr-0123456789abcdef0').optional(),
+  ownerID: z.string().regex(/^[0-9]{12}$/, 'ownerID must be a 12-digit AWS account id').optional(),
+}).superRefine((t, ctx) => {
+  if (t.tags === undefined && t.id === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'expected at least one of tags, id' });
+  if (t.id !== undefined && (t.tags !== undefined || t.ownerID !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['id'], message: "'id' is mutually exclusive, cannot be set along with tags or ownerID" });
+  }
 });
 
 export const nodeClassSchema = z.object({
@@ -79,7 +90,7 @@ export const nodeClassSchema = z.object({
     amiSelectorTerms: terms(amiTermSchema, 'amiSelectorTerms'),
     subnetSelectorTerms: terms(term({}, /^subnet-[0-9a-z]+$/, 'subnet-0123456789abcdef0'), 'subnetSelectorTerms'),
     securityGroupSelectorTerms: terms(term({ name: z.string().optional() }, /^sg-[0-9a-z]+$/, 'sg-0123456789abcdef0'), 'securityGroupSelectorTerms'),
-    capacityReservationSelectorTerms: z.array(z.object({ tags: tagsSchema.optional(), id: z.string().optional(), ownerID: z.string().optional() })).max(30).optional(),
+    capacityReservationSelectorTerms: z.array(capacityReservationTermSchema).max(30, 'capacityReservationSelectorTerms allows at most 30 terms').optional(),
     role: z.string().min(1, 'role must not be empty').optional(),
     instanceProfile: z.string().min(1, 'instanceProfile must not be empty').optional(),
     userData: z.string().optional(),

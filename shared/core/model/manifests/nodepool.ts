@@ -8,9 +8,11 @@ import { nodePoolHash } from '../hash';
 import { arr, fail, normalizeKey, obj, resources, str, toSeconds, type Json, type ManifestContext } from './context';
 import { labelKeyProblem, labelValueProblem, qualifiedNameProblem } from './label-rules';
 import {
-  duration, durationOrNever, parseOrThrow, quantitySchema, requiredObject, stringMapSchema, stringish,
+  duration, durationOrNever, nonNegativeQuantity, parseOrThrow, requiredObject, stringMapSchema, stringish,
 } from './zod-helpers';
 
+const NODE_CLASS_GROUP = 'karpenter.k8s.aws';
+const NODE_CLASS_KIND = 'EC2NodeClass';
 const NUMERIC_OPERATORS = new Set(['Gt', 'Lt', 'Gte', 'Lte']);
 
 const requirementSchema = z.object({
@@ -29,6 +31,12 @@ const requirementSchema = z.object({
   if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
     ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} must not have values` });
   }
+  if (r.operator === 'In' || r.operator === 'NotIn') {
+    values.forEach((v, i) => {
+      const problem = labelValueProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['values', i], message: problem });
+    });
+  }
   if (NUMERIC_OPERATORS.has(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]))) {
     ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} requires exactly one integer value ≥ 0` });
   }
@@ -37,13 +45,19 @@ const requirementSchema = z.object({
   }
 });
 
+/** The CRD's taint value pattern (a qualified name); an empty value is the same as none. */
+const TAINT_VALUE_RE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
 const taintSchema = z.object({
   key: z.string({ error: 'taint key is required' }).refine((k) => !qualifiedNameProblem(k), { error: (iss) => qualifiedNameProblem(String(iss.input)) ?? 'invalid key' }),
-  value: stringish.optional(),
+  value: stringish.refine((v) => v === '' || TAINT_VALUE_RE.test(v), {
+    error: (iss) => `${JSON.stringify(String(iss.input))} is not a valid taint value (alphanumerics, "-", "_", ".", an optional "prefix/", starting and ending alphanumeric)`,
+  }).optional(),
   effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
 });
 
 const labelsSchema = stringMapSchema.superRefine((labels, ctx) => {
+  if (Object.keys(labels).length > 100) ctx.addIssue({ code: 'custom', path: [], message: 'at most 100 labels are allowed' });
   for (const [k, v] of Object.entries(labels)) {
     const problem = labelKeyProblem(normalizeKey(k)) ?? labelValueProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', path: [k], message: problem });
@@ -70,9 +84,12 @@ const templateSpecSchema = requiredObject({
   startupTaints: z.array(taintSchema).optional(),
   requirements: z.array(requirementSchema, { error: (iss) => (iss.input === undefined ? 'requirements is required' : 'requirements must be a list') })
     .max(100, 'at most 100 requirements are allowed'),
+  // Karpenter's AWS provider only resolves karpenter.k8s.aws EC2NodeClasses; any other reference is rejected here.
   nodeClassRef: requiredObject({
-    group: z.string({ error: 'group is required' }).min(1, 'group must not be empty'),
-    kind: z.string({ error: 'kind is required' }).min(1, 'kind must not be empty'),
+    group: z.string({ error: 'group is required' }).min(1, 'group must not be empty')
+      .refine((g) => g === '' || g === NODE_CLASS_GROUP, { error: (iss) => `group must be "${NODE_CLASS_GROUP}", got ${JSON.stringify(iss.input)}` }),
+    kind: z.string({ error: 'kind is required' }).min(1, 'kind must not be empty')
+      .refine((k) => k === '' || k === NODE_CLASS_KIND, { error: (iss) => `kind must be "${NODE_CLASS_KIND}", got ${JSON.stringify(iss.input)}` }),
     name: z.string({ error: 'name is required' }).min(1, 'name must not be empty'),
   }, 'nodeClassRef'),
   expireAfter: durationOrNever('expireAfter').optional(),
@@ -101,7 +118,7 @@ export const nodePoolSchema = z.object({
       consolidateAfter: durationOrNever('consolidateAfter').optional(),
       budgets: z.array(budgetSchema).max(50, 'at most 50 budgets are allowed').optional(),
     }).optional(),
-    limits: z.record(z.string(), quantitySchema).optional(),
+    limits: z.record(z.string(), nonNegativeQuantity).optional(),
   }, 'spec'),
 });
 

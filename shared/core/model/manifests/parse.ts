@@ -10,7 +10,7 @@ import { collectKarpenterObject, finishKarpenterObjects, isKarpenterKind, type K
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
 import { nodeClaimFromKube } from './nodeclaim';
 import { podFromKube } from './pod';
-import { WorkloadKinds, workloadClaims, workloadFromKube, workloadPods } from './workloads';
+import { MAX_EXPANDED_PODS, WorkloadKinds, replicasField, workloadClaims, workloadFromKube, workloadPods } from './workloads';
 
 export interface ManifestFile {
   text: string;
@@ -24,20 +24,53 @@ interface Doc {
 
 const IGNORED_QUIETLY = new Set(['Namespace', 'Service', 'ConfigMap', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
 
+/**
+ * How many alias resolutions one YAML document may make (the yaml library's `maxAliasCount`): enough for
+ * anchors and merge keys in real manifests, far too few for a "billion laughs" document to expand.
+ */
+export const MAX_YAML_ALIASES = 100;
+
+/** Options used for every manifest YAML parse (also by the scenario reader). */
+export const YAML_OPTIONS = { merge: true } as const;
+export const YAML_TO_JS_OPTIONS = { maxAliasCount: MAX_YAML_ALIASES } as const;
+
+/** A document's value; an alias bomb or an unresolved alias is a ManifestValidationError for its document. */
+function documentValue(d: ReturnType<typeof parseAllDocuments>[number], ctx: Required<ManifestContext>): unknown {
+  if (d.errors.length) fail(ctx, '', `invalid YAML: ${d.errors[0].message.split('\n')[0]}`);
+  try {
+    return d.toJS(YAML_TO_JS_OPTIONS);
+  } catch (e) {
+    const message = (e as Error).message.split('\n')[0];
+    if (/excessive alias count/i.test(message)) {
+      fail(ctx, '', `invalid YAML: more than ${MAX_YAML_ALIASES} alias expansions (${message})`);
+    }
+    fail(ctx, '', `invalid YAML: ${message}`);
+  }
+}
+
+/** The items of a `List` / `XList` document; `items` must be a list of objects (null or absent is empty). */
+function listItems(value: Json, ctx: Required<ManifestContext>): Json[] {
+  const items = value.items ?? [];
+  if (!Array.isArray(items)) fail(ctx, 'items', `expected a list of Kubernetes objects, got ${typeof items === 'object' ? 'an object' : JSON.stringify(items)}`);
+  return items.map((item, i) => {
+    if (!isObject(item)) fail(ctx, `items[${i}]`, 'expected a Kubernetes object (a mapping with apiVersion and kind)');
+    return item;
+  });
+}
+
 function readDocuments(files: ManifestFile[]): Doc[] {
   const docs: Doc[] = [];
   for (const { text, file } of files) {
-    parseAllDocuments(text, { merge: true }).forEach((d, documentIndex) => {
+    parseAllDocuments(text, YAML_OPTIONS).forEach((d, documentIndex) => {
       const ctx = { file, documentIndex };
-      if (d.errors.length) fail(ctx, '', `invalid YAML: ${d.errors[0].message.split('\n')[0]}`);
-      const value: unknown = d.toJS();
+      const value = documentValue(d, ctx);
       if (value === null || value === undefined) return;
       if (!isObject(value)) fail(ctx, '', 'expected a Kubernetes object (a mapping with apiVersion and kind)');
-      if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))) {
+      if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && value.items !== undefined)) {
         // API list responses (PodList …) may omit kind on their items.
         const itemKind = value.kind === 'List' ? undefined : (value.kind as string).slice(0, -4);
-        for (const item of value.items as unknown[]) {
-          if (isObject(item)) docs.push({ object: item.kind || !itemKind ? item : { ...item, kind: itemKind, apiVersion: item.apiVersion ?? value.apiVersion }, ctx });
+        for (const item of listItems(value, ctx)) {
+          docs.push({ object: item.kind || !itemKind ? item : { ...item, kind: itemKind, apiVersion: item.apiVersion ?? value.apiVersion }, ctx });
         }
       } else {
         docs.push({ object: value, ctx });
@@ -48,8 +81,9 @@ function readDocuments(files: ManifestFile[]): Doc[] {
 }
 
 function podContext(docs: Doc[], set: ManifestSet): PodContext {
-  const priorityClasses: Record<string, number> = {};
-  const runtimeClassOverhead: PodContext['runtimeClassOverhead'] = {};
+  // Null-prototype maps: a class named "__proto__" is just a name.
+  const priorityClasses = Object.create(null) as Record<string, number>;
+  const runtimeClassOverhead = Object.create(null) as NonNullable<PodContext['runtimeClassOverhead']>;
   let defaultPriority: number | undefined;
   for (const { object, ctx } of docs) {
     const name = str(obj(object.metadata).name) ?? '';
@@ -67,12 +101,24 @@ function podContext(docs: Doc[], set: ManifestSet): PodContext {
   return out;
 }
 
+/** A pod defined twice in one set (two Pods, or two workloads of one name) is planned once: the last one wins. */
+function lastDefinitionOfEachPod(set: ManifestSet, from: Map<ManifestSet['pods'][number], Required<ManifestContext>>): ManifestSet['pods'] {
+  const byKey = new Map<string, ManifestSet['pods'][number]>();
+  for (const pod of set.pods) {
+    const key = `${pod.namespace}/${pod.name}`;
+    if (byKey.delete(key)) set.warnings.push({ ...from.get(pod)!, message: `pod ${key} is defined more than once; the last definition is used` });
+    byKey.set(key, pod);
+  }
+  return [...byKey.values()];
+}
+
 /** Parses several files as one set, so PriorityClasses, RuntimeClasses and node classes resolve across files. */
 export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
   const set = emptyManifestSet();
   const docs = readDocuments(files);
   const podCtx = podContext(docs, set);
   const karpenter: KarpenterObjects = { pools: [], classes: [] };
+  const podSource = new Map<ManifestSet['pods'][number], Required<ManifestContext>>();
   for (const { object, ctx } of docs) {
     const kind = str(object.kind) ?? '';
     const name = str(obj(object.metadata).name) ?? '';
@@ -84,9 +130,13 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
     switch (kind) {
       case 'NodeClaim': set.nodeClaims.push(nodeClaimFromKube(object, ctx)); break;
       case 'Pod': {
+        if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
         const pod = podFromKube(object, { ...podCtx, ...ctx });
         if (pod.owner?.kind === 'DaemonSet') warn(`Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
-        else set.pods.push(pod);
+        else {
+          set.pods.push(pod);
+          podSource.set(pod, ctx);
+        }
         break;
       }
       case 'DaemonSet': set.daemonSets.push(daemonSetFromKube(object, { ...podCtx, ...ctx })); break;
@@ -98,15 +148,25 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
       case 'PriorityClass': case 'RuntimeClass': break;
       default:
         if (WorkloadKinds.has(kind)) {
+          if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
           const w = workloadFromKube(object, { ...podCtx, ...ctx });
+          if (set.pods.length + w.replicas > MAX_EXPANDED_PODS) {
+            const already = set.pods.length ? ` (on top of ${set.pods.length.toLocaleString('en-US')} pods already read)` : '';
+            fail(ctx, replicasField(object), `${w.kind} ${w.namespace}/${w.name} asks for ${w.replicas.toLocaleString('en-US')} pods${already}; `
+              + `nodewright expands at most ${MAX_EXPANDED_PODS.toLocaleString('en-US')} pods per plan (see docs/manifests.md)`);
+          }
           set.deployments.push(w);
-          set.pods.push(...workloadPods(w));
+          for (const pod of workloadPods(w)) {
+            set.pods.push(pod);
+            podSource.set(pod, ctx);
+          }
           set.persistentVolumeClaims.push(...workloadClaims(w));
         } else if (!kind) warn('document has no kind; ignored');
         else if (!IGNORED_QUIETLY.has(kind)) warn(`${kind} ${name} is not used by nodewright; ignored`);
     }
   }
   finishKarpenterObjects(karpenter, set);
+  set.pods = lastDefinitionOfEachPod(set, podSource);
   return set;
 }
 

@@ -47,7 +47,8 @@ export function podSpecRequests(spec: Json, ctx: PodContext | undefined, path = 
 
 function runtimeClassOverhead(name: string | undefined, ctx: PodContext | undefined): ResourceList {
   if (!name) return {};
-  return { ...(ctx?.runtimeClassOverhead?.[name] ?? {}) };
+  const overhead = ctx?.runtimeClassOverhead;
+  return { ...(overhead && Object.hasOwn(overhead, name) ? overhead[name] : {}) };
 }
 
 function hostPorts(spec: Json): HostPort[] {
@@ -104,7 +105,9 @@ function priorityOf(spec: Json, ctx: PodContext | undefined): number {
   const explicit = num(spec.priority);
   if (explicit !== undefined) return explicit;
   const cls = str(spec.priorityClassName);
-  if (cls) return ctx?.priorityClasses?.[cls] ?? BuiltinPriorityClasses[cls] ?? 0;
+  // Own properties only: a class named "constructor" is not Object.prototype.constructor.
+  const known = (m: Record<string, number> | undefined) => (m && Object.hasOwn(m, cls ?? '') ? m[cls!] : undefined);
+  if (cls) return known(ctx?.priorityClasses) ?? known(BuiltinPriorityClasses) ?? 0;
   return ctx?.defaultPriority ?? 0;
 }
 

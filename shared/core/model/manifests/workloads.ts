@@ -20,6 +20,12 @@ export interface Workload {
   volumeClaimTemplates?: { name: string; storageClassName?: string }[];
 }
 
+/**
+ * The most pods one manifest set may expand to (workload replicas plus standalone Pods). A plan is bounded
+ * in time and memory; a larger set is a ManifestValidationError on the workload's replica field.
+ */
+export const MAX_EXPANDED_PODS = 100_000;
+
 /** Owner written on the pods: a Deployment's pods are owned by its ReplicaSet. */
 const OWNER_KIND: Record<WorkloadKind, string> = { Deployment: 'ReplicaSet', ReplicaSet: 'ReplicaSet', StatefulSet: 'StatefulSet', Job: 'Job' };
 
@@ -30,6 +36,15 @@ function replicasOf(kind: WorkloadKind, spec: Json): number {
     return Math.max(0, completions === undefined ? parallelism : Math.min(parallelism, completions));
   }
   return Math.max(0, num(spec.replicas) ?? 1);
+}
+
+/** The field that sets a workload's pod count, for error messages: `spec.replicas`, or a Job's limiting field. */
+export function replicasField(o: Json): string {
+  const spec = obj(o.spec);
+  if (str(o.kind) !== 'Job') return 'spec.replicas';
+  const parallelism = num(spec.parallelism) ?? 1;
+  const completions = num(spec.completions);
+  return completions !== undefined && completions < parallelism ? 'spec.completions' : 'spec.parallelism';
 }
 
 export function workloadFromKube(o: Json, ctx?: PodContext): Workload {

@@ -1,5 +1,6 @@
 /** Zod building blocks shared by the NodePool and EC2NodeClass schemas, and zod issue → ManifestValidationError. */
 import { z } from 'zod';
+import { isQuantity, parseQuantityValue } from '../quantity';
 import { fail, formatPath, type ManifestContext } from './context';
 
 /** A string, also accepting YAML numbers/booleans that were meant as strings (`values: [2]`). */
@@ -11,7 +12,16 @@ export const requiredObject = <T extends z.ZodRawShape>(shape: T, what: string) 
 
 export const stringMapSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? '' : String(v))));
 
-export const quantitySchema = z.union([z.string(), z.number()]);
+/** A Kubernetes quantity ("500m", "20Gi", 2): anything else is an issue on the field, never a later throw. */
+export const quantitySchema = z.union([z.string(), z.number()]).refine(isQuantity, {
+  error: (iss) => `invalid quantity ${JSON.stringify(iss.input)} (expected e.g. "500m", "20Gi" or 2)`,
+});
+
+/** A quantity that must not be negative (NodePool limits, kubelet reservations). */
+export const nonNegativeQuantity = quantitySchema.refine((q) => !isQuantity(q) || parseQuantityValue(q) >= 0, { error: (iss) => `must not be negative, got ${JSON.stringify(iss.input)}` });
+
+/** A quantity that must be above zero (an EBS volumeSize). */
+export const positiveQuantity = quantitySchema.refine((q) => !isQuantity(q) || parseQuantityValue(q) > 0, { error: (iss) => `must be greater than zero, got ${JSON.stringify(iss.input)}` });
 
 /** Go duration with h/m/s units, as the CRDs allow. */
 export const DURATION_RE = /^([0-9]+(s|m|h))+$/;
@@ -65,7 +75,7 @@ export function unknownFields(schema: unknown, value: unknown, path = ''): strin
       const shape = def.shape ?? {};
       return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => {
         const p = path ? `${path}.${k}` : k;
-        return k in shape ? unknownFields(shape[k], v, p) : [p];
+        return Object.hasOwn(shape, k) ? unknownFields(shape[k], v, p) : [p];
       });
     }
     default:
