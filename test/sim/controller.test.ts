@@ -6,7 +6,8 @@
  */
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorld, parseScenario, settle, type SimWorld } from '../../shared/sim';
+import { createWorld, parseScenario, type SimWorld } from '../../shared/sim';
+import { runFor as runWorldFor } from './fixtures/time';
 import { applyObjects, selectorTags } from '../../shared/sim/scenario/events';
 import type { KubeObject } from '../../shared/sim/kube/types';
 import { NODE_CLASS, deployment, nodePool, objects } from './fixtures/objects';
@@ -20,14 +21,7 @@ ${objects(nodePool('default', ['{key: karpenter.k8s.aws/instance-category, opera
 describe('the controller on the simulator', () => {
   let world: SimWorld;
 
-  async function runFor(seconds: number): Promise<void> {
-    const end = world.clock.now() + seconds * 1000;
-    for (;;) {
-      await settle(world.clock);
-      if (!world.clock.advance(end)) break;
-    }
-    await settle(world.clock);
-  }
+  const runFor = (seconds: number) => runWorldFor(world, seconds);
 
   /** A deployment of `replicas` 1-CPU pods, created at `atSeconds` (virtual, since the start). */
   function scaleUpAt(name: string, atSeconds: number, replicas = 2): void {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorld, parseScenario, settle, type SimWorld } from '../../shared/sim';
+import { createWorld, parseScenario, type SimWorld } from '../../shared/sim';
+import { runFor as runWorldFor } from './fixtures/time';
 import { kubeTypes, listAll, podNodeName } from '../../shared/sim/cluster/kube-objects';
 import { applyObjects, selectorTags } from '../../shared/sim/scenario/events';
 import { ClusterObserver } from '../../shared/sim/scenario/observe';
@@ -42,14 +43,7 @@ describe('kubectl delete of a NodeClaim or a Node (karpenter.sh/termination fina
   const running = () => pods().filter((p) => podNodeName(p) && (p.status as { phase?: string } | undefined)?.phase === 'Running' && !p.metadata.deletionTimestamp);
   const claimOf = (node: KubeObject) => claims().find((c) => (c.status as { nodeName?: string } | undefined)?.nodeName === node.metadata.name);
 
-  async function runFor(seconds: number): Promise<void> {
-    const end = world.clock.now() + seconds * 1000;
-    for (;;) {
-      await settle(world.clock);
-      if (!world.clock.advance(end)) break;
-    }
-    await settle(world.clock);
-  }
+  const runFor = (seconds: number) => runWorldFor(world, seconds);
 
   async function runUntil(done: () => boolean, maxSeconds: number): Promise<number> {
     const start = world.clock.elapsedSeconds();

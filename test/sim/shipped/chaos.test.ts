@@ -5,7 +5,7 @@
  * tainted, orphaned or leaked.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SimulationResult } from '../../../shared/sim';
+import type { SimulationResult, SimulationRun } from '../../../shared/sim';
 import { expectClean, runShipped } from './helpers';
 
 describe('shipped scenario chaos', () => {
@@ -24,7 +24,7 @@ describe('shipped scenario chaos', () => {
     expectClean(r);
     expect(r.violations.podsLost).toBe(0);
     expect(r.final.pendingPods).toBe(0);
-    expect(r.invocationErrors).toEqual([]);
+    expect((r as SimulationRun).invocationErrors).toEqual([]);
     // The longest fault lasts 60 s: a pod asked for capacity at most 60 s + 2 min after it appeared,
     // and ran at most a node's boot (≈ 46 s) later.
     expect(r.pods.maxLaunchLatencySeconds).toBeLessThanOrEqual(60 + 120);
