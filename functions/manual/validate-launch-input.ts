@@ -1,6 +1,6 @@
 /** ValidateLaunchInput: checks a `launch` execution's input before any side effect. */
 import { ExecutionInputInvalidError } from '../../shared/core/errors';
-import { LifecycleTimings, parseLaunchInput, planCapacity, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { LifecycleTimings, parseLaunchInput, usablePool, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 
 export type ValidatedLaunch =
@@ -8,12 +8,13 @@ export type ValidatedLaunch =
   | { kind: 'pool'; nodePool: string; count: number }
   | { kind: 'reconcile' };
 
-export const createHandler = (deps: Pick<LifecycleDeps, 'cluster' | 'cloud' | 'store' | 'clock'>) => async (event: unknown): Promise<ValidatedLaunch> => {
+export const createHandler = (deps: Pick<LifecycleDeps, 'cluster' | 'clock'>) => async (event: unknown): Promise<ValidatedLaunch> => {
   const input = parseLaunchInput(event);
   if (input.kind === 'reconcile') return { kind: 'reconcile' };
   if (input.kind === 'pool') {
-    // The whole plan, read-only: a missing or unready pool, an exceeded limit or no compatible type fails here.
-    await planCapacity(deps, { nodePool: input.nodePool, count: input.count, seed: 'validate' });
+    // A missing, deleting or unready pool fails here (this function reads the cluster only). Limits and
+    // instance types are checked by CreateNodeClaims, which plans every claim before it creates any.
+    usablePool(await deps.cluster.snapshot(), input.nodePool);
     return { kind: 'pool', nodePool: input.nodePool, count: input.count };
   }
   if (!(await deps.cluster.getNodeClaim(input.nodeClaimName))) {

@@ -80,7 +80,7 @@ describe('add capacity now (launch {nodePool, count})', () => {
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });
     expect(run.cause).toMatch(/limits\.cpu is 2 and 0 is in use; 5 node\(s\) need at least 10 .* 8 over the limit/);
-    expect(run.tasks).toEqual(['validateLaunchInput']);
+    expect(run.tasks).toEqual(['validateLaunchInput', 'createNodeClaims']);
     await expect(direct).rejects.toMatchObject({ name: 'ExecutionInputInvalidError', message: expect.stringMatching(/limits\.cpu/) });
     expect(f.cluster.writes).toEqual([]);
     expect(f.workflows.started).toEqual([]);
