@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createHandler, type InterruptionHandlerDeps } from '../../../functions/interruption/interruption';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
+import { disruptionIdOf, replacementClaimName } from '../../../shared/core/lifecycle';
 import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
 import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from './fakes';
 
@@ -221,10 +222,12 @@ describe('interruption handler', () => {
     // Assess
     expect(plan).toHaveBeenCalledWith('default-abcde', '1e5527d7-bb36-4607-3370-4164db56a40e', expect.any(Number));
     const input = workflows.started[0].input as { replacements: { name: string }[]; candidates: unknown[]; interruption: { drainBy: number } };
-    expect(input.replacements.map((r) => r.name)).toEqual(['default-zzzzz']);
+    // Named and marked from the disruption id, as ValidateDisruptInput names them (the execution's name decides it).
+    const named = replacementClaimName('default', disruptionIdOf(workflows.started[0].name), 0);
+    expect(input.replacements).toEqual([expect.objectContaining({ name: named, annotations: expect.objectContaining({ 'nodewright.io/disruption-id': disruptionIdOf(workflows.started[0].name) }) })]);
     expect(input.candidates).toEqual([{ nodeClaimName: 'default-abcde', nodeName: 'ip-10-0-1-5' }]);
     expect(input.interruption.drainBy).toBe(Math.min(Date.parse(JSON.parse(eventBody('spot-interruption-warning')).time as string), fixedClock.now()) + 60_000);
-    expect((await state.auditLog({ kind: 'interruption' }))[0].detail).toMatchObject({ replacements: ['default-zzzzz'], markedUnavailable: true });
+    expect((await state.auditLog({ kind: 'interruption' }))[0].detail).toMatchObject({ replacements: [named], markedUnavailable: true });
   });
 
   it('should count the warning and the state change that follows as one interruption of the node', async () => {
