@@ -234,7 +234,7 @@ export async function checkReplacementsReady(deps: LifecycleDeps, state: Disrupt
   const gone: string[] = [];
   for (const r of state.replacements) {
     const claim = await deps.cluster.getNodeClaim(r.name);
-    if (!claim || !createdBy(claim, state.disruptionId)) gone.push(r.name);
+    if (!claim) gone.push(r.name);
     else if (!conditionIsTrue(claim, 'Initialized')) waiting.push(r.name);
   }
   const late = waiting.length > 0 && deps.clock.now() >= state.deadlineMs;
