@@ -27,6 +27,21 @@ function setup(opts: { planReplacements?: InterruptionHandlerDeps['planReplaceme
 }
 
 describe('interruption handler', () => {
+  it('should drop a spot warning for a stray instance tagged with a claim whose providerID names another instance, never touching that instance', async () => {
+    // Prepare: OWNED carries claim default-abcde's tag, but the claim's providerID names HEALTHY
+    const HEALTHY = 'i-0aaaaaaaaaaaaaaaa';
+    const { handler, cloud, cluster, workflows, logger } = setup();
+    cloud.instances.set(HEALTHY, instance(HEALTHY, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }));
+    cluster.claims.set('default-abcde', nodeClaim('default-abcde', { instanceId: HEALTHY, registered: true, nodeName: 'ip-10-0-1-5' }));
+    // Act
+    const response = await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(workflows.attempts).toEqual([]);
+    expect(cloud.deleted).toEqual([]);
+    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ instanceId: OWNED }) }));
+  });
+
   it('should start exactly one disrupt execution (interruption mode) and mark the offering once when a spot warning is delivered three times', async () => {
     // Prepare
     const { handler, workflows, state, markUnavailable } = setup();
@@ -209,7 +224,8 @@ describe('interruption handler', () => {
     // Assess
     expect(response.batchItemFailures).toEqual([]);
     expect(workflows.attempts).toEqual([]);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: 'nodeclaim no longer exists' }) }));
+    // The claim is gone, so the instance belongs to no claim (a tag alone does not make it the claim's).
+    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: 'instance has no NodeClaim; garbage collection reclaims it' }) }));
   });
 
   it('should request the replacements before any eviction and give the drain 60 s of the 2-minute notice', async () => {
