@@ -1,8 +1,7 @@
 /**
  * Resolves which instances of a batch nodewright owns, and their NodeClaims. One `CloudProvider.list()`
- * per invocation (the cluster-tagged instances). The NodeClaims are read (once per invocation) only when
- * an instance is not listed (e.g. already terminated, or foreign) or carries no `karpenter.sh/nodeclaim`
- * tag yet.
+ * and one read of the NodeClaims per invocation: an instance belongs to the claim whose providerID names it
+ * (a `karpenter.sh/nodeclaim` tag alone is not trusted, see buildOwnershipIndex).
  */
 import type { CloudInstance, CloudProvider, ClusterClient } from '../../shared/core/ports';
 import type { NodeClaim } from '../../shared/core/model/karpenter';
@@ -24,12 +23,8 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 export function createOwnershipLookup(deps: { cloud: CloudProvider; cluster: ClusterClient; clusterName: string }): OwnershipLookup {
   const instances = once<CloudInstance[]>(() => deps.cloud.list());
   const nodeClaims = once<NodeClaim[]>(async () => (await deps.cluster.snapshot()).nodeClaims);
-  return async (instanceIds) => {
-    const fromCloud = buildOwnershipIndex(deps.clusterName, await instances(), []);
-    if (instanceIds.every((id) => fromCloud.get(id)?.nodeClaim !== undefined)) {
-      return (id) => fromCloud.get(id);
-    }
-    const full = buildOwnershipIndex(deps.clusterName, await instances(), await nodeClaims());
-    return (id) => full.get(id);
+  return async () => {
+    const index = buildOwnershipIndex(deps.clusterName, await instances(), await nodeClaims());
+    return (id) => index.get(id);
   };
 }

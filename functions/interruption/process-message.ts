@@ -5,9 +5,10 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { Clock, ClusterClient, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { decideInterruption, interruptionExecutionName, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
-import type { LifecycleLogger } from '../../shared/core/lifecycle';
+import { disruptionIdOf, nameReplacements, type LifecycleLogger } from '../../shared/core/lifecycle';
 import type { InterruptionReplacementPlan } from '../../shared/core/interruption/replacements';
 import type { NodeClaim } from '../../shared/core/model/karpenter';
+import { Annotation } from '../../shared/core/model/labels';
 import type { OwnershipLookup } from './ownership-lookup';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
@@ -116,7 +117,8 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
   const input = {
     reason: action.input.reason,
     candidates: [{ nodeClaimName: action.nodeClaim, ...(plan?.nodeName ? { nodeName: plan.nodeName } : {}) }],
-    replacements: plan?.replacements ?? [],
+    // Named and marked as ValidateDisruptInput will (from the execution name), so the log and audit show the real names.
+    replacements: nameReplacements(plan?.replacements ?? [], disruptionIdOf(action.executionName)),
     interruption: { kind: message.kind, drainBy: drainBy(message, deps.clock.now()) },
   };
   let started: { executionArn: string; alreadyStarted: boolean };
@@ -182,7 +184,10 @@ async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage,
   let launched: string[] = [];
   if (policy === 'pre-provision' && action.nodeClaim && deps.launchReplacement && (await claimFollowUps(deps, `rebalance/${action.instanceId}`, messageId, fields))) {
     const plan = await planFor(deps, action.nodeClaim, message, fields);
-    for (const r of plan?.replacements ?? []) await deps.launchReplacement(r, `rebalance-${action.instanceId}`);
+    // Marked as this pre-provisioning's own (launchReplacement never adopts a claim it did not create); the
+    // plan's names come from the event, so a later recommendation plans claims of its own.
+    const id = `rebalance-${action.instanceId}`;
+    for (const r of plan?.replacements ?? []) await deps.launchReplacement({ ...r, annotations: { ...r.annotations, [Annotation.disruptionId]: id } }, id);
     launched = (plan?.replacements ?? []).map((r) => r.name);
     deps.logger.info('pre-provisioned replacement capacity', { ...fields, replacements: launched.join(', ') });
   }

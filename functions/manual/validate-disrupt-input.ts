@@ -1,8 +1,24 @@
-/** ValidateDisruptInput: checks a `disrupt` execution's input (candidates exist) before any side effect. */
+/**
+ * ValidateDisruptInput: checks a `disrupt` execution's input against the cluster (candidates exist, are
+ * managed and not being deleted; replacements fit their NodePool) and names the replacements from the
+ * disruption id, before any side effect. The state machine passes `{input, executionName}`; a bare input
+ * (a direct call) is accepted too.
+ */
 import { parseDisruptInput, prepareDisruption, type DisruptionState, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 
-export const createHandler = (deps: LifecycleDeps) => async (event: unknown): Promise<DisruptionState> =>
-  prepareDisruption(deps, parseDisruptInput(event));
+function unwrap(event: unknown): { input: unknown; executionName?: string } {
+  if (typeof event === 'object' && event !== null && !Array.isArray(event)) {
+    const keys = Object.keys(event).sort().join(',');
+    const e = event as Record<string, unknown>;
+    if (keys === 'executionName,input' && typeof e.executionName === 'string') return { input: e.input, executionName: e.executionName };
+  }
+  return { input: event };
+}
+
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown): Promise<DisruptionState> => {
+  const { input, executionName } = unwrap(event);
+  return prepareDisruption(deps, parseDisruptInput(input), executionName);
+};
 
 export const handler = deployedHandler('validateDisruptInput', createHandler);

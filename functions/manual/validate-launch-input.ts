@@ -1,6 +1,6 @@
 /** ValidateLaunchInput: checks a `launch` execution's input before any side effect. */
 import { ExecutionInputInvalidError } from '../../shared/core/errors';
-import { LifecycleTimings, parseLaunchInput, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { LifecycleTimings, parseLaunchInput, usablePool, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 
 export type ValidatedLaunch =
@@ -12,10 +12,9 @@ export const createHandler = (deps: Pick<LifecycleDeps, 'cluster' | 'clock'>) =>
   const input = parseLaunchInput(event);
   if (input.kind === 'reconcile') return { kind: 'reconcile' };
   if (input.kind === 'pool') {
-    const snapshot = await deps.cluster.snapshot();
-    if (!snapshot.nodePools.some((p) => p.name === input.nodePool)) {
-      throw new ExecutionInputInvalidError(`launch execution input nodePool: nodepool "${input.nodePool}" does not exist (known: ${snapshot.nodePools.map((p) => p.name).join(', ') || 'none'})`);
-    }
+    // A missing, deleting or unready pool fails here (this function reads the cluster only). Limits and
+    // instance types are checked by CreateNodeClaims, which plans every claim before it creates any.
+    usablePool(await deps.cluster.snapshot(), input.nodePool);
     return { kind: 'pool', nodePool: input.nodePool, count: input.count };
   }
   if (!(await deps.cluster.getNodeClaim(input.nodeClaimName))) {

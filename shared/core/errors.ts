@@ -48,6 +48,10 @@ export class NodeNotFoundError extends NamedError {
 export class DeadlineExceededError extends NamedError {
   override readonly name = 'DeadlineExceededError' as const;
 }
+/** A NodeClaim exists under a name nodewright meant to create, but another actor created it: never adopted. */
+export class NodeClaimConflictError extends NamedError {
+  override readonly name = 'NodeClaimConflictError' as const;
+}
 export class LeaseHeldError extends NamedError {
   override readonly name = 'LeaseHeldError' as const;
 }

@@ -6,6 +6,7 @@
 import { NodeClassHashVersion, nodeClassHash, nodePoolHash } from '../model/hash';
 import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
 import { Annotation } from '../model/labels';
+import { disruptionIdOf, nameReplacements } from '../lifecycle/disruption';
 import { executionName, nodeClaimName, stableSuffix } from '../lifecycle/names';
 import { plannedClaimToNodeClaim } from '../provisioning/from-snapshot';
 import type { WorkflowName } from '../ports/workflow-starter';
@@ -52,13 +53,15 @@ export function toExecutions(cmd: Command, nowMs: number, context: ReplacementCo
       input: { nodeClaimName: c.nodeClaim.name, reason: 'Expired' },
     }));
   }
+  const seed = `${cmd.method}|${cmd.candidates.map((c) => c.nodeClaim.name).join(',')}|${nowMs}`;
+  const name = executionName('disrupt', cmd.reason, stableSuffix(seed, 10));
+  // Named and marked as ValidateDisruptInput will (it rewrites them anyway), so logs and audit show the real names.
   const input: DisruptExecutionInput = {
     reason: ReasonOf[cmd.reason],
     candidates: cmd.candidates.map((c) => ({ nodeClaimName: c.nodeClaim.name, nodeName: c.node.name })),
-    replacements: replacementClaims(cmd, nowMs, context),
+    replacements: nameReplacements(replacementClaims(cmd, nowMs, context), disruptionIdOf(name)),
   };
-  const seed = `${cmd.method}|${cmd.candidates.map((c) => c.nodeClaim.name).join(',')}|${nowMs}`;
-  return [{ machine: 'disrupt', name: executionName('disrupt', cmd.reason, stableSuffix(seed, 10)), input }];
+  return [{ machine: 'disrupt', name, input }];
 }
 
 /** Karpenter's line: "disrupting nodeclaim(s) via replace, terminating 1 nodes (2 pods) n/t/ct and replacing with …". */

@@ -72,18 +72,20 @@ export function decideGarbageCollection(input: GarbageCollectionInput): GarbageC
   const actions: GarbageCollectionAction[] = [];
   const nodesByProviderID = new Map(input.nodes.filter((n) => n.providerID).map((n) => [n.providerID as string, n]));
   const nodesByName = new Map(input.nodes.map((n) => [n.name, n]));
-  const claimNames = new Set(input.nodeClaims.map((c) => c.name));
+  const launchingClaims = new Set(input.nodeClaims.filter((c) => !c.status.providerID).map((c) => c.name));
   const claimedInstanceIds = new Set(input.nodeClaims.map((c) => instanceIdFromProviderID(c.status.providerID)).filter((id): id is string => !!id));
   const listedInstanceIds = new Set(input.instances.map((i) => i.instanceId));
 
-  // 1. Orphan instances: ours by tag, no claim points at them, older than the grace period.
+  // 1. Orphan instances: ours by tag, no claim's providerID names them, older than the grace period.
   for (const instance of input.instances) {
     if (!isClusterOwnedInstance(instance, input.clusterName)) continue;
     if (instance.state === 'shutting-down' || instance.state === 'terminated') continue;
     if (claimedInstanceIds.has(instance.instanceId)) continue;
-    // A claim that launched this instance but has not recorded its providerID yet still owns it.
+    // A claim that launched this instance but has not recorded its providerID yet may still own it (its
+    // tag is the only link until the status patch lands). A claim whose providerID names another instance
+    // does not: this one is a stray carrying its tag and is reclaimed like any orphan.
     const taggedClaim = instance.tags[Tag.nodeClaim];
-    if (taggedClaim && claimNames.has(taggedClaim)) continue;
+    if (taggedClaim && launchingClaims.has(taggedClaim)) continue;
     const ageMs = now - instance.launchTime;
     if (ageMs < timings.orphanGracePeriodMs) continue;
     const node = nodesByProviderID.get(instance.providerID);

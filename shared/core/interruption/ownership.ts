@@ -3,6 +3,14 @@
  * tag (what CreateFleet writes, reference §1.4), or one a NodeClaim points at through its providerID.
  * The NodePool tag matters: EKS managed node groups also tag their instances
  * `kubernetes.io/cluster/<name>=owned`, and those are never nodewright's to touch.
+ *
+ * Which NodeClaim an instance belongs to is decided by providerID, as Karpenter does: the claim whose
+ * `status.providerID` names the instance. The `karpenter.sh/nodeclaim` tag is only a hint, trusted in one
+ * case: the claim it names exists, has no providerID yet (CreateFleet returned, the status patch has not
+ * landed) and exactly one listed instance carries that tag. An instance tagged with a claim whose providerID
+ * names another instance (a stray from a retried launch, a copy, a hand-made instance) belongs to no claim:
+ * an interruption for it is dropped, garbage collection reclaims it as an orphan, and the claim's own
+ * instance is never touched on its account.
  */
 import type { CloudInstance } from '../ports/cloud-provider';
 import type { NodeClaim } from '../model/karpenter';
@@ -46,11 +54,9 @@ function fromClaim(claim: NodeClaim, instanceId: string): OwnedInstance {
 }
 
 function fromInstance(instance: CloudInstance): OwnedInstance {
-  const claimName = instance.tags[Tag.nodeClaim];
   return {
     instanceId: instance.instanceId,
     providerID: instance.providerID,
-    ...(claimName ? { nodeClaim: claimName } : {}),
     instanceType: instance.instanceType,
     zone: instance.zone,
     capacityType: instance.capacityType,
@@ -58,8 +64,22 @@ function fromInstance(instance: CloudInstance): OwnedInstance {
 }
 
 /**
+ * The claim an instance without a claim pointing at it may still belong to: the claim its tag names, when
+ * that claim exists, has recorded no providerID yet and no other listed instance carries the same tag.
+ */
+export function launchingClaimByTag(instance: Pick<CloudInstance, 'instanceId' | 'tags'>, instances: Pick<CloudInstance, 'instanceId' | 'tags' | 'state'>[], nodeClaims: NodeClaim[]): NodeClaim | undefined {
+  const name = instance.tags[Tag.nodeClaim];
+  if (!name) return undefined;
+  const claim = nodeClaims.find((c) => c.name === name);
+  if (!claim || claim.status.providerID) return undefined;
+  const carriers = instances.filter((i) => i.tags[Tag.nodeClaim] === name && i.state !== 'terminated');
+  return carriers.length === 1 && carriers[0].instanceId === instance.instanceId ? claim : undefined;
+}
+
+/**
  * Index of owned instances by instance id. Cloud data (type, zone, capacity type) wins over claim
- * labels; the claim name and node name come from the claim when one points at the instance.
+ * labels; the claim (and its node) is the one whose providerID names the instance, or the launching claim
+ * its tag names (see launchingClaimByTag) — never a claim whose providerID names another instance.
  */
 export function buildOwnershipIndex(clusterName: string, instances: CloudInstance[], nodeClaims: NodeClaim[]): Map<string, OwnedInstance> {
   const index = new Map<string, OwnedInstance>();
@@ -67,10 +87,15 @@ export function buildOwnershipIndex(clusterName: string, instances: CloudInstanc
     const id = instanceIdFromProviderID(claim.status.providerID);
     if (id) index.set(id, fromClaim(claim, id));
   }
-  for (const instance of instances) {
-    if (!isClusterOwnedInstance(instance, clusterName)) continue;
+  const owned = instances.filter((i) => isClusterOwnedInstance(i, clusterName));
+  for (const instance of owned) {
     const claimed = index.get(instance.instanceId);
-    index.set(instance.instanceId, { ...claimed, ...fromInstance(instance), ...(claimed?.nodeClaim ? { nodeClaim: claimed.nodeClaim } : {}) });
+    if (claimed?.nodeClaim) {
+      index.set(instance.instanceId, { ...claimed, ...fromInstance(instance), nodeClaim: claimed.nodeClaim });
+      continue;
+    }
+    const launching = launchingClaimByTag(instance, owned, nodeClaims);
+    index.set(instance.instanceId, { ...fromInstance(instance), ...(launching ? { nodeClaim: launching.name } : {}) });
   }
   return index;
 }

@@ -1,5 +1,5 @@
 /** The terminate workflow's steps around the drain: resolve the target, taint, terminate, finalize (reference §4.6). */
-import { ExecutionInputInvalidError, isNodeClaimNotFoundError } from '../errors';
+import { ExecutionInputInvalidError, InstanceNotOwnedError, isNodeClaimNotFoundError } from '../errors';
 import type { NodeClaim } from '../model/karpenter';
 import { Annotation, Label, TaintKey } from '../model/labels';
 import type { TerminateInput } from './manual-input';
@@ -83,10 +83,18 @@ export async function taintNode(deps: LifecycleDeps, target: TerminationTarget):
   return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null, passes: 0 };
 }
 
-/** Terminates the instance; an instance already gone is success. Foreign instances are refused by the CloudProvider. */
+/**
+ * Terminates the claim's instance — the one its `status.providerID` names, never one found by tag; an instance
+ * already gone is success. A target whose providerID is not the claim's is refused (InstanceNotOwnedError,
+ * nothing terminated); foreign instances are refused by the CloudProvider.
+ */
 export async function terminateInstance(deps: LifecycleDeps, target: TerminationTarget): Promise<TerminationTarget & { terminated: boolean }> {
-  let providerID = target.providerID;
-  if (!providerID && target.nodeClaimName) providerID = (await deps.cluster.getNodeClaim(target.nodeClaimName))?.status.providerID;
+  const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
+  const own = claim?.status.providerID;
+  if (own && target.providerID && own !== target.providerID) {
+    throw new InstanceNotOwnedError(`instance ${target.providerID} is not nodeclaim "${claim.name}"'s (its providerID is ${own}); refusing to terminate it`);
+  }
+  let providerID = own ?? target.providerID;
   if (!providerID && target.nodeName) providerID = (await deps.cluster.getNode(target.nodeName))?.providerID;
   if (!providerID) return { ...target, terminated: false };
   try {

@@ -65,6 +65,8 @@ export const Annotation = {
   doNotDisrupt: 'karpenter.sh/do-not-disrupt',
   /** nodewright's NodePool annotation: ignore | pre-provision | drain (see NodePool.rebalancePolicy). */
   rebalancePolicy: 'nodewright.io/rebalance-policy',
+  /** On a replacement NodeClaim: the id of the disruption that created it (only that disruption may launch or roll it back). */
+  disruptionId: 'nodewright.io/disruption-id',
   nodePoolHash: 'karpenter.sh/nodepool-hash',
   nodePoolHashVersion: 'karpenter.sh/nodepool-hash-version',
   nodeClassHash: 'karpenter.k8s.aws/ec2nodeclass-hash',

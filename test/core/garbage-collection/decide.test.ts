@@ -138,4 +138,21 @@ describe('decideGarbageCollection', () => {
     // Assess
     expect(actions).toEqual([{ type: 'launchTimeout', nodeClaim: 'default-never', ageMs: 6 * MIN }]);
   });
+
+  it('should reclaim a stray instance carrying a claim\'s tag after its grace period, never the claim\'s own instance', () => {
+    // Prepare: claim default-x runs on i-…b; i-…a carries default-x's tag too
+    const tags = { ...ownedTags, 'karpenter.sh/nodeclaim': 'default-x' };
+    const base = {
+      clusterName: 'demo',
+      now: NOW,
+      nodeClaims: [claim('default-x', 20 * MIN, { instanceId: 'i-0000000000000000b', conditions: [launched, registered] })],
+      nodes: [node('ip-10-0-0-2', 'i-0000000000000000b', true)],
+    };
+    // Act
+    const early = decideGarbageCollection({ ...base, instances: [instance('i-0000000000000000a', 10 * SEC, tags), instance('i-0000000000000000b', 20 * MIN, tags)] });
+    const late = decideGarbageCollection({ ...base, instances: [instance('i-0000000000000000a', 31 * SEC, tags), instance('i-0000000000000000b', 20 * MIN, tags)] });
+    // Assess
+    expect(early).toEqual([]);
+    expect(late).toEqual([{ type: 'terminateOrphanInstance', instanceId: 'i-0000000000000000a', providerID: 'aws:///us-west-2a/i-0000000000000000a', ageMs: 31 * SEC }]);
+  });
 });

@@ -134,12 +134,43 @@ describe('buildOwnershipIndex', () => {
       instance('i-00000000000000002', { 'kubernetes.io/cluster/demo': 'owned', 'eks:nodegroup-name': 'system' }),
       instance('i-00000000000000003', { 'kubernetes.io/cluster/other': 'owned', 'karpenter.sh/nodepool': 'default' }),
     ];
-    const claims = [claim('default-y', 'aws:///us-west-2a/i-00000000000000004'), claim('default-z')];
+    const claims = [claim('default-x'), claim('default-y', 'aws:///us-west-2a/i-00000000000000004'), claim('default-z')];
     // Act
     const index = buildOwnershipIndex('demo', instances, claims);
     // Assess
     expect([...index.keys()].sort()).toEqual(['i-00000000000000001', 'i-00000000000000004']);
     expect(index.get('i-00000000000000001')).toMatchObject({ nodeClaim: 'default-x', instanceType: 'c5.xlarge', zone: 'us-west-2b', capacityType: 'spot' });
     expect(index.get('i-00000000000000004')).toMatchObject({ nodeClaim: 'default-y', nodeName: 'node-default-y', instanceType: 'm5.large', capacityType: 'on-demand' });
+  });
+});
+
+describe('buildOwnershipIndex maps instances to claims by providerID', () => {
+  const tagged = (claimName: string) => ({ 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': claimName });
+
+  it('should give a stray instance carrying a claim\'s tag no claim when the claim\'s providerID names another instance', () => {
+    // Prepare
+    const instances = [instance('i-0000000000000000a', tagged('default-x')), instance('i-0000000000000000b', tagged('default-x'))];
+    const claims = [claim('default-x', 'aws:///us-west-2a/i-0000000000000000b')];
+    // Act
+    const index = buildOwnershipIndex('demo', instances, claims);
+    // Assess
+    expect(index.get('i-0000000000000000a')).toBeDefined();
+    expect(index.get('i-0000000000000000a')?.nodeClaim).toBeUndefined();
+    expect(index.get('i-0000000000000000b')?.nodeClaim).toBe('default-x');
+  });
+
+  it('should trust the tag only for a launching claim (no providerID yet) with exactly one tagged instance', () => {
+    // Prepare
+    const one = [instance('i-0000000000000000a', tagged('default-x'))];
+    const two = [instance('i-0000000000000000a', tagged('default-x')), instance('i-0000000000000000b', tagged('default-x'))];
+    // Act
+    const launching = buildOwnershipIndex('demo', one, [claim('default-x')]);
+    const ambiguous = buildOwnershipIndex('demo', two, [claim('default-x')]);
+    const noClaim = buildOwnershipIndex('demo', one, []);
+    // Assess
+    expect(launching.get('i-0000000000000000a')?.nodeClaim).toBe('default-x');
+    expect(ambiguous.get('i-0000000000000000a')?.nodeClaim).toBeUndefined();
+    expect(ambiguous.get('i-0000000000000000b')?.nodeClaim).toBeUndefined();
+    expect(noClaim.get('i-0000000000000000a')?.nodeClaim).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createHandler, type InterruptionHandlerDeps } from '../../../functions/interruption/interruption';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
+import { disruptionIdOf, replacementClaimName } from '../../../shared/core/lifecycle';
 import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
 import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from './fakes';
 
@@ -26,6 +27,21 @@ function setup(opts: { planReplacements?: InterruptionHandlerDeps['planReplaceme
 }
 
 describe('interruption handler', () => {
+  it('should drop a spot warning for a stray instance tagged with a claim whose providerID names another instance, never touching that instance', async () => {
+    // Prepare: OWNED carries claim default-abcde's tag, but the claim's providerID names HEALTHY
+    const HEALTHY = 'i-0aaaaaaaaaaaaaaaa';
+    const { handler, cloud, cluster, workflows, logger } = setup();
+    cloud.instances.set(HEALTHY, instance(HEALTHY, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }));
+    cluster.claims.set('default-abcde', nodeClaim('default-abcde', { instanceId: HEALTHY, registered: true, nodeName: 'ip-10-0-1-5' }));
+    // Act
+    const response = await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(workflows.attempts).toEqual([]);
+    expect(cloud.deleted).toEqual([]);
+    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ instanceId: OWNED }) }));
+  });
+
   it('should start exactly one disrupt execution (interruption mode) and mark the offering once when a spot warning is delivered three times', async () => {
     // Prepare
     const { handler, workflows, state, markUnavailable } = setup();
@@ -208,7 +224,8 @@ describe('interruption handler', () => {
     // Assess
     expect(response.batchItemFailures).toEqual([]);
     expect(workflows.attempts).toEqual([]);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: 'nodeclaim no longer exists' }) }));
+    // The claim is gone, so the instance belongs to no claim (a tag alone does not make it the claim's).
+    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: 'instance has no NodeClaim; garbage collection reclaims it' }) }));
   });
 
   it('should request the replacements before any eviction and give the drain 60 s of the 2-minute notice', async () => {
@@ -221,10 +238,12 @@ describe('interruption handler', () => {
     // Assess
     expect(plan).toHaveBeenCalledWith('default-abcde', '1e5527d7-bb36-4607-3370-4164db56a40e', expect.any(Number));
     const input = workflows.started[0].input as { replacements: { name: string }[]; candidates: unknown[]; interruption: { drainBy: number } };
-    expect(input.replacements.map((r) => r.name)).toEqual(['default-zzzzz']);
+    // Named and marked from the disruption id, as ValidateDisruptInput names them (the execution's name decides it).
+    const named = replacementClaimName('default', disruptionIdOf(workflows.started[0].name), 0);
+    expect(input.replacements).toEqual([expect.objectContaining({ name: named, annotations: expect.objectContaining({ 'nodewright.io/disruption-id': disruptionIdOf(workflows.started[0].name) }) })]);
     expect(input.candidates).toEqual([{ nodeClaimName: 'default-abcde', nodeName: 'ip-10-0-1-5' }]);
     expect(input.interruption.drainBy).toBe(Math.min(Date.parse(JSON.parse(eventBody('spot-interruption-warning')).time as string), fixedClock.now()) + 60_000);
-    expect((await state.auditLog({ kind: 'interruption' }))[0].detail).toMatchObject({ replacements: ['default-zzzzz'], markedUnavailable: true });
+    expect((await state.auditLog({ kind: 'interruption' }))[0].detail).toMatchObject({ replacements: [named], markedUnavailable: true });
   });
 
   it('should count the warning and the state change that follows as one interruption of the node', async () => {

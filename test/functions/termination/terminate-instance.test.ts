@@ -7,6 +7,24 @@ import { fakes, node, nodeClaim } from '../../core/lifecycle/fakes';
 const PID = 'aws:///eu-west-1a/i-0abc000000000009';
 
 describe('termination handlers', () => {
+  it('should terminate the claim\'s own instance (its providerID), never another instance named in the target', async () => {
+    // Prepare: STRAY carries the claim's tag; the claim's providerID is PID
+    const f = fakes();
+    const STRAY = 'aws:///eu-west-1a/i-0abc00000000000a';
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
+    for (const pid of [PID, STRAY]) f.cloud.instances.set(pid, { instanceId: pid.slice(pid.lastIndexOf('/') + 1), providerID: pid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: 0, state: 'running', tags: { 'karpenter.sh/nodeclaim': 'default-abcde' } });
+
+    // Act
+    const wrong = terminateInstance(f)({ nodeClaimName: 'default-abcde', providerID: STRAY, reason: 'Manual' });
+    const right = await terminateInstance(f)({ nodeClaimName: 'default-abcde', reason: 'Manual' });
+
+    // Assess
+    await expect(wrong).rejects.toMatchObject({ name: 'InstanceNotOwnedError' });
+    expect(right).toMatchObject({ terminated: true, providerID: PID });
+    expect(f.cloud.calls).toEqual([`delete ${PID}`]);
+    expect(f.cloud.instances.get(STRAY)?.state).toBe('running');
+  });
+
   it('should treat an instance that is already gone as terminated', async () => {
     // Prepare
     const f = fakes();
