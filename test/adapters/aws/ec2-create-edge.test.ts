@@ -23,13 +23,24 @@ describe('Ec2CloudProvider.create, edge cases', () => {
     // Prepare
     ec2.on(CreateFleetCommand).rejects(Object.assign(new Error('Client token already used'), { name: 'IdempotentParameterMismatch' }));
     ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: [{
-      InstanceId: 'i-0aaaaaaaaaaaaaaa1', InstanceType: 'm5.large', InstanceLifecycle: 'spot', Placement: { AvailabilityZone: 'us-east-1b' }, SubnetId: 'subnet-b', State: { Name: 'running' },
+      InstanceId: 'i-0aaaaaaaaaaaaaaa1', InstanceType: 'm5.large', InstanceLifecycle: 'spot', Placement: { AvailabilityZone: 'us-east-1b' }, SubnetId: 'subnet-b', State: { Name: 'running' }, LaunchTime: new Date(T0 + 5_000),
     }] }] });
     // Act
     const instance = await provider().create(launchRequest([instanceType('m5.large', 0.096, 0.04)]));
     // Assess
     expect(instance).toMatchObject({ instanceId: 'i-0aaaaaaaaaaaaaaa1', zone: 'us-east-1b', providerID: 'aws:///us-east-1b/i-0aaaaaaaaaaaaaaa1', capacityType: 'spot' });
     expect(ec2.commandCalls(DescribeInstancesCommand)[0].args[0].input.Filters).toContainEqual({ Name: 'tag:karpenter.sh/nodeclaim', Values: ['general-x7k2p'] });
+  });
+
+  it('should adopt no instance when a stray one carries the same nodeclaim tag (ownership goes by providerID)', async () => {
+    // Prepare
+    ec2.on(CreateFleetCommand).rejects(Object.assign(new Error('Client token already used'), { name: 'IdempotentParameterMismatch' }));
+    const tagged = (id: string, launched: number) => ({ InstanceId: id, InstanceType: 'm5.large' as const, Placement: { AvailabilityZone: 'us-east-1b' }, SubnetId: 'subnet-b', State: { Name: 'running' as const }, LaunchTime: new Date(launched) });
+    ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: [tagged('i-0aaaaaaaaaaaaaaa1', T0 + 5_000), tagged('i-0bbbbbbbbbbbbbbb2', T0 + 6_000)] }] });
+    // Act
+    const act = provider().create(launchRequest([instanceType('m5.large', 0.096, 0.04)]));
+    // Assess
+    await expect(act).rejects.toThrow(/Client token already used/);
   });
 
   it('should mark every planned type of a subnet without free addresses unavailable', async () => {

@@ -52,7 +52,7 @@ export function nodeClaim(requirements: NodeSelectorRequirement[] = [], over: Pa
       nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null,
     },
     status: { conditions: [] },
-    creationTimestamp: T0,
+    creationTimestamp: T0 / 1000,
     finalizers: [],
     ...over,
   };

@@ -155,7 +155,7 @@ export class Ec2CloudProvider implements CloudProvider {
       const code = awsErrorCode(e);
       if (code === 'IdempotentParameterMismatch') {
         // Same ClientToken, different request: an earlier attempt for this claim already launched.
-        const existing = await this.findByNodeClaim(req.nodeClaim.name);
+        const existing = await this.findByNodeClaim(req.nodeClaim.name, req.nodeClaim.creationTimestamp * 1000);
         if (existing) return { Instances: [{ InstanceIds: [existing.instanceId], InstanceType: existing.instanceType as never, Lifecycle: existing.capacityType === 'spot' ? 'spot' : 'on-demand', LaunchTemplateAndOverrides: { Overrides: { SubnetId: existing.subnetId, AvailabilityZone: existing.zone } } }], $metadata: {} };
       }
       if (LaunchTemplateNotFoundCodes.has(code ?? '')) throw e;
@@ -189,13 +189,19 @@ export class Ec2CloudProvider implements CloudProvider {
     return out;
   }
 
-  private async findByNodeClaim(name: string): Promise<CloudInstance | undefined> {
+  /**
+   * The instance an earlier attempt with this claim's ClientToken launched: tagged with the claim, launched
+   * after the claim was created, and the only one. A stray instance carrying the same tag is never adopted
+   * (ownership goes by providerID; garbage collection reclaims the stray): with two candidates, none is.
+   */
+  private async findByNodeClaim(name: string, createdMs: number): Promise<CloudInstance | undefined> {
     const found = await describeInstances(this.deps.ec2, [
       { Name: `tag:${clusterTagKey(this.deps.clusterName)}`, Values: ['owned'] },
       { Name: `tag:${Tag.nodeClaim}`, Values: [name] },
       { Name: 'instance-state-name', Values: ['pending', 'running'] },
     ]);
-    return found[0];
+    const candidates = found.filter((i) => i.launchTime >= createdMs - 1_000);
+    return candidates.length === 1 ? candidates[0] : undefined;
   }
 
   async delete(providerID: string): Promise<void> {
