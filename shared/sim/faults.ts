@@ -6,6 +6,7 @@
  * |---|---|---|
  * | `kube-api` | error, throttle | HTTP 500 / 429 from the API server (watches too) |
  * | `ec2`, `sfn`, `dynamodb`, `lambda-invoke` | error, throttle | the SDK's service exception (InternalError / RequestLimitExceeded, ServiceUnavailable / ThrottlingException, InternalServerError / ProvisionedThroughputExceededException) |
+ * | `sqs` | duplicate | an interruption event delivered again, 1 s later, under another SQS message id |
  * | `lambda:<functionKey>`, `task:<StateName>` | crash, timeout | the invocation dies before its handler returns (Runtime.ExitError), or runs past its timeout (Sandbox.Timedout) |
  *
  * Not modelled: a request that hangs (client-node has no request timeout to fire), so `hang` is refused.
@@ -13,7 +14,7 @@
 import { createHash } from 'node:crypto';
 
 export type FaultTarget = string;
-export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout';
+export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout' | 'duplicate';
 
 export interface FaultSpec {
   /** Seconds since the start. */
@@ -30,12 +31,12 @@ export class FaultSpecInvalidError extends Error {
   override readonly name = 'FaultSpecInvalidError' as const;
 }
 
-const SERVICE_TARGETS = new Set(['kube-api', 'ec2', 'sfn', 'dynamodb', 'lambda-invoke']);
+const SERVICE_TARGETS = new Set(['kube-api', 'ec2', 'sfn', 'dynamodb', 'lambda-invoke', 'sqs']);
 
 export function validateFault(f: FaultSpec, where: string): void {
   const invocation = /^(lambda|task):[A-Za-z][A-Za-z0-9]*$/.test(f.target);
-  if (!SERVICE_TARGETS.has(f.target) && !invocation) throw new FaultSpecInvalidError(`${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`);
-  const kinds = invocation ? ['crash', 'timeout'] : ['error', 'throttle'];
+  if (!SERVICE_TARGETS.has(f.target) && !invocation) throw new FaultSpecInvalidError(`${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, sqs, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`);
+  const kinds = invocation ? ['crash', 'timeout'] : f.target === 'sqs' ? ['duplicate'] : ['error', 'throttle'];
   if (!kinds.includes(f.kind)) throw new FaultSpecInvalidError(`${where}: kind for ${f.target} must be one of ${kinds.join(', ')}; got ${JSON.stringify(f.kind)}${f.kind === ('hang' as FaultKind) ? ' (hangs are not modelled: client-node has no request timeout)' : ''}`);
   if (f.rate !== undefined && !(f.rate > 0 && f.rate <= 1)) throw new FaultSpecInvalidError(`${where}: rate must be in (0, 1]; got ${f.rate}`);
 }

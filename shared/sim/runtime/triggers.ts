@@ -86,8 +86,17 @@ export class SimulatedQueue {
     const body = JSON.stringify({ version: '0', id: uuid, 'detail-type': e['detail-type'], source: e.source, account: '000000000000', time, region: this.opts.region, resources: e.resources ?? [], detail: e.detail });
     this.messages.push({ id: uuid, body, receiveCount: 0, sentMs: this.clock.now() });
     this.requests.sends++;
+    // EventBridge delivers at least once: the same event (same id, same body) again, as another SQS message.
+    if (this.duplicates?.()) {
+      const again = createHash('sha256').update(`${uuid}|again`).digest('hex');
+      this.messages.push({ id: `${again.slice(0, 8)}-${again.slice(8, 12)}-${again.slice(12, 16)}-${again.slice(16, 20)}-${again.slice(20, 32)}`, body, receiveCount: 0, sentMs: this.clock.now() + 1_000 });
+      this.requests.sends++;
+    }
     this.poll();
   }
+
+  /** Fault injection: when it answers true, an event is delivered twice under two message ids. */
+  duplicates?: () => boolean;
 
   pending(): number {
     return this.messages.length;

@@ -40,7 +40,7 @@ const FaultSchema = z.object({
   at: duration,
   for: duration,
   target: z.string().min(1),
-  kind: z.enum(['error', 'throttle', 'crash', 'timeout', 'hang']),
+  kind: z.enum(['error', 'throttle', 'crash', 'timeout', 'duplicate', 'hang']),
   rate: z.number().optional(),
 });
 

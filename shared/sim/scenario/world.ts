@@ -132,6 +132,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     region: opts.region,
     ...queueSettings(),
   }, record);
+  queue.duplicates = () => faults.check('sqs') === 'duplicate';
   const stopEvents = ec2.onEvent((e) => queue.sendEvent(e));
   const stopControllers = startClusterControllers(clock, ec2, api.store, {
     startupSeconds: opts.nodeStartupSeconds,

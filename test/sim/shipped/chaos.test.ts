@@ -2,7 +2,7 @@
  * The shipped scenario examples/scenarios/chaos.yaml: API server 500s, EC2 throttling, a LaunchNodeClaim that
  * times out after CreateFleet, a crashing provisioner, DynamoDB throttling and Step Functions errors, each
  * while pods wait. Target (issue #9): no pod waits more than 2 minutes beyond its fault's end, nothing lost,
- * tainted, orphaned or leaked.
+ * tainted, orphaned or leaked; a spot interruption delivered twice acts once.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SimulationResult, SimulationRun } from '../../../shared/sim';
@@ -16,8 +16,13 @@ describe('shipped scenario chaos', () => {
 
   it('should inject every fault kind of the scenario', () => {
     expect(r.faults?.map((f) => `${f.target}:${f.kind}`)).toEqual([
-      'kube-api:error', 'ec2:throttle', 'lambda:launchNodeClaim:timeout', 'lambda:provisioner:crash', 'dynamodb:throttle', 'sfn:error',
+      'kube-api:error', 'ec2:throttle', 'lambda:launchNodeClaim:timeout', 'lambda:provisioner:crash', 'dynamodb:throttle', 'sfn:error', 'sqs:duplicate',
     ]);
+  });
+
+  it('should act once on an interruption delivered twice under two message ids', () => {
+    expect(r.disruptions.filter((d) => d.reason === 'interrupted')).toHaveLength(1);
+    expect(r.nodes.filter((n) => n.interruptedAt !== undefined).every((n) => n.terminatedAt! - n.interruptedAt! < 120)).toBe(true);
   });
 
   it('should recover from each within 2 minutes of its end, losing and leaking nothing', () => {
