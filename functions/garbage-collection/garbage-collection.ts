@@ -4,7 +4,7 @@
  * launch (5 min) or register (15 min) in time. Decisions are in shared/core/garbage-collection.
  */
 import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
-import { reconcileDeletions, type DeletionOutcome } from '../../shared/core/lifecycle';
+import { reconcileDeletions, sweepStaleTaints, type DeletionOutcome } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from '../../shared/core/garbage-collection';
@@ -28,6 +28,8 @@ export interface GarbageCollectionResult {
   failed: number;
   /** What was done about NodeClaims and Nodes being deleted (empty without `workflows`). */
   deletions: { type: DeletionOutcome['action']['type']; target: string; outcome: DeletionOutcome['result'] }[];
+  /** Nodes whose `karpenter.sh/disrupted` taint outlived its execution (shared/core/lifecycle/stale-taints.ts). */
+  staleTaintsRemoved: string[];
 }
 
 function targetOf(action: GarbageCollectionAction): string {
@@ -55,9 +57,13 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
       }
     }
     const deletions = deps.workflows ? await reconcileDeletions({ cluster: deps.cluster, workflows: deps.workflows, log: deps.logger }, snapshot) : [];
+    const swept = deps.workflows ? await sweepStaleTaints({ cluster: deps.cluster, workflows: deps.workflows, log: deps.logger }, snapshot).catch((error: unknown) => {
+      deps.logger.error('stale taint sweep failed', { error });
+      return [] as string[];
+    }) : [];
     const failed = results.filter((r) => r.outcome === 'failed').length + deletions.filter((d) => d.result === 'failed').length;
     deps.logger.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, deletions: deletions.length, failed });
-    return { actions: results, failed, deletions: deletions.map((d) => ({ type: d.action.type, target: d.action.nodeClaimName, outcome: d.result })) };
+    return { actions: results, failed, deletions: deletions.map((d) => ({ type: d.action.type, target: d.action.nodeClaimName, outcome: d.result })), staleTaintsRemoved: swept };
   };
 }
 

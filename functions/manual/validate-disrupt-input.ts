@@ -6,18 +6,10 @@
  */
 import { parseDisruptInput, prepareDisruption, type DisruptionState, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
-
-function unwrap(event: unknown): { input: unknown; executionName?: string } {
-  if (typeof event === 'object' && event !== null && !Array.isArray(event)) {
-    const keys = Object.keys(event).sort().join(',');
-    const e = event as Record<string, unknown>;
-    if (keys === 'executionName,input' && typeof e.executionName === 'string') return { input: e.input, executionName: e.executionName };
-  }
-  return { input: event };
-}
+import { unwrapExecution } from '../../shared/adapters/lambda/state-input';
 
 export const createHandler = (deps: LifecycleDeps) => async (event: unknown): Promise<DisruptionState> => {
-  const { input, executionName } = unwrap(event);
+  const { input, executionName } = unwrapExecution(event);
   return prepareDisruption(deps, parseDisruptInput(input), executionName);
 };
 

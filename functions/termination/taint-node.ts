@@ -1,9 +1,12 @@
 /** TaintNode: `karpenter.sh/disrupted:NoSchedule` + exclude-from-LB label; fixes the drain deadline. */
 import { taintNode, type LifecycleDeps, type TerminationTarget } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
-import { parseStateInput, TargetSchema } from '../../shared/adapters/lambda/state-input';
+import { parseStateInput, TargetSchema, unwrapExecution } from '../../shared/adapters/lambda/state-input';
 
-export const createHandler = (deps: LifecycleDeps) => async (event: unknown) =>
-  taintNode(deps, parseStateInput('taintNode', TargetSchema, event) as TerminationTarget);
+/** `{input, executionName}` from the machine: the node's `nodewright.io/disrupted-by` names this execution. */
+export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+  const { input, executionName } = unwrapExecution(event);
+  return taintNode(deps, parseStateInput('taintNode', TargetSchema, input) as TerminationTarget, executionName ? `terminate/${executionName}` : undefined);
+};
 
 export const handler = deployedHandler('taintNode', createHandler);

@@ -36,3 +36,16 @@ export const DrainingSchema = z.looseObject({
   forceAtDeadline: z.boolean(),
   passes: z.number().int().nonnegative().optional(),
 });
+
+/**
+ * Tasks that need to know which execution they run in get `{input, executionName}` from the state machine
+ * (`executionName.$: $$.Execution.Name`); a bare input (a direct call, an older execution) is accepted too.
+ */
+export function unwrapExecution(event: unknown): { input: unknown; executionName?: string } {
+  if (typeof event === 'object' && event !== null && !Array.isArray(event)) {
+    const keys = Object.keys(event).sort().join(',');
+    const e = event as Record<string, unknown>;
+    if (keys === 'executionName,input' && typeof e.executionName === 'string') return { input: e.input, executionName: e.executionName };
+  }
+  return { input: event };
+}

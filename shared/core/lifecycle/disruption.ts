@@ -186,12 +186,12 @@ async function candidateNode(deps: LifecycleDeps, c: { nodeClaimName: string; no
   return c.nodeName ?? (await deps.cluster.getNodeClaim(c.nodeClaimName))?.status.nodeName;
 }
 
-export async function taintCandidates(deps: LifecycleDeps, state: DisruptionState): Promise<DisruptionState> {
+export async function taintCandidates(deps: LifecycleDeps, state: DisruptionState, disruptedBy?: string): Promise<DisruptionState> {
   for (const c of state.candidates) {
     const nodeName = await candidateNode(deps, c);
     const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
     if (node && !node.taints.some((t) => t.key === TaintKey.disrupted)) {
-      await deps.cluster.patchNode(node.name, { taints: [...node.taints, { key: TaintKey.disrupted, effect: 'NoSchedule' }] });
+      await deps.cluster.patchNode(node.name, { taints: [...node.taints, { key: TaintKey.disrupted, effect: 'NoSchedule' }], ...(disruptedBy ? { annotations: { [Annotation.disruptedBy]: disruptedBy } } : {}) });
       deps.log.info('tainted node', { node: node.name, nodeclaim: c.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: state.reason });
     }
     await deps.cluster.patchNodeClaimStatus(c.nodeClaimName, { conditions: [condition('DisruptionReason', 'True', deps.clock.now(), state.reason)] });
@@ -275,7 +275,7 @@ export async function untaintCandidates(deps: LifecycleDeps, state: DisruptionSt
     const nodeName = await candidateNode(deps, c);
     const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
     if (node && node.taints.some((t) => t.key === TaintKey.disrupted)) {
-      await deps.cluster.patchNode(node.name, { taints: node.taints.filter((t) => t.key !== TaintKey.disrupted) });
+      await deps.cluster.patchNode(node.name, { taints: node.taints.filter((t) => t.key !== TaintKey.disrupted), annotations: { [Annotation.disruptedBy]: null } });
       untainted.push(node.name);
       deps.log.info('untainted node', { node: node.name, nodeclaim: c.nodeClaimName, reason: failure });
     }

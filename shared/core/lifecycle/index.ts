@@ -16,3 +16,4 @@ export * from './controller-state';
 export * from './deletions';
 export * from './stalled';
 export * from './release';
+export * from './stale-taints';

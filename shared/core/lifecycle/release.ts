@@ -5,7 +5,7 @@
  * stuck node would stop consolidation for good. The node keeps running and takes pods again; the claim stays
  * (a NodeClaim being deleted keeps its finalizer; garbage collection handles one whose instance is gone).
  */
-import { TaintKey } from '../model/labels';
+import { Annotation, TaintKey } from '../model/labels';
 import type { LifecycleDeps } from './deps';
 import type { TerminationTarget } from './termination';
 
@@ -20,7 +20,7 @@ export async function releaseNode(deps: LifecycleDeps, target: TerminationTarget
   const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
   let untainted = false;
   if (node && node.taints.some((t) => t.key === TaintKey.disrupted)) {
-    untainted = await deps.cluster.patchNode(node.name, { taints: node.taints.filter((t) => t.key !== TaintKey.disrupted) });
+    untainted = await deps.cluster.patchNode(node.name, { taints: node.taints.filter((t) => t.key !== TaintKey.disrupted), annotations: { [Annotation.disruptedBy]: null } });
     deps.log.warn('untainted node after a failed termination', { node: node.name, nodeclaim: target.nodeClaimName, reason: target.reason, failure });
   }
   await deps.store.audit({

@@ -61,7 +61,7 @@ function targetOf(claim: NodeClaim, reason: string): TerminationTarget {
  * the drain deadline (claim's terminationGracePeriod, kept in the termination-timestamp annotation so a
  * retried step keeps the first deadline).
  */
-export async function taintNode(deps: LifecycleDeps, target: TerminationTarget): Promise<DrainingTarget> {
+export async function taintNode(deps: LifecycleDeps, target: TerminationTarget, disruptedBy?: string): Promise<DrainingTarget> {
   const now = deps.clock.now();
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
   const tgp = claim?.spec.terminationGracePeriod ?? null;
@@ -76,7 +76,7 @@ export async function taintNode(deps: LifecycleDeps, target: TerminationTarget):
     if (node) {
       const tainted = node.taints.some((t) => t.key === TaintKey.disrupted);
       const taints = tainted ? node.taints : [...node.taints, { key: TaintKey.disrupted, effect: 'NoSchedule' as const }];
-      await deps.cluster.patchNode(node.name, { taints, labels: { [Label.excludeFromExternalLB]: 'true' } });
+      await deps.cluster.patchNode(node.name, { taints, labels: { [Label.excludeFromExternalLB]: 'true' }, ...(disruptedBy ? { annotations: { [Annotation.disruptedBy]: disruptedBy } } : {}) });
       if (!tainted) deps.log.info('tainted node', { node: node.name, nodeclaim: target.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: target.reason });
     }
   }

@@ -65,6 +65,8 @@ export const Annotation = {
   doNotDisrupt: 'karpenter.sh/do-not-disrupt',
   /** nodewright's NodePool annotation: ignore | pre-provision | drain (see NodePool.rebalancePolicy). */
   rebalancePolicy: 'nodewright.io/rebalance-policy',
+  /** On a node tainted karpenter.sh/disrupted: `<machine>/<execution name>` that holds the taint (the stale-taint sweep asks it). */
+  disruptedBy: 'nodewright.io/disrupted-by',
   /** On a replacement NodeClaim: the id of the disruption that created it (only that disruption may launch or roll it back). */
   disruptionId: 'nodewright.io/disruption-id',
   nodePoolHash: 'karpenter.sh/nodepool-hash',

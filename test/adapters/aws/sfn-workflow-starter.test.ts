@@ -1,4 +1,4 @@
-import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isThrottledError } from '../../../shared/core/errors';
@@ -19,6 +19,16 @@ describe('SfnWorkflowStarter', () => {
     // Assess
     expect(out).toEqual({ executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:i-0abc-evt1', alreadyStarted: false });
     expect(sfn.commandCalls(StartExecutionCommand)[0].args[0].input).toEqual({ stateMachineArn: ARN, name: 'i-0abc-evt1', input: '{"instanceId":"i-0abc"}' });
+  });
+
+  it('should read an execution status by name, and answer undefined for one that does not exist', async () => {
+    // Prepare
+    sfn.on(DescribeExecutionCommand, { executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:x1' }).resolves({ status: 'ABORTED' });
+    sfn.on(DescribeExecutionCommand, { executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:x2' }).rejects(new ExecutionDoesNotExist({ message: 'Execution Does Not Exist', $metadata: {} }));
+    // Act
+    const [aborted, none] = [await starter().status('terminate', 'x1'), await starter().status('terminate', 'x2')];
+    // Assess
+    expect([aborted, none]).toEqual(['ABORTED', undefined]);
   });
 
   it('should report alreadyStarted when the execution name was used before', async () => {

@@ -29,7 +29,7 @@ describe('garbage-collection handler', () => {
     // Assess
     expect(cloud.deleted).toEqual(['i-00000000000000001']);
     expect(cluster.deletedNodes).toEqual(['ip-10-0-0-1']);
-    expect(result).toEqual({ actions: [{ type: 'terminateOrphanInstance', target: 'i-00000000000000001', outcome: 'done' }], failed: 0, deletions: [] });
+    expect(result).toEqual({ actions: [{ type: 'terminateOrphanInstance', target: 'i-00000000000000001', outcome: 'done' }], failed: 0, deletions: [], staleTaintsRemoved: [] });
     expect(await state.auditLog({ kind: 'garbage-collection' })).toEqual([expect.objectContaining({ action: 'terminateOrphanInstance', nodes: ['ip-10-0-0-1'] })]);
   });
 
@@ -120,7 +120,7 @@ describe('garbage-collection handler', () => {
     // Act
     const result = await handler();
     // Assess
-    expect(result).toEqual({ actions: [], failed: 0, deletions: [{ type: 'terminate', target: 'default-gone', outcome: 'started' }] });
+    expect(result).toEqual({ actions: [], failed: 0, deletions: [{ type: 'terminate', target: 'default-gone', outcome: 'started' }], staleTaintsRemoved: [] });
     expect(workflows.started).toEqual([{ machine: 'terminate', name: `default-gone-deleted-${NOW / 1000}`, input: { nodeClaimName: 'default-gone', reason: 'Deleted' } }]);
     expect(cloud.deleted).toEqual([]);
     expect(cluster.claims.has('default-gone')).toBe(true);

@@ -1,5 +1,5 @@
-import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import type { WorkflowName, WorkflowStarter } from '../../../core/ports/workflow-starter';
+import { DescribeExecutionCommand, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { ExecutionStatus, WorkflowName, WorkflowStarter } from '../../../core/ports/workflow-starter';
 import { mapAwsError } from '../errors';
 import { sanitizeExecutionName } from './execution-name';
 
@@ -36,6 +36,18 @@ export class SfnWorkflowStarter implements WorkflowStarter {
         return { executionArn: executionArnFor(stateMachineArn, executionName), alreadyStarted: true };
       }
       throw mapAwsError(e, `StartExecution ${machine}/${executionName}`);
+    }
+  }
+
+  async status(machine: WorkflowName, name: string): Promise<ExecutionStatus | undefined> {
+    const stateMachineArn = this.deps.stateMachineArns[machine];
+    if (!stateMachineArn) return undefined;
+    try {
+      const out = await this.deps.sfn.send(new DescribeExecutionCommand({ executionArn: executionArnFor(stateMachineArn, sanitizeExecutionName(name)) }));
+      return out.status as ExecutionStatus | undefined;
+    } catch (e) {
+      if (e instanceof Error && e.name === 'ExecutionDoesNotExist') return undefined;
+      throw mapAwsError(e, `DescribeExecution ${machine}/${name}`);
     }
   }
 }

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { sweepStaleTaints } from '../../../shared/core/lifecycle';
+import type { ExecutionStatus, WorkflowName } from '../../../shared/core/ports';
+import { fakes, node, nodeClaim } from './fakes';
+
+const tainted = (name: string, by?: string) => node(name, { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }], annotations: by ? { 'nodewright.io/disrupted-by': by } : {} });
+
+describe('the stale disrupted-taint sweep', () => {
+  it('should untaint a node whose execution was aborted, timed out or failed, and leave running, succeeded, unknown and unannotated ones', async () => {
+    // Prepare
+    const f = fakes();
+    const statuses: Record<string, ExecutionStatus> = { 'terminate/t-aborted': 'ABORTED', 'disrupt/d-failed': 'FAILED', 'terminate/t-timed': 'TIMED_OUT', 'terminate/t-running': 'RUNNING', 'disrupt/d-ok': 'SUCCEEDED' };
+    Object.assign(f.workflows, { status: async (m: WorkflowName, n: string) => statuses[`${m}/${n}`] });
+    for (const [n, by] of [['a', 'terminate/t-aborted'], ['b', 'disrupt/d-failed'], ['c', 'terminate/t-timed'], ['d', 'terminate/t-running'], ['e', 'disrupt/d-ok'], ['f', 'terminate/unknown'], ['g', undefined]] as const) {
+      f.cluster.nodes.set(n, tainted(n, by));
+    }
+    // Act
+    const swept = await sweepStaleTaints(f, await f.cluster.snapshot());
+    // Assess
+    expect(swept).toEqual(['a', 'b', 'c']);
+    expect(f.cluster.nodes.get('a')?.taints).toEqual([]);
+    expect(f.cluster.nodes.get('d')?.taints.map((t) => t.key)).toEqual(['karpenter.sh/disrupted']);
+    expect(f.cluster.nodes.get('g')?.taints.map((t) => t.key)).toEqual(['karpenter.sh/disrupted']);
+  });
+
+  it('should leave the node of a claim being deleted tainted (its termination is what must finish)', async () => {
+    // Prepare
+    const f = fakes();
+    Object.assign(f.workflows, { status: async () => 'ABORTED' as const });
+    f.cluster.nodes.set('a', tainted('a', 'terminate/t1'));
+    f.cluster.claims.set('default-aaaaa', { ...nodeClaim('default-aaaaa', { nodeName: 'a' }), deletionTimestamp: 1 });
+    // Act
+    const swept = await sweepStaleTaints(f, await f.cluster.snapshot());
+    // Assess
+    expect(swept).toEqual([]);
+  });
+});
