@@ -136,7 +136,10 @@ describe('function roles', () => {
     expect([sqs?.Action].flat()).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
     expect(sfn?.Resource).toEqual(['${self:provider.environment.DISRUPT_STATE_MACHINE_ARN}', '${self:provider.environment.LAUNCH_STATE_MACHINE_ARN}']);
     expect(actionsOf(gcRole).some((a) => a.startsWith('sqs:'))).toBe(false);
-    expect(statements(gcRole).filter((s) => [s.Action].flat().some((a) => String(a).startsWith('states:'))).map((s) => [s.Action, s.Resource])).toEqual([['states:StartExecution', ['${self:provider.environment.TERMINATE_STATE_MACHINE_ARN}']]]);
+    const gcStates = statements(gcRole).filter((s) => [s.Action].flat().some((a) => String(a).startsWith('states:')));
+    expect(gcStates.map((s) => s.Action)).toEqual(['states:StartExecution', 'states:DescribeExecution']);
+    expect(gcStates[0].Resource).toEqual(['${self:provider.environment.TERMINATE_STATE_MACHINE_ARN}']);
+    expect(JSON.stringify(gcStates[1].Resource)).toMatch(/:execution:\$\{self:custom.stateMachineNames.terminate\}:\*.*:execution:\$\{self:custom.stateMachineNames.disrupt\}:\*/);
   });
 
   it('should keep Serverless variables out of policy keys, where they are never resolved', () => {
