@@ -17,4 +17,5 @@ SLS_HOME="$(mktemp -d)"
 trap 'rm -rf "$SLS_HOME"' EXIT
 export HOME="$SLS_HOME"
 
-exec npx --no-install osls package "$@"
+# Not `exec`: the EXIT trap must still run to remove the throw-away HOME.
+npx --no-install osls package "$@"

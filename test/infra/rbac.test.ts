@@ -1,0 +1,61 @@
+/**
+ * The ClusterRole docs/deploy.md tells users to apply must allow every Kubernetes call the code makes — derived
+ * from the code: every client-node API method the adapters call and every resource the controller watches is
+ * mapped to (group, resource, verb), and a method the table does not know fails the test.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../', import.meta.url);
+const ADAPTERS = new URL('shared/adapters/kubernetes/', ROOT);
+
+/** client-node method → what RBAC must allow. Custom-object calls are expanded per Karpenter resource below. */
+const METHODS: Record<string, [group: string, resource: string, verb: string][]> = {
+  'core.listPodForAllNamespaces': [['', 'pods', 'list']],
+  'core.listNode': [['', 'nodes', 'list']],
+  'core.readNode': [['', 'nodes', 'get']],
+  'core.patchNode': [['', 'nodes', 'patch']],
+  'core.deleteNode': [['', 'nodes', 'delete']],
+  'core.deleteNamespacedPod': [['', 'pods', 'delete']],
+  'core.createNamespacedPodEviction': [['', 'pods/eviction', 'create']],
+  'core.listPersistentVolume': [['', 'persistentvolumes', 'list']],
+  'core.listPersistentVolumeClaimForAllNamespaces': [['', 'persistentvolumeclaims', 'list']],
+  'apps.listDaemonSetForAllNamespaces': [['apps', 'daemonsets', 'list']],
+  'policy.listPodDisruptionBudgetForAllNamespaces': [['policy', 'poddisruptionbudgets', 'list']],
+  'storage.listStorageClass': [['storage.k8s.io', 'storageclasses', 'list']],
+  'scheduling.listPriorityClass': [['scheduling.k8s.io', 'priorityclasses', 'list']],
+  'custom.listClusterCustomObject': [['karpenter.sh', 'nodepools', 'list'], ['karpenter.sh', 'nodeclaims', 'list'], ['karpenter.k8s.aws', 'ec2nodeclasses', 'list']],
+  'custom.getClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'get']],
+  'custom.createClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'create']],
+  'custom.patchClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'patch']],
+  'custom.patchClusterCustomObjectStatus': [['karpenter.sh', 'nodeclaims/status', 'patch']],
+  'custom.deleteClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'delete']],
+};
+/** The controller's watch streams (shared/adapters/kubernetes/watch.ts). */
+const WATCHES: [string, string, string][] = [['', 'pods', 'watch'], ['', 'nodes', 'watch'], ['karpenter.sh', 'nodeclaims', 'watch'], ['karpenter.sh', 'nodepools', 'watch']];
+
+type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+
+function clusterRole(): Rule[] {
+  const md = readFileSync(new URL('docs/deploy.md', ROOT), 'utf8');
+  const block = /kubectl apply -f - <<'YAML'\n([\s\S]*?)\nYAML/.exec(md)?.[1] ?? '';
+  const role = parseAllDocuments(block).map((d) => d.toJS() as { kind?: string; rules?: Rule[] }).find((d) => d.kind === 'ClusterRole');
+  return role?.rules ?? [];
+}
+
+describe('the ClusterRole of docs/deploy.md', () => {
+  it('should cover every Kubernetes call the adapters make and every watch of the controller', () => {
+    // Prepare
+    const source = readdirSync(ADAPTERS).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(new URL(f, ADAPTERS), 'utf8')).join('\n');
+    const called = [...new Set([...source.matchAll(/\b(core|apps|policy|storage|scheduling|custom)\.(\w+)\(/g)].map((m) => `${m[1]}.${m[2]}`))];
+    const rules = clusterRole();
+    const allowed = (g: string, r: string, v: string) => rules.some((x) => x.apiGroups.includes(g) && x.resources.includes(r) && x.verbs.includes(v));
+    // Act
+    const unknown = called.filter((m) => !(m in METHODS));
+    const missing = [...called.flatMap((m) => METHODS[m] ?? []), ...WATCHES].filter(([g, r, v]) => !allowed(g, r, v)).map(([g, r, v]) => `${v} ${g || 'core'}/${r}`);
+    // Assess
+    expect(unknown, 'methods called by the adapters that this table does not map yet').toEqual([]);
+    expect(missing).toEqual([]);
+  });
+});
