@@ -4,17 +4,19 @@
  */
 import { loadCatalog } from '../shared/catalog';
 import { podKey } from '../shared/core/model/kube';
+import { legacyAnnotationWarnings } from '../shared/core/model/legacy-annotations';
 import { diagnosePod } from '../shared/core/provisioning/explain';
 import { planOffline } from '../shared/core/provisioning/offline-plan';
 import { CliUsageError, readInstanceTypes, readManifests } from './plan';
 
 export interface ExplainOptions { file: string[]; pod?: string; region: string; zones?: string; instanceTypes?: string }
 
-export function explainCommand(opts: ExplainOptions, out: (s: string) => void): number {
+export function explainCommand(opts: ExplainOptions, out: (s: string) => void, err: (s: string) => void = out): number {
   const set = readManifests(opts.file);
   const zones = opts.zones ? opts.zones.split(',').map((z) => z.trim()).filter(Boolean) : undefined;
   const custom = readInstanceTypes(opts.instanceTypes, opts.region, zones);
   const { plan, pending, input } = planOffline(set, { region: opts.region, zones, instanceTypes: custom, catalog: loadCatalog() });
+  for (const w of legacyAnnotationWarnings(set)) err(`warning: ${w}`);
   const targets = opts.pod ? pending.filter((p) => podKey(p) === opts.pod) : pending;
   if (opts.pod && targets.length === 0) throw new CliUsageError(`pod ${opts.pod} is not a pending pod in the given files`);
 

@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
     .action((o: { file: string[]; pod?: string; instanceTypes?: string; region: string; zones?: string }) => {
-      code = explainCommand(o, out);
+      code = explainCommand(o, out, err);
     });
 
   addAuditCommand(program, (c) => { code = c; }, out);

@@ -6,6 +6,7 @@
  */
 import { applyPodEventUpdates, computeDisruption, podEventUpdates, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
 import { instanceTypesByPool, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { legacyAnnotationWarnings } from '../../shared/core/model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../../shared/core/ports';
 import { startCommand, type StartedExecution } from './act';
 import { cloudDrift, type DriftCache } from './drift';
@@ -54,6 +55,8 @@ interface PassState {
   options: DisruptionRunOptions;
   drift: DriftCache;
   result: DisruptionRunResult;
+  /** Deprecated-annotation warnings already logged by this invocation (one line per distinct old key). */
+  warned: Set<string>;
 }
 
 const isConsolidation = (cmd: Command) => cmd.reason === 'empty' || cmd.reason === 'underutilized';
@@ -74,6 +77,9 @@ async function recordPodEvents(s: PassState, snapshot: ClusterSnapshot): Promise
 }
 
 async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise<DisruptionInput> {
+  for (const w of legacyAnnotationWarnings(snapshot)) {
+    if (!s.warned.has(w)) { s.warned.add(w); s.deps.log.warn(w); }
+  }
   await recordPodEvents(s, snapshot);
   const instanceTypes = await instanceTypesByPool(s.deps, snapshot);
   const drifted = await cloudDrift(s.deps, snapshot, s.drift);
@@ -156,7 +162,7 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
     deps.log.info('disruption already running elsewhere; skipping', { holder: options.holder });
     return { ...result, skipped: true };
   }
-  const s: PassState = { deps, options, drift: new Map(), result };
+  const s: PassState = { deps, options, drift: new Map(), result, warned: new Set() };
   let quiet: AuditRecord[] | undefined;
   try {
     for (;;) {

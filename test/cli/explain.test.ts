@@ -34,4 +34,17 @@ describe('nodewright explain', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/pod default\/nope is not a pending pod/);
   });
+
+  it('should warn once per pre-v1 annotation key seen, naming the v1 key (plan and explain)', async () => {
+    for (const cmd of ['explain', 'plan']) {
+      // Act
+      const r = await run(cmd, '-f', 'test/fixtures/manifests/legacy-annotations.yaml');
+      // Assess
+      expect(r.code).toBe(0);
+      const lines = r.stderr.split('\n').filter((l) => /do-not-(evict|consolidate) is deprecated/.test(l));
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^warning: karpenter\.sh\/do-not-evict is deprecated.*use karpenter\.sh\/do-not-disrupt: "true" on the pod/);
+      expect(lines[1]).toMatch(/^warning: karpenter\.sh\/do-not-consolidate is deprecated.*consolidation.*not drift or expiration.*karpenter\.sh\/do-not-disrupt/);
+    }
+  });
 });

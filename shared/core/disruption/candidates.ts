@@ -76,6 +76,19 @@ export function nodeCheck(view: ClusterView, v: NodeView): string | undefined {
   if (v.node.taints.some((t) => t.key === TaintKey.disrupted)) return `node is already being disrupted (${TaintKey.disrupted} taint)`;
   if (view.nominated.has(v.node.name)) return 'node is nominated for pending pods';
   if (v.node.annotations[Annotation.doNotDisrupt] === 'true') return `node has ${Annotation.doNotDisrupt}: "true"`;
+  // Karpenter reads the NodeClaim's annotations until the Node is initialized; either object carrying it protects the node.
+  if (v.claim.annotations[Annotation.doNotDisrupt] === 'true') return `nodeclaim has ${Annotation.doNotDisrupt}: "true"`;
+  return undefined;
+}
+
+/**
+ * Why consolidation (emptiness, multi- and single-node) may not take the node: the pre-v1 node annotation
+ * `karpenter.sh/do-not-consolidate: "true"` (on the Node or its NodeClaim, e.g. from a converted Provisioner's
+ * annotations). Drift and expiration are not blocked by it.
+ */
+export function consolidationCheck(v: NodeView): string | undefined {
+  if (v.node.annotations[Annotation.doNotConsolidate] === 'true') return `node has ${Annotation.doNotConsolidate}: "true" (deprecated; use ${Annotation.doNotDisrupt})`;
+  if (v.claim.annotations[Annotation.doNotConsolidate] === 'true') return `nodeclaim has ${Annotation.doNotConsolidate}: "true" (deprecated; use ${Annotation.doNotDisrupt})`;
   return undefined;
 }
 

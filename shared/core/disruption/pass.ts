@@ -3,7 +3,7 @@
  * not), the audit trail, and the search deadlines.
  */
 import type { EC2NodeClass } from '../model/karpenter';
-import { consolidatable, isDisrupting, nodeCheck, podCheck, toCandidate, byDisruptionCost, type ClusterView, type NodeView } from './candidates';
+import { consolidatable, consolidationCheck, isDisrupting, nodeCheck, podCheck, toCandidate, byDisruptionCost, type ClusterView, type NodeView } from './candidates';
 import { driftedSince, driftReason } from './drift';
 import type { Candidate, Command, DisruptionAuditRecord, DisruptionMethod } from './types';
 
@@ -32,6 +32,8 @@ export class Pass {
       const pool = v.pool!;
       const dr = driftReason(v, pool, classes.get(pool.template.nodeClassRef.name), view.input.drifted);
       if (dr) this.addDrifted(v, dr);
+      const dnc = consolidationCheck(v);
+      if (dnc) { this.record('skipped', 'candidates', [this.who(v)], dnc); continue; }
       const block = podCheck(view, v, false);
       if (block) { this.record('skipped', 'candidates', [this.who(v)], block.why, { deadlock: block.deadlock, blocker: block.kind }); continue; }
       const c = toCandidate(view, v);

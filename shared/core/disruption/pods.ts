@@ -22,6 +22,10 @@ export function isReschedulable(p: Pod): boolean {
 
 /** Why the pod's do-not-disrupt annotation blocks now, or undefined ("true", or a duration from pod start). */
 export function doNotDisruptBlock(p: Pod, nowMs: number): string | undefined {
+  // The pre-v1 alias: karpenter.sh/do-not-evict: "true" blocked voluntary disruption of the pod's node the same way.
+  if (p.annotations[Annotation.doNotEvict] === 'true' && p.annotations[Annotation.doNotDisrupt] !== 'true') {
+    return `pod ${podKey(p)} has ${Annotation.doNotEvict}: "true" (deprecated alias of ${Annotation.doNotDisrupt})`;
+  }
   const v = p.annotations[Annotation.doNotDisrupt];
   if (v === undefined) return undefined;
   if (v === 'true') return `pod ${podKey(p)} has ${Annotation.doNotDisrupt}: "true"`;

@@ -2,7 +2,7 @@
  * The validation re-check before acting (reference §4.4): after the wait, each candidate must still be a
  * candidate (not nominated, not blocked, within budget) and the re-simulation must agree with the command.
  */
-import { budgets, clusterView, consolidatable, isDisrupting, nodeCheck, podCheck, toCandidate, type ClusterView } from './candidates';
+import { budgets, clusterView, consolidatable, consolidationCheck, isDisrupting, nodeCheck, podCheck, toCandidate, type ClusterView } from './candidates';
 import { computeConsolidation } from './consolidate';
 import { driftReason } from './drift';
 import { simulate } from './simulate';
@@ -22,6 +22,8 @@ function freshCandidates(view: ClusterView, cmd: Command): Candidate[] | string 
       if (nc) return `nodeclaim ${old.nodeClaim.name}: ${nc}`;
       const block = podCheck(view, v, cmd.method === 'drift');
       if (block) return `nodeclaim ${old.nodeClaim.name}: ${block.why}`;
+      const dnc = cmd.method === 'drift' ? undefined : consolidationCheck(v);
+      if (dnc) return `nodeclaim ${old.nodeClaim.name}: ${dnc}`;
     }
     if (cmd.method === 'drift') {
       const pool = v.pool!;

@@ -110,7 +110,6 @@ export function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, 
   return planned.map((p, i) => {
     const claim = plannedClaimToNodeClaim(p, names[i], nowMs, hash);
     claim.labels = { ...claim.labels, [Label.ec2NodeClass]: nodePool.template.nodeClassRef.name };
-    claim.annotations = { ...nodePool.template.annotations, ...claim.annotations };
     return claim;
   });
 }

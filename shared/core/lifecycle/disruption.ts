@@ -71,7 +71,7 @@ const show = (r: Requirement | undefined) => (r ? JSON.stringify(r.toNodeSelecto
 /**
  * One replacement checked against its pool (pure) and rewritten: the name and annotation of this disruption,
  * the pool's requirements intersected in (a key the replacement leaves open is the pool's), an explicit
- * instance-type list (the listed types, or the pool's compatible types cheapest first), the pool's taints and
+ * instance-type list (the listed types, or the pool's compatible types cheapest first), the pool's taints, annotations and
  * labels, a fresh status. Throws ExecutionInputInvalidError on anything outside the pool.
  */
 export function checkReplacement(snapshot: ClusterSnapshot, typesByPool: Record<string, InstanceType[]>, r: NodeClaim, index: number, disruptionId: string): NodeClaim {
@@ -118,7 +118,7 @@ export function checkReplacement(snapshot: ClusterSnapshot, typesByPool: Record<
   return {
     name: replacementClaimName(pool.name, disruptionId, index),
     labels: { ...r.labels, ...pool.template.labels, [Label.nodePool]: pool.name },
-    annotations: { ...r.annotations, [Annotation.disruptionId]: disruptionId },
+    annotations: { ...pool.template.annotations, ...r.annotations, [Annotation.disruptionId]: disruptionId },
     nodePool: pool.name,
     spec: {
       ...r.spec,

@@ -43,7 +43,9 @@ export function drainIgnores(pod: Pod, nowMs: number): boolean {
   return pod.deletionTimestamp !== undefined && nowMs - pod.deletionTimestamp * 1000 > LifecycleTimings.stuckTerminatingMs;
 }
 
-const doNotDisrupt = (pod: Pod) => pod.annotations[Annotation.doNotDisrupt] !== undefined && pod.annotations[Annotation.doNotDisrupt] !== 'false';
+/** do-not-disrupt (any value but "false"), or its pre-v1 alias do-not-evict: "true": the drain waits rather than evicts. */
+const doNotDisrupt = (pod: Pod) => (pod.annotations[Annotation.doNotDisrupt] !== undefined && pod.annotations[Annotation.doNotDisrupt] !== 'false')
+  || pod.annotations[Annotation.doNotEvict] === 'true';
 
 /**
  * Waits grow with the drain's age (5 s for the first minute — an interrupted node has two — then 10 s to ~5 min,

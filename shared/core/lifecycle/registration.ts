@@ -23,9 +23,21 @@ function syncedTaints(node: Node, claim: NodeClaim): Taint[] {
   return out;
 }
 
+/** nodewright's own bookkeeping annotations (disruption ids, pod fingerprints) stay on the NodeClaim. */
+const NODEWRIGHT_PREFIX = 'nodewright.io/';
+
+/**
+ * The claim's annotations as Karpenter's registration copies them onto the Node (every key of the claim;
+ * the template's, e.g. karpenter.sh/do-not-disrupt, and the drift hashes) minus nodewright's bookkeeping keys,
+ * which Karpenter has no equivalent of and which mean something else on a Node.
+ */
+export function nodeAnnotationsFromClaim(claim: NodeClaim): Record<string, string> {
+  return Object.fromEntries(Object.entries(claim.annotations).filter(([k]) => !k.startsWith(NODEWRIGHT_PREFIX)));
+}
+
 /**
  * One registration check. When the claim's Node exists (matched by providerID): sync labels and taints onto
- * it, remove `karpenter.sh/unregistered`, add the `karpenter.sh/termination` finalizer, label it registered
+ * it (annotations too, see nodeAnnotationsFromClaim), remove `karpenter.sh/unregistered`, add the `karpenter.sh/termination` finalizer, label it registered
  * and set Registered=True. Past the deadline without a Node: `timedOut`, and the machine terminates the
  * instance and deletes the claim.
  */
@@ -40,6 +52,7 @@ export async function checkRegistration(deps: LifecycleDeps, input: { nodeClaimN
   if (!conditionIsTrue(claim, 'Registered')) {
     await deps.cluster.patchNode(node.name, {
       labels: { ...claim.labels, [Label.nodePool]: claim.nodePool, [Label.registered]: 'true' },
+      annotations: nodeAnnotationsFromClaim(claim),
       taints: syncedTaints(node, claim),
       // The API refuses new finalizers on an object being deleted; such a Node is on its way out anyway.
       ...(node.deletionTimestamp === undefined ? { finalizers: withTerminationFinalizer(node.finalizers) } : {}),

@@ -63,6 +63,10 @@ export const RestrictedLabelDomains = ['karpenter.sh', 'karpenter.k8s.aws'] as c
 
 export const Annotation = {
   doNotDisrupt: 'karpenter.sh/do-not-disrupt',
+  /** Pre-v1 pod annotation, honoured as an alias of do-not-disrupt when "true" (blocks voluntary disruption of the pod's node). */
+  doNotEvict: 'karpenter.sh/do-not-evict',
+  /** Pre-v1 node annotation, honoured when "true": the node is not consolidated (drift and expiration still apply). */
+  doNotConsolidate: 'karpenter.sh/do-not-consolidate',
   /** nodewright's NodePool annotation: ignore | pre-provision | drain (see NodePool.rebalancePolicy). */
   rebalancePolicy: 'nodewright.io/rebalance-policy',
   /** On a node tainted karpenter.sh/disrupted: `<machine>/<execution name>` that holds the taint (the stale-taint sweep asks it). */

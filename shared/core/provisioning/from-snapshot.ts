@@ -107,9 +107,13 @@ export function schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceT
   };
 }
 
-/** The NodeClaim object for a planned claim (spec as Karpenter writes it: requirements, taints, requests). */
+/**
+ * The NodeClaim object for a planned claim (spec as Karpenter writes it: requirements, taints, requests). Its
+ * metadata is the pool template's, as Karpenter's NodeClaim template: template labels (already in the planned
+ * labels) plus `karpenter.sh/nodepool`, template annotations plus the nodepool hash annotations (which win).
+ */
 export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: number, nodePoolHash?: string): NodeClaim {
-  const annotations: Record<string, string> = {};
+  const annotations: Record<string, string> = { ...claim.annotations };
   if (nodePoolHash) { annotations[Annotation.nodePoolHash] = nodePoolHash; annotations[Annotation.nodePoolHashVersion] = 'v3'; }
   if (claim.minValuesRelaxed) annotations[Annotation.minValuesRelaxed] = 'true';
   return {

@@ -6,6 +6,7 @@ import { buildInstanceTypes } from '../instance-types/build';
 import type { CatalogEntry, InstanceType } from '../instance-types/types';
 import type { ManifestSet } from '../model/manifests';
 import type { EC2NodeClass } from '../model/karpenter';
+import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { ClusterSnapshot } from '../ports/cluster-client';
 import { solve } from '../scheduling/solve';
 import type { Plan, SchedulingInput, SchedulingOptions } from '../scheduling/types';
@@ -48,6 +49,7 @@ function zonesFor(nodeClass: EC2NodeClass | undefined, opts: OfflinePlanOptions)
 
 export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): OfflinePlan {
   const warnings = set.warnings.map((w) => (typeof w === 'string' ? w : JSON.stringify(w)));
+  warnings.push(...legacyAnnotationWarnings(set));
   const unusablePools: OfflinePlan['unusablePools'] = [];
   const instanceTypes: Record<string, InstanceType[]> = {};
   for (const pool of set.nodePools) {

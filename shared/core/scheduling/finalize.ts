@@ -93,6 +93,7 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
     daemonOverhead: daemon,
     price: Number.isFinite(price) ? price : 0,
     labels,
+    annotations: { ...claim.template.pool.template.annotations },
     taints: claim.template.taints,
     startupTaints: claim.template.startupTaints,
     nodeClassRef: claim.template.pool.template.nodeClassRef,

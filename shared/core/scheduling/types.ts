@@ -72,6 +72,8 @@ export interface PlannedNodeClaim {
   /** Cheapest available offering among the claim's types/zones/capacity types (USD/h). */
   price: number;
   labels: Record<string, string>;
+  /** The NodePool template's annotations, copied onto the NodeClaim (and from there onto the Node at registration). */
+  annotations?: Record<string, string>;
   taints: Taint[];
   startupTaints: Taint[];
   /** Copied from the NodePool template for the NodeClaim. */

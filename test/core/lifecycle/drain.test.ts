@@ -56,6 +56,22 @@ describe('evictPods', () => {
     expect(f.cluster.writes).toEqual(['evict default/db-0']);
   });
 
+  it('should leave a pod annotated with the pre-v1 karpenter.sh/do-not-evict "true" waiting, like do-not-disrupt', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.pods = [
+      pod('legacy', { nodeName: NODE, annotations: { 'karpenter.sh/do-not-evict': 'true' } }),
+      pod('not-legacy', { nodeName: NODE, annotations: { 'karpenter.sh/do-not-evict': 'false' } }),
+    ];
+
+    // Act
+    const pass = await evictPods(f, target());
+
+    // Assess
+    expect(pass).toMatchObject({ drained: false, waiting: 1, evicted: 1 });
+    expect(f.cluster.writes).toEqual(['evict default/not-legacy']);
+  });
+
   it('should delete a pod bypassing its PDB once the deadline minus its grace period is reached', async () => {
     // Prepare
     const f = fakes();

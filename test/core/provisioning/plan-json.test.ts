@@ -115,6 +115,21 @@ describe('plannedClaimToNodeClaim', () => {
     expect(nc.status.conditions).toEqual([]);
   });
 
+  it('should copy the pool template\'s annotations onto the claim, the nodepool hash annotations winning', () => {
+    // Prepare: Karpenter's NodeClaim template is the pool template's metadata plus the hash annotations
+    const pool = nodePool({ requirements: [{ key: Label.capacityType, operator: 'In', values: ['on-demand'] }] });
+    pool.template.annotations = { [Annotation.doNotDisrupt]: 'true', 'example.com/owner': 'team-a', [Annotation.nodePoolHash]: 'user-set' };
+    pool.template.labels = { team: 'a' };
+    const [claim] = plan({ pods: [pod({ cpu: '1' })], pools: [pool] }).nodeClaims;
+    // Act
+    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', 0, '1234567890');
+    // Assess
+    expect(nc.annotations).toEqual({
+      [Annotation.doNotDisrupt]: 'true', 'example.com/owner': 'team-a', [Annotation.nodePoolHash]: '1234567890', [Annotation.nodePoolHashVersion]: 'v3',
+    });
+    expect(nc.labels).toMatchObject({ team: 'a', [Label.nodePool]: 'default' });
+  });
+
   it('should annotate a claim whose minValues were relaxed and carry taints', () => {
     // Prepare
     const taints = [{ key: 'team', value: 'a', effect: 'NoSchedule' as const }];

@@ -190,4 +190,22 @@ describe('disruption function', () => {
     expect(next.skipped).toBe(false);
     expect(w.workflows.started).toHaveLength(1);
   });
+
+  it('should not consolidate an empty node annotated do-not-consolidate, and log one deprecation warning per old key per invocation', async () => {
+    // Prepare: several polling passes see the same old keys
+    const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: 30 });
+    const a = managed('ip-10-0-5-1', { pool: p, type: c6g.xlarge, lastPodEventTime: NOW_S - 600, nodeAnnotations: { [Annotation.doNotConsolidate]: 'true' } });
+    const b = managed('ip-10-0-5-2', { pool: p, type: c6g.xlarge });
+    const w = world({ pools: [p], nodes: [a, b], pods: [bound(b, { name: 'job-1', cpu: '3', annotations: { [Annotation.doNotEvict]: 'true' } })] });
+
+    // Act
+    const result = await createHandler(w, fast)(scheduledEvent(NOW), context('req-1'));
+
+    // Assess
+    expect(result.passes).toBeGreaterThan(1);
+    expect(w.workflows.started).toEqual([]);
+    const warnings = w.log.lines.filter((l) => /is deprecated/.test(l.message)).map((l) => l.message);
+    expect(warnings).toHaveLength(2);
+    expect(warnings.join('\n')).toMatch(/karpenter\.sh\/do-not-evict is deprecated[\s\S]*karpenter\.sh\/do-not-consolidate is deprecated/);
+  });
 });

@@ -26,6 +26,27 @@ describe('checkRegistration and initializeNode handlers', () => {
     expect(f.log.lines.find((l) => l.message === 'registered nodeclaim')?.fields).toMatchObject({ nodeclaim: 'gpu-abcde', node: 'n1' });
   });
 
+  it('should copy the claim\'s annotations (template ones and drift hashes) onto the node, but not nodewright\'s bookkeeping', async () => {
+    // Prepare: Karpenter's registration assigns every NodeClaim annotation onto the Node
+    const f = fakes();
+    const claim = nodeClaim('default-abcde', { providerID: PID });
+    claim.annotations = {
+      'karpenter.sh/do-not-disrupt': 'true', 'example.com/owner': 'team-a', 'karpenter.sh/nodepool-hash': '123',
+      'nodewright.io/disruption-id': 'd-1', 'nodewright.io/pods-fingerprint': 'abc',
+    };
+    f.cluster.claims.set('default-abcde', claim);
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID }));
+    f.cluster.nodes.get('n1')!.annotations = { 'node.alpha.kubernetes.io/ttl': '0' };
+
+    // Act
+    await checkRegistration(f)({ nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
+
+    // Assess
+    expect(f.cluster.nodes.get('n1')?.annotations).toEqual({
+      'node.alpha.kubernetes.io/ttl': '0', 'karpenter.sh/do-not-disrupt': 'true', 'example.com/owner': 'team-a', 'karpenter.sh/nodepool-hash': '123',
+    });
+  });
+
   it('should report a timeout once the registration deadline has passed', async () => {
     // Prepare
     const f = fakes();
