@@ -118,11 +118,13 @@ function mutate(docs: Json[], mutations: Mutation[]): Json[] {
         if (Array.isArray(s.parent)) s.parent.splice(s.key as number, 1);
         else delete s.parent[s.key as string];
         break;
-      case 'replace': setSlot(s, op.value); break;
+      // A copy of the generated value: fast-check may hand the same instance to two mutations, and placing it
+      // inside itself would make a cycle no YAML file can express (an unintended 'share').
+      case 'replace': setSlot(s, structuredClone(op.value)); break;
       case 'insert':
         if (s.value && typeof s.value === 'object' && !Array.isArray(s.value)) {
-          Object.defineProperty(s.value, op.key, { value: op.value, enumerable: true, writable: true, configurable: true });
-        } else setSlot(s, { [op.key]: op.value });
+          Object.defineProperty(s.value, op.key, { value: structuredClone(op.value), enumerable: true, writable: true, configurable: true });
+        } else setSlot(s, { [op.key]: structuredClone(op.value) });
         break;
       case 'wrapInList': setSlot(s, [s.value]); break;
       case 'stringify': setSlot(s, JSON.stringify(s.value) ?? 'undefined'); break;
