@@ -42,10 +42,7 @@ export class FakeKubeApi {
   private readonly servers = new Set<Server>();
   private readonly watches: WatchHub;
 
-  private readonly now: () => number;
-
   constructor(opts: FakeKubeApiOptions = {}) {
-    this.now = opts.clock ?? (() => Date.now());
     const registry = new ResourceRegistry(BUILTIN_RESOURCES);
     const crds = Array.isArray(opts.crds) ? opts.crds : loadCrds(opts.crds);
     for (const crd of crds) registry.add(resourceTypeFromCrd(crd));
@@ -134,15 +131,7 @@ export class FakeKubeApi {
   /** Fault injection for every request: an HTTP status to answer instead (shared/sim/faults.ts). */
   faultHook?: () => number | undefined;
 
-  /** Fault injection: watch requests answer 500 until this time (ms, the server's clock). */
-  failWatchesUntil = 0;
-
   private serveWatch(url: URL, headers: Record<string, string | undefined>, res: ServerResponse): boolean {
-    if (this.now() < this.failWatchesUntil) {
-      res.writeHead(500, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(statusBody(500, 'InternalError', 'injected fault: watch unavailable')));
-      return true;
-    }
     if (this.token !== undefined && headers.authorization !== `Bearer ${this.token}`) {
       res.writeHead(401, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(statusBody(401, 'Unauthorized', 'Unauthorized')));
