@@ -7,7 +7,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
-import { createOwnershipLookup } from './ownership-lookup';
+import { createOwnershipLookup, once } from './ownership-lookup';
 import { instanceTypesByPool, launchReplacement } from '../../shared/core/lifecycle';
 import { planInterruptionReplacements } from '../../shared/core/interruption/replacements';
 import { processInterruptionRecord, type InterruptionLogger, type ReplacementLauncher, type ReplacementPlanner } from './process-message';
@@ -33,8 +33,10 @@ export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandle
   return async (event, context) => {
     // Per invocation: the processor keeps per-batch state, and ownership is read once per batch.
     const processor = new BatchProcessor(EventType.SQS);
-    const ownership = createOwnershipLookup(deps);
-    const recordHandler = (record: SQSRecord) => processInterruptionRecord({ ...deps, ownership }, record);
+    // One cluster snapshot per batch, shared by ownership, replacement planning and rebalance policies.
+    const cluster: ClusterClient = Object.assign(Object.create(deps.cluster) as ClusterClient, { snapshot: once(() => deps.cluster.snapshot()) });
+    const ownership = createOwnershipLookup({ ...deps, cluster });
+    const recordHandler = (record: SQSRecord) => processInterruptionRecord({ ...deps, cluster, ownership }, record);
     const response = await processPartialResponse(event, recordHandler, processor, {
       ...(context ? { context } : {}),
       throwOnFullBatchFailure: false,
@@ -62,10 +64,8 @@ export const handler = deployedHandler<SQSEvent, SQSBatchResponse>('interruption
     clock: deps.clock,
     logger: lifecycleLogger(),
     clusterName: deps.config.clusterName,
-    planReplacements: async (nodeClaim, seed, eventTimeMs) => {
-      const snapshot = await deps.cluster.snapshot();
-      return planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), nodeClaim, seed, eventTimeMs);
-    },
+    planReplacements: async (snapshot, nodeClaim, seed, eventTimeMs) =>
+      planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), nodeClaim, seed, eventTimeMs),
     launchReplacement: async (claim, id) => {
       await launchReplacement(deps, { nodeClaim: claim, disruptionId: id });
     },

@@ -9,7 +9,8 @@ import { buildOwnershipIndex, type OwnedInstance } from '../../shared/core/inter
 
 export type OwnershipLookup = (instanceIds: string[]) => Promise<(instanceId: string) => OwnedInstance | undefined>;
 
-function once<T>(load: () => Promise<T>): () => Promise<T> {
+/** A loader run at most once (a failed load is retried by the next call). */
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
   let pending: Promise<T> | undefined;
   return () => {
     pending ??= load().catch((e: unknown) => {

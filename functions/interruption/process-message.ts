@@ -3,7 +3,7 @@
  * Throwing fails only this record (partial batch failure); everything else deletes the message.
  */
 import type { SQSRecord } from 'aws-lambda';
-import type { Clock, ClusterClient, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import type { Clock, ClusterClient, ClusterSnapshot, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { decideInterruption, interruptionExecutionName, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
 import { disruptionIdOf, nameReplacements, type LifecycleLogger } from '../../shared/core/lifecycle';
 import type { InterruptionReplacementPlan } from '../../shared/core/interruption/replacements';
@@ -18,7 +18,7 @@ export type InterruptionLogger = LifecycleLogger;
  * Plans replacement capacity for an interrupted claim's pods (shared/core/interruption/replacements.ts over a
  * fresh snapshot and the pools' instance types). Absent in unit tests that only check the decisions.
  */
-export type ReplacementPlanner = (nodeClaim: string, seed: string, eventTimeMs: number) => Promise<InterruptionReplacementPlan>;
+export type ReplacementPlanner = (snapshot: ClusterSnapshot, nodeClaim: string, seed: string, eventTimeMs: number) => Promise<InterruptionReplacementPlan>;
 
 /** Creates a replacement claim and starts its `launch` execution (pre-provisioning on a rebalance recommendation). */
 export type ReplacementLauncher = (claim: NodeClaim, id: string) => Promise<void>;
@@ -88,8 +88,8 @@ export function drainBy(message: InterruptionMessage, nowMs: number): number {
 export const instanceLease = (instanceId: string) => `interruption-instance/${instanceId}`;
 
 async function planFor(deps: ProcessMessageDeps, nodeClaim: string, message: InterruptionMessage, fields: Record<string, unknown>): Promise<InterruptionReplacementPlan | undefined> {
-  if (!deps.planReplacements) return undefined;
-  const plan = await deps.planReplacements(nodeClaim, message.eventId, message.time ?? deps.clock.now());
+  if (!deps.planReplacements || !deps.cluster.snapshot) return undefined;
+  const plan = await deps.planReplacements(await deps.cluster.snapshot(), nodeClaim, message.eventId, message.time ?? deps.clock.now());
   for (const u of plan.unschedulable.slice(0, 10)) {
     deps.logger.warn('could not schedule pod of interrupted node', { ...fields, pod: u.pod, reason: u.reason });
   }

@@ -236,7 +236,7 @@ describe('interruption handler', () => {
     // Act
     await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
     // Assess
-    expect(plan).toHaveBeenCalledWith('default-abcde', '1e5527d7-bb36-4607-3370-4164db56a40e', expect.any(Number));
+    expect(plan).toHaveBeenCalledWith(expect.objectContaining({ nodeClaims: expect.any(Array) }), 'default-abcde', '1e5527d7-bb36-4607-3370-4164db56a40e', expect.any(Number));
     const input = workflows.started[0].input as { replacements: { name: string }[]; candidates: unknown[]; interruption: { drainBy: number } };
     // Named and marked from the disruption id, as ValidateDisruptInput names them (the execution's name decides it).
     const named = replacementClaimName('default', disruptionIdOf(workflows.started[0].name), 0);
