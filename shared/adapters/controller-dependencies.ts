@@ -25,9 +25,9 @@ async function build(): Promise<ControllerDeps> {
   const clock = dependencyOverrides().overrides.clock ?? systemClock;
   const { kc } = await clusterAccess(cfg.clusterName, cfg.region, clock);
   return {
-    cluster: new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms) => clock.sleep(ms) }),
+    cluster: new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) }),
     workflows: new SfnWorkflowStarter({ sfn: new SFNClient({ region: cfg.region }), stateMachineArns: cfg.stateMachineArns }),
-    watch: new KubeClusterWatch(kc),
+    watch: new KubeClusterWatch(kc, { sleep: (ms, signal) => clock.sleep(ms, signal) }),
     invoker: new LambdaFunctionInvoker({ lambda: new LambdaClient({ region: cfg.region }), functionNamePrefix: cfg.functionNamePrefix }),
     store: new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: cfg.region })), tableName: cfg.stateTableName, clock }),
     clock,

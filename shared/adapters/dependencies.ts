@@ -39,7 +39,7 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
   const region = cfg.region;
   const clock = overrides.clock ?? systemClock;
   const { info: clusterInfo, kc } = await clusterAccess(cfg.clusterName, region, clock);
-  const cluster = new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms) => clock.sleep(ms) });
+  const cluster = new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) });
   const store = new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({ region })), tableName: cfg.stateTableName, clock });
   const cloud = new Ec2CloudProvider({
     ec2: new EC2Client({ region }),

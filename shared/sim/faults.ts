@@ -4,17 +4,18 @@
  *
  * | target | kinds | what the caller sees |
  * |---|---|---|
- * | `kube-api` | error, throttle | HTTP 500 / 429 from the API server (watches too) |
+ * | `kube-api` | error, throttle, timeout, hang | HTTP 500 / 429 from the API server (watches too); timeout: 504 after the API server's 60 s request timeout; hang: no answer at all — the client's own request timeout must fire (a watch request that hangs is held until the client gives up too) |
  * | `ec2`, `sfn`, `dynamodb`, `lambda-invoke` | error, throttle | the SDK's service exception (InternalError / RequestLimitExceeded, ServiceUnavailable / ThrottlingException, InternalServerError / ProvisionedThroughputExceededException) |
  * | `sqs` | duplicate | an interruption event delivered again, 1 s later, under another SQS message id |
  * | `lambda:<functionKey>`, `task:<StateName>` | crash, timeout | the invocation dies before its handler returns (Runtime.ExitError), or runs past its timeout (Sandbox.Timedout) |
  *
- * Not modelled: a request that hangs (client-node has no request timeout to fire), so `hang` is refused.
+ * While a request hangs, virtual time moves on (the simulator stops counting it as in flight), so timeouts fire
+ * when they would in the world.
  */
 import { createHash } from 'node:crypto';
 
 export type FaultTarget = string;
-export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout' | 'duplicate';
+export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout' | 'hang' | 'duplicate';
 
 export interface FaultSpec {
   /** Seconds since the start. */
@@ -36,8 +37,8 @@ const SERVICE_TARGETS = new Set(['kube-api', 'ec2', 'sfn', 'dynamodb', 'lambda-i
 export function validateFault(f: FaultSpec, where: string): void {
   const invocation = /^(lambda|task):[A-Za-z][A-Za-z0-9]*$/.test(f.target);
   if (!SERVICE_TARGETS.has(f.target) && !invocation) throw new FaultSpecInvalidError(`${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, sqs, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`);
-  const kinds = invocation ? ['crash', 'timeout'] : f.target === 'sqs' ? ['duplicate'] : ['error', 'throttle'];
-  if (!kinds.includes(f.kind)) throw new FaultSpecInvalidError(`${where}: kind for ${f.target} must be one of ${kinds.join(', ')}; got ${JSON.stringify(f.kind)}${f.kind === ('hang' as FaultKind) ? ' (hangs are not modelled: client-node has no request timeout)' : ''}`);
+  const kinds = invocation ? ['crash', 'timeout'] : f.target === 'sqs' ? ['duplicate'] : f.target === 'kube-api' ? ['error', 'throttle', 'timeout', 'hang'] : ['error', 'throttle'];
+  if (!kinds.includes(f.kind)) throw new FaultSpecInvalidError(`${where}: kind for ${f.target} must be one of ${kinds.join(', ')}; got ${JSON.stringify(f.kind)}`);
   if (f.rate !== undefined && !(f.rate > 0 && f.rate <= 1)) throw new FaultSpecInvalidError(`${where}: rate must be in (0, 1]; got ${f.rate}`);
 }
 
@@ -76,6 +77,20 @@ export class FaultPlan {
 
   get empty(): boolean {
     return this.faults.length === 0;
+  }
+}
+
+/** The Kubernetes API server's API-server request timeout (kube-apiserver --request-timeout default). */
+const API_SERVER_REQUEST_TIMEOUT_MS = 60_000;
+
+/** What the fake API server answers for an injected kube-api fault. */
+export function kubeApiFault(kind: FaultKind | undefined): { status?: number; delayMs?: number } | undefined {
+  switch (kind) {
+    case 'error': return { status: 500 };
+    case 'throttle': return { status: 429 };
+    case 'timeout': return { status: 504, delayMs: API_SERVER_REQUEST_TIMEOUT_MS };
+    case 'hang': return { delayMs: Infinity };
+    default: return undefined;
   }
 }
 

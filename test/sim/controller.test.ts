@@ -86,6 +86,20 @@ describe('the controller on the simulator', () => {
     expect(launches()[0] - 50).toBeLessThanOrEqual(15);
   }, 60_000);
 
+  it('should recover from an API server that answers nothing for 40 s (watches dropped, every request hung) within 30 s of its end, with one launch', async () => {
+    // Prepare
+    await start([{ at: 30, for: 40, target: 'kube-api', kind: 'hang' }]);
+    world.clock.at(world.clock.startMs + 30_000, () => world.api.dropWatches());
+    scaleUpAt('a', 35.5);
+    // Act
+    await runFor(180);
+    // Assess: the requests were aborted by their own timeouts (virtual time moved on), the watches re-made
+    expect(world.faults.injected.filter((f) => f.kind === 'hang').length).toBeGreaterThan(2);
+    expect(launches()).toHaveLength(1);
+    expect(launches()[0]).toBeGreaterThanOrEqual(70);
+    expect(launches()[0] - 70).toBeLessThanOrEqual(30);
+  }, 60_000);
+
   it('should hand over to the next invocation with no gap: a pod at the hand-over second still launches within 3 s', async () => {
     // Prepare: the first controller holds 0–840 s; the successor waits from 780 s and takes over.
     await start();

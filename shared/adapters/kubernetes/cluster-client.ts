@@ -22,7 +22,7 @@ export interface KubeClusterClientOptions {
   /** Attempts for read-modify-write status patches that hit 409 Conflict (default 5). */
   conflictRetries?: number;
   /** Backoff between retries of 429/5xx/connection errors (default: real time; the composition root passes its clock). */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export class KubeClusterClient implements ClusterClient {

@@ -3,9 +3,17 @@
  * exponential backoff (on the injected clock, so the simulator's virtual time moves), then surface as
  * KubernetesApiUnavailableError — a name the state machines' Retry matches. Every call nodewright makes is
  * idempotent (creates by name, merge patches, evictions answer 404/409 once done), so a repeat is safe.
+ *
+ * Every attempt also has a timeout (default 10 s, on the same clock): a request the server never answers is
+ * aborted and counts as a connection failure. client-node 1.4 has no request timeout, and a Lambda whose
+ * only request hangs would otherwise wait until the function's own timeout. No attempt starts that could
+ * end past the call's budget (default 25 s), so a hung API server fails a call in ≈ 21 s — inside the
+ * shortest function timeout (interruption, 30 s), leaving the retry to the invoker (SQS redelivery, the
+ * state machine's Retry, the controller's next round).
  */
 import { KubernetesApiUnavailableError } from '../../core/errors';
 import { httpCode } from './apis';
+import { withRequestSignal } from './request-signal';
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET']);
@@ -15,7 +23,21 @@ export interface RetryOptions {
   attempts?: number;
   /** First backoff (ms), doubled each time (default 250). */
   baseMs?: number;
-  sleep?: (ms: number) => Promise<void>;
+  /** Each attempt is aborted after this long (default 10 s). */
+  timeoutMs?: number;
+  /** No attempt starts that could end later than this after the first began (default 25 s). */
+  budgetMs?: number;
+  /** Waits `ms`, or until `signal` aborts (the composition root passes its clock's sleep). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+export const DEFAULT_CALL_BUDGET_MS = 25_000;
+
+/** A Kubernetes request that got no answer within its timeout (aborted; retryable like a dropped connection). */
+export class KubernetesRequestTimedOutError extends Error {
+  override readonly name = 'KubernetesRequestTimedOutError' as const;
+  readonly code = 'ETIMEDOUT';
 }
 
 export function isRetryable(err: unknown, method = ''): boolean {
@@ -29,19 +51,52 @@ export function isRetryable(err: unknown, method = ''): boolean {
   return RETRYABLE_CODES.has(code) || e?.type === 'system' || e?.name === 'FetchError';
 }
 
+const realSleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
+  if (signal?.aborted) return resolve();
+  const timer = setTimeout(done, ms);
+  function done() {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', done);
+    resolve();
+  }
+  signal?.addEventListener('abort', done, { once: true });
+});
+
+/** One attempt, aborted (the request's socket closed) if it has no answer after `timeoutMs`. */
+async function attemptWithTimeout<T>(what: string, call: () => Promise<T>, timeoutMs: number, sleep: NonNullable<RetryOptions['sleep']>): Promise<T> {
+  const request = new AbortController();
+  const settled = new AbortController();
+  const timedOut = sleep(timeoutMs, settled.signal).then(() => {
+    if (settled.signal.aborted) return undefined as never;
+    const err = new KubernetesRequestTimedOutError(`${what}: no answer within ${timeoutMs / 1000} s`);
+    request.abort(err);
+    throw err;
+  });
+  try {
+    return await Promise.race([withRequestSignal(request.signal, call), timedOut]);
+  } finally {
+    settled.abort();
+  }
+}
+
 export async function retrying<T>(what: string, call: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const attempts = opts.attempts ?? 4;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = opts.sleep ?? realSleep;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const budgetMs = opts.budgetMs ?? DEFAULT_CALL_BUDGET_MS;
+  let spentMs = 0; // worst case so far: each attempt counted at its timeout when it timed out
   for (let attempt = 1; ; attempt++) {
     try {
-      return await call();
+      return await attemptWithTimeout(what, call, timeoutMs, sleep);
     } catch (err) {
       if (!isRetryable(err, what)) throw err;
-      if (attempt >= attempts) {
+      const backoffMs = (opts.baseMs ?? 250) * 2 ** (attempt - 1);
+      spentMs += (err instanceof KubernetesRequestTimedOutError ? timeoutMs : 0) + backoffMs;
+      if (attempt >= attempts || spentMs + timeoutMs > budgetMs) {
         const status = httpCode(err);
-        throw new KubernetesApiUnavailableError(`${what}: Kubernetes API unavailable after ${attempts} attempts (${status ?? (err instanceof Error ? err.message : String(err))})`, { cause: err });
+        throw new KubernetesApiUnavailableError(`${what}: Kubernetes API unavailable after ${attempt} attempts (${status ?? (err instanceof Error ? err.message : String(err))})`, { cause: err });
       }
-      await sleep((opts.baseMs ?? 250) * 2 ** (attempt - 1));
+      await sleep(backoffMs);
     }
   }
 }

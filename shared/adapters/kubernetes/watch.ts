@@ -51,8 +51,38 @@ function withUserAgent(kc: KubeConfig, id: number): KubeConfig {
   return wrapped;
 }
 
+export interface KubeClusterWatchOptions {
+  /** A watch request that gets no answer (no response headers) within this long is given up (default 20 s). */
+  connectTimeoutMs?: number;
+  /** The composition root's clock sleep (virtual time in the simulator). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
 export class KubeClusterWatch implements ClusterWatch {
-  constructor(private readonly kc: KubeConfig) {}
+  constructor(private readonly kc: KubeConfig, private readonly opts: KubeClusterWatchOptions = {}) {}
+
+  /**
+   * client-node's Watch resolves only once the server answers the request: a server that never answers would
+   * hold the stream (and the controller's view of that kind) forever. Past the connect timeout the watch is
+   * reported closed with an error, so the controller retries it; a late answer is aborted when it comes.
+   */
+  private async connect<T extends { abort(): void } | undefined>(kind: WatchedKind, start: Promise<T>, onTimeout: (why: WatchClosed) => void): Promise<T | undefined> {
+    if (!this.opts.sleep) return start;
+    const ms = this.opts.connectTimeoutMs ?? 20_000;
+    const settled = new AbortController();
+    const timedOut = this.opts.sleep(ms, settled.signal).then(() => (settled.signal.aborted ? undefined : 'timeout' as const));
+    const answered = start.then((c) => ({ c }), (err: unknown) => ({ err }));
+    const first = await Promise.race([answered, timedOut]);
+    settled.abort();
+    if (first === 'timeout') {
+      void answered.then((late) => ('c' in late ? late.c?.abort() : undefined));
+      onTimeout({ gone: false, error: `watch ${kind}: no answer within ${ms / 1000} s` });
+      return undefined;
+    }
+    if (first === undefined) return start; // (the timer was cancelled after the race; not reached)
+    if ('err' in first) throw first.err;
+    return first.c;
+  }
 
   async watch(kind: WatchedKind, resourceVersion: string | undefined, onEvent: (e: WatchEvent) => void, onClosed: (why: WatchClosed) => void): Promise<WatchHandle> {
     let closed = false;
@@ -64,7 +94,7 @@ export class KubeClusterWatch implements ClusterWatch {
     const query: Record<string, string | boolean> = { allowWatchBookmarks: true };
     if (resourceVersion) query.resourceVersion = resourceVersion;
     const id = ++watchSeq;
-    const controller = await new Watch(withUserAgent(this.kc, id)).watch(PATHS[kind], query, (type: string, raw: unknown) => {
+    const controller = await this.connect(kind, new Watch(withUserAgent(this.kc, id)).watch(PATHS[kind], query, (type: string, raw: unknown) => {
       if (channel.hasSubscribers) channel.publish({ id: String(id), kind, type });
       if (closed) return;
       const o = (raw ?? {}) as Json;
@@ -85,7 +115,7 @@ export class KubeClusterWatch implements ClusterWatch {
     }, (err: unknown) => {
       const code = (err as { statusCode?: number } | null)?.statusCode;
       close({ gone: code === 410, ...(err ? { error: `watch ${kind}: ${err instanceof Error ? err.message : String(err)}` } : {}) });
-    });
+    }), close);
     return { stop: () => { closed = true; controller?.abort(); } };
   }
 }

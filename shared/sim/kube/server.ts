@@ -128,8 +128,33 @@ export class FakeKubeApi {
     };
   }
 
-  /** Fault injection for every request: an HTTP status to answer instead (shared/sim/faults.ts). */
-  faultHook?: () => number | undefined;
+  /**
+   * Fault injection for every request (shared/sim/faults.ts): a status to answer instead, now or after
+   * `delayMs` (Infinity: never — the request hangs until the client gives up).
+   */
+  faultHook?: () => InjectedAnswer | undefined;
+  /** Told when a request is held (the client's local port), so the simulator lets time move meanwhile. */
+  onHold?: (clientPort: number) => void;
+  /** Runs `fn` after `ms` of the server's time (virtual in the simulator); returns a cancel. */
+  holdTimer: (ms: number, fn: () => void) => () => void = (ms, fn) => {
+    const t = setTimeout(fn, ms);
+    return () => clearTimeout(t);
+  };
+
+  private answerFault(req: IncomingMessage, res: ServerResponse, injected: InjectedAnswer): void {
+    const answer = () => {
+      if (res.writableEnded || req.socket.destroyed) return;
+      const status = injected.status ?? 504;
+      const reason = status === 429 ? 'TooManyRequests' : status === 504 ? 'Timeout' : 'InternalError';
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(statusBody(status, reason, status === 504 ? 'the server was unable to return a response in the time allotted (injected fault)' : 'injected fault')));
+    };
+    if (!injected.delayMs) return answer();
+    if (req.socket.remotePort !== undefined) this.onHold?.(req.socket.remotePort);
+    if (!Number.isFinite(injected.delayMs)) return; // held until the client closes the connection
+    const cancel = this.holdTimer(injected.delayMs, answer);
+    req.socket.once('close', cancel);
+  }
 
   private serveWatch(url: URL, headers: Record<string, string | undefined>, res: ServerResponse): boolean {
     if (this.token !== undefined && headers.authorization !== `Bearer ${this.token}`) {
@@ -152,11 +177,7 @@ export class FakeKubeApi {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const injected = this.faultHook?.();
-      if (injected !== undefined) {
-        res.writeHead(injected, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify(statusBody(injected, injected === 429 ? 'TooManyRequests' : 'InternalError', 'injected fault')));
-        return;
-      }
+      if (injected !== undefined) return this.answerFault(req, res, injected);
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
@@ -169,6 +190,13 @@ export class FakeKubeApi {
       res.end(text);
     });
   }
+}
+
+/** What an injected fault makes the server answer (shared/sim/faults.ts). */
+export interface InjectedAnswer {
+  status?: number;
+  /** Hold the request this long first (ms); Infinity holds it until the client gives up. */
+  delayMs?: number;
 }
 
 export function createFakeKubeApi(opts: FakeKubeApiOptions = {}): FakeKubeApi {

@@ -1,7 +1,7 @@
 /** Kubernetes `Status` error bodies, and the error class the store and handler throw. */
 import type { Json } from './types';
 
-export type StatusReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'BadRequest' | 'TooManyRequests'
+export type StatusReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'BadRequest' | 'TooManyRequests' | 'Timeout'
   | 'MethodNotAllowed' | 'Unauthorized' | 'UnsupportedMediaType' | 'InternalError' | 'NotAcceptable';
 
 export class KubeApiStatusError extends Error {

@@ -10,9 +10,10 @@ export class HttpInFlight {
 
   start(): this {
     const started = (m: unknown) => {
-      const request = (m as { request?: { path?: string } }).request;
-      // A watch stream stays open by design: what it delivers is accounted by the watch probe instead.
-      if (request && !/[?&]watch=(true|1)(&|$)/.test(request.path ?? '')) this.open.add(request);
+      // Until its response headers arrive (`response.finish` is published on 'response', not at the body's end):
+      // a watch stream then stays open by design, and what it delivers is accounted by the watch probe instead.
+      const request = (m as { request?: object }).request;
+      if (request) this.open.add(request);
     };
     const ended = (m: unknown) => {
       const request = (m as { request?: object }).request;
@@ -21,6 +22,16 @@ export class HttpInFlight {
     this.subscriptions.push(['http.client.request.start', started], ['http.client.response.finish', ended], ['http.client.request.error', ended]);
     for (const [name, fn] of this.subscriptions) diagnostics.subscribe(name, fn);
     return this;
+  }
+
+  /**
+   * A request the fake API server holds on purpose (an injected hang): it stops holding virtual time, so the
+   * client's own timeout can fire. Matched by the client socket's local port.
+   */
+  release(clientPort: number): void {
+    for (const request of this.open) {
+      if ((request as { socket?: { localPort?: number } | null }).socket?.localPort === clientPort) this.open.delete(request);
+    }
   }
 
   count(): number {

@@ -17,7 +17,7 @@ import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { committedTestTls, type TlsMaterial } from '../kube/tls';
 import { REPO_ROOT } from '../runtime/functions';
 import { HttpInFlight } from '../runtime/http-inflight';
-import { FaultPlan, installAwsFaults, type FaultSpec } from '../faults';
+import { FaultPlan, installAwsFaults, kubeApiFault, type FaultSpec } from '../faults';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -116,10 +116,9 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const restoreAws = installSimulatedAws(() => sim);
   const faults = new FaultPlan(opts.faults ?? [], opts.seed, () => clock.elapsedSeconds());
   production.faults = faults;
-  api.faultHook = () => {
-    const kind = faults.check('kube-api');
-    return kind === 'throttle' ? 429 : kind === 'error' ? 500 : undefined;
-  };
+  api.faultHook = () => kubeApiFault(faults.check('kube-api'));
+  api.onHold = (port) => http.release(port);
+  api.holdTimer = (ms, fn) => clock.at(clock.now() + ms, fn);
   const removeAwsFaults = installAwsFaults(faults, [
     { service: 'ec2', cls: EC2Client }, { service: 'sfn', cls: SFNClient }, { service: 'dynamodb', cls: DynamoDBDocumentClient }, { service: 'lambda-invoke', cls: LambdaClient },
   ]);
