@@ -4,7 +4,6 @@
  * (a `karpenter.sh/nodeclaim` tag alone is not trusted, see buildOwnershipIndex).
  */
 import type { CloudInstance, CloudProvider, ClusterClient } from '../../shared/core/ports';
-import type { NodeClaim } from '../../shared/core/model/karpenter';
 import { buildOwnershipIndex, type OwnedInstance } from '../../shared/core/interruption';
 
 export type OwnershipLookup = (instanceIds: string[]) => Promise<(instanceId: string) => OwnedInstance | undefined>;
@@ -23,9 +22,10 @@ export function once<T>(load: () => Promise<T>): () => Promise<T> {
 
 export function createOwnershipLookup(deps: { cloud: CloudProvider; cluster: ClusterClient; clusterName: string }): OwnershipLookup {
   const instances = once<CloudInstance[]>(() => deps.cloud.list());
-  const nodeClaims = once<NodeClaim[]>(async () => (await deps.cluster.snapshot()).nodeClaims);
+  const snapshot = once(() => deps.cluster.snapshot());
   return async () => {
-    const index = buildOwnershipIndex(deps.clusterName, await instances(), await nodeClaims());
+    const { nodeClaims, nodes } = await snapshot();
+    const index = buildOwnershipIndex(deps.clusterName, await instances(), nodeClaims, nodes);
     return (id) => index.get(id);
   };
 }

@@ -8,6 +8,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ControllerDeps } from '../core/lifecycle/controller';
 import { LambdaFunctionInvoker } from './aws/lambda/invoker';
+import { awsClientConfig } from './aws/client-config';
 import { SfnWorkflowStarter } from './aws/sfn';
 import { DynamoStateStore } from './aws/state-store/dynamo';
 import { systemClock } from './clock';
@@ -18,7 +19,11 @@ import { KubeClusterWatch } from './kubernetes/watch';
 import { lifecycleLogger } from './lambda/handler';
 import { dependencyOverrides } from './overrides';
 
-let built: { generation: number; deps: Promise<ControllerDeps> } | undefined;
+/** Lambda Invoke waits for the provisioner or disruption round: their timeout is 90 s (infra/functions). */
+const INVOKE_TIMEOUT_MS = 100_000;
+
+/** Per container (the simulator runs several in one process), for the overrides' generation. */
+const built = new Map<string, { generation: number; deps: Promise<ControllerDeps> }>();
 
 async function build(): Promise<ControllerDeps> {
   const cfg = config();
@@ -26,10 +31,10 @@ async function build(): Promise<ControllerDeps> {
   const { kc } = await clusterAccess(cfg.clusterName, cfg.region, clock);
   return {
     cluster: new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) }),
-    workflows: new SfnWorkflowStarter({ sfn: new SFNClient({ region: cfg.region }), stateMachineArns: cfg.stateMachineArns }),
+    workflows: new SfnWorkflowStarter({ sfn: new SFNClient(awsClientConfig(cfg.region)), stateMachineArns: cfg.stateMachineArns }),
     watch: new KubeClusterWatch(kc, { sleep: (ms, signal) => clock.sleep(ms, signal) }),
-    invoker: new LambdaFunctionInvoker({ lambda: new LambdaClient({ region: cfg.region }), functionNamePrefix: cfg.functionNamePrefix }),
-    store: new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: cfg.region })), tableName: cfg.stateTableName, clock }),
+    invoker: new LambdaFunctionInvoker({ lambda: new LambdaClient(awsClientConfig(cfg.region, { requestTimeoutMs: INVOKE_TIMEOUT_MS })), functionNamePrefix: cfg.functionNamePrefix }),
+    store: new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient(awsClientConfig(cfg.region))), tableName: cfg.stateTableName, clock }),
     clock,
     log: lifecycleLogger(),
   };
@@ -37,11 +42,14 @@ async function build(): Promise<ControllerDeps> {
 
 /** Built once per container (again after the simulator rebinds); a failed build is retried next time. */
 export function controllerDependencies(): Promise<ControllerDeps> {
-  const { generation } = dependencyOverrides();
-  if (!built || built.generation !== generation) {
+  const { generation, overrides } = dependencyOverrides();
+  const key = overrides.containerKey?.() ?? '';
+  let entry = built.get(key);
+  if (!entry || entry.generation !== generation) {
+    if (entry) built.clear(); // a new world: every container of the previous one is gone
     const deps = build();
-    built = { generation, deps };
-    deps.catch(() => { if (built?.deps === deps) built = undefined; });
+    built.set(key, (entry = { generation, deps }));
+    deps.catch(() => { if (built.get(key)?.deps === deps) built.delete(key); });
   }
-  return built.deps;
+  return entry.deps;
 }

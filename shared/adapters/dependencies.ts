@@ -12,6 +12,7 @@ import { loadCatalog } from '../catalog';
 import type { LifecycleDeps, Planner } from '../core/lifecycle';
 import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../core/provisioning/from-snapshot';
 import { solve } from '../core/scheduling/solve';
+import { awsClientConfig } from './aws/client-config';
 import { Ec2CloudProvider } from './aws/ec2';
 import { SfnWorkflowStarter } from './aws/sfn';
 import { DynamoStateStore } from './aws/state-store';
@@ -40,10 +41,10 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
   const clock = overrides.clock ?? systemClock;
   const { info: clusterInfo, kc } = await clusterAccess(cfg.clusterName, region, clock);
   const cluster = new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) });
-  const store = new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({ region })), tableName: cfg.stateTableName, clock });
+  const store = new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient(awsClientConfig(region))), tableName: cfg.stateTableName, clock });
   const cloud = new Ec2CloudProvider({
-    ec2: new EC2Client({ region }),
-    ssm: new SSMClient({ region }),
+    ec2: new EC2Client(awsClientConfig(region)),
+    ssm: new SSMClient(awsClientConfig(region)),
     clusterName: cfg.clusterName,
     region,
     stateStore: store,
@@ -53,22 +54,25 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
     ...(cfg.nodeInstanceProfileName ? { defaultInstanceProfile: cfg.nodeInstanceProfileName } : {}),
     onFallback: (what, error) => logger.warn('using cached or bundled data', { what, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   });
-  const workflows = new SfnWorkflowStarter({ sfn: new SFNClient({ region }), stateMachineArns: cfg.stateMachineArns });
+  const workflows = new SfnWorkflowStarter({ sfn: new SFNClient(awsClientConfig(region)), stateMachineArns: cfg.stateMachineArns });
   return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), planner };
 }
 
-let built: Promise<Dependencies> | undefined;
+const built = new Map<string, Promise<Dependencies>>();
 let overrides: DependencyOverrides = {};
 
 /** The container's dependencies, built on first use; a failed build is retried on the next invocation. */
 export function dependencies(): Promise<Dependencies> {
-  if (!built) {
-    built = buildDependencies(config(), overrides);
-    built.catch(() => {
-      built = undefined;
+  const key = overrides.containerKey?.() ?? '';
+  let deps = built.get(key);
+  if (!deps) {
+    const building = buildDependencies(config(), overrides);
+    built.set(key, (deps = building));
+    building.catch(() => {
+      if (built.get(key) === building) built.delete(key);
     });
   }
-  return built;
+  return deps;
 }
 
 /**
@@ -77,6 +81,6 @@ export function dependencies(): Promise<Dependencies> {
  */
 export function resetDependencies(next: DependencyOverrides = {}): void {
   overrides = next;
-  built = undefined;
+  built.clear();
   setDependencyOverrides(next);
 }

@@ -7,6 +7,11 @@ import type { Clock } from '../core/ports';
 
 export interface DependencyOverrides {
   clock?: Clock;
+  /**
+   * Which container (sandbox) the current invocation runs in. A deployed Lambda is one container per process;
+   * the simulator runs many in one process, each with its own dependencies, built when it starts cold.
+   */
+  containerKey?: () => string | undefined;
 }
 
 let current: DependencyOverrides = {};

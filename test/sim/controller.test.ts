@@ -46,7 +46,9 @@ describe('the controller on the simulator', () => {
     await world?.close();
   });
 
-  it('should reach CreateFleet within 3 s of pods that appear at odd seconds, twice in one controller lifetime', async () => {
+  // Bounds include cold starts: the provisioner's and LaunchNodeClaim's sandboxes each spend 1 s of INIT and
+  // build their dependencies when no warm one is free (simulated as in Lambda).
+  it('should reach CreateFleet within 5 s of pods that appear at odd seconds, twice in one controller lifetime', async () => {
     // Prepare
     await start();
     scaleUpAt('a', 37.3);
@@ -56,9 +58,9 @@ describe('the controller on the simulator', () => {
     // Assess
     const [first, ...rest] = launches();
     expect(first - 37.3).toBeGreaterThan(0);
-    expect(first - 37.3).toBeLessThanOrEqual(3);
+    expect(first - 37.3).toBeLessThanOrEqual(5);
     expect(rest.length).toBeGreaterThan(0);
-    expect(rest[0] - 311.7).toBeLessThanOrEqual(3);
+    expect(rest[0] - 311.7).toBeLessThanOrEqual(5);
   }, 60_000);
 
   it('should watch again after every stream is dropped and still launch once, within 15 s', async () => {
@@ -100,7 +102,7 @@ describe('the controller on the simulator', () => {
     expect(launches()[0] - 70).toBeLessThanOrEqual(30);
   }, 60_000);
 
-  it('should hand over to the next invocation with no gap: a pod at the hand-over second still launches within 3 s', async () => {
+  it('should hand over to the next invocation with no gap: a pod at the hand-over second still launches within 7 s (three cold starts)', async () => {
     // Prepare: the first controller holds 0–840 s; the successor waits from 780 s and takes over.
     await start();
     scaleUpAt('a', 840.4);
@@ -110,6 +112,6 @@ describe('the controller on the simulator', () => {
     const starts = world.invocations.filter((i) => i.functionKey === 'controller');
     expect(starts.length).toBeGreaterThan(10);
     expect(launches()).toHaveLength(1);
-    expect(launches()[0] - 840.4).toBeLessThanOrEqual(3);
+    expect(launches()[0] - 840.4).toBeLessThanOrEqual(7);
   }, 120_000);
 });

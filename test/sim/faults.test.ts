@@ -25,7 +25,8 @@ describe('fault injection', () => {
 
   it('should accept API-server hangs and timeouts, and refuse a kind its target does not have, naming the fault', () => {
     expect(() => validateFault({ at: 0, for: 1, target: 'kube-api', kind: 'hang' }, 'faults.0')).not.toThrow();
-    expect(() => validateFault({ at: 0, for: 1, target: 'ec2', kind: 'hang' }, 'faults.0')).toThrow(/faults\.0: kind for ec2 must be one of error, throttle/);
+    expect(() => validateFault({ at: 0, for: 1, target: 'ec2', kind: 'hang' }, 'faults.0')).not.toThrow();
+    expect(() => validateFault({ at: 0, for: 1, target: 'sqs', kind: 'hang' }, 'faults.0')).toThrow(/faults\.0: kind for sqs must be one of duplicate/);
     expect(() => validateFault({ at: 0, for: 1, target: 'lambda:provisioner', kind: 'throttle' }, 'faults.1')).toThrow(/faults\.1: kind for lambda:provisioner must be one of crash, timeout/);
     expect(() => parseScenario('name: x\nfaults: [{at: 1m, for: 10s, target: s3, kind: error}]\n', 'x.yaml')).toThrow(/x\.yaml: faults\.0: target must be/);
   });

@@ -63,6 +63,11 @@ export function decideInterruption(message: InterruptionMessage, lookup: (instan
     if (!owned.nodeClaim) {
       return { type: 'drop', instanceId, reason: 'instance has no NodeClaim; garbage collection reclaims it' };
     }
+    // nodewright's own disruption terminates the instance before it deletes the claim, so EC2's shutting-down
+    // notice for it arrives while the claim still exists: the workflow that tainted the node finishes it.
+    if (message.kind === 'InstanceStateChange' && owned.disrupting) {
+      return { type: 'drop', instanceId, reason: `instance is ${message.state} while its node is already being disrupted; that workflow finishes it` };
+    }
     let markUnavailable: MarkUnavailable | undefined;
     if (message.kind === 'SpotInterruption') markUnavailable = offeringMark(owned, 'spot', message.kind);
     if (message.kind === 'CapacityReservationInterruption') markUnavailable = offeringMark(owned, 'reserved', message.kind);

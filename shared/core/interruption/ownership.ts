@@ -14,7 +14,8 @@
  */
 import type { CloudInstance } from '../ports/cloud-provider';
 import type { NodeClaim } from '../model/karpenter';
-import { CapacityType, type CapacityTypeValue, Label, Tag } from '../model/labels';
+import type { Node } from '../model/kube';
+import { CapacityType, type CapacityTypeValue, Label, Tag, TaintKey } from '../model/labels';
 
 export interface OwnedInstance {
   instanceId: string;
@@ -24,6 +25,11 @@ export interface OwnedInstance {
   instanceType?: string;
   zone?: string;
   capacityType?: CapacityTypeValue;
+  /**
+   * A workflow is already taking this node away: its claim is being deleted, or its node carries the
+   * `karpenter.sh/disrupted` taint a disruption or termination puts on before draining.
+   */
+  disrupting?: boolean;
 }
 
 /** `aws:///us-east-1a/i-0123…` → `i-0123…`; undefined when it is not an AWS provider id. */
@@ -81,11 +87,13 @@ export function launchingClaimByTag(instance: Pick<CloudInstance, 'instanceId' |
  * labels; the claim (and its node) is the one whose providerID names the instance, or the launching claim
  * its tag names (see launchingClaimByTag) — never a claim whose providerID names another instance.
  */
-export function buildOwnershipIndex(clusterName: string, instances: CloudInstance[], nodeClaims: NodeClaim[]): Map<string, OwnedInstance> {
+export function buildOwnershipIndex(clusterName: string, instances: CloudInstance[], nodeClaims: NodeClaim[], nodes: Pick<Node, 'name' | 'taints'>[] = []): Map<string, OwnedInstance> {
   const index = new Map<string, OwnedInstance>();
+  const tainted = new Set(nodes.filter((n) => n.taints.some((t) => t.key === TaintKey.disrupted)).map((n) => n.name));
   for (const claim of nodeClaims) {
     const id = instanceIdFromProviderID(claim.status.providerID);
-    if (id) index.set(id, fromClaim(claim, id));
+    const disrupting = claim.deletionTimestamp !== undefined || (claim.status.nodeName !== undefined && tainted.has(claim.status.nodeName));
+    if (id) index.set(id, { ...fromClaim(claim, id), ...(disrupting ? { disrupting } : {}) });
   }
   const owned = instances.filter((i) => isClusterOwnedInstance(i, clusterName));
   for (const instance of owned) {

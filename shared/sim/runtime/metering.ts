@@ -88,12 +88,15 @@ export interface FunctionUsage {
 
 interface Running {
   key: string;
+  /** `<function>#<n>`: the sandbox (container) serving this invocation. */
+  sandbox: string;
   kubeRequests: number;
   slowAwsCalls: number;
   awsMs: number;
 }
 
 interface Sandbox {
+  id: number;
   busy: boolean;
   lastEndMs: number;
 }
@@ -157,8 +160,18 @@ export class Meter {
     this.logBytes = 0;
   }
 
-  /** Runs one invocation of `key` and bills it: virtual duration + floors, a cold start when no warm sandbox is free. */
-  async invocation<T>(key: string, run: () => Promise<T>): Promise<T> {
+  private sandboxSeq = 0;
+
+  /** The sandbox serving the current invocation (`<function>#<n>`), or undefined outside one. */
+  sandboxKey(): string | undefined {
+    return this.current.getStore()?.sandbox;
+  }
+
+  /**
+   * Runs one invocation of `key` and bills it: virtual duration + floors, a cold start when no warm sandbox is
+   * free. `run` is told whether this invocation starts a new sandbox (the runtime then spends the INIT phase).
+   */
+  async invocation<T>(key: string, run: (cold: boolean) => Promise<T>): Promise<T> {
     const a = BILLING_ASSUMPTIONS;
     const startMs = this.clock.now();
     const pool = (this.sandboxes.get(key) ?? []).filter((s) => s.busy || startMs - s.lastEndMs <= a.warmIdleSeconds * 1000);
@@ -166,13 +179,13 @@ export class Meter {
     let sandbox = pool.find((s) => !s.busy);
     const cold = !sandbox;
     if (!sandbox) {
-      sandbox = { busy: true, lastEndMs: startMs };
+      sandbox = { id: ++this.sandboxSeq, busy: true, lastEndMs: startMs };
       pool.push(sandbox);
     }
     sandbox.busy = true;
-    const running: Running = { key, kubeRequests: 0, slowAwsCalls: 0, awsMs: 0 };
+    const running: Running = { key, sandbox: `${key}#${sandbox.id}`, kubeRequests: 0, slowAwsCalls: 0, awsMs: 0 };
     try {
-      return await this.current.run(running, run);
+      return await this.current.run(running, () => run(cold));
     } finally {
       const endMs = this.clock.now();
       sandbox.busy = false;
@@ -184,7 +197,8 @@ export class Meter {
       u.virtualMs += virtualMs;
       u.kubeRequests += running.kubeRequests;
       u.slowAwsCalls += running.slowAwsCalls;
-      u.billedMs += Math.ceil(virtualMs + a.invocationFloorMs + running.kubeRequests * a.kubeRequestMs + running.awsMs + (cold ? a.initMs : 0));
+      // A cold invocation's virtual duration already holds its INIT phase (production.ts sleeps initMs).
+      u.billedMs += Math.ceil(virtualMs + a.invocationFloorMs + running.kubeRequests * a.kubeRequestMs + running.awsMs);
       u.logBytes += a.logBytesPerInvocation;
       this.logBytes += a.logBytesPerInvocation;
     }

@@ -13,7 +13,7 @@ import { logger, metrics } from '../../adapters/lambda/handler';
 import type { VirtualClock } from '../clock';
 import type { FaultPlan } from '../faults';
 import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
-import { Meter } from './metering';
+import { BILLING_ASSUMPTIONS, Meter } from './metering';
 
 export interface CapturedLog {
   t: number;
@@ -79,13 +79,16 @@ export class FunctionTimedOutError extends Error {
  * handler's built instance) and builds the next dependencies with `clock`; undefined restores the production
  * default (the system clock).
  */
-function resetCompositionRoot(clock: VirtualClock | undefined): void {
-  resetDependencies(clock ? { clock } : {});
+function resetCompositionRoot(clock: VirtualClock | undefined, containerKey?: () => string | undefined): void {
+  resetDependencies(clock ? { clock, ...(containerKey ? { containerKey } : {}) } : {});
   resetConfig();
 }
 
 export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
-  resetCompositionRoot(clock);
+  // Each simulated sandbox (container) builds its own dependencies, as a cold Lambda container does:
+  // DescribeCluster, a new KubeConfig, empty caches.
+  const meter = new Meter(clock);
+  resetCompositionRoot(clock, () => meter.sandboxKey());
   const savedEnv = { ...process.env };
   Object.assign(process.env, {
     CLUSTER_NAME: env.clusterName,
@@ -134,7 +137,6 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       onLog({ t: clock.elapsedSeconds(), level: 'INFO', message: String(text), fields: {}, order: orderOf() });
     }
   };
-  const meter = new Meter(clock);
   const unwatchMetrics = meter.watchMetrics(metrics);
   loggerPatch.console = { info: capture, warn: capture, error: capture, debug: capture, log: capture, trace: capture };
   metricsPatch.disabled = true;
@@ -155,7 +157,7 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     const n = activity ? ++activity.invocations : ++requests;
     const digest = createHash('sha256').update(`${activity?.name ?? 'none'}|${functionKey}|${n}|${clock.now()}`).digest('hex');
     const requestId = `${digest.slice(0, 8)}-${digest.slice(8, 12)}-${digest.slice(12, 16)}-${digest.slice(16, 20)}-${digest.slice(20, 32)}`;
-    const deadline = clock.now() + fn.timeoutSeconds * 1000;
+    let deadline = clock.now() + fn.timeoutSeconds * 1000;
     const context = {
       functionName: `nodewright-sim-${functionKey}`,
       functionVersion: '$LATEST',
@@ -172,12 +174,17 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     // No getRemainingTimeInMillis: middy would arm a real-time timer with it. The function timeout is enforced
     // here on virtual time instead (a timer, not a sleep, so the invocation still counts as running).
     let cancel = () => {};
-    const timedOut = new Promise<never>((_, reject) => {
-      cancel = clock.at(deadline, () => reject(new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`)));
-    });
     const fault = binding.faults?.check(`lambda:${functionKey}`);
     try {
-      return await meter.invocation(functionKey, async () => {
+      return await meter.invocation(functionKey, async (cold) => {
+        // A new sandbox first spends its INIT phase (module load; not part of the function's timeout).
+        if (cold) {
+          await clock.sleep(BILLING_ASSUMPTIONS.initMs);
+          deadline = clock.now() + fn.timeoutSeconds * 1000;
+        }
+        const timedOut = new Promise<never>((_, reject) => {
+          cancel = clock.at(deadline, () => reject(new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`)));
+        });
         // crash: the runtime dies before the handler does anything; timeout: the handler's effects happen, its answer is lost.
         if (fault === 'crash') throw new FunctionCrashedError(`RequestId: ${requestId} Error: Runtime exited with error: signal: killed (injected fault)`);
         const out = await Promise.race([invocation.run(functionKey, () => handler(event, context)), timedOut]);

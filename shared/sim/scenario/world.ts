@@ -17,10 +17,13 @@ import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { committedTestTls, type TlsMaterial } from '../kube/tls';
 import { REPO_ROOT } from '../runtime/functions';
 import { HttpInFlight } from '../runtime/http-inflight';
-import { FaultPlan, installAwsFaults, kubeApiFault, type FaultSpec } from '../faults';
+import { FaultPlan, kubeApiFault, type FaultSpec } from '../faults';
+import { installSdkBehaviour } from '../aws/sdk-behaviour';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { EKSClient } from '@aws-sdk/client-eks';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { WatchDelivery } from '../runtime/watch-delivery';
 import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding } from '../runtime/production';
@@ -119,9 +122,10 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   api.faultHook = () => kubeApiFault(faults.check('kube-api'));
   api.onHold = (port) => http.release(port);
   api.holdTimer = (ms, fn) => clock.at(clock.now() + ms, fn);
-  const removeAwsFaults = installAwsFaults(faults, [
+  const removeAwsFaults = installSdkBehaviour({ clock, plan: faults, seed: opts.seed, clients: [
     { service: 'ec2', cls: EC2Client }, { service: 'sfn', cls: SFNClient }, { service: 'dynamodb', cls: DynamoDBDocumentClient }, { service: 'lambda-invoke', cls: LambdaClient },
-  ]);
+    { service: 'ssm', cls: SSMClient }, { service: 'eks', cls: EKSClient },
+  ] });
   const unwatchAws = production.meter.watchAwsClients(SIMULATED_AWS_CLIENTS);
   const record = (r: InvocationRecord) => invocations.push(r);
   const queueFn = production.functions.find((f) => f.sqs);

@@ -126,6 +126,33 @@ describe('interruptionExecutionName', () => {
   });
 });
 
+describe('a shutting-down notice for a node nodewright is already taking away', () => {
+  it('should be dropped when the node carries karpenter.sh/disrupted (its disruption terminated the instance before deleting the claim), and acted on otherwise', () => {
+    // Prepare: the claim's instance is the one the stopping notice names
+    const message = parseInterruptionMessage(eventBody('instance-state-change-stopping'));
+    const instances = [instance(OWNED, { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' })];
+    const claims = [claim('default-abcde', `aws:///us-west-2a/${OWNED}`)];
+    const taintedNode = { name: 'node-default-abcde', taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' as const }] };
+    // Act
+    const during = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, claims, [taintedNode]).get(id));
+    const untainted = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, claims, [{ ...taintedNode, taints: [] }]).get(id));
+    const deleting = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, [{ ...claims[0], deletionTimestamp: 1 }], []).get(id));
+    // Assess
+    expect(during).toEqual([{ type: 'drop', instanceId: OWNED, reason: expect.stringContaining('already being disrupted') }]);
+    expect(deleting[0].type).toBe('drop');
+    expect(untainted[0]).toMatchObject({ type: 'cordonAndDrain', nodeClaim: 'default-abcde' });
+  });
+
+  it('should still act on a spot interruption warning for a node being consolidated (the reclaim comes sooner than the drain)', () => {
+    // Prepare
+    const message = parseInterruptionMessage(eventBody('spot-interruption-warning'));
+    // Act
+    const [action] = decideInterruption(message, () => ({ ...owned, disrupting: true }));
+    // Assess
+    expect(action.type).toBe('cordonAndDrain');
+  });
+});
+
 describe('buildOwnershipIndex', () => {
   it('should own tagged nodewright instances and claimed instances, but not node-group or foreign ones', () => {
     // Prepare

@@ -16,8 +16,9 @@ describe('shipped scenario spot-interruption-pdb', () => {
     expect(interrupted).toHaveLength(2);
     expect(r.disruptions.filter((d) => d.reason === 'interrupted')).toHaveLength(2);
     for (const n of interrupted) {
-      // A replacement was launched within 5 s of the warning, and the node was gone before its reclaim.
-      expect(r.nodes.some((m) => m.launchedAt >= n.interruptedAt! && m.launchedAt - n.interruptedAt! <= 5)).toBe(true);
+      // A replacement was launched within 8 s of the warning (cold starts of the interruption function and
+      // LaunchReplacement included), and the node was gone before its reclaim.
+      expect(r.nodes.some((m) => m.launchedAt >= n.interruptedAt! && m.launchedAt - n.interruptedAt! <= 8)).toBe(true);
       expect(n.terminatedAt! - n.interruptedAt!).toBeLessThan(120);
     }
     expect(r.pods.minReadyAfterRollout['default/web']).toBeGreaterThanOrEqual(4);

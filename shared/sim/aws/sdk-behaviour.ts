@@ -1,0 +1,97 @@
+/**
+ * What the SDK does around a request that the simulator's mocks skip: aws-sdk-client-mock replaces `send`, so
+ * the retry middleware and the HTTP handler's request timeout never run. This puts them back on virtual time,
+ * outside the mocks and the injected faults:
+ * - **retries**: the client's own retry strategy (`client.config.retryStrategy()` — standard mode, 3 attempts,
+ *   its retry quota) decides whether and how often to retry, on the same error classification as the SDK's
+ *   retry middleware (throttling, transient, server error, else client error); the backoff is the strategy's
+ *   full-jitter formula (random × min(base × 2^n, 20 s), with the SDK's own bases: `Retry.delay()` and
+ *   `Retry.throttlingDelay()`) drawn from the
+ *   scenario's seeded sequence instead of Math.random, so a run stays reproducible.
+ * - **request timeout**: a `hang` fault holds the request for the client's configured `requestTimeout`
+ *   (awsClientConfig: 15 s) and then fails it as the handler does (`TimeoutError`, ETIMEDOUT); a client with
+ *   no request timeout waits for ever, as in AWS — until the function's own timeout.
+ */
+import { createHash } from 'node:crypto';
+import { isServerError, isThrottlingError, isTransientError, MAXIMUM_RETRY_DELAY, Retry } from '@smithy/core/retry';
+import type { VirtualClock } from '../clock';
+import { awsFault, type FaultPlan } from '../faults';
+
+type SendFn = (this: unknown, command: unknown, ...rest: unknown[]) => Promise<unknown>;
+type RetryErrorType = 'THROTTLING' | 'TRANSIENT' | 'SERVER_ERROR' | 'CLIENT_ERROR';
+interface RetryToken { getRetryCount(): number }
+interface RetryStrategy {
+  acquireInitialRetryToken(scope: string): Promise<RetryToken>;
+  refreshRetryTokenForRetry(token: RetryToken, info: { errorType: RetryErrorType; error?: unknown }): Promise<RetryToken>;
+  recordSuccess(token: RetryToken): void;
+}
+interface ClientLike {
+  config?: { retryStrategy?: () => Promise<RetryStrategy>; requestHandler?: { configProvider?: Promise<{ requestTimeout?: number }> } };
+}
+
+function errorType(e: unknown): RetryErrorType {
+  const err = e as Parameters<typeof isThrottlingError>[0];
+  if (isThrottlingError(err)) return 'THROTTLING';
+  if (isTransientError(err)) return 'TRANSIENT';
+  if (isServerError(err)) return 'SERVER_ERROR';
+  return 'CLIENT_ERROR';
+}
+
+async function requestTimeoutOf(client: ClientLike): Promise<number> {
+  const cfg = await client.config?.requestHandler?.configProvider;
+  return cfg?.requestTimeout ?? 0;
+}
+
+export interface SdkBehaviourOptions {
+  clock: VirtualClock;
+  plan: FaultPlan;
+  seed: number;
+  clients: { service: string; cls: { prototype: object } }[];
+}
+
+/** Wraps each client class's (mocked) `send`; returns the undo. */
+export function installSdkBehaviour(opts: SdkBehaviourOptions): () => void {
+  let draws = 0;
+  const jitter = () => createHash('sha256').update(`${opts.seed}|sdk-retry|${draws++}`).digest().readUInt32BE(0) / 0x1_0000_0000;
+  const undo: (() => void)[] = [];
+  for (const { service, cls } of opts.clients) {
+    const proto = cls.prototype as { send: SendFn };
+    const original = proto.send;
+    const attempt = async (client: ClientLike, command: unknown, rest: unknown[]): Promise<unknown> => {
+      const kind = opts.plan.check(service);
+      if (kind === 'hang') {
+        const timeoutMs = await requestTimeoutOf(client);
+        if (!timeoutMs) return new Promise<never>(() => undefined);
+        await opts.clock.sleep(timeoutMs);
+        throw Object.assign(new Error(`@smithy/node-http-handler - [ERROR] a request has exceeded the configured ${timeoutMs} ms requestTimeout. (injected fault: ${service} hang)`), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+      }
+      if (kind) throw awsFault(service, kind);
+      return original.call(client, command, ...rest);
+    };
+    proto.send = async function (this: unknown, command: unknown, ...rest: unknown[]) {
+      const client = this as ClientLike;
+      const strategy = await client.config?.retryStrategy?.();
+      if (!strategy) return attempt(client, command, rest);
+      let token = await strategy.acquireInitialRetryToken('');
+      for (;;) {
+        try {
+          const out = await attempt(client, command, rest);
+          strategy.recordSuccess(token);
+          return out;
+        } catch (error) {
+          const type = errorType(error);
+          const retries = token.getRetryCount();
+          try {
+            token = await strategy.refreshRetryTokenForRetry(token, { errorType: type, error });
+          } catch {
+            throw error;
+          }
+          const base = type === 'THROTTLING' ? Retry.throttlingDelay() : Retry.delay();
+          await opts.clock.sleep(Math.floor(jitter() * Math.min(base * 2 ** retries, MAXIMUM_RETRY_DELAY)));
+        }
+      }
+    };
+    undo.push(() => { proto.send = original; });
+  }
+  return () => undo.reverse().forEach((u) => u());
+}
