@@ -10,7 +10,9 @@
  *   scenario's seeded sequence instead of Math.random, so a run stays reproducible.
  * - **request timeout**: a `hang` fault holds the request for the client's configured `requestTimeout`
  *   (awsClientConfig: 15 s) and then fails it as the handler does (`TimeoutError`, ETIMEDOUT); a client with
- *   no request timeout waits for ever, as in AWS — until the function's own timeout.
+ *   no request timeout waits for ever, as in AWS — until the function's own timeout. A `timeout` fault is
+ *   the ambiguous case: the service applies the request and the answer is lost the same way, so the SDK's
+ *   retry repeats a write that already happened (CreateFleet, StartExecution, a conditional put).
  */
 import { createHash } from 'node:crypto';
 import { isServerError, isThrottlingError, isTransientError, MAXIMUM_RETRY_DELAY, Retry } from '@smithy/core/retry';
@@ -59,11 +61,13 @@ export function installSdkBehaviour(opts: SdkBehaviourOptions): () => void {
     const original = proto.send;
     const attempt = async (client: ClientLike, command: unknown, rest: unknown[]): Promise<unknown> => {
       const kind = opts.plan.check(service);
-      if (kind === 'hang') {
+      if (kind === 'hang' || kind === 'timeout') {
+        // timeout: the service did the work, its answer is lost — the retry must be idempotent.
+        if (kind === 'timeout') await original.call(client, command, ...rest).catch(() => undefined);
         const timeoutMs = await requestTimeoutOf(client);
         if (!timeoutMs) return new Promise<never>(() => undefined);
         await opts.clock.sleep(timeoutMs);
-        throw Object.assign(new Error(`@smithy/node-http-handler - [ERROR] a request has exceeded the configured ${timeoutMs} ms requestTimeout. (injected fault: ${service} hang)`), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+        throw Object.assign(new Error(`@smithy/node-http-handler - [ERROR] a request has exceeded the configured ${timeoutMs} ms requestTimeout. (injected fault: ${service} ${kind})`), { name: 'TimeoutError', code: 'ETIMEDOUT' });
       }
       if (kind) throw awsFault(service, kind);
       return original.call(client, command, ...rest);

@@ -132,6 +132,16 @@ describe('DynamoStateStore', () => {
     expect(input.Item).toMatchObject({ pk: 'LEASE#provisioner', holder: 'a', expiresAtMs: T0 + 60_000 });
   });
 
+  it('should take an audit write repeated after a lost answer (the condition fails on its own item) as written', async () => {
+    // Prepare: the SDK retried a put that DynamoDB had applied; the retry's attribute_not_exists condition fails
+    ddb.on(PutCommand).rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
+    const store = make();
+    // Act
+    const write = store.audit({ at: T0, kind: 'disruption', action: 'disrupting', reason: 'empty' });
+    // Assess
+    await expect(write).resolves.toBeUndefined();
+  });
+
   it('should release only its own lease and ignore a lease held by someone else', async () => {
     // Prepare
     ddb.on(DeleteCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));

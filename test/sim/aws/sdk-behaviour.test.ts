@@ -82,4 +82,15 @@ describe('the SDK around simulated AWS calls', () => {
     expect(r.ms).toBeGreaterThanOrEqual(30_000);
     expect(s.calls()).toBe(1);
   });
+
+  it('should apply a request whose answer is lost (timeout fault) and repeat it on retry, as an ambiguous timeout does', async () => {
+    // Prepare
+    const s = setup([{ at: 0, for: 10, target: 'ec2', kind: 'timeout' }]);
+    // Act
+    const r = await run(s.clock, () => s.client.send(new DescribeInstancesCommand({})));
+    // Assess: the service saw the request twice (applied, then the retry after the 15 s timeout)
+    expect(r.err).toBeUndefined();
+    expect(s.calls()).toBe(2);
+    expect(r.ms).toBeGreaterThanOrEqual(15_000);
+  });
 });

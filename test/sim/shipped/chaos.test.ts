@@ -1,7 +1,8 @@
 /**
  * The shipped scenario examples/scenarios/chaos.yaml: API server 500s, requests it never answers (hang) or
  * answers with 504 after 60 s (the clients' 10 s request timeout fires first), DescribeCluster throttled while
- * cold containers start, EC2 requests hanging until the SDK's request timeout, EC2 throttling, a LaunchNodeClaim that
+ * cold containers start, EC2 requests hanging until the SDK's request timeout, EC2 / Step Functions / DynamoDB
+ * writes applied but their answers lost (the SDK's retry repeats them), EC2 throttling, a LaunchNodeClaim that
  * times out after CreateFleet, a crashing provisioner, DynamoDB throttling and Step Functions errors, each
  * while pods wait. Target (issue #9): no pod waits more than 2 minutes beyond its fault's end, nothing lost,
  * tainted, orphaned or leaked; a spot interruption delivered twice acts once.
@@ -19,7 +20,7 @@ describe('shipped scenario chaos', () => {
   it('should inject every fault kind of the scenario', () => {
     expect(r.faults?.map((f) => `${f.target}:${f.kind}`)).toEqual([
       'kube-api:error', 'ec2:throttle', 'lambda:launchNodeClaim:timeout', 'lambda:provisioner:crash', 'dynamodb:throttle', 'sfn:error', 'sqs:duplicate',
-      'kube-api:hang', 'kube-api:timeout', 'eks:throttle', 'ec2:hang',
+      'kube-api:hang', 'kube-api:timeout', 'eks:throttle', 'ec2:hang', 'dynamodb:timeout', 'ec2:timeout', 'sfn:timeout',
     ]);
   });
 

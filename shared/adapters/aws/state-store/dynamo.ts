@@ -153,7 +153,11 @@ export class DynamoStateStore implements StateStore {
       },
       // A later write must never overwrite an earlier decision.
       ConditionExpression: 'attribute_not_exists(pk)',
-    }));
+    })).catch((e: unknown) => {
+      // The sort key carries a fresh id, so an existing item is this very write: an earlier attempt that was
+      // applied but whose answer was lost (a timeout), repeated by the SDK's retry. The record is there.
+      if (!isConditionFailed(e)) throw e;
+    });
   }
 
   async auditLog(query?: { sinceMs?: number; kind?: AuditRecord['kind']; limit?: number }): Promise<AuditRecord[]> {
