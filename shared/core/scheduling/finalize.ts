@@ -4,6 +4,7 @@ import type { ResourceList } from '../model/resources';
 import type { InProgressClaim } from './nodeclaim';
 import type { NodeSelectorRequirement } from '../model/kube';
 import { offeringMatcher, type TypeOption } from './template';
+import { customLabelValue, isCustomLabelKey } from './custom-labels';
 import type { PlannedNodeClaim } from './types';
 
 const CAPACITY_ORDER: CapacityTypeValue[] = [CapacityType.reserved, CapacityType.spot, CapacityType.onDemand];
@@ -74,7 +75,13 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
 
   const labels: Record<string, string> = { ...claim.template.labels };
   for (const r of reqs.values()) {
-    if (r.key === Label.hostname || r.complement || r.values.size !== 1 || r.gte !== undefined || r.lte !== undefined) continue;
+    if (r.key === Label.hostname) continue;
+    if (isCustomLabelKey(r.key)) {
+      const value = customLabelValue(r);
+      if (value !== undefined) labels[r.key] = value;
+      continue;
+    }
+    if (r.complement || r.values.size !== 1 || r.gte !== undefined || r.lte !== undefined) continue;
     if (r.key === Label.instanceType && names.length !== 1) continue;
     labels[r.key] = r.values.values().next().value as string;
   }

@@ -82,7 +82,7 @@ describe('NodePool (karpenter.sh/v1)', () => {
     ['the restricted hostname label', req({ key: 'kubernetes.io/hostname', operator: 'In', values: ['x'] }), 'spec.template.spec.requirements[1].key', /restricted/],
     ['an unknown karpenter.sh label', req({ key: 'karpenter.sh/custom', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /domain "karpenter.sh" is restricted/],
     ['an unknown karpenter.k8s.aws label', req({ key: 'karpenter.k8s.aws/custom', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /domain "karpenter.k8s.aws" is restricted/],
-    ['a kubernetes.io label', req({ key: 'kubernetes.io/custom', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /kubernetes.io/],
+    ['a karpenter.sh sub-domain label', req({ key: 'team.karpenter.sh/custom', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /domain "karpenter.sh" is restricted/],
     ['an invalid key', req({ key: 'not a key', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /qualified name/],
   ];
   for (const [what, json, path, problem] of rejections) {
@@ -97,6 +97,25 @@ describe('NodePool (karpenter.sh/v1)', () => {
       expect(err.message).toContain('pools.yaml: document 3: ' + path);
     });
   }
+
+  it('should accept kubernetes.io- and k8s.io-style custom labels and sub-domains, as Karpenter v1\'s CRD does', () => {
+    // Prepare
+    const json = nodePoolJson((np) => {
+      np.spec.template.metadata = { labels: { 'kubernetes.io/team': 'a', 'example.k8s.io/tier': 'b', 'node-role.kubernetes.io/worker': '' } };
+      np.spec.template.spec.requirements = [
+        { key: 'kubernetes.io/custom', operator: 'Exists' },
+        { key: 'sub.kubernetes.io/zone-group', operator: 'In', values: ['x'] },
+        { key: 'k8s.io/flavor', operator: 'NotIn', values: ['y'] },
+      ];
+    });
+
+    // Act
+    const pool = nodePoolFromKube(json);
+
+    // Assess
+    expect(pool.template.requirements.map((r) => r.key)).toEqual(['kubernetes.io/custom', 'sub.kubernetes.io/zone-group', 'k8s.io/flavor']);
+    expect(pool.template.labels).toMatchObject({ 'kubernetes.io/team': 'a', 'example.k8s.io/tier': 'b' });
+  });
 
   it('should accept the well-known capacity-type and AWS instance labels in requirements', () => {
     // Prepare

@@ -1,16 +1,9 @@
 /** Label key / value rules for NodePool templates and requirements (reference §1.1). */
-import { Label, RestrictedLabelDomains, RestrictedLabels, WellKnownLabels } from '../labels';
+import { RestrictedLabelDomains, RestrictedLabels, WellKnownLabels } from '../labels';
 
 const NAME_RE = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
-/** Kubernetes' own label domains, which only allow a few well-known keys. */
-const KUBERNETES_ALLOWED = new Set([
-  Label.zone, Label.region, Label.arch, Label.os, Label.instanceType, Label.windowsBuild,
-  'beta.kubernetes.io/instance-type', 'failure-domain.beta.kubernetes.io/region', 'beta.kubernetes.io/os',
-  'beta.kubernetes.io/arch', 'failure-domain.beta.kubernetes.io/zone',
-]);
 
 /** Why a string is not a qualified name (`[prefix/]name`), or undefined when it is. */
 export function qualifiedNameProblem(key: string): string | undefined {
@@ -42,7 +35,11 @@ const EXTRA_WELL_KNOWN = new Set([
 
 const domainOf = (key: string): string => (key.includes('/') ? key.slice(0, key.indexOf('/')) : '');
 
-/** Why a NodePool label or requirement key may not be used, or undefined when it may. */
+/**
+ * Why a NodePool label or requirement key may not be used, or undefined when it may — Karpenter v1's CRD rules
+ * (label domain "karpenter.sh" except its well-known labels, "karpenter.sh/nodepool", "kubernetes.io/hostname")
+ * plus the AWS provider's restricted domain "karpenter.k8s.aws" (its well-known labels excepted).
+ */
 export function restrictedLabelProblem(key: string): string | undefined {
   if (RestrictedLabels.has(key)) return `label ${JSON.stringify(key)} is restricted`;
   const domain = domainOf(key);
@@ -52,11 +49,9 @@ export function restrictedLabelProblem(key: string): string | undefined {
       return `label domain ${JSON.stringify(restricted)} is restricted (only its well-known labels may be used)`;
     }
   }
-  if (domain.endsWith('kubernetes.io') && !KUBERNETES_ALLOWED.has(key)
-    && !domain.endsWith('node.kubernetes.io') && !domain.endsWith('node-restriction.kubernetes.io')) {
-    return 'label domain "kubernetes.io" is restricted';
-  }
-  if (domain.endsWith('k8s.io') && !domain.endsWith('kops.k8s.io')) return 'label domain "k8s.io" is restricted';
+  // Karpenter v1's CRD no longer restricts the kubernetes.io and k8s.io domains (only karpenter.sh, the
+  // nodepool label and kubernetes.io/hostname); labels the kubelet refuses to set on itself are stripped
+  // from its user data instead (shared/adapters/aws/ec2/user-data.ts).
   return undefined;
 }
 
