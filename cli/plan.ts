@@ -5,7 +5,7 @@ import { parseInstanceTypesFile } from '../shared/core/instance-types/custom';
 import type { InstanceType } from '../shared/core/instance-types/types';
 import { parseManifestFiles, type ManifestSet } from '../shared/core/model/manifests';
 import { existingNodesFromSnapshot } from '../shared/core/provisioning/from-snapshot';
-import { planOffline, snapshotFromManifests, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
+import { planOffline, PlanRegionInvalidError, snapshotFromManifests, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
 import { planToJson, type PlanJson } from '../shared/core/provisioning/plan-json';
 import { renderPlanTable } from './render';
 
@@ -50,10 +50,16 @@ export function readInstanceTypes(file: string | undefined, region: string, zone
 export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' | 'output'>): { result: OfflinePlan; json: PlanJson } {
   const zones = opts.zones ? opts.zones.split(',').map((z) => z.trim()).filter(Boolean) : undefined;
   const instanceTypes = readInstanceTypes(opts.instanceTypes, opts.region, zones);
-  const result = planOffline(set, { region: opts.region, zones, instanceTypes, catalog: loadCatalog() });
+  let result: OfflinePlan;
+  try {
+    result = planOffline(set, { region: opts.region, zones, instanceTypes, catalog: loadCatalog() });
+  } catch (e) {
+    if (e instanceof PlanRegionInvalidError) throw new CliUsageError(e.message);
+    throw e;
+  }
   // Registered nodes and in-flight NodeClaims alike can receive pods; both are listed.
   const existing = existingNodesFromSnapshot(snapshotFromManifests(set));
-  return { result, json: planToJson(result.plan, result.pending.length, existing) };
+  return { result, json: planToJson(result.plan, result.pending.length, existing, instanceTypes ? undefined : result.pricing) };
 }
 
 export function planCommand(opts: PlanCommandOptions, out: (s: string) => void, err: (s: string) => void): number {

@@ -29,5 +29,6 @@ export function renderPlanTable(p: PlanJson): string {
   }
   const s = p.summary;
   lines.push('', `Total: ${s.pods} pending pod(s), ${s.scheduled} scheduled, ${s.unschedulable} pending; ${s.nodeClaims} new node(s) at ${money(s.pricePerHour)}/h (${money(s.pricePerHour * 730)}/month).`);
+  if (p.pricing?.onDemand === 'estimate') lines.push(`Prices are estimates for ${p.pricing.region}: on-demand at the us-east-1 list prices, spot at nodewright's estimate.`);
   return lines.join('\n');
 }

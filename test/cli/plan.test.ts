@@ -44,6 +44,29 @@ describe('nodewright plan', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('should plan on-demand capacity in a region the catalog has no prices for, and say the prices are estimates', async () => {
+    // Act
+    const r = await run('plan', '-f', SEED, '--region', 'eu-west-1', '-o', 'json');
+    const table = await run('plan', '-f', SEED, '--region', 'eu-west-1');
+    // Assess
+    expect(r.code).toBe(0);
+    const plan = json(r);
+    expect(plan.nodeClaims).toHaveLength(1);
+    expect(plan.nodeClaims[0]).toMatchObject({ capacityType: 'on-demand', pricePerHour: 0.306 });
+    expect(plan.pricing).toMatchObject({ region: 'eu-west-1', onDemand: 'estimate', spot: 'estimate' });
+    expect(r.stderr).toContain('prices for eu-west-1 are estimates');
+    expect(table.stdout).toContain('Prices are estimates for eu-west-1');
+  });
+
+  it('should refuse a region that is not a region code with exit 2, naming the option', async () => {
+    // Act
+    const r = await run('plan', '-f', SEED, '--region', 'mars');
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--region: "mars" is not an AWS region code');
+    expect(r.stdout).toBe('');
+  });
+
   it('should print a table by default with the node, its price and the totals', async () => {
     // Act
     const r = await run('plan', '-f', SEED);

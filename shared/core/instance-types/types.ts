@@ -70,4 +70,6 @@ export interface CatalogEntry {
   branchENIs?: number;
   /** Where the vcpu/memory/arch/GPU values came from, e.g. `karpenter-docs@692ccdd0` (see shared/catalog/PROVENANCE.md). */
   specSource?: string;
+  /** Sold as spot (DescribeInstanceTypes' SupportedUsageClasses); absent in the bundled catalog (offerings.ts decides). */
+  spotSupported?: boolean;
 }

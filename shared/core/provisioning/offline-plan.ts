@@ -3,6 +3,7 @@
  * Every pod without spec.nodeName (and not owned by a DaemonSet) is pending; pods with a nodeName run there.
  */
 import { buildInstanceTypes } from '../instance-types/build';
+import { FALLBACK_PRICE_REGION } from '../instance-types/offerings';
 import type { CatalogEntry, InstanceType } from '../instance-types/types';
 import type { ManifestSet } from '../model/manifests';
 import type { EC2NodeClass } from '../model/karpenter';
@@ -30,6 +31,35 @@ export interface OfflinePlan {
   unusablePools: { nodePool: string; reason: string }[];
   /** What the plan was computed from (for explanations). */
   input: SchedulingInput;
+  /** Where its prices come from: the bundled list prices of the region, or estimates. */
+  pricing: PlanPricing;
+}
+
+export interface PlanPricing {
+  region: string;
+  /** `list` when the bundled catalog has the region's on-demand prices; `estimate` otherwise (us-east-1 list prices). */
+  onDemand: 'list' | 'estimate';
+  /** Offline, spot prices are always nodewright's estimate (live prices come from DescribeSpotPriceHistory when deployed). */
+  spot: 'estimate';
+  note?: string;
+}
+
+/** AWS region codes: `us-east-1`, `eu-central-2`, `us-gov-west-1`, `cn-north-1`, `ap-southeast-7`… */
+const REGION_RE = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$/;
+
+export class PlanRegionInvalidError extends Error {
+  override readonly name = 'PlanRegionInvalidError' as const;
+}
+
+/** How the catalog prices `region`. Throws PlanRegionInvalidError for a string that is not a region code. */
+export function planPricing(catalog: readonly CatalogEntry[], region: string): PlanPricing {
+  if (!REGION_RE.test(region)) throw new PlanRegionInvalidError(`--region: ${JSON.stringify(region)} is not an AWS region code (e.g. us-east-1, eu-west-1)`);
+  const listed = catalog.some((e) => e.onDemandUsdPerHour[region] !== undefined);
+  if (listed) return { region, onDemand: 'list', spot: 'estimate' };
+  return {
+    region, onDemand: 'estimate', spot: 'estimate',
+    note: `prices for ${region} are estimates: on-demand at the bundled ${FALLBACK_PRICE_REGION} list prices, spot at nodewright's estimate (deployed, nodewright reads the Price List API and DescribeSpotPriceHistory)`,
+  };
 }
 
 export function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
@@ -48,7 +78,9 @@ function zonesFor(nodeClass: EC2NodeClass | undefined, opts: OfflinePlanOptions)
 }
 
 export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): OfflinePlan {
+  const pricing = planPricing(opts.catalog, opts.region);
   const warnings = set.warnings.map((w) => (typeof w === 'string' ? w : JSON.stringify(w)));
+  if (pricing.note && !opts.instanceTypes) warnings.push(pricing.note);
   warnings.push(...legacyAnnotationWarnings(set));
   const unusablePools: OfflinePlan['unusablePools'] = [];
   const instanceTypes: Record<string, InstanceType[]> = {};
@@ -81,5 +113,5 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
   if (unusablePools.length > 0) {
     for (const u of plan.unschedulable) u.reason += `; ${unusablePools.map((p) => `nodepool "${p.nodePool}": ${p.reason}`).join('; ')}`;
   }
-  return { plan, pending, warnings, unusablePools, input };
+  return { plan, pending, warnings, unusablePools, input, pricing };
 }

@@ -20,11 +20,13 @@ export interface PlanJson {
   existingNodes: { name: string; pods: string[] }[];
   unschedulable: { pod: string; reason: string }[];
   summary: { pods: number; scheduled: number; nodeClaims: number; pricePerHour: number; unschedulable: number };
+  /** Where the prices come from (added field; absent when unknown). */
+  pricing?: { region: string; onDemand: 'list' | 'estimate'; spot: 'estimate'; note?: string };
 }
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
-export function planToJson(plan: Plan, pendingCount: number, existing: ExistingNode[] = []): PlanJson {
+export function planToJson(plan: Plan, pendingCount: number, existing: ExistingNode[] = [], pricing?: PlanJson['pricing']): PlanJson {
   const placed = new Map(plan.existingPlacements.map((e) => [e.node, e.pods.map(podKey)]));
   const nodeClaims = plan.nodeClaims.map((c) => ({
     nodePool: c.nodePool,
@@ -51,5 +53,6 @@ export function planToJson(plan: Plan, pendingCount: number, existing: ExistingN
       pricePerHour: round(nodeClaims.reduce((s, c) => s + c.pricePerHour, 0)),
       unschedulable: unschedulable.length,
     },
+    ...(pricing ? { pricing } : {}),
   };
 }

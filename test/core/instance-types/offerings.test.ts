@@ -91,16 +91,37 @@ describe('instance type offerings and prices', () => {
     expect(unlisted.offerings.some((o) => o.available)).toBe(false);
   });
 
-  it('should make every offering unavailable for a type with no price in the region', () => {
+  it('should make every offering unavailable for a type with no list price anywhere', () => {
     // Prepare / Act
     const unpriced = build('hpc7a.96xlarge');
-    const otherRegion = build('m5.large', { region: 'eu-west-1', zones: ['eu-west-1a'] });
 
     // Assess
     expect(unpriced.offerings).toHaveLength(6);
     expect(unpriced.offerings.every((o) => !o.available && o.price === 0)).toBe(true);
-    expect(otherRegion.offerings.every((o) => !o.available)).toBe(true);
+  });
+
+  it('should price a region the catalog has no price for at the us-east-1 list price, marked as an estimate, so on-demand is offered', () => {
+    // Prepare / Act
+    const otherRegion = build('m5.large', { region: 'eu-west-1', zones: ['eu-west-1a'] });
+    const quotedThere = build('m5.large', { region: 'eu-west-1', zones: ['eu-west-1a'], onDemandPrices: { 'm5.large': 0.107 } });
+
+    // Assess
+    expect(find(otherRegion.offerings, 'eu-west-1a', 'on-demand')).toMatchObject({ available: true, price: 0.096, priceEstimated: true });
+    expect(find(quotedThere.offerings, 'eu-west-1a', 'on-demand')).toEqual({ zone: 'eu-west-1a', capacityType: 'on-demand', price: 0.107, available: true });
     expect(otherRegion.labels['topology.kubernetes.io/region']).toBe('eu-west-1');
+  });
+
+  it('should offer no spot for types AWS does not sell as spot (High Memory, HPC, Mac), nor when DescribeInstanceTypes says so', () => {
+    // Prepare / Act
+    const highMemory = build('u7i-12tb.224xlarge');
+    const notSpot = buildInstanceTypes([{ ...catalogEntry('m5.large'), spotSupported: false }], { region: 'us-east-1', zones: ZONES })[0];
+    const quotedAnyway = build('u7i-12tb.224xlarge', { spotPrices: { 'u7i-12tb.224xlarge': 50 } });
+
+    // Assess
+    expect(highMemory.offerings.filter((o) => o.capacityType === 'spot').every((o) => !o.available)).toBe(true);
+    expect(highMemory.offerings.filter((o) => o.capacityType === 'on-demand').every((o) => o.available)).toBe(true);
+    expect(notSpot.offerings.filter((o) => o.capacityType === 'spot').every((o) => !o.available)).toBe(true);
+    expect(quotedAnyway.offerings.filter((o) => o.capacityType === 'spot').every((o) => !o.available)).toBe(true);
   });
 
   it('should make arm64 types unavailable for Windows node classes', () => {

@@ -48,5 +48,6 @@ export function toCatalogEntry(info: InstanceTypeInfo, fromCatalog?: CatalogEntr
     acceleratorCount: accels.length ? accels.reduce((n, a) => n + (a.Count ?? 0), 0) : null,
     acceleratorName: kebab(accels[0]?.Name),
     acceleratorManufacturer: kebab(accels[0]?.Manufacturer),
+    ...(info.SupportedUsageClasses ? { spotSupported: info.SupportedUsageClasses.includes('spot') } : {}),
   };
 }
