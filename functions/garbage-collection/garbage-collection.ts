@@ -21,6 +21,8 @@ export interface GarbageCollectionHandlerDeps {
   timings?: Partial<GarbageCollectionTimings>;
   /** Starts `terminate` for deleted NodeClaims and Nodes; without it, deletions are left alone. */
   workflows?: WorkflowStarter;
+  /** Refreshes the region's on-demand list prices in the state store when they are older than 12 h. */
+  prices?: { refreshIfStale(): Promise<{ refreshed: boolean; types: number }> };
 }
 
 export interface GarbageCollectionResult {
@@ -61,6 +63,14 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
       deps.logger.error('stale taint sweep failed', { error });
       return [] as string[];
     }) : [];
+    if (deps.prices) {
+      try {
+        const r = await deps.prices.refreshIfStale();
+        if (r.refreshed) deps.logger.info('refreshed on-demand prices from the Price List API', { types: r.types });
+      } catch (error) {
+        deps.logger.warn('on-demand prices not refreshed; the stored (or bundled) prices stay in use', { error });
+      }
+    }
     const failed = results.filter((r) => r.outcome === 'failed').length + deletions.filter((d) => d.result === 'failed').length;
     deps.logger.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, deletions: deletions.length, failed });
     return { actions: results, failed, deletions: deletions.map((d) => ({ type: d.action.type, target: d.action.nodeClaimName, outcome: d.result })), staleTaintsRemoved: swept };
@@ -69,5 +79,5 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
 
 /** The deployed function (EventBridge schedule, rate 2 minutes). */
 export const handler = deployedHandler<unknown, GarbageCollectionResult>('garbageCollection', (deps) =>
-  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows }),
+  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows, ...(deps.prices ? { prices: deps.prices } : {}) }),
 );

@@ -6,6 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { PricingClient } from '@aws-sdk/client-pricing';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadCatalog } from '../catalog';
@@ -14,6 +15,8 @@ import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../core/pr
 import { solve } from '../core/scheduling/solve';
 import { awsClientConfig } from './aws/client-config';
 import { Ec2CloudProvider } from './aws/ec2';
+import { priceListEndpointRegion } from './aws/pricing/price-list';
+import { PriceListRefresher } from './aws/pricing/refresher';
 import { SfnWorkflowStarter } from './aws/sfn';
 import { DynamoStateStore } from './aws/state-store';
 import { systemClock } from './clock';
@@ -26,6 +29,8 @@ import { lifecycleLogger, logger } from './lambda/handler';
 export interface Dependencies extends LifecycleDeps {
   config: Config;
   planner: Planner;
+  /** The Price List API → state store refresh (garbage collection runs it). */
+  prices: PriceListRefresher;
 }
 
 export const planner: Planner = {
@@ -55,7 +60,8 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
     onFallback: (what, error) => logger.warn('using cached or bundled data', { what, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   });
   const workflows = new SfnWorkflowStarter({ sfn: new SFNClient(awsClientConfig(region)), stateMachineArns: cfg.stateMachineArns });
-  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), planner };
+  const prices = new PriceListRefresher({ pricing: new PricingClient(awsClientConfig(priceListEndpointRegion(region))), region, store, now: () => clock.now() });
+  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), planner, prices };
 }
 
 const built = new Map<string, Promise<Dependencies>>();

@@ -47,4 +47,15 @@ export interface StateStore {
   releaseLease(name: string, holder: string): Promise<void>;
   audit(record: AuditRecord): Promise<void>;
   auditLog(query?: { sinceMs?: number; kind?: AuditRecord['kind']; limit?: number }): Promise<AuditRecord[]>;
+  /** Stores a region's on-demand list prices (refreshed from the Price List API); replaces the previous ones. */
+  putOnDemandPrices?(region: string, prices: StoredPrices): Promise<void>;
+  /** The region's stored on-demand list prices, if any were stored. */
+  onDemandPrices?(region: string): Promise<StoredPrices | undefined>;
+}
+
+export interface StoredPrices {
+  /** Instance type → USD per hour. */
+  prices: Record<string, number>;
+  /** Milliseconds since epoch. */
+  fetchedAt: number;
 }

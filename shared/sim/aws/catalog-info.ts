@@ -1,4 +1,5 @@
 /** The bundled catalog answered as DescribeInstanceTypes would: a CatalogEntry as an EC2 InstanceTypeInfo. */
+import { soldAsSpot } from '../../core/instance-types/offerings';
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
 import type { CatalogEntry } from '../../core/instance-types/types';
 
@@ -12,7 +13,7 @@ export function instanceTypeInfo(e: CatalogEntry): InstanceTypeInfo {
     CurrentGeneration: true,
     BareMetal: e.bareMetal,
     Hypervisor: (e.hypervisor ?? undefined) as never,
-    SupportedUsageClasses: ['on-demand', 'spot'],
+    SupportedUsageClasses: soldAsSpot(e) ? ['on-demand', 'spot'] : ['on-demand'],
     SupportedVirtualizationTypes: ['hvm'],
     ProcessorInfo: { SupportedArchitectures: [e.arch === 'amd64' ? 'x86_64' : 'arm64'] },
     VCpuInfo: { DefaultVCpus: e.vcpu },

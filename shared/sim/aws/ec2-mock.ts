@@ -173,7 +173,7 @@ export function installEc2(mock: CommandStub, world: () => Ec2World): void {
   });
   on(DescribeInstanceTypeOfferingsCommand, (input: { NextToken?: string; MaxResults?: number; Filters?: Filter[] }) => {
     const w = world();
-    const all = w.catalog().filter((e) => e.onDemandUsdPerHour[w.region] !== undefined)
+    const all = w.catalog().filter((e) => w.onDemandPrice(e.name) !== undefined)
       .flatMap((e) => w.subnets.map((s) => ({ InstanceType: e.name as never, LocationType: 'availability-zone' as const, Location: s.zone })))
       .filter((o) => matchesFilters(input.Filters, { 'instance-type': o.InstanceType, location: o.Location }, {}));
     const p = page(all, input.NextToken, input.MaxResults, 1000);
@@ -182,7 +182,7 @@ export function installEc2(mock: CommandStub, world: () => Ec2World): void {
   on(DescribeSpotPriceHistoryCommand, (input: { NextToken?: string; MaxResults?: number; InstanceTypes?: string[] }) => {
     const w = world();
     const at = new Date(w.opts.clock.now());
-    const all = w.catalog().filter((e) => e.onDemandUsdPerHour[w.region] !== undefined && (!input.InstanceTypes || input.InstanceTypes.includes(e.name)))
+    const all = w.catalog().filter((e) => (!input.InstanceTypes || input.InstanceTypes.includes(e.name)) && w.subnets.length > 0 && w.spotPrice(e.name, w.subnets[0].zone) !== undefined)
       .flatMap((e) => w.subnets.map((s) => ({ InstanceType: e.name as never, AvailabilityZone: s.zone, ProductDescription: 'Linux/UNIX' as const, SpotPrice: String(w.spotPrice(e.name, s.zone)), Timestamp: at })));
     const p = page(all, input.NextToken, input.MaxResults, 1000);
     return { SpotPriceHistory: p.items, ...(p.NextToken ? { NextToken: p.NextToken } : {}) };

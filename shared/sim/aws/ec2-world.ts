@@ -5,6 +5,8 @@
  * Instance ids, IPs and prices derive from the seed and the request (CreateFleet ClientToken), never from
  * call order, so concurrent launches give the same world every run.
  */
+import { soldAsSpot } from '../../core/instance-types/offerings';
+import { simulatedListPrice } from './pricing';
 import { createHash } from 'node:crypto';
 import type { CatalogEntry } from '../../core/instance-types/types';
 import type { VirtualClock } from '../clock';
@@ -118,12 +120,16 @@ export class Ec2World {
     return () => this.eventSinks.delete(fn);
   }
 
+  /** The region's list price (the simulated Price List API's: see ./pricing.ts). */
   onDemandPrice(type: string): number | undefined {
-    return this.catalogByName.get(type)?.onDemandUsdPerHour[this.opts.region];
+    const e = this.catalogByName.get(type);
+    return e ? simulatedListPrice(e, this.opts.region) : undefined;
   }
 
-  /** Deterministic spot price: 25–45 % of on-demand, by seed, type and zone. */
+  /** Deterministic spot price: 25–45 % of on-demand, by seed, type and zone; none for types AWS does not sell as spot. */
   spotPrice(type: string, zone: string): number | undefined {
+    const e = this.catalogByName.get(type);
+    if (!e || !soldAsSpot(e)) return undefined;
     const od = this.onDemandPrice(type);
     if (od === undefined) return undefined;
     const f = 0.25 + (parseInt(hashHex('spot', this.opts.seed, type, zone).slice(0, 8), 16) / 0xffffffff) * 0.2;

@@ -1,6 +1,6 @@
 /**
  * The simulated AWS behind every SDK v3 client the production code builds: EC2 (Ec2World), SSM (EKS AMI
- * parameters), EKS (DescribeCluster → the fake API server), Step Functions (StartExecution → the local ASL
+ * parameters), EKS (DescribeCluster → the fake API server), the Price List API (./pricing.ts), Step Functions (StartExecution → the local ASL
  * runner), DynamoDB (the state table) and Lambda Invoke (the controller calling the provisioner and disruption). aws-sdk-client-mock replaces `send` on each client class, so the
  * composition root's own `new EC2Client()` etc. are answered.
  */
@@ -8,11 +8,13 @@ import { DescribeClusterCommand, EKSClient, ResourceNotFoundException } from '@a
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeExecutionCommand, ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DynamoTable } from './dynamo-table';
 import { installEc2, type CommandStub } from './ec2-mock';
+import { simulatedGetProducts } from './pricing';
 import type { Ec2World } from './ec2-world';
 
 export interface SimulatedCluster {
@@ -38,7 +40,7 @@ export interface SimulatedAws {
 }
 
 /** The client classes the mocks answer (metering.ts counts the functions' calls through them). */
-export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient];
+export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient];
 
 /** Installs the mocks; every call reads `current()` so one installation can serve successive runs. Returns restore. */
 export function installSimulatedAws(current: () => SimulatedAws): () => void {
@@ -98,7 +100,10 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
     }
   });
 
+  const pricing = mockClient(PricingClient);
+  pricing.on(GetProductsCommand).callsFake(async (input: Parameters<typeof simulatedGetProducts>[1]) => simulatedGetProducts(current().world.catalog(), input));
+
   return () => {
-    for (const m of [ec2, ssm, eks, sfn, dynamo, lambda]) m.restore();
+    for (const m of [ec2, ssm, eks, sfn, dynamo, lambda, pricing]) m.restore();
   };
 }

@@ -43,7 +43,7 @@ describe('Ec2CloudProvider.instanceTypes', () => {
     build.mockClear();
   });
 
-  it('should read every page of types, offerings and spot prices and hand them to buildInstanceTypes with ICE marks', async () => {
+  it('should read every page of types, offerings and spot prices and hand them, the stored Price List prices and ICE marks to buildInstanceTypes', async () => {
     // Prepare
     ec2.on(DescribeInstanceTypesCommand).resolvesOnce({ InstanceTypes: [m5large], NextToken: 't2' }).resolvesOnce({ InstanceTypes: [g5] });
     ec2.on(DescribeInstanceTypeOfferingsCommand).resolvesOnce({ InstanceTypeOfferings: [{ InstanceType: 'm5.large', Location: 'us-east-1b' }], NextToken: 'o2' })
@@ -55,6 +55,7 @@ describe('Ec2CloudProvider.instanceTypes', () => {
     const clock = { now: () => T0 };
     const store = new MemoryStateStore(clock);
     await store.markUnavailable({ instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot' }, 180, 'InsufficientInstanceCapacity');
+    await store.putOnDemandPrices('us-east-1', { prices: { 'm5.large': 0.097, 'g5.xlarge': 1.006 }, fetchedAt: T0 - 3600_000 });
     // Act
     await provider(clock, store).instanceTypes(nodeClass());
     // Assess
@@ -66,7 +67,7 @@ describe('Ec2CloudProvider.instanceTypes', () => {
       region: 'us-east-1', zones: ['us-east-1a', 'us-east-1b'],
       zonesByType: { 'm5.large': ['us-east-1a', 'us-east-1b'], 'g5.xlarge': ['us-east-1a'] },
       spotPrices: { 'm5.large/us-east-1a': 0.04 },
-      onDemandPrices: { 'm5.large': 0.096, 'c5.large': 0.085 },
+      onDemandPrices: { 'm5.large': 0.097, 'g5.xlarge': 1.006 },
       unavailable: [{ instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot' }],
     });
     expect(opts.nodeClass?.status?.subnets).toEqual([{ id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' }, { id: 'subnet-b', zone: 'us-east-1b', zoneID: 'use1-az2' }]);

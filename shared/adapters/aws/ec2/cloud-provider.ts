@@ -51,7 +51,11 @@ export class Ec2CloudProvider implements CloudProvider {
   constructor(private readonly deps: Ec2CloudProviderDeps) {
     if (!deps.clusterName) throw new Error('Ec2CloudProvider: clusterName is required');
     const now = () => deps.clock.now();
-    this.source = new InstanceTypeSource({ ec2: deps.ec2, region: deps.region, now, catalog: deps.catalog, onFallback: deps.onFallback });
+    const store = deps.stateStore;
+    this.source = new InstanceTypeSource({
+      ec2: deps.ec2, region: deps.region, now, catalog: deps.catalog, onFallback: deps.onFallback,
+      ...(store.onDemandPrices ? { storedPrices: () => store.onDemandPrices!(deps.region) } : {}),
+    });
     this.resolver = new NodeClassResolver({ ec2: deps.ec2, ssm: deps.ssm, now, k8sVersion: async () => (await this.cluster()).version });
     this.templates = new LaunchTemplates(deps.ec2, now);
   }
@@ -78,10 +82,9 @@ export class Ec2CloudProvider implements CloudProvider {
 
   async instanceTypes(nodeClass: EC2NodeClass, _nodePool?: NodePool): Promise<InstanceType[]> {
     const resolved = await this.resolver.resolve(nodeClass);
-    const [entries, zonesByType, spotPrices, unavailable] = await Promise.all([
-      this.source.entries(), this.source.zonesByType(), this.source.spotPrices(), this.deps.stateStore.unavailableOfferings(),
+    const [entries, zonesByType, spotPrices, unavailable, onDemandPrices] = await Promise.all([
+      this.source.entries(), this.source.zonesByType(), this.source.spotPrices(), this.deps.stateStore.unavailableOfferings(), this.source.onDemandPrices(),
     ]);
-    const onDemandPrices = this.source.onDemandPrices();
     const ice = unavailable.map(({ instanceType, zone, capacityType }) => `${capacityType}:${instanceType}:${zone}`).sort().join(',');
     const inputs: unknown[] = [entries, zonesByType, spotPrices, onDemandPrices, ice, JSON.stringify(nodeClass), JSON.stringify(resolved)];
     const hit = this.builtTypes.get(nodeClass.name);
@@ -92,7 +95,7 @@ export class Ec2CloudProvider implements CloudProvider {
       region: this.deps.region,
       zones: [...new Set(resolved.subnets.map((s) => s.zone))].sort(),
       nodeClass: { ...nodeClass, status: { ...nodeClass.status, ...NodeClassResolver.toStatus(resolved) } },
-      onDemandPrices,
+      ...(onDemandPrices ? { onDemandPrices } : {}),
       spotPrices,
       unavailable: unavailable.map(({ instanceType, zone, capacityType }) => ({ instanceType, zone, capacityType })),
       zonesByType,

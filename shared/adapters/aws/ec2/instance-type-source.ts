@@ -2,11 +2,14 @@ import {
   paginateDescribeInstanceTypeOfferings, paginateDescribeInstanceTypes, paginateDescribeSpotPriceHistory, type EC2Client,
 } from '@aws-sdk/client-ec2';
 import type { CatalogEntry } from '../../../core/instance-types/types';
+import type { StoredPrices } from '../../../core/ports/state-store';
 import { mapAwsError } from '../errors';
 import { toCatalogEntry } from './catalog-mapping';
 
 export const INSTANCE_TYPES_TTL_MS = 5 * 60_000;
 export const SPOT_PRICES_TTL_MS = 12 * 3600_000;
+/** How long a container reuses the on-demand prices it read from the state store. */
+export const ON_DEMAND_PRICES_TTL_MS = 5 * 60_000;
 
 interface Cached<T> { value: T; at: number }
 
@@ -15,6 +18,8 @@ export interface InstanceTypeSourceDeps {
   region: string;
   now: () => number;
   catalog: readonly CatalogEntry[];
+  /** The region's on-demand list prices as garbage collection stored them from the Price List API. */
+  storedPrices?: () => Promise<StoredPrices | undefined>;
   /** Called when an API read failed and cached or bundled data is used instead. */
   onFallback?: (what: string, error: unknown) => void;
 }
@@ -80,20 +85,33 @@ export class InstanceTypeSource {
     }
   }
 
-  /** On-demand prices for the region from the bundled catalog, keyed by instance type. */
-  private onDemand?: Record<string, number>;
+  private onDemand?: Cached<Record<string, number> | undefined>;
 
-  /** On-demand prices from the bundled catalog (built once: the catalog never changes at run time). */
-  onDemandPrices(): Record<string, number> {
-    if (this.onDemand) return this.onDemand;
-    const out: Record<string, number> = {};
-    for (const c of this.deps.catalog) {
-      const p = c.onDemandUsdPerHour[this.deps.region];
-      if (typeof p === 'number') out[c.name] = p;
+  /**
+   * Quoted on-demand prices: the Price List API's, as stored in the state store (refreshed every 12 h by
+   * garbage collection), reused for 5 minutes. Undefined when none are stored yet: the offerings then use the
+   * bundled catalog's prices (the region's, else us-east-1's marked as estimates). A failed read keeps the last.
+   */
+  async onDemandPrices(): Promise<Record<string, number> | undefined> {
+    if (!this.deps.storedPrices) return undefined;
+    const previous = this.onDemand;
+    if (previous && this.deps.now() - previous.at < ON_DEMAND_PRICES_TTL_MS) return previous.value;
+    try {
+      const stored = await this.deps.storedPrices();
+      // Same object while the stored prices did not change, so the built instance types are reused.
+      const value = stored && Object.keys(stored.prices).length > 0
+        ? (this.onDemandFetchedAt === stored.fetchedAt && previous?.value ? previous.value : stored.prices)
+        : undefined;
+      this.onDemandFetchedAt = stored?.fetchedAt;
+      this.onDemand = { value, at: this.deps.now() };
+      return value;
+    } catch (e) {
+      this.deps.onFallback?.('stored on-demand prices', e);
+      return previous?.value;
     }
-    this.onDemand = out;
-    return out;
   }
+
+  private onDemandFetchedAt?: number;
 
   /** Latest Linux/UNIX spot price per `${type}/${zone}` (DescribeSpotPriceHistory with StartTime = now). */
   async spotPrices(): Promise<Record<string, number>> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { StateStoreThrottledError } from '../../../core/errors';
 import type { Clock } from '../../../core/ports/clock';
-import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, UnavailableOffering } from '../../../core/ports/state-store';
+import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, StoredPrices, UnavailableOffering } from '../../../core/ports/state-store';
 import { auditDay, auditDays, DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_WINDOW_MS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
 
 /**
@@ -18,6 +18,8 @@ export const StateTable = {
   leasePrefix: 'LEASE#',
   leaseSortKey: 'LEASE',
   auditPrefix: 'AUDIT#',
+  pricesPrefix: 'PRICES#',
+  onDemandSortKey: 'ON_DEMAND',
 } as const;
 
 export interface DynamoStateStoreDeps {
@@ -136,6 +138,24 @@ export class DynamoStateStore implements StateStore {
     const item = out.Item as { holder?: string; expiresAtMs?: number; untilMs?: number } | undefined;
     if (!item?.holder || typeof item.expiresAtMs !== 'number' || item.expiresAtMs <= this.deps.clock.now()) return undefined;
     return { holder: item.holder, expiresAt: item.expiresAtMs, ...(typeof item.untilMs === 'number' ? { untilMs: item.untilMs } : {}) };
+  }
+
+  /** One item per region (≈ 30 KB for ~1,000 types, under DynamoDB's 400 KB item limit). */
+  async putOnDemandPrices(region: string, prices: StoredPrices): Promise<void> {
+    requireName('putOnDemandPrices', 'region', region);
+    await this.send(new PutCommand({
+      TableName: this.deps.tableName,
+      Item: { pk: StateTable.pricesPrefix + region, sk: StateTable.onDemandSortKey, prices: prices.prices, fetchedAtMs: prices.fetchedAt },
+    }));
+  }
+
+  async onDemandPrices(region: string): Promise<StoredPrices | undefined> {
+    const out = await this.send(new GetCommand({ TableName: this.deps.tableName, Key: { pk: StateTable.pricesPrefix + region, sk: StateTable.onDemandSortKey } }));
+    const item = out.Item as { prices?: Record<string, unknown>; fetchedAtMs?: unknown } | undefined;
+    if (!item?.prices || typeof item.fetchedAtMs !== 'number') return undefined;
+    const prices: Record<string, number> = {};
+    for (const [k, v] of Object.entries(item.prices)) if (typeof v === 'number' && Number.isFinite(v) && v > 0) prices[k] = v;
+    return { prices, fetchedAt: item.fetchedAtMs };
   }
 
   async audit(record: AuditRecord): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../core/ports/clock';
-import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, UnavailableOffering } from '../../../core/ports/state-store';
+import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, StoredPrices, UnavailableOffering } from '../../../core/ports/state-store';
 import { DEFAULT_AUDIT_RETENTION_DAYS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
 
 interface Lease {
@@ -16,6 +16,16 @@ export class MemoryStateStore implements StateStore {
   private readonly offerings = new Map<string, UnavailableOffering>();
   private readonly leases = new Map<string, Lease>();
   private records: AuditRecord[] = [];
+  private readonly prices = new Map<string, StoredPrices>();
+
+  async putOnDemandPrices(region: string, prices: StoredPrices): Promise<void> {
+    this.prices.set(region, { prices: { ...prices.prices }, fetchedAt: prices.fetchedAt });
+  }
+
+  async onDemandPrices(region: string): Promise<StoredPrices | undefined> {
+    const p = this.prices.get(region);
+    return p ? { prices: { ...p.prices }, fetchedAt: p.fetchedAt } : undefined;
+  }
 
   constructor(private readonly clock: Pick<Clock, 'now'>, private readonly auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS) {}
 
