@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { validateTemplate } from './cfn-spec';
 
 const ROOT = resolve(__dirname, '../..');
 const CLUSTER = 'unit-test-cluster';
@@ -14,6 +15,7 @@ const CLUSTER = 'unit-test-cluster';
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
 type Statement = { Sid?: string; Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
 let resources: Record<string, Resource>;
+let template: { Resources: Record<string, Resource> };
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const actions = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
@@ -28,10 +30,36 @@ const statementsOf = (role: Resource): Statement[] =>
 
 beforeAll(async () => {
   await promisify(execFile)('npm', ['run', 'package', '--', `--param=clusterName=${CLUSTER}`], { cwd: ROOT, env: { ...process.env, AWS_PROFILE: '' }, maxBuffer: 16 * 1024 * 1024 });
-  resources = JSON.parse(readFileSync(resolve(ROOT, '.serverless/cloudformation-template-update-stack.json'), 'utf8')).Resources;
+  template = JSON.parse(readFileSync(resolve(ROOT, '.serverless/cloudformation-template-update-stack.json'), 'utf8'));
+  resources = template.Resources;
 }, 600_000);
 
 describe('the packaged CloudFormation template', () => {
+  it('should pass the AWS service spec: known resource types and properties, required properties set, values of the right type', async () => {
+    // Act
+    const violations = await validateTemplate(template);
+    // Assess
+    expect(violations.map((v) => `${v.resource}.${v.path}: ${v.problem}`)).toEqual([]);
+  });
+
+  it('should be checked for real by that validation (a mutated copy fails, naming resource, path and rule)', async () => {
+    // Prepare
+    const mutated = structuredClone(template);
+    const fn = Object.entries(mutated.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Function')!;
+    fn[1].Properties.Timeout = 'thirty';
+    fn[1].Properties.MemorySizeMB = 512;
+    const role = Object.entries(mutated.Resources).find(([, r]) => r.Type === 'AWS::IAM::Role')!;
+    delete role[1].Properties.AssumeRolePolicyDocument;
+    // Act
+    const problems = (await validateTemplate(mutated)).map((v) => `${v.resource}.${v.path}: ${v.problem}`);
+    // Assess
+    expect(problems).toEqual(expect.arrayContaining([
+      `${fn[0]}.Timeout: expected integer, got "thirty"`,
+      expect.stringMatching(new RegExp(`^${fn[0]}\\.MemorySizeMB: unknown property`)),
+      `${role[0]}.AssumeRolePolicyDocument: required property missing`,
+    ]));
+  });
+
   it('should run every function on nodejs22.x with its own role and the shared environment', () => {
     // Prepare
     const functions = ofType('AWS::Lambda::Function');
