@@ -23,6 +23,8 @@ export interface GarbageCollectionHandlerDeps {
   workflows?: WorkflowStarter;
   /** Refreshes the region's on-demand list prices in the state store when they are older than 12 h. */
   prices?: { refreshIfStale(): Promise<{ refreshed: boolean; types: number }> };
+  /** Deletes managed instance profiles of node classes that are gone and no NodeClaim uses. */
+  instanceProfiles?: { collect(liveClasses: ReadonlySet<string>, classesInUse: ReadonlySet<string>): Promise<string[]> };
 }
 
 export interface GarbageCollectionResult {
@@ -63,6 +65,16 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
       deps.logger.error('stale taint sweep failed', { error });
       return [] as string[];
     }) : [];
+    if (deps.instanceProfiles) {
+      try {
+        const live = new Set(snapshot.nodeClasses.map((c) => c.name));
+        const inUse = new Set(snapshot.nodeClaims.map((c) => c.spec.nodeClassRef.name));
+        const deleted = await deps.instanceProfiles.collect(live, inUse);
+        for (const name of deleted) deps.logger.info('deleted instance profile of a deleted node class', { instanceProfile: name });
+      } catch (error) {
+        deps.logger.warn('instance profile cleanup failed; retried next run', { error });
+      }
+    }
     if (deps.prices) {
       try {
         const r = await deps.prices.refreshIfStale();
@@ -79,5 +91,5 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
 
 /** The deployed function (EventBridge schedule, rate 2 minutes). */
 export const handler = deployedHandler<unknown, GarbageCollectionResult>('garbageCollection', (deps) =>
-  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows, ...(deps.prices ? { prices: deps.prices } : {}) }),
+  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows, prices: deps.prices, instanceProfiles: deps.instanceProfiles }),
 );

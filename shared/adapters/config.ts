@@ -13,7 +13,8 @@ export const ConfigSchema = z.object({
   INTERRUPTION_QUEUE_URL: z.string().url().optional(),
   NODE_ROLE_NAME: z.string().min(1).optional(),
   /** Instance profile for node classes that name a `role` but no `instanceProfile`. */
-  NODE_INSTANCE_PROFILE_NAME: z.string().min(1).optional(),
+  // Empty (the deploy default) = manage instance profiles from EC2NodeClass roles.
+  NODE_INSTANCE_PROFILE_NAME: z.string().optional(),
   /** `<service>-<stage>-`: the controller invokes `<prefix>provisioner` and `<prefix>disruption`. */
   FUNCTION_NAME_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the deployed functions\' name prefix, e.g. nodewright-dev-').optional(),
 });

@@ -6,6 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { IAMClient } from '@aws-sdk/client-iam';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -15,6 +16,7 @@ import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../core/pr
 import { solve } from '../core/scheduling/solve';
 import { awsClientConfig } from './aws/client-config';
 import { Ec2CloudProvider } from './aws/ec2';
+import { InstanceProfiles } from './aws/iam/instance-profiles';
 import { priceListEndpointRegion } from './aws/pricing/price-list';
 import { PriceListRefresher } from './aws/pricing/refresher';
 import { SfnWorkflowStarter } from './aws/sfn';
@@ -31,6 +33,8 @@ export interface Dependencies extends LifecycleDeps {
   planner: Planner;
   /** The Price List API → state store refresh (garbage collection runs it). */
   prices: PriceListRefresher;
+  /** Managed instance profiles (garbage collection deletes those of deleted node classes). */
+  instanceProfiles: InstanceProfiles;
 }
 
 export const planner: Planner = {
@@ -47,6 +51,8 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
   const { info: clusterInfo, kc } = await clusterAccess(cfg.clusterName, region, clock);
   const cluster = new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) });
   const store = new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient(awsClientConfig(region))), tableName: cfg.stateTableName, clock });
+  // IAM is global; the client's region only picks the partition's endpoint.
+  const instanceProfiles = new InstanceProfiles({ iam: new IAMClient(awsClientConfig(region)), clusterName: cfg.clusterName, region, now: () => clock.now() });
   const cloud = new Ec2CloudProvider({
     ec2: new EC2Client(awsClientConfig(region)),
     ssm: new SSMClient(awsClientConfig(region)),
@@ -57,11 +63,12 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
     catalog: loadCatalog(),
     cluster: clusterInfo,
     ...(cfg.nodeInstanceProfileName ? { defaultInstanceProfile: cfg.nodeInstanceProfileName } : {}),
+    instanceProfiles,
     onFallback: (what, error) => logger.warn('using cached or bundled data', { what, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   });
   const workflows = new SfnWorkflowStarter({ sfn: new SFNClient(awsClientConfig(region)), stateMachineArns: cfg.stateMachineArns });
   const prices = new PriceListRefresher({ pricing: new PricingClient(awsClientConfig(priceListEndpointRegion(region))), region, store, now: () => clock.now() });
-  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), planner, prices };
+  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), planner, prices, instanceProfiles };
 }
 
 const built = new Map<string, Promise<Dependencies>>();

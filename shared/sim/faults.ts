@@ -5,7 +5,7 @@
  * | target | kinds | what the caller sees |
  * |---|---|---|
  * | `kube-api` | error, throttle, timeout, hang | HTTP 500 / 429 from the API server (watches too); timeout: 504 after the API server's 60 s request timeout; hang: no answer at all — the client's own request timeout must fire (a watch request that hangs is held until the client gives up too) |
- * | `ec2`, `sfn`, `dynamodb`, `lambda-invoke`, `ssm`, `eks`, `pricing` | error, throttle, timeout, hang | the SDK's service exception (InternalError / RequestLimitExceeded, ServiceUnavailable / ThrottlingException, InternalServerError / ProvisionedThroughputExceededException, …), each attempt of the SDK's own retry strategy drawing again; hang: no answer until the client's request timeout (`TimeoutError`); timeout: the same after the service applied the request (the retry repeats a write that happened) — aws/sdk-behaviour.ts |
+ * | `ec2`, `sfn`, `dynamodb`, `lambda-invoke`, `ssm`, `eks`, `pricing`, `iam` | error, throttle, timeout, hang | the SDK's service exception (InternalError / RequestLimitExceeded, ServiceUnavailable / ThrottlingException, InternalServerError / ProvisionedThroughputExceededException, …), each attempt of the SDK's own retry strategy drawing again; hang: no answer until the client's request timeout (`TimeoutError`); timeout: the same after the service applied the request (the retry repeats a write that happened) — aws/sdk-behaviour.ts |
  * | `sqs` | duplicate | an interruption event delivered again, 1 s later, under another SQS message id |
  * | `lambda:<functionKey>`, `task:<StateName>` | crash, timeout | the invocation dies before its handler returns (Runtime.ExitError), or runs past its timeout (Sandbox.Timedout) |
  *
@@ -32,11 +32,11 @@ export class FaultSpecInvalidError extends Error {
   override readonly name = 'FaultSpecInvalidError' as const;
 }
 
-const SERVICE_TARGETS = new Set(['kube-api', 'ec2', 'sfn', 'dynamodb', 'lambda-invoke', 'ssm', 'eks', 'pricing', 'sqs']);
+const SERVICE_TARGETS = new Set(['kube-api', 'ec2', 'sfn', 'dynamodb', 'lambda-invoke', 'ssm', 'eks', 'pricing', 'iam', 'sqs']);
 
 export function validateFault(f: FaultSpec, where: string): void {
   const invocation = /^(lambda|task):[A-Za-z][A-Za-z0-9]*$/.test(f.target);
-  if (!SERVICE_TARGETS.has(f.target) && !invocation) throw new FaultSpecInvalidError(`${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, ssm, eks, pricing, sqs, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`);
+  if (!SERVICE_TARGETS.has(f.target) && !invocation) throw new FaultSpecInvalidError(`${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, ssm, eks, pricing, iam, sqs, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`);
   const kinds = invocation ? ['crash', 'timeout'] : f.target === 'sqs' ? ['duplicate'] : ['error', 'throttle', 'timeout', 'hang'];
   if (!kinds.includes(f.kind)) throw new FaultSpecInvalidError(`${where}: kind for ${f.target} must be one of ${kinds.join(', ')}; got ${JSON.stringify(f.kind)}`);
   if (f.rate !== undefined && !(f.rate > 0 && f.rate <= 1)) throw new FaultSpecInvalidError(`${where}: rate must be in (0, 1]; got ${f.rate}`);
@@ -104,6 +104,7 @@ export function awsFault(service: string, kind: FaultKind): Error {
     ssm: ['InternalServerError', 'ThrottlingException'],
     eks: ['ServerException', 'ThrottlingException'],
     pricing: ['InternalErrorException', 'ThrottlingException'],
+    iam: ['ServiceFailureException', 'Throttling'],
   };
   const [error, throttle] = names[service] ?? ['InternalError', 'ThrottlingException'];
   const name = kind === 'throttle' ? throttle : error;

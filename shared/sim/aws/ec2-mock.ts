@@ -65,6 +65,11 @@ function createFleet(world: Ec2World, input: CreateFleetCommand['input']) {
         errors.push({ ErrorCode: 'InvalidLaunchTemplateName.NotFoundException', ErrorMessage: `The specified launch template, with template name ${ltName}, does not exist.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
         continue;
       }
+      // EC2 checks the template's instance profile at launch: it must exist and carry a role.
+      if (lt.instanceProfile !== undefined && !(world.instanceProfiles.get(lt.instanceProfile)?.roles.length)) {
+        errors.push({ ErrorCode: 'InvalidParameterValue', ErrorMessage: `Value (${lt.instanceProfile}) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+        continue;
+      }
       const price = subnet ? world.price(type, subnet.zone, capacityType) : undefined;
       if (!subnet || price === undefined) {
         errors.push({ ErrorCode: 'Unsupported', ErrorMessage: `Your requested instance type (${type}) is not supported in your requested Availability Zone.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
@@ -133,7 +138,10 @@ export function installEc2(mock: CommandStub, world: () => Ec2World): void {
     if (w.launchTemplates.has(name)) throw ec2Error('InvalidLaunchTemplateName.AlreadyExistsException', `Launch template name already in use: ${name}`);
     const d = input.LaunchTemplateData ?? {};
     const sgs = d.SecurityGroupIds ?? d.NetworkInterfaces?.flatMap((n) => n.Groups ?? []) ?? [];
-    const lt = { name, id: `lt-${hashHex('lt', name).slice(0, 17)}`, imageId: d.ImageId, userData: d.UserData ? Buffer.from(d.UserData, 'base64').toString('utf8') : undefined, securityGroupIds: sgs, tags: tagRecord(input.TagSpecifications?.[0]?.Tags) };
+    const lt = {
+      name, id: `lt-${hashHex('lt', name).slice(0, 17)}`, imageId: d.ImageId, userData: d.UserData ? Buffer.from(d.UserData, 'base64').toString('utf8') : undefined,
+      securityGroupIds: sgs, tags: tagRecord(input.TagSpecifications?.[0]?.Tags), ...(d.IamInstanceProfile?.Name ? { instanceProfile: d.IamInstanceProfile.Name } : {}),
+    };
     w.launchTemplates.set(name, lt);
     return { LaunchTemplate: { LaunchTemplateName: name, LaunchTemplateId: lt.id, LatestVersionNumber: 1, DefaultVersionNumber: 1 } };
   });

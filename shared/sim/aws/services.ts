@@ -15,6 +15,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { DynamoTable } from './dynamo-table';
 import { installEc2, type CommandStub } from './ec2-mock';
 import { simulatedGetProducts } from './pricing';
+import { installIam } from './iam-mock';
+import { IAMClient } from '@aws-sdk/client-iam';
 import type { Ec2World } from './ec2-world';
 
 export interface SimulatedCluster {
@@ -40,7 +42,7 @@ export interface SimulatedAws {
 }
 
 /** The client classes the mocks answer (metering.ts counts the functions' calls through them). */
-export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient];
+export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient, IAMClient];
 
 /** Installs the mocks; every call reads `current()` so one installation can serve successive runs. Returns restore. */
 export function installSimulatedAws(current: () => SimulatedAws): () => void {
@@ -103,7 +105,10 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
   const pricing = mockClient(PricingClient);
   pricing.on(GetProductsCommand).callsFake(async (input: Parameters<typeof simulatedGetProducts>[1]) => simulatedGetProducts(current().world.catalog(), input));
 
+  const restoreIam = installIam(() => current().world);
+
   return () => {
     for (const m of [ec2, ssm, eks, sfn, dynamo, lambda, pricing]) m.restore();
+    restoreIam();
   };
 }

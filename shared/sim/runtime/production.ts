@@ -101,7 +101,6 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     INTERRUPTION_QUEUE_URL: env.interruptionQueueUrl,
     FUNCTION_NAME_PREFIX: env.functionNamePrefix,
     NODE_ROLE_NAME: `KarpenterNodeRole-${env.clusterName}`,
-    NODE_INSTANCE_PROFILE_NAME: `KarpenterNodeRole-${env.clusterName}`,
     AWS_ACCESS_KEY_ID: 'AKIASIMULATED0000000',
     AWS_SECRET_ACCESS_KEY: 'simulated-secret-access-key',
     POWERTOOLS_SERVICE_NAME: 'nodewright',

@@ -23,6 +23,7 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { IAMClient } from '@aws-sdk/client-iam';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -125,7 +126,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   api.holdTimer = (ms, fn) => clock.at(clock.now() + ms, fn);
   const removeAwsFaults = installSdkBehaviour({ clock, plan: faults, seed: opts.seed, clients: [
     { service: 'ec2', cls: EC2Client }, { service: 'sfn', cls: SFNClient }, { service: 'dynamodb', cls: DynamoDBDocumentClient }, { service: 'lambda-invoke', cls: LambdaClient },
-    { service: 'ssm', cls: SSMClient }, { service: 'eks', cls: EKSClient }, { service: 'pricing', cls: PricingClient },
+    { service: 'ssm', cls: SSMClient }, { service: 'eks', cls: EKSClient }, { service: 'pricing', cls: PricingClient }, { service: 'iam', cls: IAMClient },
   ] });
   const unwatchAws = production.meter.watchAwsClients(SIMULATED_AWS_CLIENTS);
   const record = (r: InvocationRecord) => invocations.push(r);

@@ -14,6 +14,7 @@ import { amiFor } from './amis';
 import { clientTokenFor, createFleetInput, iceOfferings, launchedInstance } from './fleet';
 import { planFleet, type FleetPlan } from './fleet-plan';
 import { describeInstance, describeInstances, parseProviderID, providerIdFor } from './instances';
+import type { InstanceProfiles } from '../iam/instance-profiles';
 import { InstanceTypeSource } from './instance-type-source';
 import { LaunchTemplates } from './launch-templates';
 import { NodeClassResolver, type ResolvedNodeClass } from './node-class-resolver';
@@ -35,8 +36,13 @@ export interface Ec2CloudProviderDeps {
   catalog: readonly CatalogEntry[];
   /** Endpoint, CA, version and service CIDR (from describeCluster); needed to launch and to resolve AMI aliases. */
   cluster?: EksClusterInfo | (() => Promise<EksClusterInfo>);
-  /** Instance profile used when the node class names a `role` but no `instanceProfile`. */
+  /**
+   * Instance profile used when the node class names a `role` but no `instanceProfile`, instead of managing one
+   * (an opt-out for accounts where the functions may not create IAM instance profiles).
+   */
   defaultInstanceProfile?: string;
+  /** Manages instance profiles from node class roles, as Karpenter does (../iam/instance-profiles.ts). */
+  instanceProfiles?: InstanceProfiles;
   /** Told when an EC2 read failed and cached or bundled data was used. */
   onFallback?: (what: string, error: unknown) => void;
 }
@@ -167,12 +173,24 @@ export class Ec2CloudProvider implements CloudProvider {
     }
   }
 
+  /** spec.instanceProfile, else the configured default, else the profile managed from spec.role (created on first use). */
+  private async instanceProfileFor(nodeClass: EC2NodeClass): Promise<string> {
+    const given = nodeClass.instanceProfile ?? this.deps.defaultInstanceProfile;
+    if (given) return given;
+    if (nodeClass.role && this.deps.instanceProfiles) {
+      try {
+        return await this.deps.instanceProfiles.ensure(nodeClass);
+      } catch (e) {
+        throw new NodeClassNotReadyError(e instanceof Error ? e.message : String(e), { cause: e });
+      }
+    }
+    if (nodeClass.status?.instanceProfile) return nodeClass.status.instanceProfile;
+    throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.name}: no instance profile (set spec.instanceProfile, or spec.role for a managed one)`);
+  }
+
   private async ensureTemplates(req: LaunchRequest, resolved: ResolvedNodeClass, plan: FleetPlan, recreate: boolean): Promise<Map<string, string>> {
     const { nodeClass, nodePool, nodeClaim } = req;
-    const instanceProfile = nodeClass.instanceProfile ?? nodeClass.status?.instanceProfile ?? this.deps.defaultInstanceProfile;
-    if (!instanceProfile) {
-      throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.name}: no instance profile (set spec.instanceProfile, or configure a default instance profile for role ${nodeClass.role ?? '<none>'})`);
-    }
+    const instanceProfile = await this.instanceProfileFor(nodeClass);
     const cluster = nodeClass.amiFamily === 'Custom' ? undefined : await this.cluster();
     const userData = renderUserData({
       amiFamily: nodeClass.amiFamily,
