@@ -5,6 +5,7 @@
  * (hostname, os, arch, instance type, zone, region). When the instance shuts down, its Node goes NotReady
  * with the unreachable taints. nodewright's own steps (registration sync, initialization) stay to do.
  */
+import { parse as parseToml } from 'smol-toml';
 import { buildInstanceTypes } from '../../core/instance-types/build';
 import { Label, TaintKey } from '../../core/model/labels';
 import { formatResource } from '../../core/model/quantity';
@@ -42,19 +43,20 @@ export function kubeletFromUserData(userData: string | undefined): UserDataKubel
   }
   const maxPods = /--max-pods=(\d+)/.exec(userData)?.[1] ?? /max-pods\s*=\s*(\d+)/.exec(userData)?.[1] ?? /"?maxPods"?\s*:\s*(\d+)/.exec(userData)?.[1];
   if (maxPods) out.maxPods = Number(maxPods);
-  const section = (name: string): string[] => {
-    const m = new RegExp(`\\[settings\\.kubernetes\\.${name}\\]\\n([\\s\\S]*?)(?:\\n\\[|$)`).exec(userData);
-    return m ? m[1].split('\n').filter((l) => l.includes('=')) : [];
-  };
-  for (const line of section('node-labels')) {
-    const m = /^\s*"?([^"=]+?)"?\s*=\s*"([^"]*)"/.exec(line);
-    if (m) out.labels[m[1]] = m[2];
-  }
-  for (const line of section('node-taints')) {
-    const m = /^\s*"?([^"=]+?)"?\s*=\s*\[(.*)\]/.exec(line);
-    for (const v of m ? [...m[2].matchAll(/"([^"]*)"/g)].map((x) => x[1]) : []) {
-      const taint = parseTaint(`${m?.[1]}=${v}`);
-      if (taint) out.taints.push(taint);
+  // Bottlerocket: TOML settings, read with the same TOML library that wrote them.
+  if (/^\s*\[settings/m.test(userData) && !/^MIME-Version:/m.test(userData)) {
+    try {
+      const kube = ((parseToml(userData) as { settings?: { kubernetes?: Record<string, unknown> } }).settings?.kubernetes ?? {});
+      for (const [k, v] of Object.entries((kube['node-labels'] ?? {}) as Record<string, unknown>)) out.labels[k] = String(v);
+      for (const [k, vs] of Object.entries((kube['node-taints'] ?? {}) as Record<string, unknown>)) {
+        for (const v of Array.isArray(vs) ? vs : [vs]) {
+          const taint = parseTaint(`${k}=${String(v)}`);
+          if (taint) out.taints.push(taint);
+        }
+      }
+      if (typeof kube['max-pods'] === 'number') out.maxPods = kube['max-pods'];
+    } catch {
+      // not TOML after all: the flags above are all there is
     }
   }
   if (!out.taints.some((t) => t.key === TaintKey.unregistered)) out.taints.push({ key: TaintKey.unregistered, effect: 'NoExecute' });

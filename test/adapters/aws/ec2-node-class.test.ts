@@ -1,7 +1,9 @@
 import { DescribeImagesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { aliasParameter, bottlerocketUserData, NodeClassResolver, resolveAmis, al2UserData } from '../../../shared/adapters/aws/ec2';
+import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml } from 'yaml';
+import { aliasParameter, bottlerocketUserData, NodeClassResolver, resolveAmis, al2UserData, al2023UserData } from '../../../shared/adapters/aws/ec2';
 import { isNodeClassNotReadyError } from '../../../shared/core/errors';
 import { clusterInfo, ec2, nodeClass, resetAndMockNodeClassDiscovery, ssm, T0 } from './fixtures';
 
@@ -82,13 +84,52 @@ describe('user data', () => {
 
   it('should write Bottlerocket TOML with the cluster, labels and the unregistered taint', () => {
     // Act
-    const toml = bottlerocketUserData({ ...base, amiFamily: 'Bottlerocket', kubelet: { maxPods: 110 } });
+    const toml = parseToml(bottlerocketUserData({ ...base, amiFamily: 'Bottlerocket', kubelet: { maxPods: 110 } })) as { settings: { kubernetes: Record<string, unknown> } };
     // Assess
-    expect(toml).toContain('[settings.kubernetes]\napi-server = "https://ABC.gr7.us-east-1.eks.amazonaws.com"');
-    expect(toml).toContain('cluster-name = "demo"');
-    expect(toml).toContain('max-pods = 110');
-    expect(toml).toContain('[settings.kubernetes.node-labels]\n"karpenter.sh/nodepool" = "general"');
-    expect(toml).toContain('[settings.kubernetes.node-taints]\n"karpenter.sh/unregistered" = [":NoExecute"]');
+    expect(toml.settings.kubernetes).toMatchObject({
+      'api-server': clusterInfo.endpoint, 'cluster-name': 'demo', 'max-pods': 110,
+      'node-labels': { 'karpenter.sh/nodepool': 'general' }, 'node-taints': { 'karpenter.sh/unregistered': [':NoExecute'] },
+    });
+  });
+
+  it('should merge the node class\'s Bottlerocket TOML instead of repeating [settings.kubernetes]: its settings and labels stay, the cluster connection is ours', () => {
+    // Prepare
+    const custom = '[settings.kubernetes]\ncluster-name = "someone-else"\nallowed-unsafe-sysctls = ["net.core.somaxconn"]\n\n[settings.kubernetes.node-labels]\nteam = "a"\n\n[settings.host-containers.admin]\nenabled = true\n';
+    // Act
+    const text = bottlerocketUserData({ ...base, amiFamily: 'Bottlerocket', custom });
+    const toml = parseToml(text) as { settings: { kubernetes: Record<string, unknown>; 'host-containers': unknown } };
+    // Assess: one [settings.kubernetes] table (the parse would fail on a repeated one), both sides' settings
+    expect(text.match(/^\[settings\.kubernetes\]$/gm)).toHaveLength(1);
+    expect(toml.settings.kubernetes).toMatchObject({ 'cluster-name': 'demo', 'allowed-unsafe-sysctls': ['net.core.somaxconn'], 'node-labels': { team: 'a', 'karpenter.sh/nodepool': 'general' } });
+    expect(toml.settings['host-containers']).toEqual({ admin: { enabled: true } });
+    expect(() => bottlerocketUserData({ ...base, amiFamily: 'Bottlerocket', custom: '[settings.kubernetes\nbroken' })).toThrow(/userData is not valid TOML for Bottlerocket/);
+  });
+
+  it('should write kubeReserved, systemReserved, eviction and maxPods into the NodeConfig and Bottlerocket settings, so allocatable is what was planned', () => {
+    // Prepare
+    const kubelet = { maxPods: 58, kubeReserved: { cpu: 200, memory: 1073741824 }, systemReserved: { cpu: 100, 'ephemeral-storage': 1073741824 }, evictionHard: { 'memory.available': '5%' }, evictionSoft: { 'nodefs.available': '15%' }, evictionSoftGracePeriod: { 'nodefs.available': '1m' } };
+    // Act
+    const mime = al2023UserData({ ...base, amiFamily: 'AL2023', kubelet });
+    const nodeConfig = parseYaml(mime.slice(mime.indexOf('apiVersion: node.eks.aws'), mime.lastIndexOf('--//'))) as { spec: { kubelet: { config: Record<string, unknown> } } };
+    const br = (parseToml(bottlerocketUserData({ ...base, amiFamily: 'Bottlerocket', kubelet })) as { settings: { kubernetes: Record<string, unknown> } }).settings.kubernetes;
+    // Assess
+    expect(nodeConfig.spec.kubelet.config).toMatchObject({
+      maxPods: 58, kubeReserved: { cpu: '200m', memory: '1Gi' }, systemReserved: { cpu: '100m', 'ephemeral-storage': '1Gi' },
+      evictionHard: { 'memory.available': '5%' }, evictionSoft: { 'nodefs.available': '15%' }, evictionSoftGracePeriod: { 'nodefs.available': '1m' },
+    });
+    expect(br).toMatchObject({ 'max-pods': 58, 'kube-reserved': { cpu: '200m', memory: '1Gi' }, 'system-reserved': { cpu: '100m', 'ephemeral-storage': '1Gi' }, 'eviction-hard': { 'memory.available': '5%' } });
+  });
+
+  it('should not ask the kubelet for labels node admission refuses (kubernetes.io, k8s.io, node-restriction domains)', () => {
+    // Prepare
+    const labels = { 'karpenter.sh/nodepool': 'general', 'node-restriction.kubernetes.io/team': 'a', 'kops.k8s.io/instancegroup': 'b', 'kubernetes.io/custom': 'c', 'example.com/ok': 'd' };
+    // Act
+    const mime = al2023UserData({ ...base, amiFamily: 'AL2023', labels });
+    const br = (parseToml(bottlerocketUserData({ ...base, amiFamily: 'Bottlerocket', labels })) as { settings: { kubernetes: { 'node-labels': Record<string, string> } } }).settings.kubernetes['node-labels'];
+    // Assess
+    expect(mime).toContain('--node-labels=example.com/ok=d,karpenter.sh/nodepool=general');
+    expect(mime).not.toMatch(/kops\.k8s\.io|node-restriction|kubernetes\.io\/custom/);
+    expect(br).toEqual({ 'example.com/ok': 'd', 'karpenter.sh/nodepool': 'general' });
   });
 
   it('should run bootstrap.sh on AL2 after the node class\'s own script', () => {

@@ -1,4 +1,6 @@
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { stringify } from 'yaml';
+import { formatResourceList } from '../../../core/model/resources';
 import type { AmiFamily, KubeletConfiguration } from '../../../core/model/karpenter';
 import type { Taint } from '../../../core/model/kube';
 import { TaintKey } from '../../../core/model/labels';
@@ -33,9 +35,23 @@ const withUnregistered = (taints: Taint[]): Taint[] =>
 const taintFlag = (t: Taint): string => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
 const sortedEntries = (r: Record<string, string>) => Object.entries(r).sort(([a], [b]) => a.localeCompare(b));
 
+/**
+ * Labels the kubelet may not set on its own Node (the NodeRestriction admission plugin refuses them, and the
+ * node would never register): the `kubernetes.io`, `k8s.io` and `node-restriction.kubernetes.io` domains and
+ * their sub-domains — the set Karpenter's RejectForbiddenLabels strips. The registration step puts the claim's
+ * labels on the Node through the API afterwards, so none is lost.
+ */
+export function kubeletSettableLabels(labels: Record<string, string>): Record<string, string> {
+  const restricted = (key: string): boolean => {
+    const domain = key.includes('/') ? key.slice(0, key.indexOf('/')) : '';
+    return ['kubernetes.io', 'k8s.io'].some((d) => domain === d || domain.endsWith(`.${d}`));
+  };
+  return Object.fromEntries(Object.entries(labels).filter(([k]) => !restricted(k)));
+}
+
 function kubeletFlags(opts: UserDataOptions): string[] {
   const flags: string[] = [];
-  const labels = sortedEntries(opts.labels).map(([k, v]) => `${k}=${v}`).join(',');
+  const labels = sortedEntries(kubeletSettableLabels(opts.labels)).map(([k, v]) => `${k}=${v}`).join(',');
   if (labels) flags.push(`--node-labels=${labels}`);
   flags.push(`--register-with-taints=${withUnregistered(opts.taints).map(taintFlag).join(',')}`);
   return flags;
@@ -61,6 +77,9 @@ function kubeletConfig(k: KubeletConfiguration | undefined): Record<string, unkn
   if (k.maxPods !== undefined) c.maxPods = k.maxPods;
   if (k.podsPerCore !== undefined) c.podsPerCore = k.podsPerCore;
   if (k.clusterDNS?.length) c.clusterDNS = k.clusterDNS;
+  // So the node's allocatable is the one the scheduler planned with (core/instance-types allocatable).
+  if (k.kubeReserved && Object.keys(k.kubeReserved).length) c.kubeReserved = formatResourceList(k.kubeReserved);
+  if (k.systemReserved && Object.keys(k.systemReserved).length) c.systemReserved = formatResourceList(k.systemReserved);
   if (k.evictionHard) c.evictionHard = k.evictionHard;
   if (k.evictionSoft) c.evictionSoft = k.evictionSoft;
   if (k.evictionSoftGracePeriod) c.evictionSoftGracePeriod = k.evictionSoftGracePeriod;
@@ -106,30 +125,60 @@ export function al2UserData(opts: UserDataOptions): string {
   return mime([...mimeParts(opts.custom, 'text/x-shellscript; charset="us-ascii"'), script]);
 }
 
-const tomlString = (s: string) => JSON.stringify(s);
+type TomlTable = Record<string, unknown>;
+const isTable = (v: unknown): v is TomlTable => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
-/** Bottlerocket: TOML settings. The node class's TOML is put first; it must not repeat the tables written here. */
-export function bottlerocketUserData(opts: UserDataOptions): string {
+/** `base` with `over` merged in, table by table (over's scalars and arrays win). */
+function mergeTables(base: TomlTable, over: TomlTable): TomlTable {
+  const out: TomlTable = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isTable(v) && isTable(out[k]) ? mergeTables(out[k] as TomlTable, v) : v;
+  return out;
+}
+
+/** nodewright's `settings.kubernetes` for Bottlerocket. */
+function bottlerocketKubernetes(opts: UserDataOptions): TomlTable {
   const k = opts.kubelet;
-  const lines = [
-    '[settings.kubernetes]',
-    `api-server = ${tomlString(opts.cluster.endpoint)}`,
-    `cluster-certificate = ${tomlString(opts.cluster.certificateAuthority)}`,
-    `cluster-name = ${tomlString(opts.cluster.name)}`,
-  ];
-  if (k?.maxPods !== undefined) lines.push(`max-pods = ${k.maxPods}`);
-  if (k?.clusterDNS?.[0]) lines.push(`cluster-dns-ip = ${tomlString(k.clusterDNS[0])}`);
-  if (k?.cpuCFSQuota !== undefined) lines.push(`cpu-cfs-quota-enforced = ${k.cpuCFSQuota}`);
-  if (k?.imageGCHighThresholdPercent !== undefined) lines.push(`image-gc-high-threshold-percent = ${k.imageGCHighThresholdPercent}`);
-  if (k?.imageGCLowThresholdPercent !== undefined) lines.push(`image-gc-low-threshold-percent = ${k.imageGCLowThresholdPercent}`);
-  lines.push('', '[settings.kubernetes.node-labels]');
-  for (const [key, v] of sortedEntries(opts.labels)) lines.push(`${tomlString(key)} = ${tomlString(v)}`);
-  lines.push('', '[settings.kubernetes.node-taints]');
-  const byKey = new Map<string, string[]>();
-  for (const t of withUnregistered(opts.taints)) byKey.set(t.key, [...(byKey.get(t.key) ?? []), `${t.value ?? ''}:${t.effect}`]);
-  for (const [key, values] of byKey) lines.push(`${tomlString(key)} = [${values.map(tomlString).join(', ')}]`);
-  const ours = lines.join('\n') + '\n';
-  return opts.custom?.trim() ? `${opts.custom.trim()}\n\n${ours}` : ours;
+  const kube: TomlTable = {
+    'api-server': opts.cluster.endpoint,
+    'cluster-certificate': opts.cluster.certificateAuthority,
+    'cluster-name': opts.cluster.name,
+  };
+  if (k?.maxPods !== undefined) kube['max-pods'] = k.maxPods;
+  if (k?.podsPerCore !== undefined) kube['pods-per-core'] = k.podsPerCore;
+  if (k?.clusterDNS?.[0]) kube['cluster-dns-ip'] = k.clusterDNS[0];
+  if (k?.cpuCFSQuota !== undefined) kube['cpu-cfs-quota-enforced'] = k.cpuCFSQuota;
+  if (k?.imageGCHighThresholdPercent !== undefined) kube['image-gc-high-threshold-percent'] = k.imageGCHighThresholdPercent;
+  if (k?.imageGCLowThresholdPercent !== undefined) kube['image-gc-low-threshold-percent'] = k.imageGCLowThresholdPercent;
+  if (k?.kubeReserved && Object.keys(k.kubeReserved).length) kube['kube-reserved'] = formatResourceList(k.kubeReserved);
+  if (k?.systemReserved && Object.keys(k.systemReserved).length) kube['system-reserved'] = formatResourceList(k.systemReserved);
+  if (k?.evictionHard) kube['eviction-hard'] = { ...k.evictionHard };
+  if (k?.evictionSoft) kube['eviction-soft'] = { ...k.evictionSoft };
+  if (k?.evictionSoftGracePeriod) kube['eviction-soft-grace-period'] = { ...k.evictionSoftGracePeriod };
+  if (k?.evictionMaxPodGracePeriod !== undefined) kube['eviction-max-pod-grace-period'] = k.evictionMaxPodGracePeriod;
+  kube['node-labels'] = Object.fromEntries(sortedEntries(kubeletSettableLabels(opts.labels)));
+  const taints: Record<string, string[]> = {};
+  for (const t of withUnregistered(opts.taints)) (taints[t.key] ??= []).push(`${t.value ?? ''}:${t.effect}`);
+  kube['node-taints'] = taints;
+  return kube;
+}
+
+/**
+ * Bottlerocket: TOML settings. The node class's own TOML is parsed and merged, not concatenated (a repeated
+ * `[settings.kubernetes]` table would make Bottlerocket reject the whole document): its settings stay, nodewright's
+ * cluster connection, kubelet settings, labels and taints win where both set a key, and its labels and taints
+ * are kept beside ours — as Karpenter merges them. Unparsable TOML is a node-class error, named.
+ */
+export function bottlerocketUserData(opts: UserDataOptions): string {
+  let custom: TomlTable = {};
+  if (opts.custom?.trim()) {
+    try {
+      custom = parseToml(opts.custom) as TomlTable;
+    } catch (e) {
+      throw new NodeClassNotReadyError(`EC2NodeClass userData is not valid TOML for Bottlerocket: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    }
+  }
+  const merged = mergeTables(custom, { settings: { kubernetes: bottlerocketKubernetes(opts) } });
+  return stringifyToml(merged) + '\n';
 }
 
 /** User data for the node class's AMI family; Custom passes the node class's userData through unchanged. */
