@@ -1,5 +1,5 @@
 /**
- * The ClusterRole docs/deploy.md tells users to apply must allow every Kubernetes call the code makes — derived
+ * The ClusterRole infra/kubernetes/rbac.yaml (which docs/deploy.md tells users to apply) must allow every Kubernetes call the code makes — derived
  * from the code: every client-node API method the adapters call and every resource the controller watches is
  * mapped to (group, resource, verb), and a method the table does not know fails the test.
  */
@@ -38,13 +38,16 @@ const WATCHES: [string, string, string][] = [['', 'pods', 'watch'], ['', 'nodes'
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 
 function clusterRole(): Rule[] {
-  const md = readFileSync(new URL('docs/deploy.md', ROOT), 'utf8');
-  const block = /kubectl apply -f - <<'YAML'\n([\s\S]*?)\nYAML/.exec(md)?.[1] ?? '';
-  const role = parseAllDocuments(block).map((d) => d.toJS() as { kind?: string; rules?: Rule[] }).find((d) => d.kind === 'ClusterRole');
+  const text = readFileSync(new URL('infra/kubernetes/rbac.yaml', ROOT), 'utf8');
+  const role = parseAllDocuments(text).map((d) => d.toJS() as { kind?: string; rules?: Rule[] }).find((d) => d.kind === 'ClusterRole');
   return role?.rules ?? [];
 }
 
-describe('the ClusterRole of docs/deploy.md', () => {
+describe('the ClusterRole of infra/kubernetes/rbac.yaml', () => {
+  it('should be the one the deploy guide applies', () => {
+    expect(readFileSync(new URL('docs/deploy.md', ROOT), 'utf8')).toContain('kubectl apply -f infra/kubernetes/rbac.yaml');
+  });
+
   it('should cover every Kubernetes call the adapters make and every watch of the controller', () => {
     // Prepare
     const source = readdirSync(ADAPTERS).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(new URL(f, ADAPTERS), 'utf8')).join('\n');

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { decoratePdb } from './disruption';
 import { handleKubeRequest, targetOfPath, type KubeRequest, type KubeResponse } from './handler';
 import { statusBody } from './status';
+import { rbacDenial, type RbacRule } from './rbac';
 import { WatchHub } from './watch';
 import { BUILTIN_RESOURCES, loadCrds, ResourceRegistry, resourceTypeFromCrd } from './resources';
 import { KubeStore } from './store';
@@ -133,6 +134,8 @@ export class FakeKubeApi {
    * `delayMs` (Infinity: never — the request hangs until the client gives up).
    */
   faultHook?: () => InjectedAnswer | undefined;
+  /** RBAC rules enforced for the functions' identity (shared/sim/kube/rbac.ts); undefined = allow everything. */
+  rbacRules?: RbacRule[];
   /** Told when a request is held (the client's local port), so the simulator lets time move meanwhile. */
   onHold?: (clientPort: number) => void;
   /** Runs `fn` after `ms` of the server's time (virtual in the simulator); returns a cancel. */
@@ -181,6 +184,12 @@ export class FakeKubeApi {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+      const denied = this.rbacRules ? rbacDenial(this.rbacRules, { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, authorization: headers.authorization }) : undefined;
+      if (denied) {
+        res.writeHead(denied.status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(denied.body));
+        return;
+      }
       const watch = url.searchParams.get('watch');
       if ((req.method ?? 'GET') === 'GET' && (watch === 'true' || watch === '1') && this.serveWatch(url, headers, res)) return;
       const addr = server.address() as AddressInfo | null;

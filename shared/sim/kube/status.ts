@@ -1,7 +1,7 @@
 /** Kubernetes `Status` error bodies, and the error class the store and handler throw. */
 import type { Json } from './types';
 
-export type StatusReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'BadRequest' | 'TooManyRequests' | 'Timeout'
+export type StatusReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'BadRequest' | 'TooManyRequests' | 'Timeout' | 'Forbidden'
   | 'MethodNotAllowed' | 'Unauthorized' | 'UnsupportedMediaType' | 'InternalError' | 'NotAcceptable';
 
 export class KubeApiStatusError extends Error {

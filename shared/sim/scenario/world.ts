@@ -14,6 +14,7 @@ import { installSimulatedAws, SIMULATED_AWS_CLIENTS, type SimulatedAws } from '.
 import { startClusterControllers } from '../cluster';
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
 import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
+import { clusterRoleRules } from '../kube/rbac';
 import { committedTestTls, type TlsMaterial } from '../kube/tls';
 import { REPO_ROOT } from '../runtime/functions';
 import { HttpInFlight } from '../runtime/http-inflight';
@@ -89,6 +90,8 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   // No bearer token required: nodewright authenticates with an EKS token (STS presigned), which the fake
   // API server cannot check; kubectl in interactive mode connects with the written kubeconfig.
   const api = new FakeKubeApi({ clock: () => clock.now() });
+  // The functions get exactly the ClusterRole users apply (infra/kubernetes/rbac.yaml): a missing verb fails here.
+  api.rbacRules = clusterRoleRules(resolve(REPO_ROOT, 'infra/kubernetes/rbac.yaml'));
   const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls(), ...(opts.port ? { port: opts.port } : {}) });
   const env = simulatedEnv(opts.clusterName, opts.region);
   const http = new HttpInFlight().start();
