@@ -2,6 +2,7 @@
  * The functions serverless.yml deploys, read from the same files (infra/functions/*.yml): handler module
  * path, schedule and SQS events. The simulator loads exactly these modules and calls their `handler`.
  */
+import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,6 +38,20 @@ function rateSeconds(rate: string, where: string): number {
 }
 
 /** Every function of infra/functions/*.yml (the files serverless.yml includes). */
+/**
+ * A function's reserved concurrency as deployed with the default parameters: a number, or the
+ * `${file(infra/concurrency.cjs):<key>, null}` reference resolved from that file's table.
+ */
+function reserved(key: string, value: unknown): { reservedConcurrency?: number } {
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'number') return { reservedConcurrency: value };
+  if (typeof value === 'string' && value.includes('infra/concurrency.cjs')) {
+    const table = (createRequire(import.meta.url)(resolve(REPO_ROOT, 'infra/concurrency.cjs')) as { reserved: Record<string, number> }).reserved;
+    return table[key] !== undefined ? { reservedConcurrency: table[key] } : {};
+  }
+  throw new FunctionDefinitionInvalidError(`function ${key}: reservedConcurrency ${JSON.stringify(value)} is neither a number nor an infra/concurrency.cjs reference`);
+}
+
 export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
   const out: DeployedFunction[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yml')).sort()) {
@@ -52,7 +67,7 @@ export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
         modulePath: handler.slice(0, dot),
         exportName: handler.slice(dot + 1),
         timeoutSeconds: Number(fn.timeout ?? 30),
-        ...(fn.reservedConcurrency !== undefined ? { reservedConcurrency: Number(fn.reservedConcurrency) } : {}),
+        ...reserved(key, fn.reservedConcurrency),
         schedules: events.filter((e) => e.schedule).map((e) => {
           const s = e.schedule as string | { rate: string | string[]; input?: unknown; enabled?: boolean };
           const rate = typeof s === 'string' ? s : Array.isArray(s.rate) ? s.rate[0] : s.rate;

@@ -2,6 +2,7 @@
  * The infra fragments of the interruption and garbage-collection functions, read as serverless.yml
  * includes them (YAML with `${…}` Serverless variables left unresolved).
  */
+import { deployedFunctions } from '../../../shared/sim/runtime/functions';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -102,7 +103,7 @@ describe('function definitions', () => {
   it('should run garbage collection every 2 minutes, one at a time', () => {
     // Assess
     expect(gcFn.events).toEqual([{ schedule: expect.objectContaining({ rate: 'rate(2 minutes)' }) }]);
-    expect(gcFn.reservedConcurrency).toBe(1);
+    expect(deployedFunctions().find((f) => f.key === 'garbageCollection')?.reservedConcurrency).toBe(1);
     expect(gcFn.role).toBe('GarbageCollectionRole');
   });
 

@@ -1,0 +1,29 @@
+/**
+ * The deploy parameters resolved by JS (infra/vpc.cjs, infra/concurrency.cjs): what the template gets for each
+ * setting, and a clear error for a wrong one. (Packaging with them was checked by hand: every function gets
+ * VpcConfig, every function role AWSLambdaVPCAccessExecutionRole under the FunctionsInVpc condition.)
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+
+const load = createRequire(import.meta.url);
+type Resolver = (ctx: { resolveVariable: (v: string) => Promise<unknown> }) => Promise<unknown>;
+const vpc = load('../../infra/vpc.cjs') as Resolver;
+const concurrency = load('../../infra/concurrency.cjs') as Resolver;
+const params = (p: Record<string, string>) => ({ resolveVariable: async (v: string) => p[v.replace(/^param:/, '')] ?? '' });
+
+describe('deploy parameters', () => {
+  it('should put the functions in a VPC only when both subnet and security group ids are given', async () => {
+    await expect(vpc(params({}))).resolves.toBeNull();
+    await expect(vpc(params({ subnetIds: 'subnet-0123456789abcdef0, subnet-0123456789abcdef1', securityGroupIds: 'sg-0123456789abcdef0' })))
+      .resolves.toEqual({ subnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'], securityGroupIds: ['sg-0123456789abcdef0'] });
+    await expect(vpc(params({ subnetIds: 'subnet-0123456789abcdef0' }))).rejects.toThrow(/go together/);
+    await expect(vpc(params({ subnetIds: 'subnet-x', securityGroupIds: 'sg-0123456789abcdef0' }))).rejects.toThrow(/not a subnet or security group id: subnet-x/);
+  });
+
+  it('should reserve concurrency by default and none with reserveConcurrency=false (accounts whose quota is 10)', async () => {
+    await expect(concurrency(params({ reserveConcurrency: 'true' }))).resolves.toEqual({ controller: 2, provisioner: 1, disruption: 1, garbageCollection: 1 });
+    await expect(concurrency(params({ reserveConcurrency: 'false' }))).resolves.toEqual({});
+    await expect(concurrency(params({ reserveConcurrency: 'maybe' }))).rejects.toThrow(/must be true or false/);
+  });
+});
