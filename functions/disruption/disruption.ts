@@ -35,7 +35,8 @@ export const createHandler = (deps: LifecycleDeps, options: DisruptionHandlerOpt
   async (event: unknown, context?: Context): Promise<DisruptionRunResult> => {
     const holder = context?.awsRequestId ?? `disruption-${deps.clock.now()}`;
     const namingTimeMs = scheduledTime(event);
-    return runDisruption(deps, { ...options, holder, once: isManual(event), ...(namingTimeMs !== undefined ? { namingTimeMs } : {}) });
+    const remainingMs = context?.getRemainingTimeInMillis?.();
+    return runDisruption(deps, { ...options, holder, once: isManual(event), ...(namingTimeMs !== undefined ? { namingTimeMs } : {}), ...(remainingMs !== undefined ? { remainingMs } : {}) });
   };
 
 export const handler = deployedHandler('disruption', (deps) =>

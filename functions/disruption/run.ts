@@ -16,6 +16,11 @@ export const DISRUPTION_LEASE = 'disruption';
 export const DisruptionTimings = {
   /** Stop starting passes after this long (the Lambda timeout is 90 s: a last pass may search and validate). */
   budgetMs: 50_000,
+  /**
+   * Kept free before the function's timeout beyond a last pass's worst case (validation wait + both searches):
+   * a pass's Kubernetes and AWS calls, which may each take up to their request timeouts when a service is slow.
+   */
+  safetyMarginMs: 15_000,
   /** Karpenter polls every 10 s. */
   pollMs: 10_000,
   /** Consolidation commands are re-validated after 15 s (reference §4.4). */
@@ -33,6 +38,8 @@ export interface DisruptionRunOptions {
   /** One pass only (manual run). */
   once?: boolean;
   budgetMs?: number;
+  /** Time left before the function's timeout (context.getRemainingTimeInMillis); caps the budget. */
+  remainingMs?: number;
   pollMs?: number;
   validationWaitMs?: number;
   /** Passed to the core (spot-to-spot gate, search limits, multi-replacement). */
@@ -151,12 +158,15 @@ const QUIET_AUDIT_SECONDS = 600;
  * passes that chose nothing only the last one is (the why of every node), and at most every 10 minutes.
  */
 export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunOptions): Promise<DisruptionRunResult> {
-  const budgetMs = options.budgetMs ?? DisruptionTimings.budgetMs;
+  const lastPassMs = (options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs + DisruptionTimings.singleNodeTimeoutMs;
+  // Never start a pass that could run into the function's timeout: the budget ends a last pass's worst case
+  // plus a safety margin before it.
+  const budgetMs = Math.min(options.budgetMs ?? DisruptionTimings.budgetMs, options.remainingMs !== undefined ? Math.max(0, options.remainingMs - lastPassMs - DisruptionTimings.safetyMarginMs) : Infinity);
   const pollMs = options.pollMs ?? DisruptionTimings.pollMs;
   const start = deps.clock.now();
   const result: DisruptionRunResult = { skipped: false, passes: 0, executions: [], abandoned: [], auditRecords: 0 };
   // Outlives the longest invocation (the last pass may search both methods and wait for validation).
-  const worstMs = budgetMs + (options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs + DisruptionTimings.singleNodeTimeoutMs;
+  const worstMs = budgetMs + lastPassMs;
   const leaseSeconds = Math.ceil(worstMs / 1000) + 15;
   if (!(await deps.store.acquireLease(DISRUPTION_LEASE, options.holder, leaseSeconds))) {
     deps.log.info('disruption already running elsewhere; skipping', { holder: options.holder });

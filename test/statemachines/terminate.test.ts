@@ -56,6 +56,24 @@ describe('terminate state machine (local)', () => {
     expect(f.cluster.nodes.has(NODE)).toBe(false);
   });
 
+  it('should go on in a fresh execution after 2,000 drain passes (the 25,000-event history limit), keeping the node tainted', async () => {
+    // Prepare: a PDB that never allows the eviction, a terminationGracePeriod of 30 days
+    const f = fakes();
+    managedNode(f, { tgp: 30 * 24 * 3600 });
+    f.cluster.pods = [pod('db-0', { nodeName: NODE })];
+    f.cluster.evictionResults.set('default/db-0', Array.from({ length: 5000 }, () => 'blocked' as const));
+
+    // Act
+    const run = await runLocalExecution('terminate', { nodeClaimName: 'default-abcde', reason: 'Drifted' }, { handlers: createLocalHandlers(f), onWait: advance(f), executionName: 'drift-default-abcde' });
+
+    // Assess: this execution ended after 2,000 passes, a fresh one carries on for the same claim
+    expect(run.status).toBe('SUCCEEDED');
+    expect(f.cluster.writes.filter((w) => w === 'evict default/db-0')).toHaveLength(2000);
+    expect(f.workflows.started).toEqual([{ machine: 'terminate', name: 'drift-default-abcde-cont1', input: { nodeClaimName: 'default-abcde', reason: 'Drifted' } }]);
+    expect(f.cluster.nodes.get(NODE)?.taints.map((t) => t.key)).toContain('karpenter.sh/disrupted');
+    expect(f.cloud.instances.get(PROVIDER_ID)?.state).toBe('running');
+  }, 120_000);
+
   it('should delete pods bypassing PDBs once the terminationGracePeriod deadline is reached', async () => {
     // Prepare
     const f = fakes();

@@ -33,7 +33,9 @@ export type PlainHandler<E, R> = (event: E, context?: Context) => Promise<R>;
  * Functions Retry/Catch still match on `name` (e.g. InsufficientCapacityError).
  */
 export function lambdaHandler<E, R>(functionKey: string, handle: PlainHandler<E, R>) {
-  return middy<E, R, Error, Context>()
+  // No early-timeout timer: Lambda reports Sandbox.Timedout itself (the state machines retry it), and the
+  // handlers that run long budget their own time from context.getRemainingTimeInMillis().
+  return middy<E, R, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     // No ColdStart metric: Powertools emits it per function name, one billed custom metric for each of the ~25
     // functions (≈ $7.50/month); cold starts stay visible for free in Lambda's REPORT lines (Init Duration).

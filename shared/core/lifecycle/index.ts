@@ -7,6 +7,7 @@ export * from './capacity';
 export * from './registration';
 export * from './finalizers';
 export * from './termination';
+export * from './continue-drain';
 export * from './drain';
 export * from './disruption';
 export * from './provisionable';

@@ -169,9 +169,11 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       done: () => undefined,
       fail: () => undefined,
       succeed: () => undefined,
-    } as Omit<Context, 'getRemainingTimeInMillis'>;
-    // No getRemainingTimeInMillis: middy would arm a real-time timer with it. The function timeout is enforced
-    // here on virtual time instead (a timer, not a sleep, so the invocation still counts as running).
+      // On virtual time. (The handlers' middy arms no early-timeout timer, so no real-time timer starts.)
+      getRemainingTimeInMillis: () => Math.max(0, deadline - clock.now()),
+    } as Context;
+    // The function timeout is enforced here on virtual time (a timer, not a sleep, so the invocation still
+    // counts as running).
     let cancel = () => {};
     const fault = binding.faults?.check(`lambda:${functionKey}`);
     try {

@@ -13,6 +13,7 @@ import { createHandler as checkReplacementsReady } from '../../../functions/prov
 import { createHandler as provisioner } from '../../../functions/provisioning/provisioner';
 import { createHandler as taintNode } from '../../../functions/termination/taint-node';
 import { createHandler as evictPods } from '../../../functions/termination/evict-pods';
+import { createHandler as continueDrain } from '../../../functions/termination/continue-drain';
 import { createHandler as terminateInstance } from '../../../functions/termination/terminate-instance';
 import { createHandler as finalizeNodeClaim } from '../../../functions/termination/finalize-node-claim';
 import { createHandler as taintCandidates } from '../../../functions/termination/taint-candidates';
@@ -35,6 +36,7 @@ export function createLocalHandlers(deps: LifecycleDeps & { planner?: Planner })
     checkReplacementsReady: checkReplacementsReady(deps),
     taintNode: taintNode(deps),
     evictPods: evictPods(deps),
+    continueDrain: continueDrain(deps),
     terminateInstance: terminateInstance(deps),
     finalizeNodeClaim: finalizeNodeClaim(deps),
     taintCandidates: taintCandidates(deps),

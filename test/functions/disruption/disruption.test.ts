@@ -174,6 +174,21 @@ describe('disruption function', () => {
     expect(audit[0]).toMatchObject({ action: 'skipped', nodeClaims: ['claim-ip-10-0-4-1'], detail: { why: 'consolidateAfter is Never' } });
   });
 
+  it('should start no pass that could run into the function timeout: the budget ends a last pass plus a 15 s margin before it', async () => {
+    // Prepare: nothing to do, so it polls until its budget; 60 s left → 60 − (15 + 10 + 10) − 15 = 10 s of passes
+    const p = pool({ consolidateAfter: null });
+    const a = managed('ip-10-0-4-1', { pool: p, type: c6g.xlarge });
+    const w = world({ pools: [p], nodes: [a], pods: [bound(a, { name: 'web-1' })] });
+    const ctx = { awsRequestId: 'req-1', getRemainingTimeInMillis: () => 60_000 } as never;
+
+    // Act
+    const result = await createHandler(w, fast)(scheduledEvent(NOW), ctx);
+
+    // Assess: one pass at 0 s, none at 10 s (its worst case would end 5 s before the timeout)
+    expect(result.passes).toBe(1);
+    expect(w.clock.slept).toEqual([]);
+  });
+
   it('should fail the invocation and free the node when the execution cannot be started', async () => {
     // Prepare
     const { w } = emptyNode();
