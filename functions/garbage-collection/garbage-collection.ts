@@ -25,6 +25,8 @@ export interface GarbageCollectionHandlerDeps {
   prices?: { refreshIfStale(): Promise<{ refreshed: boolean; types: number }> };
   /** Deletes managed instance profiles of node classes that are gone and no NodeClaim uses. */
   instanceProfiles?: { collect(liveClasses: ReadonlySet<string>, classesInUse: ReadonlySet<string>): Promise<string[]> };
+  /** Deletes this cluster's launch templates of deleted node classes, and stale ones. */
+  launchTemplates?: { collect(liveClasses: ReadonlySet<string>): Promise<string[]> };
 }
 
 export interface GarbageCollectionResult {
@@ -65,6 +67,14 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
       deps.logger.error('stale taint sweep failed', { error });
       return [] as string[];
     }) : [];
+    if (deps.launchTemplates) {
+      try {
+        const deleted = await deps.launchTemplates.collect(new Set(snapshot.nodeClasses.map((c) => c.name)));
+        if (deleted.length) deps.logger.info('deleted launch templates', { launchTemplates: deleted.join(', '), count: deleted.length });
+      } catch (error) {
+        deps.logger.warn('launch template cleanup failed; retried next run', { error });
+      }
+    }
     if (deps.instanceProfiles) {
       try {
         const live = new Set(snapshot.nodeClasses.map((c) => c.name));
@@ -91,5 +101,5 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
 
 /** The deployed function (EventBridge schedule, rate 2 minutes). */
 export const handler = deployedHandler<unknown, GarbageCollectionResult>('garbageCollection', (deps) =>
-  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows, prices: deps.prices, instanceProfiles: deps.instanceProfiles }),
+  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows, prices: deps.prices, instanceProfiles: deps.instanceProfiles, launchTemplates: deps.launchTemplates }),
 );

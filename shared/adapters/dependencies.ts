@@ -35,6 +35,8 @@ export interface Dependencies extends LifecycleDeps {
   prices: PriceListRefresher;
   /** Managed instance profiles (garbage collection deletes those of deleted node classes). */
   instanceProfiles: InstanceProfiles;
+  /** This cluster's launch templates (garbage collection deletes those of deleted node classes and stale ones). */
+  launchTemplates: { collect(liveClasses: ReadonlySet<string>): Promise<string[]> };
 }
 
 export const planner: Planner = {
@@ -68,7 +70,8 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
   });
   const workflows = new SfnWorkflowStarter({ sfn: new SFNClient(awsClientConfig(region)), stateMachineArns: cfg.stateMachineArns });
   const prices = new PriceListRefresher({ pricing: new PricingClient(awsClientConfig(priceListEndpointRegion(region))), region, store, now: () => clock.now() });
-  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), planner, prices, instanceProfiles };
+  const launchTemplates = { collect: (live: ReadonlySet<string>) => cloud.collectLaunchTemplates(live) };
+  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), planner, prices, instanceProfiles, launchTemplates };
 }
 
 const built = new Map<string, Promise<Dependencies>>();

@@ -26,7 +26,7 @@ spec:
       containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1"}}}]`)}
 `;
 
-describe('instance profiles managed from the EC2NodeClass role', () => {
+describe('instance profiles managed from the EC2NodeClass role (and launch templates cleaned up with the class)', () => {
   let world: SimWorld;
   afterEach(async () => world?.close());
 
@@ -60,5 +60,7 @@ describe('instance profiles managed from the EC2NodeClass role', () => {
     // Assess
     expect(listAll(world.api.store, types.nodeClaim)).toHaveLength(0);
     expect(world.ec2.instanceProfiles.size).toBe(0);
+    // …and its launch templates went with it
+    expect(world.ec2.launchTemplates.size).toBe(0);
   }, 120_000);
 });

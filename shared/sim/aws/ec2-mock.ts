@@ -3,7 +3,7 @@
  * with aws-sdk-client-mock, so the production Ec2CloudProvider runs unchanged against the simulated state.
  */
 import {
-  CreateFleetCommand, CreateLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand,
+  CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand,
   DescribeInstanceTypesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSpotPriceHistoryCommand,
   DescribeSubnetsCommand, EC2Client, EC2ServiceException, TerminateInstancesCommand, type CreateFleetError, type CreateFleetInstance,
   type Instance, type Filter,
@@ -141,14 +141,22 @@ export function installEc2(mock: CommandStub, world: () => Ec2World): void {
     const lt = {
       name, id: `lt-${hashHex('lt', name).slice(0, 17)}`, imageId: d.ImageId, userData: d.UserData ? Buffer.from(d.UserData, 'base64').toString('utf8') : undefined,
       securityGroupIds: sgs, tags: tagRecord(input.TagSpecifications?.[0]?.Tags), ...(d.IamInstanceProfile?.Name ? { instanceProfile: d.IamInstanceProfile.Name } : {}),
+      createdMs: w.opts.clock.now(),
     };
     w.launchTemplates.set(name, lt);
     return { LaunchTemplate: { LaunchTemplateName: name, LaunchTemplateId: lt.id, LatestVersionNumber: 1, DefaultVersionNumber: 1 } };
   });
   on(DescribeLaunchTemplatesCommand, (input: { Filters?: Filter[]; LaunchTemplateNames?: string[] }) => ({
     LaunchTemplates: [...world().launchTemplates.values()].filter((t) => (!input.LaunchTemplateNames || input.LaunchTemplateNames.includes(t.name)) && matchesFilters(input.Filters, { 'launch-template-name': t.name }, t.tags))
-      .map((t) => ({ LaunchTemplateName: t.name, LaunchTemplateId: t.id, Tags: tagList(t.tags) })),
+      .map((t) => ({ LaunchTemplateName: t.name, LaunchTemplateId: t.id, Tags: tagList(t.tags), ...(t.createdMs !== undefined ? { CreateTime: new Date(t.createdMs) } : {}) })),
   }));
+  on(DeleteLaunchTemplateCommand, (input: { LaunchTemplateName?: string }) => {
+    const w = world();
+    const t = w.launchTemplates.get(input.LaunchTemplateName ?? '');
+    if (!t) throw ec2Error('InvalidLaunchTemplateName.NotFoundException', `The specified launch template, with template name ${input.LaunchTemplateName}, does not exist.`);
+    w.launchTemplates.delete(t.name);
+    return { LaunchTemplate: { LaunchTemplateName: t.name, LaunchTemplateId: t.id } };
+  });
   on(CreateFleetCommand, (input: CreateFleetCommand['input']) => createFleet(world(), input));
   on(DescribeInstancesCommand, (input: { Filters?: Filter[]; InstanceIds?: string[]; NextToken?: string; MaxResults?: number }) => {
     const w = world();

@@ -39,7 +39,7 @@ export interface SimInstance {
 export interface SimSubnet { id: string; zone: string; zoneId: string; cidr: string; tags: Record<string, string> }
 export interface SimSecurityGroup { id: string; name: string; tags: Record<string, string> }
 export interface SimImage { id: string; name: string; arch: 'x86_64' | 'arm64'; creationDate: string; tags: Record<string, string> }
-export interface SimLaunchTemplate { name: string; id: string; imageId?: string; userData?: string; securityGroupIds: string[]; tags: Record<string, string>; instanceProfile?: string }
+export interface SimLaunchTemplate { name: string; id: string; imageId?: string; userData?: string; securityGroupIds: string[]; tags: Record<string, string>; instanceProfile?: string; createdMs?: number }
 
 /** An IAM instance profile (IAM is global; the simulated account has one world). At most one role, as in IAM. */
 export interface SimInstanceProfile { name: string; path: string; roles: string[]; tags: Record<string, string>; createdMs: number }

@@ -74,6 +74,11 @@ export class Ec2CloudProvider implements CloudProvider {
     return this.clusterInfo;
   }
 
+  /** Deletes this cluster's launch templates of node classes that are gone, and stale ones (LaunchTemplates.collect). */
+  async collectLaunchTemplates(liveClasses: ReadonlySet<string>): Promise<string[]> {
+    return this.templates.collect(this.deps.clusterName, liveClasses);
+  }
+
   /** Subnets, security groups and AMIs the node class selects (EC2NodeClass status). */
   async resolveNodeClass(nodeClass: EC2NodeClass): Promise<ResolvedNodeClass> {
     return this.resolver.resolve(nodeClass);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
-  CreateLaunchTemplateCommand, type EC2Client, type LaunchTemplateBlockDeviceMappingRequest, type RequestLaunchTemplateData,
+  CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, paginateDescribeLaunchTemplates, type EC2Client, type LaunchTemplateBlockDeviceMappingRequest,
+  type RequestLaunchTemplateData,
 } from '@aws-sdk/client-ec2';
 import type { BlockDeviceMapping, EC2NodeClass } from '../../../core/model/karpenter';
 import { awsErrorCode, mapAwsError } from '../errors';
@@ -105,5 +106,35 @@ export class LaunchTemplates {
   /** Forget a template (after LaunchTemplateNotFound) so the next ensure() creates it again. */
   invalidate(name: string): void {
     this.known.delete(name);
+  }
+
+  /**
+   * Deletes this cluster's launch templates (named `nodewright/…`, tagged with the cluster) whose node class no
+   * longer exists, and those older than `maxAgeMs` (default 7 days: AMI and setting changes leave old content
+   * hashes behind). Running instances do not need their template; one still wanted is recreated on the next
+   * launch (a CreateFleet racing the deletion gets LaunchTemplateNotFound and recreates it once). Returns the names.
+   */
+  async collect(clusterName: string, liveClasses: ReadonlySet<string>, maxAgeMs = 7 * 24 * 3600_000): Promise<string[]> {
+    const deleted: string[] = [];
+    const pages = paginateDescribeLaunchTemplates({ client: this.ec2 }, { Filters: [{ Name: `tag:eks:eks-cluster-name`, Values: [clusterName] }] });
+    for await (const page of pages) {
+      for (const t of page.LaunchTemplates ?? []) {
+        const name = t.LaunchTemplateName ?? '';
+        if (!name.startsWith(LAUNCH_TEMPLATE_PREFIX)) continue;
+        const tags = Object.fromEntries((t.Tags ?? []).map((x) => [x.Key ?? '', x.Value ?? '']));
+        if (tags[`kubernetes.io/cluster/${clusterName}`] !== 'owned') continue;
+        const cls = tags['karpenter.k8s.aws/ec2nodeclass'];
+        const old = t.CreateTime !== undefined && this.now() - new Date(t.CreateTime).getTime() > maxAgeMs;
+        if (cls !== undefined && liveClasses.has(cls) && !old) continue;
+        try {
+          await this.ec2.send(new DeleteLaunchTemplateCommand({ LaunchTemplateName: name }));
+        } catch (e) {
+          if (!/NotFound/.test(awsErrorCode(e) ?? '')) throw mapAwsError(e, `DeleteLaunchTemplate ${name}`);
+        }
+        this.known.delete(name);
+        deleted.push(name);
+      }
+    }
+    return deleted;
   }
 }
