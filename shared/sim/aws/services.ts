@@ -42,7 +42,7 @@ export interface SimulatedAws {
 }
 
 /** The client classes the mocks answer (metering.ts counts the functions' calls through them). */
-export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient, IAMClient];
+export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient, IAMClient, LambdaClient];
 
 /** Installs the mocks; every call reads `current()` so one installation can serve successive runs. Returns restore. */
 export function installSimulatedAws(current: () => SimulatedAws): () => void {

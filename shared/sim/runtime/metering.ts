@@ -129,6 +129,8 @@ export class Meter {
   private readonly coldStartFunctions = new Set<string>();
   private defaultDimensions: { namespace: string; dims: Record<string, string> } | undefined;
   readonly functions = new Map<string, FunctionUsage>();
+  /** Every AWS API call each function made: function key → `<ClientClass>.<CommandClass>` (for the IAM test). */
+  readonly awsCalls = new Map<string, Set<string>>();
   /** Distinct CloudWatch metrics emitted: `namespace|name|{dimensions}`. */
   readonly metricKeys = new Set<string>();
   logBytes = 0;
@@ -228,12 +230,18 @@ export class Meter {
    */
   watchAwsClients(classes: { prototype: object; name: string }[]): () => void {
     const undo: (() => void)[] = [];
+    const calls = this.awsCalls;
     for (const c of classes) {
       const proto = c.prototype as { send: SendFn };
       const original = proto.send;
       const current = this.current;
       proto.send = function (this: unknown, command: unknown, ...rest: unknown[]) {
         const r = current.getStore();
+        if (r) {
+          const set = calls.get(r.key) ?? new Set<string>();
+          set.add(`${c.name}.${(command as { constructor?: { name?: string } } | undefined)?.constructor?.name ?? '?'}`);
+          calls.set(r.key, set);
+        }
         const slowMs = BILLING_ASSUMPTIONS.slowAwsCallMs[(command as { constructor?: { name?: string } } | undefined)?.constructor?.name ?? ''];
         if (r && slowMs !== undefined) {
           r.slowAwsCalls++;

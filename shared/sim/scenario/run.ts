@@ -23,6 +23,8 @@ export interface RunOptions {
 export interface SimulationRun extends SimulationResult {
   scenarioEvents: AppliedEvent[];
   invocationErrors: { functionKey: string; t: number; error?: string }[];
+  /** The AWS API calls each function made (`<ClientClass>.<CommandClass>`), for the IAM test. */
+  awsCalls: Record<string, string[]>;
 }
 
 const byT = <T extends { t: number }>(a: T, b: T) => a.t - b.t;
@@ -200,6 +202,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
       events,
       timeline,
       scenarioEvents: applied,
+      awsCalls: Object.fromEntries([...world.production.meter.awsCalls].map(([k, v]) => [k, [...v].sort()])),
       invocationErrors: world.invocations.filter((i) => !i.ok).map((i) => ({ functionKey: i.functionKey, t: i.t, ...(i.error ? { error: i.error } : {}) })).sort(byT),
     };
   } finally {
