@@ -15,20 +15,14 @@
  *   retry repeats a write that already happened (CreateFleet, StartExecution, a conditional put).
  */
 import { createHash } from 'node:crypto';
-import { isServerError, isThrottlingError, isTransientError, MAXIMUM_RETRY_DELAY, Retry } from '@smithy/core/retry';
+import { INITIAL_RETRY_TOKENS, isServerError, isThrottlingError, isTransientError, MAXIMUM_RETRY_DELAY, NO_RETRY_INCREMENT, Retry } from '@smithy/core/retry';
 import type { VirtualClock } from '../clock';
 import { awsFault, type FaultPlan } from '../faults';
 
 type SendFn = (this: unknown, command: unknown, ...rest: unknown[]) => Promise<unknown>;
 type RetryErrorType = 'THROTTLING' | 'TRANSIENT' | 'SERVER_ERROR' | 'CLIENT_ERROR';
-interface RetryToken { getRetryCount(): number }
-interface RetryStrategy {
-  acquireInitialRetryToken(scope: string): Promise<RetryToken>;
-  refreshRetryTokenForRetry(token: RetryToken, info: { errorType: RetryErrorType; error?: unknown }): Promise<RetryToken>;
-  recordSuccess(token: RetryToken): void;
-}
 interface ClientLike {
-  config?: { retryStrategy?: () => Promise<RetryStrategy>; requestHandler?: { configProvider?: Promise<{ requestTimeout?: number }> } };
+  config?: { maxAttempts?: () => Promise<number>; requestHandler?: { configProvider?: Promise<{ requestTimeout?: number }> } };
 }
 
 function errorType(e: unknown): RetryErrorType {
@@ -56,6 +50,8 @@ export function installSdkBehaviour(opts: SdkBehaviourOptions): () => void {
   let draws = 0;
   const jitter = () => createHash('sha256').update(`${opts.seed}|sdk-retry|${draws++}`).digest().readUInt32BE(0) / 0x1_0000_0000;
   const undo: (() => void)[] = [];
+  /** The retry quota of each client instance, as the SDK keeps it per client. */
+  const capacity = new WeakMap<object, number>();
   for (const { service, cls } of opts.clients) {
     const proto = cls.prototype as { send: SendFn };
     const original = proto.send;
@@ -73,23 +69,20 @@ export function installSdkBehaviour(opts: SdkBehaviourOptions): () => void {
       return original.call(client, command, ...rest);
     };
     proto.send = async function (this: unknown, command: unknown, ...rest: unknown[]) {
-      const client = this as ClientLike;
-      const strategy = await client.config?.retryStrategy?.();
-      if (!strategy) return attempt(client, command, rest);
-      let token = await strategy.acquireInitialRetryToken('');
-      for (;;) {
+      const client = this as ClientLike & object;
+      const maxAttempts = (await client.config?.maxAttempts?.()) ?? 3;
+      let quota = capacity.get(client) ?? INITIAL_RETRY_TOKENS;
+      for (let retries = 0; ; retries++) {
         try {
           const out = await attempt(client, command, rest);
-          strategy.recordSuccess(token);
+          capacity.set(client, Math.min(INITIAL_RETRY_TOKENS, quota + NO_RETRY_INCREMENT));
           return out;
         } catch (error) {
           const type = errorType(error);
-          const retries = token.getRetryCount();
-          try {
-            token = await strategy.refreshRetryTokenForRetry(token, { errorType: type, error });
-          } catch {
-            throw error;
-          }
+          const cost = type === Retry.modifiedCostType() ? Retry.throttlingCost() : Retry.cost();
+          if ((type !== 'THROTTLING' && type !== 'TRANSIENT') || retries + 1 >= maxAttempts || quota < cost) throw error;
+          quota -= cost;
+          capacity.set(client, quota);
           const base = type === 'THROTTLING' ? Retry.throttlingDelay() : Retry.delay();
           await opts.clock.sleep(Math.floor(jitter() * Math.min(base * 2 ** retries, MAXIMUM_RETRY_DELAY)));
         }
