@@ -40,6 +40,11 @@ async function build(): Promise<ControllerDeps> {
   };
 }
 
+/** Forgets one container's dependencies (the simulator reclaims idle sandboxes). */
+export function forgetControllerContainer(key: string): void {
+  built.delete(key);
+}
+
 /** Built once per container (again after the simulator rebinds); a failed build is retried next time. */
 export function controllerDependencies(): Promise<ControllerDeps> {
   const { generation, overrides } = dependencyOverrides();

@@ -91,6 +91,11 @@ export function dependencies(): Promise<Dependencies> {
   return deps;
 }
 
+/** Forgets one container's dependencies (the simulator reclaims idle sandboxes). A deployed Lambda never calls this. */
+export function forgetContainer(key: string): void {
+  built.delete(key);
+}
+
 /**
  * Forgets the built dependencies; the next invocation builds them again with `next` (the simulator binds a
  * new world per run, with its virtual clock). A deployed Lambda never calls this.

@@ -164,6 +164,9 @@ export class Meter {
 
   private sandboxSeq = 0;
 
+  /** Told when a sandbox is reclaimed (`<function>#<n>`), so what that container built can be dropped. */
+  onReclaim?: (sandbox: string) => void;
+
   /** The sandbox serving the current invocation (`<function>#<n>`), or undefined outside one. */
   sandboxKey(): string | undefined {
     return this.current.getStore()?.sandbox;
@@ -176,7 +179,10 @@ export class Meter {
   async invocation<T>(key: string, run: (cold: boolean) => Promise<T>): Promise<T> {
     const a = BILLING_ASSUMPTIONS;
     const startMs = this.clock.now();
-    const pool = (this.sandboxes.get(key) ?? []).filter((s) => s.busy || startMs - s.lastEndMs <= a.warmIdleSeconds * 1000);
+    const all = this.sandboxes.get(key) ?? [];
+    const pool = all.filter((s) => s.busy || startMs - s.lastEndMs <= a.warmIdleSeconds * 1000);
+    // Reclaimed sandboxes take their container's state with them (the composition root forgets it).
+    for (const gone of all.filter((s) => !pool.includes(s))) this.onReclaim?.(`${key}#${gone.id}`);
     this.sandboxes.set(key, pool);
     let sandbox = pool.find((s) => !s.busy);
     const cold = !sandbox;

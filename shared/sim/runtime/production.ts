@@ -8,7 +8,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { resetConfig } from '../../adapters/config';
-import { resetDependencies } from '../../adapters/dependencies';
+import { forgetContainer, resetDependencies } from '../../adapters/dependencies';
+import { forgetControllerContainer } from '../../adapters/controller-dependencies';
 import { logger, metrics } from '../../adapters/lambda/handler';
 import type { VirtualClock } from '../clock';
 import type { FaultPlan } from '../faults';
@@ -88,6 +89,10 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   // Each simulated sandbox (container) builds its own dependencies, as a cold Lambda container does:
   // DescribeCluster, a new KubeConfig, empty caches.
   const meter = new Meter(clock);
+  meter.onReclaim = (sandbox) => {
+    forgetContainer(sandbox);
+    forgetControllerContainer(sandbox);
+  };
   resetCompositionRoot(clock, () => meter.sandboxKey());
   const savedEnv = { ...process.env };
   Object.assign(process.env, {
