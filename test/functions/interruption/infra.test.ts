@@ -160,11 +160,11 @@ describe('function roles', () => {
     expect(keys.filter((k) => k.includes('${'))).toEqual([]);
   });
 
-  it('should use no wildcard actions, and a wildcard resource only for EC2 reads and the Price List (which has no resources)', () => {
+  it('should use no wildcard actions, and a wildcard resource only for EC2 reads and the Price List and instance-profile listing (which take no resources)', () => {
     // Act
     const all = [...statements(interruptionRole), ...statements(gcRole)];
     // Assess
     expect(all.flatMap((s) => [s.Action].flat()).filter((a: string) => a.includes('*'))).toEqual([]);
-    expect(all.filter((s) => s.Resource === '*').flatMap((s) => [s.Action].flat()).every((a: string) => a.startsWith('ec2:Describe') || a === 'pricing:GetProducts')).toBe(true);
+    expect(all.filter((s) => s.Resource === '*').flatMap((s) => [s.Action].flat()).every((a: string) => a.startsWith('ec2:Describe') || a === 'pricing:GetProducts' || a === 'iam:ListInstanceProfiles')).toBe(true);
   });
 });
