@@ -4,6 +4,7 @@ import { isManifestValidationError } from '../shared/core/errors';
 import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/custom';
 import { addAuditCommand } from './audit';
 import { demoCommand } from './demo';
+import { doctorCommand } from './doctor';
 import { explainCommand } from './explain';
 import { serveCommand } from './serve';
 import { simulateFile } from './simulate';
@@ -51,6 +52,21 @@ export async function main(argv: string[]): Promise<number> {
     });
 
   addAuditCommand(program, (c) => { code = c; }, out);
+
+  program
+    .command('doctor')
+    .description('Check an account before and after a deploy (cluster, access entries, API and RBAC, discovery tags, node role, prices, interruption queue); --sim checks the simulated one.')
+    .option('--cluster <name>', 'EKS cluster name')
+    .option('--region <region>', 'the cluster\'s region')
+    .option('--stage <stage>', 'the deployed stage (stack nodewright-<stage>)', 'prod')
+    .option('--node-role <name>', 'node IAM role (default KarpenterNodeRole-<cluster>)')
+    .option('--node-instance-profile <name>', 'the nodeInstanceProfileName deploy parameter, if set')
+    .option('--queue <name>', 'interruption queue name (default: the cluster name)')
+    .option('--sim', 'check the simulator\'s account and cluster instead (the walkthrough\'s objects)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (o: { cluster?: string; region?: string; stage: string; nodeRole?: string; nodeInstanceProfile?: string; queue?: string; sim?: boolean; output: 'table' | 'json' }) => {
+      code = await doctorCommand(o, out);
+    });
 
   program
     .command('simulate')

@@ -79,6 +79,8 @@ export class Ec2World {
   readonly images = new Map<string, SimImage>();
   readonly launchTemplates = new Map<string, SimLaunchTemplate>();
   readonly instanceProfiles = new Map<string, SimInstanceProfile>();
+  /** IAM roles that exist in the simulated account (the node roles a scenario's EC2NodeClasses name). */
+  readonly roles = new Set<string>();
   readonly instances = new Map<string, SimInstance>();
   readonly capacityWindows: CapacityWindow[] = [];
   readonly capacityLimits: CapacityLimit[] = [];

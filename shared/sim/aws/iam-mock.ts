@@ -5,7 +5,7 @@
  */
 import {
   AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, EntityAlreadyExistsException,
-  GetInstanceProfileCommand, IAMClient, LimitExceededException, ListInstanceProfilesCommand, NoSuchEntityException,
+  GetInstanceProfileCommand, GetRoleCommand, IAMClient, LimitExceededException, ListInstanceProfilesCommand, NoSuchEntityException,
   RemoveRoleFromInstanceProfileCommand, TagInstanceProfileCommand, type InstanceProfile,
 } from '@aws-sdk/client-iam';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -63,5 +63,9 @@ export function installIam(world: () => Ec2World): () => void {
   iam.on(ListInstanceProfilesCommand).callsFake(async (i: { PathPrefix?: string }) => ({
     InstanceProfiles: [...world().instanceProfiles.values()].filter((p) => p.path.startsWith(i.PathPrefix ?? '/')).map(view), IsTruncated: false,
   }));
+  iam.on(GetRoleCommand).callsFake(async (i: { RoleName?: string }) => {
+    if (!world().roles.has(i.RoleName ?? '')) throw new NoSuchEntityException({ $metadata: {}, message: `The role with name ${i.RoleName} cannot be found.` });
+    return { Role: { RoleName: i.RoleName, Path: '/', RoleId: 'AROASIM', Arn: `arn:aws:iam::000000000000:role/${i.RoleName}`, CreateDate: new Date(0) } };
+  });
   return () => iam.restore();
 }

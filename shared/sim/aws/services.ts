@@ -4,7 +4,8 @@
  * runner), DynamoDB (the state table) and Lambda Invoke (the controller calling the provisioner and disruption). aws-sdk-client-mock replaces `send` on each client class, so the
  * composition root's own `new EC2Client()` etc. are answered.
  */
-import { DescribeClusterCommand, EKSClient, ResourceNotFoundException } from '@aws-sdk/client-eks';
+import { DescribeClusterCommand, EKSClient, ListAccessEntriesCommand, ResourceNotFoundException } from '@aws-sdk/client-eks';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, QueueDoesNotExist, SQSClient } from '@aws-sdk/client-sqs';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeExecutionCommand, ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
@@ -37,6 +38,8 @@ export interface SimulatedAws {
   table: DynamoTable;
   cluster: SimulatedCluster;
   stepFunctions: ExecutionStarter;
+  /** IAM role names of the deployed functions (their access entries). */
+  functionRoles?: string[];
   /** Lambda Invoke (RequestResponse) of a deployed function, by its function key. */
   invokeFunction?(functionName: string, payload: unknown): Promise<unknown>;
 }
@@ -107,8 +110,25 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
 
   const restoreIam = installIam(() => current().world);
 
+  // What `nodewright doctor` reads: the deployed functions' access entries (the simulated API server lets them in
+  // by their EKS token) and the interruption queue EventBridge sends to.
+  eks.on(ListAccessEntriesCommand).callsFake(async (input: { clusterName?: string }) => {
+    const c = current();
+    if (input.clusterName !== c.cluster.name) throw new ResourceNotFoundException({ $metadata: {}, message: `No cluster found for name: ${input.clusterName}.` });
+    return { accessEntries: (c.functionRoles ?? []).map((r) => `arn:aws:iam::000000000000:role/${r}`) };
+  });
+  const sqs = mockClient(SQSClient);
+  sqs.on(GetQueueUrlCommand).callsFake(async (input: { QueueName?: string }) => {
+    const c = current();
+    if (input.QueueName !== c.cluster.name) throw new QueueDoesNotExist({ $metadata: {}, message: 'The specified queue does not exist.' });
+    return { QueueUrl: `https://sqs.${c.world.region}.amazonaws.com/000000000000/${input.QueueName}` };
+  });
+  sqs.on(GetQueueAttributesCommand).callsFake(async () => ({
+    Attributes: { ApproximateNumberOfMessages: '0', Policy: JSON.stringify({ Statement: [{ Effect: 'Allow', Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] }, Action: 'sqs:SendMessage' }] }) },
+  }));
+
   return () => {
-    for (const m of [ec2, ssm, eks, sfn, dynamo, lambda, pricing]) m.restore();
+    for (const m of [ec2, ssm, eks, sfn, dynamo, lambda, pricing, sqs]) m.restore();
     restoreIam();
   };
 }

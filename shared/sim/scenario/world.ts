@@ -115,6 +115,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     table: new DynamoTable('pk', 'sk', production.meter),
     cluster: { name: opts.clusterName, endpoint: server.url, caData: server.caData ?? '', version: '1.31' },
     stepFunctions,
+    functionRoles: production.functions.map((f) => `nodewright-sim-${f.key[0].toUpperCase()}${f.key.slice(1)}Role-SIM`),
     // Lambda Invoke: the invoked function runs as its own activity, as it would in its own container.
     invokeFunction: (name, payload) => {
       const key = name.startsWith(env.functionNamePrefix) ? name.slice(env.functionNamePrefix.length) : name;

@@ -1,0 +1,91 @@
+/** `nodewright doctor`: each check's failure, named with what to do, and the simulated account passing. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DescribeClusterCommand, EKSClient, ListAccessEntriesCommand } from '@aws-sdk/client-eks';
+import { DescribeImagesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
+import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { main } from '../../cli/main';
+import { checkAccessEntries, checkCluster, checkDiscovery, checkKubernetes, checkNodeRole, checkPrices, checkQueue, type DoctorTarget } from '../../cli/doctor/checks';
+import type { ClusterSnapshot } from '../../shared/core/ports';
+
+const T: DoctorTarget = { clusterName: 'prod', region: 'eu-west-1', stage: 'prod', nodeRoleName: 'KarpenterNodeRole-prod', queueName: 'prod' };
+const err = (name: string, message = name) => Object.assign(new Error(message), { name, $metadata: {} });
+const mocks: { restore(): void }[] = [];
+afterEach(() => { while (mocks.length) mocks.pop()!.restore(); vi.restoreAllMocks(); });
+function track<M extends { restore(): void }>(m: M): M {
+  mocks.push(m);
+  return m;
+}
+
+describe('nodewright doctor checks', () => {
+  it('should fail a missing cluster and warn when it has no access entries mode', async () => {
+    const eks = track(mockClient(EKSClient));
+    eks.on(DescribeClusterCommand).rejectsOnce(err('ResourceNotFoundException', 'No cluster found for name: prod.'))
+      .resolves({ cluster: { status: 'ACTIVE', version: '1.31', accessConfig: { authenticationMode: 'CONFIG_MAP' } } });
+    expect(await checkCluster(new EKSClient({}), T)).toMatchObject({ status: 'FAIL', detail: expect.stringContaining('No cluster found'), fix: expect.stringContaining('--cluster') });
+    expect(await checkCluster(new EKSClient({}), T)).toMatchObject({ status: 'WARN', fix: expect.stringContaining('aws-auth') });
+  });
+
+  it('should fail when no function role has an access entry', async () => {
+    track(mockClient(EKSClient)).on(ListAccessEntriesCommand).resolves({ accessEntries: ['arn:aws:iam::1:role/other'] });
+    expect(await checkAccessEntries(new EKSClient({}), T, 24)).toMatchObject({ status: 'FAIL', fix: expect.stringContaining('step 5') });
+  });
+
+  it('should fail an API answer of 403 naming the ClusterRole to apply', async () => {
+    const forbidden = Object.assign(new Error('HTTP-Code: 403'), { code: 403 });
+    const r = await checkKubernetes(async () => ({ snapshot: async () => { throw forbidden; } }) as never);
+    expect(r.result).toMatchObject({ status: 'FAIL', fix: expect.stringContaining('infra/kubernetes/rbac.yaml') });
+  });
+
+  it('should fail a node class whose subnets match nothing, naming it', async () => {
+    const ec2 = track(mockClient(EC2Client));
+    ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
+    ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes' }] });
+    track(mockClient(SSMClient)).on(GetParameterCommand).resolves({ Parameter: { Value: 'ami-123' } });
+    ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-123', Architecture: 'x86_64', CreationDate: '2026-01-01T00:00:00Z', State: 'available' }] });
+    const nc = { name: 'default', subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'prod' } }], securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'prod' } }], amiSelectorTerms: [{ alias: 'al2023@latest' }] };
+    const [r] = await checkDiscovery({ ec2: new EC2Client({}), ssm: new SSMClient({}) }, '1.31', { nodeClasses: [nc] } as unknown as ClusterSnapshot);
+    expect(r).toMatchObject({ check: 'discovery default', status: 'FAIL', detail: expect.stringContaining('subnetSelectorTerms'), fix: expect.stringContaining('tag the subnets') });
+  });
+
+  it('should fail a missing node role, warn on unreadable prices, and fail a queue EventBridge cannot send to', async () => {
+    track(mockClient(IAMClient)).on(GetRoleCommand).rejects(err('NoSuchEntityException', 'The role with name KarpenterNodeRole-prod cannot be found.'));
+    track(mockClient(PricingClient)).on(GetProductsCommand).rejects(err('AccessDeniedException'));
+    const sqs = track(mockClient(SQSClient));
+    sqs.on(GetQueueUrlCommand).resolves({ QueueUrl: 'https://sqs/prod' });
+    sqs.on(GetQueueAttributesCommand).resolves({ Attributes: { Policy: '{"Statement":[]}' } });
+    expect(await checkNodeRole(new IAMClient({}), T)).toMatchObject({ status: 'FAIL', detail: expect.stringContaining('cannot be found') });
+    expect(await checkPrices(new PricingClient({}), T)).toMatchObject({ status: 'WARN', fix: expect.stringContaining('estimates') });
+    expect(await checkQueue(new SQSClient({}), T)).toMatchObject({ status: 'FAIL', detail: expect.stringContaining('EventBridge') });
+  });
+});
+
+describe('nodewright doctor command', () => {
+  async function run(...argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => { stdout += String(c); return true; });
+    vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => { stderr += String(c); return true; });
+    const code = await main(argv);
+    vi.restoreAllMocks();
+    return { code, stdout, stderr };
+  }
+
+  it('should pass every check on the simulated account and cluster', async () => {
+    const r = await run('doctor', '--sim', '-o', 'json');
+    const out = JSON.parse(r.stdout) as { ok: boolean; results: { check: string; status: string }[] };
+    expect(r.code).toBe(0);
+    expect(out.ok).toBe(true);
+    expect(out.results.map((x) => x.check)).toEqual(['cluster', 'access-entries', 'kubernetes-api', 'discovery default', 'node-role', 'prices', 'interruption-queue']);
+    expect(out.results.every((x) => x.status === 'PASS')).toBe(true);
+  }, 60_000);
+
+  it('should refuse to run without a cluster and region (exit 2)', async () => {
+    const r = await run('doctor');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--cluster and --region are required');
+  });
+});
