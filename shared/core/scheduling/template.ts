@@ -154,7 +154,9 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
   for (const [k, v] of Object.entries(pool.template.labels)) reqs.addInPlace(Requirement.in(k, [v]));
   reqs.addInPlace(Requirement.in(Label.nodePool, [pool.name]));
   const dsReqs = reqs.clone().addInPlace(Requirement.in(Label.registered, ['true'])).addInPlace(Requirement.in(Label.initialized, ['true']));
-  const daemons = compileDaemons(daemonSets, [...pool.template.taints, ...pool.template.startupTaints]);
+  // Which DaemonSets run on the pool's nodes is decided by its taints only: startup taints are removed once the
+  // node is initialized and keep no DaemonSet off it (Karpenter: the template's Spec.Taints).
+  const daemons = compileDaemons(daemonSets, pool.template.taints);
   const options: TypeOption[] = [];
   for (const it of types) {
     if (!typeMatches(it, reqs)) continue;
@@ -162,7 +164,14 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     if (offerings.length === 0) continue;
     const daemon = daemons.length > 0 ? daemonOverhead(daemons, dsReqs, it) : {};
     const effective: ResourceList = { ...it.allocatable };
-    for (const k in daemon) effective[k] = (effective[k] ?? 0) - daemon[k];
+    let daemonsFit = true;
+    for (const k in daemon) {
+      effective[k] = (effective[k] ?? 0) - daemon[k];
+      if (effective[k] < 0) daemonsFit = false;
+    }
+    // The DaemonSets alone do not fit in some resource (any resource, also one the pending pods do not ask for,
+    // which the fit checks then never look at): the type cannot host the pool's nodes.
+    if (!daemonsFit) continue;
     options.push({ it, effective, eff: dims.vec(effective), daemon, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)), full: false });
   }
   options.sort((a, b) => a.minPrice - b.minPrice || (a.it.name < b.it.name ? -1 : 1));

@@ -45,4 +45,25 @@ describe('limits and DaemonSets (reference §7, 23–27)', () => {
     const result = plan({ pods: [pod({ cpu: '1.5', tolerations: [{ key: 'dedicated', operator: 'Exists' }] })], daemonSets: [ds], pools });
     expect(cheapestType(result)).toBe('small-instance-type');
   });
+
+  it('should count DaemonSet overhead in every resource, also one the pending pod does not request', () => {
+    // Prepare: a DaemonSet needing 4 Gi of memory, a pod asking for CPU only; the small type has 2 Gi
+    const ds = daemonSet('memory-hungry', { cpu: '100m', memory: '4Gi' });
+    // Act
+    const result = plan({ pods: [pod({ cpu: '500m' })], daemonSets: [ds] });
+    // Assess: every type offered can hold the DaemonSet's memory
+    expect(result.nodeClaims).toHaveLength(1);
+    expect(result.nodeClaims[0].instanceTypes.every((t) => (t.allocatable.memory ?? 0) >= 4 * 1024 ** 3)).toBe(true);
+    expect(result.nodeClaims[0].daemonOverhead.memory).toBe(4 * 1024 ** 3);
+  });
+
+  it('should count DaemonSets the pool\'s startup taints would keep off (startup taints are removed before they run)', () => {
+    // Prepare
+    const ds = daemonSet('logger', { cpu: '1', memory: '1Gi' });
+    const pools = [nodePool({ startupTaints: [{ key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' }] })];
+    // Act
+    const result = plan({ pods: [pod({ cpu: '1.5' })], daemonSets: [ds], pools });
+    // Assess
+    expect(result.nodeClaims[0].daemonOverhead.cpu).toBe(1000);
+  });
 });
