@@ -156,6 +156,17 @@ describe('nodewright plan', () => {
     expect(plan.existingNodes.find((n) => n.name === 'default-abc12')?.pods).toHaveLength(5);
   });
 
+  it('should count a DaemonSet pod running on a node against that node (at its own size), and not provision for it', async () => {
+    // Act: web (1 CPU) does not fit beside the agent's 1.5 CPU on the 2-CPU node
+    const r = await run('plan', '-f', SEED, '-f', fixture('node-with-daemon-pod.yaml'), '-o', 'json');
+    // Assess
+    expect(r.code).toBe(0);
+    const plan = json(r);
+    expect(plan.existingNodes.find((n) => n.name === 'ip-10-0-2-2')?.pods).toEqual([]);
+    expect(plan.nodeClaims.flatMap((c) => c.pods)).toContain('default/web');
+    expect(plan.nodeClaims.flatMap((c) => c.pods)).not.toContain('kube-system/agent-x7k2p');
+  });
+
   it('should plan a v1alpha5 Provisioner file', async () => {
     // Act
     const r = await run('plan', '-f', fixture('provisioner-v1alpha5.yaml'), '-o', 'json');

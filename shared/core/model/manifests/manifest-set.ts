@@ -16,7 +16,7 @@ export interface ManifestSet {
   nodePools: NodePool[];
   nodeClasses: EC2NodeClass[];
   nodeClaims: NodeClaim[];
-  /** Pending and bound pods: standalone Pods plus the pods of every workload. DaemonSet-owned pods are left out. */
+  /** Pending and bound pods: standalone Pods plus the pods of every workload. DaemonSet-owned pods only when bound to a node. */
   pods: Pod[];
   daemonSets: DaemonSet[];
   nodes: Node[];

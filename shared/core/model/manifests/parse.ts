@@ -132,7 +132,9 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
       case 'Pod': {
         if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
         const pod = podFromKube(object, { ...podCtx, ...ctx });
-        if (pod.owner?.kind === 'DaemonSet') warn(`Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
+        // A DaemonSet's pod bound to a node uses that node's capacity (at its own size, which may exceed the
+        // template's); one not bound yet is the DaemonSet's business, never a reason to provision.
+        if (pod.owner?.kind === 'DaemonSet' && !pod.nodeName) warn(`Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
         else {
           set.pods.push(pod);
           podSource.set(pod, ctx);
