@@ -11,11 +11,13 @@ import type { SSMClient } from '@aws-sdk/client-ssm';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { NodeClassResolver } from '../../shared/adapters/aws/ec2/node-class-resolver';
 import type { ClusterClient, ClusterSnapshot } from '../../shared/core/ports';
+import { errorText } from '../../shared/adapters/aws/errors';
 
 export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 export interface CheckResult { check: string; status: CheckStatus; detail: string; fix?: string }
+/** The cluster check also gives the Kubernetes version (the AMI aliases of the discovery check need it). */
+export type ClusterCheck = CheckResult & { version?: string };
 
-const why = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e));
 
 export interface DoctorTarget {
   clusterName: string;
@@ -27,15 +29,15 @@ export interface DoctorTarget {
   queueName: string;
 }
 
-export async function checkCluster(eks: EKSClient, t: DoctorTarget): Promise<CheckResult> {
+export async function checkCluster(eks: EKSClient, t: DoctorTarget): Promise<ClusterCheck> {
   try {
     const c = (await eks.send(new DescribeClusterCommand({ name: t.clusterName }))).cluster;
     const mode = c?.accessConfig?.authenticationMode;
     if (c?.status !== 'ACTIVE') return { check: 'cluster', status: 'FAIL', detail: `${t.clusterName} is ${c?.status ?? 'unknown'}`, fix: 'wait until the cluster is ACTIVE' };
-    if (mode === 'CONFIG_MAP') return { check: 'cluster', status: 'WARN', detail: `${t.clusterName} is ACTIVE; authentication mode CONFIG_MAP (no access entries)`, fix: 'map the function roles in aws-auth (docs/deploy.md step 5), or switch to API_AND_CONFIG_MAP' };
-    return { check: 'cluster', status: 'PASS', detail: `${t.clusterName} is ACTIVE, Kubernetes ${c.version}, authentication mode ${mode ?? 'API_AND_CONFIG_MAP'}` };
+    if (mode === 'CONFIG_MAP') return { ...(c.version ? { version: c.version } : {}), check: 'cluster', status: 'WARN', detail: `${t.clusterName} is ACTIVE; authentication mode CONFIG_MAP (no access entries)`, fix: 'map the function roles in aws-auth (docs/deploy.md step 5), or switch to API_AND_CONFIG_MAP' };
+    return { check: 'cluster', status: 'PASS', detail: `${t.clusterName} is ACTIVE, Kubernetes ${c.version}, authentication mode ${mode ?? 'API_AND_CONFIG_MAP'}`, ...(c.version ? { version: c.version } : {}) };
   } catch (e) {
-    return { check: 'cluster', status: 'FAIL', detail: `DescribeCluster ${t.clusterName} in ${t.region}: ${why(e)}`, fix: 'check --cluster and --region, and that this identity may call eks:DescribeCluster' };
+    return { check: 'cluster', status: 'FAIL', detail: `DescribeCluster ${t.clusterName} in ${t.region}: ${errorText(e)}`, fix: 'check --cluster and --region, and that this identity may call eks:DescribeCluster' };
   }
 }
 
@@ -54,7 +56,7 @@ export async function checkAccessEntries(eks: EKSClient, t: DoctorTarget, expect
     if (ours.length < expectedRoles) return { check: 'access-entries', status: 'WARN', detail: `${ours.length} of ${expectedRoles} function roles have an access entry`, fix: 'rerun the access-entry loop of docs/deploy.md step 5 after the deploy' };
     return { check: 'access-entries', status: 'PASS', detail: `${ours.length} function roles have an access entry` };
   } catch (e) {
-    return { check: 'access-entries', status: 'WARN', detail: `ListAccessEntries: ${why(e)}`, fix: 'the cluster may use aws-auth only; check its mapRoles' };
+    return { check: 'access-entries', status: 'WARN', detail: `ListAccessEntries: ${errorText(e)}`, fix: 'the cluster may use aws-auth only; check its mapRoles' };
   }
 }
 
@@ -67,7 +69,7 @@ export async function checkKubernetes(cluster: () => Promise<ClusterClient>): Pr
     const code = (e as { code?: unknown }).code;
     return {
       result: {
-        check: 'kubernetes-api', status: 'FAIL', detail: `reading the cluster: ${why(e)}`,
+        check: 'kubernetes-api', status: 'FAIL', detail: `reading the cluster: ${errorText(e)}`,
         fix: code === 403 ? 'apply infra/kubernetes/rbac.yaml and bind the group (docs/deploy.md step 5)' : code === 401 ? 'this identity has no access entry' : 'a private endpoint needs the functions in the VPC (docs/deploy.md "Functions in the VPC")',
       },
     };
@@ -84,7 +86,7 @@ export async function checkDiscovery(clients: { ec2: EC2Client; ssm: SSMClient }
       const r = await resolver.resolve(nc);
       out.push({ check: `discovery ${nc.name}`, status: 'PASS', detail: `${r.subnets.length} subnets (${[...new Set(r.subnets.map((s) => s.zone))].join(', ')}), ${r.securityGroups.length} security groups, ${r.amis.length} AMIs` });
     } catch (e) {
-      out.push({ check: `discovery ${nc.name}`, status: 'FAIL', detail: why(e), fix: 'tag the subnets and security groups the selector terms name (docs/deploy.md step 3)' });
+      out.push({ check: `discovery ${nc.name}`, status: 'FAIL', detail: errorText(e), fix: 'tag the subnets and security groups the selector terms name (docs/deploy.md step 3)' });
     }
   }
   return out;
@@ -99,7 +101,7 @@ export async function checkNodeRole(iam: IAMClient, t: DoctorTarget): Promise<Ch
     }
     return { check: 'node-role', status: 'PASS', detail: `role ${t.nodeRoleName} exists${t.nodeInstanceProfileName ? `, instance profile ${t.nodeInstanceProfileName} holds it` : '; instance profiles are managed from EC2NodeClass roles'}` };
   } catch (e) {
-    return { check: 'node-role', status: 'FAIL', detail: `${t.nodeRoleName}: ${why(e)}`, fix: 'create the node role (docs/deploy.md step 1) or pass --node-role' };
+    return { check: 'node-role', status: 'FAIL', detail: `${t.nodeRoleName}: ${errorText(e)}`, fix: 'create the node role (docs/deploy.md step 1) or pass --node-role' };
   }
 }
 
@@ -109,7 +111,7 @@ export async function checkPrices(pricing: PricingClient, t: DoctorTarget): Prom
     if (!out.PriceList?.length) return { check: 'prices', status: 'WARN', detail: `the Price List API has no EC2 prices for ${t.region}`, fix: 'nodewright will use the bundled us-east-1 prices as estimates' };
     return { check: 'prices', status: 'PASS', detail: `the Price List API answers for ${t.region}` };
   } catch (e) {
-    return { check: 'prices', status: 'WARN', detail: `GetProducts: ${why(e)}`, fix: 'without it nodewright plans with the bundled us-east-1 prices, marked as estimates' };
+    return { check: 'prices', status: 'WARN', detail: `GetProducts: ${errorText(e)}`, fix: 'without it nodewright plans with the bundled us-east-1 prices, marked as estimates' };
   }
 }
 
@@ -120,6 +122,6 @@ export async function checkQueue(sqs: SQSClient, t: DoctorTarget): Promise<Check
     if (!/events\.amazonaws\.com/.test(attrs.Policy ?? '')) return { check: 'interruption-queue', status: 'FAIL', detail: `${t.queueName} exists but its policy does not let EventBridge send to it`, fix: 'redeploy the stack (infra/resources/interruption.yml sets the policy)' };
     return { check: 'interruption-queue', status: 'PASS', detail: `${t.queueName} receives EventBridge events (${attrs.ApproximateNumberOfMessages ?? '0'} waiting)` };
   } catch (e) {
-    return { check: 'interruption-queue', status: 'FAIL', detail: `${t.queueName}: ${why(e)}`, fix: 'deploy the stack, or pass --queue with interruptionQueueName' };
+    return { check: 'interruption-queue', status: 'FAIL', detail: `${t.queueName}: ${errorText(e)}`, fix: 'deploy the stack, or pass --queue with interruptionQueueName' };
   }
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EC2Client } from '@aws-sdk/client-ec2';
-import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
+import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -16,6 +16,7 @@ import { priceListEndpointRegion } from '../../shared/adapters/aws/pricing/price
 import { systemClock } from '../../shared/adapters/clock';
 import { clusterAccess } from '../../shared/adapters/cluster-access';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/cluster-client';
+import { CliUsageError } from '../plan';
 import type { CheckResult, DoctorTarget } from './checks';
 import { checkAccessEntries, checkCluster, checkDiscovery, checkKubernetes, checkNodeRole, checkPrices, checkQueue } from './checks';
 
@@ -33,14 +34,14 @@ export interface DoctorOptions {
 async function runChecks(t: DoctorTarget, expectedRoles: number): Promise<CheckResult[]> {
   const cfg = awsClientConfig(t.region);
   const eks = new EKSClient(cfg);
-  const results = [await checkCluster(eks, t), await checkAccessEntries(eks, t, expectedRoles)];
+  const { version, ...cluster } = await checkCluster(eks, t);
+  const results: CheckResult[] = [cluster, await checkAccessEntries(eks, t, expectedRoles)];
   const kube = await checkKubernetes(async () => {
     const { kc } = await clusterAccess(t.clusterName, t.region, systemClock);
     return new KubeClusterClient(kc);
   });
   results.push(kube.result);
-  const version = await eks.send(new DescribeClusterCommand({ name: t.clusterName })).then((o) => o.cluster?.version ?? '1.31', () => '1.31');
-  results.push(...await checkDiscovery({ ec2: new EC2Client(cfg), ssm: new SSMClient(cfg) }, version, kube.snapshot));
+  results.push(...await checkDiscovery({ ec2: new EC2Client(cfg), ssm: new SSMClient(cfg) }, version ?? '1.31', kube.snapshot));
   results.push(await checkNodeRole(new IAMClient(cfg), t));
   results.push(await checkPrices(new PricingClient(awsClientConfig(priceListEndpointRegion(t.region))), t));
   results.push(await checkQueue(new SQSClient(cfg), t));
@@ -69,7 +70,7 @@ export async function doctorCommand(opts: DoctorOptions, out: (s: string) => voi
   if (opts.sim) {
     results = await simulated(opts);
   } else {
-    if (!opts.cluster || !opts.region) throw new (await import('../plan')).CliUsageError('doctor: --cluster and --region are required (or --sim)');
+    if (!opts.cluster || !opts.region) throw new CliUsageError('doctor: --cluster and --region are required (or --sim)');
     const { deployedFunctions } = await import('../../shared/sim/runtime/functions');
     results = await runChecks({
       clusterName: opts.cluster, region: opts.region, stage: opts.stage,

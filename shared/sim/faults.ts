@@ -12,7 +12,7 @@
  * While a request hangs, virtual time moves on (the simulator stops counting it as in flight), so timeouts fire
  * when they would in the world.
  */
-import { createHash } from 'node:crypto';
+import { hashUnit } from './hash';
 
 export type FaultTarget = string;
 export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout' | 'hang' | 'duplicate';
@@ -66,8 +66,7 @@ export class FaultPlan {
       if (key !== undefined ? target !== `lambda:${key}` : f.target !== target) continue;
       const rate = f.rate ?? 1;
       if (rate < 1) {
-        const h = createHash('sha256').update(`${this.seed}|${i}|${this.draws[i]++}`).digest();
-        if (h.readUInt32BE(0) / 0x1_0000_0000 >= rate) continue;
+        if (hashUnit(this.seed, i, this.draws[i]++) >= rate) continue;
       }
       this.injected.push({ t, target, kind: f.kind });
       return f.kind;

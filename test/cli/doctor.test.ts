@@ -7,7 +7,7 @@ import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { main } from '../../cli/main';
+import { runCli } from './run';
 import { checkAccessEntries, checkCluster, checkDiscovery, checkKubernetes, checkNodeRole, checkPrices, checkQueue, type DoctorTarget } from '../../cli/doctor/checks';
 import type { ClusterSnapshot } from '../../shared/core/ports';
 
@@ -64,15 +64,7 @@ describe('nodewright doctor checks', () => {
 });
 
 describe('nodewright doctor command', () => {
-  async function run(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => { stdout += String(c); return true; });
-    vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => { stderr += String(c); return true; });
-    const code = await main(argv);
-    vi.restoreAllMocks();
-    return { code, stdout, stderr };
-  }
+  const run = runCli;
 
   it('should pass every check on the simulated account and cluster', async () => {
     const r = await run('doctor', '--sim', '-o', 'json');

@@ -1,15 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main';
+import { runCli } from './run';
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { stdout += String(s); return true; });
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { stderr += String(s); return true; });
-  const code = await main(argv);
-  vi.restoreAllMocks();
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 describe('nodewright explain', () => {
   afterEach(() => vi.restoreAllMocks());

@@ -2,27 +2,14 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main';
+import { runCli, type CliRun } from './run';
 import type { PlanJson } from '../../shared/core/provisioning/plan-json';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = `${ROOT}examples/inflate.yaml`;
 const fixture = (name: string) => `${ROOT}test/fixtures/manifests/${name}`;
 
-interface CliRun { code: number; stdout: string; stderr: string }
-
-async function run(...argv: string[]): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => { stdout += String(chunk); return true; });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { stderr += String(chunk); return true; });
-  try {
-    const code = await main(argv);
-    return { code, stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+const run = runCli;
 
 const json = (r: CliRun) => JSON.parse(r.stdout) as PlanJson;
 const claimWith = (p: PlanJson, pod: string) => p.nodeClaims.find((c) => c.pods.includes(pod));

@@ -44,6 +44,11 @@ export function awsErrorCode(e: unknown): string | undefined {
   return withCode.Code ?? withCode.code ?? e.name;
 }
 
+/** `Name: first line of the message`, for log lines and error messages that name a failed call's cause. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e);
+}
+
 /**
  * Maps an AWS SDK error to a named core error (cause kept). Errors with no core meaning are returned
  * unchanged so the original code stays visible.

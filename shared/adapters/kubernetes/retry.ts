@@ -14,6 +14,8 @@
 import { KubernetesApiUnavailableError } from '../../core/errors';
 import { httpCode } from './apis';
 import { withRequestSignal } from './request-signal';
+import { firstOrTimeout, type Sleep } from './timeout';
+import { systemClock } from '../clock';
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET']);
@@ -28,7 +30,7 @@ export interface RetryOptions {
   /** No attempt starts that could end later than this after the first began (default 25 s). */
   budgetMs?: number;
   /** Waits `ms`, or until `signal` aborts (the composition root passes its clock's sleep). */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: Sleep;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -51,37 +53,19 @@ export function isRetryable(err: unknown, method = ''): boolean {
   return RETRYABLE_CODES.has(code) || e?.type === 'system' || e?.name === 'FetchError';
 }
 
-const realSleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  if (signal?.aborted) return resolve();
-  const timer = setTimeout(done, ms);
-  function done() {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', done);
-    resolve();
-  }
-  signal?.addEventListener('abort', done, { once: true });
-});
-
 /** One attempt, aborted (the request's socket closed) if it has no answer after `timeoutMs`. */
-async function attemptWithTimeout<T>(what: string, call: () => Promise<T>, timeoutMs: number, sleep: NonNullable<RetryOptions['sleep']>): Promise<T> {
+async function attemptWithTimeout<T>(what: string, call: () => Promise<T>, timeoutMs: number, sleep: Sleep): Promise<T> {
   const request = new AbortController();
-  const settled = new AbortController();
-  const timedOut = sleep(timeoutMs, settled.signal).then(() => {
-    if (settled.signal.aborted) return undefined as never;
-    const err = new KubernetesRequestTimedOutError(`${what}: no answer within ${timeoutMs / 1000} s`);
-    request.abort(err);
-    throw err;
-  });
-  try {
-    return await Promise.race([withRequestSignal(request.signal, call), timedOut]);
-  } finally {
-    settled.abort();
-  }
+  const r = await firstOrTimeout(withRequestSignal(request.signal, call), timeoutMs, sleep);
+  if (r.ok) return r.value;
+  const err = new KubernetesRequestTimedOutError(`${what}: no answer within ${timeoutMs / 1000} s`);
+  request.abort(err);
+  throw err;
 }
 
 export async function retrying<T>(what: string, call: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const attempts = opts.attempts ?? 4;
-  const sleep = opts.sleep ?? realSleep;
+  const sleep = opts.sleep ?? systemClock.sleep;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const budgetMs = opts.budgetMs ?? DEFAULT_CALL_BUDGET_MS;
   let spentMs = 0; // worst case so far: each attempt counted at its timeout when it timed out

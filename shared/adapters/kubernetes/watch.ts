@@ -6,6 +6,7 @@
  */
 import diagnostics from 'node:diagnostics_channel';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { firstOrTimeout, type Sleep } from './timeout';
 import { nodeClaimFromKube, nodeFromKube, nodePoolFromKube, podFromKube } from '../../core/model/from-kube';
 import type { ClusterWatch, WatchClosed, WatchedKind, WatchedObject, WatchEvent, WatchHandle } from '../../core/ports/cluster-watch';
 
@@ -55,7 +56,7 @@ export interface KubeClusterWatchOptions {
   /** A watch request that gets no answer (no response headers) within this long is given up (default 20 s). */
   connectTimeoutMs?: number;
   /** The composition root's clock sleep (virtual time in the simulator). */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: Sleep;
 }
 
 export class KubeClusterWatch implements ClusterWatch {
@@ -69,19 +70,11 @@ export class KubeClusterWatch implements ClusterWatch {
   private async connect<T extends { abort(): void } | undefined>(kind: WatchedKind, start: Promise<T>, onTimeout: (why: WatchClosed) => void): Promise<T | undefined> {
     if (!this.opts.sleep) return start;
     const ms = this.opts.connectTimeoutMs ?? 20_000;
-    const settled = new AbortController();
-    const timedOut = this.opts.sleep(ms, settled.signal).then(() => (settled.signal.aborted ? undefined : 'timeout' as const));
-    const answered = start.then((c) => ({ c }), (err: unknown) => ({ err }));
-    const first = await Promise.race([answered, timedOut]);
-    settled.abort();
-    if (first === 'timeout') {
-      void answered.then((late) => ('c' in late ? late.c?.abort() : undefined));
-      onTimeout({ gone: false, error: `watch ${kind}: no answer within ${ms / 1000} s` });
-      return undefined;
-    }
-    if (first === undefined) return start; // (the timer was cancelled after the race; not reached)
-    if ('err' in first) throw first.err;
-    return first.c;
+    const r = await firstOrTimeout(start, ms, this.opts.sleep);
+    if (r.ok) return r.value;
+    void start.then((late) => late?.abort(), () => undefined);
+    onTimeout({ gone: false, error: `watch ${kind}: no answer within ${ms / 1000} s` });
+    return undefined;
   }
 
   async watch(kind: WatchedKind, resourceVersion: string | undefined, onEvent: (e: WatchEvent) => void, onClosed: (why: WatchClosed) => void): Promise<WatchHandle> {

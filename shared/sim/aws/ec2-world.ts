@@ -7,7 +7,7 @@
  */
 import { soldAsSpot } from '../../core/instance-types/offerings';
 import { simulatedListPrice } from './pricing';
-import { createHash } from 'node:crypto';
+import { hashHex } from '../hash';
 import type { CatalogEntry } from '../../core/instance-types/types';
 import type { VirtualClock } from '../clock';
 
@@ -69,9 +69,7 @@ export interface Ec2WorldOptions {
 
 export const SPOT_NOTICE_SECONDS = 120;
 
-export function hashHex(...parts: (string | number)[]): string {
-  return createHash('sha256').update(parts.join('|')).digest('hex');
-}
+export { hashHex } from '../hash';
 
 export class Ec2World {
   readonly subnets: SimSubnet[];

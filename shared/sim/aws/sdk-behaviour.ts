@@ -14,23 +14,20 @@
  *   the ambiguous case: the service applies the request and the answer is lost the same way, so the SDK's
  *   retry repeats a write that already happened (CreateFleet, StartExecution, a conditional put).
  */
-import { createHash } from 'node:crypto';
-import { INITIAL_RETRY_TOKENS, isServerError, isThrottlingError, isTransientError, MAXIMUM_RETRY_DELAY, NO_RETRY_INCREMENT, Retry } from '@smithy/core/retry';
+import { INITIAL_RETRY_TOKENS, isThrottlingError, isTransientError, MAXIMUM_RETRY_DELAY, NO_RETRY_INCREMENT, Retry } from '@smithy/core/retry';
 import type { VirtualClock } from '../clock';
 import { awsFault, type FaultPlan } from '../faults';
+import { hashUnit } from '../hash';
 
 type SendFn = (this: unknown, command: unknown, ...rest: unknown[]) => Promise<unknown>;
-type RetryErrorType = 'THROTTLING' | 'TRANSIENT' | 'SERVER_ERROR' | 'CLIENT_ERROR';
 interface ClientLike {
   config?: { maxAttempts?: () => Promise<number>; requestHandler?: { configProvider?: Promise<{ requestTimeout?: number }> } };
 }
 
-function errorType(e: unknown): RetryErrorType {
+/** The SDK's classification: throttling and transient errors are retried, anything else is an answer. */
+function retryKind(e: unknown): 'THROTTLING' | 'TRANSIENT' | undefined {
   const err = e as Parameters<typeof isThrottlingError>[0];
-  if (isThrottlingError(err)) return 'THROTTLING';
-  if (isTransientError(err)) return 'TRANSIENT';
-  if (isServerError(err)) return 'SERVER_ERROR';
-  return 'CLIENT_ERROR';
+  return isThrottlingError(err) ? 'THROTTLING' : isTransientError(err) ? 'TRANSIENT' : undefined;
 }
 
 async function requestTimeoutOf(client: ClientLike): Promise<number> {
@@ -48,7 +45,7 @@ export interface SdkBehaviourOptions {
 /** Wraps each client class's (mocked) `send`; returns the undo. */
 export function installSdkBehaviour(opts: SdkBehaviourOptions): () => void {
   let draws = 0;
-  const jitter = () => createHash('sha256').update(`${opts.seed}|sdk-retry|${draws++}`).digest().readUInt32BE(0) / 0x1_0000_0000;
+  const jitter = () => hashUnit(opts.seed, 'sdk-retry', draws++);
   const undo: (() => void)[] = [];
   /** The retry quota of each client instance, as the SDK keeps it per client. */
   const capacity = new WeakMap<object, number>();
@@ -78,9 +75,9 @@ export function installSdkBehaviour(opts: SdkBehaviourOptions): () => void {
           capacity.set(client, Math.min(INITIAL_RETRY_TOKENS, quota + NO_RETRY_INCREMENT));
           return out;
         } catch (error) {
-          const type = errorType(error);
+          const type = retryKind(error);
           const cost = type === Retry.modifiedCostType() ? Retry.throttlingCost() : Retry.cost();
-          if ((type !== 'THROTTLING' && type !== 'TRANSIENT') || retries + 1 >= maxAttempts || quota < cost) throw error;
+          if (!type || retries + 1 >= maxAttempts || quota < cost) throw error;
           quota -= cost;
           capacity.set(client, quota);
           const base = type === 'THROTTLING' ? Retry.throttlingDelay() : Retry.delay();

@@ -13,6 +13,7 @@ import {
   paginateListInstanceProfiles, RemoveRoleFromInstanceProfileCommand, type IAMClient, type InstanceProfile,
 } from '@aws-sdk/client-iam';
 import type { EC2NodeClass } from '../../../core/model/karpenter';
+import { errorText } from '../errors';
 
 /** How long a container trusts that a profile it ensured still exists with its role. */
 export const PROFILE_CACHE_TTL_MS = 15 * 60_000;
@@ -22,7 +23,6 @@ export class InstanceProfileError extends Error {
 }
 
 const errName = (e: unknown): string => (e as { name?: string } | null)?.name ?? '';
-const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 export interface InstanceProfilesDeps {
   iam: IAMClient;
@@ -67,7 +67,7 @@ export class InstanceProfiles {
       if (!current.includes(roleName)) await this.deps.iam.send(new AddRoleToInstanceProfileCommand({ InstanceProfileName: name, RoleName: roleName }));
     } catch (e) {
       if (e instanceof InstanceProfileError) throw e;
-      throw new InstanceProfileError(`EC2NodeClass ${nodeClass.name}: instance profile ${name} for role ${role}: ${describe(e)}`, { cause: e });
+      throw new InstanceProfileError(`EC2NodeClass ${nodeClass.name}: instance profile ${name} for role ${role}: ${errorText(e)}`, { cause: e });
     }
     this.ensured.set(name, this.deps.now());
     return name;

@@ -8,7 +8,7 @@
  * eu-central-1, China cn-northwest-1, everything else us-east-1.
  */
 import { paginateGetProducts, type Filter, type PricingClient } from '@aws-sdk/client-pricing';
-import { mapAwsError } from '../errors';
+import { errorText, mapAwsError } from '../errors';
 
 export function priceListEndpointRegion(region: string): string {
   if (region.startsWith('ap-')) return 'ap-south-1';
@@ -20,8 +20,6 @@ export function priceListEndpointRegion(region: string): string {
 export class PriceListUnavailableError extends Error {
   override readonly name = 'PriceListUnavailableError' as const;
 }
-
-const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 const term = (Field: string, Value: string): Filter => ({ Type: 'TERM_MATCH', Field, Value });
 
@@ -83,6 +81,6 @@ export async function fetchOnDemandPrices(client: PricingClient, region: string)
     return prices;
   } catch (e) {
     if (e instanceof PriceListUnavailableError) throw e;
-    throw new PriceListUnavailableError(`Price List API GetProducts for ${region}: ${describe(mapAwsError(e, 'GetProducts'))}`, { cause: e });
+    throw new PriceListUnavailableError(`Price List API GetProducts for ${region}: ${errorText(mapAwsError(e, 'GetProducts'))}`, { cause: e });
   }
 }
