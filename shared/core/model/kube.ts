@@ -185,6 +185,10 @@ export interface PersistentVolume {
   nodeAffinity?: NodeSelectorTerm[];
   claimRef?: { namespace: string; name: string };
   csiDriver?: string;
+  /** A `local` or `hostPath` volume: its hostname terms name the node it was made on and do not bind a new node. */
+  local?: boolean;
+  /** The PV has a deletionTimestamp. */
+  deleting?: boolean;
 }
 
 export interface PersistentVolumeClaim {
@@ -194,6 +198,8 @@ export interface PersistentVolumeClaim {
   volumeName?: string;
   phase: 'Pending' | 'Bound' | 'Lost';
   deleting?: boolean;
+  /** Carries `pv.kubernetes.io/bind-completed` (without it a PVC naming a volume is still considered unbound). */
+  bindCompleted?: boolean;
 }
 
 export interface StorageClass {

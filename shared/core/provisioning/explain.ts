@@ -19,7 +19,7 @@ export interface PoolDiagnosis { nodePool: string; fits: boolean; steps: Diagnos
 const fmt = (r: ResourceList) => JSON.stringify(formatResourceList(r));
 
 export function diagnosePod(pod: Pod, input: SchedulingInput): PoolDiagnosis[] {
-  const state = newPodState(pod, 0, new Requirements(), input.options?.preferencePolicy === 'Ignore');
+  const state = newPodState(pod, 0, [], input.options?.preferencePolicy === 'Ignore');
   const reqs = state.strictRequirements;
   const requests: ResourceList = { ...pod.requests, pods: 1 };
   const dims = new Dims(Object.keys(requests));

@@ -58,6 +58,9 @@ export class ExistingNodeState {
     for (const [k, r] of s.requirements.byKey) {
       if (!r.has(this.labels[k])) return `node ${this.node.name} does not match ${k}`;
     }
+    if (s.volumeAlternatives.length > 0 && !s.volumeAlternatives.some((alt) => alt.matchesLabels(this.labels))) {
+      return `node ${this.node.name} does not match the pod's volume topology`;
+    }
     if (topology.hasGroups) return topology.addRequirements(s, this.requirements);
     return this.requirements;
   }

@@ -82,7 +82,24 @@ export class InProgressClaim {
     }
     const bad = this.requirements.incompatibleKey(s.requirements);
     if (bad !== undefined) return incompatibleMessage(bad, this.requirements, s.requirements);
-    let merged = s.requirements.byKey.size === 0 ? this.requirements : this.requirements.intersect(s.requirements);
+    const base = s.requirements.byKey.size === 0 ? this.requirements : this.requirements.intersect(s.requirements);
+    if (s.volumeAlternatives.length === 0) return this.tryAdd(s, topology, base);
+    // Volume topology alternatives (OR-ed PV / StorageClass terms): the first that works. They narrow the claim,
+    // not the pod's own requirements, so topology-spread domains are still counted from the pod's affinity.
+    let last = '';
+    for (const alt of s.volumeAlternatives) {
+      const badVol = base.incompatibleKey(alt);
+      if (badVol !== undefined) { last = `incompatible volume requirements, ${incompatibleMessage(badVol, base, alt)}`; continue; }
+      const r = this.tryAdd(s, topology, base.intersect(alt));
+      if (typeof r !== 'string') return r;
+      last = r;
+    }
+    return last;
+  }
+
+  private tryAdd(s: PodState, topology: Topology, requirements: Requirements): AddPlan | string {
+    const pv = s.reqVec;
+    let merged = requirements;
     if (topology.hasGroups) {
       // Choose topology domains only where a type that fits the pod is offered (so a spread never pins a zone
       // the claim cannot launch in).

@@ -22,9 +22,9 @@ export interface PodState {
   preferredAntiAffinity: WeightedPodAffinityTerm[];
   scheduleAnyway: TopologySpreadConstraint[];
   tolerations: Toleration[];
-  /** Requirements from bound/WaitForFirstConsumer volumes (strict). */
-  volumeRequirements: Requirements;
-  /** nodeSelector + first required term + volumes + heaviest preferred node term. */
+  /** Volume topology alternatives from bound PVs / WaitForFirstConsumer classes (one must hold; [] = none). */
+  volumeAlternatives: Requirements[];
+  /** nodeSelector + first required term + heaviest preferred node term (volumes are separate). */
   requirements: Requirements;
   /** Same without preferences (used for topology domains). */
   strictRequirements: Requirements;
@@ -35,7 +35,7 @@ export interface PodState {
 
 const byWeightDesc = <T extends { weight: number }>(a: T, b: T) => b.weight - a.weight;
 
-export function newPodState(pod: Pod, index: number, volumeRequirements: Requirements, ignorePreferences: boolean): PodState {
+export function newPodState(pod: Pod, index: number, volumeAlternatives: Requirements[], ignorePreferences: boolean): PodState {
   const na = pod.affinity?.nodeAffinity;
   const state: PodState = {
     pod,
@@ -49,7 +49,7 @@ export function newPodState(pod: Pod, index: number, volumeRequirements: Require
     preferredAntiAffinity: ignorePreferences ? [] : [...(pod.affinity?.podAntiAffinity?.preferred ?? [])].sort(byWeightDesc),
     scheduleAnyway: ignorePreferences ? [] : pod.topologySpreadConstraints.filter((c) => c.whenUnsatisfiable === 'ScheduleAnyway'),
     tolerations: pod.tolerations,
-    volumeRequirements,
+    volumeAlternatives,
     requirements: new Requirements(),
     strictRequirements: new Requirements(),
     version: 0,
@@ -67,7 +67,6 @@ function recompute(s: PodState): void {
   const strict = new Requirements();
   for (const [k, v] of Object.entries(s.pod.nodeSelector)) strict.addInPlace(Requirement.in(NormalizedLabels[k] ?? k, [v]));
   for (const r of termRequirements(s.requiredTerms[0])) strict.addInPlace(r);
-  for (const r of s.volumeRequirements.values()) strict.addInPlace(r);
   s.strictRequirements = strict;
   if (s.preferredNode.length > 0) {
     const withPref = strict.clone();

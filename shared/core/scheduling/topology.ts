@@ -318,14 +318,12 @@ function pinned(reqs: Requirements, key: string): string | undefined {
 }
 
 /**
- * The nodes whose pods count for the pod's spread (nodeAffinityPolicy Honor): nodeSelector and volume
- * requirements with ANY of the pod's required node-affinity terms — from the pod itself, so relaxing a
+ * The nodes whose pods count for the pod's spread (nodeAffinityPolicy Honor): nodeSelector with ANY of the pod's required node-affinity terms — from the pod itself, so relaxing a
  * required term keeps the same group and its counts.
  */
 function nodeFilterOf(s: PodState): Requirements[] | undefined {
   const base = new Requirements();
   for (const [k, v] of Object.entries(s.pod.nodeSelector)) base.addInPlace(Requirement.in(NormalizedLabels[k] ?? k, [v]));
-  for (const r of s.volumeRequirements.values()) base.addInPlace(r);
   const terms = s.pod.affinity?.nodeAffinity?.required ?? [];
   if (terms.length === 0) return base.byKey.size > 0 ? [base] : undefined;
   return terms.map((t) => base.intersect(Requirements.fromNodeSelector(t.matchExpressions)));

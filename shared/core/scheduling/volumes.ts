@@ -1,5 +1,11 @@
-/** Volume topology (reference §2.6): zones from bound PVs and WaitForFirstConsumer StorageClasses; invalid PVCs make a pod ignored. */
-import type { NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../model/kube';
+/**
+ * Volume topology (reference §2.6, Karpenter's VolumeTopology): each volume gives alternatives — one per
+ * node-affinity term of its bound PV or per `allowedTopologies` term of its WaitForFirstConsumer
+ * StorageClass (terms are OR-ed; keys within a term AND-ed) — and the pod's alternatives are their cross
+ * product. An invalid claim makes the pod ignored (not provisioned for) while other pods still schedule.
+ */
+import type { NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim, Pod, PodVolumeClaim, StorageClass } from '../model/kube';
+import { Label } from '../model/labels';
 import { Requirement, Requirements } from './requirements';
 
 export interface VolumeIndex {
@@ -19,51 +25,87 @@ export function volumeIndex(pvs: PersistentVolume[] = [], pvcs: PersistentVolume
   };
 }
 
-/** OR-ed terms → one requirement set: a single term as is; several single-key In terms → their union. */
-function termsToRequirements(terms: NodeSelectorTerm[] | undefined): Requirements {
-  if (!terms || terms.length === 0) return new Requirements();
-  if (terms.length === 1) return Requirements.fromNodeSelector(terms[0].matchExpressions);
-  const union = new Map<string, Set<string>>();
-  for (const t of terms) {
-    for (const e of t.matchExpressions) {
-      if (e.operator !== 'In') return Requirements.fromNodeSelector(terms[0].matchExpressions);
-      const s = union.get(e.key) ?? new Set<string>();
-      for (const v of e.values ?? []) s.add(v);
-      union.set(e.key, s);
+/** A PV's terms as alternatives; a local/hostPath volume's hostname expressions name the old node and are dropped. */
+function pvAlternatives(pv: PersistentVolume): Requirements[] {
+  const out: Requirements[] = [];
+  for (const term of pv.nodeAffinity ?? []) {
+    const exprs = pv.local ? term.matchExpressions.filter((e) => e.key !== Label.hostname) : term.matchExpressions;
+    if (exprs.length > 0) out.push(Requirements.fromNodeSelector(exprs));
+    else if (term.matchExpressions.length > 0) out.push(new Requirements()); // only a hostname: any node will do
+  }
+  return out;
+}
+
+function classAlternatives(terms: NodeSelectorTerm[] | undefined): Requirements[] {
+  const out: Requirements[] = [];
+  for (const t of terms ?? []) {
+    if (t.matchExpressions.length > 0) out.push(new Requirements(t.matchExpressions.map((e) => Requirement.in(e.key, e.values ?? []))));
+  }
+  return out;
+}
+
+function classTopology(name: string | undefined, idx: VolumeIndex, what: string): Requirements[] | string {
+  if (name === '') return `${what} is unbound and does not name a StorageClass`;
+  const sc = name !== undefined ? idx.classes.get(name) : idx.defaultClass;
+  if (!sc) return name !== undefined ? `StorageClass ${name} of ${what} not found` : `no default StorageClass for unbound ${what}`;
+  if (sc.volumeBindingMode === 'Immediate') return `${what} is unbound and its StorageClass ${sc.name} binds Immediately (the volume must be bound first)`;
+  return classAlternatives(sc.allowedTopologies);
+}
+
+/** One volume's alternatives (empty: no constraint), or why the pod must be left alone. */
+function claimAlternatives(pod: Pod, vc: PodVolumeClaim, idx: VolumeIndex): Requirements[] | string {
+  const what = `PersistentVolumeClaim ${pod.namespace}/${vc.claimName}`;
+  const pvc = idx.pvcs.get(`${pod.namespace}/${vc.claimName}`);
+  if (!pvc) {
+    // A generic ephemeral volume whose claim the ephemeral-volume controller has not created yet (or that plan
+    // manifests leave out): the claim template's StorageClass decides.
+    if (vc.ephemeral) return classTopology(vc.ephemeral.storageClassName, idx, what);
+    return `${what} not found`;
+  }
+  if (pvc.deleting) return `${what} is being deleted`;
+  if (pvc.phase === 'Lost') return `${what} is bound to a non-existent PersistentVolume (Lost)`;
+  if (pvc.volumeName) {
+    const pv = idx.pvs.get(pvc.volumeName);
+    if (!pv) return `PersistentVolume ${pvc.volumeName} of ${what} not found`;
+    if (pv.deleting) return `PersistentVolume ${pvc.volumeName} of ${what} is being deleted`;
+    if (!pvc.bindCompleted) return `${what} is considered unbound: it lacks the pv.kubernetes.io/bind-completed annotation`;
+    return pvAlternatives(pv);
+  }
+  return classTopology(pvc.storageClassName, idx, what);
+}
+
+function sharedKeysIntersect(a: Requirements, b: Requirements): boolean {
+  for (const [k, r] of b.byKey) {
+    const mine = a.get(k);
+    if (mine && !mine.intersects(r)) return false;
+  }
+  return true;
+}
+
+function merge(alternatives: Requirements[], volume: Requirements[]): Requirements[] {
+  if (alternatives.length === 0) return volume;
+  const all: Requirements[] = [];
+  const compatible: Requirements[] = [];
+  for (const a of alternatives) {
+    for (const v of volume) {
+      const m = a.intersect(v);
+      all.push(m);
+      if (sharedKeysIntersect(a, v)) compatible.push(m);
     }
   }
-  return new Requirements([...union].map(([k, v]) => Requirement.in(k, v)));
+  return compatible.length > 0 ? compatible : all;
 }
 
-function classTopology(sc: StorageClass | undefined): Requirements | string {
-  if (!sc) return 'no StorageClass for unbound volume';
-  if (sc.volumeBindingMode === 'Immediate') return `unbound PersistentVolumeClaim with Immediate binding (StorageClass ${sc.name})`;
-  return termsToRequirements(sc.allowedTopologies);
-}
-
-/** The pod's volume requirements, or a string saying why the pod must be ignored. */
-export function volumeRequirements(pod: Pod, idx: VolumeIndex): Requirements | string {
-  const out = new Requirements();
+/**
+ * The pod's volume topology alternatives (any one must hold on the node; [] = unconstrained), or a string
+ * saying why the pod must be ignored.
+ */
+export function volumeRequirements(pod: Pod, idx: VolumeIndex): Requirements[] | string {
+  let out: Requirements[] = [];
   for (const vc of pod.volumeClaims) {
-    let r: Requirements | string;
-    if (vc.ephemeral) {
-      const sc = vc.ephemeral.storageClassName ? idx.classes.get(vc.ephemeral.storageClassName) : idx.defaultClass;
-      r = classTopology(sc);
-    } else {
-      const pvc = idx.pvcs.get(`${pod.namespace}/${vc.claimName}`);
-      if (!pvc) return `PersistentVolumeClaim ${pod.namespace}/${vc.claimName} not found`;
-      if (pvc.deleting) return `PersistentVolumeClaim ${pod.namespace}/${vc.claimName} is being deleted`;
-      if (pvc.phase === 'Lost') return `PersistentVolumeClaim ${pod.namespace}/${vc.claimName} is Lost`;
-      if (pvc.volumeName) {
-        const pv = idx.pvs.get(pvc.volumeName);
-        r = pv ? termsToRequirements(pv.nodeAffinity) : new Requirements();
-      } else {
-        const sc = pvc.storageClassName !== undefined && pvc.storageClassName !== '' ? idx.classes.get(pvc.storageClassName) : idx.defaultClass;
-        r = classTopology(sc);
-      }
-    }
-    if (typeof r === 'string') return r;
-    for (const x of r.values()) out.addInPlace(x);
+    const alts = claimAlternatives(pod, vc, idx);
+    if (typeof alts === 'string') return alts;
+    if (alts.length > 0) out = merge(out, alts);
   }
   return out;
 }

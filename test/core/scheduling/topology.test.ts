@@ -91,7 +91,7 @@ describe('volume topology (reference §2.6)', () => {
   it('should pin a pod to the zone of its bound volume', () => {
     const result = plan({
       pods: [pod({ claims: ['data'] })],
-      pvcs: [{ namespace: 'default', name: 'data', volumeName: 'pv-1', phase: 'Bound' }],
+      pvcs: [{ namespace: 'default', name: 'data', volumeName: 'pv-1', phase: 'Bound', bindCompleted: true }],
       pvs: [{ name: 'pv-1', nodeAffinity: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-3'] }] }] }],
     });
     expect(result.nodeClaims[0].zone).toBe('test-zone-3');

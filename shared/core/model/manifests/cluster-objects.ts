@@ -98,6 +98,8 @@ export function pvFromKube(o: Json, ctx?: ManifestContext): PersistentVolume {
   if (claimName) pv.claimRef = { namespace: str(claimRef.namespace) || 'default', name: claimName };
   const driver = str(obj(spec.csi).driver) ?? (spec.awsElasticBlockStore ? 'kubernetes.io/aws-ebs' : undefined);
   if (driver) pv.csiDriver = driver;
+  if (spec.local || spec.hostPath) pv.local = true;
+  if (metadata.deletionTimestamp) pv.deleting = true;
   return pv;
 }
 
@@ -115,6 +117,7 @@ export function pvcFromKube(o: Json, _ctx?: ManifestContext): PersistentVolumeCl
   const volumeName = str(spec.volumeName);
   if (volumeName) pvc.volumeName = volumeName;
   if (metadata.deletionTimestamp) pvc.deleting = true;
+  if (stringMap(metadata.annotations)['pv.kubernetes.io/bind-completed'] !== undefined) pvc.bindCompleted = true;
   return pvc;
 }
 
