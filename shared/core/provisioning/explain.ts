@@ -7,7 +7,7 @@ import type { Pod } from '../model/kube';
 import { Label } from '../model/labels';
 import { formatResourceList, type ResourceList } from '../model/resources';
 import { newPodState } from '../scheduling/pod-data';
-import { Requirement, Requirements } from '../scheduling/requirements';
+import type { Requirement } from '../scheduling/requirements';
 import { taintString, untoleratedTaint } from '../scheduling/selectors';
 import { buildTemplate, offeringMatches, typeMatches } from '../scheduling/template';
 import { Dims } from '../scheduling/dims';
