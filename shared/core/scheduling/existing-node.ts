@@ -7,7 +7,7 @@ import { hostPortConflict, hostPortKeys } from './nodeclaim';
 import type { PodState } from './pod-data';
 import { Requirements } from './requirements';
 import { taintString, untoleratedTaint } from './selectors';
-import type { Topology } from './topology';
+import type { Placement, Topology } from './topology';
 import type { ExistingNode } from './types';
 
 export class ExistingNodeState {
@@ -17,11 +17,14 @@ export class ExistingNodeState {
   readonly placed: PodState[] = [];
   readonly hostname: string;
   readonly labels: Record<string, string>;
+  /** The node as a place for topology counting (spread node filters). */
+  readonly placement: Placement;
 
   constructor(readonly node: ExistingNode, daemonSets: DaemonSet[], private readonly dims: Dims) {
     this.hostname = node.labels[Label.hostname] ?? node.name;
     this.labels = { ...node.labels, [Label.hostname]: this.hostname };
     this.requirements = Requirements.fromLabels(this.labels);
+    this.placement = { matches: (f) => f.matchesLabels(this.labels), taints: node.taints };
     const remaining: ResourceList = { ...node.allocatable };
     const running = new Set<string>();
     for (const p of node.pods) {

@@ -103,7 +103,8 @@ export class InProgressClaim {
     if (topology.hasGroups) {
       // Choose topology domains only where a type that fits the pod is offered (so a spread never pins a zone
       // the claim cannot launch in).
-      const feasible = (key: string, d: string) => key !== Label.zone || this.zoneFeasible(d, pv, merged);
+      const feasible = (key: string, d: string) =>
+        key === Label.zone ? this.zoneFeasible(d, pv, merged) : !TypeLabelKeys.has(key) || this.typeFeasible(key, d, pv);
       const t = topology.addRequirements(s, merged, feasible);
       if (typeof t === 'string') return t;
       merged = t;
@@ -163,6 +164,17 @@ export class InProgressClaim {
       let fits = true;
       for (let i = 0; i < pv.length; i++) if (this.reqVec[i] + pv[i] > o.eff[i]) { fits = false; break; }
       if (fits && o.offerings.some((x) => x.zone === zone && (!ct || ct.has(x.capacityType)))) return true;
+    }
+    return false;
+  }
+
+  /** Some option that still fits the pod has `key = value` (a domain on an instance-type label, e.g. arch). */
+  private typeFeasible(key: string, value: string, pv: Float64Array): boolean {
+    for (const o of this.options) {
+      if (o.it.labels[key] !== value) continue;
+      let fits = true;
+      for (let i = 0; i < pv.length; i++) if (this.reqVec[i] + pv[i] > o.eff[i]) { fits = false; break; }
+      if (fits) return true;
     }
     return false;
   }

@@ -77,19 +77,13 @@ export function solve(input: SchedulingInput): Plan {
   let existingRoom = new Float64Array(dims.size);
   for (const n of existing) for (let i = 0; i < dims.size; i++) if (n.remaining[i] > existingRoom[i]) existingRoom[i] = n.remaining[i];
 
-  // Topology domains: pool requirement values and offerings, plus every existing node's labels.
-  const domains = new Map<string, Set<string>>();
-  const addDomain = (k: string, v: string) => { let s = domains.get(k); if (!s) domains.set(k, (s = new Set())); s.add(v); };
-  for (const t of templates) {
-    for (const o of t.options) for (const x of o.offerings) { addDomain(Label.zone, x.zone); addDomain(Label.capacityType, x.capacityType); }
-    for (const r of t.requirements.values()) if (!r.complement) for (const v of r.values) addDomain(r.key, v);
-  }
-  for (const n of existing) for (const [k, v] of Object.entries(n.labels)) addDomain(k, v);
-  const topology = new Topology(domains);
+  // Topology domains: what each pool's nodes could have (requirements, labels, types' labels and offerings),
+  // plus every existing node's labels.
+  const topology = new Topology(templates, existing.map((n) => ({ labels: n.labels, taints: n.node.taints })));
   for (const s of states) topology.ownedGroups(s);
   for (const n of input.existingNodes) for (const p of n.pods) topology.requiredAntiOf(p);
   if (topology.hasGroups) {
-    for (const n of existing) for (const p of n.node.pods) topology.record(p, n.requirements, (f) => f.matchesLabels(n.labels));
+    for (const n of existing) for (const p of n.node.pods) topology.record(p, n.requirements, n.placement);
   }
 
   const limits = new Map<string, Limits>();
@@ -176,7 +170,7 @@ export function solve(input: SchedulingInput): Plan {
         const r = n.canAdd(s, topology);
         if (typeof r === 'string') { firstExistingError ??= r; continue; }
         n.commit(s);
-        if (topology.hasGroups) topology.record(s, r, (f) => f.matchesLabels(n.labels));
+        if (topology.hasGroups) topology.record(s, r, n.placement);
         return undefined;
       }
       existingRoom = seen;
@@ -187,7 +181,7 @@ export function solve(input: SchedulingInput): Plan {
       const plan = c.canAdd(s, topology);
       if (typeof plan === 'string') continue;
       c.commit(s, plan);
-      if (topology.hasGroups) { topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f)); unblock(s, c); }
+      if (topology.hasGroups) { topology.record(s, plan.requirements, { matches: (f) => plan.requirements.compatible(f), taints: c.template.taints }); unblock(s, c); }
       let i = c.pos;
       while (i + 1 < claims.length && claimOrder(claims[i], claims[i + 1]) > 0) { swap(i, i + 1); i++; }
       return undefined;
@@ -209,7 +203,7 @@ export function solve(input: SchedulingInput): Plan {
       if (typeof plan === 'string') { reasons.push(`nodepool "${t.pool.name}": ${plan}`); continue; }
       hostnameSeq++;
       claim.commit(s, plan);
-      if (topology.hasGroups) { topology.record(s, plan.requirements, (f) => plan.requirements.compatible(f)); unblock(s, claim); }
+      if (topology.hasGroups) { topology.record(s, plan.requirements, { matches: (f) => plan.requirements.compatible(f), taints: t.taints }); unblock(s, claim); }
       if (lim) subtractMax(lim.remaining, claim.options);
       for (const ix of hostIndex.values()) if (ix.g.count(claim.hostname) <= ix.threshold) ix.claims.add(claim);
       let i = claims.push(claim) - 1;

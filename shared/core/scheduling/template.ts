@@ -50,6 +50,8 @@ export interface Template {
   /** Zones and capacity types offered by any option. */
   zones: string[];
   capacityTypes: string[];
+  /** Every value a node of this pool could have per label key (requirements, labels, options' labels and offerings): topology domains. */
+  domains: Map<string, Set<string>>;
 }
 
 /** True when the instance type's labels satisfy `reqs` on the given keys (or all type keys). */
@@ -184,6 +186,7 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
   }
   return {
     pool,
+    domains: templateDomains(reqs, options),
     requirements: reqs,
     labels: { ...pool.template.labels, [Label.nodePool]: pool.name },
     taints: pool.template.taints,
@@ -192,6 +195,34 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     zones,
     capacityTypes,
   };
+}
+
+/**
+ * Topology domains a pool contributes (Karpenter's buildDomainGroups): for every key, the values its
+ * instance types' labels and offerings take under the pool's requirements, and the values its In
+ * requirements and labels name — so anti-affinity or spread on e.g. `kubernetes.io/arch` sees both
+ * architectures of an open pool.
+ */
+function templateDomains(reqs: Requirements, options: readonly TypeOption[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const add = (k: string, v: string) => {
+    let set = out.get(k);
+    if (!set) out.set(k, (set = new Set()));
+    set.add(v);
+  };
+  for (const r of reqs.values()) if (!r.complement) for (const v of r.values) add(r.key, v);
+  for (const o of options) {
+    for (const k in o.it.labels) {
+      const r = reqs.get(k);
+      if (!r || r.has(o.it.labels[k])) add(k, o.it.labels[k]);
+    }
+    for (const x of o.offerings) {
+      add(Label.zone, x.zone);
+      add(Label.capacityType, x.capacityType);
+      if (x.zoneId !== undefined) add(Label.zoneId, x.zoneId);
+    }
+  }
+  return out;
 }
 
 /** True when some (zone × capacity type) of the template's universe satisfies the requirements. */

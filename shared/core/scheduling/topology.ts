@@ -4,16 +4,26 @@
  * a zone-like anti-affinity or affinity bootstrap pins the claim to one domain, so independent replicas can
  * launch in parallel instead of one per provisioning loop.
  */
-import type { LabelSelector, Pod, PodAffinityTerm } from '../model/kube';
+import type { LabelSelector, Pod, PodAffinityTerm, Taint, Toleration } from '../model/kube';
 import { Label, NormalizedLabels } from '../model/labels';
 import { activeSpreads, type PodState } from './pod-data';
 import { Requirement, Requirements } from './requirements';
-import { compileSelector, type LabelMatcher, selectorKey } from './selectors';
+import { compileSelector, type LabelMatcher, selectorKey, untoleratedTaint } from './selectors';
 
 export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
 
 /** Whether a claim could still launch in a domain (e.g. some fitting instance type is offered in the zone). */
 export type DomainFilter = (key: string, domain: string) => boolean;
+
+/** Domains a NodePool's nodes could have (per key), with the pool's taints (for nodeTaintsPolicy Honor). */
+export interface PoolDomains { taints: readonly Taint[]; domains: ReadonlyMap<string, ReadonlySet<string>> }
+/** An existing node as a source of domains. */
+export interface NodeDomains { labels: Record<string, string>; taints: readonly Taint[] }
+
+/** Where a placed pod lands, for a spread's node filter: does it match a filter, and what are its taints. */
+export interface Placement { matches: (filter: Requirements) => boolean; taints: readonly Taint[] }
+
+const hardTaints = (taints: readonly Taint[]) => taints.filter((t) => t.effect !== 'PreferNoSchedule');
 
 export class TopologyGroup {
   readonly counts = new Map<string, number>();
@@ -32,6 +42,8 @@ export class TopologyGroup {
     readonly minDomains: number | undefined,
     /** nodeAffinityPolicy Honor: only pods on nodes matching one of these (nodeSelector ∧ a required term) count. */
     readonly nodeFilter: Requirements[] | undefined,
+    /** nodeTaintsPolicy Honor: the owner's tolerations; only nodes whose taints they tolerate count. */
+    readonly taintFilter: { tolerations: readonly Toleration[] } | undefined,
   ) {
     this.reasons = {
       anti: `would violate pod anti-affinity on ${key}`,
@@ -51,6 +63,13 @@ export class TopologyGroup {
   add(domain: string): void {
     this.counts.set(domain, (this.counts.get(domain) ?? 0) + 1);
   }
+  /** Does a pod on a node with these taints (and matching `matches`) count for this group? */
+  countsOn(p: Placement): boolean {
+    if (this.nodeFilter && !this.nodeFilter.some(p.matches)) return false;
+    return !this.taintFilter || !untoleratedTaint(this.taintFilter, hardTaints(p.taints));
+  }
+  /** A spread's own domains when a node filter applies (filled by the Topology, grown by registerDomain). */
+  universe?: Set<string>;
 }
 
 interface OwnedGroups { spread: TopologyGroup[]; affinity: TopologyGroup[]; anti: TopologyGroup[]; requiredAnti: TopologyGroup[] }
@@ -70,18 +89,29 @@ export class Topology {
   private readonly selecting = new Map<string, TopologyGroup[]>();
   private readonly antiGroups: TopologyGroup[] = [];
 
-  /** @param domains every known value per topology key (zones from pools ∩ offerings, existing nodes' labels). */
-  constructor(readonly domains: Map<string, Set<string>>) {}
+  /** Every known value per topology key: what the pools' nodes could have, and existing nodes' labels. */
+  readonly domains = new Map<string, Set<string>>();
+  private readonly filtered: TopologyGroup[] = [];
 
-  registerDomain(key: string, value: string): void {
+  constructor(private readonly pools: readonly PoolDomains[], private readonly nodes: readonly NodeDomains[]) {
+    for (const p of pools) for (const [k, vs] of p.domains) for (const v of vs) this.addDomain(k, v);
+    for (const n of nodes) for (const k in n.labels) this.addDomain(k, n.labels[k]);
+  }
+
+  private addDomain(key: string, value: string): void {
     let s = this.domains.get(key);
     if (!s) { s = new Set(); this.domains.set(key, s); }
     s.add(value);
   }
 
+  registerDomain(key: string, value: string): void {
+    this.addDomain(key, value);
+    for (const g of this.filtered) if (g.key === key) g.universe!.add(value);
+  }
+
   get hasGroups(): boolean { return this.groups.size > 0; }
 
-  private group(type: GroupType, owner: Pod, key: string, selector: LabelSelector | undefined, namespaces: ReadonlySet<string> | 'all', maxSkew: number, minDomains: number | undefined, nodeFilter: Requirements[] | undefined, matchLabelKeys?: string[]): TopologyGroup {
+  private group(type: GroupType, owner: Pod, key: string, selector: LabelSelector | undefined, namespaces: ReadonlySet<string> | 'all', maxSkew: number, minDomains: number | undefined, nodeFilter: Requirements[] | undefined, taintFilter: TopologyGroup['taintFilter'], matchLabelKeys?: string[]): TopologyGroup {
     let sel = selector;
     if (matchLabelKeys?.length && sel) {
       const extra: Record<string, string> = {};
@@ -89,14 +119,15 @@ export class Topology {
       sel = { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), ...extra } };
     }
     const nsKey = namespaces === 'all' ? '*' : [...namespaces].sort().join(',');
-    const filterKey = nodeFilter ? JSON.stringify(nodeFilter.map((f) => f.toNodeSelector())) : '';
+    const filterKey = (nodeFilter ? JSON.stringify(nodeFilter.map((f) => f.toNodeSelector())) : '') + (taintFilter ? `|taints:${JSON.stringify(taintFilter.tolerations)}` : '');
     const id = `${type}|${key}|${nsKey}|${selectorKey(sel)}|${maxSkew}|${minDomains ?? ''}|${filterKey}`;
     let g = this.groups.get(id);
     if (!g) {
       const first = sel?.matchLabels ? Object.entries(sel.matchLabels)[0] : undefined;
       const indexLabel = first ? `${first[0]}=${first[1]}` : undefined;
-      g = new TopologyGroup(this.groups.size, type, key, namespaces, compileSelector(sel), indexLabel, maxSkew, minDomains, nodeFilter);
+      g = new TopologyGroup(this.groups.size, type, key, namespaces, compileSelector(sel), indexLabel, maxSkew, minDomains, nodeFilter, taintFilter);
       this.groups.set(id, g);
+      if (nodeFilter || taintFilter) { g.universe = this.filteredUniverse(g); this.filtered.push(g); }
       if (indexLabel) {
         const l = this.indexed.get(indexLabel);
         if (l) l.push(g); else this.indexed.set(indexLabel, [g]);
@@ -120,8 +151,10 @@ export class Topology {
     if (memo && memo.version === s.version) return memo.groups;
     const pod = s.pod;
     const spread = activeSpreads(s).map((c) =>
-      this.group('spread', pod, c.topologyKey, c.labelSelector, new Set([pod.namespace]), c.maxSkew, c.minDomains, c.nodeAffinityPolicy === 'Ignore' ? undefined : nodeFilterOf(s), c.matchLabelKeys));
-    const term = (type: GroupType, t: PodAffinityTerm) => this.group(type, pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, t.matchLabelKeys);
+      this.group('spread', pod, c.topologyKey, c.labelSelector, new Set([pod.namespace]), c.maxSkew, c.minDomains,
+        c.nodeAffinityPolicy === 'Ignore' ? undefined : nodeFilterOf(s),
+        c.nodeTaintsPolicy === 'Honor' ? { tolerations: pod.tolerations } : undefined, c.matchLabelKeys));
+    const term = (type: GroupType, t: PodAffinityTerm) => this.group(type, pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys);
     const reqAff = pod.affinity?.podAffinity?.required ?? [];
     const reqAnti = pod.affinity?.podAntiAffinity?.required ?? [];
     const affinity = [...reqAff.map((t) => term('affinity', t)), ...s.preferredAffinity.map((w) => term('affinity', w.podAffinityTerm))];
@@ -222,9 +255,34 @@ export class Topology {
     return this.domains.get(key) ?? new Set();
   }
 
+  /**
+   * A spread's domains under its node filter (Karpenter's TopologyDomainGroup + countDomains): the pools'
+   * domains (only pools whose taints the owner tolerates, with nodeTaintsPolicy Honor) and the domains of
+   * existing nodes that pass the filter — a node the pod's nodeSelector / required affinity excludes adds no
+   * empty domain that would hold the minimum at 0.
+   */
+  private filteredUniverse(g: TopologyGroup): Set<string> {
+    const out = new Set<string>();
+    for (const p of this.pools) {
+      if (g.taintFilter && untoleratedTaint(g.taintFilter, hardTaints(p.taints))) continue;
+      const ds = p.domains.get(g.key);
+      if (ds) for (const d of ds) out.add(d);
+    }
+    for (const n of this.nodes) {
+      const d = n.labels[g.key];
+      if (d === undefined || out.has(d)) continue;
+      if (g.countsOn({ matches: (f) => f.matchesLabels(n.labels), taints: n.taints })) out.add(d);
+    }
+    return out;
+  }
+
+  private spreadUniverse(g: TopologyGroup): Set<string> {
+    return g.universe ?? this.universe(g.key);
+  }
+
   private nextDomainSpread(g: TopologyGroup, s: PodState, nodeDomains: Requirement, feasible?: DomainFilter): Requirement | string | undefined {
     const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
-    const universe = this.universe(g.key);
+    const universe = this.spreadUniverse(g);
     let min = 0;
     if (g.key !== Label.hostname) {
       min = Infinity;
@@ -285,10 +343,10 @@ export class Topology {
   }
 
   /** Records a placed pod: counts in every group selecting it, owner domains for its required anti-affinity. */
-  record(s: PodState | Pod, reqs: Requirements, matchesFilter: (filter: Requirements) => boolean): void {
+  record(s: PodState | Pod, reqs: Requirements, at: Placement): void {
     const pod = 'pod' in s ? s.pod : s;
     for (const g of this.selectingGroups(pod)) {
-      if (g.nodeFilter && !g.nodeFilter.some(matchesFilter)) continue;
+      if ((g.nodeFilter || g.taintFilter) && !g.countsOn(at)) continue;
       const dr = reqs.get(g.key);
       if (g.type === 'anti-affinity') {
         if (!dr || dr.complement) { for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.add(d); }
@@ -307,7 +365,7 @@ export class Topology {
 
   /** Required anti-affinity groups of an already-running pod (inverse anti-affinity). */
   requiredAntiOf(pod: Pod): TopologyGroup[] {
-    return (pod.affinity?.podAntiAffinity?.required ?? []).map((t) => this.group('anti-affinity', pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, t.matchLabelKeys));
+    return (pod.affinity?.podAntiAffinity?.required ?? []).map((t) => this.group('anti-affinity', pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys));
   }
 }
 
