@@ -3,7 +3,7 @@ import { Label } from '../model/labels';
 import { formatResourceList, type ResourceList } from '../model/resources';
 import type { DaemonSet } from '../model/kube';
 import type { Dims } from './dims';
-import { hostPortConflict, hostPortKeys } from './nodeclaim';
+import { hostPortConflict, hostPortKeys } from './host-ports';
 import type { PodState } from './pod-data';
 import { Requirements } from './requirements';
 import { taintString, untoleratedTaint } from './selectors';
@@ -44,6 +44,7 @@ export class ExistingNodeState {
       if (!node.inFlight) continue; // a registered node already runs (or failed to run) its daemons
       for (const k in pod.requests) remaining[k] = (remaining[k] ?? 0) - pod.requests[k];
       remaining.pods = (remaining.pods ?? 0) - 1;
+      for (const k of hostPortKeys(pod.hostPorts)) this.hostPorts.add(k);
     }
     this.remaining = dims.vec(remaining);
   }

@@ -1,9 +1,9 @@
 /** A NodeClaim being planned: its requirements and instance-type options only shrink as pods are added (reference §2.3). */
 import { Label } from '../model/labels';
-import type { HostPort } from '../model/kube';
 import { formatResourceList, type ResourceList } from '../model/resources';
 import type { PodState } from './pod-data';
 import type { Requirements } from './requirements';
+import { hostPortConflict, hostPortKeys } from './host-ports';
 import { taintString, untoleratedTaint } from './selectors';
 import { type Dims, unionIdx } from './dims';
 import { domainAllows, offeringMatcher, offeringMatches, type Template, type TypeOption, typeMatches, OfferingKeys, TypeLabelKeys } from './template';
@@ -20,20 +20,6 @@ export interface AddPlan {
 
 export function podRequests(s: PodState): ResourceList {
   return s.req;
-}
-
-export function hostPortKeys(ports: readonly HostPort[]): string[] {
-  return ports.map((p) => `${p.protocol}/${p.hostIP && p.hostIP !== '0.0.0.0' ? p.hostIP : '*'}/${p.port}`);
-}
-
-export function hostPortConflict(used: ReadonlySet<string>, ports: readonly HostPort[]): string | undefined {
-  for (const p of ports) {
-    const anyIp = `${p.protocol}/*/${p.port}`;
-    const exact = `${p.protocol}/${p.hostIP && p.hostIP !== '0.0.0.0' ? p.hostIP : '*'}/${p.port}`;
-    if (used.has(anyIp) || used.has(exact)) return `host port ${p.port}/${p.protocol} already in use`;
-    if (exact === anyIp) for (const u of used) if (u.startsWith(`${p.protocol}/`) && u.endsWith(`/${p.port}`)) return `host port ${p.port}/${p.protocol} already in use`;
-  }
-  return undefined;
 }
 
 export class InProgressClaim {
@@ -130,6 +116,8 @@ export class InProgressClaim {
     // Options only shrink; keep the same array until the first one drops out (no allocation when all fit).
     let options: TypeOption[] = this.options;
     const all = this.options;
+    const ports = s.pod.hostPorts.length > 0 ? s.pod.hostPorts : undefined;
+    let portConflict: string | undefined;
     for (let j = 0; j < all.length; j++) {
       const o = all[j];
       const eff = o.eff;
@@ -137,6 +125,8 @@ export class InProgressClaim {
       for (const i of nz) if (reqVec[i] > eff[i]) { ok = false; break; }
       if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
       if (ok && match && !(fullOk && o.full) && !o.offerings.some(match)) ok = false;
+      // The type's DaemonSet pods hold host ports the pod wants (Karpenter's per-group HostPortUsage).
+      if (ok && ports && o.daemonPorts.size > 0 && hostPortConflict(o.daemonPorts, ports)) { ok = false; portConflict ??= hostPortConflict(o.daemonPorts, ports); }
       if (!ok) {
         if (options === all) options = all.slice(0, j);
         continue;
@@ -145,6 +135,7 @@ export class InProgressClaim {
     }
     if (options === all) maxEff.set(this.maxEff);
     else for (const o of options) for (let i = 0; i < n; i++) if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
+    if (options.length === 0 && portConflict) return `${portConflict} by a DaemonSet`;
     if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(this.dims.list(reqVec)))} and requirements`;
     let minValuesRelaxed = this.minValuesRelaxed;
     for (const r of merged.values()) {

@@ -9,6 +9,7 @@ import { Label, WellKnownLabels } from '../model/labels';
 import { addInto, type ResourceList } from '../model/resources';
 import type { Dims } from './dims';
 import { Requirement, Requirements } from './requirements';
+import { hostPortKeys } from './host-ports';
 import { untoleratedTaint } from './selectors';
 
 /** Label keys whose values come from the instance type itself (a missing label = DoesNotExist). */
@@ -34,6 +35,8 @@ export interface TypeOption {
   offerings: Offering[];
   /** Position in the pool's cheapest-first order. */
   rank: number;
+  /** Host ports the type's DaemonSet pods use (`protocol/ip/port` keys): a pending pod may not take them. */
+  daemonPorts: ReadonlySet<string>;
   /** Cheapest available offering under the pool's requirements (a lower bound for any claim). */
   minPrice: number;
   /** Offered in every (zone × capacity type) of the template's universe: zone/capacity narrowing never drops it. */
@@ -97,12 +100,13 @@ export function offeringMatcher(reqs: Requirements): (o: Offering) => boolean {
 }
 
 /** A DaemonSet pod's scheduling constraints, compiled once per build. */
-interface DaemonPod { requests: ResourceList; selector: Requirements; terms: Requirements[]; tolerates: boolean }
+interface DaemonPod { requests: ResourceList; ports: string[]; selector: Requirements; terms: Requirements[]; tolerates: boolean }
 
 function compileDaemons(daemonSets: DaemonSet[], taints: Taint[]): DaemonPod[] {
   const hard = taints.filter((t) => t.effect !== 'PreferNoSchedule');
   return daemonSets.map((ds) => ({
     requests: ds.template.requests,
+    ports: hostPortKeys(ds.template.hostPorts),
     selector: Requirements.fromLabels(ds.template.nodeSelector),
     terms: (ds.template.affinity?.nodeAffinity?.required ?? []).map((t) => Requirements.fromNodeSelector(t.matchExpressions)),
     tolerates: !untoleratedTaint(ds.template, hard),
@@ -121,15 +125,19 @@ function nodeSatisfies(tmplReqs: Requirements, it: InstanceType, reqs: Requireme
   return true;
 }
 
-function daemonOverhead(daemons: DaemonPod[], tmplReqs: Requirements, it: InstanceType): ResourceList {
+const NO_PORTS: ReadonlySet<string> = new Set();
+
+function daemonOverhead(daemons: DaemonPod[], tmplReqs: Requirements, it: InstanceType): { total: ResourceList; ports: ReadonlySet<string> } {
   const total: ResourceList = {};
+  let ports: Set<string> | undefined;
   for (const d of daemons) {
     if (!d.tolerates || !nodeSatisfies(tmplReqs, it, d.selector)) continue;
     if (d.terms.length > 0 && !d.terms.some((t) => nodeSatisfies(tmplReqs, it, t))) continue;
     addInto(total, d.requests);
     total.pods = (total.pods ?? 0) + 1;
+    if (d.ports.length > 0) for (const k of d.ports) (ports ??= new Set()).add(k);
   }
-  return total;
+  return { total, ports: ports ?? NO_PORTS };
 }
 
 /**
@@ -164,7 +172,7 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     if (!typeMatches(it, reqs)) continue;
     const offerings = it.offerings.filter((o) => o.available && offeringMatches(o, reqs));
     if (offerings.length === 0) continue;
-    const daemon = daemons.length > 0 ? daemonOverhead(daemons, dsReqs, it) : {};
+    const { total: daemon, ports: daemonPorts } = daemons.length > 0 ? daemonOverhead(daemons, dsReqs, it) : { total: {}, ports: NO_PORTS };
     const effective: ResourceList = { ...it.allocatable };
     let daemonsFit = true;
     for (const k in daemon) {
@@ -174,7 +182,7 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     // The DaemonSets alone do not fit in some resource (any resource, also one the pending pods do not ask for,
     // which the fit checks then never look at): the type cannot host the pool's nodes.
     if (!daemonsFit) continue;
-    options.push({ it, effective, eff: dims.vec(effective), daemon, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)), full: false });
+    options.push({ it, effective, eff: dims.vec(effective), daemon, daemonPorts, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)), full: false });
   }
   options.sort((a, b) => a.minPrice - b.minPrice || (a.it.name < b.it.name ? -1 : 1));
   options.forEach((o, i) => { o.rank = i; });
