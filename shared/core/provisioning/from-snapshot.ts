@@ -39,6 +39,18 @@ function minAllocatable(types: InstanceType[], names: string[] | undefined): Res
   return out;
 }
 
+/**
+ * An uninitialized node's kubelet may not report extended resources (GPUs from a device plugin) yet: like
+ * Karpenter's StateNode, take any resource the node reports as missing or zero from its NodeClaim, so pending
+ * GPU pods wait for that node instead of launching another.
+ */
+function fillFromClaim(node: ResourceList, claim: ResourceList | undefined): ResourceList {
+  if (!claim) return node;
+  const out: ResourceList = { ...node };
+  for (const k in claim) if (!out[k]) out[k] = claim[k];
+  return out;
+}
+
 export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]> = {}): ExistingNode[] {
   const podsByNode = new Map<string, Pod[]>();
   for (const p of snapshot.pods) {
@@ -60,8 +72,8 @@ export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTyp
       name: n.name,
       labels: n.labels,
       taints: initialized ? n.taints : n.taints.filter((t) => !startup.has(`${t.key}:${t.effect}`)),
-      allocatable: n.allocatable,
-      capacity: n.capacity,
+      allocatable: initialized ? n.allocatable : fillFromClaim(n.allocatable, claim?.status.allocatable),
+      capacity: initialized ? n.capacity : fillFromClaim(n.capacity, claim?.status.capacity),
       pods: podsByNode.get(n.name) ?? [],
       nodePool: n.labels[Label.nodePool],
       nodeClaim: claim?.name,

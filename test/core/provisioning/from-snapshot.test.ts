@@ -148,4 +148,28 @@ describe('schedulingInputFromSnapshot', () => {
     expect(plan.nodeClaims).toHaveLength(0);
     expect(plan.existingPlacements).toEqual([{ node: 'nc-inflight', pods: [expect.objectContaining({ name: 'web' })] }]);
   });
+
+  it('should count a GPU an uninitialized node has not reported yet from its NodeClaim, not launch another node', () => {
+    // Prepare: the kubelet is up but the device plugin has not registered nvidia.com/gpu yet
+    const claim = kubeClaim('nc-gpu', { nodeName: 'gpu-node', providerID: 'aws:///z/i-gpu', types: ['gpu-vendor-instance-type'], allocatable: { cpu: '4', memory: '4Gi', pods: '20', 'nvidia.com/gpu': '2' } });
+    const node = kubeNode('gpu-node', { pool: 'default', providerID: 'aws:///z/i-gpu' });
+    node.labels = { ...node.labels, [Label.initialized]: 'false' };
+    const gpuPod = pendingPod({ name: 'trainer', cpu: '1', requests: { 'nvidia.com/gpu': '1' } });
+    const snap = snapshot({ nodes: [node], nodeClaims: [claim], pods: [gpuPod] });
+    // Act
+    const plan = solve(schedulingInputFromSnapshot(snap, types));
+    // Assess
+    expect(plan.nodeClaims).toHaveLength(0);
+    expect(plan.existingPlacements).toEqual([{ node: 'gpu-node', pods: [expect.objectContaining({ name: 'trainer' })] }]);
+  });
+
+  it('should trust an initialized node\'s own allocatable (no GPU reported means none)', () => {
+    // Prepare
+    const claim = kubeClaim('nc-gpu', { nodeName: 'gpu-node', providerID: 'aws:///z/i-gpu', allocatable: { cpu: '4', 'nvidia.com/gpu': '2' } });
+    const node = kubeNode('gpu-node', { pool: 'default', providerID: 'aws:///z/i-gpu' });
+    // Act
+    const nodes = existingNodesFromSnapshot(snapshot({ nodes: [node], nodeClaims: [claim] }), types);
+    // Assess
+    expect(nodes[0].allocatable['nvidia.com/gpu']).toBeUndefined();
+  });
 });
