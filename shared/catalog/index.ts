@@ -5,6 +5,7 @@
  */
 import type { CatalogEntry } from '../core/instance-types/types';
 import raw from './ec2-instance-types.json' with { type: 'json' };
+import ebs from './ebs-volume-limits.json' with { type: 'json' };
 
 let cached: CatalogEntry[] | undefined;
 
@@ -15,7 +16,12 @@ let cached: CatalogEntry[] | undefined;
 export function loadCatalog(): CatalogEntry[] {
   if (!cached) {
     const entries = raw as unknown as CatalogEntry[];
+    const nonNitro = new Set(ebs.nonNitroTypes);
+    const limits = ebs.types as unknown as Record<string, [number, string]>;
     for (const e of entries) {
+      // EBS attachment limits from the EBS CSI driver's table (PROVENANCE-ebs-volume-limits.md).
+      const [max, kind] = limits[e.name] ?? (nonNitro.has(e.name) ? ebs.nonNitro : ebs.nitroDefault);
+      e.ebsAttachments = { max: max as number, shared: kind === 'shared' };
       Object.freeze(e.onDemandUsdPerHour);
       Object.freeze(e);
     }

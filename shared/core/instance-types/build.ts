@@ -12,6 +12,7 @@ import { entryLabels, labelsMatch, withContextLabels } from './labels';
 import { buildOfferings, unavailableSet, type OfferingContext, type SpotEstimateCache } from './offerings';
 import { resolveProfile, type BuildProfile } from './profile';
 import type { CatalogEntry, InstanceType } from './types';
+import { EBS_CSI_DRIVER, ebsVolumeLimit, nodeVolumes } from './volume-limits';
 
 export { KubeletConfigurationInvalidError, isKubeletConfigurationInvalidError } from './profile';
 
@@ -111,6 +112,7 @@ export function buildInstanceTypes(entries: CatalogEntry[], opts: BuildInstanceT
     zonesByType: opts.zonesByType,
   };
   const out: InstanceType[] = new Array(entries.length);
+  const ownVolumes = nodeVolumes(opts.nodeClass);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     const s = entryStatic(e);
@@ -127,6 +129,7 @@ export function buildInstanceTypes(entries: CatalogEntry[], opts: BuildInstanceT
       offerings: buildOfferings(e, ctx, isCompatible(e, profile, labels), s.spot),
       exotic: s.exotic,
     };
+    if (e.ebsAttachments) out[i].volumeLimits = { [EBS_CSI_DRIVER]: ebsVolumeLimit(e.ebsAttachments, ownVolumes, e.maxENIs) };
   }
   return out;
 }

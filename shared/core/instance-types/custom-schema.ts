@@ -38,6 +38,8 @@ export const CatalogFormEntry = z.object({
   acceleratorManufacturer: nullableString,
   branchENIs: z.number().int().nonnegative().optional(),
   specSource: z.string().optional(),
+  /** EBS attachments the type allows and whether ENIs share them (absent: no volume limit is applied). */
+  ebsAttachments: z.object({ max: z.number().int().positive(), shared: z.boolean() }).optional(),
 });
 export type CatalogFormEntry = z.infer<typeof CatalogFormEntry>;
 

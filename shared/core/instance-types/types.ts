@@ -39,6 +39,8 @@ export interface InstanceType {
   offerings: Offering[];
   /** GPU / accelerator / metal: only chosen when requested or nothing else fits (reference §2.8). */
   exotic: boolean;
+  /** CSI volumes a node can attach, per driver name (e.g. `ebs.csi.aws.com`); a driver not listed has no known limit. */
+  volumeLimits?: Readonly<Record<string, number>>;
 }
 
 /** The raw catalog entry (bundled from ../shared/data, see shared/catalog/PROVENANCE.md). */
@@ -72,4 +74,6 @@ export interface CatalogEntry {
   specSource?: string;
   /** Sold as spot (DescribeInstanceTypes' SupportedUsageClasses); absent in the bundled catalog (offerings.ts decides). */
   spotSupported?: boolean;
+  /** EBS attachment limit (shared/catalog/ebs-volume-limits.json); absent = no limit known. */
+  ebsAttachments?: { max: number; shared: boolean };
 }

@@ -51,7 +51,20 @@ function fillFromClaim(node: ResourceList, claim: ResourceList | undefined): Res
   return out;
 }
 
+/** The smallest per-driver volume limit over some instance types (what a node of any of them can attach). */
+function minVolumeLimits(types: InstanceType[]): Record<string, number> | undefined {
+  let out: Record<string, number> | undefined;
+  for (const t of types) {
+    if (!t.volumeLimits) return undefined; // a type without a known limit: none can be assumed
+    if (!out) { out = { ...t.volumeLimits }; continue; }
+    for (const k of Object.keys(out)) out[k] = t.volumeLimits[k] === undefined ? out[k] : Math.min(out[k], t.volumeLimits[k]);
+  }
+  return out;
+}
+
 export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]> = {}): ExistingNode[] {
+  const typeByName = new Map<string, InstanceType>();
+  for (const types of Object.values(instanceTypesByPool)) for (const t of types) if (!typeByName.has(t.name)) typeByName.set(t.name, t);
   const podsByNode = new Map<string, Pod[]>();
   for (const p of snapshot.pods) {
     if (!p.nodeName || isTerminal(p)) continue;
@@ -79,13 +92,16 @@ export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTyp
       nodeClaim: claim?.name,
       initialized,
       markedForDeletion: nodeIsDeleting(n, claim) || n.unschedulable,
+      volumeLimits: typeByName.get(n.labels[Label.instanceType])?.volumeLimits,
     });
   }
   for (const c of snapshot.nodeClaims) {
     if (seenClaims.has(c.name) || c.deletionTimestamp !== undefined) continue;
     const reqs = Requirements.fromNodeSelector(c.spec.requirements);
     const types = instanceTypesByPool[c.nodePool] ?? [];
-    const allocatable = c.status.allocatable ?? minAllocatable(types, reqs.get(Label.instanceType)?.complement ? undefined : [...(reqs.get(Label.instanceType)?.values ?? [])]) ?? c.spec.resources.requests;
+    const typeNames = reqs.get(Label.instanceType)?.complement ? undefined : [...(reqs.get(Label.instanceType)?.values ?? [])];
+    const allocatable = c.status.allocatable ?? minAllocatable(types, typeNames) ?? c.spec.resources.requests;
+    const launched = c.labels[Label.instanceType] ?? (typeNames?.length === 1 ? typeNames[0] : undefined);
     out.push({
       name: c.status.nodeName ?? c.name,
       labels: { ...reqs.labels(), ...c.labels, [Label.nodePool]: c.nodePool, [Label.hostname]: c.status.nodeName ?? c.name },
@@ -98,6 +114,7 @@ export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTyp
       initialized: false,
       inFlight: true,
       markedForDeletion: conditionIsTrue(c, 'InstanceTerminating'),
+      volumeLimits: launched ? typeByName.get(launched)?.volumeLimits : minVolumeLimits(types.filter((t) => typeNames?.includes(t.name))),
     });
   }
   return out;

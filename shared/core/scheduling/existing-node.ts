@@ -9,6 +9,7 @@ import { Requirements } from './requirements';
 import { taintString, untoleratedTaint } from './selectors';
 import type { Placement, Topology } from './topology';
 import type { ExistingNode } from './types';
+import { type PodVolume, VolumeUsage } from './volumes';
 
 export class ExistingNodeState {
   readonly requirements: Requirements;
@@ -20,7 +21,9 @@ export class ExistingNodeState {
   /** The node as a place for topology counting (spread node filters). */
   readonly placement: Placement;
 
-  constructor(readonly node: ExistingNode, daemonSets: DaemonSet[], private readonly dims: Dims) {
+  private readonly volumes = new VolumeUsage();
+
+  constructor(readonly node: ExistingNode, daemonSets: DaemonSet[], private readonly dims: Dims, volumesOf?: (pod: ExistingNode['pods'][number]) => PodVolume[]) {
     this.hostname = node.labels[Label.hostname] ?? node.name;
     this.labels = { ...node.labels, [Label.hostname]: this.hostname };
     this.requirements = Requirements.fromLabels(this.labels);
@@ -32,6 +35,7 @@ export class ExistingNodeState {
       remaining.pods = (remaining.pods ?? 0) - 1;
       for (const k of hostPortKeys(p.hostPorts)) this.hostPorts.add(k);
       if (p.owner?.kind === 'DaemonSet') running.add(p.owner.name);
+      if (volumesOf && p.volumeClaims.length > 0) this.volumes.add(volumesOf(p));
     }
     // DaemonSet pods that will land on this node but are not there yet (in-flight claims, new nodes).
     for (const ds of daemonSets) {
@@ -59,6 +63,10 @@ export class ExistingNodeState {
       const c = hostPortConflict(this.hostPorts, s.pod.hostPorts);
       if (c) return c;
     }
+    if (s.volumes.length > 0) {
+      const d = this.volumes.wouldExceed(s.volumes, this.node.volumeLimits);
+      if (d) return `node ${this.node.name} would exceed its ${d} volume attach limit`;
+    }
     for (const [k, r] of s.requirements.byKey) {
       if (!r.has(this.labels[k])) return `node ${this.node.name} does not match ${k}`;
     }
@@ -71,6 +79,7 @@ export class ExistingNodeState {
 
   commit(s: PodState): void {
     for (const i of s.reqNz) this.remaining[i] -= s.reqVec[i];
+    if (s.volumes.length > 0) this.volumes.add(s.volumes);
     for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
     this.placed.push(s);
   }

@@ -8,6 +8,7 @@ import { taintString, untoleratedTaint } from './selectors';
 import { type Dims, unionIdx } from './dims';
 import { domainAllows, offeringMatcher, offeringMatches, type Template, type TypeOption, typeMatches, OfferingKeys, TypeLabelKeys } from './template';
 import type { Topology } from './topology';
+import { VolumeUsage } from './volumes';
 
 export interface AddPlan {
   requirements: Requirements;
@@ -29,6 +30,7 @@ export class InProgressClaim {
   nz: number[] = [];
   maxEff: Float64Array;
   readonly hostPorts = new Set<string>();
+  readonly volumes = new VolumeUsage();
   minValuesRelaxed = false;
   /** Position in the solver's claim order (kept by the solver). */
   pos = -1;
@@ -118,6 +120,8 @@ export class InProgressClaim {
     const all = this.options;
     const ports = s.pod.hostPorts.length > 0 ? s.pod.hostPorts : undefined;
     let portConflict: string | undefined;
+    const hasVolumes = s.volumes.length > 0;
+    let volumeLimited = false;
     for (let j = 0; j < all.length; j++) {
       const o = all[j];
       const eff = o.eff;
@@ -127,6 +131,8 @@ export class InProgressClaim {
       if (ok && match && !(fullOk && o.full) && !o.offerings.some(match)) ok = false;
       // The type's DaemonSet pods hold host ports the pod wants (Karpenter's per-group HostPortUsage).
       if (ok && ports && o.daemonPorts.size > 0 && hostPortConflict(o.daemonPorts, ports)) { ok = false; portConflict ??= hostPortConflict(o.daemonPorts, ports); }
+      // The type cannot attach that many volumes of a driver (e.g. EBS): per-type CSI attach limits.
+      if (ok && hasVolumes && this.volumes.wouldExceed(s.volumes, o.it.volumeLimits)) { ok = false; volumeLimited = true; }
       if (!ok) {
         if (options === all) options = all.slice(0, j);
         continue;
@@ -136,6 +142,7 @@ export class InProgressClaim {
     if (options === all) maxEff.set(this.maxEff);
     else for (const o of options) for (let i = 0; i < n; i++) if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
     if (options.length === 0 && portConflict) return `${portConflict} by a DaemonSet`;
+    if (options.length === 0 && volumeLimited) return 'no instance type can attach that many volumes';
     if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(this.dims.list(reqVec)))} and requirements`;
     let minValuesRelaxed = this.minValuesRelaxed;
     for (const r of merged.values()) {
@@ -178,6 +185,7 @@ export class InProgressClaim {
     this.maxEff = plan.maxEff;
     this.minValuesRelaxed = plan.minValuesRelaxed;
     if (s.pod.hostPorts.length > 0) for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
+    if (s.volumes.length > 0) this.volumes.add(s.volumes);
     this.pods.push(s);
   }
 }

@@ -6,6 +6,7 @@ import type { NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration,
 import { NormalizedLabels } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import { Requirement, Requirements } from './requirements';
+import type { PodVolume } from './volumes';
 
 export interface PodState {
   pod: Pod;
@@ -22,6 +23,8 @@ export interface PodState {
   preferredAntiAffinity: WeightedPodAffinityTerm[];
   scheduleAnyway: TopologySpreadConstraint[];
   tolerations: Toleration[];
+  /** CSI volumes the pod attaches (for per-type attach limits; set by the solver). */
+  volumes: PodVolume[];
   /** Volume topology alternatives from bound PVs / WaitForFirstConsumer classes (one must hold; [] = none). */
   volumeAlternatives: Requirements[];
   /** nodeSelector + first required term + heaviest preferred node term (volumes are separate). */
@@ -50,6 +53,7 @@ export function newPodState(pod: Pod, index: number, volumeAlternatives: Require
     scheduleAnyway: ignorePreferences ? [] : pod.topologySpreadConstraints.filter((c) => c.whenUnsatisfiable === 'ScheduleAnyway'),
     tolerations: pod.tolerations,
     volumeAlternatives,
+    volumes: [],
     requirements: new Requirements(),
     strictRequirements: new Requirements(),
     version: 0,

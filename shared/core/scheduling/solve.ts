@@ -15,7 +15,7 @@ import { Requirement, type Requirements } from './requirements';
 import { buildTemplate, type Template, type TypeOption } from './template';
 import { Topology, type TopologyGroup } from './topology';
 import type { Plan, SchedulingInput, UnschedulablePod } from './types';
-import { volumeIndex, volumeRequirements } from './volumes';
+import { podVolumes, volumeIndex, volumeRequirements } from './volumes';
 
 /** Why Karpenter would not consider the pod at all (reference §2.1), or undefined. */
 export function ignoreReason(pod: Pod): string | undefined {
@@ -64,6 +64,7 @@ export function solve(input: SchedulingInput): Plan {
     const vr = volumeRequirements(pod, vidx);
     if (typeof vr === 'string') { ignored.push({ pod, reason: vr }); return; }
     const st = newPodState(pod, i, vr, ignorePrefs);
+    if (pod.volumeClaims.length > 0) st.volumes = podVolumes(pod, vidx);
     st.reqVec = dims.vec(st.req);
     st.reqNz = nonZero(st.reqVec);
     states.push(st);
@@ -72,7 +73,7 @@ export function solve(input: SchedulingInput): Plan {
   const existing = input.existingNodes
     .filter((n) => !n.markedForDeletion && !opts.excludeNodes?.has(n.name))
     .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((n) => new ExistingNodeState(n, input.daemonSets, dims));
+    .map((n) => new ExistingNodeState(n, input.daemonSets, dims, (p) => podVolumes(p, vidx)));
 
   let existingRoom = new Float64Array(dims.size);
   for (const n of existing) for (let i = 0; i < dims.size; i++) if (n.remaining[i] > existingRoom[i]) existingRoom[i] = n.remaining[i];

@@ -24,6 +24,8 @@ export interface ExistingNode {
   markedForDeletion?: boolean;
   /** Hourly price of the node (for reports). */
   price?: number;
+  /** CSI volumes it can attach per driver (from its instance type); absent = no known limit. */
+  volumeLimits?: Readonly<Record<string, number>>;
 }
 
 export interface SchedulingOptions {

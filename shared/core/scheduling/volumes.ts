@@ -5,6 +5,7 @@
  * product. An invalid claim makes the pod ignored (not provisioned for) while other pods still schedule.
  */
 import type { NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim, Pod, PodVolumeClaim, StorageClass } from '../model/kube';
+import { MIGRATED_DRIVERS } from '../instance-types/volume-limits';
 import { Label } from '../model/labels';
 import { Requirement, Requirements } from './requirements';
 
@@ -108,4 +109,50 @@ export function volumeRequirements(pod: Pod, idx: VolumeIndex): Requirements[] |
     if (alts.length > 0) out = merge(out, alts);
   }
   return out;
+}
+
+/** A volume a pod attaches through a CSI driver (`id` = the claim, so a claim two pods share counts once). */
+export interface PodVolume { driver: string; id: string }
+
+/** The CSI volumes a pod attaches, with their drivers (from the bound PV, else the StorageClass provisioner). */
+export function podVolumes(pod: Pod, idx: VolumeIndex): PodVolume[] {
+  const out: PodVolume[] = [];
+  for (const vc of pod.volumeClaims) {
+    const pvc = idx.pvcs.get(`${pod.namespace}/${vc.claimName}`);
+    let driver: string | undefined;
+    if (pvc?.volumeName) driver = idx.pvs.get(pvc.volumeName)?.csiDriver;
+    else {
+      const name = pvc ? pvc.storageClassName : vc.ephemeral?.storageClassName;
+      driver = (name ? idx.classes.get(name) : idx.defaultClass)?.provisioner;
+    }
+    if (driver) out.push({ driver: MIGRATED_DRIVERS[driver] ?? driver, id: `${pod.namespace}/${vc.claimName}` });
+  }
+  return out;
+}
+
+/** Volumes per driver on a node or claim; `wouldExceed` checks a pod against per-driver limits. */
+export class VolumeUsage {
+  private readonly byDriver = new Map<string, Set<string>>();
+
+  add(volumes: readonly PodVolume[]): void {
+    for (const v of volumes) {
+      let s = this.byDriver.get(v.driver);
+      if (!s) this.byDriver.set(v.driver, (s = new Set()));
+      s.add(v.id);
+    }
+  }
+
+  /** The driver whose limit the pod's volumes would exceed, or undefined. */
+  wouldExceed(volumes: readonly PodVolume[], limits: Readonly<Record<string, number>> | undefined): string | undefined {
+    if (!limits || volumes.length === 0) return undefined;
+    for (const v of volumes) {
+      const limit = limits[v.driver];
+      if (limit === undefined) continue;
+      const have = this.byDriver.get(v.driver);
+      const added = new Set<string>();
+      for (const w of volumes) if (w.driver === v.driver && !have?.has(w.id)) added.add(w.id);
+      if ((have?.size ?? 0) + added.size > limit) return v.driver;
+    }
+    return undefined;
+  }
 }

@@ -49,5 +49,13 @@ export function toCatalogEntry(info: InstanceTypeInfo, fromCatalog?: CatalogEntr
     acceleratorName: kebab(accels[0]?.Name),
     acceleratorManufacturer: kebab(accels[0]?.Manufacturer),
     ...(info.SupportedUsageClasses ? { spotSupported: info.SupportedUsageClasses.includes('spot') } : {}),
+    ...ebsAttachments(info, fromCatalog),
   };
+}
+
+/** The EBS attachment limit from the live answer (EbsInfo), else the bundled table's. */
+function ebsAttachments(info: InstanceTypeInfo, fromCatalog?: CatalogEntry): Pick<CatalogEntry, 'ebsAttachments'> {
+  const ebs = info.EbsInfo;
+  if (ebs?.MaximumEbsAttachments) return { ebsAttachments: { max: ebs.MaximumEbsAttachments, shared: ebs.AttachmentLimitType !== 'dedicated' } };
+  return fromCatalog?.ebsAttachments ? { ebsAttachments: fromCatalog.ebsAttachments } : {};
 }
