@@ -4,8 +4,7 @@ import { loadCatalog } from '../shared/catalog';
 import { parseInstanceTypesFile } from '../shared/core/instance-types/custom';
 import type { InstanceType } from '../shared/core/instance-types/types';
 import { parseManifestFiles, type ManifestSet } from '../shared/core/model/manifests';
-import { existingNodesFromSnapshot } from '../shared/core/provisioning/from-snapshot';
-import { planOffline, PlanRegionInvalidError, snapshotFromManifests, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
+import { planOffline, PlanRegionInvalidError, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
 import { planToJson, type PlanJson } from '../shared/core/provisioning/plan-json';
 import { renderPlanTable } from './render';
 
@@ -57,9 +56,8 @@ export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' 
     if (e instanceof PlanRegionInvalidError) throw new CliUsageError(e.message);
     throw e;
   }
-  // Registered nodes and in-flight NodeClaims alike can receive pods; both are listed.
-  const existing = existingNodesFromSnapshot(snapshotFromManifests(set));
-  return { result, json: planToJson(result.plan, result.pending.length, existing, instanceTypes ? undefined : result.pricing) };
+  // Registered nodes, in-flight NodeClaims and static nodes still to launch alike can receive pods; all are listed.
+  return { result, json: planToJson(result.plan, result.pending.length, result.input.existingNodes, instanceTypes ? undefined : result.pricing, result.staticPools) };
 }
 
 export function planCommand(opts: PlanCommandOptions, out: (s: string) => void, err: (s: string) => void): number {

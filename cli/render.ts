@@ -18,6 +18,11 @@ export function renderPlanTable(p: PlanJson): string {
   } else {
     lines.push('No new nodes needed.');
   }
+  if (p.staticNodePools?.length) {
+    lines.push('', 'Static NodePools (spec.replicas: nodes kept whatever the pods):');
+    lines.push(table(['NODEPOOL', 'REPLICAS', 'EXISTING', 'LAUNCH', 'REMOVE', 'INSTANCE TYPE', '$/H EACH'],
+      p.staticNodePools.map((s) => [s.nodePool, s.replicas, s.existing, s.launch, s.remove, s.instanceTypes[0] ?? s.reason ?? '-', money(s.pricePerHour)])));
+  }
   const placed = p.existingNodes.filter((n) => n.pods.length > 0);
   if (placed.length > 0) {
     lines.push('', 'Placed on existing nodes:');
@@ -29,6 +34,12 @@ export function renderPlanTable(p: PlanJson): string {
   }
   const s = p.summary;
   lines.push('', `Total: ${s.pods} pending pod(s), ${s.scheduled} scheduled, ${s.unschedulable} pending; ${s.nodeClaims} new node(s) at ${money(s.pricePerHour)}/h (${money(s.pricePerHour * 730)}/month).`);
+  const launches = (p.staticNodePools ?? []).filter((x) => x.launch > 0);
+  if (launches.length > 0) {
+    const n = launches.reduce((a, x) => a + x.launch, 0);
+    const cost = launches.reduce((a, x) => a + x.launch * x.pricePerHour, 0);
+    lines.push(`Static NodePools: ${n} node(s) to launch at ${money(cost)}/h (not in the total above).`);
+  }
   if (p.pricing?.onDemand === 'estimate') lines.push(`Prices are estimates for ${p.pricing.region}: on-demand at the us-east-1 list prices, spot at nodewright's estimate.`);
   return lines.join('\n');
 }

@@ -225,3 +225,18 @@ describe('nodewright plan as a child process', () => {
     expect(plan.summary).toMatchObject({ pods: 5, scheduled: 5, nodeClaims: 1, pricePerHour: 0.306 });
   });
 });
+
+describe('nodewright plan with a static NodePool', () => {
+  it('lists the static nodes to launch and places pending pods on them before launching dynamic capacity', async () => {
+    // Act
+    const r = await run('plan', '-f', `${ROOT}examples/static-pool.yaml`, '-o', 'json');
+    const table = await run('plan', '-f', `${ROOT}examples/static-pool.yaml`);
+    // Assess
+    expect(r.code).toBe(0);
+    const plan = json(r);
+    expect(plan.staticNodePools).toEqual([{ nodePool: 'static', replicas: 2, existing: 0, launch: 2, remove: 0, instanceTypes: ['m5.large'], capacityType: 'on-demand', pricePerHour: 0.096 }]);
+    expect(plan.existingNodes.map((n) => [n.name, n.pods.length])).toEqual([['static-replica-1', 1], ['static-replica-2', 1]]);
+    expect(plan.nodeClaims.map((c) => [c.nodePool, c.pods.length])).toEqual([['default', 1]]);
+    expect(table.stdout).toMatch(/Static NodePools: 2 node\(s\) to launch at \$0\.1920\/h/);
+  });
+});

@@ -5,6 +5,7 @@
 import { computeConsolidation, type Outcome } from './consolidate';
 import { budgets, byDisruptionCost } from './candidates';
 import { simulate } from './simulate';
+import { isStatic, staticNodeClaim } from '../scheduling/static-claim';
 import type { Pass } from './pass';
 import type { Candidate, Command } from './types';
 
@@ -29,6 +30,11 @@ export function drift(pass: Pass): Command | undefined {
   for (const { candidate: c, reason } of drifted) {
     if (budget.remaining(c.nodePool.name) <= 0) { pass.reject('drift', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'drifted', drift: reason }); continue; }
     const driftReasons = { [c.nodeClaim.name]: reason };
+    if (isStatic(c.nodePool)) {
+      const cmd = staticDrift(pass, c, driftReasons);
+      if (cmd) return cmd;
+      continue;
+    }
     if (c.pods.length === 0) return { method: 'drift', reason: 'drifted', action: 'delete', candidates: [c], replacements: [], savingsPerHour: c.price, driftReasons };
     const sim = simulate(pass.view, [c]);
     if (sim.failure) { pass.reject('drift', [c], sim.failure, { drift: reason }); continue; }
@@ -36,6 +42,25 @@ export function drift(pass: Pass): Command | undefined {
     return { method: 'drift', reason: 'drifted', action: sim.newClaims.length ? 'replace' : 'delete', candidates: [c], replacements: sim.newClaims, savingsPerHour: c.price - price, driftReasons };
   }
   return undefined;
+}
+
+/**
+ * A drifted node of a static NodePool is replaced one for one by a claim from the pool's template (Karpenter's
+ * StaticDrift), not by what its pods need — unless the pool already has more nodes than its replicas (a
+ * scale-down will remove one) or the replacement would pass `limits.nodes`.
+ */
+function staticDrift(pass: Pass, c: Candidate, driftReasons: Record<string, string>): Command | undefined {
+  const pool = c.nodePool;
+  const claims = pass.view.input.snapshot.nodeClaims.filter((x) => x.nodePool === pool.name);
+  const alive = claims.filter((x) => x.deletionTimestamp === undefined).length;
+  if (alive > pool.replicas!) { pass.reject('drift', [c], `static NodePool has ${alive} nodes for ${pool.replicas} replicas: the scale-down goes first`, { drift: driftReasons[c.nodeClaim.name] }); return undefined; }
+  if (pool.limits.nodes !== undefined && claims.length + 1 > pool.limits.nodes) {
+    pass.reject('drift', [c], `a replacement would pass limits.nodes ${pool.limits.nodes} (${claims.length} claims)`, { drift: driftReasons[c.nodeClaim.name] });
+    return undefined;
+  }
+  const replacement = staticNodeClaim(pool, pass.view.input.instanceTypes[pool.name] ?? [], pass.view.input.snapshot.daemonSets);
+  if (typeof replacement === 'string') { pass.reject('drift', [c], replacement, { drift: driftReasons[c.nodeClaim.name] }); return undefined; }
+  return { method: 'drift', reason: 'drifted', action: 'replace', candidates: [c], replacements: [replacement], savingsPerHour: c.price - replacement.price, driftReasons };
 }
 
 /** Underutilized candidates within budget, cost order, capped (Karpenter: 100). */

@@ -5,6 +5,7 @@
 import type { EC2NodeClass } from '../model/karpenter';
 import { consolidatable, consolidationCheck, isDisrupting, nodeCheck, podCheck, toCandidate, byDisruptionCost, type ClusterView, type NodeView } from './candidates';
 import { driftedSince, driftReason } from './drift';
+import { isStatic } from '../scheduling/static-claim';
 import type { Candidate, Command, DisruptionAuditRecord, DisruptionMethod } from './types';
 
 export interface DriftedCandidate { candidate: Candidate; reason: string; since: number }
@@ -32,6 +33,7 @@ export class Pass {
       const pool = v.pool!;
       const dr = driftReason(v, pool, classes.get(pool.template.nodeClassRef.name), view.input.drifted);
       if (dr) this.addDrifted(v, dr);
+      if (isStatic(pool)) { this.record('skipped', 'candidates', [this.who(v)], `static NodePool (replicas ${pool.replicas}): its nodes are not consolidated`); continue; }
       const dnc = consolidationCheck(v);
       if (dnc) { this.record('skipped', 'candidates', [this.who(v)], dnc); continue; }
       const block = podCheck(view, v, false);

@@ -2,6 +2,8 @@
  * What the controller knows between events, and when work is due — pure, driven by the controller loop:
  * - the provisionable pods not yet handed to a provisioner round (Karpenter's batcher: a round starts 1 s after
  *   the last new pod, or 10 s after the first);
+ * - static NodePools (spec.replicas): a change to one, or a deletion among its NodeClaims, calls a provisioner
+ *   round at once (it keeps them at their replicas);
  * - whether something a disruption pass depends on changed (a pod bound, deleted or finished; a node's labels,
  *   taints or readiness; a NodeClaim's conditions or deletion; a NodePool), and the times a pass is due.
  * Only small fingerprints are kept per object, so memory stays proportional to the cluster's object count.
@@ -40,6 +42,11 @@ export class ControllerState {
   private readonly consolidateAfter = new Map<string, number>();
   private readonly timers: number[] = [];
   private readonly watchRetries = new Map<WatchedKind, number>();
+  /** Static NodePools by name, and whether one needs a provisioner round (replicas or its claims changed). */
+  private readonly staticPools = new Set<string>();
+  private staticDue = false;
+  private readonly staticPrints = new Map<string, string>();
+  private readonly staticDeleting = new Set<string>();
 
   constructor(private readonly t: ControllerTimings, startMs: number) {
     this.nextPeriodic = startMs + t.everyMs;
@@ -58,6 +65,24 @@ export class ControllerState {
       } else if (!wanted) {
         this.provisionable.delete(o.pod.uid);
         if (this.provisionable.size === 0) { this.retryAt = undefined; this.retryDelayMs = RETRY_FIRST_MS; }
+      }
+    }
+    if (o.kind === 'nodepools') {
+      if (e.type !== 'DELETED' && o.nodePool?.replicas !== undefined) {
+        const key = `${o.nodePool.replicas}|${o.nodePool.ready !== false}|${o.nodePool.deleting === true}`;
+        if (this.staticPrints.get(o.name) !== key) this.staticDue = true;
+        this.staticPrints.set(o.name, key);
+        this.staticPools.add(o.name);
+      } else {
+        this.staticPools.delete(o.name);
+        this.staticPrints.delete(o.name);
+      }
+    }
+    if (o.kind === 'nodeclaims' && this.staticPools.has(o.nodeClaim.nodePool)) {
+      // A static pool's claim going away (deleted, expired, drift-replaced) may leave it short of its replicas.
+      if (e.type === 'DELETED') { this.staticDue = true; this.staticDeleting.delete(o.name); } else if (o.nodeClaim.deletionTimestamp !== undefined && !this.staticDeleting.has(o.name)) {
+        this.staticDeleting.add(o.name);
+        this.staticDue = true;
       }
     }
     if (o.kind === 'nodepools' && o.nodePool) {
@@ -85,6 +110,7 @@ export class ControllerState {
   }
 
   batchReady(now: number): boolean {
+    if (this.staticDue) return true;
     if (this.batchFirst === undefined || this.batchLast === undefined) return this.retryAt !== undefined && this.provisionable.size > 0 && now >= this.retryAt;
     return now - this.batchLast >= this.t.idleMs || now - this.batchFirst >= this.t.maxBatchMs;
   }
@@ -96,6 +122,7 @@ export class ControllerState {
     for (const uid of uids) this.provisionable.set(uid, true);
     this.batchFirst = undefined;
     this.batchLast = undefined;
+    this.staticDue = false;
     if (retry) this.retryDelayMs = Math.min(RETRY_MAX_MS, this.retryDelayMs * 2);
     this.retryAt = now + this.retryDelayMs;
     return uids;
@@ -133,6 +160,7 @@ export class ControllerState {
   /** The next time something is due (ms since epoch); work already running is not due again until it ends. */
   nextDue(busy: { provisioning: boolean; disrupting: boolean }): number {
     const times = [...this.watchRetries.values()];
+    if (!busy.provisioning && this.staticDue) times.push(0);
     if (!busy.provisioning && this.batchFirst !== undefined && this.batchLast !== undefined) {
       times.push(Math.min(this.batchLast + this.t.idleMs, this.batchFirst + this.t.maxBatchMs));
     } else if (!busy.provisioning && this.retryAt !== undefined && this.provisionable.size > 0) {

@@ -1,7 +1,8 @@
 /**
  * The provisioner (reference §2.1, §2.9): batch pending pods like Karpenter (1 s idle / 10 s max), solve,
  * create NodeClaims, start one `launch` execution per claim. Inside one invocation it keeps polling while
- * pods are pending, so reaction time is seconds, not the schedule's minute. A lease keeps it single.
+ * pods are pending, so reaction time is seconds, not the schedule's minute. A lease keeps it single. Each
+ * round first keeps static NodePools at their replicas (static-pools.ts).
  */
 import type { InstanceType } from '../instance-types/types';
 import type { NodeClaim } from '../model/karpenter';
@@ -12,6 +13,7 @@ import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import { instanceTypesByPool, provisionablePods } from './provisionable';
 import { reconcileStalledClaims } from './stalled';
+import { reconcileStaticPools } from './static-pools';
 
 /** The scheduling core as the provisioner uses it (shared/core/scheduling/solve.ts, shared/core/provisioning/from-snapshot.ts). */
 export interface Planner {
@@ -68,6 +70,12 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
       let snapshot = await deps.cluster.snapshot();
       // A claim whose launch never happened must not hold its pods until a 15-minute deadline.
       if ((await reconcileStalledClaims(deps, snapshot)).some((a) => a.type === 'delete')) snapshot = await deps.cluster.snapshot();
+      // Static NodePools are kept at their replicas whether or not pods are pending.
+      const statics = await reconcileStaticPools(deps, planner, snapshot, (s) => instanceTypesByPool(deps, s));
+      if (statics.created.length + statics.deleted.length > 0) {
+        result.nodeClaims.push(...statics.created);
+        snapshot = await deps.cluster.snapshot();
+      }
       let pending = provisionablePods(snapshot);
       if (pending.length === 0) break;
       // A claim created in this invocation that is gone again (e.g. deleted after insufficient capacity)

@@ -47,6 +47,11 @@ export interface NodePool {
   };
   /** Capacity limits (cpu millicores, memory bytes, pods, gpu, nodes). */
   limits: ResourceList;
+  /**
+   * Static NodePool (`spec.replicas`, Karpenter v1.8+): kept at exactly this many nodes, never used for pending
+   * pods, never consolidated. Undefined = a dynamic pool.
+   */
+  replicas?: number;
   /** karpenter.sh/nodepool-hash of the template (see core/model/hash.ts). */
   hash?: string;
   deleting?: boolean;

@@ -32,6 +32,10 @@ export function diagnosePod(pod: Pod, input: SchedulingInput): PoolDiagnosis[] {
       steps.push({ check: 'nodepool ready', ok: false, detail: pool.deleting ? 'the NodePool is being deleted' : 'the NodePool is not ready' });
       return done(false);
     }
+    if (pool.replicas !== undefined) {
+      steps.push({ check: 'dynamic provisioning', ok: false, detail: `a static NodePool (replicas ${pool.replicas}) is never launched for pending pods; its nodes take pods as existing capacity` });
+      return done(false);
+    }
     const t = buildTemplate(pool, input.instanceTypes[pool.name] ?? [], input.daemonSets, dims);
     const total = (input.instanceTypes[pool.name] ?? []).length;
     steps.push({ check: 'instance types', ok: t.options.length > 0, detail: `${t.options.length} of ${total} instance types match the NodePool's requirements and have an available offering` });

@@ -10,7 +10,10 @@ import type { EC2NodeClass } from '../model/karpenter';
 import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { ClusterSnapshot } from '../ports/cluster-client';
 import { solve } from '../scheduling/solve';
-import type { Plan, SchedulingInput, SchedulingOptions } from '../scheduling/types';
+import { isStatic, staticNodeClaim } from '../scheduling/static-claim';
+import type { ExistingNode, Plan, PlannedNodeClaim, SchedulingInput, SchedulingOptions } from '../scheduling/types';
+import { Label } from '../model/labels';
+import type { ResourceList } from '../model/resources';
 import { existingNodesFromSnapshot } from './from-snapshot';
 
 export interface OfflinePlanOptions {
@@ -33,6 +36,22 @@ export interface OfflinePlan {
   input: SchedulingInput;
   /** Where its prices come from: the bundled list prices of the region, or estimates. */
   pricing: PlanPricing;
+  /** Static NodePools (spec.replicas): the nodes they keep, what would be launched or removed to get there. */
+  staticPools: StaticPoolPlan[];
+}
+
+export interface StaticPoolPlan {
+  nodePool: string;
+  replicas: number;
+  /** Nodes (or live NodeClaims) of the pool in the input. */
+  existing: number;
+  /** Nodes to launch (capped by limits.nodes); they are in-flight capacity pending pods may use. */
+  launch: number;
+  /** Nodes a scale-down would remove. */
+  remove: number;
+  /** What one launched node would be (absent when none can be made, with `reason`). */
+  nodeClaim?: PlannedNodeClaim;
+  reason?: string;
 }
 
 export interface PlanPricing {
@@ -98,11 +117,14 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
   const usable = set.nodePools.filter((p) => instanceTypes[p.name] !== undefined);
   const snapshot = snapshotFromManifests(set);
   const pending = set.pods.filter((p) => !p.nodeName && p.owner?.kind !== 'DaemonSet' && p.deletionTimestamp === undefined);
+  const existingNodes = existingNodesFromSnapshot(snapshot, instanceTypes);
+  const staticPools = planStaticPools(set, usable, instanceTypes);
+  existingNodes.push(...staticPools.flatMap(staticInFlight));
   const input: SchedulingInput = {
     pods: pending,
     nodePools: usable,
     instanceTypes,
-    existingNodes: existingNodesFromSnapshot(snapshot, instanceTypes),
+    existingNodes,
     daemonSets: set.daemonSets,
     persistentVolumes: set.persistentVolumes,
     persistentVolumeClaims: set.persistentVolumeClaims,
@@ -113,5 +135,35 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
   if (unusablePools.length > 0) {
     for (const u of plan.unschedulable) u.reason += `; ${unusablePools.map((p) => `nodepool "${p.nodePool}": ${p.reason}`).join('; ')}`;
   }
-  return { plan, pending, warnings, unusablePools, input, pricing };
+  return { plan, pending, warnings, unusablePools, input, pricing, staticPools };
+}
+
+/** Each static pool's replicas against the nodes the manifests hold (claims, else nodes labelled with the pool). */
+function planStaticPools(set: ManifestSet, pools: ManifestSet['nodePools'], instanceTypes: Record<string, InstanceType[]>): StaticPoolPlan[] {
+  return pools.filter(isStatic).map((pool) => {
+    const claims = set.nodeClaims.filter((c) => c.nodePool === pool.name && c.deletionTimestamp === undefined).length;
+    const nodes = set.nodes.filter((n) => n.labels[Label.nodePool] === pool.name && n.deletionTimestamp === undefined).length;
+    const existing = Math.max(claims, nodes);
+    const replicas = pool.replicas!;
+    const limit = pool.limits.nodes ?? Infinity;
+    const out: StaticPoolPlan = { nodePool: pool.name, replicas, existing, launch: Math.max(0, Math.min(replicas, limit) - existing), remove: Math.max(0, existing - replicas) };
+    const claim = staticNodeClaim(pool, instanceTypes[pool.name] ?? [], set.daemonSets);
+    if (typeof claim === 'string') { out.reason = claim; out.launch = 0; } else out.nodeClaim = claim;
+    return out;
+  });
+}
+
+/** A static node still to launch, as in-flight capacity (Karpenter: pods may land on static capacity not yet launched). */
+function staticInFlight(p: StaticPoolPlan): ExistingNode[] {
+  const c = p.nodeClaim;
+  if (!c || p.launch === 0) return [];
+  const allocatable: ResourceList = { ...c.instanceTypes[0].allocatable };
+  for (const t of c.instanceTypes.slice(1)) for (const k of Object.keys(allocatable)) allocatable[k] = Math.min(allocatable[k], t.allocatable[k] ?? 0);
+  return Array.from({ length: p.launch }, (_, i) => {
+    const name = `${p.nodePool}-replica-${i + 1}`;
+    return {
+      name, labels: { ...c.labels, [Label.nodePool]: p.nodePool, [Label.hostname]: name }, taints: c.taints, allocatable, capacity: allocatable,
+      pods: [], nodePool: p.nodePool, initialized: false, inFlight: true, price: c.price,
+    };
+  });
 }

@@ -4,6 +4,7 @@ import { formatResourceList } from '../model/resources';
 import type { NodeSelectorRequirement } from '../model/kube';
 import type { Plan } from '../scheduling/types';
 import type { ExistingNode } from '../scheduling/types';
+import type { StaticPoolPlan } from './offline-plan';
 
 export interface PlanJson {
   nodeClaims: {
@@ -20,13 +21,18 @@ export interface PlanJson {
   existingNodes: { name: string; pods: string[] }[];
   unschedulable: { pod: string; reason: string }[];
   summary: { pods: number; scheduled: number; nodeClaims: number; pricePerHour: number; unschedulable: number };
+  /**
+   * Static NodePools (spec.replicas; added field, absent when there are none): nodes kept, to launch or remove.
+   * Their launches are not in `nodeClaims` or the summary; pods planned onto them are under `existingNodes`.
+   */
+  staticNodePools?: { nodePool: string; replicas: number; existing: number; launch: number; remove: number; instanceTypes: string[]; capacityType?: string; pricePerHour: number; reason?: string }[];
   /** Where the prices come from (added field; absent when unknown). */
   pricing?: { region: string; onDemand: 'list' | 'estimate'; spot: 'estimate'; note?: string };
 }
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
-export function planToJson(plan: Plan, pendingCount: number, existing: ExistingNode[] = [], pricing?: PlanJson['pricing']): PlanJson {
+export function planToJson(plan: Plan, pendingCount: number, existing: ExistingNode[] = [], pricing?: PlanJson['pricing'], statics: StaticPoolPlan[] = []): PlanJson {
   const placed = new Map(plan.existingPlacements.map((e) => [e.node, e.pods.map(podKey)]));
   const nodeClaims = plan.nodeClaims.map((c) => ({
     nodePool: c.nodePool,
@@ -53,6 +59,13 @@ export function planToJson(plan: Plan, pendingCount: number, existing: ExistingN
       pricePerHour: round(nodeClaims.reduce((s, c) => s + c.pricePerHour, 0)),
       unschedulable: unschedulable.length,
     },
+    ...(statics.length > 0 ? {
+      staticNodePools: statics.map((s) => ({
+        nodePool: s.nodePool, replicas: s.replicas, existing: s.existing, launch: s.launch, remove: s.remove,
+        instanceTypes: s.nodeClaim?.instanceTypes.map((t) => t.name) ?? [], ...(s.nodeClaim ? { capacityType: s.nodeClaim.capacityType } : {}),
+        pricePerHour: round(s.nodeClaim?.price ?? 0), ...(s.reason ? { reason: s.reason } : {}),
+      })),
+    } : {}),
     ...(pricing ? { pricing } : {}),
   };
 }

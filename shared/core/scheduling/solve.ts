@@ -12,6 +12,7 @@ import { finalizeClaim } from './finalize';
 import { InProgressClaim } from './nodeclaim';
 import { compareForQueue, newPodState, relax, type PodState } from './pod-data';
 import { Requirement, type Requirements } from './requirements';
+import { isStatic } from './static-claim';
 import { buildTemplate, type Template, type TypeOption } from './template';
 import { Topology, type TopologyGroup } from './topology';
 import type { Plan, SchedulingInput, UnschedulablePod } from './types';
@@ -48,8 +49,10 @@ export function solve(input: SchedulingInput): Plan {
   for (const d of input.daemonSets) for (const k in d.template.requests) dimNames.add(k);
   const dims = new Dims(dimNames);
 
+  // Static NodePools (spec.replicas) keep a fixed count of nodes and are never launched for pending pods;
+  // their nodes are still targets as existing nodes.
   const pools = input.nodePools
-    .filter((p) => !p.deleting && p.ready !== false)
+    .filter((p) => !p.deleting && p.ready !== false && !isStatic(p))
     .sort((a, b) => b.weight - a.weight || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
   const templates: Template[] = pools.map((p) => buildTemplate(p, input.instanceTypes[p.name] ?? [], input.daemonSets, dims)).filter((t) => t.options.length > 0);
   const emptyPools = pools.filter((p) => !templates.some((t) => t.pool === p)).map((p) => p.name);
@@ -213,7 +216,10 @@ export function solve(input: SchedulingInput): Plan {
       return undefined;
     }
     if (templates.length === 0) {
-      reasons.push(pools.length === 0 ? 'no NodePool is ready' : `no instance types available for nodepool(s) ${emptyPools.map((n) => `"${n}"`).join(', ')}`);
+      const statics = input.nodePools.filter(isStatic).length;
+      reasons.push(pools.length === 0
+        ? (statics > 0 && statics === input.nodePools.length ? 'only static NodePools exist (spec.replicas): they are not used for pending pods' : 'no NodePool is ready')
+        : `no instance types available for nodepool(s) ${emptyPools.map((n) => `"${n}"`).join(', ')}`);
     }
     if (firstExistingError && reasons.length === 0) reasons.push(firstExistingError);
     return reasons.join('; ');

@@ -3,7 +3,9 @@ import { CONTROLLER_LEASE, runController, type ControllerResult } from '../../..
 import type { ClusterWatch, FunctionInvoker, InvokedFunction, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../../../shared/core/ports';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 import { VirtualClock, settle } from '../../../shared/sim/clock';
-import { FakeCluster, RecordingLogger, RecordingWorkflows, node, nodeClaim, pod } from './fakes';
+import { FakeCluster, RecordingLogger, RecordingWorkflows, node, nodeClaim, nodePool, pod } from './fakes';
+
+const staticPoolOf = (replicas: number) => nodePool('static', { replicas });
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -107,6 +109,25 @@ describe('runController', () => {
     ]);
     // Assess
     expect(provisionerCalls(w).map((c) => c.at)).toEqual([3, 13, 21, 41, 81]);
+  });
+
+  it('should call the provisioner at once for a static NodePool, when its replicas change and when one of its claims goes', async () => {
+    // Prepare
+    const w = world();
+    const pool = (replicas: number) => ({ kind: 'nodepools' as const, name: 'static', nodePool: { ...staticPoolOf(replicas) } });
+    const claimOf = (nodePool: string, deletionTimestamp?: number) => ({ kind: 'nodeclaims' as const, name: `${nodePool}-x`, nodeClaim: { ...nodeClaim(`${nodePool}-x`, { nodePool }), deletionTimestamp } });
+    // Act
+    await run(w, 60, [
+      [5.5, () => w.watch.emit('nodepools', { type: 'ADDED', object: pool(3) })],
+      [10, () => w.watch.emit('nodepools', { type: 'MODIFIED', object: pool(3) })], // e.g. a status update: nothing to do
+      [20.5, () => w.watch.emit('nodepools', { type: 'MODIFIED', object: pool(5) })], // kubectl scale nodepool static --replicas=5
+      [30, () => w.watch.emit('nodeclaims', { type: 'ADDED', object: claimOf('static') })],
+      [40.5, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('static', 1) })], // expired or deleted
+      [45, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('static', 1) })],
+      [50, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('dynamic', 1) })],
+    ]);
+    // Assess
+    expect(provisionerCalls(w).map((c) => c.at)).toEqual([5.5, 20.5, 40.5]);
   });
 
   it('should wake disruption after a node taint changes, but not for a status-only update', async () => {

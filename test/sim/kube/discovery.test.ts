@@ -25,7 +25,7 @@ describe('fake API server: discovery and the scale subresource', () => {
     // Assess
     expect(v1.resources.find((r) => r.name === 'pods/eviction')).toMatchObject({ kind: 'Eviction', namespaced: true });
     expect(v1.resources.find((r) => r.name === 'nodes')).toMatchObject({ kind: 'Node', namespaced: false });
-    expect(karpenter.resources.map((r) => r.name)).toEqual(['nodeclaims', 'nodeclaims/status', 'nodepools', 'nodepools/status']);
+    expect(karpenter.resources.map((r) => r.name)).toEqual(['nodeclaims', 'nodeclaims/status', 'nodepools', 'nodepools/status', 'nodepools/scale']);
     expect(karpenter.resources.every((r) => r.namespaced === false)).toBe(true);
   });
 

@@ -95,4 +95,15 @@ spec:
     expect(out).toContain('deployment.apps/inflate scaled');
     expect(replicas).toBe('5');
   });
+
+  it('should scale a static NodePool with kubectl scale (the CRD\'s scale subresource)', async () => {
+    // Prepare
+    api.apply({ ...nodePoolJson('static'), spec: { ...(nodePoolJson('static').spec as object), replicas: 2 } });
+    // Act
+    const out = await kubectl('scale', 'nodepool', 'static', '--replicas', '4');
+    const replicas = await kubectl('get', 'nodepool', 'static', '-o', 'jsonpath={.spec.replicas}');
+    // Assess
+    expect(out).toContain('nodepool.karpenter.sh/static scaled');
+    expect(replicas).toBe('4');
+  });
 });

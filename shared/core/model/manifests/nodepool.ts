@@ -119,7 +119,15 @@ export const nodePoolSchema = z.object({
       budgets: z.array(budgetSchema).max(50, 'at most 50 budgets are allowed').optional(),
     }).optional(),
     limits: z.record(z.string(), nonNegativeQuantity).optional(),
+    /** Static NodePool (Karpenter v1.8+): keep exactly this many nodes. */
+    replicas: z.number().int('replicas must be an integer').min(0, 'replicas must be at least 0').optional(),
   }, 'spec'),
+}).superRefine((np, ctx) => {
+  // Karpenter's CEL rules on static NodePools, with its messages.
+  if (np.spec.replicas === undefined) return;
+  const limits = Object.keys(np.spec.limits ?? {});
+  if (limits.some((k) => k !== 'nodes')) ctx.addIssue({ code: 'custom', path: ['spec', 'limits'], message: "only 'limits.nodes' is supported on static NodePools" });
+  if (np.spec.weight !== undefined) ctx.addIssue({ code: 'custom', path: ['spec', 'weight'], message: "'weight' is not supported on static NodePools" });
 });
 
 export const DEFAULT_EXPIRE_AFTER = 720 * 3600;
@@ -163,6 +171,7 @@ export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffi
     },
     limits: resources(spec.limits, ctx, 'spec.limits'),
   };
+  if (spec.replicas !== undefined) pool.replicas = spec.replicas;
   const uid = str(metadata.uid);
   if (uid) pool.uid = uid;
   if (toSeconds(metadata.deletionTimestamp) !== undefined) pool.deleting = true;
