@@ -6,8 +6,8 @@
  *   never past `limits.nodes` (counting claims still terminating). Nodes being disrupted count as present,
  *   so a drift replacement in flight does not make an extra claim.
  * - Too many (`kubectl scale nodepool … --replicas` lower): delete the surplus claims — unlaunched claims
- *   first, then empty nodes (only DaemonSet pods, no do-not-disrupt pod), then the rest, nodes with a
- *   do-not-disrupt pod last and fewest pods first. A deleted claim terminates through `terminate` like a
+ *   first, then empty nodes (only DaemonSet pods, no do-not-disrupt pod), then the rest by disruption cost
+ *   (pods' eviction cost × lifetime left), nodes with a do-not-disrupt pod last. A deleted claim terminates through `terminate` like a
  *   `kubectl delete`: drained honouring PDBs, do-not-disrupt and terminationGracePeriod. No disruption budget
  *   applies (the user asked for it, as with expiration).
  */
@@ -16,6 +16,7 @@ import type { NodeClaim, NodePool } from '../model/karpenter';
 import type { Node, Pod } from '../model/kube';
 import { Annotation, TaintKey } from '../model/labels';
 import type { ClusterSnapshot } from '../ports';
+import { disruptionCost } from '../disruption/pods';
 import { isStatic, staticNodeClaim } from '../scheduling/static-claim';
 import { reconcileDeletions } from './deletions';
 import type { LifecycleDeps } from './deps';
@@ -44,7 +45,7 @@ function nodeOf(c: NodeClaim, nodes: readonly Node[]): Node | undefined {
 }
 
 /** What to do for every static NodePool (pure). */
-export function decideStaticPools(snapshot: Pick<ClusterSnapshot, 'nodePools' | 'nodeClaims' | 'nodes' | 'pods'>): StaticPoolDecision[] {
+export function decideStaticPools(snapshot: Pick<ClusterSnapshot, 'nodePools' | 'nodeClaims' | 'nodes' | 'pods'>, nowMs: number): StaticPoolDecision[] {
   const out: StaticPoolDecision[] = [];
   for (const pool of snapshot.nodePools) {
     if (!isStatic(pool) || pool.deleting || pool.ready === false) continue;
@@ -62,14 +63,14 @@ export function decideStaticPools(snapshot: Pick<ClusterSnapshot, 'nodePools' | 
       d.create = Math.min(missing, room);
       if (d.create < missing) d.limited = `limits.nodes ${limit} reached (${all.length} claims)`;
     } else if (running.length > replicas) {
-      d.delete = surplus(running, nodeByClaim, snapshot.pods, running.length - replicas);
+      d.delete = surplus(running, nodeByClaim, snapshot.pods, running.length - replicas, nowMs);
     }
     if (d.create > 0 || d.delete.length > 0 || d.limited) out.push(d);
   }
   return out;
 }
 
-function surplus(claims: NodeClaim[], nodeByClaim: Map<string, Node | undefined>, pods: readonly Pod[], count: number): string[] {
+function surplus(claims: NodeClaim[], nodeByClaim: Map<string, Node | undefined>, pods: readonly Pod[], count: number, nowMs: number): string[] {
   const podsOn = new Map<string, Pod[]>();
   for (const p of pods) {
     if (!p.nodeName || isTerminal(p)) continue;
@@ -83,9 +84,10 @@ function surplus(claims: NodeClaim[], nodeByClaim: Map<string, Node | undefined>
     const blocked = onNode.some(doNotDisrupt);
     // 0: never launched; 1: empty; 2: pods, none do-not-disrupt; 3: a do-not-disrupt pod.
     const rank = !c.status.providerID ? 0 : blocked ? 3 : workload.length === 0 ? 1 : 2;
-    return { name: c.name, rank, pods: workload.length };
+    // Karpenter's disruption cost: Σ pod eviction costs × the fraction of lifetime left.
+    return { name: c.name, rank, cost: disruptionCost(workload, c.creationTimestamp, c.spec.expireAfter, nowMs) };
   });
-  ranked.sort((a, b) => a.rank - b.rank || a.pods - b.pods || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  ranked.sort((a, b) => a.rank - b.rank || a.cost - b.cost || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return ranked.slice(0, count).map((r) => r.name);
 }
 
@@ -99,7 +101,7 @@ export async function reconcileStaticPools(
   instanceTypes: (s: ClusterSnapshot) => Promise<Record<string, InstanceType[]>>,
 ): Promise<StaticPoolsResult> {
   const result: StaticPoolsResult = { created: [], deleted: [] };
-  const decisions = decideStaticPools(snapshot);
+  const decisions = decideStaticPools(snapshot, deps.clock.now());
   if (decisions.length === 0) return result;
   const pools = new Map<string, NodePool>(snapshot.nodePools.map((p) => [p.name, p]));
   const needTypes = decisions.some((d) => d.create > 0);

@@ -19,6 +19,7 @@ import { nodePoolJson, validationError } from '../model/helpers';
 import { computeDisruption } from '../../../shared/core/disruption';
 import { bound, c6g, cluster, input, managed, pool as dpool } from '../disruption/builders';
 
+const NOW = Date.UTC(2026, 0, 2);
 const staticPool = (replicas: number, over: Parameters<typeof nodePool>[1] = {}) => nodePool('static', { replicas, ...over });
 const snap = (o: Partial<ClusterSnapshot>): ClusterSnapshot => ({
   pods: [], nodes: [], nodeClaims: [], nodePools: [], nodeClasses: [], pdbs: [], daemonSets: [], persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [], ...o,
@@ -71,20 +72,20 @@ describe('scheduling with static NodePools', () => {
 
 describe('decideStaticPools', () => {
   it('creates the missing replicas', () => {
-    const d = decideStaticPools(snap({ nodePools: [staticPool(3)], nodeClaims: [launched('a')] }));
+    const d = decideStaticPools(snap({ nodePools: [staticPool(3)], nodeClaims: [launched('a')] }), NOW);
     expect(d).toEqual([expect.objectContaining({ pool: 'static', running: 1, create: 2, delete: [] })]);
   });
   it('never passes limits.nodes, counting claims still terminating', () => {
     const gone = { ...launched('b'), deletionTimestamp: 1 };
-    const d = decideStaticPools(snap({ nodePools: [staticPool(3, { limits: { nodes: 3 } })], nodeClaims: [launched('a'), gone] }));
+    const d = decideStaticPools(snap({ nodePools: [staticPool(3, { limits: { nodes: 3 } })], nodeClaims: [launched('a'), gone] }), NOW);
     expect(d[0]).toMatchObject({ create: 1, limited: expect.stringMatching(/limits.nodes 3/) });
   });
   it('counts a node being disrupted as present (its replacement is on its way)', () => {
     const claims = [launched('a'), launched('b')];
     const nodes = [nodeFor('a', { taints: [{ key: TaintKey.disrupted, effect: 'NoSchedule' }] }), nodeFor('b')];
-    expect(decideStaticPools(snap({ nodePools: [staticPool(2)], nodeClaims: claims, nodes }))).toEqual([]);
+    expect(decideStaticPools(snap({ nodePools: [staticPool(2)], nodeClaims: claims, nodes }), NOW)).toEqual([]);
   });
-  it('scales down unlaunched claims first, then empty nodes, then the fewest pods, do-not-disrupt last', () => {
+  it('scales down unlaunched claims first, then empty nodes, then the lowest disruption cost, do-not-disrupt last', () => {
     const claims = ['busy', 'guarded', 'empty', 'light'].map((n) => launched(n));
     claims.push(nodeClaim('unlaunched', { nodePool: 'static' }));
     const nodes = ['busy', 'guarded', 'empty', 'light'].map((n) => nodeFor(n));
@@ -93,14 +94,14 @@ describe('decideStaticPools', () => {
       pod('g1', { nodeName: 'node-guarded', annotations: { [Annotation.doNotDisrupt]: 'true' } }),
       pod('ds', { nodeName: 'node-empty', owner: { kind: 'DaemonSet', name: 'agent' } }),
     ];
-    const at = (replicas: number) => decideStaticPools(snap({ nodePools: [staticPool(replicas)], nodeClaims: claims, nodes, pods }))[0].delete;
+    const at = (replicas: number) => decideStaticPools(snap({ nodePools: [staticPool(replicas)], nodeClaims: claims, nodes, pods }), NOW)[0].delete;
     expect(at(4)).toEqual(['unlaunched']);
     expect(at(2)).toEqual(['unlaunched', 'empty', 'light']);
     expect(at(0)).toEqual(['unlaunched', 'empty', 'light', 'busy', 'guarded']);
   });
   it('leaves dynamic, deleting and not-ready pools alone', () => {
     const pools = [nodePool('dynamic'), staticPool(2, { deleting: true }), { ...staticPool(2), name: 'unready', ready: false }];
-    expect(decideStaticPools(snap({ nodePools: pools }))).toEqual([]);
+    expect(decideStaticPools(snap({ nodePools: pools }), NOW)).toEqual([]);
   });
 });
 
