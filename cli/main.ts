@@ -1,13 +1,10 @@
 /** The `nodewright` command line. Each subcommand lives in its own module; this file only wires them. */
 import { Command, CommanderError, Option } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
 import { isManifestValidationError } from '../shared/core/errors';
 import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/custom';
 import { addAuditCommand } from './audit';
-import { demoCommand } from './demo';
-import { doctorCommand } from './doctor';
 import { explainCommand } from './explain';
-import { serveCommand } from './serve';
-import { simulateFile } from './simulate';
 import { CliUsageError, planCommand } from './plan';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -24,6 +21,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = new Command()
     .name('nodewright')
     .description('Serverless, Karpenter-compatible node autoscaler for Amazon EKS: plan, simulate, explain.')
+    .version(pkg.version, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
 
@@ -65,6 +63,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('--sim', 'check the simulator\'s account and cluster instead (the walkthrough\'s objects)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (o: { cluster?: string; region?: string; stage: string; nodeRole?: string; nodeInstanceProfile?: string; queue?: string; sim?: boolean; output: 'table' | 'json' }) => {
+      // Loaded on use: the AWS SDK and Kubernetes client it needs would slow every other command's start.
+      const { doctorCommand } = await import('./doctor');
       code = await doctorCommand(o, out);
     });
 
@@ -75,6 +75,7 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--report <file>', 'also write a self-contained HTML report')
     .action(async (file: string, o: { output: 'table' | 'json'; report?: string }) => {
+      const { simulateFile } = await import('./simulate');
       code = await simulateFile(file, o, out, err);
     });
 
@@ -90,13 +91,17 @@ export async function main(argv: string[]): Promise<number> {
     .option('--speed <x>', 'simulated seconds per real second', '1')
     .option('--node-startup <seconds>', 'seconds from launch to a Ready node', '10')
     .action(async (o: { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string }) => {
+      const { serveCommand } = await import('./serve');
       code = await serveCommand(o, out);
     });
 
   program
     .command('demo')
     .description('Run the seed walkthrough on the embedded default (examples/inflate.yaml).')
-    .action(async () => { code = await demoCommand(out, err); });
+    .action(async () => {
+      const { demoCommand } = await import('./demo');
+      code = await demoCommand(out, err);
+    });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,5 +1,6 @@
 /** `nodewright plan` as a user runs it: in-process through main(argv), and once as a real child process. */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli, type CliRun } from './run';
@@ -223,6 +224,20 @@ describe('nodewright plan as a child process', () => {
     const plan = JSON.parse(r.stdout) as PlanJson;
     expect(plan.nodeClaims.map((c) => [c.instanceTypes[0], c.capacityType, c.pricePerHour])).toEqual([['c6a.2xlarge', 'on-demand', 0.306]]);
     expect(plan.summary).toMatchObject({ pods: 5, scheduled: 5, nodeClaims: 1, pricePerHour: 0.306 });
+  });
+
+  it('should print the same plan from the prebuilt CLI as from the sources, and its version', () => {
+    // Act
+    const cli = (env: Record<string, string>, ...args: string[]) =>
+      spawnSync(process.execPath, ['bin/nodewright.mjs', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+    const args = ['plan', '-f', 'examples/static-pool.yaml', '-f', 'test/fixtures/manifests/four-pods.yaml', '-o', 'json'];
+    const prebuilt = cli({}, ...args);
+    const sources = cli({ NODEWRIGHT_FROM_SOURCES: '1' }, ...args);
+    const version = cli({}, '--version');
+    // Assess
+    expect(prebuilt.status).toBe(0);
+    expect(prebuilt.stdout).toBe(sources.stdout);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version);
   });
 });
 

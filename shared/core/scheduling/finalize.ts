@@ -12,6 +12,9 @@ const CAPACITY_ORDER: CapacityTypeValue[] = [CapacityType.reserved, CapacityType
 export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number): PlannedNodeClaim {
   const reqs = claim.requirements;
   const match = offeringMatcher(reqs);
+  // Zone, zone ID and capacity type as the pool has them: an option's price is its cheapest offering (minPrice).
+  const tmpl = claim.template.requirements;
+  const poolOfferings = reqs.get(Label.zone) === tmpl.get(Label.zone) && reqs.get(Label.capacityType) === tmpl.get(Label.capacityType) && reqs.get(Label.zoneId) === tmpl.get(Label.zoneId);
   // Exotic types (GPU, accelerators, metal) only when nothing else satisfies the pods.
   const anyPlain = claim.options.some((o) => !o.it.exotic);
   const priced: { o: TypeOption; price: number }[] = [];
@@ -22,8 +25,8 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
     // Options come cheapest-first by their unrestricted price, a lower bound: once we hold enough and the
     // next lower bound exceeds every price held, nothing later can make the cut.
     if (priced.length >= maxInstanceTypes && o.minPrice > hi) break;
-    let price = Infinity;
-    for (const x of o.offerings) if (x.price < price && match(x)) price = x.price;
+    let price = poolOfferings ? o.minPrice : Infinity;
+    if (!poolOfferings) for (const x of o.offerings) if (x.price < price && match(x)) price = x.price;
     const prev = priced[priced.length - 1];
     if (prev && (prev.price > price || (prev.price === price && prev.o.it.name > o.it.name))) sorted = false;
     priced.push({ o, price });
@@ -36,17 +39,33 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
   // on-demand offering is ignored (reference §2.8).
   let cheapestOnDemand = Infinity;
   const offered = new Set<string>();
-  for (const o of options) for (const x of o.offerings) {
-    if (!match(x)) continue;
-    offered.add(x.capacityType);
-    if (x.capacityType === CapacityType.onDemand && x.price < cheapestOnDemand) cheapestOnDemand = x.price;
+  if (poolOfferings) {
+    // The pool's offerings: each option's cheapest price per capacity type is precomputed.
+    for (const o of options) {
+      for (const ct in o.byCapacity) offered.add(ct);
+      const od = o.byCapacity[CapacityType.onDemand];
+      if (od !== undefined && od < cheapestOnDemand) cheapestOnDemand = od;
+    }
+  } else {
+    for (const o of options) for (const x of o.offerings) {
+      if (!match(x)) continue;
+      offered.add(x.capacityType);
+      if (x.capacityType === CapacityType.onDemand && x.price < cheapestOnDemand) cheapestOnDemand = x.price;
+    }
   }
   const usable = (ct: CapacityTypeValue, price: number) => ct !== CapacityType.spot || price <= cheapestOnDemand || !Number.isFinite(cheapestOnDemand);
   let capacityType: CapacityTypeValue = CapacityType.onDemand;
   let price = Infinity;
   for (const ct of CAPACITY_ORDER) {
     if (!offered.has(ct)) continue;
-    for (const o of options) for (const x of o.offerings) if (x.capacityType === ct && x.price < price && usable(ct, x.price) && match(x)) price = x.price;
+    if (poolOfferings) {
+      for (const o of options) {
+        const p = o.byCapacity[ct];
+        if (p !== undefined && p < price && usable(ct, p)) price = p;
+      }
+    } else {
+      for (const o of options) for (const x of o.offerings) if (x.capacityType === ct && x.price < price && usable(ct, x.price) && match(x)) price = x.price;
+    }
     if (Number.isFinite(price)) { capacityType = ct; break; }
   }
 

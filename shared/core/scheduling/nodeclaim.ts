@@ -16,6 +16,7 @@ export interface AddPlan {
   reqVec: Float64Array;
   nz: number[];
   maxEff: Float64Array;
+  minEff: Float64Array;
   minValuesRelaxed: boolean;
 }
 
@@ -29,6 +30,8 @@ export class InProgressClaim {
   reqVec: Float64Array;
   nz: number[] = [];
   maxEff: Float64Array;
+  /** The min effective allocatable over the options: while the requests stay within it, every option fits. */
+  minEff: Float64Array;
   readonly hostPorts = new Set<string>();
   readonly volumes = new VolumeUsage();
   minValuesRelaxed = false;
@@ -45,8 +48,19 @@ export class InProgressClaim {
     private readonly dims: Dims,
   ) {
     this.reqVec = new Float64Array(dims.size);
+    if (options === template.options) {
+      this.maxEff = template.maxEff;
+      this.minEff = template.minEff;
+      return;
+    }
     this.maxEff = new Float64Array(dims.size);
-    for (const o of options) for (let i = 0; i < dims.size; i++) if (o.eff[i] > this.maxEff[i]) this.maxEff[i] = o.eff[i];
+    this.minEff = new Float64Array(dims.size).fill(Infinity);
+    for (const o of options) {
+      for (let i = 0; i < dims.size; i++) {
+        if (o.eff[i] > this.maxEff[i]) this.maxEff[i] = o.eff[i];
+        if (o.eff[i] < this.minEff[i]) this.minEff[i] = o.eff[i];
+      }
+    }
   }
 
   get requests(): ResourceList {
@@ -122,11 +136,20 @@ export class InProgressClaim {
     let portConflict: string | undefined;
     const hasVolumes = s.volumes.length > 0;
     let volumeLimited = false;
-    for (let j = 0; j < all.length; j++) {
+    // Requests still within every option's allocatable: no option can drop for resources.
+    let allFit = true;
+    for (let k = 0; k < nz.length; k++) if (reqVec[nz[k]] > this.minEff[nz[k]]) { allFit = false; break; }
+    const scan = !allFit || changedTypeKeys.length > 0 || match !== undefined || ports !== undefined || hasVolumes;
+    // A fresh claim narrowed by resources only: the same first requests give the same options.
+    const memoKey = scan && allFit === false && this.pods.length === 0 && all === this.template.options && changedTypeKeys.length === 0
+      && match === undefined && ports === undefined && !hasVolumes ? reqVec.join(',') : undefined;
+    const memo = memoKey !== undefined ? this.template.freshFits.get(memoKey) : undefined;
+    if (memo) return this.finishAdd(merged, memo.options, reqVec, nz, memo.maxEff, memo.minEff);
+    for (let j = 0; scan && j < all.length; j++) {
       const o = all[j];
       const eff = o.eff;
       let ok = true;
-      for (const i of nz) if (reqVec[i] > eff[i]) { ok = false; break; }
+      if (!allFit) for (let k = 0; k < nz.length; k++) if (reqVec[nz[k]] > eff[nz[k]]) { ok = false; break; }
       if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
       if (ok && match && !(fullOk && o.full) && !o.offerings.some(match)) ok = false;
       // The type's DaemonSet pods hold host ports the pod wants (Karpenter's per-group HostPortUsage).
@@ -139,10 +162,24 @@ export class InProgressClaim {
       }
       if (options !== all) options.push(o);
     }
+    let minEff = this.minEff;
     if (options === all) maxEff.set(this.maxEff);
-    else for (const o of options) for (let i = 0; i < n; i++) if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
+    else {
+      minEff = new Float64Array(n).fill(Infinity);
+      for (const o of options) {
+        for (let i = 0; i < n; i++) {
+          if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
+          if (o.eff[i] < minEff[i]) minEff[i] = o.eff[i];
+        }
+      }
+    }
+    if (memoKey !== undefined && this.template.freshFits.size < 10_000) this.template.freshFits.set(memoKey, { options, maxEff, minEff });
     if (options.length === 0 && portConflict) return `${portConflict} by a DaemonSet`;
     if (options.length === 0 && volumeLimited) return 'no instance type can attach that many volumes';
+    return this.finishAdd(merged, options, reqVec, nz, maxEff, minEff);
+  }
+
+  private finishAdd(merged: Requirements, options: TypeOption[], reqVec: Float64Array, nz: number[], maxEff: Float64Array, minEff: Float64Array): AddPlan | string {
     if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(this.dims.list(reqVec)))} and requirements`;
     let minValuesRelaxed = this.minValuesRelaxed;
     for (const r of merged.values()) {
@@ -153,7 +190,7 @@ export class InProgressClaim {
         minValuesRelaxed = true;
       }
     }
-    return { requirements: merged, options, reqVec, nz, maxEff, minValuesRelaxed };
+    return { requirements: merged, options, reqVec, nz, maxEff, minEff, minValuesRelaxed };
   }
 
   private zoneFeasible(zone: string, pv: Float64Array, reqs: Requirements): boolean {
@@ -183,6 +220,7 @@ export class InProgressClaim {
     this.reqVec = plan.reqVec;
     this.nz = plan.nz;
     this.maxEff = plan.maxEff;
+    this.minEff = plan.minEff;
     this.minValuesRelaxed = plan.minValuesRelaxed;
     if (s.pod.hostPorts.length > 0) for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
     if (s.volumes.length > 0) this.volumes.add(s.volumes);

@@ -41,6 +41,8 @@ export interface TypeOption {
   minPrice: number;
   /** Offered in every (zone × capacity type) of the template's universe: zone/capacity narrowing never drops it. */
   full: boolean;
+  /** Cheapest available offering per capacity type under the pool's requirements. */
+  byCapacity: Partial<Record<string, number>>;
 }
 
 export interface Template {
@@ -55,6 +57,14 @@ export interface Template {
   capacityTypes: string[];
   /** Every value a node of this pool could have per label key (requirements, labels, options' labels and offerings): topology domains. */
   domains: Map<string, Set<string>>;
+  /** Max / min effective allocatable over all options (a fresh claim starts from these). */
+  maxEff: Float64Array;
+  minEff: Float64Array;
+  /**
+   * A fresh claim's options for a first pod's requests (by request vector), when nothing but resources narrows
+   * them: replicas with the same requests (hostname anti-affinity opens one claim each) reuse the filtering.
+   */
+  freshFits: Map<string, { options: TypeOption[]; maxEff: Float64Array; minEff: Float64Array }>;
 }
 
 /** True when the instance type's labels satisfy `reqs` on the given keys (or all type keys). */
@@ -182,7 +192,9 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     // The DaemonSets alone do not fit in some resource (any resource, also one the pending pods do not ask for,
     // which the fit checks then never look at): the type cannot host the pool's nodes.
     if (!daemonsFit) continue;
-    options.push({ it, effective, eff: dims.vec(effective), daemon, daemonPorts, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)), full: false });
+    const byCapacity: Partial<Record<string, number>> = {};
+    for (const x of offerings) if (!(x.price >= (byCapacity[x.capacityType] ?? Infinity))) byCapacity[x.capacityType] = x.price;
+    options.push({ it, effective, eff: dims.vec(effective), daemon, daemonPorts, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)), full: false, byCapacity });
   }
   options.sort((a, b) => a.minPrice - b.minPrice || (a.it.name < b.it.name ? -1 : 1));
   options.forEach((o, i) => { o.rank = i; });
@@ -192,8 +204,19 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     const have = new Set(o.offerings.map((x) => `${x.zone}|${x.capacityType}`));
     o.full = zones.every((z) => capacityTypes.every((c) => have.has(`${z}|${c}`)));
   }
+  const maxEff = new Float64Array(dims.size);
+  const minEff = new Float64Array(dims.size).fill(Infinity);
+  for (const o of options) {
+    for (let i = 0; i < dims.size; i++) {
+      if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
+      if (o.eff[i] < minEff[i]) minEff[i] = o.eff[i];
+    }
+  }
   return {
     pool,
+    maxEff,
+    minEff,
+    freshFits: new Map(),
     domains: templateDomains(reqs, options),
     requirements: reqs,
     labels: { ...pool.template.labels, [Label.nodePool]: pool.name },

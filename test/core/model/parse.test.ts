@@ -1,5 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mergeManifestSets, parseManifestFiles, parseManifests, workloadPods } from '../../../shared/core/model/manifests';
+import { documentValues } from '../../../shared/core/model/manifests/parse';
 import { fixture, validationError } from './helpers';
 
 const deployment = (name: string, replicas: number, extra = '') => `apiVersion: apps/v1
@@ -305,5 +307,30 @@ spec:
     // Assess
     expect(set.pods[0].requests).toEqual({ cpu: 2000, memory: 2 ** 30 });
     expect(set.warnings).toEqual([]);
+  });
+});
+
+describe('the fast YAML path (js-yaml for plain manifests)', () => {
+  const root = new URL('../../../', import.meta.url);
+  const files = [
+    ...readdirSync(new URL('examples/', root)).filter((f) => f.endsWith('.yaml')).map((f) => `examples/${f}`),
+    ...readdirSync(new URL('test/fixtures/manifests/', root)).filter((f) => f.endsWith('.yaml')).map((f) => `test/fixtures/manifests/${f}`),
+  ];
+
+  it.each(files)('reads %s exactly as the yaml library does', (f) => {
+    const text = readFileSync(new URL(f, root), 'utf8');
+    expect(documentValues(text, f)).toEqual(documentValues(text, f, false));
+  });
+
+  it('reads merge keys, YAML 1.2 scalars and empty documents the same way', () => {
+    const text = 'a: &x {b: 1}\nc: *x\n---\n---\nd: {<<: {e: 2}, f: 0o17, g: yes, h: ~, i: 2026-01-01, j: 1e3, k: .inf}\n';
+    const plain = text.replace('&x {b: 1}', '{b: 1}').replace('*x', '{b: 1}');
+    expect(documentValues(text, 'x')).toEqual(documentValues(text, 'x', false));
+    expect(documentValues(plain, 'x')).toEqual(documentValues(plain, 'x', false));
+  });
+
+  it('leaves duplicate keys, tags and invalid YAML to the yaml library and its messages', () => {
+    const err = validationError(() => parseManifests('kind: Pod\nkind: Node\n', 'dup.yaml'));
+    expect(err.problem).toMatch(/invalid YAML/);
   });
 });

@@ -1,0 +1,118 @@
+/**
+ * Whole-process CLI timings — what a user runs, start-up included (issue #12 item 5). Not part of `npm test`.
+ *
+ *   node --import tsx bench/cli.ts
+ *
+ * Writes Kubernetes manifests (YAML, as `kubectl get -o yaml` gives them) for Karpenter's benchmark shape and
+ * for 40k pending pods beside 2k running nodes into a temporary directory, then times
+ * `node bin/nodewright.mjs …` as a child process (best of 3): `--help`, `--version`, a 1-pod plan, and plans
+ * of 5k pods (pods/s = 5000 / (t(5000) − t(1)), so start-up is not counted twice) and of the 40k shape.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import type { InstanceType } from '../shared/core/instance-types/types';
+import type { Pod } from '../shared/core/model/kube';
+import { formatResourceList } from '../shared/core/model/resources';
+import { deploymentPods, existingFleet, catalogTypes } from './catalog-suites';
+import { diversePods, fakeTypes, ZONES } from './karpenter-shape';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin/nodewright.mjs');
+
+const nodePool = (name: string, requirements: unknown[] = []) => ({
+  apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name },
+  spec: { template: { spec: { requirements, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' } } } },
+});
+const nodeClass = {
+  apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'default' },
+  spec: { role: 'KarpenterNodeRole-bench', amiSelectorTerms: [{ alias: 'al2023@latest' }], subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'bench' } }], securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'bench' } }] },
+};
+
+/** A pod as the API server returns it (the fields the planner reads). */
+function podManifest(p: Pod): Record<string, unknown> {
+  const spec: Record<string, unknown> = {
+    containers: [{ name: 'app', image: 'public.ecr.aws/eks-distro/kubernetes/pause:3.7', resources: { requests: formatResourceList(p.requests) } }],
+  };
+  if (p.nodeName) spec.nodeName = p.nodeName;
+  if (Object.keys(p.nodeSelector).length) spec.nodeSelector = p.nodeSelector;
+  if (p.topologySpreadConstraints.length) spec.topologySpreadConstraints = p.topologySpreadConstraints;
+  if (p.affinity) {
+    const a: Record<string, unknown> = {};
+    if (p.affinity.podAffinity) a.podAffinity = { requiredDuringSchedulingIgnoredDuringExecution: p.affinity.podAffinity.required };
+    if (p.affinity.podAntiAffinity) a.podAntiAffinity = { requiredDuringSchedulingIgnoredDuringExecution: p.affinity.podAntiAffinity.required };
+    spec.affinity = a;
+  }
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { name: p.name, namespace: p.namespace, uid: p.uid, labels: p.labels, creationTimestamp: new Date(Date.UTC(2026, 0, 1) + p.creationTimestamp * 1000).toISOString() },
+    spec,
+    status: { phase: p.nodeName ? 'Running' : 'Pending' },
+  };
+}
+
+function typesFile(types: InstanceType[]): unknown[] {
+  return types.map((t) => ({ name: t.name, arch: t.arch, os: t.os, capacity: formatResourceList(t.capacity), offerings: t.offerings.map((o) => ({ zone: o.zone, capacityType: o.capacityType, price: o.price })) }));
+}
+
+const yamlDocs = (objects: unknown[]) => objects.map((o) => stringify(o, { aliasDuplicateObjects: false })).join('---\n');
+
+function time(args: string[], runs = 3): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status !== 0) throw new Error(`nodewright ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(0, 500)}`);
+    best = Math.min(best, ms);
+  }
+  return best;
+}
+
+export interface CliRow { what: string; ms: number; note: string }
+
+export function measure(): CliRow[] {
+  // BENCH_CLI_KEEP=<dir> keeps the generated manifests there (for profiling).
+  const keep = process.env.BENCH_CLI_KEEP;
+  if (keep) mkdirSync(keep, { recursive: true });
+  const dir = keep ?? mkdtempSync(join(os.tmpdir(), 'nodewright-bench-cli-'));
+  try {
+    const types = join(dir, 'types.json');
+    writeFileSync(types, JSON.stringify(typesFile(fakeTypes(400))));
+    const shape = (n: number) => {
+      const f = join(dir, `karpenter-${n}.yaml`);
+      writeFileSync(f, yamlDocs([nodePool('default'), nodeClass, ...diversePods(n).map(podManifest)]));
+      return f;
+    };
+    const plan = (file: string, extra: string[] = []) => ['plan', '-f', file, '-o', 'json', ...extra];
+    const shapeArgs = ['--instance-types', types, '--zones', ZONES.join(',')];
+    const rows: CliRow[] = [];
+    rows.push({ what: 'nodewright --help', ms: time(['--help']), note: '' });
+    rows.push({ what: 'nodewright --version', ms: time(['--version']), note: '' });
+    const one = time(plan(shape(1), shapeArgs));
+    rows.push({ what: 'plan, 1 pod (Karpenter shape, 400 types)', ms: one, note: '' });
+    const five = time(plan(shape(5000), shapeArgs));
+    rows.push({ what: 'plan, 5,000 pods (Karpenter shape)', ms: five, note: `${Math.round(5000 / ((five - one) / 1000)).toLocaleString('en-US')} pods/s = 5000 / (t(5000) − t(1))` });
+    // 40k pending pods beside 2k m5.2xlarge nodes running 6 pods each, on the bundled catalog (suite c's shape).
+    const fleet = existingFleet(catalogTypes(), 2000);
+    const nodes = fleet.map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.name, labels: n.labels }, spec: { providerID: `aws:///${n.labels['topology.kubernetes.io/zone']}/i-${n.name.replace(/\W/g, '')}` }, status: { capacity: formatResourceList(n.capacity), allocatable: formatResourceList(n.allocatable), conditions: [{ type: 'Ready', status: 'True' }] } }));
+    const mix = deploymentPods([
+      { name: 'web', replicas: 120, cpu: '250m', memory: '512Mi', spread: 'zone' }, { name: 'worker', replicas: 80, cpu: '1', memory: '2Gi' },
+      { name: 'api', replicas: 60, cpu: '500m', memory: '1Gi', spread: 'zone' }, { name: 'cron', replicas: 50, cpu: '100m', memory: '128Mi' },
+    ], 40000 / 310).slice(0, 40000);
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, yamlDocs([nodePool('default', [{ key: 'karpenter.k8s.aws/instance-generation', operator: 'Gt', values: ['4'] }]), nodeClass, ...nodes, ...fleet.flatMap((n) => n.pods).map(podManifest), ...mix.map(podManifest)]));
+    rows.push({ what: 'plan, 40,000 pending pods + 2,000 nodes (catalog)', ms: time(plan(big, ['--zones', 'us-east-1a,us-east-1b,us-east-1c']), 1), note: '' });
+    return rows;
+  } finally {
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  console.table(measure().map((r) => ({ ...r, ms: Math.round(r.ms) })));
+}
