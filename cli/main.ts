@@ -33,8 +33,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action((o: { file: string[]; instanceTypes?: string; region: string; zones?: string; output: 'table' | 'json' }) => {
-      code = planCommand(o, out, err);
+    .option('--no-optimize', 'print the Karpenter-style greedy plan, without re-packing toward the cheapest fleet')
+    .action(async (o: { file: string[]; instanceTypes?: string; region: string; zones?: string; output: 'table' | 'json'; optimize: boolean }) => {
+      code = await planCommand(o, out, err);
     });
 
   program

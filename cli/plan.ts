@@ -6,6 +6,8 @@ import type { InstanceType } from '../shared/core/instance-types/types';
 import { parseManifestFiles, type ManifestSet } from '../shared/core/model/manifests';
 import { planOffline, PlanRegionInvalidError, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
 import { planToJson, type PlanJson } from '../shared/core/provisioning/plan-json';
+import { repackNeeds, repackPlan, type RepackReport } from '../shared/core/scheduling/optimize/repack';
+import { optimizationJson } from '../shared/core/provisioning/plan-json';
 import { renderPlanTable } from './render';
 
 export interface PlanCommandOptions {
@@ -14,6 +16,8 @@ export interface PlanCommandOptions {
   region: string;
   zones?: string;
   output: 'table' | 'json';
+  /** false: the greedy Karpenter-style plan only (`--no-optimize`). */
+  optimize?: boolean;
 }
 
 export class CliUsageError extends Error {
@@ -56,13 +60,34 @@ export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' 
     if (e instanceof PlanRegionInvalidError) throw new CliUsageError(e.message);
     throw e;
   }
-  // Registered nodes, in-flight NodeClaims and static nodes still to launch alike can receive pods; all are listed.
-  return { result, json: planToJson(result.plan, result.pending.length, result.input.existingNodes, instanceTypes ? undefined : result.pricing, result.staticPools) };
+  return { result, json: jsonOf(result, instanceTypes !== undefined) };
 }
 
-export function planCommand(opts: PlanCommandOptions, out: (s: string) => void, err: (s: string) => void): number {
+function jsonOf(result: OfflinePlan, customTypes: boolean, report?: RepackReport): PlanJson {
+  // Registered nodes, in-flight NodeClaims and static nodes still to launch alike can receive pods; all are listed.
+  const json = planToJson(result.plan, result.pending.length, result.input.existingNodes, customTypes ? undefined : result.pricing, result.staticPools);
+  if (report) json.optimization = optimizationJson(report, json.summary.pricePerHour);
+  return json;
+}
+
+/**
+ * Re-packs the plan's movable pods toward the cheapest fleet (shared/core/scheduling/optimize). HiGHS is
+ * loaded only when there is something to re-pack, so small plans start as fast as before.
+ */
+export async function optimizeResult(result: OfflinePlan): Promise<RepackReport | undefined> {
+  const needs = repackNeeds(result.input, result.plan);
+  if (!needs.groups) return undefined;
+  const lp = needs.lp ? await (await import('../shared/adapters/lp/highs')).HighsLpSolver.create() : undefined;
+  const r = repackPlan(result.input, result.plan, lp);
+  result.plan = r.plan;
+  return r.report;
+}
+
+export async function planCommand(opts: PlanCommandOptions, out: (s: string) => void, err: (s: string) => void): Promise<number> {
   const set = readManifests(opts.file);
-  const { result, json } = runPlan(set, opts);
+  const { result } = runPlan(set, opts);
+  const report = opts.optimize === false ? undefined : await optimizeResult(result);
+  const json = jsonOf(result, opts.instanceTypes !== undefined, report);
   for (const w of result.warnings) err(`warning: ${w}`);
   out(opts.output === 'json' ? JSON.stringify(json, null, 2) : renderPlanTable(json));
   return 0;

@@ -34,6 +34,9 @@ export function renderPlanTable(p: PlanJson): string {
   }
   const s = p.summary;
   lines.push('', `Total: ${s.pods} pending pod(s), ${s.scheduled} scheduled, ${s.unschedulable} pending; ${s.nodeClaims} new node(s) at ${money(s.pricePerHour)}/h (${money(s.pricePerHour * 730)}/month).`);
+  if (p.optimization && p.optimization.greedyPricePerHour > p.optimization.pricePerHour + 1e-9) {
+    lines.push(`Re-packed toward the cheapest fleet: ${money(p.optimization.pricePerHour)}/h instead of ${money(p.optimization.greedyPricePerHour)}/h for the Karpenter-style plan (--no-optimize prints that one).`);
+  }
   const launches = (p.staticNodePools ?? []).filter((x) => x.launch > 0);
   if (launches.length > 0) {
     const n = launches.reduce((a, x) => a + x.launch, 0);

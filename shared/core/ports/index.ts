@@ -5,3 +5,4 @@ export type * from './workflow-starter';
 export type * from './state-store';
 export type * from './cluster-watch';
 export type * from './function-invoker';
+export type * from './lp-solver';

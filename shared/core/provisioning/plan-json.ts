@@ -5,6 +5,7 @@ import type { NodeSelectorRequirement } from '../model/kube';
 import type { Plan } from '../scheduling/types';
 import type { ExistingNode } from '../scheduling/types';
 import type { StaticPoolPlan } from './offline-plan';
+import type { RepackReport } from '../scheduling/optimize/repack';
 
 export interface PlanJson {
   nodeClaims: {
@@ -26,6 +27,12 @@ export interface PlanJson {
    * Their launches are not in `nodeClaims` or the summary; pods planned onto them are under `existingNodes`.
    */
   staticNodePools?: { nodePool: string; replicas: number; existing: number; launch: number; remove: number; instanceTypes: string[]; capacityType?: string; pricePerHour: number; reason?: string }[];
+  /**
+   * The cost optimization over the Karpenter-style plan (added field; absent with --no-optimize or when nothing
+   * could move): what the greedy pass would have cost, what the plan costs, and a lower bound on the re-packed
+   * part, per group of movable pods.
+   */
+  optimization?: { greedyPricePerHour: number; pricePerHour: number; groups: { nodePool: string; pods: number; greedyPricePerHour: number; pricePerHour: number; lowerBoundPerHour: number; kept: 'optimized' | 'greedy'; why?: string }[] };
   /** Where the prices come from (added field; absent when unknown). */
   pricing?: { region: string; onDemand: 'list' | 'estimate'; spot: 'estimate'; note?: string };
 }
@@ -68,4 +75,14 @@ export function planToJson(plan: Plan, pendingCount: number, existing: ExistingN
     } : {}),
     ...(pricing ? { pricing } : {}),
   };
+}
+
+/** `planPricePerHour`: the (optimized) plan's total, as in `summary`. */
+export function optimizationJson(report: RepackReport, planPricePerHour: number): NonNullable<PlanJson['optimization']> {
+  const groups = report.groups.map((g) => ({
+    nodePool: g.nodePool, pods: g.pods, greedyPricePerHour: round(g.greedyPerHour), pricePerHour: round(g.optimizedPerHour),
+    lowerBoundPerHour: round(g.lowerBoundPerHour), kept: g.kept, ...(g.why ? { why: g.why } : {}),
+  }));
+  const saved = report.groups.reduce((s, g) => s + g.greedyPerHour - g.optimizedPerHour, 0);
+  return { greedyPricePerHour: round(planPricePerHour + saved), pricePerHour: round(planPricePerHour), groups };
 }

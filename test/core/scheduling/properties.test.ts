@@ -4,7 +4,9 @@
  * limits are never exceeded, every pod is accounted for once, and the same input gives the same plan.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HighsLpSolver } from '../../../shared/adapters/lp/highs';
+import { repackPlan } from '../../../shared/core/scheduling/optimize/repack';
 import type { InstanceType, Offering } from '../../../shared/core/instance-types/types';
 import type { Affinity, DaemonSet, NodeSelectorRequirement, Pod, Taint, Toleration } from '../../../shared/core/model/kube';
 import type { NodePool } from '../../../shared/core/model/karpenter';
@@ -532,5 +534,29 @@ describe('solve() invariants (property tests)', () => {
       const sorted = [...types].sort((x, y) => price(x) - price(y));
       expect(listed.map(price)).toEqual(sorted.slice(0, 60).map(price));
     }), { numRuns: 20 });
+  });
+});
+
+describe('repackPlan() invariants (property tests)', () => {
+  let lp: HighsLpSolver;
+  beforeAll(async () => { lp = await HighsLpSolver.create(); });
+
+  it.each([['the heuristic', 40], ['the LP and MIP', 2]])('should keep every invariant of the greedy plan and never cost more than it (%s)', (_what, lpFrom) => {
+    fc.assert(fc.property(scenarioArb, (s) => {
+      // Prepare
+      const input = buildInput(s);
+      const greedy = solve(input);
+      // Act
+      const { plan } = repackPlan(input, greedy, lp, { mipSeconds: 0.5, lpFrom });
+      // Assess
+      checkAccounting(input, plan);
+      checkClaims(input, plan);
+      checkExisting(input, plan);
+      checkLimits(input, plan);
+      checkZoneAffinity(input, plan);
+      checkZoneAntiAffinity(input, plan);
+      const cost = (p: Plan) => p.nodeClaims.reduce((sum, c) => sum + c.price, 0);
+      expect(cost(plan)).toBeLessThanOrEqual(cost(greedy) + 1e-9);
+    }), { numRuns: Math.min(RUNS, 60) });
   });
 });
