@@ -17,11 +17,10 @@ import { finalizeClaim } from '../finalize';
 import { InProgressClaim } from '../nodeclaim';
 import { newPodState, type PodState } from '../pod-data';
 import { Requirement, type Requirements } from '../requirements';
-import { buildTemplate, offeringMatcher, type Template, type TypeOption, typeMatches } from '../template';
+import { buildTemplate, type Template, type TypeOption, typeMatches } from '../template';
 import { Topology } from '../topology';
 import type { Plan, PlannedNodeClaim, SchedulingInput } from '../types';
 import { Label } from '../../model/labels';
-import { CapacityType } from '../../model/labels';
 
 export interface RepackOptions {
   /** Column-generation rounds per group (each one LP). Default 40. */
@@ -43,8 +42,11 @@ export interface RepackReport {
   groups: { nodePool: string; pods: number; greedyPerHour: number; optimizedPerHour: number; lowerBoundPerHour: number; kept: 'optimized' | 'greedy'; why?: string }[];
 }
 
-interface Kind { vec: Float64Array; pods: Pod[] }
+/** Pods with the same requests and requirements; `reqs` = the pool's requirements ∩ theirs. */
+interface Kind { vec: Float64Array; pods: Pod[]; reqs: Requirements }
 interface Pattern { type: number; counts: number[]; cost: number }
+/** An instance type launched as one capacity type, at its cheapest offering of that type; which kinds it may hold. */
+interface Variant { o: TypeOption; ct: string; price: number; allowed: boolean[] }
 
 const EPS = 1e-9;
 /** Groups with fewer movable pods are packed by a first-fit-decreasing heuristic, without the LP solver. */
@@ -55,21 +57,6 @@ export function isFreePod(p: Pod): boolean {
   const a = p.affinity;
   return p.topologySpreadConstraints.length === 0 && p.hostPorts.length === 0 && p.volumeClaims.length === 0
     && !(a?.podAffinity?.required?.length || a?.podAffinity?.preferred?.length || a?.podAntiAffinity?.required?.length || a?.podAntiAffinity?.preferred?.length);
-}
-
-/** What a one-type claim would cost: the launch's capacity type (reserved > spot > on-demand, spot no dearer than on-demand). */
-function typePrice(o: TypeOption, reqs: Requirements): number | undefined {
-  const match = offeringMatcher(reqs);
-  let res = Infinity; let spot = Infinity; let od = Infinity;
-  for (const x of o.offerings) {
-    if (!match(x)) continue;
-    if (x.capacityType === CapacityType.reserved) res = Math.min(res, x.price);
-    else if (x.capacityType === CapacityType.spot) spot = Math.min(spot, x.price);
-    else od = Math.min(od, x.price);
-  }
-  if (Number.isFinite(res)) return res;
-  if (Number.isFinite(spot) && (spot <= od || !Number.isFinite(od))) return spot;
-  return Number.isFinite(od) ? od : undefined;
 }
 
 function fits(counts: number[], kinds: Kind[], eff: Float64Array): boolean {
@@ -99,10 +86,10 @@ function fill(order: number[], kinds: Kind[], eff: Float64Array, limit: number[]
 interface Group { pool: NodePool; claims: PlannedNodeClaim[]; pods: Pod[] }
 
 /** An upper bound on Σ π·a over the patterns a type can hold: the smallest single-resource fractional knapsack. */
-function knapsackBound(pi: number[], n: number[], kinds: Kind[], eff: Float64Array): number {
+function knapsackBound(pi: number[], n: number[], kinds: Kind[], eff: Float64Array, allowed: boolean[]): number {
   let best = Infinity;
   for (let d = 0; d < eff.length; d++) {
-    const items = kinds.map((k, i) => ({ i, w: k.vec[d] })).filter((x) => pi[x.i] > 0);
+    const items = kinds.map((k, i) => ({ i, w: k.vec[d] })).filter((x) => pi[x.i] > 0 && allowed[x.i]);
     let cap = eff[d];
     let value = 0;
     const free = items.filter((x) => x.w <= 0);
@@ -120,9 +107,9 @@ function knapsackBound(pi: number[], n: number[], kinds: Kind[], eff: Float64Arr
 }
 
 /** Farley's lower bound on the LP from a dual vector (see repackGroup). */
-function farleyBound(pi: number[], n: number[], kinds: Kind[], types: { o: TypeOption; price: number }[]): number {
+function farleyBound(pi: number[], n: number[], kinds: Kind[], types: Variant[]): number {
   let theta = 1;
-  for (const t of types) if (t.price > 0) theta = Math.max(theta, knapsackBound(pi, n, kinds, t.o.eff) / t.price);
+  for (const t of types) if (t.price > 0) theta = Math.max(theta, knapsackBound(pi, n, kinds, t.o.eff, t.allowed) / t.price);
   return pi.reduce((s, p, k) => s + p * n[k], 0) / theta;
 }
 
@@ -138,10 +125,9 @@ function groupsOf(input: SchedulingInput, plan: Plan, ignorePrefs: boolean): Gro
   for (const c of plan.nodeClaims) {
     const pool = pools.get(c.nodePool);
     if (!pool || c.pods.length === 0 || !c.pods.every(isFreePod)) continue;
-    const sig = (p: Pod) => JSON.stringify(newPodState(p, 0, [], ignorePrefs).requirements.toNodeSelector());
-    const first = sig(c.pods[0]);
-    if (!c.pods.every((p) => sig(p) === first)) continue;
-    const key = `${c.nodePool}|${first}`;
+    // Pods pinned to zones keep their claims (a pattern is priced zone-free).
+    if (c.pods.some((p) => { const r = newPodState(p, 0, [], ignorePrefs).requirements; return r.has(Label.zone) || r.has(Label.zoneId); })) continue;
+    const key = c.nodePool;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { pool, claims: [], pods: [] }));
     g.claims.push(c);
@@ -159,34 +145,36 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
   for (const d of input.daemonSets) for (const k in d.template.requests) names.add(k);
   const dims = new Dims(names);
   const template: Template = buildTemplate(g.pool, input.instanceTypes[g.pool.name] ?? [], input.daemonSets, dims);
-  const podReqs = newPodState(g.pods[0], 0, [], ignorePrefs).requirements;
-  const merged = template.requirements.intersect(podReqs);
   const greedyExotic = g.claims.some((c) => c.instanceTypes[0]?.exotic);
 
-  // Kinds: pods with the same request vector.
-  const byVec = new Map<string, Kind>();
+  // Kinds: pods with the same request vector and requirements.
+  const byKey = new Map<string, Kind>();
   for (const p of g.pods) {
     const vec = dims.vec({ ...p.requests, pods: 1 });
-    const key = vec.join(',');
-    let k = byVec.get(key);
-    if (!k) byVec.set(key, (k = { vec, pods: [] }));
+    const podReqs = newPodState(p, 0, [], ignorePrefs).requirements;
+    const key = `${vec.join(',')}|${JSON.stringify(podReqs.toNodeSelector())}`;
+    let k = byKey.get(key);
+    if (!k) byKey.set(key, (k = { vec, pods: [], reqs: template.requirements.intersect(podReqs) }));
     k.pods.push(p);
   }
-  const kinds = [...byVec.values()];
+  const kinds = [...byKey.values()];
   const n = kinds.map((k) => k.pods.length);
 
-  // Candidate types: the pool's options the pods' requirements allow, priced as a one-type claim; dominated ones dropped.
-  let types: { o: TypeOption; price: number }[] = [];
+  // Variants: each type the pool allows, launched as each capacity type it offers; dominated ones dropped.
+  let types: Variant[] = [];
   for (const opt of template.options) {
     if (opt.it.exotic && !greedyExotic) continue;
-    if (!typeMatches(opt.it, merged)) continue;
-    const price = typePrice(opt, merged);
-    if (price === undefined || !kinds.some((k) => fits([1], [k], opt.eff))) continue;
-    types.push({ o: opt, price });
+    for (const ct in opt.byCapacity) {
+      const allowed = kinds.map((k) => fits([1], [k], opt.eff) && typeMatches(opt.it, k.reqs) && (k.reqs.get(Label.capacityType)?.has(ct) ?? true));
+      if (allowed.some(Boolean)) types.push({ o: opt, ct, price: opt.byCapacity[ct]!, allowed });
+    }
   }
   types.sort((a, b) => a.price - b.price);
-  types = types.filter((t, i) => !types.some((u, j) => j !== i && u.price <= t.price && (u.price < t.price || j < i) && u.o.eff.every((v, d) => v >= t.o.eff[d])));
+  const covers = (u: Variant, t: Variant) => t.allowed.every((a, k) => !a || u.allowed[k]);
+  types = types.filter((t, i) => !types.some((u, j) => j !== i && u.price <= t.price && (u.price < t.price || j < i) && covers(u, t) && u.o.eff.every((v, d) => v >= t.o.eff[d])));
   if (types.length === 0) return { lb: 0, why: 'no candidate instance type' };
+  if (kinds.some((_, k) => !types.some((t) => t.allowed[k]))) return { lb: 0, why: 'a pod fits no candidate instance type' };
+  const limitOf = (t: Variant, limit: number[]) => limit.map((x, k) => (t.allowed[k] ? x : 0));
 
   const patterns: Pattern[] = [];
   const seen = new Set<string>();
@@ -198,17 +186,18 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
     patterns.push(p);
     return true;
   };
-  // The greedy claims as patterns: their cheapest type (the greedy plan stays a feasible solution).
-  const typeIndex = new Map(types.map((t, i) => [t.o.it.name, i]));
+  // The greedy claims as patterns at their cheapest fitting variant (the greedy plan stays a feasible solution).
   for (const c of g.claims) {
     const counts = kinds.map((k) => c.pods.filter((p) => k.pods.includes(p)).length);
-    const fitting = types.map((t, i) => [t, i] as const).filter(([t]) => fits(counts, kinds, t.o.eff)).sort((a, b) => a[0].price - b[0].price)[0];
-    if (fitting) add({ type: fitting[1], counts, cost: fitting[0].price });
-    else if (typeIndex.has(c.instanceTypes[0]?.name)) add({ type: typeIndex.get(c.instanceTypes[0].name)!, counts, cost: c.price });
+    let best = -1;
+    types.forEach((t, i) => {
+      if (counts.every((x, k) => x === 0 || t.allowed[k]) && fits(counts, kinds, t.o.eff) && (best < 0 || t.price < types[best].price)) best = i;
+    });
+    if (best >= 0) add({ type: best, counts, cost: types[best].price });
   }
-  // First-fit-decreasing fills of every type.
+  // First-fit-decreasing fills of every variant.
   const bySize = kinds.map((_, k) => k).sort((a, b) => kinds[b].vec.reduce((s, v) => s + v, 0) - kinds[a].vec.reduce((s, v) => s + v, 0));
-  types.forEach((t, i) => add({ type: i, counts: fill(bySize, kinds, t.o.eff, n), cost: t.price }));
+  types.forEach((t, i) => add({ type: i, counts: fill(bySize, kinds, t.o.eff, limitOf(t, n)), cost: t.price }));
 
   let chosen: { p: Pattern; m: number }[];
   let lb = 0;
@@ -220,7 +209,7 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
       const left = [...n];
       const bins: Pattern[] = [];
       while (left.some((x) => x > 0)) {
-        const counts = fill(bySize, kinds, t.o.eff, left);
+        const counts = fill(bySize, kinds, t.o.eff, limitOf(t, left));
         if (counts.every((c) => c === 0)) return; // a pod that never fits this type
         counts.forEach((c, k) => { left[k] -= c; });
         bins.push({ type: i, counts, cost: t.price });
@@ -261,7 +250,7 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
     types.forEach((t, i) => {
       const size = (k: number) => { let s = 0; for (let d = 0; d < t.o.eff.length; d++) if (t.o.eff[d] > 0) s = Math.max(s, kinds[k].vec[d] / t.o.eff[d]); return s || 1e-9; };
       const order = kinds.map((_, k) => k).filter((k) => pi[k] > 0).sort((a, b) => pi[b] / size(b) - pi[a] / size(a));
-      const counts = fill(order, kinds, t.o.eff, n);
+      const counts = fill(order, kinds, t.o.eff, limitOf(t, n));
       const value = counts.reduce((s, c, k) => s + c * pi[k], 0);
       const rc = t.price - value;
       if (rc < -1e-7 * Math.max(1, t.price)) candidates.push({ p: { type: i, counts, cost: t.price }, rc });
@@ -273,9 +262,9 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
         const kn = lpSolver.solve({
           objective: kinds.map((_, k) => -pi[k]),
           rows: Array.from(t.o.eff, (cap, d) => ({ terms: kinds.map((k, j) => [j, k.vec[d]] as [number, number]).filter(([, c]) => c > 0), lo: -Infinity, hi: cap })),
-          upper: n, integer: kinds.map(() => true),
+          upper: limitOf(t, n), integer: kinds.map(() => true),
         }, { timeLimitSeconds: o.lpSeconds });
-        if (kn.status !== 'optimal') { theta = Math.max(theta, knapsackBound(pi, n, kinds, t.o.eff) / t.price); return; }
+        if (kn.status !== 'optimal') { theta = Math.max(theta, knapsackBound(pi, n, kinds, t.o.eff, t.allowed) / t.price); return; }
         const counts = kn.x.map((v) => Math.round(v));
         const value = counts.reduce((sum, c, k) => sum + c * pi[k], 0);
         if (t.price > 0) theta = Math.max(theta, value / t.price);
