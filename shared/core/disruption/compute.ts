@@ -3,7 +3,7 @@
  * independent (no budget, no pre-spin); the budgeted methods run in order and the first that acts wins.
  */
 import { clusterView, isDisrupting, toCandidate, type ClusterView } from './candidates';
-import { drift, emptiness, multiNode, multiReplacement, singleNode } from './methods';
+import { drift, emptiness, multiNode, multiReplacement, singleNode, singleNodeSplit } from './methods';
 import { Pass } from './pass';
 import type { Command, DisruptionDecision, DisruptionInput } from './types';
 
@@ -40,7 +40,12 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
   let command = emptiness(pass) ?? drift(pass) ?? multiNode(pass);
   if (!command) {
     const single = singleNode(pass);
-    const multi = input.options?.multiReplacement === false ? undefined : multiReplacement(pass);
+    let multi = input.options?.multiReplacement === false ? undefined : multiReplacement(pass);
+    const split = input.options?.multiReplacement === false ? undefined : singleNodeSplit(pass);
+    if (split && (!multi || split.savingsPerHour > multi.savingsPerHour)) {
+      if (multi) pass.reject('multi-node', multi.candidates, `superseded by a split of one node saving ${money(split.savingsPerHour)}`);
+      multi = split;
+    }
     if (multi && (!single || multi.savingsPerHour > single.savingsPerHour)) {
       if (single) pass.reject('single-node', single.candidates, `superseded by a multi-replacement saving ${money(multi.savingsPerHour)} (this one saves ${money(single.savingsPerHour)})`);
       command = multi;

@@ -23,6 +23,8 @@ export interface ConsolidationMode {
   /** 1 for Karpenter's methods; >1 allows nodewright's multi-replacement. */
   maxReplacements: number;
   spotToSpot: boolean;
+  /** Re-pack the simulated new claims toward the cheapest fleet (nodewright's splitting consolidation). */
+  split?: boolean;
 }
 
 const sum = (cs: Candidate[]) => cs.reduce((s, c) => s + c.price, 0);
@@ -83,7 +85,7 @@ function replaceMany(claims: PlannedNodeClaim[], candidates: Candidate[], mode: 
 export function computeConsolidation(view: ClusterView, candidates: Candidate[], mode: ConsolidationMode): Outcome {
   const impossible = mode.maxReplacements === 1 ? cannotConsolidate(view, candidates) : undefined;
   if (impossible) return { ok: false, why: impossible };
-  const sim = simulate(view, candidates);
+  const sim = simulate(view, candidates, { split: mode.split });
   if (sim.failure) return { ok: false, why: sim.failure };
   const n = sim.newClaims.length;
   if (n === 0) return { ok: true, action: 'delete', replacements: [], savingsPerHour: sum(candidates) };

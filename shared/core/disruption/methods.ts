@@ -129,6 +129,32 @@ export function singleNode(pass: Pass): Command | undefined {
   return undefined;
 }
 
+/** A split must save at least this share of the candidate's price: more nodes are more to disrupt later. */
+export const SplitMinSaving = 0.05;
+
+/**
+ * nodewright: one node → several cheaper ones (the scheduler's plan re-packed toward the cheapest fleet), when
+ * the saving is real. Same budgets, PDB checks, pre-spin and validation as single-node consolidation.
+ */
+export function singleNodeSplit(pass: Pass): Command | undefined {
+  const budget = budgets(pass.view, 'Underutilized');
+  // Each try is a full simulation: the dearest nodes with at least two pods, a bounded number per pass.
+  const tries = pass.underutilized.filter((c) => c.pods.length >= 2).sort((a, b) => b.price - a.price || (a.nodeClaim.name < b.nodeClaim.name ? -1 : 1)).slice(0, MaxSplitTries);
+  for (const c of tries) {
+    if (pass.expired('single')) break;
+    if (budget.remaining(c.nodePool.name) <= 0) continue;
+    const o = computeConsolidation(pass.view, [c], { method: 'single-node', maxReplacements: MaxSplit, spotToSpot: pass.spotToSpot, split: true });
+    if (!o.ok || o.action !== 'replace' || o.replacements.length < 2) continue;
+    if (o.savingsPerHour < SplitMinSaving * c.price) { pass.note('single-node', [c], `a split into ${o.replacements.length} nodes would save only ${o.savingsPerHour.toFixed(4)}/h`); continue; }
+    return { ...toCommand('single-node', [c], o), multiReplacement: true };
+  }
+  return undefined;
+}
+
+/** At most this many replacements for one node split, and this many split simulations per pass. */
+export const MaxSplit = 8;
+export const MaxSplitTries = 10;
+
 /** nodewright: several nodes → several cheaper nodes, when Karpenter's one-node methods found nothing better. */
 export function multiReplacement(pass: Pass): Command | undefined {
   const list = budgeted(pass);

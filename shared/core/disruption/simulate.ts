@@ -7,6 +7,7 @@ import type { InstanceType } from '../instance-types/types';
 import { podKey, type Pod } from '../model/kube';
 import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import { schedulingInputFromSnapshot } from '../provisioning/from-snapshot';
+import { repackPlan } from '../scheduling/optimize/repack';
 import { solve } from '../scheduling/solve';
 import type { PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
 import type { ClusterView } from './candidates';
@@ -27,12 +28,18 @@ export interface Simulation {
   newClaims: PlannedNodeClaim[];
 }
 
-/** Schedules the candidates' pods with the candidates removed. */
-export function simulate(view: ClusterView, candidates: Candidate[]): Simulation {
+/**
+ * Schedules the candidates' pods with the candidates removed. `split`: then re-pack the new claims toward the
+ * cheapest fleet (the solver-free heuristic of scheduling/optimize), so a node can be replaced by several
+ * cheaper ones instead of the one that holds everything.
+ */
+export function simulate(view: ClusterView, candidates: Candidate[], options: { split?: boolean } = {}): Simulation {
   const b = schedulingBase(view);
   const moving: Pod[] = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined, phase: 'Pending' as const })));
   const movingUids = new Set(moving.map((p) => p.uid));
-  const plan = solve({ ...b, pods: [...b.pods, ...moving], options: { ...b.options, excludeNodes: new Set(candidates.map((c) => c.node.name)) } });
+  const input = { ...b, pods: [...b.pods, ...moving], options: { ...b.options, excludeNodes: new Set(candidates.map((c) => c.node.name)) } };
+  const greedy = solve(input);
+  const plan = options.split ? repackPlan(input, greedy, undefined).plan : greedy;
   const newClaims = plan.nodeClaims.filter((c) => c.pods.some((p) => movingUids.has(p.uid)));
   const failed = [...plan.unschedulable, ...plan.ignored].find((u) => movingUids.has(u.pod.uid));
   if (failed) return { failure: `pods don't fit elsewhere: pod ${podKey(failed.pod)}: ${failed.reason}`, newClaims };

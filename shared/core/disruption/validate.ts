@@ -62,8 +62,9 @@ export function validateCommand(cmd: Command, fresh: DisruptionInput): Validatio
   }
   const o = computeConsolidation(view, cs, {
     method: cmd.method === 'single-node' ? 'single-node' : 'multi-node',
-    maxReplacements: cmd.multiReplacement ? cs.length : 1,
+    maxReplacements: cmd.multiReplacement ? Math.max(cs.length, cmd.replacements.length) : 1,
     spotToSpot: fresh.options?.spotToSpotConsolidation === true,
+    split: cmd.multiReplacement === true && cmd.method === 'single-node',
   });
   if (!o.ok) return invalid(`re-simulation: ${o.why}`);
   if (cmd.action === 'delete') return o.action === 'delete' ? { valid: true } : invalid(`a delete now needs ${o.replacements.length} new node(s)`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computeDisruption } from '../../../shared/core/disruption';
+import { validateCommand } from '../../../shared/core/disruption/validate';
 import { Label } from '../../../shared/core/model/labels';
 import { bound, c6g, claimNames, cluster, input, managed, onDemand, pool, sized, spotAndOnDemand } from './builders';
 
@@ -192,5 +193,41 @@ describe('consolidation beside pending pods', () => {
     // Assess: the pending pod's claim is the provisioner's, not a replacement
     expect(d.command).toMatchObject({ method: 'single-node', action: 'delete', replacements: [] });
     expect(d.command?.candidates.map((c) => c.node.name)).toEqual(['a']);
+  });
+});
+
+describe('consolidation that splits (nodewright, issue #12 item 2)', () => {
+  // The giant type is dearer per vCPU than the small one, as the largest sizes are on the real catalog.
+  const small = sized('small', 4, onDemand(0.2));
+  const giant = sized('giant', 32, onDemand(2.4));
+
+  it('should replace one giant node by several cheaper small ones, pre-spun and validated like any replacement', () => {
+    // Prepare: 12 one-vCPU pods on a 32-vCPU node at $2.40/h; four 4-vCPU nodes at $0.20 hold them ($0.80/h)
+    const p = budget100();
+    const a = managed('a', { pool: p, type: giant });
+    const pods = Array.from({ length: 12 }, () => bound(a, { cpu: '900m' }));
+
+    // Act
+    const i = input(cluster({ pools: [p], nodes: [a], pods }), [small, giant]);
+    const d = computeDisruption(i);
+
+    // Assess
+    expect(validateCommand(d.command!, { ...i, now: i.now + 15_000 })).toEqual({ valid: true });
+    expect(d.command).toMatchObject({ method: 'single-node', action: 'replace', multiReplacement: true });
+    expect(d.command?.replacements.length).toBeGreaterThan(1);
+    expect(d.command?.replacements.every((r) => r.instanceTypes[0].name === 'small')).toBe(true);
+    expect(d.command?.savingsPerHour).toBeCloseTo(2.4 - 0.2 * d.command!.replacements.length);
+  });
+
+  it('should keep Karpenter\'s one-for-one replacement when a split saves nothing more', () => {
+    // Prepare: one pod on the giant node: one small node replaces it
+    const p = budget100();
+    const a = managed('a', { pool: p, type: giant });
+    // Act
+    const d = computeDisruption(input(cluster({ pools: [p], nodes: [a], pods: [bound(a)] }), [small, giant]));
+    // Assess
+    expect(d.command).toMatchObject({ method: 'single-node', action: 'replace' });
+    expect(d.command?.replacements).toHaveLength(1);
+    expect(d.command?.multiReplacement).toBeUndefined();
   });
 });
