@@ -139,7 +139,18 @@ export const SplitMinSaving = 0.05;
 export function singleNodeSplit(pass: Pass): Command | undefined {
   const budget = budgets(pass.view, 'Underutilized');
   // Each try is a full simulation: the dearest nodes with at least two pods, a bounded number per pass.
-  const tries = pass.underutilized.filter((c) => c.pods.length >= 2).sort((a, b) => b.price - a.price || (a.nodeClaim.name < b.nodeClaim.name ? -1 : 1)).slice(0, MaxSplitTries);
+  // Two nodes cost at least twice the pool's cheapest offering: a node dearer than that can be worth splitting.
+  const cheapest = new Map<string, number>();
+  const floor = (pool: string) => {
+    let v = cheapest.get(pool);
+    if (v === undefined) {
+      v = Infinity;
+      for (const it of pass.view.input.instanceTypes[pool] ?? []) for (const o of it.offerings) if (o.available && o.price < v) v = o.price;
+      cheapest.set(pool, v);
+    }
+    return v;
+  };
+  const tries = pass.underutilized.filter((c) => c.pods.length >= 2 && c.price > 2 * floor(c.nodePool.name) * (1 + SplitMinSaving)).sort((a, b) => b.price - a.price || (a.nodeClaim.name < b.nodeClaim.name ? -1 : 1)).slice(0, MaxSplitTries);
   for (const c of tries) {
     if (pass.expired('single')) break;
     if (budget.remaining(c.nodePool.name) <= 0) continue;
