@@ -13,7 +13,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadCatalog } from '../catalog';
 import type { LifecycleDeps, Planner } from '../core/lifecycle';
 import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../core/provisioning/from-snapshot';
-import { solve } from '../core/scheduling/solve';
+import { solveCheapest } from '../core/scheduling/optimize/repack';
 import { awsClientConfig } from './aws/client-config';
 import { Ec2CloudProvider } from './aws/ec2';
 import { InstanceProfiles } from './aws/iam/instance-profiles';
@@ -41,7 +41,8 @@ export interface Dependencies extends LifecycleDeps {
 
 export const planner: Planner = {
   schedulingInputFromSnapshot: (snapshot, instanceTypesByPool) => schedulingInputFromSnapshot(snapshot, instanceTypesByPool),
-  solve,
+  // Karpenter's scheduling, then re-packed toward the cheapest fleet (docs/scheduling.md).
+  solve: solveCheapest,
   plannedClaimToNodeClaim,
 };
 

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HighsLpSolver } from '../../../shared/adapters/lp/highs';
-import { repackPlan } from '../../../shared/core/scheduling/optimize/repack';
+import { repackPlan, solveCheapest } from '../../../shared/core/scheduling/optimize/repack';
 import { solve } from '../../../shared/core/scheduling/solve';
 import type { Plan, SchedulingInput } from '../../../shared/core/scheduling/types';
 import { instanceType, nodePool, pods } from '../../fixtures/builders';
@@ -57,5 +57,13 @@ describe('repackPlan', () => {
     const r = repackPlan(limited, g2, lp);
     expect(r.plan.nodeClaims).toEqual(g2.nodeClaims);
     expect(r.report.groups[0].why).toMatch(/limits/);
+  });
+
+  it('is what the deployed provisioner plans (the solver-free heuristic: no WASM in the Lambda bundles)', async () => {
+    const { planner } = await import('../../../shared/adapters/dependencies');
+    const i = input();
+    const plan = await planner.solve(i);
+    expect(cost(plan)).toBeLessThan(cost(solve(i)));
+    expect(plan).toEqual(solveCheapest(i));
   });
 });

@@ -16,6 +16,7 @@ import { Dims, nonZero } from '../dims';
 import { finalizeClaim } from '../finalize';
 import { InProgressClaim } from '../nodeclaim';
 import { newPodState, type PodState } from '../pod-data';
+import { solve } from '../solve';
 import { Requirement, type Requirements } from '../requirements';
 import { buildTemplate, type Template, type TypeOption, typeMatches } from '../template';
 import { Topology } from '../topology';
@@ -377,4 +378,12 @@ export function repackPlan(input: SchedulingInput, plan: Plan, lp: LpSolver | un
   if (replaced.size === 0) return { plan, report };
   const nodeClaims = plan.nodeClaims.flatMap((c) => replaced.get(c) ?? [c]);
   return { plan: { ...plan, nodeClaims }, report };
+}
+
+/**
+ * What the deployed provisioner plans: the Karpenter-faithful pass, then the re-packing with the solver-free
+ * heuristic (the Lambda bundles do not carry HiGHS' WASM; `plan` uses the LP for large groups).
+ */
+export function solveCheapest(input: SchedulingInput): Plan {
+  return repackPlan(input, solve(input), undefined).plan;
 }
