@@ -18,7 +18,7 @@ export function catalogTypes(): InstanceType[] {
 interface Deployment { name: string; replicas: number; cpu: string; memory: string; spread?: 'zone' | 'hostname'; anti?: boolean; arch?: string; spot?: boolean }
 
 /** A realistic mix: web tiers spread over zones, APIs with anti-affinity, workers, batch, caches. */
-const MIX: Deployment[] = [
+export const MIX: Deployment[] = [
   { name: 'web', replicas: 120, cpu: '250m', memory: '512Mi', spread: 'zone' },
   { name: 'api', replicas: 60, cpu: '500m', memory: '1Gi', spread: 'zone' },
   { name: 'auth', replicas: 12, cpu: '500m', memory: '768Mi', anti: true },

@@ -16,7 +16,7 @@ import { parseResourceList } from '../shared/core/model/resources';
 import { repackPlan } from '../shared/core/scheduling/optimize/repack';
 import { solve } from '../shared/core/scheduling/solve';
 import type { Plan, SchedulingInput } from '../shared/core/scheduling/types';
-import { catalogTypes, deploymentPods } from './catalog-suites';
+import { catalogTypes, deploymentPods, MIX } from './catalog-suites';
 import { nodePoolFor } from './pools';
 
 type Mix = Parameters<typeof deploymentPods>[0];
@@ -24,18 +24,8 @@ const gen = (values: string[]) => [{ key: Label.instanceGeneration, operator: 'G
 const onDemand = [{ key: Label.capacityType, operator: 'In' as const, values: ['on-demand'] }, ...gen(['4'])];
 const spotAndOd = [{ key: Label.capacityType, operator: 'In' as const, values: ['spot', 'on-demand'] }, ...gen(['4'])];
 
-const BENCH_B: Mix = [
-  { name: 'web', replicas: 120, cpu: '250m', memory: '512Mi', spread: 'zone' },
-  { name: 'api', replicas: 60, cpu: '500m', memory: '1Gi', spread: 'zone' },
-  { name: 'auth', replicas: 12, cpu: '500m', memory: '768Mi', anti: true },
-  { name: 'worker', replicas: 80, cpu: '1', memory: '2Gi' },
-  { name: 'batch', replicas: 40, cpu: '2', memory: '4Gi', spot: true },
-  { name: 'ml-feature', replicas: 20, cpu: '4', memory: '16Gi' },
-  { name: 'cache', replicas: 9, cpu: '1', memory: '12Gi', spread: 'hostname' },
-  { name: 'arm-svc', replicas: 30, cpu: '500m', memory: '1Gi', arch: 'arm64' },
-  { name: 'cron', replicas: 50, cpu: '100m', memory: '128Mi' },
-  { name: 'ingest', replicas: 45, cpu: '750m', memory: '1536Mi', spread: 'zone' },
-];
+/** The bench (b) mix (web tiers with zone spread, APIs with anti-affinity, workers, batch on spot, caches…). */
+const BENCH_B: Mix = MIX;
 
 const daemon = (name: string, cpu: string, memory: string): DaemonSet => ({
   namespace: 'kube-system', name,

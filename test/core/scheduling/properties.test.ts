@@ -396,6 +396,16 @@ function checkAccounting(input: SchedulingInput, plan: Plan): void {
   expect(seen).toEqual(input.pods.map((p) => p.uid).sort());
 }
 
+/** Every invariant a plan must keep. */
+function checkAll(input: SchedulingInput, plan: Plan): void {
+  checkAccounting(input, plan);
+  checkClaims(input, plan);
+  checkExisting(input, plan);
+  checkLimits(input, plan);
+  checkZoneAffinity(input, plan);
+  checkZoneAntiAffinity(input, plan);
+}
+
 describe('solve() invariants (property tests)', () => {
   it('should keep every placement within resources, requirements, taints, limits and hostname rules', () => {
     fc.assert(fc.property(scenarioArb, (s) => {
@@ -404,12 +414,7 @@ describe('solve() invariants (property tests)', () => {
       // Act
       const plan = solve(input);
       // Assess
-      checkAccounting(input, plan);
-      checkClaims(input, plan);
-      checkExisting(input, plan);
-      checkLimits(input, plan);
-      checkZoneAffinity(input, plan);
-      checkZoneAntiAffinity(input, plan);
+      checkAll(input, plan);
     }), { numRuns: RUNS });
   });
 
@@ -549,12 +554,7 @@ describe('repackPlan() invariants (property tests)', () => {
       // Act
       const { plan } = repackPlan(input, greedy, lp, { mipSeconds: 0.5, lpFrom });
       // Assess
-      checkAccounting(input, plan);
-      checkClaims(input, plan);
-      checkExisting(input, plan);
-      checkLimits(input, plan);
-      checkZoneAffinity(input, plan);
-      checkZoneAntiAffinity(input, plan);
+      checkAll(input, plan);
       const cost = (p: Plan) => p.nodeClaims.reduce((sum, c) => sum + c.price, 0);
       expect(cost(plan)).toBeLessThanOrEqual(cost(greedy) + 1e-9);
     }), { numRuns: Math.min(RUNS, 60) });
