@@ -32,7 +32,8 @@ export const DELETED_REASON = 'Deleted';
 export const deletionExecutionName = (nodeClaimName: string, deletionTimestamp: number): string =>
   executionName(nodeClaimName, 'deleted', String(deletionTimestamp));
 
-function nodeOf(claim: NodeClaim, nodes: readonly Node[]): Node | undefined {
+/** The Node of a claim (by provider ID, else by the node name it recorded). */
+export function nodeOf(claim: NodeClaim, nodes: readonly Node[]): Node | undefined {
   return nodes.find((n) => (!!claim.status.providerID && n.providerID === claim.status.providerID) || (!!claim.status.nodeName && n.name === claim.status.nodeName));
 }
 

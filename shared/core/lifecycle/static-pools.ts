@@ -18,7 +18,7 @@ import { Annotation, TaintKey } from '../model/labels';
 import type { ClusterSnapshot } from '../ports';
 import { disruptionCost } from '../disruption/pods';
 import { isStatic, staticNodeClaim } from '../scheduling/static-claim';
-import { reconcileDeletions } from './deletions';
+import { nodeOf, reconcileDeletions } from './deletions';
 import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import type { Planner } from './provisioner';
@@ -40,9 +40,6 @@ export interface StaticPoolDecision {
 const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
 const doNotDisrupt = (p: Pod) => p.annotations[Annotation.doNotDisrupt] === 'true';
 
-function nodeOf(c: NodeClaim, nodes: readonly Node[]): Node | undefined {
-  return nodes.find((n) => (!!c.status.providerID && n.providerID === c.status.providerID) || (!!c.status.nodeName && n.name === c.status.nodeName));
-}
 
 /** What to do for every static NodePool (pure). */
 export function decideStaticPools(snapshot: Pick<ClusterSnapshot, 'nodePools' | 'nodeClaims' | 'nodes' | 'pods'>, nowMs: number): StaticPoolDecision[] {

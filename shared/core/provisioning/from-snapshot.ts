@@ -31,7 +31,8 @@ export function reschedulablePods(snapshot: ClusterSnapshot): Pod[] {
     && p.owner?.kind !== 'DaemonSet' && p.owner?.kind !== 'Node');
 }
 
-function minAllocatable(types: InstanceType[], names: string[] | undefined): ResourceList | undefined {
+/** The smallest allocatable of the named types, per resource (what a claim of any of them can hold). */
+export function minAllocatable(types: readonly InstanceType[], names: readonly string[] | undefined): ResourceList | undefined {
   const pick = names ? types.filter((t) => names.includes(t.name)) : [];
   if (pick.length === 0) return undefined;
   const out: ResourceList = { ...pick[0].allocatable };

@@ -13,8 +13,7 @@ import { solve } from '../scheduling/solve';
 import { isStatic, staticNodeClaim } from '../scheduling/static-claim';
 import type { ExistingNode, Plan, PlannedNodeClaim, SchedulingInput, SchedulingOptions } from '../scheduling/types';
 import { Label } from '../model/labels';
-import type { ResourceList } from '../model/resources';
-import { existingNodesFromSnapshot } from './from-snapshot';
+import { existingNodesFromSnapshot, minAllocatable } from './from-snapshot';
 
 export interface OfflinePlanOptions {
   region: string;
@@ -157,8 +156,7 @@ function planStaticPools(set: ManifestSet, pools: ManifestSet['nodePools'], inst
 function staticInFlight(p: StaticPoolPlan): ExistingNode[] {
   const c = p.nodeClaim;
   if (!c || p.launch === 0) return [];
-  const allocatable: ResourceList = { ...c.instanceTypes[0].allocatable };
-  for (const t of c.instanceTypes.slice(1)) for (const k of Object.keys(allocatable)) allocatable[k] = Math.min(allocatable[k], t.allocatable[k] ?? 0);
+  const allocatable = minAllocatable(c.instanceTypes, c.instanceTypes.map((t) => t.name))!;
   return Array.from({ length: p.launch }, (_, i) => {
     const name = `${p.nodePool}-replica-${i + 1}`;
     return {

@@ -195,23 +195,18 @@ export class InProgressClaim {
 
   private zoneFeasible(zone: string, pv: Float64Array, reqs: Requirements): boolean {
     const ct = reqs.get(Label.capacityType);
-    for (const o of this.options) {
-      let fits = true;
-      for (let i = 0; i < pv.length; i++) if (this.reqVec[i] + pv[i] > o.eff[i]) { fits = false; break; }
-      if (fits && o.offerings.some((x) => x.zone === zone && (!ct || ct.has(x.capacityType)))) return true;
-    }
-    return false;
+    return this.options.some((o) => this.fitsWith(o, pv) && o.offerings.some((x) => x.zone === zone && (!ct || ct.has(x.capacityType))));
   }
 
   /** Some option that still fits the pod has `key = value` (a domain on an instance-type label, e.g. arch). */
   private typeFeasible(key: string, value: string, pv: Float64Array): boolean {
-    for (const o of this.options) {
-      if (o.it.labels[key] !== value) continue;
-      let fits = true;
-      for (let i = 0; i < pv.length; i++) if (this.reqVec[i] + pv[i] > o.eff[i]) { fits = false; break; }
-      if (fits) return true;
-    }
-    return false;
+    return this.options.some((o) => o.it.labels[key] === value && this.fitsWith(o, pv));
+  }
+
+  /** The claim's requests plus `pv` fit the option. */
+  private fitsWith(o: TypeOption, pv: Float64Array): boolean {
+    for (let i = 0; i < pv.length; i++) if (this.reqVec[i] + pv[i] > o.eff[i]) return false;
+    return true;
   }
 
   commit(s: PodState, plan: AddPlan): void {

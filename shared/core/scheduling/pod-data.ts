@@ -7,6 +7,7 @@ import { NormalizedLabels } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import { Requirement, Requirements } from './requirements';
 import type { PodVolume } from './volumes';
+import { type Dims, nonZero } from './dims';
 
 export interface PodState {
   pod: Pod;
@@ -34,6 +35,14 @@ export interface PodState {
   /** Bumped on every relaxation. */
   version: number;
   relaxations: string[];
+}
+
+/** A pod's state with its requests as a vector over a solve's Dims (what the scheduler's checks read). */
+export function podStateIn(pod: Pod, index: number, volumeAlternatives: Requirements[], ignorePreferences: boolean, dims: Dims): PodState {
+  const st = newPodState(pod, index, volumeAlternatives, ignorePreferences);
+  st.reqVec = dims.vec(st.req);
+  st.reqNz = nonZero(st.reqVec);
+  return st;
 }
 
 const byWeightDesc = <T extends { weight: number }>(a: T, b: T) => b.weight - a.weight;

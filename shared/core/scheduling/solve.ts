@@ -6,11 +6,11 @@
 import { Label } from '../model/labels';
 import type { Pod } from '../model/kube';
 import type { ResourceList } from '../model/resources';
-import { Dims, nonZero } from './dims';
+import { Dims } from './dims';
 import { ExistingNodeState } from './existing-node';
 import { finalizeClaim } from './finalize';
 import { InProgressClaim } from './nodeclaim';
-import { compareForQueue, newPodState, relax, type PodState } from './pod-data';
+import { compareForQueue, podStateIn, relax, type PodState } from './pod-data';
 import { Requirement, type Requirements } from './requirements';
 import { isStatic } from './static-claim';
 import { buildTemplate, type Template, type TypeOption } from './template';
@@ -66,10 +66,8 @@ export function solve(input: SchedulingInput): Plan {
     if (why) { ignored.push({ pod, reason: why }); return; }
     const vr = volumeRequirements(pod, vidx);
     if (typeof vr === 'string') { ignored.push({ pod, reason: vr }); return; }
-    const st = newPodState(pod, i, vr, ignorePrefs);
+    const st = podStateIn(pod, i, vr, ignorePrefs, dims);
     if (pod.volumeClaims.length > 0) st.volumes = podVolumes(pod, vidx);
-    st.reqVec = dims.vec(st.req);
-    st.reqNz = nonZero(st.reqVec);
     states.push(st);
   });
 

@@ -12,14 +12,15 @@
 import type { Pod } from '../../model/kube';
 import type { NodePool } from '../../model/karpenter';
 import type { LinearProgram, LpSolver } from '../../ports/lp-solver';
-import { Dims, nonZero } from '../dims';
+import { Dims } from '../dims';
 import { finalizeClaim } from '../finalize';
 import { InProgressClaim } from '../nodeclaim';
-import { newPodState, type PodState } from '../pod-data';
+import { newPodState, podStateIn, type PodState } from '../pod-data';
 import { solve } from '../solve';
-import { Requirement, type Requirements } from '../requirements';
-import { buildTemplate, type Template, type TypeOption, typeMatches } from '../template';
+import { Requirement } from '../requirements';
+import { buildTemplate, type Template, typeMatches } from '../template';
 import { Topology } from '../topology';
+import { farleyBound, fill, fits, knapsackBound, type Kind, type Pattern, type Variant } from './patterns';
 import type { Plan, PlannedNodeClaim, SchedulingInput } from '../types';
 import { Label } from '../../model/labels';
 
@@ -43,13 +44,6 @@ export interface RepackReport {
   groups: { nodePool: string; pods: number; greedyPerHour: number; optimizedPerHour: number; lowerBoundPerHour: number; kept: 'optimized' | 'greedy'; why?: string }[];
 }
 
-/** Pods with the same requests and requirements; `reqs` = the pool's requirements ∩ theirs. */
-interface Kind { vec: Float64Array; pods: Pod[]; reqs: Requirements }
-interface Pattern { type: number; counts: number[]; cost: number }
-/** An instance type launched as one capacity type, at its cheapest offering of that type; which kinds it may hold. */
-interface Variant { o: TypeOption; ct: string; price: number; allowed: boolean[] }
-
-const EPS = 1e-9;
 /** Groups with fewer movable pods are packed by a first-fit-decreasing heuristic, without the LP solver. */
 export const SMALL_GROUP = 40;
 
@@ -60,59 +54,9 @@ export function isFreePod(p: Pod): boolean {
     && !(a?.podAffinity?.required?.length || a?.podAffinity?.preferred?.length || a?.podAntiAffinity?.required?.length || a?.podAntiAffinity?.preferred?.length);
 }
 
-function fits(counts: number[], kinds: Kind[], eff: Float64Array): boolean {
-  for (let d = 0; d < eff.length; d++) {
-    let sum = 0;
-    for (let k = 0; k < kinds.length; k++) sum += counts[k] * kinds[k].vec[d];
-    if (sum > eff[d] + EPS) return false;
-  }
-  return true;
-}
-
-/** Greedy knapsack: fill `eff` with kinds in the given order, at most `limit[k]` of each. */
-function fill(order: number[], kinds: Kind[], eff: Float64Array, limit: number[]): number[] {
-  const counts = new Array<number>(kinds.length).fill(0);
-  const left = Float64Array.from(eff);
-  for (const k of order) {
-    const v = kinds[k].vec;
-    let n = limit[k];
-    for (let d = 0; d < left.length; d++) if (v[d] > 0) n = Math.min(n, Math.floor((left[d] + EPS) / v[d]));
-    if (n <= 0) continue;
-    counts[k] = n;
-    for (let d = 0; d < left.length; d++) left[d] -= n * v[d];
-  }
-  return counts;
-}
 
 interface Group { pool: NodePool; claims: PlannedNodeClaim[]; pods: Pod[] }
 
-/** An upper bound on Σ π·a over the patterns a type can hold: the smallest single-resource fractional knapsack. */
-function knapsackBound(pi: number[], n: number[], kinds: Kind[], eff: Float64Array, allowed: boolean[]): number {
-  let best = Infinity;
-  for (let d = 0; d < eff.length; d++) {
-    const items = kinds.map((k, i) => ({ i, w: k.vec[d] })).filter((x) => pi[x.i] > 0 && allowed[x.i]);
-    let cap = eff[d];
-    let value = 0;
-    const free = items.filter((x) => x.w <= 0);
-    for (const x of free) value += pi[x.i] * n[x.i];
-    const rest = items.filter((x) => x.w > 0).sort((a, b) => pi[b.i] / b.w - pi[a.i] / a.w);
-    for (const x of rest) {
-      if (cap <= 0) break;
-      const take = Math.min(n[x.i], cap / x.w);
-      value += take * pi[x.i];
-      cap -= take * x.w;
-    }
-    best = Math.min(best, value);
-  }
-  return best;
-}
-
-/** Farley's lower bound on the LP from a dual vector (see repackGroup). */
-function farleyBound(pi: number[], n: number[], kinds: Kind[], types: Variant[]): number {
-  let theta = 1;
-  for (const t of types) if (t.price > 0) theta = Math.max(theta, knapsackBound(pi, n, kinds, t.o.eff, t.allowed) / t.price);
-  return pi.reduce((s, p, k) => s + p * n[k], 0) / theta;
-}
 
 /** Whether the plan has groups to re-pack, and whether one is large enough to need the LP solver. */
 export function repackNeeds(input: SchedulingInput, plan: Plan): { groups: boolean; lp: boolean } {
@@ -291,12 +235,7 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
   const states = new Map<Pod, PodState>();
   const stateOf = (p: Pod) => {
     let s = states.get(p);
-    if (!s) {
-      s = newPodState(p, 0, [], ignorePrefs);
-      s.reqVec = dims.vec(s.req);
-      s.reqNz = nonZero(s.reqVec);
-      states.set(p, s);
-    }
+    if (!s) states.set(p, (s = podStateIn(p, 0, [], ignorePrefs, dims)));
     return s;
   };
   const open = () => {
