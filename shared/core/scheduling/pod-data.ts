@@ -45,6 +45,12 @@ export function podStateIn(pod: Pod, index: number, volumeAlternatives: Requirem
   return st;
 }
 
+/** A copy of a pod's state with its requests as a vector over `dims`. */
+export function withVector(st: PodState, dims: Dims): PodState {
+  const reqVec = dims.vec(st.req);
+  return { ...st, reqVec, reqNz: nonZero(reqVec) };
+}
+
 const byWeightDesc = <T extends { weight: number }>(a: T, b: T) => b.weight - a.weight;
 
 export function newPodState(pod: Pod, index: number, volumeAlternatives: Requirements[], ignorePreferences: boolean): PodState {

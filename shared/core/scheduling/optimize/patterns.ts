@@ -6,11 +6,17 @@ import type { Pod } from '../../model/kube';
 import type { Requirements } from '../requirements';
 import type { TypeOption } from '../template';
 
-/** Pods with the same requests and requirements; `reqs` = the pool's requirements ∩ theirs. */
-export interface Kind { vec: Float64Array; pods: Pod[]; reqs: Requirements }
+/**
+ * Pods with the same requests and requirements; `reqs` = the pool's requirements ∩ theirs; `cap` = how many of
+ * them one node may hold (1 for hostname spread / anti-affinity, groups.ts); `zone` = the zone they must stay in.
+ */
+export interface Kind { vec: Float64Array; pods: Pod[]; reqs: Requirements; cap: number; zone: string | null }
 export interface Pattern { type: number; counts: number[]; cost: number }
-/** An instance type launched as one capacity type, at its cheapest offering of that type; which kinds it may hold. */
-export interface Variant { o: TypeOption; ct: string; price: number; allowed: boolean[] }
+/**
+ * An instance type launched as one capacity type in one zone (null: any zone, for pods free to go anywhere), at
+ * its cheapest such offering; which kinds it may hold.
+ */
+export interface Variant { o: TypeOption; ct: string; zone: string | null; price: number; allowed: boolean[] }
 
 export const EPS = 1e-9;
 
@@ -59,9 +65,82 @@ export function knapsackBound(pi: number[], n: number[], kinds: Kind[], eff: Flo
   return best;
 }
 
-/** Farley's lower bound on the LP from a dual vector (see repackGroup). */
-export function farleyBound(pi: number[], n: number[], kinds: Kind[], types: Variant[]): number {
-  let theta = 1;
-  for (const t of types) if (t.price > 0) theta = Math.max(theta, knapsackBound(pi, n, kinds, t.o.eff, t.allowed) / t.price);
-  return pi.reduce((s, p, k) => s + p * n[k], 0) / theta;
+/** The problem one group poses: its kinds and how many pods of each, and the variants that may hold them. */
+export interface PackProblem { kinds: Kind[]; n: number[]; types: Variant[] }
+
+/** How many pods of each kind one node of variant `t` may take, out of `left`: none it may not hold, at most `cap`. */
+export function limitOf(pr: PackProblem, t: Variant, left: number[]): number[] {
+  return left.map((x, k) => (t.allowed[k] ? Math.min(x, pr.kinds[k].cap) : 0));
+}
+
+/** The patterns generated so far, without duplicates. */
+export class PatternSet {
+  readonly list: Pattern[] = [];
+  private readonly seen = new Set<string>();
+  add(p: Pattern): boolean {
+    if (p.counts.every((c) => c === 0)) return false;
+    const key = `${p.type}|${p.counts.join(',')}`;
+    if (this.seen.has(key)) return false;
+    this.seen.add(key);
+    this.list.push(p);
+    return true;
+  }
+}
+
+/**
+ * The most valuable pattern of one type (Σ π·a over counts a that fit `eff`, at most `limit[k]` of each kind):
+ * a depth-first branch and bound over the kinds in order of value density, bounded by the single-resource
+ * fractional knapsack of what is left. Exact when it finishes within `budget` nodes (`exact`); otherwise the
+ * best pattern found so far. Fast for the handful of kinds a NodePool's pending pods form.
+ */
+export function bestPattern(pi: number[], kinds: Kind[], eff: Float64Array, limit: number[], budget = 20_000): { counts: number[]; value: number; exact: boolean } {
+  const dims = eff.length;
+  const size = (k: number) => { let s = 0; for (let d = 0; d < dims; d++) if (eff[d] > 0) s = Math.max(s, kinds[k].vec[d] / eff[d]); return s || 1e-9; };
+  const order = kinds.map((_, k) => k).filter((k) => pi[k] > 0 && limit[k] > 0).sort((a, b) => pi[b] / size(b) - pi[a] / size(a));
+  const counts = new Array<number>(kinds.length).fill(0);
+  let best = { counts: [...counts], value: 0 };
+  const left = Float64Array.from(eff);
+  let nodes = 0;
+  // An upper bound on what kinds order[i..] can add to `left`: the tightest single-resource fractional knapsack
+  // (per resource, the kinds in order of value per unit of it, precomputed).
+  const pos = new Array<number>(kinds.length).fill(-1);
+  order.forEach((k, i) => { pos[k] = i; });
+  const byDim = Array.from({ length: dims }, (_, d) => [...order].sort((x, y) => pi[y] / (kinds[y].vec[d] || EPS) - pi[x] / (kinds[x].vec[d] || EPS)));
+  const bound = (i: number) => {
+    let b = Infinity;
+    for (let d = 0; d < dims; d++) {
+      let cap = left[d] + EPS;
+      let v = 0;
+      for (const k of byDim[d]) {
+        if (pos[k] < i) continue;
+        const w = kinds[k].vec[d];
+        if (w <= 0) { v += pi[k] * limit[k]; continue; }
+        if (cap <= 0) continue;
+        const take = Math.min(limit[k], cap / w);
+        v += take * pi[k];
+        cap -= take * w;
+      }
+      if (v < b) b = v;
+    }
+    return b;
+  };
+  const dfs = (i: number, value: number): void => {
+    if (++nodes > budget) return;
+    if (value > best.value + 1e-12) best = { counts: [...counts], value };
+    if (i >= order.length || value + bound(i) <= best.value + 1e-12) return;
+    const k = order[i];
+    const v = kinds[k].vec;
+    let max = limit[k];
+    for (let d = 0; d < dims; d++) if (v[d] > 0) max = Math.min(max, Math.floor((left[d] + EPS) / v[d]));
+    for (let c = max; c >= 0; c--) {
+      counts[k] = c;
+      for (let d = 0; d < dims; d++) left[d] -= c * v[d];
+      dfs(i + 1, value + c * pi[k]);
+      for (let d = 0; d < dims; d++) left[d] += c * v[d];
+      counts[k] = 0;
+      if (nodes > budget) return;
+    }
+  };
+  dfs(0, 0);
+  return { ...best, exact: nodes <= budget };
 }
