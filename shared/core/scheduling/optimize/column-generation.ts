@@ -18,6 +18,9 @@ export interface ColumnGenerationOptions {
 
 export interface ColumnGenerationResult { chosen?: { p: Pattern; m: number }[]; lb: number; why?: string }
 
+/** A dive within this share of the LP over its patterns is kept without running the MIP. */
+const GOOD_ENOUGH = 0.003;
+
 /** Patterns added per round: the most negative reduced costs first. */
 const PER_ROUND = 25;
 
@@ -82,11 +85,14 @@ export function columnGeneration(pr: PackProblem, patterns: PatternSet, lp: LpSo
     if (added === 0) break;
   }
   if (pi) enrich(pr, patterns, pi, complete);
+  const costOf = (c: { p: Pattern; m: number }[] | undefined) => (c && covers(c, n) ? c.reduce((sum, x) => sum + x.m * x.p.cost, 0) : Infinity);
   const dived = dive(pr, patterns, lp, o.lpSeconds);
+  // The MIP only when the dive leaves a gap worth its time limit to the LP over the same patterns.
+  const relaxed = master(false, o.lpSeconds);
+  if (dived && relaxed.status === 'optimal' && costOf(dived) <= relaxed.objective * (1 + GOOD_ENOUGH)) return { lb, chosen: dived };
   const mip = master(true, o.mipSeconds);
   const fromMip = mip.status === 'optimal' || mip.status === 'limit'
     ? patterns.list.map((p, j) => ({ p, m: Math.round(mip.x[j]) })).filter((x) => x.m > 0) : undefined;
-  const costOf = (c: { p: Pattern; m: number }[] | undefined) => (c && covers(c, n) ? c.reduce((sum, x) => sum + x.m * x.p.cost, 0) : Infinity);
   const chosen = costOf(dived) <= costOf(fromMip) ? dived : fromMip;
   if (!chosen || costOf(chosen) === Infinity) return { lb, why: `MIP ${mip.status}` };
   return { lb, chosen };

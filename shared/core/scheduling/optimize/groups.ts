@@ -78,6 +78,13 @@ function offeringsHeld(claimReqs: Requirements, pod: Requirements): boolean {
 
 /** How far the re-packing may move a pod placed with state `s` (see the file comment). */
 export function mobility(p: Pod, s: PodState): Mobility {
+  const m = ruleMobility(p);
+  if (!m.fixed && (s.requirements.has(Label.zone) || s.requirements.has(Label.zoneId))) m.zone = true;
+  return m;
+}
+
+/** Mobility from the pod's own rules (host ports, volumes, pod (anti-)affinity, spreads), before its requirements. */
+function ruleMobility(p: Pod): Mobility {
   const m: Mobility = { fixed: false, zone: false, host: false };
   if (p.hostPorts.length > 0 || p.volumeClaims.length > 0) return { ...m, fixed: true };
   const { affinity, anti } = termsOf(p);
@@ -90,8 +97,6 @@ export function mobility(p: Pod, s: PodState): Mobility {
     else if (ZONE_KEYS.has(key)) m.zone = true;
     else return { ...m, fixed: true };
   }
-  const r = s.requirements;
-  if (r.has(Label.zone) || r.has(Label.zoneId)) m.zone = true;
   return m;
 }
 
@@ -133,36 +138,43 @@ export function ruleKey(p: Pod): string {
  */
 export function groupsOf(input: SchedulingInput, plan: Plan, ignorePrefs: boolean): Group[] {
   const pools = new Map(input.nodePools.map((p) => [p.name, p]));
-  const poolTaints = input.nodePools.map((p) => p.template.taints);
-  const zoneSelected = zoneRuleTargets(input);
+  // Cheap checks first (each pod's own rules, then the hostname rules of each pool's candidates): most inputs
+  // that cannot be re-packed stop here, before any pod's placed state is worked out.
   const host = new Set<Pod>();
-  const groups = new Map<string, Group>();
+  const byPool = new Map<string, PlannedNodeClaim[]>();
   for (const c of plan.nodeClaims) {
-    const pool = pools.get(c.nodePool);
-    if (!pool || c.pods.length === 0) continue;
-    const claimReqs = Requirements.fromNodeSelector(c.requirements);
-    const states = c.pods.map((p) => placedState(p, c, claimReqs, ignorePrefs, poolTaints));
-    if (states.some((st) => st === undefined)) continue;
-    const ms = c.pods.map((p, i) => mobility(p, states[i]!));
+    if (!pools.has(c.nodePool) || c.pods.length === 0) continue;
+    const ms = c.pods.map(ruleMobility);
     if (ms.some((m) => m.fixed)) continue;
-    // Pods with zone-level rules, and pods such a rule counts, keep their zone: only a claim pinned to one zone
-    // can be re-packed with them.
-    const keeps = c.pods.map((p, i) => ms[i].zone || zoneSelected(p));
-    if (c.zone === null && keeps.some(Boolean)) continue;
-    let g = groups.get(c.nodePool);
-    if (!g) groups.set(c.nodePool, (g = { pool, claims: [], pods: [], zoneOf: new Map(), onePerNode: new Set(), states: new Map() }));
-    g.claims.push(c);
-    c.pods.forEach((p, i) => {
-      g!.pods.push(p);
-      g!.zoneOf.set(p, keeps[i] ? c.zone : null);
-      g!.states.set(p, states[i]!);
-      if (ms[i].host) host.add(p);
-    });
+    c.pods.forEach((p, i) => { if (ms[i].host) host.add(p); });
+    let list = byPool.get(c.nodePool);
+    if (!list) byPool.set(c.nodePool, (list = []));
+    list.push(c);
   }
+  const poolTaints = input.nodePools.map((p) => p.template.taints);
+  let zoneSelected: ((p: Pod) => boolean) | undefined;
   const out: Group[] = [];
-  for (const g of groups.values()) {
-    if (g.pods.length < 2) continue; // one pod on one claim is already its cheapest fitting type
-    if (hostRulesHold(input, plan, g, host)) out.push(g);
+  for (const [name, claims] of byPool) {
+    const pool = pools.get(name)!;
+    const candidate = { pool, claims, pods: claims.flatMap((c) => c.pods) };
+    if (candidate.pods.length < 2 || !hostRulesHold(input, plan, candidate, host)) continue;
+    zoneSelected ??= zoneRuleTargets(input);
+    const g: Group = { pool, claims: [], pods: [], zoneOf: new Map(), onePerNode: new Set(), states: new Map() };
+    for (const c of claims) {
+      const claimReqs = Requirements.fromNodeSelector(c.requirements);
+      const states = c.pods.map((p) => placedState(p, c, claimReqs, ignorePrefs, poolTaints));
+      if (states.some((st) => st === undefined)) continue;
+      // Pods with zone-level rules, and pods such a rule counts, keep their zone: only a claim pinned to one zone
+      // can be re-packed with them.
+      const keeps = c.pods.map((p, i) => mobility(p, states[i]!).zone || zoneSelected!(p));
+      if (c.zone === null && keeps.some(Boolean)) continue;
+      g.claims.push(c);
+      c.pods.forEach((p, i) => { g.pods.push(p); g.zoneOf.set(p, keeps[i] ? c.zone : null); g.states.set(p, states[i]!); });
+    }
+    // One pod on one claim is already its cheapest fitting type; claims left out are "elsewhere" for the rules.
+    if (g.pods.length < 2 || (g.claims.length < claims.length && !hostRulesHold(input, plan, g, host))) continue;
+    for (const p of g.pods) if (host.has(p)) g.onePerNode.add(p);
+    out.push(g);
   }
   return out;
 }
@@ -183,8 +195,8 @@ function zoneRuleTargets(input: SchedulingInput): (p: Pod) => boolean {
   return (p) => list.some((r) => r(p));
 }
 
-/** Marks the group's one-per-node pods; false when a hostname rule reaches beyond one kind (see groupsOf). */
-function hostRulesHold(input: SchedulingInput, plan: Plan, g: Group, host: ReadonlySet<Pod>): boolean {
+/** Whether every hostname rule of the group's pods can be kept as "one per node" (see groupsOf). */
+function hostRulesHold(input: SchedulingInput, plan: Plan, g: Pick<Group, 'claims' | 'pods'>, host: ReadonlySet<Pod>): boolean {
   const bound = g.pods.filter((p) => host.has(p));
   if (bound.length === 0) return true;
   // The pods of every node outside the group, node by node.
@@ -205,7 +217,6 @@ function hostRulesHold(input: SchedulingInput, plan: Plan, g: Group, host: Reado
       checked.set(key, ok);
     }
     if (!ok) return false;
-    g.onePerNode.add(p);
   }
   return true;
 }

@@ -9,6 +9,7 @@
  * the scheduler's own InProgressClaim (rebuild.ts), and a group that does not rebuild cleanly — or does not
  * come out cheaper and charged no more against its pool's limits — keeps its greedy claims.
  */
+import type { Pod } from '../../model/kube';
 import type { NodePool } from '../../model/karpenter';
 import type { LpSolver } from '../../ports/lp-solver';
 import { Dims } from '../dims';
@@ -80,8 +81,11 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
 
   const patterns = new PatternSet();
   // The greedy claims as patterns at their cheapest fitting variant (the greedy plan stays a feasible solution).
+  const kindOf = new Map<Pod, number>();
+  kinds.forEach((k, i) => { for (const p of k.pods) kindOf.set(p, i); });
   for (const c of g.claims) {
-    const counts = kinds.map((k) => c.pods.filter((p) => k.pods.includes(p)).length);
+    const counts = kinds.map(() => 0);
+    for (const p of c.pods) counts[kindOf.get(p)!]++;
     let best = -1;
     types.forEach((t, i) => {
       const ok = counts.every((x, k) => x === 0 || (t.allowed[k] && x <= kinds[k].cap)) && fits(counts, kinds, t.o.eff);
