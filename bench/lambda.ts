@@ -1,0 +1,50 @@
+/**
+ * `node --import tsx bench/lambda.ts [--no-package]`: the deployed functions' bundles as Lambda loads them (issue
+ * #12 item 5). Packages the service (`npm run package`, offline) unless told not to, then per function: the
+ * unzipped bundle size and its module load time (the INIT phase: median of 5 fresh `node` processes requiring
+ * it), and once the AWS SDK clients the composition root creates on the first invocation. Not part of `npm test`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const SDK_CLIENTS = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-ec2', '@aws-sdk/client-sfn', '@aws-sdk/client-iam', '@aws-sdk/client-pricing', '@aws-sdk/client-ssm', '@aws-sdk/client-eks'];
+
+/** Milliseconds to `require` the modules in a fresh process (median of `runs`). */
+function loadMs(modules: string[], runs = 5, nodePath?: string): number {
+  const script = `const t=process.hrtime.bigint(); for (const m of ${JSON.stringify(modules)}) require(m); console.log(Number(process.hrtime.bigint()-t)/1e6)`;
+  const times = Array.from({ length: runs }, () => Number(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, ...(nodePath ? { NODE_PATH: nodePath } : {}) } }).toString()));
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+}
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+export function measure(pack = true) {
+  if (pack) execFileSync('npm', ['run', '--silent', 'package'], { cwd: ROOT, stdio: 'ignore' });
+  const out = mkdtempSync(join(os.tmpdir(), 'nodewright-bench-lambda-'));
+  try {
+    const rows = [];
+    for (const zip of readdirSync(join(ROOT, '.serverless')).filter((f) => f.endsWith('.zip')).sort()) {
+      const dir = join(out, zip.replace(/\.zip$/, ''));
+      execFileSync('unzip', ['-q', '-o', join(ROOT, '.serverless', zip), '-d', dir]);
+      const js = files(dir).find((f) => f.endsWith('.js'))!;
+      rows.push({ function: zip.replace(/\.zip$/, ''), 'bundle MB': Math.round(statSync(js).size / 1e4) / 100, 'module load ms': Math.round(loadMs([js])) });
+    }
+    return { rows, sdkMs: Math.round(loadMs(SDK_CLIENTS, 3, join(ROOT, 'node_modules'))) };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, node ${process.version}`);
+  const { rows, sdkMs } = measure(!process.argv.includes('--no-package'));
+  console.table(rows);
+  const loads = rows.map((r) => r['module load ms']).sort((a, b) => a - b);
+  console.log(`module load: median ${loads[Math.floor(loads.length / 2)]} ms, worst ${loads[loads.length - 1]} ms; largest bundle ${Math.max(...rows.map((r) => r['bundle MB']))} MB`);
+  console.log(`AWS SDK v3 clients the composition root creates on the first invocation: ${sdkMs} ms to load (${SDK_CLIENTS.length} packages)`);
+}
