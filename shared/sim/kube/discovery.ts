@@ -1,6 +1,6 @@
 /** Discovery documents (/version, /api, /api/v1, /apis, /apis/<group>[/<version>]) in the legacy JSON form kubectl falls back to. */
 import type { ResourceRegistry } from './resources';
-import { apiVersionOf, type Json, type ResourceType } from './types';
+import { apiVersionOf, type Json } from './types';
 
 export const SERVER_VERSION = { major: '1', minor: '31', gitVersion: 'v1.31.0-nodewright-sim', gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-08-13T00:00:00Z', goVersion: 'go1.22.5', compiler: 'gc', platform: 'linux/amd64' } as const;
 
@@ -31,10 +31,14 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources };
 }
 
+/**
+ * The groups with resources of their own. A group advertised without any (autoscaling/v1 for the Scale kind of
+ * scale subresources) makes `kubectl api-resources` fail ("received empty response"); `kubectl scale` needs only
+ * the subresource entry.
+ */
 function groups(registry: ResourceRegistry): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  const all: Pick<ResourceType, 'group' | 'version'>[] = [...registry.all(), { group: 'autoscaling', version: 'v1' }];
-  for (const t of all) {
+  for (const t of registry.all()) {
     if (!t.group) continue;
     const vs = out.get(t.group) ?? [];
     if (!vs.includes(t.version)) vs.push(t.version);

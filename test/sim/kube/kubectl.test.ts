@@ -34,6 +34,15 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('should answer kubectl api-resources with every group, Karpenter\'s included', async () => {
+    // Act
+    const out = await kubectl('api-resources');
+    // Assess
+    const rows = out.split('\n').slice(1).filter(Boolean).map((l) => l.trim().split(/\s+/));
+    expect(rows.map((r) => r[0])).toEqual(expect.arrayContaining(['pods', 'nodes', 'nodepools', 'nodeclaims', 'ec2nodeclasses', 'deployments', 'poddisruptionbudgets']));
+    expect(rows.find((r) => r[0] === 'nodepools')).toEqual(['nodepools', 'karpenter.sh/v1', 'false', 'NodePool']);
+  });
+
   it('should list nodes and nodepools with kubectl get', async () => {
     // Act
     const out = await kubectl('get', 'nodes,nodepools,nodeclaims', '-o', 'name');
