@@ -50,6 +50,19 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(claims).toMatch(/^nodeclaim\.karpenter\.sh\/default-/m);
   }, 90_000);
 
+  it('should show the NodePool\'s NODES and READY in kubectl get nodepools, from the status the functions write', async () => {
+    // Act: the provisioner writes the status from the snapshot each of its invocations reads first.
+    const claims = (await kubectl('get', 'nodeclaims', '-o', 'name')).split('\n').filter(Boolean).length;
+    let row: string[] = [];
+    for (let i = 0; i < 30 && !(row[2] === String(claims) && row[3] === 'True'); i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+      row = (await kubectl('get', 'nodepools', '--no-headers')).trim().split(/\s+/);
+    }
+    // Assess: NAME NODECLASS NODES READY AGE
+    expect(claims).toBeGreaterThan(0);
+    expect(row.slice(0, 4)).toEqual(['default', 'default', String(claims), 'True']);
+  }, 60_000);
+
   /** Polls until the node and its claim are gone and the 3 pods run elsewhere; the pods table at the end. */
   async function waitGoneAndRescheduled(node: string, claim: string): Promise<{ pods: string; nodes: string; claims: string }> {
     let state = { pods: '', nodes: '', claims: '' };

@@ -8,7 +8,8 @@ import type { ClusterClient, ClusterSnapshot, EvictionResult, NodePatch } from '
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
 import { toPlain } from './plain';
 import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
-import { mergeClaimStatus, type NodeClaimStatusPatch } from './status-patch';
+import { mergeClaimStatus, mergeNodePoolStatus, type NodeClaimStatusPatch, type NodePoolStatusPatch } from './status-patch';
+import { canonicalJson } from '../../core/model/hash';
 
 type Json = Record<string, unknown>;
 
@@ -99,6 +100,25 @@ export class KubeClusterClient implements ClusterClient {
       } catch (err) {
         const code = httpCode(err);
         if (code === 404) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`, { cause: err });
+        if (code !== 409 || attempt >= this.conflictRetries) throw err;
+      }
+    }
+  }
+
+  async patchNodePoolStatus(name: string, status: NodePoolStatusPatch): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      const raw = await tolerate(async () => (await this.apis.custom.getClusterCustomObject({ ...KarpenterResources.nodePools, name })) as Json, [404], undefined);
+      if (!raw) return false;
+      const current = (raw.status ?? {}) as Json;
+      const next = mergeNodePoolStatus(current, status, this.now());
+      if (canonicalJson(next) === canonicalJson(current)) return false;
+      const body = { metadata: { resourceVersion: (raw.metadata as Json).resourceVersion }, status: next };
+      try {
+        await this.apis.custom.patchClusterCustomObjectStatus({ ...KarpenterResources.nodePools, name, body }, mergePatch);
+        return true;
+      } catch (err) {
+        const code = httpCode(err);
+        if (code === 404) return false;
         if (code !== 409 || attempt >= this.conflictRetries) throw err;
       }
     }

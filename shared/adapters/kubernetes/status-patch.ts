@@ -1,10 +1,11 @@
 /** Builds the NodeClaim status for a merge patch: fields merged, conditions upserted by type. */
-import type { NodeClaim, NodeClaimCondition } from '../../core/model/karpenter';
+import type { NodeClaim, NodeClaimCondition, NodePoolStatus } from '../../core/model/karpenter';
 import { formatResourceList } from '../../core/model/resources';
 
 type Json = Record<string, unknown>;
 
 export type NodeClaimStatusPatch = Partial<Omit<NodeClaim['status'], 'conditions'>> & { conditions?: NodeClaimCondition[] };
+export type NodePoolStatusPatch = Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] };
 
 const rfc3339 = (seconds: number): string => new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -36,5 +37,15 @@ export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, now
     }
     out.conditions = conds;
   }
+  return out;
+}
+
+/** A NodePool's new status: resources and nodes replaced when given, conditions upserted as for NodeClaims. */
+export function mergeNodePoolStatus(current: Json, patch: NodePoolStatusPatch, nowMs: number): Json {
+  const out: Json = { ...current };
+  if (patch.resources) out.resources = patch.resources;
+  if (patch.nodes !== undefined) out.nodes = patch.nodes;
+  const conditions = mergeClaimStatus(current, { conditions: patch.conditions }, nowMs).conditions;
+  out.conditions = conditions;
   return out;
 }

@@ -13,6 +13,7 @@ import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import { instanceTypesByPool, provisionablePods } from './provisionable';
 import { reconcileStalledClaims } from './stalled';
+import { reconcileNodePoolStatuses } from './nodepool-status';
 import { reconcileStaticPools } from './static-pools';
 
 /** The scheduling core as the provisioner uses it (shared/core/scheduling/solve.ts, shared/core/provisioning/from-snapshot.ts). */
@@ -68,6 +69,8 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
   try {
     while (deps.clock.now() - start < budgetMs) {
       let snapshot = await deps.cluster.snapshot();
+      // NodePool statuses (NODES, READY in `kubectl get nodepools`) from what this round reads.
+      await reconcileNodePoolStatuses(deps, snapshot);
       // A claim whose launch never happened must not hold its pods until a 15-minute deadline.
       if ((await reconcileStalledClaims(deps, snapshot)).some((a) => a.type === 'delete')) snapshot = await deps.cluster.snapshot();
       // Static NodePools are kept at their replicas whether or not pods are pending.

@@ -57,12 +57,22 @@ export interface NodePool {
   deleting?: boolean;
   /** False when the pool failed validation or its node class is not ready. */
   ready?: boolean;
+  /** The status as last written (status.resources, status.nodes, conditions), to write only what changes. */
+  observedStatus?: NodePoolStatus;
   /**
    * What a rebalance recommendation does to this pool's nodes (annotation `nodewright.io/rebalance-policy`):
    * unset records it (Karpenter's behaviour: an event only), `ignore` drops it, `pre-provision` launches
    * replacement capacity without draining, `drain` replaces and drains the node as a scheduled change would.
    */
   rebalancePolicy?: RebalancePolicy;
+}
+
+/** A NodePool's status as Karpenter writes it (nodepool.counter and nodepool.readiness / validation controllers). */
+export interface NodePoolStatus {
+  /** cpu, memory, pods, ephemeral-storage and nodes of the pool's NodeClaims, as quantities. */
+  resources: Record<string, string>;
+  nodes: number;
+  conditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[];
 }
 
 export const RebalancePolicies = ['ignore', 'pre-provision', 'drain'] as const;
@@ -135,6 +145,9 @@ export interface EC2NodeClass {
   instanceStorePolicy?: 'RAID0';
   context?: string;
   hash?: string;
+  deleting?: boolean;
+  /** The Ready condition of its status, when it has one. */
+  ready?: { status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
   /** Resolved by the cloud provider (status); absent offline. */
   status?: {
     subnets?: { id: string; zone: string; zoneID?: string }[];

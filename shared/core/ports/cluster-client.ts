@@ -1,5 +1,5 @@
 import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, StorageClass, Taint } from '../model/kube';
-import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool } from '../model/karpenter';
+import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../model/karpenter';
 
 /** Everything the planner and disruption logic read from the cluster, in one consistent read. */
 export interface ClusterSnapshot {
@@ -39,6 +39,11 @@ export interface ClusterClient {
   createNodeClaim(claim: NodeClaim): Promise<NodeClaim>;
   /** Merges status fields and upserts conditions by type. */
   patchNodeClaimStatus(name: string, status: Partial<Omit<NodeClaim['status'], 'conditions'>> & { conditions?: NodeClaimCondition[] }): Promise<void>;
+  /**
+   * Writes a NodePool's status (resources, nodes, conditions upserted by type; a condition keeps its
+   * lastTransitionTime while its status holds). Returns false when nothing changed or the pool is gone.
+   */
+  patchNodePoolStatus(name: string, status: Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] }): Promise<boolean>;
   patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }): Promise<void>;
   /** Deletes (or marks for deletion, when finalizers remain); a missing claim is success. */
   deleteNodeClaim(name: string): Promise<void>;

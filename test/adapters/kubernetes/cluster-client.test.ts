@@ -135,6 +135,47 @@ describe('KubeClusterClient against the fake API server', () => {
     });
   });
 
+  describe('NodePool status', () => {
+    const ready = [
+      { type: 'ValidationSucceeded', status: 'True' as const, reason: 'ValidationSucceeded', message: '' },
+      { type: 'NodeClassReady', status: 'True' as const, reason: 'NodeClassReady', message: '' },
+      { type: 'Ready', status: 'True' as const, reason: 'Ready', message: '' },
+    ];
+
+    it('should write resources, nodes and conditions through the status subresource, and read them back', async () => {
+      // Prepare
+      put('karpenter.sh/v1', 'NodePool', nodePoolJson('default'));
+      // Act
+      const wrote = await client.patchNodePoolStatus('default', { resources: { cpu: '4', nodes: '2' }, nodes: 2, conditions: ready });
+      // Assess
+      expect(wrote).toBe(true);
+      const snap = await client.snapshot();
+      expect(snap.nodePools[0].observedStatus).toEqual({ resources: { cpu: '4', nodes: '2' }, nodes: 2, conditions: ready });
+      expect(snap.nodePools[0].ready).toBe(true);
+    });
+
+    it('should not write when nothing changed, and keep lastTransitionTime while a condition holds', async () => {
+      // Prepare
+      put('karpenter.sh/v1', 'NodePool', nodePoolJson('default'));
+      await client.patchNodePoolStatus('default', { resources: { nodes: '1' }, nodes: 1, conditions: ready });
+      const first = (t().get(t().typeOf('karpenter.sh/v1', 'NodePool'), undefined, 'default')!.status as { conditions: { lastTransitionTime: string }[] }).conditions[0].lastTransitionTime;
+      h.clock.now += 60_000;
+      // Act
+      const same = await client.patchNodePoolStatus('default', { resources: { nodes: '1' }, nodes: 1, conditions: ready });
+      const more = await client.patchNodePoolStatus('default', { resources: { nodes: '2' }, nodes: 2, conditions: ready });
+      // Assess
+      expect(same).toBe(false);
+      expect(more).toBe(true);
+      const after = t().get(t().typeOf('karpenter.sh/v1', 'NodePool'), undefined, 'default')!.status as { nodes: number; conditions: { lastTransitionTime: string }[] };
+      expect(after.nodes).toBe(2);
+      expect(after.conditions[0].lastTransitionTime).toBe(first);
+    });
+
+    it('should answer false for a NodePool that is gone', async () => {
+      expect(await client.patchNodePoolStatus('missing', { conditions: ready })).toBe(false);
+    });
+  });
+
   describe('nodes', () => {
     it('should merge-patch labels, annotations, taints and unschedulable, and answer false for a missing node', async () => {
       // Prepare

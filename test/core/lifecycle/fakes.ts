@@ -2,7 +2,7 @@
 import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError } from '../../../shared/core/errors';
 import type { InstanceType } from '../../../shared/core/instance-types/types';
 import type { LifecycleDeps, LifecycleLogger } from '../../../shared/core/lifecycle';
-import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool } from '../../../shared/core/model/karpenter';
+import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../../shared/core/model/karpenter';
 import type { Node, Pod } from '../../../shared/core/model/kube';
 import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, LaunchRequest, NodePatch, WorkflowName, WorkflowStarter } from '../../../shared/core/ports';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
@@ -54,6 +54,16 @@ export class FakeCluster implements ClusterClient {
     const { conditions, ...rest } = status;
     Object.assign(c.status, rest);
     for (const cond of conditions ?? []) c.status.conditions = [...c.status.conditions.filter((x) => x.type !== cond.type), cond];
+  }
+  /** NodePool status writes, kept apart from `writes` (they happen every provisioner round that changes counts). */
+  nodePoolStatusWrites: string[] = [];
+  async patchNodePoolStatus(name: string, status: Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] }) {
+    const pool = this.nodePools.find((p) => p.name === name);
+    if (!pool) return false;
+    this.nodePoolStatusWrites.push(name);
+    pool.observedStatus = { resources: status.resources ?? pool.observedStatus?.resources ?? {}, nodes: status.nodes ?? pool.observedStatus?.nodes ?? 0, conditions: status.conditions };
+    pool.ready = status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
+    return true;
   }
   async patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }) {
     this.writes.push(`patchNodeClaimMetadata ${name}`);

@@ -123,6 +123,9 @@ export class FakeCluster implements ClusterClient {
   async patchNodeClaimStatus(): Promise<never> {
     return unused('patchNodeClaimStatus');
   }
+  async patchNodePoolStatus(): Promise<boolean> {
+    return false;
+  }
   async patchNodeClaimMetadata(name: string, patch: { finalizers?: string[] }): Promise<void> {
     const claim = this.claims.get(name);
     if (claim && patch.finalizers) claim.finalizers = [...patch.finalizers];

@@ -50,6 +50,22 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     expect(out.split('\n').filter(Boolean)).toEqual(['node/ip-10-0-1-1.ec2.internal', 'nodepool.karpenter.sh/default', 'nodeclaim.karpenter.sh/default-abcde']);
   });
 
+  it('should print NODES and READY for nodepools from the status the functions write', async () => {
+    // Prepare: the status as reconcileNodePoolStatuses writes it (through the status subresource).
+    const status = { resources: { cpu: '4', memory: '16Gi', pods: '58', 'ephemeral-storage': '0', nodes: '2' }, nodes: 2, conditions: [
+      { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      { type: 'NodeClassReady', status: 'True', reason: 'NodeClassReady', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+    ] };
+    await kubectl('patch', 'nodepool', 'default', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
+    // Act
+    const out = await kubectl('get', 'nodepools');
+    // Assess
+    const [header, row] = out.split('\n').map((l) => l.trim().split(/\s+/));
+    expect(header).toEqual(['NAME', 'NODECLASS', 'NODES', 'READY', 'AGE']);
+    expect(row.slice(0, 4)).toEqual(['default', 'default', '2', 'True']);
+  });
+
   it('should print the Karpenter printer columns for nodeclaims', async () => {
     // Act
     const out = await kubectl('get', 'nodeclaims');

@@ -186,6 +186,9 @@ export function nodeClassFromKube(o: Json, ctx?: NodeClassOptions): EC2NodeClass
   const status = nodeClassStatus(obj(o.status));
   if (status) nc.status = status;
   nc.hash = nodeClassHash(nc);
+  if (metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null) nc.deleting = true;
+  const ready = arr(obj(o.status).conditions).map(obj).find((c) => c.type === 'Ready');
+  if (ready) nc.ready = { status: ready.status === 'True' || ready.status === 'False' ? ready.status : 'Unknown', reason: String(ready.reason ?? ''), message: String(ready.message ?? '') };
   return nc;
 }
 

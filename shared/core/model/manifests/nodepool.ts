@@ -175,8 +175,18 @@ export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffi
   const uid = str(metadata.uid);
   if (uid) pool.uid = uid;
   if (toSeconds(metadata.deletionTimestamp) !== undefined) pool.deleting = true;
-  const ready = arr(obj(o.status).conditions).map(obj).find((c) => c.type === 'Ready');
+  const conditions = arr(obj(o.status).conditions).map(obj);
+  const ready = conditions.find((c) => c.type === 'Ready');
   if (ready) pool.ready = ready.status === 'True';
+  if (o.status !== undefined) {
+    const st = obj(o.status);
+    const status = (v: unknown): 'True' | 'False' | 'Unknown' => (v === 'True' || v === 'False' ? v : 'Unknown');
+    pool.observedStatus = {
+      resources: Object.fromEntries(Object.entries(obj(st.resources)).map(([k, v]) => [k, String(v)])),
+      nodes: typeof st.nodes === 'number' ? st.nodes : Number(obj(st.resources).nodes ?? 0),
+      conditions: conditions.map((c) => ({ type: String(c.type), status: status(c.status), reason: String(c.reason ?? ''), message: String(c.message ?? '') })),
+    };
+  }
   const rebalance = obj(metadata.annotations)[Annotation.rebalancePolicy];
   if (rebalance !== undefined) {
     if (!RebalancePolicies.includes(rebalance as RebalancePolicy)) {
