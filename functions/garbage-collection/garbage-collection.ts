@@ -4,7 +4,7 @@
  * launch (5 min) or register (15 min) in time. Decisions are in shared/core/garbage-collection.
  */
 import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
-import { reconcileDeletions, sweepStaleTaints, type DeletionOutcome } from '../../shared/core/lifecycle';
+import { reconcileDeletions, reconcileNodeClassStatuses, sweepStaleTaints, type DeletionOutcome } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from '../../shared/core/garbage-collection';
@@ -67,6 +67,10 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
       deps.logger.error('stale taint sweep failed', { error });
       return [] as string[];
     }) : [];
+    // EC2NodeClass status (resolved subnets, security groups, AMIs, instance profile, conditions), as Karpenter's
+    // nodeclass controller keeps it; NodePools follow its Ready.
+    const nodeClassesWritten = await reconcileNodeClassStatuses({ cloud: deps.cloud, cluster: deps.cluster, log: deps.logger }, snapshot);
+    if (nodeClassesWritten.length) deps.logger.info('updated ec2nodeclass status', { ec2nodeclasses: nodeClassesWritten.join(', ') });
     if (deps.launchTemplates) {
       try {
         const deleted = await deps.launchTemplates.collect(new Set(snapshot.nodeClasses.map((c) => c.name)));

@@ -26,10 +26,10 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'storage.listStorageClass': [['storage.k8s.io', 'storageclasses', 'list']],
   'scheduling.listPriorityClass': [['scheduling.k8s.io', 'priorityclasses', 'list']],
   'custom.listClusterCustomObject': [['karpenter.sh', 'nodepools', 'list'], ['karpenter.sh', 'nodeclaims', 'list'], ['karpenter.k8s.aws', 'ec2nodeclasses', 'list']],
-  'custom.getClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'get'], ['karpenter.sh', 'nodepools', 'get']],
+  'custom.getClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'get'], ['karpenter.sh', 'nodepools', 'get'], ['karpenter.k8s.aws', 'ec2nodeclasses', 'get']],
   'custom.createClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'create']],
   'custom.patchClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'patch']],
-  'custom.patchClusterCustomObjectStatus': [['karpenter.sh', 'nodeclaims/status', 'patch'], ['karpenter.sh', 'nodepools/status', 'patch']],
+  'custom.patchClusterCustomObjectStatus': [['karpenter.sh', 'nodeclaims/status', 'patch'], ['karpenter.sh', 'nodepools/status', 'patch'], ['karpenter.k8s.aws', 'ec2nodeclasses/status', 'patch']],
   'custom.deleteClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'delete']],
 };
 /** The controller's watch streams (shared/adapters/kubernetes/watch.ts). */

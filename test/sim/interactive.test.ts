@@ -63,6 +63,24 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(row.slice(0, 4)).toEqual(['default', 'default', String(claims), 'True']);
   }, 60_000);
 
+  it('should show the EC2NodeClass Ready with what it resolved, from garbage collection\'s status writes', async () => {
+    // Act: garbage collection runs every 2 simulated minutes (6 s at speed 20).
+    let nc: { status?: { subnets?: unknown[]; securityGroups?: unknown[]; amis?: unknown[]; instanceProfile?: string; conditions?: { type: string; status: string }[] } } = {};
+    for (let i = 0; i < 30 && !nc.status?.conditions?.some((c) => c.type === 'Ready'); i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+      nc = JSON.parse(await kubectl('get', 'ec2nodeclass', 'default', '-o', 'json'));
+    }
+    const table = (await kubectl('get', 'ec2nodeclasses', '--no-headers')).trim().split(/\s+/);
+    // Assess: NAME READY AGE
+    expect(table.slice(0, 2)).toEqual(['default', 'True']);
+    expect(nc.status?.conditions?.map((c) => [c.type, c.status])).toEqual(expect.arrayContaining([
+      ['SubnetsReady', 'True'], ['SecurityGroupsReady', 'True'], ['AMIsReady', 'True'], ['InstanceProfileReady', 'True'], ['ValidationSucceeded', 'True'], ['Ready', 'True'],
+    ]));
+    expect(nc.status?.subnets?.length).toBeGreaterThan(0);
+    expect(nc.status?.securityGroups?.length).toBeGreaterThan(0);
+    expect(nc.status?.amis?.length).toBeGreaterThan(0);
+  }, 60_000);
+
   /** Polls until the node and its claim are gone and the 3 pods run elsewhere; the pods table at the end. */
   async function waitGoneAndRescheduled(node: string, claim: string): Promise<{ pods: string; nodes: string; claims: string }> {
     let state = { pods: '', nodes: '', claims: '' };

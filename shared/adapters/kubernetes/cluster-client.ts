@@ -8,7 +8,7 @@ import type { ClusterClient, ClusterSnapshot, EvictionResult, NodePatch } from '
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
 import { toPlain } from './plain';
 import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
-import { mergeClaimStatus, mergeNodePoolStatus, type NodeClaimStatusPatch, type NodePoolStatusPatch } from './status-patch';
+import { mergeClaimStatus, mergeNodeClassStatus, mergeNodePoolStatus, type NodeClaimStatusPatch, type NodeClassStatusPatch, type NodePoolStatusPatch } from './status-patch';
 import { canonicalJson } from '../../core/model/hash';
 
 type Json = Record<string, unknown>;
@@ -106,15 +106,24 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   async patchNodePoolStatus(name: string, status: NodePoolStatusPatch): Promise<boolean> {
+    return this.patchStatus(KarpenterResources.nodePools, name, (current) => mergeNodePoolStatus(current, status, this.now()));
+  }
+
+  async patchNodeClassStatus(name: string, status: NodeClassStatusPatch): Promise<boolean> {
+    return this.patchStatus(KarpenterResources.nodeClasses, name, (current) => mergeNodeClassStatus(current, status, this.now()));
+  }
+
+  /** GET, merge, and merge-PATCH the status subresource when it changed (409 retried); false when unchanged or gone. */
+  private async patchStatus(resource: { group: string; version: string; plural: string }, name: string, merge: (current: Json) => Json): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
-      const raw = await tolerate(async () => (await this.apis.custom.getClusterCustomObject({ ...KarpenterResources.nodePools, name })) as Json, [404], undefined);
+      const raw = await tolerate(async () => (await this.apis.custom.getClusterCustomObject({ ...resource, name })) as Json, [404], undefined);
       if (!raw) return false;
       const current = (raw.status ?? {}) as Json;
-      const next = mergeNodePoolStatus(current, status, this.now());
+      const next = merge(current);
       if (canonicalJson(next) === canonicalJson(current)) return false;
       const body = { metadata: { resourceVersion: (raw.metadata as Json).resourceVersion }, status: next };
       try {
-        await this.apis.custom.patchClusterCustomObjectStatus({ ...KarpenterResources.nodePools, name, body }, mergePatch);
+        await this.apis.custom.patchClusterCustomObjectStatus({ ...resource, name, body }, mergePatch);
         return true;
       } catch (err) {
         const code = httpCode(err);

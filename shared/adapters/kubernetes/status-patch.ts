@@ -1,11 +1,12 @@
 /** Builds the NodeClaim status for a merge patch: fields merged, conditions upserted by type. */
-import type { NodeClaim, NodeClaimCondition, NodePoolStatus } from '../../core/model/karpenter';
+import type { EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePoolStatus } from '../../core/model/karpenter';
 import { formatResourceList } from '../../core/model/resources';
 
 type Json = Record<string, unknown>;
 
 export type NodeClaimStatusPatch = Partial<Omit<NodeClaim['status'], 'conditions'>> & { conditions?: NodeClaimCondition[] };
 export type NodePoolStatusPatch = Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] };
+export type NodeClassStatusPatch = Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] };
 
 const rfc3339 = (seconds: number): string => new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -47,5 +48,16 @@ export function mergeNodePoolStatus(current: Json, patch: NodePoolStatusPatch, n
   if (patch.nodes !== undefined) out.nodes = patch.nodes;
   const conditions = mergeClaimStatus(current, { conditions: patch.conditions }, nowMs).conditions;
   out.conditions = conditions;
+  return out;
+}
+
+/** An EC2NodeClass's new status: resolved fields replaced when given (in Karpenter's JSON names), conditions upserted. */
+export function mergeNodeClassStatus(current: Json, patch: NodeClassStatusPatch, nowMs: number): Json {
+  const out: Json = { ...current };
+  if (patch.subnets) out.subnets = patch.subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneID ? { zoneID: s.zoneID } : {}) }));
+  if (patch.securityGroups) out.securityGroups = patch.securityGroups.map((g) => ({ id: g.id, ...(g.name ? { name: g.name } : {}) }));
+  if (patch.amis) out.amis = patch.amis.map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}), ...(a.requirements ? { requirements: a.requirements } : {}) }));
+  if (patch.instanceProfile) out.instanceProfile = patch.instanceProfile;
+  out.conditions = mergeClaimStatus(current, { conditions: patch.conditions }, nowMs).conditions;
   return out;
 }

@@ -18,3 +18,5 @@ export * from './deletions';
 export * from './stalled';
 export * from './release';
 export * from './stale-taints';
+export * from './nodepool-status';
+export * from './nodeclass-status';

@@ -9,12 +9,12 @@
  * Written only when something changed, so the controller's watch does not wake itself up.
  */
 import type { ClusterSnapshot } from '../ports';
-import type { NodePool, NodePoolStatus } from '../model/karpenter';
+import type { NodePool, NodePoolStatus, StatusCondition } from '../model/karpenter';
 import { Label } from '../model/labels';
 import { formatResource } from '../model/quantity';
 import type { LifecycleDeps } from './deps';
 
-type Condition = NodePoolStatus['conditions'][number];
+type Condition = StatusCondition;
 
 const COUNTED = ['cpu', 'memory', 'pods', 'ephemeral-storage'] as const;
 
@@ -46,7 +46,7 @@ function nodeClassReady(pool: NodePool, snapshot: ClusterSnapshot): Condition {
 }
 
 /** Ready is True when every other condition is; else False with the ones that are not (operatorpkg's root condition). */
-function withReady(conditions: Condition[]): Condition[] {
+export function withReady(conditions: Condition[]): Condition[] {
   const bad = conditions.filter((c) => c.status !== 'True');
   const ready: Condition = bad.length === 0 ? trueCondition('Ready') : { type: 'Ready', status: 'False', reason: 'UnhealthyDependents', message: bad.map((c) => `${c.type}=${c.status}`).join(', ') };
   return [...conditions, ready];

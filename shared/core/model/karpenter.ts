@@ -67,13 +67,19 @@ export interface NodePool {
   rebalancePolicy?: RebalancePolicy;
 }
 
+/** A status condition as written (its lastTransitionTime is kept by the adapter while the status holds). */
+export interface StatusCondition { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }
+
 /** A NodePool's status as Karpenter writes it (nodepool.counter and nodepool.readiness / validation controllers). */
 export interface NodePoolStatus {
   /** cpu, memory, pods, ephemeral-storage and nodes of the pool's NodeClaims, as quantities. */
   resources: Record<string, string>;
   nodes: number;
-  conditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[];
+  conditions: StatusCondition[];
 }
+
+/** An EC2NodeClass's status as Karpenter's nodeclass controller writes it: what it resolved, and conditions. */
+export type EC2NodeClassStatus = NonNullable<EC2NodeClass['status']> & { conditions: StatusCondition[] };
 
 export const RebalancePolicies = ['ignore', 'pre-provision', 'drain'] as const;
 export type RebalancePolicy = (typeof RebalancePolicies)[number];

@@ -1,4 +1,4 @@
-import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
+import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodePool } from '../model/karpenter';
 import type { CapacityTypeValue } from '../model/labels';
 import type { InstanceType } from '../instance-types/types';
 
@@ -45,4 +45,11 @@ export interface CloudProvider {
   list(): Promise<CloudInstance[]>;
   instanceTypes(nodeClass: EC2NodeClass, nodePool?: NodePool): Promise<InstanceType[]>;
   isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined>;
+  /**
+   * What the node class resolves to now (subnets, security groups, AMIs, instance profile — creating a managed
+   * profile as a launch would) and the conditions SubnetsReady, SecurityGroupsReady, AMIsReady and
+   * InstanceProfileReady, with Karpenter's reasons. Never throws for a node class that matches nothing: that is a
+   * False condition.
+   */
+  nodeClassStatus(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus>;
 }

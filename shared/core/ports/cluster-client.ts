@@ -1,5 +1,5 @@
 import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, StorageClass, Taint } from '../model/kube';
-import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../model/karpenter';
+import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../model/karpenter';
 
 /** Everything the planner and disruption logic read from the cluster, in one consistent read. */
 export interface ClusterSnapshot {
@@ -44,6 +44,8 @@ export interface ClusterClient {
    * lastTransitionTime while its status holds). Returns false when nothing changed or the pool is gone.
    */
   patchNodePoolStatus(name: string, status: Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] }): Promise<boolean>;
+  /** The same for an EC2NodeClass (resolved subnets, security groups, AMIs, instance profile and conditions). */
+  patchNodeClassStatus(name: string, status: Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] }): Promise<boolean>;
   patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }): Promise<void>;
   /** Deletes (or marks for deletion, when finalizers remain); a missing claim is success. */
   deleteNodeClaim(name: string): Promise<void>;

@@ -171,6 +171,22 @@ describe('KubeClusterClient against the fake API server', () => {
       expect(after.conditions[0].lastTransitionTime).toBe(first);
     });
 
+    it('should write an EC2NodeClass status in Karpenter\'s field names, read back as its Ready', async () => {
+      // Prepare
+      put('karpenter.k8s.aws/v1', 'EC2NodeClass', nodeClassJson('default'));
+      // Act
+      const wrote = await client.patchNodeClassStatus('default', {
+        subnets: [{ id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' }], securityGroups: [{ id: 'sg-1' }], amis: [{ id: 'ami-1', name: 'al2023' }], instanceProfile: 'profile',
+        conditions: [{ type: 'SubnetsReady', status: 'True', reason: 'SubnetsReady', message: '' }, { type: 'Ready', status: 'True', reason: 'Ready', message: '' }],
+      });
+      // Assess
+      expect(wrote).toBe(true);
+      const stored = t().get(t().typeOf('karpenter.k8s.aws/v1', 'EC2NodeClass'), undefined, 'default')!.status as Record<string, unknown>;
+      expect(stored).toMatchObject({ subnets: [{ id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' }], securityGroups: [{ id: 'sg-1' }], amis: [{ id: 'ami-1', name: 'al2023' }], instanceProfile: 'profile' });
+      const snap = await client.snapshot();
+      expect(snap.nodeClasses[0].ready).toEqual({ status: 'True', reason: 'Ready', message: '' });
+    });
+
     it('should answer false for a NodePool that is gone', async () => {
       expect(await client.patchNodePoolStatus('missing', { conditions: ready })).toBe(false);
     });

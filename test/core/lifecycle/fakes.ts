@@ -2,7 +2,7 @@
 import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError } from '../../../shared/core/errors';
 import type { InstanceType } from '../../../shared/core/instance-types/types';
 import type { LifecycleDeps, LifecycleLogger } from '../../../shared/core/lifecycle';
-import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../../shared/core/model/karpenter';
+import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../../shared/core/model/karpenter';
 import type { Node, Pod } from '../../../shared/core/model/kube';
 import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, LaunchRequest, NodePatch, WorkflowName, WorkflowStarter } from '../../../shared/core/ports';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
@@ -63,6 +63,18 @@ export class FakeCluster implements ClusterClient {
     this.nodePoolStatusWrites.push(name);
     pool.observedStatus = { resources: status.resources ?? pool.observedStatus?.resources ?? {}, nodes: status.nodes ?? pool.observedStatus?.nodes ?? 0, conditions: status.conditions };
     pool.ready = status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
+    return true;
+  }
+  nodeClassStatusWrites: string[] = [];
+  async patchNodeClassStatus(name: string, status: Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] }) {
+    const nc = this.nodeClasses.find((c) => c.name === name);
+    if (!nc) return false;
+    const { conditions, ...resolved } = status;
+    const ready = conditions.find((c) => c.type === 'Ready');
+    const next = { ...nc, status: { ...nc.status, ...resolved }, ...(ready ? { ready: { status: ready.status, reason: ready.reason, message: ready.message } } : {}) };
+    if (JSON.stringify(next) === JSON.stringify(nc)) return false;
+    this.nodeClassStatusWrites.push(name);
+    Object.assign(nc, next);
     return true;
   }
   async patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }) {
@@ -156,6 +168,12 @@ export class FakeCloud implements CloudProvider {
   async list() { return [...this.instances.values()]; }
   async instanceTypes() { return clone(this.types); }
   async isDrifted() { return undefined; }
+  /** What nodeClassStatus answers (every selector matched, the profile exists). */
+  nodeClassReport: EC2NodeClassStatus = {
+    subnets: [{ id: 'subnet-a', zone: 'us-east-1a' }], securityGroups: [{ id: 'sg-1' }], amis: [{ id: 'ami-1' }], instanceProfile: 'profile',
+    conditions: ['SubnetsReady', 'SecurityGroupsReady', 'AMIsReady', 'InstanceProfileReady'].map((type) => ({ type, status: 'True' as const, reason: type, message: '' })),
+  };
+  async nodeClassStatus(): Promise<EC2NodeClassStatus> { return structuredClone(this.nodeClassReport); }
 }
 
 export class RecordingWorkflows implements WorkflowStarter {

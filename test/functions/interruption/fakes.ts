@@ -86,6 +86,9 @@ export class FakeCloud implements CloudProvider {
   async isDrifted(): Promise<undefined> {
     return unused('isDrifted');
   }
+  async nodeClassStatus(): Promise<never> {
+    return unused('nodeClassStatus');
+  }
 }
 
 export class FakeCluster implements ClusterClient {
@@ -124,6 +127,9 @@ export class FakeCluster implements ClusterClient {
     return unused('patchNodeClaimStatus');
   }
   async patchNodePoolStatus(): Promise<boolean> {
+    return false;
+  }
+  async patchNodeClassStatus(): Promise<boolean> {
     return false;
   }
   async patchNodeClaimMetadata(name: string, patch: { finalizers?: string[] }): Promise<void> {

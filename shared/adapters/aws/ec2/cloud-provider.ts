@@ -2,12 +2,12 @@ import { CreateFleetCommand, TerminateInstancesCommand, type CreateFleetCommandO
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { buildInstanceTypes } from '../../../core/instance-types/build';
 import type { CatalogEntry, InstanceType } from '../../../core/instance-types/types';
-import type { EC2NodeClass, NodeClaim, NodePool } from '../../../core/model/karpenter';
+import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodePool, StatusCondition } from '../../../core/model/karpenter';
 import { Label, Tag } from '../../../core/model/labels';
 import type { Clock } from '../../../core/ports/clock';
 import type { CloudInstance, CloudProvider, DriftReason, LaunchRequest } from '../../../core/ports/cloud-provider';
 import type { StateStore } from '../../../core/ports/state-store';
-import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError, NodeClassNotReadyError } from '../../../core/errors';
+import { InsufficientCapacityError, InstanceNotOwnedError, isNodeClassNotReadyError, NodeClaimNotFoundError, NodeClassNotReadyError } from '../../../core/errors';
 import type { EksClusterInfo } from '../eks/describe-cluster';
 import { awsErrorCode, IceErrorCodes, LaunchTemplateNotFoundCodes, mapAwsError } from '../errors';
 import { amiFor } from './amis';
@@ -18,7 +18,7 @@ import type { InstanceProfiles } from '../iam/instance-profiles';
 import { InstanceTypeSource } from './instance-type-source';
 import { LaunchTemplates } from './launch-templates';
 import { NodeClassResolver, type ResolvedNodeClass } from './node-class-resolver';
-import { subnetPerZone } from './selectors';
+import { resolveSecurityGroups, resolveSubnets, subnetPerZone } from './selectors';
 import { clusterTagKey, isOwnedByCluster, launchTags } from './tags';
 import { renderUserData } from './user-data';
 
@@ -176,6 +176,34 @@ export class Ec2CloudProvider implements CloudProvider {
       if (code && IceErrorCodes.has(code)) throw new InsufficientCapacityError(`CreateFleet for nodeclaim ${req.nodeClaim.name}: ${code}`, [], { cause: e });
       throw mapAwsError(e, `CreateFleet for nodeclaim ${req.nodeClaim.name}`);
     }
+  }
+
+  async nodeClassStatus(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus> {
+    // Karpenter's nodeclass controller: a selector that matches nothing is a False condition with its reason; an
+    // EC2 API error throws (nothing is written, the next run tries again).
+    let amisError: string | undefined;
+    const resolved = await this.resolver.resolveEach(nodeClass).catch(async (e: unknown) => {
+      if (!isNodeClassNotReadyError(e)) throw e;
+      amisError = e.message; // an alias the AMI resolver does not support
+      const [subnets, securityGroups] = await Promise.all([resolveSubnets(this.deps.ec2, nodeClass.subnetSelectorTerms), resolveSecurityGroups(this.deps.ec2, nodeClass.securityGroupSelectorTerms)]);
+      return { subnets, securityGroups, amis: [] };
+    });
+    const ok = (type: string): StatusCondition => ({ type, status: 'True', reason: type, message: '' });
+    const no = (type: string, reason: string, message: string): StatusCondition => ({ type, status: 'False', reason, message });
+    const conditions: StatusCondition[] = [
+      resolved.subnets.length ? ok('SubnetsReady') : no('SubnetsReady', 'SubnetsNotFound', 'SubnetSelector did not match any Subnets'),
+      resolved.securityGroups.length ? ok('SecurityGroupsReady') : no('SecurityGroupsReady', 'SecurityGroupsNotFound', 'SecurityGroupSelector did not match any SecurityGroups'),
+      amisError ? no('AMIsReady', 'UnsupportedAlias', amisError) : resolved.amis.length ? ok('AMIsReady') : no('AMIsReady', 'AMINotFound', 'AMISelector did not match any AMIs'),
+    ];
+    let instanceProfile: string | undefined;
+    try {
+      instanceProfile = await this.instanceProfileFor(nodeClass);
+      conditions.push(ok('InstanceProfileReady'));
+    } catch (e) {
+      if (!isNodeClassNotReadyError(e)) throw e;
+      conditions.push(no('InstanceProfileReady', 'InstanceProfileNotReady', e.message));
+    }
+    return { ...NodeClassResolver.toStatus(resolved), ...(instanceProfile ? { instanceProfile } : {}), conditions };
   }
 
   /** spec.instanceProfile, else the configured default, else the profile managed from spec.role (created on first use). */

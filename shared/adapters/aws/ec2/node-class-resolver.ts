@@ -24,17 +24,23 @@ export class NodeClassResolver {
     const key = JSON.stringify([nodeClass.name, nodeClass.subnetSelectorTerms, nodeClass.securityGroupSelectorTerms, nodeClass.amiSelectorTerms]);
     const hit = this.cache.get(key);
     if (hit && this.deps.now() - hit.at < NODE_CLASS_TTL_MS) return hit.value;
+    const { subnets, securityGroups, amis } = await this.resolveEach(nodeClass);
+    const missing = [!subnets.length && 'subnetSelectorTerms', !securityGroups.length && 'securityGroupSelectorTerms', !amis.length && 'amiSelectorTerms'].filter(Boolean);
+    if (missing.length) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.name}: nothing matched ${missing.join(', ')}`);
+    const value = { subnets, securityGroups, amis };
+    this.cache.set(key, { value, at: this.deps.now() });
+    return value;
+  }
+
+  /** Each selector resolved on its own, uncached; an empty list where nothing matched (API errors throw). */
+  async resolveEach(nodeClass: EC2NodeClass): Promise<ResolvedNodeClass> {
     const needsVersion = nodeClass.amiSelectorTerms.some((t) => t.alias);
     const [subnets, securityGroups, amis] = await Promise.all([
       resolveSubnets(this.deps.ec2, nodeClass.subnetSelectorTerms),
       resolveSecurityGroups(this.deps.ec2, nodeClass.securityGroupSelectorTerms),
       (needsVersion ? this.deps.k8sVersion() : Promise.resolve('')).then((v) => resolveAmis(this.deps, nodeClass.amiSelectorTerms, v)),
     ]);
-    const missing = [!subnets.length && 'subnetSelectorTerms', !securityGroups.length && 'securityGroupSelectorTerms', !amis.length && 'amiSelectorTerms'].filter(Boolean);
-    if (missing.length) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.name}: nothing matched ${missing.join(', ')}`);
-    const value = { subnets, securityGroups, amis };
-    this.cache.set(key, { value, at: this.deps.now() });
-    return value;
+    return { subnets, securityGroups, amis };
   }
 
   /** The resolved values in EC2NodeClass `status` form. */

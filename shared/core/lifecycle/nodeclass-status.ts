@@ -1,0 +1,36 @@
+/**
+ * EC2NodeClass status as Karpenter's nodeclass controller writes it (garbage collection runs it every 2 minutes):
+ * the resolved subnets, security groups, AMIs and instance profile, and the conditions SubnetsReady,
+ * SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded and Ready. A node class the functions
+ * cannot read gets ValidationSucceeded=False with the reason naming the field. NodePools follow its Ready
+ * (nodepool-status.ts: NodeClassReady).
+ */
+import type { ClusterSnapshot } from '../ports';
+import type { StatusCondition } from '../model/karpenter';
+import type { LifecycleDeps } from './deps';
+import { withReady } from './nodepool-status';
+
+/** Writes every node class's status (the adapter skips unchanged ones); returns the node classes written. */
+export async function reconcileNodeClassStatuses(deps: Pick<LifecycleDeps, 'cloud' | 'cluster' | 'log'>, snapshot: ClusterSnapshot): Promise<string[]> {
+  const written: string[] = [];
+  const write = async (name: string, run: () => Promise<Parameters<LifecycleDeps['cluster']['patchNodeClassStatus']>[1]>) => {
+    try {
+      if (await deps.cluster.patchNodeClassStatus(name, await run())) written.push(name);
+    } catch (e) {
+      deps.log.warn('could not write ec2nodeclass status', { ec2nodeclass: name, error: e instanceof Error ? e.message : String(e) });
+    }
+  };
+  for (const nc of snapshot.nodeClasses) {
+    if (nc.deleting) continue;
+    await write(nc.name, async () => {
+      const { conditions, ...resolved } = await deps.cloud.nodeClassStatus(nc);
+      const valid: StatusCondition = { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' };
+      return { ...resolved, conditions: withReady([...conditions, valid]) };
+    });
+  }
+  for (const bad of snapshot.invalid ?? []) {
+    if (bad.kind !== 'EC2NodeClass') continue;
+    await write(bad.name, async () => ({ conditions: withReady([{ type: 'ValidationSucceeded', status: 'False', reason: 'NodeClassValidationFailed', message: bad.reason }]) }));
+  }
+  return written;
+}
