@@ -75,7 +75,8 @@ export async function main(argv: string[]): Promise<number> {
     .argument('<scenario>', 'scenario YAML (see examples/scenarios/)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--report <file>', 'also write a self-contained HTML report')
-    .action(async (file: string, o: { output: 'table' | 'json'; report?: string }) => {
+    .addOption(new Option('--log-format <format>', 'also print nodewright\'s log lines to stderr, as text or one JSON object per line').choices(['text', 'json']))
+    .action(async (file: string, o: { output: 'table' | 'json'; report?: string; logFormat?: 'text' | 'json' }) => {
       const { simulateFile } = await import('./simulate');
       code = await simulateFile(file, o, out, err);
     });
@@ -91,7 +92,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('--port <port>', 'fixed port on 127.0.0.1 (default: any free port)')
     .option('--speed <x>', 'simulated seconds per real second', '1')
     .option('--node-startup <seconds>', 'seconds from launch to a Ready node', '10')
-    .action(async (o: { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string }) => {
+    .addOption(new Option('--log-format <format>', 'log lines as text (with their fields) or one JSON object per line').choices(['text', 'json']).default('text'))
+    .action(async (o: { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; logFormat: 'text' | 'json' }) => {
       const { serveCommand } = await import('./serve');
       code = await serveCommand(o, out);
     });

@@ -6,11 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliUsageError } from './plan';
-import { clock } from './report';
+import { formatLogLine, quietSimulatedSdk, type LogFormat } from './log-lines';
 
-export interface ServeOptions { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string }
+export interface ServeOptions { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; logFormat?: LogFormat }
 
 export async function serveCommand(opts: ServeOptions, out: (s: string) => void): Promise<number> {
+  quietSimulatedSdk();
   const { parseScenario, startInteractive } = await import('../shared/sim');
   let scenario;
   if (opts.scenario) {
@@ -32,15 +33,22 @@ export async function serveCommand(opts: ServeOptions, out: (s: string) => void)
     return n;
   };
   const kubeconfigPath = resolve(opts.kubeconfig);
+  const format = opts.logFormat ?? 'text';
+  const startMs = Date.now();
   const session = await startInteractive({
     scenario, kubeconfigPath, port: num(opts.port, '--port'), speed: num(opts.speed, '--speed'), nodeStartupSeconds: num(opts.nodeStartup, '--node-startup'),
-    onEvent: (e) => out(`${clock(e.t)}  ${e.message}`),
+    startMs, onEvent: (e) => out(formatLogLine(e, format, startMs)),
   });
-  out(`nodewright simulator serving ${session.url}; kubeconfig written to ${kubeconfigPath}`);
-  out(`try:  export KUBECONFIG=${kubeconfigPath}`);
-  out('      kubectl get nodepools,nodeclaims,nodes,pods');
-  out('      kubectl scale deployment inflate --replicas 5');
-  out('Ctrl-C stops the simulation.');
+  if (format === 'json') {
+    // Every stdout line is one JSON object, the banner included.
+    out(formatLogLine({ t: 0, level: 'info', message: 'simulator serving', fields: { url: session.url, kubeconfig: kubeconfigPath } }, format, startMs));
+  } else {
+    out(`nodewright simulator serving ${session.url}; kubeconfig written to ${kubeconfigPath}`);
+    out(`try:  export KUBECONFIG=${kubeconfigPath}`);
+    out('      kubectl get nodepools,nodeclaims,nodes,pods');
+    out('      kubectl scale deployment inflate --replicas 5');
+    out('Ctrl-C stops the simulation.');
+  }
   await new Promise<void>((done) => {
     const stop = () => { void session.stop().then(done); };
     process.once('SIGINT', stop);

@@ -3,8 +3,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { renderReport } from './report';
 import { CliUsageError } from './plan';
 import { progressBar, renderSimulationTable } from './sim-table';
+import { formatLogLine, quietSimulatedSdk, type LogFormat } from './log-lines';
 
-export interface SimulateOptions { output: 'table' | 'json'; report?: string; progress?: boolean }
+/** `logFormat`: also print nodewright's log lines (to stderr, so `-o json` stays one document on stdout). */
+export interface SimulateOptions { output: 'table' | 'json'; report?: string; progress?: boolean; logFormat?: LogFormat }
 
 export async function simulateFile(file: string, opts: SimulateOptions, out: (s: string) => void, err: (s: string) => void): Promise<number> {
   let text: string;
@@ -14,11 +16,13 @@ export async function simulateFile(file: string, opts: SimulateOptions, out: (s:
     throw new CliUsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
   // Loaded on demand: `plan` and `explain` never pay for the simulator's AWS mocks and API server.
+  quietSimulatedSdk();
   const { parseScenario, runScenario } = await import('../shared/sim');
   const scenario = parseScenario(text, file);
   const bar = opts.progress ?? process.stderr.isTTY ? progressBar(err) : undefined;
   const result = await runScenario(scenario, { onProgress: bar ? (t, total) => bar.update(t, total) : undefined });
   bar?.done();
+  if (opts.logFormat) for (const e of result.events) err(formatLogLine(e, opts.logFormat, Date.parse(result.scenario.startedAt)));
   if (opts.report) writeFileSync(opts.report, renderReport(result));
   const { scenarioEvents: _events, invocationErrors, ...json } = result;
   out(opts.output === 'json' ? JSON.stringify({ ...json, invocationErrors }, null, 2) : renderSimulationTable(result));

@@ -27,6 +27,8 @@ export interface InteractiveOptions {
   seed?: number;
   /** Each nodewright log line as it happens. */
   onEvent?(event: SimulationEvent): void;
+  /** The simulated clock's start (epoch ms; default now). */
+  startMs?: number;
 }
 
 export interface InteractiveSession {
@@ -49,7 +51,7 @@ export async function startInteractive(opts: InteractiveOptions): Promise<Intera
     zones: opts.zones ?? s?.zones ?? ['a', 'b', 'c'].map((z) => `${region}${z}`),
     seed: opts.seed ?? s?.seed ?? 1,
     nodeStartupSeconds: opts.nodeStartupSeconds ?? 10,
-    startMs: Date.now(),
+    startMs: opts.startMs ?? Date.now(),
     tls: localhostTls(),
     ...(opts.port ? { port: opts.port } : {}),
     discoveryTags: selectorTags(s?.objects ?? []),

@@ -43,7 +43,8 @@ export interface TimelinePoint {
 }
 
 export interface SimulationResult {
-  scenario: { name: string; seed: number; region: string; zones: string[]; durationSeconds: number };
+  /** `startedAt`: the simulated clock's start (RFC 3339); every `t` counts seconds from it. */
+  scenario: { name: string; seed: number; region: string; zones: string[]; durationSeconds: number; startedAt: string };
   nodes: SimulatedNode[];
   disruptions: SimulatedDisruption[];
   pods: {

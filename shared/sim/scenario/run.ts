@@ -172,7 +172,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
         || a.message.localeCompare(b.message) || stableJson(a.fields).localeCompare(stableJson(b.fields)))
       .map((l) => ({ t: l.t, level: l.level, message: l.message, fields: l.fields }));
     return {
-      scenario: { name: scenario.name, seed: scenario.seed, region: scenario.region, zones: scenario.zones, durationSeconds: scenario.durationSeconds },
+      scenario: { name: scenario.name, seed: scenario.seed, region: scenario.region, zones: scenario.zones, durationSeconds: scenario.durationSeconds, startedAt: new Date(world.clock.startMs).toISOString() },
       nodes,
       disruptions,
       pods: {
