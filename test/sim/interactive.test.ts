@@ -63,6 +63,22 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(row.slice(0, 4)).toEqual(['default', 'default', String(claims), 'True']);
   }, 60_000);
 
+  it('should show the events of a scale-up in kubectl describe and kubectl get events', async () => {
+    // Prepare: a running pod and its node claim.
+    const pod = (await kubectl('get', 'pods', '-o', 'custom-columns=NAME:.metadata.name', '--no-headers')).trim().split('\n')[0].trim();
+    const claim = (await kubectl('get', 'nodeclaims', '-o', 'custom-columns=NAME:.metadata.name', '--no-headers')).trim().split('\n')[0].trim();
+    // Act
+    const describedPod = await kubectl('describe', 'pod', pod);
+    const describedClaim = await kubectl('describe', 'nodeclaim', claim);
+    const all = await kubectl('get', 'events', '-o', 'custom-columns=KIND:.involvedObject.kind,REASON:.reason', '--no-headers');
+    // Assess
+    expect(describedPod).toMatch(/Normal\s+Nominated\s+.*karpenter\s+Pod should schedule on: nodeclaim\/default-/);
+    expect(describedClaim).toMatch(/Normal\s+Launched\s+.*Launched aws:\/\/\//);
+    expect(describedClaim).toMatch(/Normal\s+Registered\s+.*Registered node\/ip-10-0-/);
+    expect(describedClaim).toMatch(/Normal\s+Initialized\s+.*Initialized node\/ip-10-0-/);
+    expect(all).toMatch(/Pod\s+Nominated/);
+  }, 60_000);
+
   it('should show the EC2NodeClass Ready with what it resolved, from garbage collection\'s status writes', async () => {
     // Act: garbage collection runs every 2 simulated minutes (6 s at speed 20).
     let nc: { status?: { subnets?: unknown[]; securityGroups?: unknown[]; amis?: unknown[]; instanceProfile?: string; conditions?: { type: string; status: string }[] } } = {};

@@ -4,12 +4,13 @@ import { NodeClaimNotFoundError } from '../../core/errors';
 import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
 import type { NodeClaim, NodeClaimCondition } from '../../core/model/karpenter';
 import type { Node, Pod } from '../../core/model/kube';
-import type { ClusterClient, ClusterSnapshot, EvictionResult, NodePatch } from '../../core/ports/cluster-client';
+import type { ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, NodePatch } from '../../core/ports/cluster-client';
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
 import { toPlain } from './plain';
 import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
 import { mergeClaimStatus, mergeNodeClassStatus, mergeNodePoolStatus, type NodeClaimStatusPatch, type NodeClassStatusPatch, type NodePoolStatusPatch } from './status-patch';
 import { canonicalJson } from '../../core/model/hash';
+import { EventRecorder } from './events';
 
 type Json = Record<string, unknown>;
 
@@ -31,6 +32,7 @@ export class KubeClusterClient implements ClusterClient {
   private readonly pageSize: number;
   private readonly now: () => number;
   private readonly conflictRetries: number;
+  private events?: EventRecorder;
 
   constructor(kc: KubeConfig, opts: KubeClusterClientOptions = {}) {
     this.apis = makeApis(kc, opts.sleep ? { sleep: opts.sleep } : {});
@@ -103,6 +105,11 @@ export class KubeClusterClient implements ClusterClient {
         if (code !== 409 || attempt >= this.conflictRetries) throw err;
       }
     }
+  }
+
+  async recordEvent(event: KubeEvent): Promise<void> {
+    this.events ??= new EventRecorder(this.apis.core, this.now);
+    await this.events.record(event);
   }
 
   async patchNodePoolStatus(name: string, status: NodePoolStatusPatch): Promise<boolean> {

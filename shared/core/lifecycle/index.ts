@@ -20,3 +20,4 @@ export * from './release';
 export * from './stale-taints';
 export * from './nodepool-status';
 export * from './nodeclass-status';
+export * from './events';

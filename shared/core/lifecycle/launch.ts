@@ -5,6 +5,7 @@ import { Label } from '../model/labels';
 import type { OfferingKey } from '../ports';
 import { condition, instanceTypesForClaim, poolAndClassOf, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
+import { claimStep, insufficientCapacity, recordEvents } from './events';
 
 export interface LaunchResult {
   nodeClaimName: string;
@@ -44,6 +45,7 @@ export async function launchNodeClaim(deps: LifecycleDeps, nodeClaimName: string
       await deps.cluster.patchNodeClaimStatus(nodeClaimName, {
         conditions: [condition('Launched', 'False', deps.clock.now(), ICE_REASON, JSON.stringify(e.offerings ?? []))],
       });
+      await recordEvents(deps, [insufficientCapacity(claim, e.message)]);
     }
     throw e;
   }
@@ -57,6 +59,7 @@ export async function launchNodeClaim(deps: LifecycleDeps, nodeClaimName: string
     ...(type ? { capacity: type.capacity, allocatable: type.allocatable } : {}),
     conditions: [condition('Launched', 'True', deps.clock.now())],
   });
+  await recordEvents(deps, [claimStep(claim, 'Launched', `Launched ${instance.providerID} (${instance.instanceType}, ${instance.zone}, ${instance.capacityType})`)]);
   deps.log.info('launched nodeclaim', {
     nodeclaim: nodeClaimName, nodepool: claim.nodePool, 'provider-id': instance.providerID,
     'instance-type': instance.instanceType, zone: instance.zone, 'capacity-type': instance.capacityType,

@@ -13,6 +13,7 @@ import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import { instanceTypesByPool, provisionablePods } from './provisionable';
 import { reconcileStalledClaims } from './stalled';
+import { failedScheduling, nominated, recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
 import { reconcileStaticPools } from './static-pools';
 
@@ -128,6 +129,9 @@ async function batch(deps: LifecycleDeps, first: ClusterSnapshot, firstPending: 
   return { snapshot, pending };
 }
 
+/** FailedScheduling events written per provisioner round at most. */
+const MAX_FAILED_EVENTS = 100;
+
 async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSnapshot, pending: Pod[], result: ProvisionerResult): Promise<void> {
   deps.log.info('found provisionable pod(s)', { Pods: podNames(pending).join(', '), count: pending.length });
   for (const bad of snapshot.invalid ?? []) {
@@ -153,6 +157,15 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
   for (const u of plan.unschedulable.slice(0, 10)) {
     deps.log.warn('could not schedule pod', { pod: `${u.pod.namespace}/${u.pod.name}`, reason: u.reason });
   }
+  // Events on the pods, after every launch has started (kubectl describe pod): where each should schedule, and
+  // why one cannot (the first MAX_FAILED_EVENTS per round; each is one API request).
+  const created = result.nodeClaims.slice(result.nodeClaims.length - plan.nodeClaims.length);
+  const nodes = new Set(snapshot.nodes.map((n) => n.name));
+  await recordEvents(deps, [
+    ...plan.nodeClaims.flatMap((c, i) => c.pods.map((p) => nominated(p, `nodeclaim/${created[i]}`))),
+    ...plan.existingPlacements.flatMap((e) => e.pods.map((p) => nominated(p, `${nodes.has(e.node) ? 'node' : 'nodeclaim'}/${e.node}`))),
+    ...plan.unschedulable.slice(0, MAX_FAILED_EVENTS).map((u) => failedScheduling(u.pod, u.reason)),
+  ]);
   result.unschedulable += plan.unschedulable.length;
   if (plan.nodeClaims.length > 0) {
     await deps.store.audit({ at: now, kind: 'provisioning', action: 'launched', nodeClaims: plan.nodeClaims.map((_, i) => result.nodeClaims[result.nodeClaims.length - plan.nodeClaims.length + i]), detail: { pods: pending.length, unschedulable: plan.unschedulable.length } });

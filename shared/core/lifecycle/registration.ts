@@ -5,6 +5,7 @@ import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
 import { Annotation, Label, TaintKey } from '../model/labels';
 import { condition, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
+import { claimStep, recordEvents } from './events';
 import { withTerminationFinalizer } from './finalizers';
 
 export type RegistrationResult =
@@ -58,6 +59,7 @@ export async function checkRegistration(deps: LifecycleDeps, input: { nodeClaimN
       ...(node.deletionTimestamp === undefined ? { finalizers: withTerminationFinalizer(node.finalizers) } : {}),
     });
     await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { nodeName: node.name, conditions: [condition('Registered', 'True', now)] });
+    await recordEvents(deps, [claimStep(claim, 'Registered', `Registered node/${node.name}`)]);
     deps.log.info('registered nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: node.name, 'provider-id': providerID });
   }
   return { nodeClaimName: input.nodeClaimName, registered: true, nodeName: node.name, providerID, deadlineMs: now + LifecycleTimings.initializationTimeoutMs };
@@ -86,6 +88,7 @@ export async function initializeNode(deps: LifecycleDeps, input: { nodeClaimName
     ...(node ? { allocatable: node.allocatable, capacity: node.capacity } : {}),
     conditions: [condition('Initialized', 'True', deps.clock.now()), condition('Ready', 'True', deps.clock.now())],
   });
+  await recordEvents(deps, [claimStep(claim, 'Initialized', `Initialized node/${input.nodeName}`)]);
   deps.log.info('initialized nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: input.nodeName, 'allocatable': node?.allocatable });
   return { ...base, initialized: true };
 }

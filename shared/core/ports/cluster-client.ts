@@ -1,6 +1,19 @@
 import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, StorageClass, Taint } from '../model/kube';
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../model/karpenter';
 
+/**
+ * A Kubernetes Event about an object, as Karpenter's recorder emits it: the same event within `dedupeSeconds`
+ * (default 120) is dropped, a repeat after that raises the stored event's count (one Event object per object,
+ * reason and message).
+ */
+export interface KubeEvent {
+  object: { kind: 'Pod' | 'Node' | 'NodeClaim' | 'NodePool' | 'EC2NodeClass'; name: string; namespace?: string; uid?: string };
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  dedupeSeconds?: number;
+}
+
 /** Everything the planner and disruption logic read from the cluster, in one consistent read. */
 export interface ClusterSnapshot {
   pods: Pod[];
@@ -46,6 +59,8 @@ export interface ClusterClient {
   patchNodePoolStatus(name: string, status: Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] }): Promise<boolean>;
   /** The same for an EC2NodeClass (resolved subnets, security groups, AMIs, instance profile and conditions). */
   patchNodeClassStatus(name: string, status: Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] }): Promise<boolean>;
+  /** Records an Event (best effort is the caller's choice: it throws on API errors). */
+  recordEvent(event: KubeEvent): Promise<void>;
   patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }): Promise<void>;
   /** Deletes (or marks for deletion, when finalizers remain); a missing claim is success. */
   deleteNodeClaim(name: string): Promise<void>;

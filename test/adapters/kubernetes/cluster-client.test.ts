@@ -135,6 +135,33 @@ describe('KubeClusterClient against the fake API server', () => {
     });
   });
 
+  describe('events', () => {
+    const events = () => t().list(t().typeOf('v1', 'Event')).items as unknown as { involvedObject: { kind: string; name: string; uid?: string }; reason: string; message: string; count: number; type: string }[];
+    const nominate = { object: { kind: 'Pod' as const, name: 'web-1', namespace: 'default', uid: 'uid-1' }, type: 'Normal' as const, reason: 'Nominated', message: 'Pod should schedule on: nodeclaim/default-abcde' };
+
+    it('should create an Event on the object, drop a repeat within its dedupe window and count one after it', async () => {
+      // Act
+      await client.recordEvent(nominate);
+      await client.recordEvent(nominate);
+      h.clock.now += 121_000;
+      await client.recordEvent(nominate);
+      // Assess
+      expect(events()).toEqual([expect.objectContaining({
+        involvedObject: expect.objectContaining({ kind: 'Pod', name: 'web-1', uid: 'uid-1' }), type: 'Normal', reason: 'Nominated', message: 'Pod should schedule on: nodeclaim/default-abcde', count: 2,
+      })]);
+    });
+
+    it('should count an event another container recorded first (one Event per object, reason and message)', async () => {
+      // Prepare
+      const other = new KubeClusterClient(h.kc, { now: () => h.clock.now });
+      await other.recordEvent(nominate);
+      // Act
+      await client.recordEvent(nominate);
+      // Assess
+      expect(events().map((e) => e.count)).toEqual([2]);
+    });
+  });
+
   describe('NodePool status', () => {
     const ready = [
       { type: 'ValidationSucceeded', status: 'True' as const, reason: 'ValidationSucceeded', message: '' },

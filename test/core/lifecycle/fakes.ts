@@ -4,7 +4,7 @@ import type { InstanceType } from '../../../shared/core/instance-types/types';
 import type { LifecycleDeps, LifecycleLogger } from '../../../shared/core/lifecycle';
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../../shared/core/model/karpenter';
 import type { Node, Pod } from '../../../shared/core/model/kube';
-import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, LaunchRequest, NodePatch, WorkflowName, WorkflowStarter } from '../../../shared/core/ports';
+import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, LaunchRequest, NodePatch, WorkflowName, WorkflowStarter } from '../../../shared/core/ports';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 
 export class FakeClock implements Clock {
@@ -64,6 +64,11 @@ export class FakeCluster implements ClusterClient {
     pool.observedStatus = { resources: status.resources ?? pool.observedStatus?.resources ?? {}, nodes: status.nodes ?? pool.observedStatus?.nodes ?? 0, conditions: status.conditions };
     pool.ready = status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
     return true;
+  }
+  /** Events recorded, as `<kind>/<name> <reason>: <message>`. */
+  events: string[] = [];
+  async recordEvent(e: KubeEvent) {
+    this.events.push(`${e.object.kind}/${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name} ${e.reason}: ${e.message}`);
   }
   nodeClassStatusWrites: string[] = [];
   async patchNodeClassStatus(name: string, status: Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] }) {

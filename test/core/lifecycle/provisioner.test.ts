@@ -54,6 +54,25 @@ describe('runProvisioner', () => {
     expect(f.log.messages()).toEqual(expect.arrayContaining(['found provisionable pod(s)', 'computed new nodeclaim(s) to fit pod(s)', 'created nodeclaim']));
   });
 
+  it('should record Karpenter\'s Nominated and FailedScheduling events on the pods', async () => {
+    // Prepare: the planner puts web-1 on a new claim and cannot place web-2.
+    const f = fakes();
+    const { planner } = recordingPlanner(f);
+    const solve = planner.solve;
+    planner.solve = (input) => {
+      const plan = solve({ ...input, pods: input.pods.filter((p) => p.name === 'web-1') }) as ReturnType<Planner['solve']> & { unschedulable: unknown[] };
+      return { ...plan, unschedulable: input.pods.filter((p) => p.name === 'web-2').map((p) => ({ pod: p, reason: 'incompatible with nodepool "default", no instance type satisfied resources' })) };
+    };
+    f.cluster.pods = [pending('web-1'), pending('web-2')];
+    // Act
+    const result = await runProvisioner(f, planner, { holder: 'req-1', once: true, batched: true });
+    // Assess
+    expect(f.cluster.events).toEqual([
+      `Pod/default/web-1 Nominated: Pod should schedule on: nodeclaim/${result.nodeClaims[0]}`,
+      'Pod/default/web-2 FailedScheduling: Failed to schedule pod, incompatible with nodepool "default", no instance type satisfied resources',
+    ]);
+  });
+
   it('should close the batch after 10 seconds even while pods keep arriving', async () => {
     // Prepare
     const f = fakes();

@@ -132,6 +132,7 @@ export class FakeCluster implements ClusterClient {
   async patchNodeClassStatus(): Promise<boolean> {
     return false;
   }
+  async recordEvent(): Promise<void> {}
   async patchNodeClaimMetadata(name: string, patch: { finalizers?: string[] }): Promise<void> {
     const claim = this.claims.get(name);
     if (claim && patch.finalizers) claim.finalizers = [...patch.finalizers];

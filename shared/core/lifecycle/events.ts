@@ -1,0 +1,50 @@
+/**
+ * Kubernetes Events nodewright records, with Karpenter's reasons and wording where Karpenter has them
+ * (provisioning/scheduling/events.go, nodeclaim/lifecycle/events.go). Best effort: an event that cannot be
+ * written is logged, never fails the work it describes.
+ */
+import type { NodeClaim } from '../model/karpenter';
+import type { Pod } from '../model/kube';
+import type { KubeEvent } from '../ports';
+import type { LifecycleDeps } from './deps';
+
+const podRef = (p: Pod): KubeEvent['object'] => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid });
+const claimRef = (c: Pick<NodeClaim, 'name' | 'uid'>): KubeEvent['object'] => ({ kind: 'NodeClaim', name: c.name, ...(c.uid ? { uid: c.uid } : {}) });
+
+/** Karpenter's NominatePodEvent: where the pod should schedule (a new claim, or an existing node / claim). */
+export const nominated = (pod: Pod, target: string): KubeEvent => ({ object: podRef(pod), type: 'Normal', reason: 'Nominated', message: `Pod should schedule on: ${target}` });
+
+/** Karpenter's PodFailedToScheduleEvent (deduplicated for 5 minutes). */
+export const failedScheduling = (pod: Pod, reason: string): KubeEvent => ({
+  object: podRef(pod), type: 'Warning', reason: 'FailedScheduling', message: `Failed to schedule pod, ${reason}`, dedupeSeconds: 300,
+});
+
+/** Karpenter's InsufficientCapacityError event on the NodeClaim. */
+export const insufficientCapacity = (claim: Pick<NodeClaim, 'name' | 'uid'>, message: string): KubeEvent => ({
+  object: claimRef(claim), type: 'Warning', reason: 'InsufficientCapacityError', message: `NodeClaim ${claim.name} event: ${message.slice(0, 300)}`,
+});
+
+/** Lifecycle steps of a NodeClaim (Karpenter logs these; nodewright also records them, for `kubectl describe`). */
+export const claimStep = (claim: Pick<NodeClaim, 'name' | 'uid'>, reason: 'Launched' | 'Registered' | 'Initialized', message: string): KubeEvent => ({
+  object: claimRef(claim), type: 'Normal', reason, message,
+});
+
+/** At most this many events are written at once (each is one API request). */
+const CONCURRENCY = 8;
+
+/** Records the events, a few at a time; failures are logged once and dropped. */
+export async function recordEvents(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, events: KubeEvent[]): Promise<void> {
+  let failed = false;
+  const queue = [...events];
+  const worker = async () => {
+    for (let e = queue.shift(); e; e = queue.shift()) {
+      try {
+        await deps.cluster.recordEvent(e);
+      } catch (err) {
+        if (!failed) deps.log.warn('could not record event', { reason: e.reason, object: `${e.object.kind}/${e.object.name}`, error: err instanceof Error ? err.message : String(err) });
+        failed = true;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, events.length) }, worker));
+}
