@@ -4,8 +4,8 @@
  * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
  * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
  */
-import { applyPodEventUpdates, computeDisruption, podEventUpdates, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
-import { instanceTypesByPool, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { applyPodEventUpdates, blockedEvents, computeDisruption, disruptingEvents, podEventUpdates, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
+import { instanceTypesByPool, recordEvents, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { legacyAnnotationWarnings } from '../../shared/core/model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../../shared/core/ports';
 import { startCommand, type StartedExecution } from './act';
@@ -121,10 +121,13 @@ async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditR
   const decision = computeDisruption(input);
   const audit: AuditRecord[] = [...decision.audit];
   let acted = false;
+  // kubectl describe node / nodeclaim: what keeps a node from being disrupted (a PDB, do-not-disrupt).
+  await recordEvents(s.deps, blockedEvents(decision.audit));
   const context = { nodePools: input.snapshot.nodePools, nodeClasses: input.snapshot.nodeClasses };
   // Expiration is forceful: started at once, no validation wait, no budget.
   for (const cmd of decision.expirations) {
     const out = await startCommand(s.deps, cmd, namingTimeMs, context);
+    if (out.started.length > 0) await recordEvents(s.deps, disruptingEvents(cmd));
     s.result.executions.push(...out.started);
     audit.push(...out.audit);
     acted ||= out.started.length > 0;
@@ -132,6 +135,7 @@ async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditR
   const cmd = decision.command;
   if (cmd && (!isConsolidation(cmd) || (await stillValid(s, cmd, audit)))) {
     const out = await startCommand(s.deps, cmd, namingTimeMs, context);
+    if (out.started.length > 0) await recordEvents(s.deps, disruptingEvents(cmd));
     s.result.executions.push(...out.started);
     if (out.skipped) s.result.abandoned.push({ method: cmd.method, nodeClaims: claimsOf(cmd), why: out.skipped });
     audit.push(...out.audit);

@@ -1,0 +1,44 @@
+/**
+ * Kubernetes Events of a disruption pass, as Karpenter's disruption controller words them
+ * (pkg/controllers/disruption/events): `DisruptionBlocked` on a Node and its NodeClaim that a PodDisruptionBudget or
+ * a do-not-disrupt annotation keeps from being disrupted, and `DisruptionTerminating` ("Disrupting Node:
+ * Underutilized") when a command starts.
+ */
+import type { KubeEvent } from '../ports';
+import type { Command, DisruptionAuditRecord } from './types';
+
+const title = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const sentence = (s: string) => title(s.trim());
+
+function onBoth(node: string | undefined, claim: string | undefined, make: (kind: 'Node' | 'NodeClaim') => Omit<KubeEvent, 'object'>): KubeEvent[] {
+  return [
+    ...(node ? [{ object: { kind: 'Node' as const, name: node }, ...make('Node') }] : []),
+    ...(claim ? [{ object: { kind: 'NodeClaim' as const, name: claim }, ...make('NodeClaim') }] : []),
+  ];
+}
+
+/** DisruptionBlocked for the nodes a pass left alone because of a PDB or a do-not-disrupt annotation. */
+export function blockedEvents(audit: readonly DisruptionAuditRecord[]): KubeEvent[] {
+  const out: KubeEvent[] = [];
+  const seen = new Set<string>();
+  for (const r of audit) {
+    if (r.action !== 'skipped' && r.action !== 'rejected') continue;
+    const blocker = r.detail.blocker as string | undefined;
+    if (!blocker && !/do-not-disrupt/.test(r.detail.why)) continue;
+    (r.nodeClaims ?? []).forEach((claim, i) => {
+      const node = r.nodes?.[i];
+      if (seen.has(claim)) return;
+      seen.add(claim);
+      out.push(...onBoth(node, claim, () => ({ type: 'Normal', reason: 'DisruptionBlocked', message: sentence(r.detail.why) })));
+    });
+  }
+  return out;
+}
+
+/** DisruptionTerminating on each candidate's Node and NodeClaim of a command that started. */
+export function disruptingEvents(cmd: Command): KubeEvent[] {
+  const reason = title(cmd.reason);
+  return cmd.candidates.flatMap((c) => onBoth(c.node.name, c.nodeClaim.name, (kind) => ({
+    type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting ${kind}: ${reason}`,
+  })));
+}
