@@ -51,6 +51,7 @@ export function resourceTypeFromCrd(crd: Json, where = 'CustomResourceDefinition
     shortNames: (names.shortNames as string[] | undefined) ?? undefined,
     categories: (names.categories as string[] | undefined) ?? undefined,
     subresources: Object.keys(sub).filter((k) => k === 'status' || k === 'scale'),
+    ...(((served.schema as Json | undefined)?.openAPIV3Schema) ? { schema: (served.schema as Json).openAPIV3Schema as Json } : {}),
   };
 }
 

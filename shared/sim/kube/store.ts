@@ -2,6 +2,7 @@
  * In-memory object store of the fake API server: objects keyed by (group/resource, namespace, name) with
  * resourceVersion, uid, creationTimestamp (from an injected clock), generation, finalizers and deletionTimestamp.
  */
+import { validateAgainstSchema } from './schema';
 import { deterministicUid, generatedNameSuffix, validateName } from './naming';
 import { applyPatch } from './patch';
 import { ResourceRegistry } from './resources';
@@ -162,6 +163,7 @@ export class KubeStore {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (rt.subresources.includes('status') && this.isCustom(rt)) delete obj.status;
+    validateAgainstSchema(rt, obj);
     if (rt.resource === 'pods') obj.status = { phase: 'Pending', ...(obj.status ?? {}) };
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, obj);
@@ -183,6 +185,7 @@ export class KubeStore {
     let next = clone(input);
     if (opts.subresource === 'status') next = { ...clone(old), status: next.status };
     else if (rt.subresources.includes('status')) next.status = clone(old.status);
+    if (opts.subresource !== 'status') validateAgainstSchema(rt, next);
     return this.commit(rt, key, old, next);
   }
 
@@ -200,6 +203,7 @@ export class KubeStore {
     let next = patched;
     if (opts.subresource === 'status') next = { ...clone(old), status: patched.status };
     else if (rt.subresources.includes('status')) next.status = clone(old.status);
+    if (opts.subresource !== 'status') validateAgainstSchema(rt, next);
     return this.commit(rt, key, old, next);
   }
 

@@ -41,6 +41,8 @@ export interface ResourceType {
   /** Subresources served, e.g. ["status", "scale", "eviction", "binding"]. */
   subresources: string[];
   categories?: string[];
+  /** A custom resource's openAPIV3Schema (served version): objects are validated against it on write. */
+  schema?: Json;
 }
 
 export const apiVersionOf = (t: Pick<ResourceType, 'group' | 'version'>): string => (t.group ? `${t.group}/${t.version}` : t.version);

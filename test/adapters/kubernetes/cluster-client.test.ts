@@ -44,7 +44,9 @@ describe('KubeClusterClient against the fake API server', () => {
       // Prepare
       put('karpenter.sh/v1', 'NodePool', nodePoolJson('good'));
       put('karpenter.sh/v1', 'NodePool', nodePoolJson('bad', { requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In' }] }));
-      put('karpenter.k8s.aws/v1', 'EC2NodeClass', { ...nodeClassJson('broken'), spec: { amiSelectorTerms: [] } });
+      // Past the CRD schema (which the API server checks) but not nodewright's reading: an alias it does not know.
+      const broken = nodeClassJson('broken');
+      put('karpenter.k8s.aws/v1', 'EC2NodeClass', { ...broken, spec: { ...(broken.spec as object), amiSelectorTerms: [{ alias: 'nope@latest' }] } });
       // Act
       const snap = await client.snapshot();
       // Assess

@@ -50,6 +50,26 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     expect(out.split('\n').filter(Boolean)).toEqual(['node/ip-10-0-1-1.ec2.internal', 'nodepool.karpenter.sh/default', 'nodeclaim.karpenter.sh/default-abcde']);
   });
 
+  it('should reject a NodePool with an unknown requirement operator at kubectl apply, naming the field', async () => {
+    // Prepare: the NodePool a user mistyped (operator "Inn").
+    writeFileSync(join(dir, 'bad-pool.yaml'), `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: bad}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: Inn, values: [spot]}
+`);
+    // Act
+    const failure = await kubectl('apply', '-f', join(dir, 'bad-pool.yaml')).then(() => undefined, (e: { stderr: string }) => e.stderr);
+    // Assess: rejected as on EKS, and nothing was created.
+    // kubectl words the API server's 422 (NodePool.karpenter.sh "bad" is invalid: …) as on EKS.
+    expect(failure).toContain('The NodePool "bad" is invalid: spec.template.spec.requirements[0].operator: Unsupported value: "Inn": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"');
+    expect(await kubectl('get', 'nodepools', '-o', 'name')).not.toContain('nodepool.karpenter.sh/bad');
+  });
+
   it('should print NODES and READY for nodepools from the status the functions write', async () => {
     // Prepare: the status as reconcileNodePoolStatuses writes it (through the status subresource).
     const status = { resources: { cpu: '4', memory: '16Gi', pods: '58', 'ephemeral-storage': '0', nodes: '2' }, nodes: 2, conditions: [
