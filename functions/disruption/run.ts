@@ -4,7 +4,7 @@
  * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
  * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
  */
-import { applyPodEventUpdates, blockedEvents, computeDisruption, disruptingEvents, podEventUpdates, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
+import { applyPodEventUpdates, blockedEvents, computeDisruption, disruptingEvents, podEventUpdates, unconsolidatableEvents, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
 import { instanceTypesByPool, recordEvents, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { legacyAnnotationWarnings } from '../../shared/core/model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../../shared/core/ports';
@@ -121,8 +121,9 @@ async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditR
   const decision = computeDisruption(input);
   const audit: AuditRecord[] = [...decision.audit];
   let acted = false;
-  // kubectl describe node / nodeclaim: what keeps a node from being disrupted (a PDB, do-not-disrupt).
-  await recordEvents(s.deps, blockedEvents(decision.audit));
+  // kubectl describe node / nodeclaim: what keeps a node from being disrupted (a PDB, do-not-disrupt), and why
+  // consolidation cannot do better for it.
+  await recordEvents(s.deps, [...blockedEvents(decision.audit), ...unconsolidatableEvents(decision.audit)]);
   const context = { nodePools: input.snapshot.nodePools, nodeClasses: input.snapshot.nodeClasses };
   // Expiration is forceful: started at once, no validation wait, no budget.
   for (const cmd of decision.expirations) {

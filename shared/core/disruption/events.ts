@@ -1,8 +1,9 @@
 /**
  * Kubernetes Events of a disruption pass, as Karpenter's disruption controller words them
  * (pkg/controllers/disruption/events): `DisruptionBlocked` on a Node and its NodeClaim that a PodDisruptionBudget or
- * a do-not-disrupt annotation keeps from being disrupted, and `DisruptionTerminating` ("Disrupting Node:
- * Underutilized") when a command starts.
+ * a do-not-disrupt annotation keeps from being disrupted, `Unconsolidatable` when single-node consolidation finds
+ * no cheaper way for a node (deduplicated for 15 minutes, as Karpenter), and `DisruptionTerminating` ("Disrupting
+ * Node: Underutilized") when a command starts.
  */
 import type { KubeEvent } from '../ports';
 import type { Command, DisruptionAuditRecord } from './types';
@@ -30,6 +31,20 @@ export function blockedEvents(audit: readonly DisruptionAuditRecord[]): KubeEven
       if (seen.has(claim)) return;
       seen.add(claim);
       out.push(...onBoth(node, claim, () => ({ type: 'Normal', reason: 'DisruptionBlocked', message: sentence(r.detail.why) })));
+    });
+  }
+  return out;
+}
+
+/** Unconsolidatable for the nodes single-node consolidation evaluated and could not improve on. */
+export function unconsolidatableEvents(audit: readonly DisruptionAuditRecord[]): KubeEvent[] {
+  const out: KubeEvent[] = [];
+  for (const r of audit) {
+    if (r.action !== 'rejected' || r.detail.method !== 'single-node' || r.detail.considered) continue;
+    // Budgets and the search's own limits say nothing about the node.
+    if (/^(budget:|not evaluated)/.test(r.detail.why)) continue;
+    (r.nodeClaims ?? []).forEach((claim, i) => {
+      out.push(...onBoth(r.nodes?.[i], claim, () => ({ type: 'Normal', reason: 'Unconsolidatable', message: sentence(r.detail.why), dedupeSeconds: 900 })));
     });
   }
   return out;

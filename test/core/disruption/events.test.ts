@@ -1,6 +1,6 @@
 /** Disruption events (issue #13 item 1): Karpenter's DisruptionBlocked and DisruptionTerminating wording. */
 import { describe, expect, it } from 'vitest';
-import { blockedEvents, disruptingEvents } from '../../../shared/core/disruption';
+import { blockedEvents, disruptingEvents, unconsolidatableEvents } from '../../../shared/core/disruption';
 import type { Command, DisruptionAuditRecord } from '../../../shared/core/disruption/types';
 
 const skipped = (why: string, detail: Record<string, unknown> = {}): DisruptionAuditRecord => ({
@@ -21,6 +21,26 @@ describe('blockedEvents', () => {
       'NodeClaim/default-a Normal DisruptionBlocked: Pdb "default/web" prevents pod evictions',
       'Node/node-b Normal DisruptionBlocked: Node has karpenter.sh/do-not-disrupt: "true"',
       'NodeClaim/default-b Normal DisruptionBlocked: Node has karpenter.sh/do-not-disrupt: "true"',
+    ]);
+  });
+});
+
+describe('unconsolidatableEvents', () => {
+  it('should say why single-node consolidation cannot do better for a node, not for budgets or notes', () => {
+    // Prepare
+    const rejected = (why: string, extra: Record<string, unknown> = {}): DisruptionAuditRecord => ({
+      at: 0, kind: 'disruption', action: 'rejected', nodeClaims: ['default-a'], nodes: ['node-a'], detail: { method: 'single-node', why, ...extra },
+    });
+    // Act
+    const events = unconsolidatableEvents([
+      rejected('no cheaper replacement: the cheapest type that holds its pods is not below $0.096/h'),
+      rejected('budget: nodes 10% of 3 = 0'),
+      rejected('considered: something', { considered: true }),
+    ]);
+    // Assess
+    expect(events.map((e) => `${e.object.kind}/${e.object.name} ${e.reason} (${e.dedupeSeconds}s): ${e.message}`)).toEqual([
+      'Node/node-a Unconsolidatable (900s): No cheaper replacement: the cheapest type that holds its pods is not below $0.096/h',
+      'NodeClaim/default-a Unconsolidatable (900s): No cheaper replacement: the cheapest type that holds its pods is not below $0.096/h',
     ]);
   });
 });
