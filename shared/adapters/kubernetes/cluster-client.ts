@@ -91,20 +91,8 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   async patchNodeClaimStatus(name: string, status: NodeClaimStatusPatch): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const raw = await this.readClaim(name);
-      if (!raw) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`);
-      const meta = raw.metadata as Json;
-      const body = { metadata: { resourceVersion: meta.resourceVersion }, status: mergeClaimStatus((raw.status ?? {}) as Json, status, this.now()) };
-      try {
-        await this.apis.custom.patchClusterCustomObjectStatus({ ...KarpenterResources.nodeClaims, name, body }, mergePatch);
-        return;
-      } catch (err) {
-        const code = httpCode(err);
-        if (code === 404) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`, { cause: err });
-        if (code !== 409 || attempt >= this.conflictRetries) throw err;
-      }
-    }
+    const r = await this.patchStatus(KarpenterResources.nodeClaims, name, (current) => mergeClaimStatus(current, status, this.now()), { skipUnchanged: false });
+    if (r === 'gone') throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`);
   }
 
   async recordEvent(event: KubeEvent): Promise<void> {
@@ -113,28 +101,31 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   async patchNodePoolStatus(name: string, status: NodePoolStatusPatch): Promise<boolean> {
-    return this.patchStatus(KarpenterResources.nodePools, name, (current) => mergeNodePoolStatus(current, status, this.now()));
+    return (await this.patchStatus(KarpenterResources.nodePools, name, (current) => mergeNodePoolStatus(current, status, this.now()), { skipUnchanged: true })) === 'written';
   }
 
   async patchNodeClassStatus(name: string, status: NodeClassStatusPatch): Promise<boolean> {
-    return this.patchStatus(KarpenterResources.nodeClasses, name, (current) => mergeNodeClassStatus(current, status, this.now()));
+    return (await this.patchStatus(KarpenterResources.nodeClasses, name, (current) => mergeNodeClassStatus(current, status, this.now()), { skipUnchanged: true })) === 'written';
   }
 
-  /** GET, merge, and merge-PATCH the status subresource when it changed (409 retried); false when unchanged or gone. */
-  private async patchStatus(resource: { group: string; version: string; plural: string }, name: string, merge: (current: Json) => Json): Promise<boolean> {
+  /**
+   * GET, merge, and merge-PATCH the status subresource with the read resourceVersion (a 409 Conflict is read and
+   * merged again). With `skipUnchanged`, a merge that changes nothing is not sent.
+   */
+  private async patchStatus(resource: { group: string; version: string; plural: string }, name: string, merge: (current: Json) => Json, opts: { skipUnchanged: boolean }): Promise<'written' | 'unchanged' | 'gone'> {
     for (let attempt = 1; ; attempt++) {
       const raw = await tolerate(async () => (await this.apis.custom.getClusterCustomObject({ ...resource, name })) as Json, [404], undefined);
-      if (!raw) return false;
+      if (!raw) return 'gone';
       const current = (raw.status ?? {}) as Json;
       const next = merge(current);
-      if (canonicalJson(next) === canonicalJson(current)) return false;
+      if (opts.skipUnchanged && canonicalJson(next) === canonicalJson(current)) return 'unchanged';
       const body = { metadata: { resourceVersion: (raw.metadata as Json).resourceVersion }, status: next };
       try {
         await this.apis.custom.patchClusterCustomObjectStatus({ ...resource, name, body }, mergePatch);
-        return true;
+        return 'written';
       } catch (err) {
         const code = httpCode(err);
-        if (code === 404) return false;
+        if (code === 404) return 'gone';
         if (code !== 409 || attempt >= this.conflictRetries) throw err;
       }
     }

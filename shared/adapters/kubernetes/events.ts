@@ -6,6 +6,7 @@
  */
 import { PatchStrategy, setHeaderOptions, type CoreV1Api } from '@kubernetes/client-node';
 import { fnv1a64 } from '../../core/model/hash';
+import { toRfc3339 } from '../../core/model/manifests/context';
 import type { KubeEvent } from '../../core/ports';
 import { httpCode } from './apis';
 
@@ -51,7 +52,7 @@ export class EventRecorder {
     }
     // The same event was recorded before (by this container or another): count it.
     const existing = await this.core.readNamespacedEvent({ name, namespace });
-    await this.core.patchNamespacedEvent({ name, namespace, body: { count: (existing.count ?? 1) + 1, lastTimestamp: second(now).toISOString().replace(/\.\d{3}Z$/, 'Z') } }, mergePatch);
+    await this.core.patchNamespacedEvent({ name, namespace, body: { count: (existing.count ?? 1) + 1, lastTimestamp: toRfc3339(now / 1000) } }, mergePatch);
   }
 
   private take(now: number): boolean {

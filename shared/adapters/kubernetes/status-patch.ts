@@ -1,6 +1,7 @@
 /** Builds the NodeClaim status for a merge patch: fields merged, conditions upserted by type. */
 import type { EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePoolStatus } from '../../core/model/karpenter';
 import { formatResourceList } from '../../core/model/resources';
+import { toRfc3339 } from '../../core/model/manifests/context';
 
 type Json = Record<string, unknown>;
 
@@ -8,7 +9,6 @@ export type NodeClaimStatusPatch = Partial<Omit<NodeClaim['status'], 'conditions
 export type NodePoolStatusPatch = Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] };
 export type NodeClassStatusPatch = Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] };
 
-const rfc3339 = (seconds: number): string => new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * The complete new status (a merge patch replaces lists, so conditions are sent whole). A condition keeps its
@@ -19,7 +19,7 @@ export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, now
   for (const k of ['nodeName', 'providerID', 'imageID'] as const) if (patch[k] !== undefined) out[k] = patch[k];
   if (patch.capacity) out.capacity = formatResourceList(patch.capacity);
   if (patch.allocatable) out.allocatable = formatResourceList(patch.allocatable);
-  if (patch.lastPodEventTime !== undefined) out.lastPodEventTime = rfc3339(patch.lastPodEventTime);
+  if (patch.lastPodEventTime !== undefined) out.lastPodEventTime = toRfc3339(patch.lastPodEventTime);
   if (patch.conditions) {
     const conds = ((current.conditions ?? []) as Json[]).map((c) => ({ ...c }));
     for (const c of patch.conditions) {
@@ -29,7 +29,7 @@ export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, now
       const next: Json = {
         type: c.type,
         status: c.status,
-        lastTransitionTime: c.lastTransitionTime !== undefined ? rfc3339(c.lastTransitionTime) : changed ? rfc3339(nowMs / 1000) : prev?.lastTransitionTime ?? rfc3339(nowMs / 1000),
+        lastTransitionTime: c.lastTransitionTime !== undefined ? toRfc3339(c.lastTransitionTime) : changed ? toRfc3339(nowMs / 1000) : prev?.lastTransitionTime ?? toRfc3339(nowMs / 1000),
         reason: c.reason ?? (changed ? c.type : prev?.reason ?? c.type),
         message: c.message ?? (changed ? '' : prev?.message ?? ''),
       };

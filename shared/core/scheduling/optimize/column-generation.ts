@@ -8,7 +8,7 @@
  * runs out of budget, that variant's ratio uses the fractional knapsack bound instead, so the bound stays valid.
  */
 import type { LinearProgram, LpSolver } from '../../ports/lp-solver';
-import { bestPattern, fill, knapsackBound, limitOf, type PackProblem, type Pattern, type PatternSet, type Variant } from './patterns';
+import { bestPattern, densityOrder, fill, knapsackBound, limitOf, type PackProblem, type Pattern, type PatternSet, type Variant } from './patterns';
 
 export interface ColumnGenerationOptions {
   maxRounds: number; lpSeconds: number; mipSeconds: number;
@@ -37,11 +37,10 @@ export function columnGeneration(pr: PackProblem, patterns: PatternSet, lp: LpSo
   };
 
   // A pattern filled up with pods the duals price at zero: the same reduced cost, and integer solutions need fewer nodes.
-  const bySize = kinds.map((_, k) => k).sort((a, b) => kinds[b].vec.reduce((x, v) => x + v, 0) - kinds[a].vec.reduce((x, v) => x + v, 0));
   const complete = (counts: number[], t: Variant) => {
     const used = new Float64Array(t.o.eff.length);
     counts.forEach((c, k) => { for (let d = 0; d < used.length; d++) used[d] += c * kinds[k].vec[d]; });
-    const more = fill(bySize, kinds, t.o.eff.map((v, d) => v - used[d]), limitOf(pr, t, n).map((x, k) => x - counts[k]));
+    const more = fill(pr.bySize, kinds, t.o.eff.map((v, d) => v - used[d]), limitOf(pr, t, n).map((x, k) => x - counts[k]));
     return counts.map((c, k) => c + more[k]);
   };
 
@@ -56,9 +55,8 @@ export function columnGeneration(pr: PackProblem, patterns: PatternSet, lp: LpSo
     // finds nothing, which also proves the bound.
     const candidates: { p: Pattern; rc: number }[] = [];
     types.forEach((t, i) => {
-      const size = (k: number) => { let s = 0; for (let d = 0; d < t.o.eff.length; d++) if (t.o.eff[d] > 0) s = Math.max(s, kinds[k].vec[d] / t.o.eff[d]); return s || 1e-9; };
-      const order = kinds.map((_, k) => k).filter((k) => duals[k] > 0).sort((a, b) => duals[b] / size(b) - duals[a] / size(a));
-      const counts = fill(order, kinds, t.o.eff, limitOf(pr, t, n));
+      const upper = limitOf(pr, t, n);
+      const counts = fill(densityOrder(duals, kinds, t.o.eff, upper), kinds, t.o.eff, upper);
       const rc = t.price - counts.reduce((sum, c, k) => sum + c * duals[k], 0);
       if (rc < -1e-7 * Math.max(1, t.price)) candidates.push({ p: { type: i, counts: complete(counts, t), cost: t.price }, rc });
     });

@@ -77,7 +77,7 @@ function offeringsHeld(claimReqs: Requirements, pod: Requirements): boolean {
 }
 
 /** How far the re-packing may move a pod placed with state `s` (see the file comment). */
-export function mobility(p: Pod, s: PodState): Mobility {
+function mobility(p: Pod, s: PodState): Mobility {
   const m = ruleMobility(p);
   if (!m.fixed && (s.requirements.has(Label.zone) || s.requirements.has(Label.zoneId))) m.zone = true;
   return m;
@@ -98,12 +98,6 @@ function ruleMobility(p: Pod): Mobility {
     else return { ...m, fixed: true };
   }
   return m;
-}
-
-/** Pods the re-packing may move anywhere: nothing but resources, requirements and tolerations ties them to a node. */
-export function isFreePod(p: Pod): boolean {
-  const m = mobility(p, newPodState(p, 0, [], false));
-  return !m.fixed && !m.zone && !m.host;
 }
 
 function selectorOf(sel: LabelSelector | undefined, namespaces: string[] | undefined, owner: Pod, anyNamespace: boolean): (p: Pod) => boolean {

@@ -65,8 +65,26 @@ export function knapsackBound(pi: number[], n: number[], kinds: Kind[], eff: Flo
   return best;
 }
 
-/** The problem one group poses: its kinds and how many pods of each, and the variants that may hold them. */
-export interface PackProblem { kinds: Kind[]; n: number[]; types: Variant[] }
+/**
+ * The problem one group poses: its kinds and how many pods of each, the variants that may hold them, and the kinds
+ * largest first (by the sum of their request vector) for first-fit-decreasing fills.
+ */
+export interface PackProblem { kinds: Kind[]; n: number[]; types: Variant[]; bySize: number[] }
+
+/** Kind indices, largest request vector first. */
+export function largestFirst(kinds: Kind[]): number[] {
+  const total = kinds.map((k) => k.vec.reduce((s, v) => s + v, 0));
+  return kinds.map((_, k) => k).sort((a, b) => total[b] - total[a]);
+}
+
+/**
+ * The kinds worth packing into `eff` (positive dual, room for one), most valuable per unit of their tightest
+ * resource first: the order of the greedy pricing and of the branch and bound.
+ */
+export function densityOrder(pi: number[], kinds: Kind[], eff: Float64Array, limit: number[]): number[] {
+  const size = (k: number) => { let s = 0; for (let d = 0; d < eff.length; d++) if (eff[d] > 0) s = Math.max(s, kinds[k].vec[d] / eff[d]); return s || 1e-9; };
+  return kinds.map((_, k) => k).filter((k) => pi[k] > 0 && limit[k] > 0).sort((a, b) => pi[b] / size(b) - pi[a] / size(a));
+}
 
 /** How many pods of each kind one node of variant `t` may take, out of `left`: none it may not hold, at most `cap`. */
 export function limitOf(pr: PackProblem, t: Variant, left: number[]): number[] {
@@ -95,8 +113,7 @@ export class PatternSet {
  */
 export function bestPattern(pi: number[], kinds: Kind[], eff: Float64Array, limit: number[], budget = 20_000): { counts: number[]; value: number; exact: boolean } {
   const dims = eff.length;
-  const size = (k: number) => { let s = 0; for (let d = 0; d < dims; d++) if (eff[d] > 0) s = Math.max(s, kinds[k].vec[d] / eff[d]); return s || 1e-9; };
-  const order = kinds.map((_, k) => k).filter((k) => pi[k] > 0 && limit[k] > 0).sort((a, b) => pi[b] / size(b) - pi[a] / size(a));
+  const order = densityOrder(pi, kinds, eff, limit);
   const counts = new Array<number>(kinds.length).fill(0);
   let best = { counts: [...counts], value: 0 };
   const left = Float64Array.from(eff);

@@ -17,12 +17,10 @@ import { solve } from '../solve';
 import { buildTemplate, type Template, typeMatches } from '../template';
 import { columnGeneration } from './column-generation';
 import { type Group, groupsOf, ruleKey } from './groups';
-import { fill, fits, type Kind, limitOf, type PackProblem, type Pattern, PatternSet, type Variant } from './patterns';
+import { fill, fits, type Kind, largestFirst, limitOf, type PackProblem, type Pattern, PatternSet, type Variant } from './patterns';
 import { rebuildClaims } from './rebuild';
 import type { Plan, PlannedNodeClaim, SchedulingInput } from '../types';
 import { Label } from '../../model/labels';
-
-export { isFreePod } from './groups';
 
 export interface RepackOptions {
   /** Column-generation rounds per group (each one LP). Default 40. */
@@ -77,7 +75,8 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
   const types = variantsOf(template, kinds, greedyExotic);
   if (types.length === 0) return { lb: 0, why: 'no candidate instance type' };
   if (kinds.some((_, k) => !types.some((t) => t.allowed[k]))) return { lb: 0, why: 'a pod fits no candidate instance type' };
-  const pr: PackProblem = { kinds, n, types };
+  const pr: PackProblem = { kinds, n, types, bySize: largestFirst(kinds) };
+  const { bySize } = pr;
 
   const patterns = new PatternSet();
   // The greedy claims as patterns at their cheapest fitting variant (the greedy plan stays a feasible solution).
@@ -94,7 +93,6 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
     if (best >= 0) patterns.add({ type: best, counts, cost: types[best].price });
   }
   // First-fit-decreasing fills of every variant.
-  const bySize = kinds.map((_, k) => k).sort((a, b) => kinds[b].vec.reduce((s, v) => s + v, 0) - kinds[a].vec.reduce((s, v) => s + v, 0));
   types.forEach((t, i) => patterns.add({ type: i, counts: fill(bySize, kinds, t.o.eff, limitOf(pr, t, n)), cost: t.price }));
 
   let chosen: { p: Pattern; m: number }[];
@@ -105,7 +103,7 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
     chosen = [];
     for (const zone of new Set(kinds.map((k) => k.zone))) {
       const part = n.map((x, k) => (kinds[k].zone === zone ? x : 0));
-      const best = singleVariant(pr, part, bySize);
+      const best = singleVariant(pr, part);
       if (!best) return { lb, why: 'no single instance type holds every pod' };
       chosen.push(...best);
     }
@@ -120,14 +118,14 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
 }
 
 /** The cheapest packing of `left` on one variant, first-fit-decreasing (undefined when no variant holds them all). */
-function singleVariant(pr: PackProblem, left0: number[], bySize: number[]): { p: Pattern; m: number }[] | undefined {
+function singleVariant(pr: PackProblem, left0: number[]): { p: Pattern; m: number }[] | undefined {
   let best: { p: Pattern; m: number }[] | undefined;
   let bestCost = Infinity;
   pr.types.forEach((t, i) => {
     const left = [...left0];
     const bins: Pattern[] = [];
     while (left.some((x) => x > 0)) {
-      const counts = fill(bySize, pr.kinds, t.o.eff, limitOf(pr, t, left));
+      const counts = fill(pr.bySize, pr.kinds, t.o.eff, limitOf(pr, t, left));
       if (counts.every((c) => c === 0)) return; // a pod that never fits this variant
       counts.forEach((c, k) => { left[k] -= c; });
       bins.push({ type: i, counts, cost: t.price });
