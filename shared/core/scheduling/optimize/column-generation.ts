@@ -73,15 +73,16 @@ export function columnGeneration(pr: PackProblem, patterns: PatternSet, lp: LpSo
         const rc = t.price - best.value;
         if (rc < -1e-7 * Math.max(1, t.price)) candidates.push({ p: { type: i, counts: complete(best.counts, t), cost: t.price }, rc });
       });
-    } else {
-      for (const t of types) if (t.price > 0) theta = Math.max(theta, knapsackBound(duals, limitOf(pr, t, n), kinds, t.o.eff, t.allowed) / t.price);
+      lb = Math.max(lb, duals.reduce((sum, p, k) => sum + p * n[k], 0) / theta);
     }
-    lb = Math.max(lb, duals.reduce((sum, p, k) => sum + p * n[k], 0) / theta);
     candidates.sort((a, b) => a.rc - b.rc);
     let added = 0;
     for (const c of candidates.slice(0, PER_ROUND)) if (patterns.add(c.p)) added++;
     if (added === 0) break;
   }
+  // The loop ends on an exactly priced round, which gave the bound; if it ran out of rounds first, the fractional
+  // knapsack bound of the last duals stands in (computed once, not every greedy round).
+  if (pi && lb === 0) lb = farleyBound(pr, pi);
   if (pi) enrich(pr, patterns, pi, complete);
   const costOf = (c: { p: Pattern; m: number }[] | undefined) => (c && covers(c, n) ? c.reduce((sum, x) => sum + x.m * x.p.cost, 0) : Infinity);
   const dived = dive(pr, patterns, lp, o.lpSeconds);
@@ -160,4 +161,11 @@ function enrich(pr: PackProblem, patterns: PatternSet, pi: number[], complete: (
       }
     }
   });
+}
+
+/** Farley's bound from duals `pi` with each variant's fractional knapsack bound (valid without exact pricing). */
+function farleyBound(pr: PackProblem, pi: number[]): number {
+  let theta = 1;
+  for (const t of pr.types) if (t.price > 0) theta = Math.max(theta, knapsackBound(pi, limitOf(pr, t, pr.n), pr.kinds, t.o.eff, t.allowed) / t.price);
+  return pi.reduce((sum, p, k) => sum + p * pr.n[k], 0) / theta;
 }
