@@ -92,8 +92,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--port <port>', 'fixed port on 127.0.0.1 (default: any free port)')
     .option('--speed <x>', 'simulated seconds per real second', '1')
     .option('--node-startup <seconds>', 'seconds from launch to a Ready node', '10')
+    .option('--metrics-port <port>', "Karpenter's metrics in Prometheus format on http://127.0.0.1:<port>/metrics (0: any free port, off: none)", '8080')
     .addOption(new Option('--log-format <format>', 'log lines as text (with their fields) or one JSON object per line').choices(['text', 'json']).default('text'))
-    .action(async (o: { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; logFormat: 'text' | 'json' }) => {
+    .action(async (o: { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; metricsPort?: string; logFormat: 'text' | 'json' }) => {
       const { serveCommand } = await import('./serve');
       code = await serveCommand(o, out);
     });

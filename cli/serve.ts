@@ -8,7 +8,16 @@ import { resolve } from 'node:path';
 import { CliUsageError } from './plan';
 import { formatLogLine, quietSimulatedSdk, type LogFormat } from './log-lines';
 
-export interface ServeOptions { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; logFormat?: LogFormat }
+export interface ServeOptions { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; logFormat?: LogFormat; metricsPort?: string }
+
+/** `--metrics-port`: 8080 as Karpenter by default, 0 for any free port, `off` for none. */
+function metricsPort(v: string | undefined): number | undefined {
+  if (v === undefined) return 8080;
+  if (v === 'off') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliUsageError(`--metrics-port must be a port number (0 for any free port) or off, got ${JSON.stringify(v)}`);
+  return n;
+}
 
 export async function serveCommand(opts: ServeOptions, out: (s: string) => void): Promise<number> {
   quietSimulatedSdk();
@@ -37,13 +46,14 @@ export async function serveCommand(opts: ServeOptions, out: (s: string) => void)
   const startMs = Date.now();
   const session = await startInteractive({
     scenario, kubeconfigPath, port: num(opts.port, '--port'), speed: num(opts.speed, '--speed'), nodeStartupSeconds: num(opts.nodeStartup, '--node-startup'),
-    startMs, onEvent: (e) => out(formatLogLine(e, format, startMs)),
+    metricsPort: metricsPort(opts.metricsPort), startMs, onEvent: (e) => out(formatLogLine(e, format, startMs)),
   });
   if (format === 'json') {
     // Every stdout line is one JSON object, the banner included.
-    out(formatLogLine({ t: 0, level: 'info', message: 'simulator serving', fields: { url: session.url, kubeconfig: kubeconfigPath } }, format, startMs));
+    out(formatLogLine({ t: 0, level: 'info', message: 'simulator serving', fields: { url: session.url, kubeconfig: kubeconfigPath, ...(session.metricsUrl ? { metrics: session.metricsUrl } : {}) } }, format, startMs));
   } else {
     out(`nodewright simulator serving ${session.url}; kubeconfig written to ${kubeconfigPath}`);
+    if (session.metricsUrl) out(`Karpenter's metrics (Prometheus text): ${session.metricsUrl}`);
     out(`try:  export KUBECONFIG=${kubeconfigPath}`);
     out('      kubectl get nodepools,nodeclaims,nodes,pods');
     out('      kubectl scale deployment inflate --replicas 5');

@@ -6,6 +6,7 @@
  */
 import { applyPodEventUpdates, blockedEvents, computeDisruption, disruptingEvents, podEventUpdates, unconsolidatableEvents, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
 import { instanceTypesByPool, recordEvents, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { recordClusterState, recordDisruptionCommand } from '../../shared/core/metrics/record';
 import { legacyAnnotationWarnings } from '../../shared/core/model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../../shared/core/ports';
 import { startCommand, type StartedExecution } from './act';
@@ -118,7 +119,10 @@ async function stillValid(s: PassState, cmd: Command, audit: AuditRecord[]): Pro
 /** One pass: its audit records, whether it chose anything (then they are written at once), and whether to stop. */
 async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditRecord[]; eventful: boolean; acted: boolean }> {
   const input = await disruptionInput(s, await s.deps.cluster.snapshot());
-  const decision = computeDisruption(input);
+  // What the pass sees, as Karpenter's metrics controllers publish it (usage, limits, allocatable, cost).
+  recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);
+  const decision = await s.deps.metrics.time('karpenter_voluntary_disruption_decision_evaluation_duration_seconds', { reason: 'all', consolidation_type: '' }, async () => computeDisruption(input));
+  for (const [reason, n] of Object.entries(decision.eligible)) s.deps.metrics.gauge('karpenter_voluntary_disruption_eligible_nodes', { reason }, n);
   const audit: AuditRecord[] = [...decision.audit];
   let acted = false;
   // kubectl describe node / nodeclaim: what keeps a node from being disrupted (a PDB, do-not-disrupt), and why
@@ -128,7 +132,10 @@ async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditR
   // Expiration is forceful: started at once, no validation wait, no budget.
   for (const cmd of decision.expirations) {
     const out = await startCommand(s.deps, cmd, namingTimeMs, context);
-    if (out.started.length > 0) await recordEvents(s.deps, disruptingEvents(cmd));
+    if (out.started.length > 0) {
+      await recordEvents(s.deps, disruptingEvents(cmd));
+      recordDisruptionCommand(s.deps.metrics, cmd);
+    }
     s.result.executions.push(...out.started);
     audit.push(...out.audit);
     acted ||= out.started.length > 0;
@@ -136,7 +143,10 @@ async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditR
   const cmd = decision.command;
   if (cmd && (!isConsolidation(cmd) || (await stillValid(s, cmd, audit)))) {
     const out = await startCommand(s.deps, cmd, namingTimeMs, context);
-    if (out.started.length > 0) await recordEvents(s.deps, disruptingEvents(cmd));
+    if (out.started.length > 0) {
+      await recordEvents(s.deps, disruptingEvents(cmd));
+      recordDisruptionCommand(s.deps.metrics, cmd);
+    }
     s.result.executions.push(...out.started);
     if (out.skipped) s.result.abandoned.push({ method: cmd.method, nodeClaims: claimsOf(cmd), why: out.skipped });
     audit.push(...out.audit);

@@ -4,7 +4,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import type { CloudProvider, ClusterClient, Clock, MetricsRecorder, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { createOwnershipLookup, once } from './ownership-lookup';
@@ -25,6 +25,7 @@ export interface InterruptionHandlerDeps {
   planReplacements?: ReplacementPlanner;
   /** Launches a replacement claim at once (rebalance pre-provisioning). */
   launchReplacement?: ReplacementLauncher;
+  metrics?: MetricsRecorder;
 }
 
 export type InterruptionHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -64,10 +65,11 @@ export const handler = deployedHandler<SQSEvent, SQSBatchResponse>('interruption
     clock: deps.clock,
     logger: lifecycleLogger(),
     clusterName: deps.config.clusterName,
+    metrics: deps.metrics,
     planReplacements: async (snapshot, nodeClaim, seed, eventTimeMs) =>
       planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), nodeClaim, seed, eventTimeMs),
     launchReplacement: async (claim, id) => {
-      await launchReplacement(deps, { nodeClaim: claim, disruptionId: id });
+      await launchReplacement(deps, { nodeClaim: claim, disruptionId: id, reason: 'rebalance_recommendation' });
     },
   }),
 );

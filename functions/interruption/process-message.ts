@@ -3,12 +3,12 @@
  * Throwing fails only this record (partial batch failure); everything else deletes the message.
  */
 import type { SQSRecord } from 'aws-lambda';
-import type { Clock, ClusterClient, ClusterSnapshot, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import type { Clock, ClusterClient, ClusterSnapshot, MetricsRecorder, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { decideInterruption, interruptionExecutionName, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
 import { disruptionIdOf, nameReplacements, type LifecycleLogger } from '../../shared/core/lifecycle';
 import type { InterruptionReplacementPlan } from '../../shared/core/interruption/replacements';
 import type { NodeClaim } from '../../shared/core/model/karpenter';
-import { Annotation } from '../../shared/core/model/labels';
+import { Annotation, Label } from '../../shared/core/model/labels';
 import type { OwnershipLookup } from './ownership-lookup';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
@@ -31,7 +31,16 @@ export interface ProcessMessageDeps {
   logger: InterruptionLogger;
   planReplacements?: ReplacementPlanner;
   launchReplacement?: ReplacementLauncher;
+  /** Karpenter's interruption metrics (received and deleted messages, time on the queue). */
+  metrics?: MetricsRecorder;
 }
+
+/** Karpenter's message_type label values. */
+const MESSAGE_TYPES: Record<InterruptionMessage['kind'], string> = {
+  SpotInterruption: 'spot_interrupted', RebalanceRecommendation: 'rebalance_recommendation', ScheduledChange: 'scheduled_change',
+  InstanceStateChange: 'state_change', CapacityReservationInterruption: 'capacity_reservation_interrupted', NoOp: 'no_op',
+};
+const messageType = (kind: InterruptionMessage['kind']): string => MESSAGE_TYPES[kind] ?? 'unknown';
 
 type CordonAndDrain = Extract<InterruptionAction, { type: 'cordonAndDrain' }>;
 
@@ -105,7 +114,8 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
   const fields = { messageKind: message.kind, eventId: message.eventId, messageId, instanceId: action.instanceId, nodeclaim: action.nodeClaim };
   // A later event about the same instance (e.g. `terminated` after the spot warning) finds the claim
   // already finalized by the first drain: nothing is left to do, and a new execution would only fail.
-  if (!(await deps.cluster.getNodeClaim(action.nodeClaim))) {
+  const claim = await deps.cluster.getNodeClaim(action.nodeClaim);
+  if (!claim) {
     deps.logger.info('dropping interruption message', { ...fields, reason: 'nodeclaim no longer exists' });
     return;
   }
@@ -133,6 +143,7 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
     deps.logger.info('interruption message already handled', { ...fields, executionArn });
     return;
   }
+  deps.metrics?.count('karpenter_nodeclaims_disrupted_total', { reason: messageType(message.kind), nodepool: claim.nodePool, capacity_type: claim.labels[Label.capacityType] ?? '' });
   deps.logger.info('initiating delete from interruption message', {
     ...fields, action: 'CordonAndDrain', executionArn, replacements: input.replacements.map((r) => r.name).join(', '), drainBy: new Date(input.interruption.drainBy).toISOString(),
   });
@@ -210,6 +221,9 @@ export async function processInterruptionRecord(deps: ProcessMessageDeps & { own
     deps.logger.error('failed parsing interruption message', { messageId: record.messageId, error });
     throw error;
   }
+  deps.metrics?.count('karpenter_interruption_received_messages_total', { message_type: messageType(message.kind) });
+  const sent = Number(record.attributes?.SentTimestamp);
+  if (Number.isFinite(sent) && sent > 0) deps.metrics?.observe('karpenter_interruption_message_queue_duration_seconds', {}, Math.max(0, (deps.clock.now() - sent) / 1000));
   const lookup = message.kind === 'NoOp' ? () => undefined : await deps.ownership(message.instanceIds);
   for (const action of decideInterruption(message, lookup)) {
     switch (action.type) {
@@ -224,4 +238,6 @@ export async function processInterruptionRecord(deps: ProcessMessageDeps & { own
         break;
     }
   }
+  // Handled: the batch response leaves it out of the failures, so SQS deletes it.
+  deps.metrics?.count('karpenter_interruption_deleted_messages_total');
 }

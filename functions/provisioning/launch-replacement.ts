@@ -8,11 +8,13 @@ import { parseStateInput } from '../../shared/adapters/lambda/state-input';
 const Input = z.looseObject({
   nodeClaim: z.looseObject({ name: z.string().min(1), nodePool: z.string().min(1), spec: z.looseObject({}) }),
   disruptionId: z.string().min(1),
+  /** The disruption's reason (metrics: karpenter_nodeclaims_created_total{reason}). */
+  reason: z.string().optional(),
 });
 
 export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
   const input = parseStateInput('launchReplacement', Input, event);
-  return launchReplacement(deps, { nodeClaim: input.nodeClaim as unknown as NodeClaim, disruptionId: input.disruptionId });
+  return launchReplacement(deps, { nodeClaim: input.nodeClaim as unknown as NodeClaim, disruptionId: input.disruptionId, ...(input.reason ? { reason: input.reason } : {}) });
 };
 
 export const handler = deployedHandler('launchReplacement', createHandler);

@@ -15,6 +15,8 @@ export const ConfigSchema = z.object({
   /** Instance profile for node classes that name a `role` but no `instanceProfile`. */
   // Empty (the deploy default) = manage instance profiles from EC2NodeClass roles.
   NODE_INSTANCE_PROFILE_NAME: z.string().optional(),
+  /** Karpenter's metrics to CloudWatch (EMF): `cloudwatch`, or `off` (default; each series is a billed custom metric). */
+  KARPENTER_METRICS: z.enum(['cloudwatch', 'off']).optional(),
   /** `<service>-<stage>-`: the controller invokes `<prefix>provisioner` and `<prefix>disruption`. */
   FUNCTION_NAME_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the deployed functions\' name prefix, e.g. nodewright-dev-').optional(),
 });
@@ -28,6 +30,8 @@ export interface Config {
   nodeRoleName?: string;
   nodeInstanceProfileName?: string;
   functionNamePrefix: string;
+  /** Whether Karpenter's metrics go to CloudWatch (docs/metrics.md). */
+  karpenterMetrics: 'cloudwatch' | 'off';
 }
 
 export class ConfigInvalidError extends Error {
@@ -50,6 +54,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...(e.NODE_ROLE_NAME ? { nodeRoleName: e.NODE_ROLE_NAME } : {}),
     ...(e.NODE_INSTANCE_PROFILE_NAME ? { nodeInstanceProfileName: e.NODE_INSTANCE_PROFILE_NAME } : {}),
     functionNamePrefix: e.FUNCTION_NAME_PREFIX ?? 'nodewright-dev-',
+    karpenterMetrics: e.KARPENTER_METRICS ?? 'off',
   };
 }
 

@@ -12,6 +12,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadCatalog } from '../catalog';
 import type { LifecycleDeps, Planner } from '../core/lifecycle';
+import type { MetricsRecorder } from '../core/ports';
 import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../core/provisioning/from-snapshot';
 import { solveCheapest } from '../core/scheduling/optimize/repack';
 import { awsClientConfig } from './aws/client-config';
@@ -26,7 +27,8 @@ import { config, type Config } from './config';
 import { clusterAccess } from './cluster-access';
 import { KubeClusterClient } from './kubernetes';
 import { setDependencyOverrides, type DependencyOverrides } from './overrides';
-import { lifecycleLogger, logger } from './lambda/handler';
+import { karpenterMetrics, lifecycleLogger, logger } from './lambda/handler';
+import { EmfMetricsRecorder, teeMetrics } from './metrics/emf';
 
 export interface Dependencies extends LifecycleDeps {
   config: Config;
@@ -37,6 +39,8 @@ export interface Dependencies extends LifecycleDeps {
   instanceProfiles: InstanceProfiles;
   /** This cluster's launch templates (garbage collection deletes those of deleted node classes and stale ones). */
   launchTemplates: { collect(liveClasses: ReadonlySet<string>): Promise<string[]> };
+  /** Writes the invocation's metrics (deployedHandler calls it after every invocation). */
+  flushMetrics(): void;
 }
 
 export const planner: Planner = {
@@ -72,7 +76,11 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
   const workflows = new SfnWorkflowStarter({ sfn: new SFNClient(awsClientConfig(region)), stateMachineArns: cfg.stateMachineArns });
   const prices = new PriceListRefresher({ pricing: new PricingClient(awsClientConfig(priceListEndpointRegion(region))), region, store, now: () => clock.now() });
   const launchTemplates = { collect: (live: ReadonlySet<string>) => cloud.collectLaunchTemplates(live) };
-  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), planner, prices, instanceProfiles, launchTemplates };
+  // Karpenter's metrics go to CloudWatch only when asked for (each series is a billed custom metric).
+  const emf = cfg.karpenterMetrics === 'cloudwatch' ? new EmfMetricsRecorder(karpenterMetrics) : undefined;
+  const recorders = [emf, overrides.metrics].filter((r): r is MetricsRecorder => r !== undefined);
+  const metrics = recorders.length === 1 ? recorders[0] : teeMetrics(...recorders);
+  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), metrics, flushMetrics: () => emf?.flush(), planner, prices, instanceProfiles, launchTemplates };
 }
 
 const built = new Map<string, Promise<Dependencies>>();

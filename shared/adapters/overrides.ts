@@ -3,10 +3,12 @@
  * (dependencies.ts for most functions, controller-dependencies.ts for the controller) without one importing
  * the other. `generation` changes on every reset, so a root knows its built dependencies are stale.
  */
-import type { Clock } from '../core/ports';
+import type { Clock, MetricsRecorder } from '../core/ports';
 
 export interface DependencyOverrides {
   clock?: Clock;
+  /** Records every metric here too (the simulator's Prometheus registry, for `sim serve` /metrics). */
+  metrics?: MetricsRecorder;
   /**
    * Which container (sandbox) the current invocation runs in. A deployed Lambda is one container per process;
    * the simulator runs many in one process, each with its own dependencies, built when it starts cold.

@@ -25,7 +25,13 @@ describe('function configuration', () => {
       clusterName: 'demo', region: 'eu-west-1', stateTableName: 'nodewright-dev-state',
       stateMachineArns: { launch: env.LAUNCH_STATE_MACHINE_ARN, terminate: env.TERMINATE_STATE_MACHINE_ARN, disrupt: env.DISRUPT_STATE_MACHINE_ARN },
       interruptionQueueUrl: env.INTERRUPTION_QUEUE_URL, nodeRoleName: 'KarpenterNodeRole-demo', functionNamePrefix: 'nodewright-dev-',
+      karpenterMetrics: 'off',
     });
+  });
+
+  it("should turn Karpenter's CloudWatch metrics on only when asked, and refuse another value naming the variable", () => {
+    expect(parseConfig({ ...env, KARPENTER_METRICS: 'cloudwatch' }).karpenterMetrics).toBe('cloudwatch');
+    expect(() => parseConfig({ ...env, KARPENTER_METRICS: 'prometheus' })).toThrowError(/KARPENTER_METRICS: /);
   });
 
   it('should name every missing or malformed variable at once', () => {

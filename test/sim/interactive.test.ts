@@ -25,7 +25,7 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'nodewright-serve-'));
-    session = await startInteractive({ scenario: parseScenario(SCENARIO, 'serve.yaml'), kubeconfigPath: join(dir, 'kubeconfig'), speed: 20, nodeStartupSeconds: 5 });
+    session = await startInteractive({ scenario: parseScenario(SCENARIO, 'serve.yaml'), kubeconfigPath: join(dir, 'kubeconfig'), speed: 20, nodeStartupSeconds: 5, metricsPort: 0 });
   }, 30_000);
 
   afterAll(async () => {
@@ -62,6 +62,21 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(claims).toBeGreaterThan(0);
     expect(row.slice(0, 4)).toEqual(['default', 'default', String(claims), 'True']);
   }, 60_000);
+
+  it("should serve Karpenter's metrics of the scale-up in Prometheus' text format on /metrics", async () => {
+    // Act: the scale-up of the first test has happened.
+    const res = await fetch(session.metricsUrl!);
+    const text = await res.text();
+    const other = await fetch(session.metricsUrl!.replace('/metrics', '/'));
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(text).toContain('# TYPE karpenter_nodeclaims_created_total counter');
+    expect(text).toMatch(/^karpenter_nodeclaims_created_total\{reason="provisioned",nodepool="default",min_values_relaxed="false"\} [1-9]/m);
+    expect(text).toMatch(/^karpenter_nodes_created_total\{nodepool="default",zone="us-east-1[abc]"\} [1-9]/m);
+    expect(text).toMatch(/^karpenter_scheduler_scheduling_duration_seconds_bucket\{le="\+Inf",controller="provisioner"\} [1-9]/m);
+    expect(other.status).toBe(404);
+  });
 
   it('should show the events of a scale-up in kubectl describe and kubectl get events', async () => {
     // Prepare: a running pod and its node claim.

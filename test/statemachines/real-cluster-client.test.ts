@@ -8,7 +8,7 @@ import { KubeClusterClient } from '../../shared/adapters/kubernetes';
 import { MemoryStateStore } from '../../shared/adapters/aws/state-store/memory';
 import { createLocalHandlers, runLocalExecution } from '../../shared/sim/sfn';
 import type { Fakes } from '../core/lifecycle/fakes';
-import { FakeClock, FakeCloud, RecordingLogger, RecordingWorkflows, nodeClaim } from '../core/lifecycle/fakes';
+import { FakeClock, FakeCloud, RecordingLogger, RecordingMetrics, RecordingWorkflows, nodeClaim } from '../core/lifecycle/fakes';
 import { nodeClassJson, nodeJson, nodePoolJson, pdbJson, podJson, startHarness, T0, type Harness } from '../sim/kube/fixtures';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000077';
@@ -23,7 +23,7 @@ describe('state machines with the real Kubernetes client', () => {
     h = await startHarness();
     const clock = new FakeClock(T0);
     clock.sleep = async (ms) => { clock.advance(ms); h.clock.now = clock.now(); };
-    deps = { cluster: new KubeClusterClient(h.kc, { now: () => clock.now() }), cloud: new FakeCloud(), workflows: new RecordingWorkflows(), store: new MemoryStateStore(clock), clock, log: new RecordingLogger() };
+    deps = { cluster: new KubeClusterClient(h.kc, { now: () => clock.now() }), cloud: new FakeCloud(), workflows: new RecordingWorkflows(), store: new MemoryStateStore(clock), clock, log: new RecordingLogger(), metrics: new RecordingMetrics() };
     put('karpenter.sh/v1', 'NodePool', nodePoolJson('default'));
     put('karpenter.k8s.aws/v1', 'EC2NodeClass', nodeClassJson('default'));
   });

@@ -10,6 +10,10 @@ export function deployedHandler<E, R>(functionKey: string, create: (deps: Depend
     const deps = await dependencies();
     // Built once per container; again only if the dependencies were rebuilt (resetDependencies, the simulator).
     if (built?.deps !== deps) built = { deps, handler: create(deps) };
-    return built.handler(event, context);
+    try {
+      return await built.handler(event, context);
+    } finally {
+      deps.flushMetrics();
+    }
   });
 }

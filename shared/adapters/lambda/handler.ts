@@ -16,6 +16,8 @@ export const SERVICE_NAME = 'nodewright';
 /** One Logger per process; child loggers carry the function key. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });
 export const metrics = new Metrics({ namespace: SERVICE_NAME, serviceName: SERVICE_NAME });
+/** Karpenter's metrics (shared/adapters/metrics/emf.ts): an instance of their own, one EMF document per dimension set. */
+export const karpenterMetrics = new Metrics({ namespace: SERVICE_NAME, serviceName: SERVICE_NAME });
 
 /** The Powertools logger as the core's LifecycleLogger. */
 export function lifecycleLogger(base: Logger = logger): LifecycleLogger {

@@ -55,5 +55,6 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
     }
   }
   if (command) pass.choose(command, describe(command));
-  return { command, expirations: expired, audit: pass.audit };
+  const eligible = { empty: pass.consolidatable.filter((c) => c.pods.length === 0).length, drifted: pass.drifted.length, underutilized: pass.underutilized.length };
+  return { command, expirations: expired, audit: pass.audit, eligible };
 }

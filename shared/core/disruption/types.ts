@@ -81,6 +81,8 @@ export interface DisruptionDecision {
   /** Forceful deletes of expired claims (no budget, no pre-spin), independent of `command`. */
   expirations: Command[];
   audit: DisruptionAuditRecord[];
+  /** Nodes eligible for each budgeted method this pass (karpenter_voluntary_disruption_eligible_nodes{reason}). */
+  eligible: { empty: number; drifted: number; underutilized: number };
 }
 
 export type Validation = { valid: true } | { valid: false; reason: string };

@@ -149,6 +149,7 @@ export async function createClaimsFromPool(deps: LifecycleDeps, input: { nodePoo
       'instance-types': (claim.spec.requirements.find((r) => r.key === Label.instanceType)?.values ?? []).slice(0, 5).join(', '),
     });
     await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
+    deps.metrics.count('karpenter_nodeclaims_created_total', { reason: 'manual', nodepool: input.nodePool, min_values_relaxed: 'false' });
     names.push(claim.name);
   }
   await deps.store.audit({ at: now, kind: 'provisioning', action: 'manual-capacity', reason: 'Manual', nodeClaims: names });

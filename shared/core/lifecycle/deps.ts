@@ -1,4 +1,4 @@
-import type { Clock, CloudProvider, ClusterClient, StateStore, WorkflowStarter } from '../ports';
+import type { Clock, CloudProvider, ClusterClient, MetricsRecorder, StateStore, WorkflowStarter } from '../ports';
 
 /** Structured logger as the lifecycle use cases need it (Powertools Logger fits it). */
 export interface LifecycleLogger {
@@ -15,6 +15,8 @@ export interface LifecycleDeps {
   store: StateStore;
   clock: Clock;
   log: LifecycleLogger;
+  /** Karpenter's metrics (docs/metrics.md). */
+  metrics: MetricsRecorder;
 }
 
 export const silentLogger: LifecycleLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };

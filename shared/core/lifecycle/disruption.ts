@@ -199,12 +199,15 @@ export async function taintCandidates(deps: LifecycleDeps, state: DisruptionStat
   return state;
 }
 
+/** Karpenter's reason label form: Underutilized → underutilized, SpotInterruption → spot_interruption. */
+const snakeCase = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
 /**
  * Creates one replacement claim and starts its `launch` execution (named after the claim). A claim of that
  * name that this disruption did not create is never adopted: NodeClaimConflictError, nothing launched.
  * A claim this disruption created (a retried step) is launched again, which is idempotent.
  */
-export async function launchReplacement(deps: LifecycleDeps, input: { nodeClaim: NodeClaim; disruptionId: string }): Promise<{ nodeClaimName: string }> {
+export async function launchReplacement(deps: LifecycleDeps, input: { nodeClaim: NodeClaim; disruptionId: string; reason?: string }): Promise<{ nodeClaimName: string }> {
   const name = input.nodeClaim.name;
   if (!createdBy(input.nodeClaim, input.disruptionId)) {
     throw new ExecutionInputInvalidError(`replacement nodeclaim "${name}" is not marked ${Annotation.disruptionId}=${input.disruptionId} (ValidateDisruptInput names and marks replacements)`);
@@ -222,6 +225,8 @@ export async function launchReplacement(deps: LifecycleDeps, input: { nodeClaim:
     'instance-types': (claim.spec.requirements.find((r) => r.key === Label.instanceType)?.values ?? []).slice(0, 5).join(', '),
   });
   await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
+  // Once per replacement: a retried step finds its own claim and does not count it again.
+  if (!existing) deps.metrics.count('karpenter_nodeclaims_created_total', { reason: snakeCase(input.reason ?? 'disruption'), nodepool: claim.nodePool, min_values_relaxed: 'false' });
   return { nodeClaimName: claim.name };
 }
 

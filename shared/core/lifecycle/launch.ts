@@ -40,6 +40,7 @@ export async function launchNodeClaim(deps: LifecycleDeps, nodeClaimName: string
     if (instanceTypes.length === 0) throw new InsufficientCapacityError(`no instance type of nodeclaim "${nodeClaimName}" is available`);
     instance = await deps.cloud.create({ nodeClaim: claim, nodePool, nodeClass, instanceTypes });
   } catch (e) {
+    deps.metrics.count('karpenter_cloudprovider_errors_total', { controller: 'nodeclaim.lifecycle', method: 'Create', provider: 'aws', error: e instanceof Error ? e.name : 'Error' });
     if (isInsufficientCapacityError(e)) {
       // Step Functions only carries the error name and message: keep the offerings on the claim for MarkOfferingUnavailable.
       await deps.cluster.patchNodeClaimStatus(nodeClaimName, {

@@ -138,7 +138,10 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
     deps.log.warn('ignoring invalid object', { kind: bad.kind, name: bad.name, reason: bad.reason });
   }
   const types = await instanceTypesByPool(deps, snapshot);
-  const plan = await planner.solve(planner.schedulingInputFromSnapshot(snapshot, types));
+  const controller = { controller: 'provisioner' };
+  deps.metrics.gauge('karpenter_scheduler_queue_depth', controller, pending.length);
+  const plan = await deps.metrics.time('karpenter_scheduler_scheduling_duration_seconds', controller, async () => planner.solve(planner.schedulingInputFromSnapshot(snapshot, types)));
+  deps.metrics.gauge('karpenter_scheduler_unschedulable_pods_count', controller, plan.unschedulable.length);
   const now = deps.clock.now();
   if (plan.nodeClaims.length > 0) {
     deps.log.info('computed new nodeclaim(s) to fit pod(s)', { nodeclaims: plan.nodeClaims.length, pods: plan.nodeClaims.reduce((n, c) => n + c.pods.length, 0) });
@@ -152,6 +155,7 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
       'instance-types': planned.instanceTypes.slice(0, 5).map((t) => t.name).join(', ') + (planned.instanceTypes.length > 5 ? ` and ${planned.instanceTypes.length - 5} other(s)` : ''),
     });
     await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
+    deps.metrics.count('karpenter_nodeclaims_created_total', { reason: 'provisioned', nodepool: planned.nodePool, min_values_relaxed: String(planned.minValuesRelaxed === true) });
     result.nodeClaims.push(claim.name);
   }
   for (const u of plan.unschedulable.slice(0, 10)) {

@@ -60,6 +60,7 @@ export async function checkRegistration(deps: LifecycleDeps, input: { nodeClaimN
     });
     await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { nodeName: node.name, conditions: [condition('Registered', 'True', now)] });
     await recordEvents(deps, [claimStep(claim, 'Registered', `Registered node/${node.name}`)]);
+    deps.metrics.count('karpenter_nodes_created_total', { nodepool: claim.nodePool, zone: node.labels[Label.zone] ?? claim.labels[Label.zone] ?? '' });
     deps.log.info('registered nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: node.name, 'provider-id': providerID });
   }
   return { nodeClaimName: input.nodeClaimName, registered: true, nodeName: node.name, providerID, deadlineMs: now + LifecycleTimings.initializationTimeoutMs };

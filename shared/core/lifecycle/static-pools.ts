@@ -118,6 +118,7 @@ export async function reconcileStaticPools(
         const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, pool.hash));
         await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
         deps.log.info('created nodeclaim', { nodeclaim: claim.name, nodepool: d.pool, reason: 'static replicas' });
+        deps.metrics.count('karpenter_nodeclaims_created_total', { reason: 'provisioned', nodepool: d.pool, min_values_relaxed: 'false' });
         result.created.push(claim.name);
       } catch (e) {
         deps.log.error('failed to create a static nodeclaim', { nodepool: d.pool, error: e instanceof Error ? e.message : String(e) });

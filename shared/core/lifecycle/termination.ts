@@ -100,7 +100,10 @@ export async function terminateInstance(deps: LifecycleDeps, target: Termination
   try {
     await deps.cloud.delete(providerID);
   } catch (e) {
-    if (!isNodeClaimNotFoundError(e)) throw e;
+    if (!isNodeClaimNotFoundError(e)) {
+      deps.metrics.count('karpenter_cloudprovider_errors_total', { controller: 'node.termination', method: 'Delete', provider: 'aws', error: e instanceof Error ? e.name : 'Error' });
+      throw e;
+    }
   }
   deps.log.info('terminated instance', { nodeclaim: target.nodeClaimName, node: target.nodeName, 'provider-id': providerID, reason: target.reason });
   return { ...target, providerID, terminated: true };
@@ -111,17 +114,27 @@ export async function terminateInstance(deps: LifecycleDeps, target: Termination
  * finalizer and is deleted, so both disappear. A claim or Node
  * already deleting (`kubectl delete`) or already gone is fine; a retried step changes nothing.
  */
+/** Counted once: only the step that finds the claim still there (a retried step finds it gone). */
+function recordTerminated(deps: LifecycleDeps, claim: NodeClaim, nodeName: string | undefined): void {
+  const zone = claim.labels[Label.zone] ?? '';
+  deps.metrics.count('karpenter_nodeclaims_terminated_total', { nodepool: claim.nodePool, capacity_type: claim.labels[Label.capacityType] ?? '', zone });
+  if (!nodeName) return;
+  deps.metrics.count('karpenter_nodes_terminated_total', { nodepool: claim.nodePool, zone });
+  if (claim.deletionTimestamp !== undefined) {
+    deps.metrics.observe('karpenter_nodes_termination_duration_seconds', { nodepool: claim.nodePool }, Math.max(0, deps.clock.now() / 1000 - claim.deletionTimestamp));
+  }
+}
+
 export async function finalizeNodeClaim(deps: LifecycleDeps, target: TerminationTarget): Promise<{ nodeClaimName?: string; nodeName?: string; finalized: true }> {
+  const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
   if (target.nodeName) {
     await deleteAndReleaseNode(deps.cluster, target.nodeName);
     deps.log.info('deleted node', { node: target.nodeName, nodeclaim: target.nodeClaimName });
   }
-  if (target.nodeClaimName) {
-    const claim = await deps.cluster.getNodeClaim(target.nodeClaimName);
-    if (claim) {
-      await deleteAndReleaseNodeClaim(deps.cluster, claim.name);
-      deps.log.info('deleted nodeclaim', { nodeclaim: claim.name, nodepool: claim.nodePool, node: target.nodeName, 'provider-id': target.providerID });
-    }
+  if (claim) {
+    await deleteAndReleaseNodeClaim(deps.cluster, claim.name);
+    deps.log.info('deleted nodeclaim', { nodeclaim: claim.name, nodepool: claim.nodePool, node: target.nodeName, 'provider-id': target.providerID });
+    recordTerminated(deps, claim, target.nodeName);
   }
   await deps.store.audit({
     at: deps.clock.now(), kind: 'termination', action: 'terminated', reason: target.reason,

@@ -6,3 +6,4 @@ export type * from './state-store';
 export type * from './cluster-watch';
 export type * from './function-invoker';
 export type * from './lp-solver';
+export * from './metrics';

@@ -10,7 +10,8 @@ import type { Context } from 'aws-lambda';
 import { resetConfig } from '../../adapters/config';
 import { forgetContainer, resetDependencies } from '../../adapters/dependencies';
 import { forgetControllerContainer } from '../../adapters/controller-dependencies';
-import { logger, metrics } from '../../adapters/lambda/handler';
+import { karpenterMetrics, logger, metrics } from '../../adapters/lambda/handler';
+import { PrometheusMetricsRecorder } from '../../adapters/metrics/prometheus';
 import type { VirtualClock } from '../clock';
 import type { FaultPlan } from '../faults';
 import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
@@ -39,6 +40,8 @@ export interface ProductionEnv {
   interruptionQueueUrl: string;
   /** Deployed function names are `<prefix><function key>`. */
   functionNamePrefix: string;
+  /** KARPENTER_METRICS: whether the functions publish Karpenter's metrics to CloudWatch (billed per series). */
+  karpenterMetrics?: 'cloudwatch' | 'off';
 }
 
 export function simulatedEnv(clusterName: string, region: string): ProductionEnv {
@@ -58,6 +61,8 @@ export interface ProductionBinding {
   invoke(functionKey: string, event: unknown): Promise<unknown>;
   /** What every invocation used, for the controller's bill (metering.ts). */
   meter: Meter;
+  /** Karpenter's metrics recorded by the functions (beside the EMF documents the Meter counts). */
+  prometheus: PrometheusMetricsRecorder;
   /** Fault injection for invocations (`lambda:<key>` crash / timeout); set by the world. */
   faults?: FaultPlan;
   restore(): void;
@@ -80,8 +85,8 @@ export class FunctionTimedOutError extends Error {
  * handler's built instance) and builds the next dependencies with `clock`; undefined restores the production
  * default (the system clock).
  */
-function resetCompositionRoot(clock: VirtualClock | undefined, containerKey?: () => string | undefined): void {
-  resetDependencies(clock ? { clock, ...(containerKey ? { containerKey } : {}) } : {});
+function resetCompositionRoot(clock: VirtualClock | undefined, containerKey?: () => string | undefined, prometheus?: PrometheusMetricsRecorder): void {
+  resetDependencies(clock ? { clock, ...(containerKey ? { containerKey } : {}), ...(prometheus ? { metrics: prometheus } : {}) } : {});
   resetConfig();
 }
 
@@ -93,7 +98,9 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     forgetContainer(sandbox);
     forgetControllerContainer(sandbox);
   };
-  resetCompositionRoot(clock, () => meter.sandboxKey());
+  // Karpenter's metrics of this world, as Prometheus would scrape them (`sim serve` → /metrics).
+  const prometheus = new PrometheusMetricsRecorder();
+  resetCompositionRoot(clock, () => meter.sandboxKey(), prometheus);
   const savedEnv = { ...process.env };
   Object.assign(process.env, {
     CLUSTER_NAME: env.clusterName,
@@ -105,6 +112,7 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     DISRUPT_STATE_MACHINE_ARN: env.stateMachineArns.disrupt,
     INTERRUPTION_QUEUE_URL: env.interruptionQueueUrl,
     FUNCTION_NAME_PREFIX: env.functionNamePrefix,
+    KARPENTER_METRICS: env.karpenterMetrics ?? 'off',
     NODE_ROLE_NAME: `KarpenterNodeRole-${env.clusterName}`,
     AWS_ACCESS_KEY_ID: 'AKIASIMULATED0000000',
     AWS_SECRET_ACCESS_KEY: 'simulated-secret-access-key',
@@ -116,8 +124,10 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
 
   const loggerPatch = logger as unknown as Patchable;
   const metricsPatch = metrics as unknown as Patchable;
+  const karpenterPatch = karpenterMetrics as unknown as Patchable;
   const savedLoggerConsole = loggerPatch.console;
   const savedMetricsDisabled = metricsPatch.disabled;
+  const savedKarpenterDisabled = karpenterPatch.disabled;
   // One shared Logger serves every simulated function (one process), so the function a line belongs to is
   // taken from the invocation it is written in, not from the logger's appended keys.
   const invocation = new AsyncLocalStorage<string>();
@@ -142,8 +152,10 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     }
   };
   const unwatchMetrics = meter.watchMetrics(metrics);
+  const unwatchKarpenter = meter.watchMetrics(karpenterMetrics);
   loggerPatch.console = { info: capture, warn: capture, error: capture, debug: capture, log: capture, trace: capture };
   metricsPatch.disabled = true;
+  karpenterPatch.disabled = true;
 
   const functions = deployedFunctions();
   const handlers = new Map<string, LambdaHandler>();
@@ -206,13 +218,17 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
     functions,
     invoke,
     meter,
+    prometheus,
     restore: () => {
       unwatchMetrics();
+      unwatchKarpenter();
       meter.stop();
       resetCompositionRoot(undefined);
       loggerPatch.console = savedLoggerConsole;
       (metrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();
       metricsPatch.disabled = savedMetricsDisabled;
+      (karpenterMetrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();
+      karpenterPatch.disabled = savedKarpenterDisabled;
       for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
       Object.assign(process.env, savedEnv);
     },

@@ -3,6 +3,8 @@
  * 127.0.0.1 with a kubeconfig written for kubectl, so a person can `kubectl scale deployment inflate
  * --replicas 5` and watch nodewright launch nodes (`kubectl get nodes,pods,nodepools,nodeclaims`).
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeKubeconfig } from '../kube/server';
 import { localhostTls } from '../kube/tls';
 import { settle } from '../clock';
@@ -29,11 +31,15 @@ export interface InteractiveOptions {
   onEvent?(event: SimulationEvent): void;
   /** The simulated clock's start (epoch ms; default now). */
   startMs?: number;
+  /** Port on 127.0.0.1 for Prometheus' /metrics (0: any free port; undefined: no metrics server). */
+  metricsPort?: number;
 }
 
 export interface InteractiveSession {
   /** https://127.0.0.1:<port> */
   url: string;
+  /** http://127.0.0.1:<port>/metrics, when a metrics port was asked for. */
+  metricsUrl?: string;
   kubeconfigPath: string;
   world: SimWorld;
   /** Simulated seconds since the start. */
@@ -64,6 +70,7 @@ export async function startInteractive(opts: InteractiveOptions): Promise<Intera
     applyObjects(world, s.objects);
     for (const e of s.events) world.clock.at(world.clock.startMs + e.at * 1000, () => void applyEvent(world, s, e));
   }
+  const metrics = opts.metricsPort === undefined ? undefined : await serveMetrics(world, opts.metricsPort);
   const speed = Math.max(0.01, opts.speed ?? 1);
   const realStart = Date.now();
   let stopped = false;
@@ -79,13 +86,38 @@ export async function startInteractive(opts: InteractiveOptions): Promise<Intera
   })();
   return {
     url: world.server.url,
+    ...(metrics ? { metricsUrl: metrics.url } : {}),
     kubeconfigPath: opts.kubeconfigPath,
     world,
     elapsedSeconds: () => world.clock.elapsedSeconds(),
     stop: async () => {
       stopped = true;
       await loop.catch(() => undefined);
+      await new Promise<void>((done) => (metrics ? metrics.server.close(() => done()) : done()));
       await world.close();
     },
   };
+}
+
+/**
+ * Karpenter's metrics as the functions recorded them, in Prometheus' text format on GET /metrics (as Karpenter
+ * serves them on :8080), so a Prometheus or Grafana on this machine can scrape the simulator.
+ */
+async function serveMetrics(world: SimWorld, port: number): Promise<{ server: Server; url: string }> {
+  const registry = world.production.prometheus;
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics is served here\n');
+      return;
+    }
+    registry.text().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (e: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${e instanceof Error ? e.message : String(e)}\n`),
+    );
+  });
+  await new Promise<void>((listening, failed) => {
+    server.once('error', failed);
+    server.listen(port, '127.0.0.1', () => listening());
+  });
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics` };
 }

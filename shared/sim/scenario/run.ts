@@ -126,6 +126,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
   const world = await createWorld({
     clusterName: scenario.clusterName, region: scenario.region, zones: scenario.zones, seed: scenario.seed,
     nodeStartupSeconds: scenario.settings.nodeStartupSeconds, onLog: (l) => logs.push(l), faults: scenario.faults,
+    ...(scenario.settings.metrics ? { metrics: scenario.settings.metrics } : {}),
     discoveryTags: selectorTags([...scenario.objects, ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : []))]),
   });
   try {

@@ -56,6 +56,8 @@ const ScenarioSchema = z.object({
     nodeStartup: duration.optional(),
     /** The controller's bill counts from here (e.g. after a large cluster's creation: the steady state). */
     meterFrom: duration.optional(),
+    /** The deployment's `metrics` parameter: Karpenter's metrics to CloudWatch (billed per series) or off. */
+    metrics: z.enum(['cloudwatch', 'off']).optional(),
     /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
     capacity: z.array(z.object({ instanceType: z.string().min(1), zone: z.string().optional(), capacityType: capacityType.optional(), max: z.number().int().min(0) })).default([]),
   }).default({ capacity: [] }),
@@ -76,7 +78,7 @@ export interface Scenario {
   clusterName: string;
   /** Seconds. */
   durationSeconds: number;
-  settings: { nodeStartupSeconds: number; meterFromSeconds?: number; capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[] };
+  settings: { nodeStartupSeconds: number; meterFromSeconds?: number; metrics?: 'cloudwatch' | 'off'; capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[] };
   /** The objects applied at t=0 (raw Kubernetes JSON, ${CLUSTER_NAME} substituted). */
   objects: KubeObject[];
   /** Sorted by `at` (seconds); file order kept for equal times. */
@@ -133,7 +135,7 @@ export function parseScenario(yamlText: string, file: string): Scenario {
     zones,
     clusterName: s.clusterName,
     durationSeconds: s.duration,
-    settings: { nodeStartupSeconds: s.settings.nodeStartup ?? 35, capacity: s.settings.capacity, ...(s.settings.meterFrom !== undefined ? { meterFromSeconds: s.settings.meterFrom } : {}) },
+    settings: { nodeStartupSeconds: s.settings.nodeStartup ?? 35, capacity: s.settings.capacity, ...(s.settings.meterFrom !== undefined ? { meterFromSeconds: s.settings.meterFrom } : {}), ...(s.settings.metrics ? { metrics: s.settings.metrics } : {}) },
     objects,
     events: s.events.map((e, index) => ({ ...e, index })).sort((a, b) => a.at - b.at || a.index - b.index),
     faults: s.faults.map((f, i) => {

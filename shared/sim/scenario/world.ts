@@ -50,6 +50,8 @@ export interface WorldOptions {
   onLog?: (log: CapturedLog) => void;
   /** Faults injected on virtual time (shared/sim/faults.ts). */
   faults?: FaultSpec[];
+  /** The deployment's `metrics` parameter (KARPENTER_METRICS); default off. */
+  metrics?: 'cloudwatch' | 'off';
 }
 
 export interface SimWorld {
@@ -93,7 +95,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   // The functions get exactly the ClusterRole users apply (infra/kubernetes/rbac.yaml): a missing verb fails here.
   api.rbacRules = clusterRoleRules(resolve(REPO_ROOT, 'infra/kubernetes/rbac.yaml'));
   const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls(), ...(opts.port ? { port: opts.port } : {}) });
-  const env = simulatedEnv(opts.clusterName, opts.region);
+  const env = { ...simulatedEnv(opts.clusterName, opts.region), ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}) };
   const http = new HttpInFlight().start();
   const watchEvents = new WatchDelivery(api).start();
   const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : watchEvents.busy()));

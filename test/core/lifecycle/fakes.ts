@@ -4,6 +4,8 @@ import type { InstanceType } from '../../../shared/core/instance-types/types';
 import type { LifecycleDeps, LifecycleLogger } from '../../../shared/core/lifecycle';
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../../shared/core/model/karpenter';
 import type { Node, Pod } from '../../../shared/core/model/kube';
+import type { GaugeSample, MetricLabels, MetricsRecorder } from '../../../shared/core/ports';
+import type { MetricName } from '../../../shared/core/metrics/catalog';
 import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, LaunchRequest, NodePatch, WorkflowName, WorkflowStarter } from '../../../shared/core/ports';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 
@@ -245,6 +247,40 @@ export function pod(name: string, over: Partial<Pod> = {}): Pod {
   };
 }
 
+/** Every metric recorded, in order; `total` sums a counter (or the observations) over series matching `labels`. */
+export class RecordingMetrics implements MetricsRecorder {
+  readonly records: { kind: 'count' | 'gauge' | 'observe'; name: MetricName; labels: MetricLabels; value: number }[] = [];
+  count(name: MetricName, labels: MetricLabels = {}, value = 1): void {
+    this.records.push({ kind: 'count', name, labels, value });
+  }
+  gauge(name: MetricName, labels: MetricLabels, value: number): void {
+    this.records.push({ kind: 'gauge', name, labels, value });
+  }
+  gaugeSet(name: MetricName, samples: readonly GaugeSample[]): void {
+    // A set replaces the gauge's earlier series.
+    for (let i = this.records.length - 1; i >= 0; i--) if (this.records[i].kind === 'gauge' && this.records[i].name === name) this.records.splice(i, 1);
+    for (const s of samples) this.gauge(name, s.labels, s.value);
+  }
+  observe(name: MetricName, labels: MetricLabels, value: number): void {
+    this.records.push({ kind: 'observe', name, labels, value });
+  }
+  async time<T>(name: MetricName, labels: MetricLabels, work: () => Promise<T>): Promise<T> {
+    const out = await work();
+    this.observe(name, labels, 0);
+    return out;
+  }
+  matching(name: MetricName, labels: MetricLabels = {}) {
+    return this.records.filter((r) => r.name === name && Object.entries(labels).every(([k, v]) => r.labels[k] === v));
+  }
+  total(name: MetricName, labels: MetricLabels = {}): number {
+    return this.matching(name, labels).reduce((s, r) => s + r.value, 0);
+  }
+  /** A gauge's latest value per label set. */
+  gaugeValue(name: MetricName, labels: MetricLabels = {}): number | undefined {
+    return this.matching(name, labels).filter((r) => r.kind === 'gauge').at(-1)?.value;
+  }
+}
+
 export interface Fakes extends LifecycleDeps {
   cluster: FakeCluster;
   cloud: FakeCloud;
@@ -252,6 +288,7 @@ export interface Fakes extends LifecycleDeps {
   store: MemoryStateStore;
   clock: FakeClock;
   log: RecordingLogger;
+  metrics: RecordingMetrics;
 }
 
 export function fakes(): Fakes {
@@ -259,5 +296,5 @@ export function fakes(): Fakes {
   const cluster = new FakeCluster();
   cluster.nodePools = [nodePool()];
   cluster.nodeClasses = [nodeClass()];
-  return { cluster, cloud: new FakeCloud(), workflows: new RecordingWorkflows(), store: new MemoryStateStore(clock), clock, log: new RecordingLogger() };
+  return { cluster, cloud: new FakeCloud(), workflows: new RecordingWorkflows(), store: new MemoryStateStore(clock), clock, log: new RecordingLogger(), metrics: new RecordingMetrics() };
 }

@@ -1,0 +1,85 @@
+/**
+ * What the use cases record, computed from what they already hold (a snapshot, the instance types, a command):
+ * Karpenter's gauges of cluster state and its disruption counters. Pure: the MetricsRecorder port writes them.
+ */
+import type { InstanceType } from '../instance-types/types';
+import { Label } from '../model/labels';
+import type { Pod } from '../model/kube';
+import type { ClusterSnapshot, GaugeSample, MetricsRecorder } from '../ports';
+import type { Command, DisruptionMethod } from '../disruption/types';
+
+/** Karpenter reports quantities as plain numbers: cpu in cores, memory and storage in bytes. */
+const metricValue = (resource: string, value: number): number => (resource === 'cpu' ? value / 1000 : value);
+
+const RESOURCES = ['cpu', 'memory', 'pods', 'ephemeral-storage'] as const;
+
+const podCounts = (p: Pod) => p.phase !== 'Succeeded' && p.phase !== 'Failed';
+
+/**
+ * Gauges of the cluster as one snapshot shows it: per managed node its allocatable and pod requests, per NodePool
+ * its usage (the capacity of its NodeClaims, as status.resources), limits and hourly cost (each launched claim's
+ * offering price in `instanceTypes`), and the node count. Each gauge is replaced as a whole, so a gone node or
+ * pool leaves no stale series.
+ */
+export function recordClusterState(metrics: MetricsRecorder, snapshot: ClusterSnapshot, instanceTypes: Record<string, InstanceType[]>): void {
+  const allocatable: GaugeSample[] = [];
+  const requests: GaugeSample[] = [];
+  const podsOn = new Map<string, Pod[]>();
+  for (const p of snapshot.pods) {
+    if (p.nodeName && podCounts(p)) podsOn.set(p.nodeName, [...(podsOn.get(p.nodeName) ?? []), p]);
+  }
+  for (const n of snapshot.nodes) {
+    const nodepool = n.labels[Label.nodePool];
+    if (!nodepool) continue;
+    const base = {
+      node_name: n.name, nodepool, zone: n.labels[Label.zone] ?? '', capacity_type: n.labels[Label.capacityType] ?? '',
+      instance_type: n.labels[Label.instanceType] ?? '', arch: n.labels[Label.arch] ?? '',
+    };
+    const pods = podsOn.get(n.name) ?? [];
+    for (const r of RESOURCES) {
+      allocatable.push({ labels: { ...base, resource_type: r }, value: metricValue(r, n.allocatable[r] ?? 0) });
+      const requested = r === 'pods' ? pods.length : pods.reduce((s, p) => s + (p.requests[r] ?? 0), 0);
+      requests.push({ labels: { ...base, resource_type: r }, value: metricValue(r, requested) });
+    }
+  }
+  metrics.gaugeSet('karpenter_nodes_allocatable', allocatable);
+  metrics.gaugeSet('karpenter_nodes_total_pod_requests', requests);
+
+  const nodes = new Map(snapshot.nodes.map((n) => [n.name, n]));
+  const usage: GaugeSample[] = [];
+  const limits: GaugeSample[] = [];
+  const cost: GaugeSample[] = [];
+  for (const pool of snapshot.nodePools) {
+    const sum: Record<string, number> = { cpu: 0, memory: 0, pods: 0, 'ephemeral-storage': 0, nodes: 0 };
+    let hourly = 0;
+    const offerings = new Map((instanceTypes[pool.name] ?? []).map((t) => [t.name, t.offerings]));
+    for (const c of snapshot.nodeClaims) {
+      if (c.labels[Label.nodePool] !== pool.name) continue;
+      sum.nodes++;
+      const capacity = (c.status.nodeName ? nodes.get(c.status.nodeName)?.capacity : undefined) ?? c.status.capacity ?? {};
+      for (const r of RESOURCES) sum[r] += capacity[r] ?? 0;
+      const type = c.labels[Label.instanceType];
+      const offering = type ? offerings.get(type)?.find((o) => o.zone === c.labels[Label.zone] && o.capacityType === c.labels[Label.capacityType]) : undefined;
+      hourly += offering?.price ?? 0;
+    }
+    for (const [r, v] of Object.entries(sum)) usage.push({ labels: { nodepool: pool.name, resource_type: r }, value: metricValue(r, v) });
+    for (const [r, v] of Object.entries(pool.limits)) limits.push({ labels: { nodepool: pool.name, resource_type: r }, value: metricValue(r, v) });
+    cost.push({ labels: { nodepool: pool.name }, value: hourly });
+  }
+  metrics.gaugeSet('karpenter_nodepools_usage', usage);
+  metrics.gaugeSet('karpenter_nodepools_limit', limits);
+  metrics.gaugeSet('karpenter_nodepools_cost_total', cost);
+  metrics.gauge('karpenter_cluster_state_node_count', {}, snapshot.nodes.length);
+}
+
+/** Karpenter's consolidation_type label: empty / single / multi for consolidation, none for drift and expiration. */
+export const consolidationType = (method: DisruptionMethod): string =>
+  ({ emptiness: 'empty', 'single-node': 'single', 'multi-node': 'multi', drift: '', expiration: '' })[method];
+
+/** A started disruption command: one decision, and each of its NodeClaims disrupted. */
+export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command): void {
+  metrics.count('karpenter_voluntary_disruption_decisions_total', { decision: cmd.action, reason: cmd.reason, consolidation_type: consolidationType(cmd.method) });
+  for (const c of cmd.candidates) {
+    metrics.count('karpenter_nodeclaims_disrupted_total', { reason: cmd.reason, nodepool: c.nodePool.name, capacity_type: c.capacityType });
+  }
+}
