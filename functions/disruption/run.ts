@@ -4,7 +4,7 @@
  * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
  * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
  */
-import { applyPodEventUpdates, blockedEvents, computeDisruption, disruptingEvents, podEventUpdates, unconsolidatableEvents, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
+import { applyPodEventUpdates, blockedEvents, budgetBlockedEvents, computeDisruption, disruptingEvents, podEventUpdates, unconsolidatableEvents, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
 import { instanceTypesByPool, recordEvents, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { recordClusterState, recordDisruptionCommand } from '../../shared/core/metrics/record';
 import { legacyAnnotationWarnings } from '../../shared/core/model/legacy-annotations';
@@ -127,7 +127,7 @@ async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditR
   let acted = false;
   // kubectl describe node / nodeclaim: what keeps a node from being disrupted (a PDB, do-not-disrupt), and why
   // consolidation cannot do better for it.
-  await recordEvents(s.deps, [...blockedEvents(decision.audit), ...unconsolidatableEvents(decision.audit)]);
+  await recordEvents(s.deps, [...blockedEvents(decision.audit), ...unconsolidatableEvents(decision.audit), ...budgetBlockedEvents(decision.blockedBudgets)]);
   const context = { nodePools: input.snapshot.nodePools, nodeClasses: input.snapshot.nodeClasses };
   // Expiration is forceful: started at once, no validation wait, no budget.
   for (const cmd of decision.expirations) {

@@ -4,10 +4,14 @@
  */
 import { clusterView, isDisrupting, toCandidate, type ClusterView } from './candidates';
 import { drift, emptiness, multiNode, multiReplacement, singleNode, singleNodeSplit } from './methods';
+import { allowedDisruptions } from './budgets';
 import { Pass } from './pass';
 import type { Command, DisruptionDecision, DisruptionInput } from './types';
 
 const money = (n: number) => `$${n.toFixed(4)}/h`;
+
+/** The budgeted disruption reasons, in Karpenter's order of methods. */
+const DISRUPTION_REASONS = ['Empty', 'Drifted', 'Underutilized'] as const;
 
 /** Claims past creation + expireAfter, each a forceful delete (reference §4.1 Expiration). */
 function expirations(view: ClusterView, pass: Pass): Command[] {
@@ -55,6 +59,12 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
     }
   }
   if (command) pass.choose(command, describe(command));
+  // As Karpenter's budget mapping: a pool with nodes whose budget for a reason is 0 now.
+  const blockedBudgets = view.input.snapshot.nodePools.flatMap((p) => {
+    const counts = view.counts.get(p.name);
+    if (!counts || counts.total === 0) return [];
+    return DISRUPTION_REASONS.filter((reason) => allowedDisruptions(p, reason, counts, view.input.now).allowed === 0).map((reason) => ({ nodePool: p.name, reason }));
+  });
   const eligible = { empty: pass.consolidatable.filter((c) => c.pods.length === 0).length, drifted: pass.drifted.length, underutilized: pass.underutilized.length };
-  return { command, expirations: expired, audit: pass.audit, eligible };
+  return { command, expirations: expired, audit: pass.audit, blockedBudgets, eligible };
 }

@@ -3,7 +3,7 @@
  * (pkg/controllers/disruption/events): `DisruptionBlocked` on a Node and its NodeClaim that a PodDisruptionBudget or
  * a do-not-disrupt annotation keeps from being disrupted, `Unconsolidatable` when single-node consolidation finds
  * no cheaper way for a node (deduplicated for 15 minutes, as Karpenter), and `DisruptionTerminating` ("Disrupting
- * Node: Underutilized") when a command starts.
+ * Node: Underutilized") when a command starts, and `DisruptionBlocked` on a NodePool whose budget allows none.
  */
 import type { KubeEvent } from '../ports';
 import type { Command, DisruptionAuditRecord } from './types';
@@ -34,6 +34,17 @@ export function blockedEvents(audit: readonly DisruptionAuditRecord[]): KubeEven
     });
   }
   return out;
+}
+
+/**
+ * DisruptionBlocked on a NodePool whose budget allows no disruption for a reason now, in Karpenter's words;
+ * deduplicated for a minute (a budget can change every minute).
+ */
+export function budgetBlockedEvents(blocked: readonly { nodePool: string; reason: string }[]): KubeEvent[] {
+  return blocked.map(({ nodePool, reason }) => ({
+    object: { kind: 'NodePool' as const, name: nodePool }, type: 'Normal' as const, reason: 'DisruptionBlocked',
+    message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, dedupeSeconds: 60,
+  }));
 }
 
 /** Unconsolidatable for the nodes single-node consolidation evaluated and could not improve on. */

@@ -4,7 +4,7 @@ export { validateCommand } from './validate';
 export { podEventUpdates, applyPodEventUpdates, PodsFingerprintAnnotation, type PodEventUpdate } from './pod-events';
 export { toExecutions, replacementClaims, commandLogLine, type DisruptExecutionInput, type ExecutionRequest, type ReplacementContext } from './execution';
 export { allowedDisruptions, budgetActive, budgetNodes } from './budgets';
-export { blockedEvents, disruptingEvents, unconsolidatableEvents } from './events';
+export { blockedEvents, budgetBlockedEvents, disruptingEvents, unconsolidatableEvents } from './events';
 export { doNotDisruptBlock, podCost, disruptionCost } from './pods';
 export { driftReason } from './drift';
 export { SpotToSpotMinOptions } from './consolidate';

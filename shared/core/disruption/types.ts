@@ -1,7 +1,7 @@
 /** Inputs and outputs of the disruption core (reference §4): one decision per pass plus an audit trail. */
 import type { InstanceType } from '../instance-types/types';
 import type { Node, Pod } from '../model/kube';
-import type { NodeClaim, NodePool } from '../model/karpenter';
+import type { DisruptionReason, NodeClaim, NodePool } from '../model/karpenter';
 import type { CapacityTypeValue } from '../model/labels';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
 import type { Clock } from '../ports/clock';
@@ -81,6 +81,8 @@ export interface DisruptionDecision {
   /** Forceful deletes of expired claims (no budget, no pre-spin), independent of `command`. */
   expirations: Command[];
   audit: DisruptionAuditRecord[];
+  /** NodePools with nodes whose budget for a reason allows no disruption now (DisruptionBlocked on the NodePool). */
+  blockedBudgets: { nodePool: string; reason: DisruptionReason }[];
   /** Nodes eligible for each budgeted method this pass (karpenter_voluntary_disruption_eligible_nodes{reason}). */
   eligible: { empty: number; drifted: number; underutilized: number };
 }

@@ -29,6 +29,14 @@ export const claimStep = (claim: Pick<NodeClaim, 'name' | 'uid'>, reason: 'Launc
   object: claimRef(claim), type: 'Normal', reason, message,
 });
 
+/**
+ * A NodePool or EC2NodeClass nodewright cannot read (beside its ValidationSucceeded=False condition): the reason
+ * names the field. Written when the status changes to it, so once per change, not every round.
+ */
+export const invalidObjectEvent = (kind: 'NodePool' | 'EC2NodeClass', name: string, reason: 'NodePoolValidationFailed' | 'NodeClassValidationFailed', message: string): KubeEvent => ({
+  object: { kind, name }, type: 'Warning', reason, message: message.slice(0, 1000),
+});
+
 /** At most this many events are written at once (each is one API request). */
 const CONCURRENCY = 8;
 

@@ -8,6 +8,7 @@
 import type { ClusterSnapshot } from '../ports';
 import type { StatusCondition } from '../model/karpenter';
 import type { LifecycleDeps } from './deps';
+import { invalidObjectEvent, recordEvents } from './events';
 import { withReady } from './nodepool-status';
 
 /** Writes every node class's status (the adapter skips unchanged ones); returns the node classes written. */
@@ -31,6 +32,7 @@ export async function reconcileNodeClassStatuses(deps: Pick<LifecycleDeps, 'clou
   for (const bad of snapshot.invalid ?? []) {
     if (bad.kind !== 'EC2NodeClass') continue;
     await write(bad.name, async () => ({ conditions: withReady([{ type: 'ValidationSucceeded', status: 'False', reason: 'NodeClassValidationFailed', message: bad.reason }]) }));
+    if (written.includes(bad.name)) await recordEvents(deps, [invalidObjectEvent('EC2NodeClass', bad.name, 'NodeClassValidationFailed', bad.reason)]);
   }
   return written;
 }

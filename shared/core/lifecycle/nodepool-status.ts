@@ -13,6 +13,7 @@ import type { NodePool, NodePoolStatus, StatusCondition } from '../model/karpent
 import { Label } from '../model/labels';
 import { formatResource } from '../model/quantity';
 import type { LifecycleDeps } from './deps';
+import { invalidObjectEvent, recordEvents } from './events';
 
 type Condition = StatusCondition;
 
@@ -84,6 +85,8 @@ export async function reconcileNodePoolStatuses(deps: Pick<LifecycleDeps, 'clust
   for (const bad of snapshot.invalid ?? []) {
     if (bad.kind !== 'NodePool') continue;
     await write(bad.name, { conditions: withReady([{ type: 'ValidationSucceeded', status: 'False', reason: 'NodePoolValidationFailed', message: bad.reason }]) });
+    // And a Warning on the pool when its status changes to it (kubectl describe nodepool; never a silent skip).
+    if (written.includes(bad.name)) await recordEvents(deps, [invalidObjectEvent('NodePool', bad.name, 'NodePoolValidationFailed', bad.reason)]);
   }
   return written;
 }

@@ -2,14 +2,16 @@
  * Structural validation of custom resources against their CRD's `openAPIV3Schema`, as the API server does it on
  * create, update and patch (status writes excepted), with the API server's field paths and wording:
  * `NodePool.karpenter.sh "x" is invalid: spec.template.spec.requirements[0].operator: Unsupported value: "Inn":
- * supported values: "In", "NotIn", …`. The schema keywords are checked by Ajv (JSON Schema); the Kubernetes
- * extensions (`x-kubernetes-*`) are left to the API server's other stages and not evaluated here.
+ * supported values: "In", "NotIn", …`. The schema's `default`s are applied first, as the API server defaults a
+ * custom resource; the schema keywords are then checked by Ajv (JSON Schema) and, when the object is
+ * structurally valid, the CEL rules (`x-kubernetes-validations`, cel.ts) — transition rules against the old object.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { celCauses } from './cel';
 import { KubeApiStatusError } from './status';
 import type { Json, KubeObject, ResourceType } from './types';
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true, useDefaults: true });
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** `/spec/template/spec/requirements/0/operator` → `spec.template.spec.requirements[0].operator`. */
@@ -47,16 +49,21 @@ function cause(e: ErrorObject): { reason: string; field: string; message: string
   }
 }
 
-/** Throws 422 Invalid when the object does not match its type's schema (types without one are not checked). */
-export function validateAgainstSchema(rt: ResourceType, obj: KubeObject): void {
+/**
+ * Defaults `obj` in place and throws 422 Invalid when it does not match its type's schema or one of its CEL rules
+ * (`old`: the stored object, on an update). Types without a schema are not checked.
+ */
+export function validateAgainstSchema(rt: ResourceType, obj: KubeObject, old?: KubeObject): void {
   if (!rt.schema) return;
   let validate = compiled.get(rt.schema);
   if (!validate) compiled.set(rt.schema, (validate = ajv.compile(rt.schema as Json)));
   const name = String(obj.metadata?.name ?? '');
-  if (validate(obj as unknown)) return;
   // anyOf / oneOf report each branch; the API server names the field once.
-  const causes = (validate.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf').map(cause)
-    .filter((c, i, all) => all.findIndex((x) => x.field === c.field && x.message === c.message) === i);
+  const causes = validate(obj as unknown)
+    ? celCauses(rt.schema as Json, obj, old)
+    : (validate.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf').map(cause)
+      .filter((c, i, all) => all.findIndex((x) => x.field === c.field && x.message === c.message) === i);
+  if (causes.length === 0) return;
   const kind = rt.group ? `${rt.kind}.${rt.group}` : rt.kind;
   throw new KubeApiStatusError(422, 'Invalid', `${kind} "${name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`, {
     name, group: rt.group, kind: rt.kind, causes,

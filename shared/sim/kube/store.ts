@@ -185,7 +185,7 @@ export class KubeStore {
     let next = clone(input);
     if (opts.subresource === 'status') next = { ...clone(old), status: next.status };
     else if (rt.subresources.includes('status')) next.status = clone(old.status);
-    if (opts.subresource !== 'status') validateAgainstSchema(rt, next);
+    if (opts.subresource !== 'status') validateAgainstSchema(rt, next, old);
     return this.commit(rt, key, old, next);
   }
 
@@ -203,7 +203,7 @@ export class KubeStore {
     let next = patched;
     if (opts.subresource === 'status') next = { ...clone(old), status: patched.status };
     else if (rt.subresources.includes('status')) next.status = clone(old.status);
-    if (opts.subresource !== 'status') validateAgainstSchema(rt, next);
+    if (opts.subresource !== 'status') validateAgainstSchema(rt, next, old);
     return this.commit(rt, key, old, next);
   }
 

@@ -1,6 +1,7 @@
 /** Disruption events (issue #13 item 1): Karpenter's DisruptionBlocked and DisruptionTerminating wording. */
 import { describe, expect, it } from 'vitest';
-import { blockedEvents, disruptingEvents, unconsolidatableEvents } from '../../../shared/core/disruption';
+import { blockedEvents, budgetBlockedEvents, computeDisruption, disruptingEvents, unconsolidatableEvents } from '../../../shared/core/disruption';
+import { bound, c6g, cluster, input, managed, pool } from './builders';
 import type { Command, DisruptionAuditRecord } from '../../../shared/core/disruption/types';
 
 const skipped = (why: string, detail: Record<string, unknown> = {}): DisruptionAuditRecord => ({
@@ -54,5 +55,28 @@ describe('disruptingEvents', () => {
       'Node/node-a DisruptionTerminating: Disrupting Node: Underutilized',
       'NodeClaim/default-a DisruptionTerminating: Disrupting NodeClaim: Underutilized',
     ]);
+  });
+});
+
+describe('budgetBlockedEvents', () => {
+  it("should say on the NodePool that its budget allows no disruption for a reason, in Karpenter's words, once a minute", () => {
+    // Prepare: a budget of 0 nodes for Underutilized and Empty only; Drifted unlimited.
+    const p = pool({ budgets: [{ nodes: '0', reasons: ['Underutilized', 'Empty'] }] });
+    const a = managed('a', { pool: p, type: c6g.x2large });
+    const b = managed('b', { pool: p, type: c6g.x2large });
+    const d = computeDisruption(input(cluster({ pools: [p], nodes: [a, b], pods: [bound(a, { name: 'web-a' })] }), [c6g.large, c6g.x2large]));
+    // Act
+    const events = budgetBlockedEvents(d.blockedBudgets);
+    // Assess
+    expect(d.command).toBeUndefined();
+    expect(events.map((e) => `${e.object.kind}/${e.object.name} ${e.type} ${e.reason} (${e.dedupeSeconds}s): ${e.message}`)).toEqual([
+      `NodePool/${p.name} Normal DisruptionBlocked (60s): No allowed disruptions for disruption reason Empty due to blocking budget`,
+      `NodePool/${p.name} Normal DisruptionBlocked (60s): No allowed disruptions for disruption reason Underutilized due to blocking budget`,
+    ]);
+  });
+
+  it('should say nothing for a NodePool without nodes', () => {
+    const p = pool({ budgets: [{ nodes: '0' }] });
+    expect(computeDisruption(input(cluster({ pools: [p], nodes: [], pods: [] }), [c6g.large])).blockedBudgets).toEqual([]);
   });
 });

@@ -51,7 +51,7 @@ describe('reconcileNodePoolStatuses', () => {
     ]);
   });
 
-  it('should mark a NodePool the functions cannot read ValidationSucceeded=False with the reason', async () => {
+  it('should mark a NodePool the functions cannot read ValidationSucceeded=False with the reason, and say so in a Warning event', async () => {
     // Prepare
     const f = fakes();
     f.cluster.nodePools.push({ ...f.cluster.nodePools[0], name: 'bad' });
@@ -66,5 +66,6 @@ describe('reconcileNodePoolStatuses', () => {
       { type: 'Ready', status: 'False', reason: 'UnhealthyDependents', message: 'ValidationSucceeded=False' },
     ]);
     expect(bad.ready).toBe(false);
+    expect(f.cluster.events).toEqual(['NodePool/bad NodePoolValidationFailed: spec.template.spec.requirements[0].operator: Invalid enum value "Inn"']);
   });
 });

@@ -70,6 +70,24 @@ spec:
     expect(await kubectl('get', 'nodepools', '-o', 'name')).not.toContain('nodepool.karpenter.sh/bad');
   });
 
+  it("should reject an EC2NodeClass that breaks one of Karpenter's CEL rules at kubectl apply, with Karpenter's message", async () => {
+    // Prepare: an alias without a version.
+    writeFileSync(join(dir, 'bad-class.yaml'), `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: bad}
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: al2023}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+`);
+    // Act
+    const failure = await kubectl('apply', '-f', join(dir, 'bad-class.yaml')).then(() => undefined, (e: { stderr: string }) => e.stderr);
+    // Assess
+    expect(failure).toContain(`The EC2NodeClass "bad" is invalid: spec.amiSelectorTerms[0].alias: Invalid value: "string": 'alias' is improperly formatted, must match the format 'family@version'`);
+    expect(await kubectl('get', 'ec2nodeclasses', '-o', 'name')).not.toContain('bad');
+  });
+
   it('should print NODES and READY for nodepools from the status the functions write', async () => {
     // Prepare: the status as reconcileNodePoolStatuses writes it (through the status subresource).
     const status = { resources: { cpu: '4', memory: '16Gi', pods: '58', 'ephemeral-storage': '0', nodes: '2' }, nodes: 2, conditions: [
