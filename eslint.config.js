@@ -21,6 +21,18 @@ export default tseslint.config(
     },
   },
   {
+    // What lands on main runs every test: no focused tests, no skipped ones without a stated condition
+    // (describe.skipIf / it.skipIf with a reason logged), no tests that pass by failing.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "MemberExpression[object.name=/^(it|test|describe)$/][property.name='only']", message: 'no focused tests on main: remove .only.' },
+        { selector: "MemberExpression[object.name=/^(it|test|describe)$/][property.name='skip']", message: 'no skipped tests on main: use skipIf(condition) and log why.' },
+        { selector: "MemberExpression[object.name=/^(it|test)$/][property.name='fails']", message: 'no it.fails on main: fix the code or the test.' },
+      ],
+    },
+  },
+  {
     files: ['shared/core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', coreRestrictedImports],
