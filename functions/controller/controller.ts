@@ -23,5 +23,10 @@ export const createHandler = (deps: ControllerDeps, options: Omit<ControllerOpti
 /** The deployed function, on its own small composition root (shared/adapters/controller-dependencies.ts). */
 export const handler = lambdaHandler<unknown, ControllerResult>('controller', async (event, context) => {
   const { controllerDependencies } = await import('../../shared/adapters/controller-dependencies');
-  return createHandler(await controllerDependencies())(event, context);
+  const deps = await controllerDependencies();
+  try {
+    return await createHandler(deps)(event, context);
+  } finally {
+    deps.flushMetrics();
+  }
 });

@@ -76,6 +76,10 @@ function panels(): (Panel | RowPanel)[] {
     [quantile(0.5, 'karpenter_scheduler_scheduling_duration_seconds'), 'p50'],
     [quantile(0.99, 'karpenter_scheduler_scheduling_duration_seconds'), 'p99'],
   ], { unit: 's', w: 12 });
+  l.panel('Pod startup duration', 'timeseries', [
+    ['max(karpenter_pods_startup_duration_seconds{quantile="0.5"})', 'p50'],
+    ['max(karpenter_pods_startup_duration_seconds{quantile="0.99"})', 'p99'],
+  ], { unit: 's', w: 12 });
   l.panel('Nodes created and terminated', 'timeseries', [
     [`sum by (nodepool)(increase(karpenter_nodes_created_total{${POOL}}${RATE}))`, '{{nodepool}} created'],
     [`sum by (nodepool)(increase(karpenter_nodes_terminated_total{${POOL}}${RATE}))`, '{{nodepool}} terminated'],

@@ -16,20 +16,31 @@ import { clusterAccess } from './cluster-access';
 import { config } from './config';
 import { KubeClusterClient } from './kubernetes/cluster-client';
 import { KubeClusterWatch } from './kubernetes/watch';
-import { lifecycleLogger } from './lambda/handler';
+import { karpenterMetrics, lifecycleLogger } from './lambda/handler';
+import { EmfMetricsRecorder, teeMetrics } from './metrics/emf';
+import type { MetricsRecorder } from '../core/ports';
 import { dependencyOverrides } from './overrides';
 
 /** Lambda Invoke waits for the provisioner or disruption round: their timeout is 90 s (infra/functions). */
 const INVOKE_TIMEOUT_MS = 100_000;
 
 /** Per container (the simulator runs several in one process), for the overrides' generation. */
-const built = new Map<string, { generation: number; deps: Promise<ControllerDeps> }>();
+const built = new Map<string, { generation: number; deps: Promise<ControllerDependencies> }>();
 
-async function build(): Promise<ControllerDeps> {
+/** The controller's dependencies, and a flush of its metrics (the handler calls it when the invocation ends). */
+export type ControllerDependencies = ControllerDeps & { flushMetrics(): void };
+
+async function build(): Promise<ControllerDependencies> {
   const cfg = config();
-  const clock = dependencyOverrides().overrides.clock ?? systemClock;
+  const { overrides } = dependencyOverrides();
+  const clock = overrides.clock ?? systemClock;
   const { kc } = await clusterAccess(cfg.clusterName, cfg.region, clock);
+  // The controller runs ~14 minutes: its EMF documents go out every minute, not only at the end.
+  const emf = cfg.karpenterMetrics === 'cloudwatch' ? new EmfMetricsRecorder(karpenterMetrics, { everyMs: 60_000, now: () => clock.now() }) : undefined;
+  const recorders = [emf, overrides.metrics].filter((r): r is MetricsRecorder => r !== undefined);
   return {
+    ...(recorders.length ? { metrics: recorders.length === 1 ? recorders[0] : teeMetrics(...recorders) } : {}),
+    flushMetrics: () => emf?.flush(),
     cluster: new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) }),
     workflows: new SfnWorkflowStarter({ sfn: new SFNClient(awsClientConfig(cfg.region)), stateMachineArns: cfg.stateMachineArns }),
     watch: new KubeClusterWatch(kc, { sleep: (ms, signal) => clock.sleep(ms, signal) }),
@@ -46,7 +57,7 @@ export function forgetControllerContainer(key: string): void {
 }
 
 /** Built once per container (again after the simulator rebinds); a failed build is retried next time. */
-export function controllerDependencies(): Promise<ControllerDeps> {
+export function controllerDependencies(): Promise<ControllerDependencies> {
   const { generation, overrides } = dependencyOverrides();
   const key = overrides.containerKey?.() ?? '';
   let entry = built.get(key);

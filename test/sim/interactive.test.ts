@@ -75,6 +75,8 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(text).toMatch(/^karpenter_nodeclaims_created_total\{reason="provisioned",nodepool="default",min_values_relaxed="false"\} [1-9]/m);
     expect(text).toMatch(/^karpenter_nodes_created_total\{nodepool="default",zone="us-east-1[abc]"\} [1-9]/m);
     expect(text).toMatch(/^karpenter_scheduler_scheduling_duration_seconds_bucket\{le="\+Inf",controller="provisioner"\} [1-9]/m);
+    // The controller saw the pods pending and then Ready.
+    expect(text).toMatch(/^karpenter_pods_startup_duration_seconds_count [1-9]/m);
     expect(other.status).toBe(404);
   });
 

@@ -36,8 +36,20 @@ const unitOf = (name: MetricName): Unit => {
 export class EmfMetricsRecorder implements MetricsRecorder {
   private readonly series = new Map<string, Series>();
 
-  /** `metrics`: a Powertools Metrics instance of its own (not the one logMetrics flushes), reused for every document. */
-  constructor(private readonly metrics: Metrics) {}
+  private lastFlushMs: number | undefined;
+
+  /**
+   * `metrics`: a Powertools Metrics instance of its own (not the one logMetrics flushes), reused for every document.
+   * `autoFlush`: for a long invocation (the controller), also write what was recorded every `everyMs`.
+   */
+  constructor(private readonly metrics: Metrics, private readonly autoFlush?: { everyMs: number; now: () => number }) {}
+
+  private recorded(): void {
+    if (!this.autoFlush) return;
+    const now = this.autoFlush.now();
+    this.lastFlushMs ??= now;
+    if (now - this.lastFlushMs >= this.autoFlush.everyMs) this.flush();
+  }
 
   private entry(name: MetricName, labels: MetricLabels): Series | undefined {
     const spec: MetricSpec = METRICS[name];
@@ -72,6 +84,7 @@ export class EmfMetricsRecorder implements MetricsRecorder {
 
   observe(name: MetricName, labels: MetricLabels, value: number): void {
     this.entry(name, labels)?.values.push(value);
+    this.recorded();
   }
 
   async time<T>(name: MetricName, labels: MetricLabels, work: () => Promise<T>): Promise<T> {
@@ -85,6 +98,7 @@ export class EmfMetricsRecorder implements MetricsRecorder {
 
   /** Writes what this invocation recorded, one EMF document per dimension set, and forgets it. Never throws. */
   flush(): void {
+    if (this.autoFlush) this.lastFlushMs = this.autoFlush.now();
     const groups = new Map<string, Series[]>();
     for (const s of this.series.values()) {
       const key = JSON.stringify(s.dims);

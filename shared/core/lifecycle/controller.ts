@@ -8,11 +8,12 @@
  */
 import type { NodeClaim } from '../model/karpenter';
 import type { Node } from '../model/kube';
-import type { ClusterClient, ClusterWatch, FunctionInvoker, StateStore, Clock, WatchClosed, WatchedKind, WatchEvent, WatchHandle, WorkflowStarter } from '../ports';
+import type { ClusterClient, ClusterWatch, FunctionInvoker, MetricsRecorder, StateStore, Clock, WatchClosed, WatchedKind, WatchEvent, WatchHandle, WorkflowStarter } from '../ports';
 import { reconcileDeletions } from './deletions';
 import type { LifecycleLogger } from './deps';
 import { isProvisionable } from './provisionable';
 import { ControllerState } from './controller-state';
+import { PodStartups } from './pod-startup';
 
 export interface ControllerDeps {
   /** For `kubectl delete` of a node or claim: delete the claim of a deleted Node, start `terminate`. */
@@ -23,6 +24,8 @@ export interface ControllerDeps {
   store: StateStore;
   clock: Clock;
   log: LifecycleLogger;
+  /** karpenter_pods_startup_duration_seconds, from the pods watch (absent: not recorded). */
+  metrics?: MetricsRecorder;
 }
 
 export interface ControllerOptions {
@@ -115,6 +118,7 @@ export async function runController(deps: ControllerDeps, options: ControllerOpt
   };
   // Nodes and NodeClaims as last seen (hundreds of objects at most): `kubectl delete` is decided from them.
   const nodes = new Map<string, Node>();
+  const startups = new PodStartups(deps.metrics);
   const claims = new Map<string, NodeClaim>();
   let deletionsDue = false;
   let deletionsRetryAt = Infinity;
@@ -139,6 +143,8 @@ export async function runController(deps: ControllerDeps, options: ControllerOpt
         } else if (o.kind === 'nodeclaims') {
           if (e.type === 'DELETED') claims.delete(o.name); else claims.set(o.name, o.nodeClaim);
           if (e.type !== 'DELETED' && o.nodeClaim.deletionTimestamp !== undefined) deletionsDue = true;
+        } else if (o.kind === 'pods') {
+          startups.apply(e.type, o.pod, now);
         }
       }
       if (deletionsDue || now >= deletionsRetryAt) {

@@ -61,6 +61,10 @@ export const METRICS = {
     type: 'summary', labels: ['nodepool'], where: 'FinalizeNodeClaim: from the deletion request to the node gone',
     help: 'The time taken between a node\'s deletion request and the removal of its finalizer',
   },
+  karpenter_pods_startup_duration_seconds: {
+    type: 'summary', labels: [], where: 'controller (pods watch): a pod seen Pending, from its creation to Ready',
+    help: 'The time from pod creation until the pod is running.',
+  },
   karpenter_nodes_allocatable: {
     type: 'gauge', labels: NODE_LABELS, emfDrop: NODE_DETAIL, emfOnly: CPU_MEMORY, where: 'disruption, every pass',
     help: 'Node allocatable are the resources allocatable by nodes.',

@@ -123,6 +123,8 @@ export interface Pod {
   /** True when kube-scheduler marked the pod PodScheduled=False reason=Unschedulable. */
   unschedulable?: boolean;
   ready?: boolean;
+  /** When the pod became Ready (its Ready condition's lastTransitionTime, seconds since epoch), while it is. */
+  readySince?: number;
   /** Effective requests: max(Σ containers + sidecars, largest init) + RuntimeClass overhead. */
   requests: ResourceList;
   nodeSelector: Record<string, string>;

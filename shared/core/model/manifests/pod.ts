@@ -149,7 +149,11 @@ export function podFromKube(o: Json, ctx?: PodContext): Pod {
   const scheduled = conditions.find((c) => c.type === 'PodScheduled');
   if (scheduled && scheduled.status === 'False' && scheduled.reason === 'Unschedulable') pod.unschedulable = true;
   const ready = conditions.find((c) => c.type === 'Ready');
-  if (ready) pod.ready = ready.status === 'True';
+  if (ready) {
+    pod.ready = ready.status === 'True';
+    const since = pod.ready ? toSeconds(ready.lastTransitionTime) : undefined;
+    if (since !== undefined) pod.readySince = since;
+  }
   const aff = affinity(spec.affinity, ctx, `${specPath}.affinity`);
   if (aff) pod.affinity = aff;
   const owner = ownerOf(metadata);

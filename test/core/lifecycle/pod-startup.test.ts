@@ -1,0 +1,32 @@
+/** karpenter_pods_startup_duration_seconds from the controller's pods watch, as Karpenter's pod metrics controller. */
+import { describe, expect, it } from 'vitest';
+import { PodStartups } from '../../../shared/core/lifecycle/pod-startup';
+import { pod, RecordingMetrics } from './fakes';
+
+const CREATED = 1_767_225_600;
+
+describe('PodStartups', () => {
+  it('should observe a pod seen Pending once, from its creation to its Ready transition', () => {
+    // Prepare
+    const metrics = new RecordingMetrics();
+    const startups = new PodStartups(metrics);
+    // Act
+    startups.apply('ADDED', pod('web-1', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED * 1000);
+    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: false, creationTimestamp: CREATED }), (CREATED + 40) * 1000);
+    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: true, readySince: CREATED + 47, creationTimestamp: CREATED }), (CREATED + 48) * 1000);
+    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: true, readySince: CREATED + 47, creationTimestamp: CREATED }), (CREATED + 60) * 1000);
+    // Assess
+    expect(metrics.matching('karpenter_pods_startup_duration_seconds').map((r) => r.value)).toEqual([47]);
+    expect(startups.waiting).toBe(0);
+  });
+
+  it('should not count a pod it first saw already running, nor one deleted while pending', () => {
+    const metrics = new RecordingMetrics();
+    const startups = new PodStartups(metrics);
+    startups.apply('ADDED', pod('old', { phase: 'Running', ready: true, readySince: CREATED + 5, creationTimestamp: CREATED }), CREATED * 1000);
+    startups.apply('ADDED', pod('gone', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED * 1000);
+    startups.apply('DELETED', pod('gone', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED * 1000);
+    startups.apply('MODIFIED', pod('gone', { phase: 'Running', ready: true, creationTimestamp: CREATED }), (CREATED + 9) * 1000);
+    expect(metrics.matching('karpenter_pods_startup_duration_seconds')).toEqual([]);
+  });
+});
