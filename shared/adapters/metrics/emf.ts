@@ -9,6 +9,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { GaugeSample, MetricLabels, MetricsRecorder } from '../../core/ports';
 import { METRICS, type MetricName, type MetricSpec } from '../../core/metrics/catalog';
+import { timed } from './timed';
 
 /**
  * Values per metric per document. EMF allows 100, but Powertools publishes a document by itself the moment a
@@ -87,13 +88,8 @@ export class EmfMetricsRecorder implements MetricsRecorder {
     this.recorded();
   }
 
-  async time<T>(name: MetricName, labels: MetricLabels, work: () => Promise<T>): Promise<T> {
-    const start = performance.now();
-    try {
-      return await work();
-    } finally {
-      this.observe(name, labels, (performance.now() - start) / 1000);
-    }
+  time<T>(name: MetricName, labels: MetricLabels, work: () => Promise<T>): Promise<T> {
+    return timed(work, (seconds) => this.observe(name, labels, seconds));
   }
 
   /** Writes what this invocation recorded, one EMF document per dimension set, and forgets it. Never throws. */
@@ -134,14 +130,6 @@ export function teeMetrics(...recorders: MetricsRecorder[]): MetricsRecorder {
     gauge: (name, labels, value) => recorders.forEach((r) => r.gauge(name, labels, value)),
     gaugeSet: (name, samples) => recorders.forEach((r) => r.gaugeSet(name, samples)),
     observe: (name, labels, value) => recorders.forEach((r) => r.observe(name, labels, value)),
-    async time(name, labels, work) {
-      const start = performance.now();
-      try {
-        return await work();
-      } finally {
-        const seconds = (performance.now() - start) / 1000;
-        recorders.forEach((r) => r.observe(name, labels, seconds));
-      }
-    },
+    time: (name, labels, work) => timed(work, (seconds) => recorders.forEach((r) => r.observe(name, labels, seconds))),
   };
 }

@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, Summary, type Metric } from 'prom-client';
 import type { GaugeSample, MetricLabels, MetricsRecorder } from '../../core/ports';
 import { DURATION_BUCKETS, METRICS, SUMMARY_QUANTILES, type MetricName } from '../../core/metrics/catalog';
+import { timed } from './timed';
 
 type Labels = Record<string, string>;
 
@@ -50,13 +51,8 @@ export class PrometheusMetricsRecorder implements MetricsRecorder {
     this.metric<Histogram | Summary>(name).observe(this.labels(name, labels), value);
   }
 
-  async time<T>(name: MetricName, labels: MetricLabels, work: () => Promise<T>): Promise<T> {
-    const start = performance.now();
-    try {
-      return await work();
-    } finally {
-      this.observe(name, labels, (performance.now() - start) / 1000);
-    }
+  time<T>(name: MetricName, labels: MetricLabels, work: () => Promise<T>): Promise<T> {
+    return timed(work, (seconds) => this.observe(name, labels, seconds));
   }
 
   /** The Prometheus text exposition (Content-Type: `contentType`). */
