@@ -9,7 +9,7 @@ import type { WorkflowName } from '../../shared/core/ports';
 
 const ROOT = resolve(__dirname, '../..');
 const MACHINES: WorkflowName[] = ['launch', 'terminate', 'disrupt'];
-const AREAS = ['provisioning', 'termination', 'disruption', 'interruption', 'garbage-collection'];
+const AREAS = ['controller', 'provisioner', 'launch', 'terminate', 'disrupt', 'disruption', 'interruption', 'garbage-collection'];
 
 /** Function key → handler ("path/file.export") across every infra/functions/<area>.yml that exists. */
 function declaredFunctions(): Map<string, string> {
@@ -22,6 +22,9 @@ function declaredFunctions(): Map<string, string> {
   }
   return out;
 }
+
+/** Tasks a machine borrows from another machine or a trigger: the folder they live in. */
+const SHARED_TASKS: Record<string, string> = { terminateInstance: 'terminate', finalizeNodeClaim: 'terminate', provisioner: 'provisioner' };
 
 const pascal = (key: string) => key[0].toUpperCase() + key.slice(1);
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -57,6 +60,9 @@ describe.each(MACHINES)('the %s state machine contract', (machine) => {
       const [file, exported] = [handler!.slice(0, handler!.lastIndexOf('.')), handler!.slice(handler!.lastIndexOf('.') + 1)];
       expect(exported).toBe('handler');
       expect(file.endsWith(`/${kebab(functionKey)}`), `${file} should be named ${kebab(functionKey)}.ts`).toBe(true);
+      // The folder is the machine's; launch reuses terminate's TerminateInstance and FinalizeNodeClaim, and the provisioner.
+      const folder = SHARED_TASKS[functionKey] ?? machine;
+      expect(file.startsWith(`functions/${folder}/`), `${file} should be in functions/${folder}/`).toBe(true);
       const mod = (await import(resolve(ROOT, `${file}.ts`))) as Record<string, unknown>;
       expect(typeof mod.handler, `${file}.ts should export handler`).toBe('function');
       expect(typeof mod.createHandler, `${file}.ts should export createHandler`).toBe('function');

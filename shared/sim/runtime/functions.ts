@@ -13,7 +13,7 @@ export const FUNCTIONS_DIR = resolve(REPO_ROOT, 'infra/functions');
 
 export interface DeployedFunction {
   key: string;
-  /** As in serverless: `functions/provisioning/provisioner.handler`. */
+  /** As in serverless: `functions/provisioner/provisioner.handler`. */
   handler: string;
   /** Module path relative to the repository root, without extension. */
   modulePath: string;

@@ -1,25 +1,25 @@
 /** The real Task handlers of every state machine, by function key, built on the given ports (for the local runner). */
 import type { LifecycleDeps, Planner } from '../../core/lifecycle';
-import { createHandler as validateLaunchInput } from '../../../functions/manual/validate-launch-input';
-import { createHandler as validateTerminateInput } from '../../../functions/manual/validate-terminate-input';
-import { createHandler as validateDisruptInput } from '../../../functions/manual/validate-disrupt-input';
-import { createHandler as createNodeClaims } from '../../../functions/provisioning/create-node-claims';
-import { createHandler as launchNodeClaim } from '../../../functions/provisioning/launch-node-claim';
-import { createHandler as markOfferingUnavailable } from '../../../functions/provisioning/mark-offering-unavailable';
-import { createHandler as checkRegistration } from '../../../functions/provisioning/check-registration';
-import { createHandler as initializeNode } from '../../../functions/provisioning/initialize-node';
-import { createHandler as launchReplacement } from '../../../functions/provisioning/launch-replacement';
-import { createHandler as checkReplacementsReady } from '../../../functions/provisioning/check-replacements-ready';
-import { createHandler as provisioner } from '../../../functions/provisioning/provisioner';
-import { createHandler as taintNode } from '../../../functions/termination/taint-node';
-import { createHandler as evictPods } from '../../../functions/termination/evict-pods';
-import { createHandler as continueDrain } from '../../../functions/termination/continue-drain';
-import { createHandler as terminateInstance } from '../../../functions/termination/terminate-instance';
-import { createHandler as finalizeNodeClaim } from '../../../functions/termination/finalize-node-claim';
-import { createHandler as taintCandidates } from '../../../functions/termination/taint-candidates';
-import { createHandler as startTerminations } from '../../../functions/termination/start-terminations';
-import { createHandler as untaintCandidates } from '../../../functions/termination/untaint-candidates';
-import { createHandler as releaseNode } from '../../../functions/termination/release-node';
+import { createHandler as validateLaunchInput } from '../../../functions/launch/validate-launch-input';
+import { createHandler as validateTerminateInput } from '../../../functions/terminate/validate-terminate-input';
+import { createHandler as validateDisruptInput } from '../../../functions/disrupt/validate-disrupt-input';
+import { createHandler as createNodeClaims } from '../../../functions/launch/create-node-claims';
+import { createHandler as launchNodeClaim } from '../../../functions/launch/launch-node-claim';
+import { createHandler as markOfferingUnavailable } from '../../../functions/launch/mark-offering-unavailable';
+import { createHandler as checkRegistration } from '../../../functions/launch/check-registration';
+import { createHandler as initializeNode } from '../../../functions/launch/initialize-node';
+import { createHandler as launchReplacement } from '../../../functions/disrupt/launch-replacement';
+import { createHandler as checkReplacementsReady } from '../../../functions/disrupt/check-replacements-ready';
+import { createHandler as provisioner } from '../../../functions/provisioner/provisioner';
+import { createHandler as taintNode } from '../../../functions/terminate/taint-node';
+import { createHandler as evictPods } from '../../../functions/terminate/evict-pods';
+import { createHandler as continueDrain } from '../../../functions/terminate/continue-drain';
+import { createHandler as terminateInstance } from '../../../functions/terminate/terminate-instance';
+import { createHandler as finalizeNodeClaim } from '../../../functions/terminate/finalize-node-claim';
+import { createHandler as taintCandidates } from '../../../functions/disrupt/taint-candidates';
+import { createHandler as startTerminations } from '../../../functions/disrupt/start-terminations';
+import { createHandler as untaintCandidates } from '../../../functions/disrupt/untaint-candidates';
+import { createHandler as releaseNode } from '../../../functions/terminate/release-node';
 import type { LocalHandler } from './runner';
 
 export function createLocalHandlers(deps: LifecycleDeps & { planner?: Planner }): Record<string, LocalHandler> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createHandler as checkRegistration } from '../../../functions/provisioning/check-registration';
-import { createHandler as initializeNode } from '../../../functions/provisioning/initialize-node';
+import { createHandler as checkRegistration } from '../../../functions/launch/check-registration';
+import { createHandler as initializeNode } from '../../../functions/launch/initialize-node';
 import { fakes, node, nodeClaim } from '../../core/lifecycle/fakes';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
-import { handler } from '../../../functions/manual/validate-terminate-input';
+import { handler } from '../../../functions/terminate/validate-terminate-input';
 
 const context = { awsRequestId: 'req-1', functionName: 'nodewright-dev-validateTerminateInput', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:x', memoryLimitInMB: '512', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
 

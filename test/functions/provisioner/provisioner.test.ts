@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../../../functions/provisioning/provisioner';
+import { createHandler } from '../../../functions/provisioner/provisioner';
 import type { Planner } from '../../../shared/core/lifecycle';
 import { fakes, pod } from '../../core/lifecycle/fakes';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createHandler as validateLaunchInput } from '../../../functions/manual/validate-launch-input';
-import { createHandler as validateTerminateInput } from '../../../functions/manual/validate-terminate-input';
+import { createHandler as validateLaunchInput } from '../../../functions/launch/validate-launch-input';
+import { createHandler as validateTerminateInput } from '../../../functions/terminate/validate-terminate-input';
 import { fakes, node, nodeClaim } from '../../core/lifecycle/fakes';
 
 describe('manual input validators', () => {

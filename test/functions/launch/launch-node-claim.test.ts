@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../../../functions/provisioning/launch-node-claim';
-import { createHandler as markOfferingUnavailable } from '../../../functions/provisioning/mark-offering-unavailable';
+import { createHandler } from '../../../functions/launch/launch-node-claim';
+import { createHandler as markOfferingUnavailable } from '../../../functions/launch/mark-offering-unavailable';
 import { fakes, nodeClaim } from '../../core/lifecycle/fakes';
 
 describe('launchNodeClaim handler', () => {

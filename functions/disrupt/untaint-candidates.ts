@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { untaintCandidates, type DisruptionState, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { parseStateInput } from '../../shared/adapters/lambda/state-input';
-import { DisruptionStateSchema } from '../provisioning/check-replacements-ready';
+import { DisruptionStateSchema } from '../disrupt/check-replacements-ready';
 
 const Input = DisruptionStateSchema.extend({ error: z.looseObject({ Error: z.string().optional(), Cause: z.string().optional() }).optional() });
 

@@ -2,7 +2,7 @@
 import { taintCandidates, type DisruptionState, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { parseStateInput, unwrapExecution } from '../../shared/adapters/lambda/state-input';
-import { DisruptionStateSchema } from '../provisioning/check-replacements-ready';
+import { DisruptionStateSchema } from '../disrupt/check-replacements-ready';
 
 /** `{input, executionName}` from the machine: the nodes' `nodewright.io/disrupted-by` names this execution. */
 export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
