@@ -8,14 +8,13 @@ import { isInstanceNotOwnedError, isNodeClaimNotFoundError } from '../../shared/
 import { deleteAndReleaseNode, deleteAndReleaseNodeClaim, type LifecycleLogger } from '../../shared/core/lifecycle';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
-export type GcLogger = LifecycleLogger;
 
 export interface ExecuteDeps {
   cluster: ClusterClient;
   cloud: CloudProvider;
-  state: StateStore;
+  store: StateStore;
   clock: Pick<Clock, 'now'>;
-  logger: GcLogger;
+  log: LifecycleLogger;
 }
 
 export type ActionOutcome = 'done' | 'skipped' | 'refused';
@@ -28,7 +27,7 @@ async function terminateInstance(deps: ExecuteDeps, providerID: string): Promise
   } catch (e) {
     if (isNodeClaimNotFoundError(e)) return 'gone';
     if (isInstanceNotOwnedError(e)) {
-      deps.logger.warn('refused to terminate an instance this cluster does not own', { providerID, error: e });
+      deps.log.warn('refused to terminate an instance this cluster does not own', { providerID, error: e });
       return 'refused';
     }
     throw e;
@@ -53,31 +52,31 @@ async function instanceIsGone(deps: ExecuteDeps, providerID: string): Promise<bo
 
 export async function executeGarbageCollection(deps: ExecuteDeps, action: GarbageCollectionAction): Promise<ActionOutcome> {
   const audit = (extra: { nodeClaims?: string[]; nodes?: string[]; detail?: Record<string, unknown> }) =>
-    deps.state.audit({ at: deps.clock.now(), kind: 'garbage-collection', action: action.type, ...extra });
+    deps.store.audit({ at: deps.clock.now(), kind: 'garbage-collection', action: action.type, ...extra });
 
   switch (action.type) {
     case 'terminateOrphanInstance': {
       const result = await terminateInstance(deps, action.providerID);
       if (result === 'refused') return 'refused';
       if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
-      deps.logger.info('garbage collected instance with no nodeclaim', { instanceId: action.instanceId, providerID: action.providerID, node: action.nodeName, ageSeconds: Math.round(action.ageMs / 1000), result });
+      deps.log.info('garbage collected instance with no nodeclaim', { instanceId: action.instanceId, providerID: action.providerID, node: action.nodeName, ageSeconds: Math.round(action.ageMs / 1000), result });
       await audit({ ...(action.nodeName ? { nodes: [action.nodeName] } : {}), detail: { instanceId: action.instanceId, providerID: action.providerID, result } });
       return 'done';
     }
     case 'removeClaimWithoutInstance': {
       if (!(await instanceIsGone(deps, action.providerID))) {
-        deps.logger.info('instance still exists; keeping nodeclaim', { nodeclaim: action.nodeClaim, providerID: action.providerID });
+        deps.log.info('instance still exists; keeping nodeclaim', { nodeclaim: action.nodeClaim, providerID: action.providerID });
         return 'skipped';
       }
       if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
       await removeClaim(deps, action.nodeClaim);
-      deps.logger.info('garbage collecting nodeclaim with no cloudprovider representation', { nodeclaim: action.nodeClaim, providerID: action.providerID, node: action.nodeName });
+      deps.log.info('garbage collecting nodeclaim with no cloudprovider representation', { nodeclaim: action.nodeClaim, providerID: action.providerID, node: action.nodeName });
       await audit({ nodeClaims: [action.nodeClaim], ...(action.nodeName ? { nodes: [action.nodeName] } : {}), detail: { providerID: action.providerID } });
       return 'done';
     }
     case 'launchTimeout': {
       await removeClaim(deps, action.nodeClaim);
-      deps.logger.info('deleting nodeclaim, launch timed out', { nodeclaim: action.nodeClaim, ageSeconds: Math.round(action.ageMs / 1000) });
+      deps.log.info('deleting nodeclaim, launch timed out', { nodeclaim: action.nodeClaim, ageSeconds: Math.round(action.ageMs / 1000) });
       await audit({ nodeClaims: [action.nodeClaim], detail: { ageMs: action.ageMs } });
       return 'done';
     }
@@ -85,7 +84,7 @@ export async function executeGarbageCollection(deps: ExecuteDeps, action: Garbag
       const result = action.providerID ? await terminateInstance(deps, action.providerID) : 'gone';
       if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
       await removeClaim(deps, action.nodeClaim);
-      deps.logger.info('deleting nodeclaim, registration timed out', { nodeclaim: action.nodeClaim, providerID: action.providerID, ageSeconds: Math.round(action.ageMs / 1000), result });
+      deps.log.info('deleting nodeclaim, registration timed out', { nodeclaim: action.nodeClaim, providerID: action.providerID, ageSeconds: Math.round(action.ageMs / 1000), result });
       await audit({ nodeClaims: [action.nodeClaim], detail: { providerID: action.providerID, ageMs: action.ageMs, result } });
       return 'done';
     }

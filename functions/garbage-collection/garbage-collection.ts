@@ -4,19 +4,19 @@
  * launch (5 min) or register (15 min) in time. Decisions are in shared/core/garbage-collection.
  */
 import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
-import { reconcileDeletions, reconcileNodeClassStatuses, sweepStaleTaints, type DeletionOutcome } from '../../shared/core/lifecycle';
+import { reconcileDeletions, reconcileNodeClassStatuses, sweepStaleTaints, type DeletionOutcome, type LifecycleLogger } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from '../../shared/core/garbage-collection';
-import { executeGarbageCollection, type ActionOutcome, type GcLogger } from './execute';
+import { executeGarbageCollection, type ActionOutcome } from './execute';
 
 export interface GarbageCollectionHandlerDeps {
   cluster: ClusterClient;
   cloud: CloudProvider;
-  state: StateStore;
+  store: StateStore;
   clock: Clock;
   /** Structured logger: in production the Powertools Logger through `lifecycleLogger()`. */
-  logger: GcLogger;
+  log: LifecycleLogger;
   clusterName: string;
   timings?: Partial<GarbageCollectionTimings>;
   /** Starts `terminate` for deleted NodeClaims and Nodes; without it, deletions are left alone. */
@@ -58,25 +58,25 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
       try {
         results.push({ type: action.type, target: targetOf(action), outcome: await executeGarbageCollection(deps, action) });
       } catch (error) {
-        deps.logger.error('garbage collection action failed', { action: action.type, target: targetOf(action), error });
+        deps.log.error('garbage collection action failed', { action: action.type, target: targetOf(action), error });
         results.push({ type: action.type, target: targetOf(action), outcome: 'failed' });
       }
     }
-    const deletions = deps.workflows ? await reconcileDeletions({ cluster: deps.cluster, workflows: deps.workflows, log: deps.logger }, snapshot) : [];
-    const swept = deps.workflows ? await sweepStaleTaints({ cluster: deps.cluster, workflows: deps.workflows, log: deps.logger }, snapshot).catch((error: unknown) => {
-      deps.logger.error('stale taint sweep failed', { error });
+    const deletions = deps.workflows ? await reconcileDeletions({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot) : [];
+    const swept = deps.workflows ? await sweepStaleTaints({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot).catch((error: unknown) => {
+      deps.log.error('stale taint sweep failed', { error });
       return [] as string[];
     }) : [];
     // EC2NodeClass status (resolved subnets, security groups, AMIs, instance profile, conditions), as Karpenter's
     // nodeclass controller keeps it; NodePools follow its Ready.
-    const nodeClassesWritten = await reconcileNodeClassStatuses({ cloud: deps.cloud, cluster: deps.cluster, log: deps.logger }, snapshot);
-    if (nodeClassesWritten.length) deps.logger.info('updated ec2nodeclass status', { ec2nodeclasses: nodeClassesWritten.join(', ') });
+    const nodeClassesWritten = await reconcileNodeClassStatuses({ cloud: deps.cloud, cluster: deps.cluster, log: deps.log }, snapshot);
+    if (nodeClassesWritten.length) deps.log.info('updated ec2nodeclass status', { ec2nodeclasses: nodeClassesWritten.join(', ') });
     if (deps.launchTemplates) {
       try {
         const deleted = await deps.launchTemplates.collect(new Set(snapshot.nodeClasses.map((c) => c.name)));
-        if (deleted.length) deps.logger.info('deleted launch templates', { launchTemplates: deleted.join(', '), count: deleted.length });
+        if (deleted.length) deps.log.info('deleted launch templates', { launchTemplates: deleted.join(', '), count: deleted.length });
       } catch (error) {
-        deps.logger.warn('launch template cleanup failed; retried next run', { error });
+        deps.log.warn('launch template cleanup failed; retried next run', { error });
       }
     }
     if (deps.instanceProfiles) {
@@ -84,26 +84,26 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
         const live = new Set(snapshot.nodeClasses.map((c) => c.name));
         const inUse = new Set(snapshot.nodeClaims.map((c) => c.spec.nodeClassRef.name));
         const deleted = await deps.instanceProfiles.collect(live, inUse);
-        for (const name of deleted) deps.logger.info('deleted instance profile of a deleted node class', { instanceProfile: name });
+        for (const name of deleted) deps.log.info('deleted instance profile of a deleted node class', { instanceProfile: name });
       } catch (error) {
-        deps.logger.warn('instance profile cleanup failed; retried next run', { error });
+        deps.log.warn('instance profile cleanup failed; retried next run', { error });
       }
     }
     if (deps.prices) {
       try {
         const r = await deps.prices.refreshIfStale();
-        if (r.refreshed) deps.logger.info('refreshed on-demand prices from the Price List API', { types: r.types });
+        if (r.refreshed) deps.log.info('refreshed on-demand prices from the Price List API', { types: r.types });
       } catch (error) {
-        deps.logger.warn('on-demand prices not refreshed; the stored (or bundled) prices stay in use', { error });
+        deps.log.warn('on-demand prices not refreshed; the stored (or bundled) prices stay in use', { error });
       }
     }
     const failed = results.filter((r) => r.outcome === 'failed').length + deletions.filter((d) => d.result === 'failed').length;
-    deps.logger.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, deletions: deletions.length, failed });
+    deps.log.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, deletions: deletions.length, failed });
     return { actions: results, failed, deletions: deletions.map((d) => ({ type: d.action.type, target: d.action.nodeClaimName, outcome: d.result })), staleTaintsRemoved: swept };
   };
 }
 
 /** The deployed function (EventBridge schedule, rate 2 minutes). */
 export const handler = deployedHandler<unknown, GarbageCollectionResult>('garbageCollection', (deps) =>
-  createHandler({ cluster: deps.cluster, cloud: deps.cloud, state: deps.store, clock: deps.clock, logger: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows, prices: deps.prices, instanceProfiles: deps.instanceProfiles, launchTemplates: deps.launchTemplates }),
+  createHandler({ cluster: deps.cluster, cloud: deps.cloud, store: deps.store, clock: deps.clock, log: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows, prices: deps.prices, instanceProfiles: deps.instanceProfiles, launchTemplates: deps.launchTemplates }),
 );

@@ -8,18 +8,18 @@ import type { CloudProvider, ClusterClient, Clock, MetricsRecorder, StateStore, 
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
 import { createOwnershipLookup, once } from './ownership-lookup';
-import { instanceTypesByPool, launchReplacement } from '../../shared/core/lifecycle';
+import { instanceTypesByPool, launchReplacement, type LifecycleLogger } from '../../shared/core/lifecycle';
 import { planInterruptionReplacements } from '../../shared/core/interruption/replacements';
-import { processInterruptionRecord, type InterruptionLogger, type ReplacementLauncher, type ReplacementPlanner } from './process-message';
+import { processInterruptionRecord, type ReplacementLauncher, type ReplacementPlanner } from './process-message';
 
 export interface InterruptionHandlerDeps {
   cluster: ClusterClient;
   cloud: CloudProvider;
   workflows: WorkflowStarter;
-  state: StateStore;
+  store: StateStore;
   clock: Clock;
   /** Structured logger: in production the Powertools Logger through `lifecycleLogger()`. */
-  logger: InterruptionLogger;
+  log: LifecycleLogger;
   clusterName: string;
   /** Plans replacement capacity for an interrupted claim (absent: the drain starts with no pre-spun replacement). */
   planReplacements?: ReplacementPlanner;
@@ -43,7 +43,7 @@ export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandle
       throwOnFullBatchFailure: false,
     });
     if (response.batchItemFailures.length > 0) {
-      deps.logger.warn('interruption messages failed and will be redelivered', {
+      deps.log.warn('interruption messages failed and will be redelivered', {
         failed: response.batchItemFailures.map((f) => f.itemIdentifier),
         total: event.Records.length,
       });
@@ -61,9 +61,9 @@ export const handler = deployedHandler<SQSEvent, SQSBatchResponse>('interruption
     cluster: deps.cluster,
     cloud: deps.cloud,
     workflows: deps.workflows,
-    state: deps.store,
+    store: deps.store,
     clock: deps.clock,
-    logger: lifecycleLogger(),
+    log: lifecycleLogger(),
     clusterName: deps.config.clusterName,
     metrics: deps.metrics,
     planReplacements: async (snapshot, nodeClaim, seed, eventTimeMs) =>

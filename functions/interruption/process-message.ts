@@ -12,7 +12,6 @@ import { Annotation, Label } from '../../shared/core/model/labels';
 import type { OwnershipLookup } from './ownership-lookup';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
-export type InterruptionLogger = LifecycleLogger;
 
 /**
  * Plans replacement capacity for an interrupted claim's pods (shared/core/interruption/replacements.ts over a
@@ -26,9 +25,9 @@ export type ReplacementLauncher = (claim: NodeClaim, id: string) => Promise<void
 export interface ProcessMessageDeps {
   cluster: Pick<ClusterClient, 'getNodeClaim'> & Partial<Pick<ClusterClient, 'snapshot'>>;
   workflows: WorkflowStarter;
-  state: StateStore;
+  store: StateStore;
   clock: Pick<Clock, 'now'>;
-  logger: InterruptionLogger;
+  log: LifecycleLogger;
   planReplacements?: ReplacementPlanner;
   launchReplacement?: ReplacementLauncher;
   /** Karpenter's interruption metrics (received and deleted messages, time on the queue). */
@@ -50,7 +49,7 @@ async function bestEffort(deps: ProcessMessageDeps, what: string, fields: Record
     await work();
     return true;
   } catch (error) {
-    deps.logger.error(`interruption follow-up failed: ${what}`, { ...fields, error });
+    deps.log.error(`interruption follow-up failed: ${what}`, { ...fields, error });
     return false;
   }
 }
@@ -67,9 +66,9 @@ const FOLLOW_UP_LEASE_SECONDS = 600;
  */
 async function claimFollowUps(deps: ProcessMessageDeps, executionName: string, messageId: string, fields: Record<string, unknown>): Promise<boolean> {
   try {
-    return await deps.state.acquireLease(`interruption/${executionName}`, messageId, FOLLOW_UP_LEASE_SECONDS);
+    return await deps.store.acquireLease(`interruption/${executionName}`, messageId, FOLLOW_UP_LEASE_SECONDS);
   } catch (error) {
-    deps.logger.error('interruption follow-up failed: claim follow-ups', { ...fields, error });
+    deps.log.error('interruption follow-up failed: claim follow-ups', { ...fields, error });
     return true;
   }
 }
@@ -100,7 +99,7 @@ async function planFor(deps: ProcessMessageDeps, nodeClaim: string, message: Int
   if (!deps.planReplacements || !deps.cluster.snapshot) return undefined;
   const plan = await deps.planReplacements(await deps.cluster.snapshot(), nodeClaim, message.eventId, message.time ?? deps.clock.now());
   for (const u of plan.unschedulable.slice(0, 10)) {
-    deps.logger.warn('could not schedule pod of interrupted node', { ...fields, pod: u.pod, reason: u.reason });
+    deps.log.warn('could not schedule pod of interrupted node', { ...fields, pod: u.pod, reason: u.reason });
   }
   return plan;
 }
@@ -116,11 +115,11 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
   // already finalized by the first drain: nothing is left to do, and a new execution would only fail.
   const claim = await deps.cluster.getNodeClaim(action.nodeClaim);
   if (!claim) {
-    deps.logger.info('dropping interruption message', { ...fields, reason: 'nodeclaim no longer exists' });
+    deps.log.info('dropping interruption message', { ...fields, reason: 'nodeclaim no longer exists' });
     return;
   }
   if (!(await claimFollowUps(deps, instanceLease(action.instanceId), messageId, fields))) {
-    deps.logger.info('interruption message already handled', { ...fields, reason: 'another event about this instance is being handled' });
+    deps.log.info('interruption message already handled', { ...fields, reason: 'another event about this instance is being handled' });
     return;
   }
   const plan = await planFor(deps, action.nodeClaim, message, fields);
@@ -135,29 +134,29 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
   try {
     started = await deps.workflows.start('disrupt', action.executionName, input);
   } catch (error) {
-    await deps.state.releaseLease(instanceLease(action.instanceId), messageId).catch(() => undefined);
+    await deps.store.releaseLease(instanceLease(action.instanceId), messageId).catch(() => undefined);
     throw error;
   }
   const { executionArn, alreadyStarted } = started;
   if (alreadyStarted || !(await claimFollowUps(deps, action.executionName, messageId, fields))) {
-    deps.logger.info('interruption message already handled', { ...fields, executionArn });
+    deps.log.info('interruption message already handled', { ...fields, executionArn });
     return;
   }
   deps.metrics?.count('karpenter_nodeclaims_disrupted_total', { reason: messageType(message.kind), nodepool: claim.nodePool, capacity_type: claim.labels[Label.capacityType] ?? '' });
-  deps.logger.info('initiating delete from interruption message', {
+  deps.log.info('initiating delete from interruption message', {
     ...fields, action: 'CordonAndDrain', executionArn, replacements: input.replacements.map((r) => r.name).join(', '), drainBy: new Date(input.interruption.drainBy).toISOString(),
   });
 
   let markedUnavailable = false;
   const mark = action.markUnavailable;
   if (mark) {
-    markedUnavailable = await bestEffort(deps, 'mark offering unavailable', fields, () => deps.state.markUnavailable(mark.offering, mark.ttlSeconds, mark.reason));
+    markedUnavailable = await bestEffort(deps, 'mark offering unavailable', fields, () => deps.store.markUnavailable(mark.offering, mark.ttlSeconds, mark.reason));
     if (markedUnavailable) {
-      deps.logger.info('marked offering unavailable', { ...fields, 'instance-type': mark.offering.instanceType, zone: mark.offering.zone, 'capacity-type': mark.offering.capacityType, ttlSeconds: mark.ttlSeconds });
+      deps.log.info('marked offering unavailable', { ...fields, 'instance-type': mark.offering.instanceType, zone: mark.offering.zone, 'capacity-type': mark.offering.capacityType, ttlSeconds: mark.ttlSeconds });
     }
   }
   await bestEffort(deps, 'audit', fields, () =>
-    deps.state.audit({
+    deps.store.audit({
       at: deps.clock.now(),
       kind: 'interruption',
       action: 'cordon-and-drain',
@@ -180,7 +179,7 @@ async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage,
   const pool = claim && deps.cluster.snapshot ? (await deps.cluster.snapshot()).nodePools.find((p) => p.name === claim.nodePool) : undefined;
   const policy = pool?.rebalancePolicy;
   if (policy === 'ignore') {
-    deps.logger.info('dropping interruption message', { ...fields, reason: `nodepool ${pool?.name} has rebalance policy ignore` });
+    deps.log.info('dropping interruption message', { ...fields, reason: `nodepool ${pool?.name} has rebalance policy ignore` });
     return;
   }
   if (policy === 'drain' && action.nodeClaim) {
@@ -191,7 +190,7 @@ async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage,
     await cordonAndDrain(deps, message, drain, messageId);
     return;
   }
-  deps.logger.info('received rebalance recommendation', { ...fields, policy: policy ?? 'record' });
+  deps.log.info('received rebalance recommendation', { ...fields, policy: policy ?? 'record' });
   let launched: string[] = [];
   if (policy === 'pre-provision' && action.nodeClaim && deps.launchReplacement && (await claimFollowUps(deps, `rebalance/${action.instanceId}`, messageId, fields))) {
     const plan = await planFor(deps, action.nodeClaim, message, fields);
@@ -200,9 +199,9 @@ async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage,
     const id = `rebalance-${action.instanceId}`;
     for (const r of plan?.replacements ?? []) await deps.launchReplacement({ ...r, annotations: { ...r.annotations, [Annotation.disruptionId]: id } }, id);
     launched = (plan?.replacements ?? []).map((r) => r.name);
-    deps.logger.info('pre-provisioned replacement capacity', { ...fields, replacements: launched.join(', ') });
+    deps.log.info('pre-provisioned replacement capacity', { ...fields, replacements: launched.join(', ') });
   }
-  await deps.state.audit({
+  await deps.store.audit({
     at: deps.clock.now(),
     kind: 'interruption',
     action: launched.length ? 'pre-provisioned' : 'observed',
@@ -218,7 +217,7 @@ export async function processInterruptionRecord(deps: ProcessMessageDeps & { own
     message = parseInterruptionMessage(record.body);
   } catch (error) {
     // Failing the record (instead of deleting it like Karpenter) sends it to the DLQ after maxReceiveCount, where it can be inspected.
-    deps.logger.error('failed parsing interruption message', { messageId: record.messageId, error });
+    deps.log.error('failed parsing interruption message', { messageId: record.messageId, error });
     throw error;
   }
   deps.metrics?.count('karpenter_interruption_received_messages_total', { message_type: messageType(message.kind) });
@@ -228,7 +227,7 @@ export async function processInterruptionRecord(deps: ProcessMessageDeps & { own
   for (const action of decideInterruption(message, lookup)) {
     switch (action.type) {
       case 'drop':
-        deps.logger.info('dropping interruption message', { messageKind: message.kind, eventId: message.eventId, messageId: record.messageId, instanceId: action.instanceId, reason: action.reason });
+        deps.log.info('dropping interruption message', { messageKind: message.kind, eventId: message.eventId, messageId: record.messageId, instanceId: action.instanceId, reason: action.reason });
         break;
       case 'record':
         await rebalance(deps, message, action, record.messageId);

@@ -13,7 +13,7 @@ function setup(instances: CloudInstance[], claims: NodeClaim[] = [], nodes: Node
   const cluster = new FakeCluster(claims, nodes);
   const state = new MemoryStateStore(fixedClock);
   const logger = new RecordingLogger();
-  return { cloud, cluster, state, logger, handler: createHandler({ cloud, cluster, state, clock: fixedClock, logger, clusterName: CLUSTER }) };
+  return { cloud, cluster, state, logger, handler: createHandler({ cloud, cluster, store: state, clock: fixedClock, log: logger, clusterName: CLUSTER }) };
 }
 
 describe('garbage-collection handler', () => {
@@ -116,7 +116,7 @@ describe('garbage-collection handler', () => {
     const cloud = new FakeCloud([instance('i-0000000000000000b')]);
     const cluster = new FakeCluster([deleted], [node('ip-10-0-0-11', 'i-0000000000000000b')]);
     const workflows = new FakeWorkflows();
-    const handler = createHandler({ cloud, cluster, state: new MemoryStateStore(fixedClock), clock: fixedClock, logger: new RecordingLogger(), clusterName: CLUSTER, workflows });
+    const handler = createHandler({ cloud, cluster, store: new MemoryStateStore(fixedClock), clock: fixedClock, log: new RecordingLogger(), clusterName: CLUSTER, workflows });
     // Act
     const result = await handler();
     // Assess

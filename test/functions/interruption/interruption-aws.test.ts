@@ -79,7 +79,7 @@ function adapters() {
   const cloud = new Ec2CloudProvider({ ec2: new EC2Client({ region: 'us-west-2' }), ssm: new SSMClient({ region: 'us-west-2' }), clusterName: CLUSTER, region: 'us-west-2', stateStore: state, clock: fixedClock, catalog: [] });
   const workflows = new SfnWorkflowStarter({ sfn: new SFNClient({ region: 'us-west-2' }), stateMachineArns: { terminate: TERMINATE_ARN, disrupt: DISRUPT_ARN } });
   const cluster = new FakeCluster([nodeClaim('default-abcde', { instanceId: OWNED, registered: true, nodeName: 'ip-10-0-1-5' })]);
-  return { state, cloud, workflows, cluster, logger: new RecordingLogger() };
+  return { store: state, cloud, workflows, cluster, log: new RecordingLogger() };
 }
 
 describe('interruption over the AWS adapters', () => {
@@ -100,8 +100,8 @@ describe('interruption over the AWS adapters', () => {
       reason: 'SpotInterruption', candidates: [{ nodeClaimName: 'default-abcde' }], replacements: [],
       interruption: { kind: 'SpotInterruption', drainBy: expect.any(Number) },
     });
-    expect(await deps.state.unavailableOfferings()).toHaveLength(1);
-    expect(await deps.state.auditLog({ kind: 'interruption' })).toHaveLength(1);
+    expect(await deps.store.unavailableOfferings()).toHaveLength(1);
+    expect(await deps.store.auditLog({ kind: 'interruption' })).toHaveLength(1);
     expect(ec2Mock.commandCalls(TerminateInstancesCommand)).toEqual([]);
   });
 

@@ -22,7 +22,7 @@ function setup(opts: { planReplacements?: InterruptionHandlerDeps['planReplaceme
   const state = new MemoryStateStore(fixedClock);
   const markUnavailable = vi.spyOn(state, 'markUnavailable');
   const logger = new RecordingLogger();
-  const deps: InterruptionHandlerDeps = { cloud, cluster, workflows, state, clock: fixedClock, logger, clusterName: CLUSTER, ...(opts.planReplacements ? { planReplacements: opts.planReplacements } : {}), ...(opts.launchReplacement ? { launchReplacement: opts.launchReplacement } : {}) };
+  const deps: InterruptionHandlerDeps = { cloud, cluster, workflows, store: state, clock: fixedClock, log: logger, clusterName: CLUSTER, ...(opts.planReplacements ? { planReplacements: opts.planReplacements } : {}), ...(opts.launchReplacement ? { launchReplacement: opts.launchReplacement } : {}) };
   return { cloud, cluster, workflows, state, markUnavailable, logger, handler: createHandler(deps) };
 }
 

@@ -14,8 +14,8 @@ function setup() {
   claim.labels['karpenter.sh/capacity-type'] = 'spot';
   const metrics = new RecordingMetrics();
   const handler = createHandler({
-    cloud, cluster: new FakeCluster([claim]), workflows: new FakeWorkflows(), state: new MemoryStateStore(fixedClock), clock: fixedClock,
-    logger: new RecordingLogger(), clusterName: CLUSTER, metrics,
+    cloud, cluster: new FakeCluster([claim]), workflows: new FakeWorkflows(), store: new MemoryStateStore(fixedClock), clock: fixedClock,
+    log: new RecordingLogger(), clusterName: CLUSTER, metrics,
   });
   return { handler, metrics };
 }
