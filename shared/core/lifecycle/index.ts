@@ -10,6 +10,7 @@ export * from './termination';
 export * from './continue-drain';
 export * from './drain';
 export * from './disruption';
+export * from './disruption-state';
 export * from './provisionable';
 export * from './provisioner';
 export * from './controller';
