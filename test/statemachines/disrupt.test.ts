@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { disruptionIdOf, replacementClaimName } from '../../shared/core/lifecycle';
 import { createLocalHandlers, runLocalExecution } from '../../shared/sim/sfn';
-import { fakes, node, nodeClaim, type Fakes } from '../core/lifecycle/fakes';
+import { fakes, node, nodeClaim, type Fakes } from '../fakes/lifecycle';
 
 /** The replacement's name: the disruption names it from its id (from the execution name, `local-disrupt` here). */
 const NEW = replacementClaimName('default', disruptionIdOf('local-disrupt'), 0);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CloudProviderThrottledError } from '../../shared/core/errors';
 import { runLocalExecution, createLocalHandlers } from '../../shared/sim/sfn';
 import type { Planner } from '../../shared/core/lifecycle';
-import { fakes, node, nodeClaim, type Fakes } from '../core/lifecycle/fakes';
+import { fakes, node, nodeClaim, type Fakes } from '../fakes/lifecycle';
 
 /** Plays kubelet: the launched instance's Node appears when the machine first waits for registration. */
 function kubelet(f: Fakes, opts: { registers?: boolean; waitAdvanceMs?: number } = {}) {
@@ -105,7 +105,7 @@ describe('launch state machine (local)', () => {
       solve: () => { solved++; return { nodeClaims: [], existingPlacements: [], unschedulable: [], ignored: [] }; },
       plannedClaimToNodeClaim: () => { throw new Error('unused'); },
     };
-    f.cluster.pods = [{ ...(await import('../core/lifecycle/fakes')).pod('web-1'), phase: 'Pending', unschedulable: true, nodeName: undefined }];
+    f.cluster.pods = [{ ...(await import('../fakes/lifecycle')).pod('web-1'), phase: 'Pending', unschedulable: true, nodeName: undefined }];
 
     // Act
     const run = await runLocalExecution('launch', { reconcile: true }, { handlers: createLocalHandlers({ ...f, planner }) });

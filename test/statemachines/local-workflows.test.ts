@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLocalHandlers, LocalWorkflowStarter, type LocalRunOptions } from '../../shared/sim/sfn';
-import { fakes, node, nodeClaim } from '../core/lifecycle/fakes';
+import { fakes, node, nodeClaim } from '../fakes/lifecycle';
 
 describe('LocalWorkflowStarter', () => {
   it('should run the executions a machine starts, with the same handlers, and treat a repeated name as already started', async () => {

@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes';
 import { MemoryStateStore } from '../../shared/adapters/aws/state-store/memory';
 import { createLocalHandlers, runLocalExecution } from '../../shared/sim/sfn';
-import type { Fakes } from '../core/lifecycle/fakes';
-import { FakeClock, FakeCloud, RecordingLogger, RecordingMetrics, RecordingWorkflows, nodeClaim } from '../core/lifecycle/fakes';
+import type { Fakes } from '../fakes/lifecycle';
+import { FakeClock, FakeCloud, RecordingLogger, RecordingMetrics, RecordingWorkflows, nodeClaim } from '../fakes/lifecycle';
 import { nodeClassJson, nodeJson, nodePoolJson, pdbJson, podJson, startHarness, T0, type Harness } from '../sim/kube/fixtures';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000077';

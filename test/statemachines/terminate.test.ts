@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLocalHandlers, runLocalExecution } from '../../shared/sim/sfn';
-import { fakes, node, nodeClaim, pod, type Fakes } from '../core/lifecycle/fakes';
+import { fakes, node, nodeClaim, pod, type Fakes } from '../fakes/lifecycle';
 
 const PROVIDER_ID = 'aws:///eu-west-1a/i-0abc000000000042';
 const NODE = 'ip-10-0-0-42.eu-west-1.compute.internal';

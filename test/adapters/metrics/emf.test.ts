@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { EmfMetricsRecorder, teeMetrics } from '../../../shared/adapters/metrics/emf';
 import type { MetricName } from '../../../shared/core/metrics/catalog';
-import { RecordingMetrics } from '../../core/lifecycle/fakes';
+import { RecordingMetrics } from '../../fakes/lifecycle';
 
 /** An EMF document as Powertools serializes it. */
 type EmfDocument = Record<string, unknown> & {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planInterruptionReplacements } from '../../../shared/core/interruption/replacements';
 import { checkReplacementsReady, prepareDisruption, type DisruptionState } from '../../../shared/core/lifecycle';
-import { fakes, instanceType, node, nodeClaim, pod } from '../lifecycle/fakes';
+import { fakes, instanceType, node, nodeClaim, pod } from '../../fakes/lifecycle';
 
 const NODE = 'ip-10-0-0-1';
 

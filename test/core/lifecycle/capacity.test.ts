@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InstanceType } from '../../../shared/core/instance-types/types';
 import { createClaimsFromPool } from '../../../shared/core/lifecycle';
 import { runLocalExecution, createLocalHandlers } from '../../../shared/sim/sfn';
-import { fakes, instanceType, nodeClaim, nodePool, type Fakes } from './fakes';
+import { fakes, instanceType, nodeClaim, nodePool, type Fakes } from '../../fakes/lifecycle';
 
 /** A type with the labels the pool's requirements look at (the fakes' default types carry only instance-type). */
 function typed(name: string, price: number, arch: 'amd64' | 'arm64', category: string, cpu: number): InstanceType {

@@ -3,7 +3,7 @@ import { CONTROLLER_LEASE, runController, type ControllerResult } from '../../..
 import type { ClusterWatch, FunctionInvoker, InvokedFunction, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../../../shared/core/ports';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 import { VirtualClock, settle } from '../../../shared/sim/clock';
-import { FakeCluster, RecordingLogger, RecordingWorkflows, node, nodeClaim, nodePool, pod } from './fakes';
+import { FakeCluster, RecordingLogger, RecordingWorkflows, node, nodeClaim, nodePool, pod } from '../../fakes/lifecycle';
 
 const staticPoolOf = (replicas: number) => nodePool('static', { replicas });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkRegistration, decideDeletions, deletionExecutionName, finalizeNodeClaim, reconcileDeletions } from '../../../shared/core/lifecycle';
-import { fakes, node, nodeClaim } from './fakes';
+import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 const DELETED_AT = 1_767_229_200;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { launchReplacement, untaintCandidates, type DisruptionState } from '../../../shared/core/lifecycle';
-import { fakes, nodeClaim } from './fakes';
+import { fakes, nodeClaim } from '../../fakes/lifecycle';
 
 const ANNOTATION = 'nodewright.io/disruption-id';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { drainWaitSeconds, evictPods, evictionTier, type DrainingTarget } from '../../../shared/core/lifecycle';
-import { fakes, node, pod } from './fakes';
+import { fakes, node, pod } from '../../fakes/lifecycle';
 
 const NODE = 'ip-10-0-0-1';
 const target = (over: Partial<DrainingTarget> = {}): DrainingTarget => ({ nodeName: NODE, nodeClaimName: 'default-abcde', reason: 'Manual', drainDeadlineMs: Date.UTC(2026, 0, 1) + 3600_000, forceAtDeadline: true, ...over });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRegistration, finalizeNodeClaim, launchNodeClaim, runProvisioner, type Planner } from '../../../shared/core/lifecycle';
 import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
-import { fakes, instanceType, node, nodeClaim, pod } from './fakes';
+import { fakes, instanceType, node, nodeClaim, pod } from '../../fakes/lifecycle';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 

@@ -1,7 +1,7 @@
 /** EC2NodeClass status (issue #13 item 2): written by garbage collection; NodePools follow its Ready. */
 import { describe, expect, it } from 'vitest';
 import { desiredNodePoolStatus, reconcileNodeClassStatuses } from '../../../shared/core/lifecycle';
-import { fakes } from './fakes';
+import { fakes } from '../../fakes/lifecycle';
 
 describe('reconcileNodeClassStatuses', () => {
   it('should write what the node class resolves to, Ready when every condition is, and nothing when unchanged', async () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { desiredNodePoolStatus, reconcileNodePoolStatuses } from '../../../shared/core/lifecycle/nodepool-status';
-import { fakes, node, nodeClaim } from './fakes';
+import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
 
 describe('reconcileNodePoolStatuses', () => {
   it('should count the pool\'s NodeClaims and their capacity, and report Ready', async () => {

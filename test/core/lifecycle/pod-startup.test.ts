@@ -1,7 +1,7 @@
 /** karpenter_pods_startup_duration_seconds from the controller's pods watch, as Karpenter's pod metrics controller. */
 import { describe, expect, it } from 'vitest';
 import { PodStartups } from '../../../shared/core/lifecycle/pod-startup';
-import { pod, RecordingMetrics } from './fakes';
+import { pod, RecordingMetrics } from '../../fakes/lifecycle';
 
 const CREATED = 1_767_225_600;
 

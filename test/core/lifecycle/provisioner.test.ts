@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runProvisioner, nodeClaimName, type Planner } from '../../../shared/core/lifecycle';
 import type { Pod } from '../../../shared/core/model/kube';
 import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
-import { fakes, instanceType, pod, type Fakes } from './fakes';
+import { fakes, instanceType, pod, type Fakes } from '../../fakes/lifecycle';
 
 const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
 

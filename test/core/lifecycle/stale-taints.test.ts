@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sweepStaleTaints } from '../../../shared/core/lifecycle';
 import type { ExecutionStatus, WorkflowName } from '../../../shared/core/ports';
-import { fakes, node, nodeClaim } from './fakes';
+import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
 
 const tainted = (name: string, by?: string) => node(name, { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }], annotations: by ? { 'nodewright.io/disrupted-by': by } : {} });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reconcileStalledClaims } from '../../../shared/core/lifecycle';
-import { fakes, nodeClaim } from './fakes';
+import { fakes, nodeClaim } from '../../fakes/lifecycle';
 
 describe('claims that were never launched', () => {
   it('should start the launch of a claim left unlaunched for 30 s (the provisioner died before StartExecution), and only once', async () => {

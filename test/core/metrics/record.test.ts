@@ -6,7 +6,7 @@ import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import type { Node } from '../../../shared/core/model/kube';
 import { Label } from '../../../shared/core/model/labels';
 import type { ClusterSnapshot } from '../../../shared/core/ports';
-import { RecordingMetrics, instanceType, node, nodeClaim, nodePool, pod } from '../lifecycle/fakes';
+import { RecordingMetrics, instanceType, node, nodeClaim, nodePool, pod } from '../../fakes/lifecycle';
 
 const GiB = 1024 ** 3;
 

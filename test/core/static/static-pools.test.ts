@@ -14,7 +14,7 @@ import { staticNodeClaim } from '../../../shared/core/scheduling/static-claim';
 import type { ClusterSnapshot } from '../../../shared/core/ports';
 import { existingNode, fakeInstanceTypes, nodePool as schedPool, pod as schedPod } from '../../fixtures/builders';
 import { plan } from '../scheduling/helpers';
-import { fakes, instanceType, node, nodeClaim, nodePool, pod } from '../lifecycle/fakes';
+import { fakes, instanceType, node, nodeClaim, nodePool, pod } from '../../fakes/lifecycle';
 import { nodePoolJson, validationError } from '../model/helpers';
 import { computeDisruption } from '../../../shared/core/disruption';
 import { bound, c6g, cluster, input, managed, pool as dpool } from '../disruption/builders';

@@ -3,7 +3,7 @@ import type { InstanceType } from '../../../shared/core/instance-types/types';
 import type { Pod } from '../../../shared/core/model/kube';
 import type { EC2NodeClass, NodeClaim, NodePool } from '../../../shared/core/model/karpenter';
 import type { CloudProvider, DriftReason } from '../../../shared/core/ports';
-import { fakes, FakeClock, nodeClass, type Fakes } from '../../core/lifecycle/fakes';
+import { fakes, FakeClock, nodeClass, type Fakes } from '../../fakes/lifecycle';
 import { c6g, NOW, type Managed } from '../../core/disruption/builders';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 

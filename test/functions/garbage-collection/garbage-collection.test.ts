@@ -4,7 +4,7 @@ import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import type { CloudInstance } from '../../../shared/core/ports';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import type { Node } from '../../../shared/core/model/kube';
-import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, NOW, RecordingLogger, fixedClock, instance, node, nodeClaim } from '../interruption/fakes';
+import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, NOW, RecordingLogger, fixedClock, instance, node, nodeClaim } from '../../fakes/interruption';
 
 const MIN = 60_000;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler as validateLaunchInput } from '../../../functions/launch/validate-launch-input';
 import { createHandler as validateTerminateInput } from '../../../functions/terminate/validate-terminate-input';
-import { fakes, node, nodeClaim } from '../../core/lifecycle/fakes';
+import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
 
 describe('manual input validators', () => {
   it('should give a claim launch a 15 minute registration deadline', async () => {

@@ -13,7 +13,7 @@ import { Ec2CloudProvider } from '../../../shared/adapters/aws/ec2';
 import { SfnWorkflowStarter } from '../../../shared/adapters/aws/sfn';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
-import { CLUSTER, FakeCluster, NOW, RecordingLogger, fixedClock, nodeClaim } from './fakes';
+import { CLUSTER, FakeCluster, NOW, RecordingLogger, fixedClock, nodeClaim } from '../../fakes/interruption';
 
 const TERMINATE_ARN = 'arn:aws:states:us-west-2:123456789012:stateMachine:nodewright-demo-terminate';
 const DISRUPT_ARN = 'arn:aws:states:us-west-2:123456789012:stateMachine:nodewright-demo-disrupt';

@@ -3,7 +3,7 @@ import { createHandler, type InterruptionHandlerDeps } from '../../../functions/
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { disruptionIdOf, replacementClaimName } from '../../../shared/core/lifecycle';
 import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
-import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from './fakes';
+import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from '../../fakes/interruption';
 
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 const FOREIGN = 'i-0ffffffffffffffff';

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/interruption/interruption';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
-import { RecordingMetrics } from '../../core/lifecycle/fakes';
-import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from './fakes';
+import { RecordingMetrics } from '../../fakes/lifecycle';
+import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from '../../fakes/interruption';
 
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 

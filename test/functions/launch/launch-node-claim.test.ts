@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/launch/launch-node-claim';
 import { createHandler as markOfferingUnavailable } from '../../../functions/launch/mark-offering-unavailable';
-import { fakes, nodeClaim } from '../../core/lifecycle/fakes';
+import { fakes, nodeClaim } from '../../fakes/lifecycle';
 
 describe('launchNodeClaim handler', () => {
   it('should launch once and return the same instance when the Task is retried', async () => {

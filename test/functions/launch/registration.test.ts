@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler as checkRegistration } from '../../../functions/launch/check-registration';
 import { createHandler as initializeNode } from '../../../functions/launch/initialize-node';
-import { fakes, node, nodeClaim } from '../../core/lifecycle/fakes';
+import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 

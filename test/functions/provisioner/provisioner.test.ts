@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/provisioner/provisioner';
 import type { Planner } from '../../../shared/core/lifecycle';
-import { fakes, pod } from '../../core/lifecycle/fakes';
+import { fakes, pod } from '../../fakes/lifecycle';
 
 function countingPlanner() {
   const calls = { solve: 0 };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHandler as terminateInstance } from '../../../functions/terminate/terminate-instance';
 import { createHandler as finalizeNodeClaim } from '../../../functions/terminate/finalize-node-claim';
 import { createHandler as taintNode } from '../../../functions/terminate/taint-node';
-import { fakes, node, nodeClaim } from '../../core/lifecycle/fakes';
+import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000009';
 

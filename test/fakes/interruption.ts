@@ -1,8 +1,8 @@
 /** In-memory fakes of the ports, recording what the handlers did. */
-import type { CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, WorkflowName, WorkflowStarter } from '../../../shared/core/ports';
-import type { NodeClaim } from '../../../shared/core/model/karpenter';
-import type { Node } from '../../../shared/core/model/kube';
-import { InstanceNotOwnedError, NodeClaimNotFoundError } from '../../../shared/core/errors';
+import type { CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot } from '../../shared/core/ports';
+import type { NodeClaim } from '../../shared/core/model/karpenter';
+import type { Node } from '../../shared/core/model/kube';
+import { InstanceNotOwnedError, NodeClaimNotFoundError } from '../../shared/core/errors';
 
 export const CLUSTER = 'demo';
 export const NOW = Date.parse('2026-11-21T23:40:00Z');
@@ -161,49 +161,9 @@ export class FakeCluster implements ClusterClient {
   }
 }
 
-/**
- * Records started executions; a name already used answers alreadyStarted. With `idempotentWhileRunning`,
- * a repeat with the same input answers like a new start, as Step Functions' StartExecution does while the
- * execution runs.
- */
-export class FakeWorkflows implements WorkflowStarter {
-  readonly started: { machine: WorkflowName; name: string; input: unknown }[] = [];
-  readonly attempts: string[] = [];
-  constructor(private readonly idempotentWhileRunning = false) {}
-  async start(machine: WorkflowName, name: string, input: unknown) {
-    this.attempts.push(name);
-    const executionArn = `arn:aws:states:us-west-2:123456789012:execution:${machine}:${name}`;
-    const previous = this.started.find((s) => s.machine === machine && s.name === name);
-    if (previous) return { executionArn, alreadyStarted: !(this.idempotentWhileRunning && JSON.stringify(previous.input) === JSON.stringify(input)) };
-    this.started.push({ machine, name, input });
-    return { executionArn, alreadyStarted: false };
-  }
-}
 
-export interface LogLine {
-  level: 'info' | 'warn' | 'error';
-  message: string;
-  fields: Record<string, unknown>;
-}
 
-/** Captures log lines (message + fields), as the LifecycleLogger over Powertools emits them. */
-export class RecordingLogger {
-  readonly lines: LogLine[] = [];
-  private push(level: LogLine['level'], message: string, fields: Record<string, unknown> = {}) {
-    this.lines.push({ level, message, fields });
-  }
-  info(message: string, fields?: Record<string, unknown>) {
-    this.push('info', message, fields);
-  }
-  warn(message: string, fields?: Record<string, unknown>) {
-    this.push('warn', message, fields);
-  }
-  error(message: string, fields?: Record<string, unknown>) {
-    this.push('error', message, fields);
-  }
-  messages(level?: LogLine['level']): string[] {
-    return this.lines.filter((l) => !level || l.level === level).map((l) => l.message);
-  }
-}
 
 export const fixedClock = { now: () => NOW, sleep: async () => {} };
+
+export { RecordingLogger, RecordingWorkflows as FakeWorkflows, type LogLine } from './recording';

@@ -1,13 +1,12 @@
-/** Fakes of the ports and small builders for the lifecycle, handler and state-machine tests. */
-import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError } from '../../../shared/core/errors';
-import type { InstanceType } from '../../../shared/core/instance-types/types';
-import type { LifecycleDeps, LifecycleLogger } from '../../../shared/core/lifecycle';
-import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../../shared/core/model/karpenter';
-import type { Node, Pod } from '../../../shared/core/model/kube';
-import type { GaugeSample, MetricLabels, MetricsRecorder } from '../../../shared/core/ports';
-import type { MetricName } from '../../../shared/core/metrics/catalog';
-import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, LaunchRequest, NodePatch, WorkflowName, WorkflowStarter } from '../../../shared/core/ports';
-import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
+/** Fakes of the ports and small builders for the lifecycle, handler and state-machine tests (recording fakes: recording.ts). */
+import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError } from '../../shared/core/errors';
+import type { InstanceType } from '../../shared/core/instance-types/types';
+import type { LifecycleDeps } from '../../shared/core/lifecycle';
+import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../shared/core/model/karpenter';
+import type { Node, Pod } from '../../shared/core/model/kube';
+import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, LaunchRequest, NodePatch } from '../../shared/core/ports';
+import { RecordingLogger, RecordingMetrics, RecordingWorkflows } from './recording';
+import { MemoryStateStore } from '../../shared/adapters/aws/state-store/memory';
 
 export class FakeClock implements Clock {
   constructor(public ms = Date.UTC(2026, 0, 1)) {}
@@ -16,13 +15,6 @@ export class FakeClock implements Clock {
   advance(ms: number): void { this.ms += ms; }
 }
 
-export class RecordingLogger implements LifecycleLogger {
-  readonly lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-  info(message: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'info', message, fields }); }
-  warn(message: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'warn', message, fields }); }
-  error(message: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'error', message, fields }); }
-  messages(): string[] { return this.lines.map((l) => l.message); }
-}
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -183,14 +175,6 @@ export class FakeCloud implements CloudProvider {
   async nodeClassStatus(): Promise<EC2NodeClassStatus> { return structuredClone(this.nodeClassReport); }
 }
 
-export class RecordingWorkflows implements WorkflowStarter {
-  started: { machine: WorkflowName; name: string; input: unknown }[] = [];
-  async start(machine: WorkflowName, name: string, input: unknown) {
-    const alreadyStarted = this.started.some((s) => s.machine === machine && s.name === name);
-    if (!alreadyStarted) this.started.push({ machine, name, input });
-    return { executionArn: `arn:aws:states:eu-west-1:000000000000:execution:${machine}:${name}`, alreadyStarted };
-  }
-}
 
 export function instanceType(name: string, price: number): InstanceType {
   return {
@@ -247,39 +231,6 @@ export function pod(name: string, over: Partial<Pod> = {}): Pod {
   };
 }
 
-/** Every metric recorded, in order; `total` sums a counter (or the observations) over series matching `labels`. */
-export class RecordingMetrics implements MetricsRecorder {
-  readonly records: { kind: 'count' | 'gauge' | 'observe'; name: MetricName; labels: MetricLabels; value: number }[] = [];
-  count(name: MetricName, labels: MetricLabels = {}, value = 1): void {
-    this.records.push({ kind: 'count', name, labels, value });
-  }
-  gauge(name: MetricName, labels: MetricLabels, value: number): void {
-    this.records.push({ kind: 'gauge', name, labels, value });
-  }
-  gaugeSet(name: MetricName, samples: readonly GaugeSample[]): void {
-    // A set replaces the gauge's earlier series.
-    for (let i = this.records.length - 1; i >= 0; i--) if (this.records[i].kind === 'gauge' && this.records[i].name === name) this.records.splice(i, 1);
-    for (const s of samples) this.gauge(name, s.labels, s.value);
-  }
-  observe(name: MetricName, labels: MetricLabels, value: number): void {
-    this.records.push({ kind: 'observe', name, labels, value });
-  }
-  async time<T>(name: MetricName, labels: MetricLabels, work: () => Promise<T>): Promise<T> {
-    const out = await work();
-    this.observe(name, labels, 0);
-    return out;
-  }
-  matching(name: MetricName, labels: MetricLabels = {}) {
-    return this.records.filter((r) => r.name === name && Object.entries(labels).every(([k, v]) => r.labels[k] === v));
-  }
-  total(name: MetricName, labels: MetricLabels = {}): number {
-    return this.matching(name, labels).reduce((s, r) => s + r.value, 0);
-  }
-  /** A gauge's latest value per label set. */
-  gaugeValue(name: MetricName, labels: MetricLabels = {}): number | undefined {
-    return this.matching(name, labels).filter((r) => r.kind === 'gauge').at(-1)?.value;
-  }
-}
 
 export interface Fakes extends LifecycleDeps {
   cluster: FakeCluster;
@@ -298,3 +249,5 @@ export function fakes(): Fakes {
   cluster.nodeClasses = [nodeClass()];
   return { cluster, cloud: new FakeCloud(), workflows: new RecordingWorkflows(), store: new MemoryStateStore(clock), clock, log: new RecordingLogger(), metrics: new RecordingMetrics() };
 }
+
+export { RecordingLogger, RecordingMetrics, RecordingWorkflows } from './recording';
