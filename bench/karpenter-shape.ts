@@ -1,4 +1,4 @@
-/** Karpenter's scheduling benchmark shape (reference §8): 400 fake types and "diverse" pods in fifths. */
+/** Karpenter's scheduling benchmark shape (docs/karpenter-reference.md §8): 400 fake types and "diverse" pods in fifths. */
 import type { InstanceType } from '../shared/core/instance-types/types';
 import type { Pod } from '../shared/core/model/kube';
 import { Label } from '../shared/core/model/labels';

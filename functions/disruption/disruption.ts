@@ -1,6 +1,6 @@
 /**
  * disruption — EventBridge schedule (rate 1 min) or by hand (`{"reconcile": true}`, one pass): computes
- * disruption commands with the pure core (expiration, emptiness, drift, consolidation; reference §4) and
+ * disruption commands with the pure core (expiration, emptiness, drift, consolidation; docs/karpenter-reference.md §4) and
  * starts `disrupt` / `terminate` executions. Never two at once (reserved concurrency 1 and a lease).
  */
 import type { Context } from 'aws-lambda';

@@ -1,5 +1,5 @@
 /**
- * One invocation of the disruption function (reference §4.1): Karpenter's 10 s loop inside a Lambda.
+ * One invocation of the disruption function (docs/karpenter-reference.md §4.1): Karpenter's 10 s loop inside a Lambda.
  * Each pass: snapshot → instance types per pool (ICE cache applied) → cloud drift → computeDisruption →
  * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
  * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
@@ -24,7 +24,7 @@ export const DisruptionTimings = {
   safetyMarginMs: 15_000,
   /** Karpenter polls every 10 s. */
   pollMs: 10_000,
-  /** Consolidation commands are re-validated after 15 s (reference §4.4). */
+  /** Consolidation commands are re-validated after 15 s (docs/karpenter-reference.md §4.4). */
   validationWaitMs: 15_000,
   /** Search time limits inside one Lambda (Karpenter allows 1 min multi-node, 3 min single-node). */
   multiNodeTimeoutMs: 10_000,

@@ -1,5 +1,5 @@
 /**
- * garbage-collection — scheduled every 2 minutes (reference §6.2, §6.5): terminates cluster-tagged
+ * garbage-collection — scheduled every 2 minutes (docs/karpenter-reference.md §6.2, §6.5): terminates cluster-tagged
  * instances no NodeClaim owns, removes NodeClaims whose instance is gone, and ends claims that did not
  * launch (5 min) or register (15 min) in time. Decisions are in shared/core/garbage-collection.
  */

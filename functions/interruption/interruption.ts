@@ -1,6 +1,6 @@
 /**
  * interruption — SQS-triggered (batch size 10, ReportBatchItemFailures). Each record is an EventBridge
- * event about an EC2 instance (reference §5); see docs/interruption.md.
+ * event about an EC2 instance (docs/karpenter-reference.md §5); see docs/interruption.md.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';

@@ -8,7 +8,7 @@ import {
 /** The spot service-linked role is missing: no spot launch can succeed, so every spot offering is marked. */
 export const SPOT_ROLE_MISSING = 'AuthFailure.ServiceLinkedRoleCreationNotPermitted';
 
-/** EC2 error codes that mean "this offering has no capacity now" and feed the ICE cache (reference §3.4). */
+/** EC2 error codes that mean "this offering has no capacity now" and feed the ICE cache (docs/karpenter-reference.md §3.4). */
 export const IceErrorCodes: ReadonlySet<string> = new Set([
   'InsufficientInstanceCapacity',
   'MaxSpotInstanceCountExceeded',

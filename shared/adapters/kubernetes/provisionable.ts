@@ -1,4 +1,4 @@
-/** Karpenter's provisionable-pod rule (reference §2.1): the pods the provisioner should find capacity for. */
+/** Karpenter's provisionable-pod rule (docs/karpenter-reference.md §2.1): the pods the provisioner should find capacity for. */
 import type { Pod } from '../../core/model/kube';
 
 /**

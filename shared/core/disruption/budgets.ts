@@ -1,5 +1,5 @@
 /**
- * Disruption budgets (reference §1.1, §4.5): allowed = max(0, min(active budgets over N) − disrupting), per
+ * Disruption budgets (docs/karpenter-reference.md §1.1, §4.5): allowed = max(0, min(active budgets over N) − disrupting), per
  * NodePool and reason. Percentages round up; a cron budget is active when its last hit is within `duration`;
  * an invalid budget fails closed (0). No budget applying to a reason means no limit.
  */

@@ -1,5 +1,5 @@
 /**
- * Which nodes may be disrupted (reference §4.2): the node checks, the pod blockers, and the per-pool counts
+ * Which nodes may be disrupted (docs/karpenter-reference.md §4.2): the node checks, the pod blockers, and the per-pool counts
  * the budgets are computed over. Every node considered yields either a Candidate or a rejection reason.
  */
 import type { InstanceType } from '../instance-types/types';

@@ -1,5 +1,5 @@
 /**
- * computeDisruption: one pass of Karpenter's disruption loop (reference §4.1). Expiration is forceful and
+ * computeDisruption: one pass of Karpenter's disruption loop (docs/karpenter-reference.md §4.1). Expiration is forceful and
  * independent (no budget, no pre-spin); the budgeted methods run in order and the first that acts wins.
  */
 import { clusterView, isDisrupting, toCandidate, type ClusterView } from './candidates';
@@ -13,7 +13,7 @@ const money = (n: number) => `$${n.toFixed(4)}/h`;
 /** The budgeted disruption reasons, in Karpenter's order of methods. */
 const DISRUPTION_REASONS = ['Empty', 'Drifted', 'Underutilized'] as const;
 
-/** Claims past creation + expireAfter, each a forceful delete (reference §4.1 Expiration). */
+/** Claims past creation + expireAfter, each a forceful delete (docs/karpenter-reference.md §4.1 Expiration). */
 function expirations(view: ClusterView, pass: Pass): Command[] {
   const out: Command[] = [];
   for (const v of view.views) {

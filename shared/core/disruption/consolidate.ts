@@ -1,5 +1,5 @@
 /**
- * The consolidation decision for a set of candidates (reference §4.3 computeConsolidation, spot→spot rules),
+ * The consolidation decision for a set of candidates (docs/karpenter-reference.md §4.3 computeConsolidation, spot→spot rules),
  * plus nodewright's multi-replacement: several nodes replaced by several cheaper ones (Σ new < Σ old).
  */
 import { CapacityType } from '../model/labels';

@@ -1,5 +1,5 @@
 /**
- * Drift detection (reference §6.7): NodePoolDrifted and NodeClassDrift by hash, RequirementsDrifted by the
+ * Drift detection (docs/karpenter-reference.md §6.7): NodePoolDrifted and NodeClassDrift by hash, RequirementsDrifted by the
  * claim's labels, and the cloud provider's own reasons (AMI, subnet, security groups) passed in precomputed.
  */
 import type { NodeSelectorRequirement } from '../model/kube';

@@ -1,4 +1,4 @@
-/** The disruption core (reference §4): what to disrupt, when, and why. Pure: no I/O, no clock. */
+/** The disruption core (docs/karpenter-reference.md §4): what to disrupt, when, and why. Pure: no I/O, no clock. */
 export { computeDisruption } from './compute';
 export { validateCommand } from './validate';
 export { podEventUpdates, applyPodEventUpdates, PodsFingerprintAnnotation, type PodEventUpdate } from './pod-events';

@@ -1,5 +1,5 @@
 /**
- * The budgeted methods in Karpenter's order (reference §4.3): emptiness, drift, multi-node and single-node
+ * The budgeted methods in Karpenter's order (docs/karpenter-reference.md §4.3): emptiness, drift, multi-node and single-node
  * consolidation; plus nodewright's multi-replacement, weighed against single-node by savings.
  */
 import { computeConsolidation, type Outcome } from './consolidate';
@@ -82,7 +82,7 @@ function toCommand(method: Command['method'], cs: Candidate[], o: Outcome & { ok
   };
 }
 
-/** Binary search over prefixes of ≥ 2 candidates for the largest valid command (reference §4.3). */
+/** Binary search over prefixes of ≥ 2 candidates for the largest valid command (docs/karpenter-reference.md §4.3). */
 function searchPrefixes(pass: Pass, list: Candidate[], maxReplacements: (n: number) => number, label: string): Command | undefined {
   let lo = 1;
   let hi = list.length - 1;
@@ -107,7 +107,7 @@ export function multiNode(pass: Pass): Command | undefined {
   return searchPrefixes(pass, list, () => 1, 'multi-node');
 }
 
-/** Candidates interleaved across pools, each pool in cost order (reference §4.3 single-node). */
+/** Candidates interleaved across pools, each pool in cost order (docs/karpenter-reference.md §4.3 single-node). */
 function interleave(list: Candidate[]): Candidate[] {
   const byPool = new Map<string, Candidate[]>();
   for (const c of list) { const l = byPool.get(c.nodePool.name); if (l) l.push(c); else byPool.set(c.nodePool.name, [c]); }

@@ -1,5 +1,5 @@
 /**
- * `consolidateAfter` counts from a node's last pod event (reference §4.2: Karpenter moves the NodeClaim's
+ * `consolidateAfter` counts from a node's last pod event (docs/karpenter-reference.md §4.2: Karpenter moves the NodeClaim's
  * `status.lastPodEventTime` on every pod bind or removal). Without a controller watching pods, nodewright
  * compares, on every disruption pass, the set of pods on each node with a fingerprint kept on its NodeClaim;
  * a change is a pod event at that pass's time. The first sighting only records the fingerprint (the claim keeps

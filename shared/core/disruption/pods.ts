@@ -1,5 +1,5 @@
 /**
- * Pod-level checks for disruption (reference §4.2): do-not-disrupt, PodDisruptionBudgets, disruption cost,
+ * Pod-level checks for disruption (docs/karpenter-reference.md §4.2): do-not-disrupt, PodDisruptionBudgets, disruption cost,
  * and nodewright's PDB deadlock check (a PDB that can never allow an eviction under the current replicas).
  */
 import { parseDuration } from '../model/duration';
@@ -11,7 +11,7 @@ import { compileSelector } from '../scheduling/selectors';
 export const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
 export const isStatic = (p: Pod) => p.owner?.kind === 'Node';
 export const isDaemon = (p: Pod) => p.owner?.kind === 'DaemonSet';
-/** Pods that can block a disruption: not terminal, not terminating, not static (reference §4.2). */
+/** Pods that can block a disruption: not terminal, not terminating, not static (docs/karpenter-reference.md §4.2). */
 export const isActive = (p: Pod) => !isTerminal(p) && p.deletionTimestamp === undefined && !isStatic(p);
 
 /** Pods that must be rescheduled when the node goes: a terminating StatefulSet pod still counts (§4.3). */
@@ -117,7 +117,7 @@ export function podCost(p: Pod): number {
   return Math.min(10, Math.max(-10, 1 + deletionCost / 2 ** 27 + p.priority / 2 ** 25));
 }
 
-/** Σ pod costs × fraction of lifetime left before expireAfter (reference §4.2). */
+/** Σ pod costs × fraction of lifetime left before expireAfter (docs/karpenter-reference.md §4.2). */
 export function disruptionCost(pods: Pod[], createdSeconds: number, expireAfterSeconds: number | null, nowMs: number): number {
   const sum = pods.reduce((s, p) => s + podCost(p), 0);
   if (expireAfterSeconds === null || expireAfterSeconds <= 0) return sum;

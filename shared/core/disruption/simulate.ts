@@ -1,5 +1,5 @@
 /**
- * computeConsolidation (reference §4.3): reschedule the candidates' pods onto the rest of the cluster with
+ * computeConsolidation (docs/karpenter-reference.md §4.3): reschedule the candidates' pods onto the rest of the cluster with
  * the scheduler (candidates excluded, pending pods included so they keep their room), then decide delete
  * (0 new nodes) or replace (new nodes strictly cheaper than the candidates).
  */
@@ -54,7 +54,7 @@ function zonesOf(claim: PlannedNodeClaim): Set<string> | undefined {
   return r ? new Set(r.values ?? []) : undefined;
 }
 
-/** The dearest available offering of `ct` the claim could launch for this type (reference §4.3 step 4). */
+/** The dearest available offering of `ct` the claim could launch for this type (docs/karpenter-reference.md §4.3 step 4). */
 export function worstPrice(it: InstanceType, claim: PlannedNodeClaim, ct: CapacityTypeValue): number {
   const zones = zonesOf(claim);
   let worst = -Infinity;

@@ -1,4 +1,4 @@
-/** Inputs and outputs of the disruption core (reference §4): one decision per pass plus an audit trail. */
+/** Inputs and outputs of the disruption core (docs/karpenter-reference.md §4): one decision per pass plus an audit trail. */
 import type { InstanceType } from '../instance-types/types';
 import type { Node, Pod } from '../model/kube';
 import type { DisruptionReason, NodeClaim, NodePool } from '../model/karpenter';
@@ -49,7 +49,7 @@ export interface Candidate {
   price: number;
   /** Pods that must move (not DaemonSet, not static, not terminal, not terminating). */
   pods: Pod[];
-  /** Karpenter's disruption cost (reference §4.2); lower goes first. */
+  /** Karpenter's disruption cost (docs/karpenter-reference.md §4.2); lower goes first. */
   disruptionCost: number;
 }
 

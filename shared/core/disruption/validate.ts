@@ -1,5 +1,5 @@
 /**
- * The validation re-check before acting (reference §4.4): after the wait, each candidate must still be a
+ * The validation re-check before acting (docs/karpenter-reference.md §4.4): after the wait, each candidate must still be a
  * candidate (not nominated, not blocked, within budget) and the re-simulation must agree with the command.
  */
 import { budgets, clusterView, consolidatable, consolidationCheck, isDisrupting, nodeCheck, podCheck, toCandidate, type ClusterView } from './candidates';

@@ -1,5 +1,5 @@
 /**
- * Garbage-collection decisions (reference §6.2 liveness, §6.5): pure, from one read of the cloud
+ * Garbage-collection decisions (docs/karpenter-reference.md §6.2 liveness, §6.5): pure, from one read of the cloud
  * and the cluster. The handler performs the actions and confirms "instance gone" with a direct
  * lookup before deleting anything, because a list can lag behind a fresh launch.
  */

@@ -1,5 +1,5 @@
 /**
- * What the AMI family changes about an instance type (reference §3.1): the OS, how pods are counted, whether
+ * What the AMI family changes about an instance type (docs/karpenter-reference.md §3.1): the OS, how pods are counted, whether
  * podsPerCore applies, which pod count kube-reserved memory uses, and the default ephemeral (root) volume.
  */
 import type { AmiFamily } from '../model/karpenter';

@@ -1,5 +1,5 @@
 /**
- * Builds the scheduler's instance types for one EC2NodeClass from catalog entries (reference §3.1–3.2):
+ * Builds the scheduler's instance types for one EC2NodeClass from catalog entries (docs/karpenter-reference.md §3.1–3.2):
  * capacity, overhead and allocatable, well-known labels, and priced offerings per zone × capacity type.
  *
  * Pure and fast: per-entry work that does not depend on the call (resources, base labels, exoticness, spot
@@ -68,7 +68,7 @@ function entryStatic(e: CatalogEntry): EntryStatic {
   return s;
 }
 
-/** GPU / accelerator / bare-metal types are only chosen when requested or nothing else fits (reference §2.8). */
+/** GPU / accelerator / bare-metal types are only chosen when requested or nothing else fits (docs/karpenter-reference.md §2.8). */
 export function isExotic(e: CatalogEntry): boolean {
   return e.gpuCount > 0 || e.gpuName != null || (e.acceleratorCount ?? 0) > 0 || e.acceleratorName != null || e.bareMetal;
 }

@@ -1,5 +1,5 @@
 /**
- * Capacity and overhead of one instance type for one node-class profile (reference §3.1).
+ * Capacity and overhead of one instance type for one node-class profile (docs/karpenter-reference.md §3.1).
  * allocatable = capacity − kubeReserved − systemReserved − eviction threshold.
  */
 import { Resource, type ResourceList } from '../model/resources';

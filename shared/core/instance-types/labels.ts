@@ -1,5 +1,5 @@
 /**
- * Well-known labels of a catalog entry (reference §1.4). A label is omitted when the type lacks the attribute,
+ * Well-known labels of a catalog entry (docs/karpenter-reference.md §1.4). A label is omitted when the type lacks the attribute,
  * so a missing key means DoesNotExist (e.g. `instance-gpu-count Exists` selects only GPU types).
  */
 import { Label } from '../model/labels';

@@ -1,5 +1,5 @@
 /**
- * Offerings of one instance type (reference §3.2): one per (zone of the node class × on-demand|spot).
+ * Offerings of one instance type (docs/karpenter-reference.md §3.2): one per (zone of the node class × on-demand|spot).
  * Available only when priced, offered in the zone, compatible with the node class and not ICE-cached.
  *
  * On-demand prices: a quote (the Price List API, refreshed into the state store) wins, then the bundled

@@ -1,6 +1,6 @@
 /**
  * The node-class settings that shape capacity and overhead, resolved once per buildInstanceTypes call
- * (reference §3.1): AMI family traits, kubelet settings, the ephemeral volume and the eviction thresholds.
+ * (docs/karpenter-reference.md §3.1): AMI family traits, kubelet settings, the ephemeral volume and the eviction thresholds.
  */
 import type { NodeSelectorRequirement } from '../model/kube';
 import type { EC2NodeClass } from '../model/karpenter';

@@ -15,7 +15,7 @@ export interface Offering {
   reservationId?: string;
 }
 
-/** Overhead subtracted from capacity to get allocatable (reference §3.1). */
+/** Overhead subtracted from capacity to get allocatable (docs/karpenter-reference.md §3.1). */
 export interface Overhead {
   kubeReserved: ResourceList;
   systemReserved: ResourceList;
@@ -37,7 +37,7 @@ export interface InstanceType {
   /** capacity − kubeReserved − systemReserved − eviction. */
   allocatable: ResourceList;
   offerings: Offering[];
-  /** GPU / accelerator / metal: only chosen when requested or nothing else fits (reference §2.8). */
+  /** GPU / accelerator / metal: only chosen when requested or nothing else fits (docs/karpenter-reference.md §2.8). */
   exotic: boolean;
   /** CSI volumes a node can attach, per driver name (e.g. `ebs.csi.aws.com`); a driver not listed has no known limit. */
   volumeLimits?: Readonly<Record<string, number>>;

@@ -1,5 +1,5 @@
 /**
- * What to do with one parsed interruption message (reference §5 table). Pure: ownership comes in as a
+ * What to do with one parsed interruption message (docs/karpenter-reference.md §5 table). Pure: ownership comes in as a
  * lookup, and nothing here performs I/O.
  */
 import type { OfferingKey } from '../ports/state-store';
@@ -8,7 +8,7 @@ import type { OwnedInstance } from './ownership';
 import { LifecycleTimings } from '../lifecycle/deps';
 import { interruptionExecutionName } from './execution-name';
 
-/** Karpenter keeps unavailable offerings for 3 minutes (reference §3.4). */
+/** Karpenter keeps unavailable offerings for 3 minutes (docs/karpenter-reference.md §3.4). */
 export const UNAVAILABLE_OFFERING_TTL_SECONDS = LifecycleTimings.unavailableOfferingTtlSeconds;
 
 /** Input of the `terminate` state machine (shared/core/lifecycle/manual-input.ts `terminateByClaim`). */

@@ -1,5 +1,5 @@
 /**
- * Parsing of interruption-queue messages (reference §5): an SQS body is an EventBridge event; it is
+ * Parsing of interruption-queue messages (docs/karpenter-reference.md §5): an SQS body is an EventBridge event; it is
  * validated with zod and classified by (version, source, detail-type).
  */
 import { z } from 'zod';

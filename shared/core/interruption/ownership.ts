@@ -1,6 +1,6 @@
 /**
  * Which instances nodewright owns: an instance carrying this cluster's ownership tag and a NodePool
- * tag (what CreateFleet writes, reference §1.4), or one a NodeClaim points at through its providerID.
+ * tag (what CreateFleet writes, docs/karpenter-reference.md §1.4), or one a NodeClaim points at through its providerID.
  * The NodePool tag matters: EKS managed node groups also tag their instances
  * `kubernetes.io/cluster/<name>=owned`, and those are never nodewright's to touch.
  *

@@ -1,5 +1,5 @@
 /**
- * `kubectl delete nodeclaim|node` (reference §6.6). Both objects carry `karpenter.sh/termination`, so a delete
+ * `kubectl delete nodeclaim|node` (docs/karpenter-reference.md §6.6). Both objects carry `karpenter.sh/termination`, so a delete
  * only sets `deletionTimestamp`; this decides what nodewright does about it, as Karpenter's termination and
  * nodeclaim lifecycle controllers do:
  *

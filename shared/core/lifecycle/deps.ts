@@ -21,7 +21,7 @@ export interface LifecycleDeps {
 
 export const silentLogger: LifecycleLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Lifecycle timings (reference §4.6, §6). */
+/** Lifecycle timings (docs/karpenter-reference.md §4.6, §6). */
 export const LifecycleTimings = {
   /** A claim not registered within 15 min is terminated. */
   registrationTimeoutMs: 15 * 60_000,
@@ -31,8 +31,8 @@ export const LifecycleTimings = {
   maxDrainWithoutGracePeriodMs: 24 * 3600_000,
   /** Replacements of a disruption must be initialized within this long (Karpenter clamps to 10 min..1 h). */
   replacementReadyTimeoutMs: 10 * 60_000,
-  /** ICE cache TTL (reference §3.4). */
+  /** ICE cache TTL (docs/karpenter-reference.md §3.4). */
   unavailableOfferingTtlSeconds: 180,
-  /** Pods stuck terminating longer than this are not waited for (reference §4.6). */
+  /** Pods stuck terminating longer than this are not waited for (docs/karpenter-reference.md §4.6). */
   stuckTerminatingMs: 60_000,
 } as const;

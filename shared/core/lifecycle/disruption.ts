@@ -1,5 +1,5 @@
 /**
- * The disrupt workflow's steps (reference §4.6): taint candidates, pre-spin replacements, wait until they are
+ * The disrupt workflow's steps (docs/karpenter-reference.md §4.6): taint candidates, pre-spin replacements, wait until they are
  * initialized, then one `terminate` execution per candidate; on failure, untaint and roll replacements back.
  *
  * Whoever starts it (the disruption function, the interruption function, an operator), the input is checked

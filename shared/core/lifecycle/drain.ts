@@ -1,5 +1,5 @@
 /**
- * One drain pass (reference §4.6): evict in Karpenter's four tiers, each finishing before the next starts,
+ * One drain pass (docs/karpenter-reference.md §4.6): evict in Karpenter's four tiers, each finishing before the next starts,
  * through the Eviction API (PDB-aware). do-not-disrupt pods wait. At the terminationGracePeriod deadline,
  * remaining pods are deleted bypassing PDBs. The terminate machine repeats the pass after a Wait.
  */

@@ -1,5 +1,5 @@
 /**
- * The `karpenter.sh/termination` finalizer (reference §6.6). nodewright puts it on the NodeClaims it creates
+ * The `karpenter.sh/termination` finalizer (docs/karpenter-reference.md §6.6). nodewright puts it on the NodeClaims it creates
  * and on their Nodes at registration, so a `kubectl delete` only marks the object (deletionTimestamp) and
  * nodewright drains and terminates before letting go. Letting go means: remove our finalizer (any other
  * controller's stay), then delete. An object already being deleted goes when our finalizer does; one that still

@@ -1,4 +1,4 @@
-/** Launching a NodeClaim (reference §6.1) and what happens when EC2 has no capacity for it. */
+/** Launching a NodeClaim (docs/karpenter-reference.md §6.1) and what happens when EC2 has no capacity for it. */
 import { InsufficientCapacityError, isInsufficientCapacityError } from '../errors';
 import { conditionIsTrue } from '../model/karpenter';
 import { Label } from '../model/labels';

@@ -4,7 +4,7 @@ import type { Pod } from '../model/kube';
 import type { ClusterSnapshot, UnavailableOffering } from '../ports';
 import type { LifecycleDeps } from './deps';
 
-/** Karpenter's IsProvisionable (reference §2.1): unbound, failed by kube-scheduler, not nominated, not DaemonSet/Node-owned. */
+/** Karpenter's IsProvisionable (docs/karpenter-reference.md §2.1): unbound, failed by kube-scheduler, not nominated, not DaemonSet/Node-owned. */
 export function isProvisionable(pod: Pod): boolean {
   return !pod.nodeName && pod.phase === 'Pending' && pod.unschedulable === true && !pod.nominatedNodeName
     && pod.deletionTimestamp === undefined && pod.owner?.kind !== 'DaemonSet' && pod.owner?.kind !== 'Node';

@@ -1,5 +1,5 @@
 /**
- * The provisioner (reference §2.1, §2.9): batch pending pods like Karpenter (1 s idle / 10 s max), solve,
+ * The provisioner (docs/karpenter-reference.md §2.1, §2.9): batch pending pods like Karpenter (1 s idle / 10 s max), solve,
  * create NodeClaims, start one `launch` execution per claim. Inside one invocation it keeps polling while
  * pods are pending, so reaction time is seconds, not the schedule's minute. A lease keeps it single. Each
  * round first keeps static NodePools at their replicas (static-pools.ts).

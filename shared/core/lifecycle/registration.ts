@@ -1,4 +1,4 @@
-/** Registration and initialization of a launched NodeClaim's Node (reference §6.2–6.4). */
+/** Registration and initialization of a launched NodeClaim's Node (docs/karpenter-reference.md §6.2–6.4). */
 import { DeadlineExceededError } from '../errors';
 import type { Node, Taint } from '../model/kube';
 import { conditionIsTrue, type NodeClaim } from '../model/karpenter';

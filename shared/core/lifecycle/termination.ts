@@ -1,4 +1,4 @@
-/** The terminate workflow's steps around the drain: resolve the target, taint, terminate, finalize (reference §4.6). */
+/** The terminate workflow's steps around the drain: resolve the target, taint, terminate, finalize (docs/karpenter-reference.md §4.6). */
 import { ExecutionInputInvalidError, InstanceNotOwnedError, isNodeClaimNotFoundError } from '../errors';
 import type { NodeClaim } from '../model/karpenter';
 import { Annotation, Label, TaintKey } from '../model/labels';

@@ -1,5 +1,5 @@
 /**
- * Drift hashes (reference §1.1, §6.7): a NodeClaim records the hash of its NodePool template and of its
+ * Drift hashes (docs/karpenter-reference.md §1.1, §6.7): a NodeClaim records the hash of its NodePool template and of its
  * EC2NodeClass at launch; a different hash later means the node drifted (NodePoolDrifted / NodeClassDrift).
  * FNV-1a 64 over canonical JSON (object keys sorted, undefined dropped), printed as an unsigned decimal.
  */

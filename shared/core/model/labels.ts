@@ -1,4 +1,4 @@
-/** Well-known label, annotation, taint and tag keys (reference §1.4). */
+/** Well-known label, annotation, taint and tag keys (docs/karpenter-reference.md §1.4). */
 export const Label = {
   nodePool: 'karpenter.sh/nodepool',
   capacityType: 'karpenter.sh/capacity-type',
@@ -57,7 +57,7 @@ export const WellKnownLabels: ReadonlySet<string> = new Set([
   Label.instanceAcceleratorCount, Label.instanceLocalNvme, Label.instanceTenancy,
 ]);
 
-/** Labels users may not set on a NodePool template (reference §1.1). */
+/** Labels users may not set on a NodePool template (docs/karpenter-reference.md §1.1). */
 export const RestrictedLabels: ReadonlySet<string> = new Set([Label.nodePool, Label.hostname]);
 export const RestrictedLabelDomains = ['karpenter.sh', 'karpenter.k8s.aws'] as const;
 

@@ -23,7 +23,7 @@ function nodeIsDeleting(n: Node, claim: NodeClaim | undefined): boolean {
   return n.deletionTimestamp !== undefined || claim?.deletionTimestamp !== undefined || n.taints.some((t) => t.key === TaintKey.disrupted);
 }
 
-/** Pods that must move because their node is going away (reference §2.1 "Also added"). */
+/** Pods that must move because their node is going away (docs/karpenter-reference.md §2.1 "Also added"). */
 export function reschedulablePods(snapshot: ClusterSnapshot): Pod[] {
   const claimsByNode = new Map(snapshot.nodeClaims.filter((c) => c.status.nodeName).map((c) => [c.status.nodeName!, c]));
   const deleting = new Set(snapshot.nodes.filter((n) => nodeIsDeleting(n, claimsByNode.get(n.name))).map((n) => n.name));

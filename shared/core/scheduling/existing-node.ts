@@ -1,4 +1,4 @@
-/** An existing node or in-flight NodeClaim as a scheduling target (reference §2.3, first target). */
+/** An existing node or in-flight NodeClaim as a scheduling target (docs/karpenter-reference.md §2.3, first target). */
 import { Label } from '../model/labels';
 import { formatResourceList, type ResourceList } from '../model/resources';
 import type { DaemonSet } from '../model/kube';

@@ -1,4 +1,4 @@
-/** Turns an in-progress claim into the plan's NodeClaim (reference §2.3 Finalize, §2.8). */
+/** Turns an in-progress claim into the plan's NodeClaim (docs/karpenter-reference.md §2.3 Finalize, §2.8). */
 import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import type { InProgressClaim } from './nodeclaim';
@@ -36,7 +36,7 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
   const options: TypeOption[] = priced.slice(0, maxInstanceTypes).map((p) => p.o);
 
   // Capacity type the launch would request: reserved > spot > on-demand; spot dearer than the cheapest
-  // on-demand offering is ignored (reference §2.8).
+  // on-demand offering is ignored (docs/karpenter-reference.md §2.8).
   let cheapestOnDemand = Infinity;
   const offered = new Set<string>();
   if (poolOfferings) {

@@ -1,4 +1,4 @@
-/** A NodeClaim being planned: its requirements and instance-type options only shrink as pods are added (reference §2.3). */
+/** A NodeClaim being planned: its requirements and instance-type options only shrink as pods are added (docs/karpenter-reference.md §2.3). */
 import { Label } from '../model/labels';
 import { formatResourceList, type ResourceList } from '../model/resources';
 import type { PodState } from './pod-data';

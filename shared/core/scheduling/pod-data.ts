@@ -1,6 +1,6 @@
 /**
  * Per-pod scheduling state: requirements derived from nodeSelector, node affinity and volumes, the
- * preferences still treated as required, and relaxation in Karpenter's order (reference §2.4–2.5).
+ * preferences still treated as required, and relaxation in Karpenter's order (docs/karpenter-reference.md §2.4–2.5).
  */
 import type { NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration, TopologySpreadConstraint, WeightedPodAffinityTerm } from '../model/kube';
 import { NormalizedLabels } from '../model/labels';

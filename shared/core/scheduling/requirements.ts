@@ -1,5 +1,5 @@
 /**
- * The requirement algebra (reference §2.4): one Requirement per label key, as a finite set ("In"), a
+ * The requirement algebra (docs/karpenter-reference.md §2.4): one Requirement per label key, as a finite set ("In"), a
  * complement ("NotIn"/"Exists"), plus optional integer bounds (Gt/Lt) and minValues.
  */
 import type { NodeSelectorRequirement, Operator } from '../model/kube';
@@ -192,7 +192,7 @@ export class Requirements {
   }
 
   /**
-   * `this` (pool / claim / node side) is compatible with `pod` requirements (reference §2.4):
+   * `this` (pool / claim / node side) is compatible with `pod` requirements (docs/karpenter-reference.md §2.4):
    * every pod key must exist here unless the pod uses NotIn/DoesNotExist or the key is well-known;
    * shared keys must intersect (two negatives always do). Returns the offending key, or undefined.
    */

@@ -48,7 +48,7 @@ export function tolerates(tolerations: readonly Toleration[], taint: Taint): boo
   return false;
 }
 
-/** Taints an uninitialized node carries only until it is ready; never block scheduling onto it (reference §2.5). */
+/** Taints an uninitialized node carries only until it is ready; never block scheduling onto it (docs/karpenter-reference.md §2.5). */
 export const EphemeralTaintKeys: ReadonlySet<string> = new Set([TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered]);
 
 /** The first taint the pod does not tolerate, or undefined. */

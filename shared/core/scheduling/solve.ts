@@ -1,5 +1,5 @@
 /**
- * The scheduler (reference §2.2–2.3): pods in Karpenter's order go to existing nodes, then to claims opened
+ * The scheduler (docs/karpenter-reference.md §2.2–2.3): pods in Karpenter's order go to existing nodes, then to claims opened
  * in this run (fewest pods first), then to a new claim from the NodePools in weight order. On failure one
  * preference is relaxed at a time; a pod that still fails goes to the back of the queue.
  */
@@ -18,7 +18,7 @@ import { Topology, type TopologyGroup } from './topology';
 import type { Plan, SchedulingInput, UnschedulablePod } from './types';
 import { podVolumes, volumeIndex, volumeRequirements } from './volumes';
 
-/** Why Karpenter would not consider the pod at all (reference §2.1), or undefined. */
+/** Why Karpenter would not consider the pod at all (docs/karpenter-reference.md §2.1), or undefined. */
 export function ignoreReason(pod: Pod): string | undefined {
   const terms = pod.affinity?.nodeAffinity?.required ?? [];
   if (terms.some((t) => (t.matchFields?.length ?? 0) > 0)) return 'node affinity uses matchFields, which is not supported';

@@ -1,6 +1,6 @@
 /**
  * A NodePool as the scheduler uses it: requirements (pool requirements ∪ labels ∪ nodepool), taints, and
- * the instance types compatible with it, each with its DaemonSet overhead precomputed (reference §2.2).
+ * the instance types compatible with it, each with its DaemonSet overhead precomputed (docs/karpenter-reference.md §2.2).
  */
 import type { InstanceType, Offering } from '../instance-types/types';
 import type { DaemonSet, Taint } from '../model/kube';

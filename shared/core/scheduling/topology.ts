@@ -1,5 +1,5 @@
 /**
- * Topology spread, pod affinity and pod anti-affinity (reference §2.6). A TopologyGroup counts the pods its
+ * Topology spread, pod affinity and pod anti-affinity (docs/karpenter-reference.md §2.6). A TopologyGroup counts the pods its
  * selector matches per domain of one key; pods that carry a constraint "own" its group. Unlike Karpenter,
  * a zone-like anti-affinity or affinity bootstrap pins the claim to one domain, so independent replicas can
  * launch in parallel instead of one per provisioning loop.

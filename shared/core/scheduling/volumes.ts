@@ -1,5 +1,5 @@
 /**
- * Volume topology (reference §2.6, Karpenter's VolumeTopology): each volume gives alternatives — one per
+ * Volume topology (docs/karpenter-reference.md §2.6, Karpenter's VolumeTopology): each volume gives alternatives — one per
  * node-affinity term of its bound PV or per `allowedTopologies` term of its WaitForFirstConsumer
  * StorageClass (terms are OR-ed; keys within a term AND-ed) — and the pod's alternatives are their cross
  * product. An invalid claim makes the pod ignored (not provisioned for) while other pods still schedule.

@@ -8,7 +8,7 @@ const pod = (o: Parameters<typeof podJson>[1], extra: Record<string, unknown> = 
   return podFromKube({ ...json, ...extra, metadata: { ...json.metadata, ...((extra.metadata as object) ?? {}) }, status: { ...json.status, ...((extra.status as object) ?? {}) } });
 };
 
-describe('isProvisionable (Karpenter reference §2.1)', () => {
+describe('isProvisionable (Karpenter docs/karpenter-reference.md §2.1)', () => {
   it('should accept a pending pod the scheduler marked Unschedulable', () => {
     // Prepare, Act & Assess: one pod shape per case
     expect(isProvisionable(pod({ unschedulable: true }))).toBe(true);

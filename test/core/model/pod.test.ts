@@ -26,7 +26,7 @@ describe('podFromKube requests', () => {
   });
 
   it('should size the pod for its largest init container when that is bigger than the containers', () => {
-    // Prepare: an init container asks 2 CPU and the main container 1 → sized for 2 (reference §7 example 8)
+    // Prepare: an init container asks 2 CPU and the main container 1 → sized for 2 (docs/karpenter-reference.md §7 example 8)
     const spec = { initContainers: [c('init', { cpu: '2' })], containers: [c('main', { cpu: '1', memory: '1Gi' })] };
 
     // Act

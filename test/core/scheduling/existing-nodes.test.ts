@@ -1,5 +1,5 @@
 /**
- * Existing nodes and in-flight claims as the first targets (reference §2.3 "add targets"): they fill before
+ * Existing nodes and in-flight claims as the first targets (docs/karpenter-reference.md §2.3 "add targets"): they fill before
  * any new claim, initialized ones first; nodes going away never take pods; in-flight nodes keep room for
  * the DaemonSet pods that will land on them.
  */
@@ -13,7 +13,7 @@ const types = fakeInstanceTypes();
 const def = types.find((t) => t.name === 'default-instance-type')!; // 4 CPU, 4Gi, 5 pods
 const placedOn = (p: Plan, node: string) => p.existingPlacements.find((e) => e.node === node)?.pods.map((x) => x.name) ?? [];
 
-describe('existing nodes (reference §2.3)', () => {
+describe('existing nodes (docs/karpenter-reference.md §2.3)', () => {
   it('should fill an existing node before opening a claim', () => {
     // Prepare: the node has 4 CPU, 3 of them free.
     const node = existingNode('node-a', { type: def, zone: 'test-zone-1', pool: 'default', pods: [pod({ name: 'running', cpu: '1' })] });

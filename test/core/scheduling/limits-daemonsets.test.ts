@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { daemonSet, existingNode, fakeInstanceTypes, nodePool, pod, pods } from '../../fixtures/builders';
 import { cheapestType, plan, scheduledCount } from './helpers';
 
-describe('limits and DaemonSets (reference §7, 23–27)', () => {
+describe('limits and DaemonSets (docs/karpenter-reference.md §7, 23–27)', () => {
   it('should not schedule when existing capacity already exceeds the limit', () => {
     const big = fakeInstanceTypes()[2]; // 16 CPU
     const existing = Array.from({ length: 7 }, (_, i) => existingNode(`n${i}`, { type: big, zone: 'test-zone-1', pool: 'default', pods: [pod({ cpu: '15' })] }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { existingNode, fakeInstanceTypes, nodePool, pod, pods } from '../../fixtures/builders';
 import { cheapestType, plan, scheduledCount } from './helpers';
 
-describe('packing (reference §7, 1–11)', () => {
+describe('packing (docs/karpenter-reference.md §7, 1–11)', () => {
   it('should not schedule a pod asking for more than any instance type has', () => {
     // Prepare
     const huge = [pod({ cpu: '512' }), pod({ memory: '2Ti' })];

@@ -1,5 +1,5 @@
 /**
- * Preferences and their relaxation (reference §2.5): a preference is treated as required until the pod
+ * Preferences and their relaxation (docs/karpenter-reference.md §2.5): a preference is treated as required until the pod
  * fails; then one is dropped at a time in Karpenter's order — required node-affinity terms beyond the
  * first, preferred pod affinity, preferred pod anti-affinity, preferred node affinity, ScheduleAnyway
  * spread, and finally PreferNoSchedule taints are tolerated.
@@ -27,7 +27,7 @@ function zoneOf(result: Plan, name: string): string | null | undefined {
   return result.existingPlacements.some((e) => e.pods.some((p) => p.name === name)) ? 'existing' : undefined;
 }
 
-describe('relaxing preferences (reference §2.5)', () => {
+describe('relaxing preferences (docs/karpenter-reference.md §2.5)', () => {
   it('should drop preferred pod affinity before preferred node affinity', () => {
     // Prepare: affinity to the db pod means zone-1, the node preference says zone-2; both cannot hold.
     const affinity: Affinity = {

@@ -6,7 +6,7 @@ import { plan } from './helpers';
 const zoneTerm = (zone: string): NodeSelectorTerm => ({ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: [zone] }] });
 const zoneOf = (p: ReturnType<typeof plan>) => p.nodeClaims[0]?.zone;
 
-describe('requirements and preferences (reference §7, 12–22)', () => {
+describe('requirements and preferences (docs/karpenter-reference.md §7, 12–22)', () => {
   it('should schedule only pods selecting the pool label value', () => {
     const pools = [nodePool({ labels: { team: 'a' } })];
     expect(plan({ pods: [pod({ nodeSelector: { team: 'b' } })], pools }).unschedulable).toHaveLength(1);

@@ -14,7 +14,7 @@ const zoneCounts = (p: ReturnType<typeof plan>) => {
   return out;
 };
 
-describe('topology (reference §2.6)', () => {
+describe('topology (docs/karpenter-reference.md §2.6)', () => {
   it('should spread pods evenly across the three zones', () => {
     const result = plan({ pods: pods(9, { cpu: '100m', labels: { app: 'web' }, spread: [spread(ZONE)] }) });
     expect(zoneCounts(result)).toEqual({ 'test-zone-1': 3, 'test-zone-2': 3, 'test-zone-3': 3 });
@@ -87,7 +87,7 @@ describe('topology (reference §2.6)', () => {
   });
 });
 
-describe('volume topology (reference §2.6)', () => {
+describe('volume topology (docs/karpenter-reference.md §2.6)', () => {
   it('should pin a pod to the zone of its bound volume', () => {
     const result = plan({
       pods: [pod({ claims: ['data'] })],

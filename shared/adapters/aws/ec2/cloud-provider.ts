@@ -22,7 +22,7 @@ import { resolveSecurityGroups, resolveSubnets, subnetPerZone } from './selector
 import { clusterTagKey, isOwnedByCluster, launchTags } from './tags';
 import { renderUserData } from './user-data';
 
-/** ICE marks live 3 minutes (reference §3.4). */
+/** ICE marks live 3 minutes (docs/karpenter-reference.md §3.4). */
 export const ICE_TTL_SECONDS = 180;
 
 export interface Ec2CloudProviderDeps {
@@ -291,7 +291,7 @@ export class Ec2CloudProvider implements CloudProvider {
     ]);
   }
 
-  /** AMI, subnet or security-group drift of the claim's instance against the node class as resolved now (reference §6.7). */
+  /** AMI, subnet or security-group drift of the claim's instance against the node class as resolved now (docs/karpenter-reference.md §6.7). */
   async isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined> {
     if (!claim.status.providerID) return undefined;
     const [instance, resolved] = await Promise.all([this.get(claim.status.providerID), this.resolver.resolve(nodeClass)]);

@@ -51,7 +51,7 @@ function exoticRequested(req: LaunchRequest): boolean {
 }
 
 /**
- * Which (type × zonal subnet) overrides to send, cheapest first (reference §2.8): compatible and available
+ * Which (type × zonal subnet) overrides to send, cheapest first (docs/karpenter-reference.md §2.8): compatible and available
  * offerings only; exotic types dropped unless requested or nothing else is left; spot preferred when the
  * claim allows it and it is offered; spot offerings dearer than the cheapest on-demand dropped; at most 60.
  */

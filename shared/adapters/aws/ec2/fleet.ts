@@ -44,7 +44,7 @@ export function createFleetInput(req: LaunchRequest, plan: FleetPlan, templateBy
   };
 }
 
-/** Offerings to mark unavailable for the ICE-coded errors of a CreateFleet answer (reference §3.4). */
+/** Offerings to mark unavailable for the ICE-coded errors of a CreateFleet answer (docs/karpenter-reference.md §3.4). */
 export function iceOfferings(errors: CreateFleetError[], plan: FleetPlan): { offering: OfferingKey; reason: string }[] {
   const out = new Map<string, { offering: OfferingKey; reason: string }>();
   const add = (instanceType: string, zone: string, capacityType: CapacityTypeValue, reason: string) =>

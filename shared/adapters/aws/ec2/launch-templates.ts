@@ -20,7 +20,7 @@ export interface LaunchTemplateInput {
   tags: Record<string, string>;
 }
 
-/** Karpenter's defaults when the node class lists no block devices (reference §1.2). */
+/** Karpenter's defaults when the node class lists no block devices (docs/karpenter-reference.md §1.2). */
 export function defaultBlockDevices(nodeClass: EC2NodeClass): BlockDeviceMapping[] {
   const gp3 = (gib: number) => ({ volumeSize: gib * GiB, volumeType: 'gp3', encrypted: true, deleteOnTermination: true });
   if (nodeClass.amiFamily === 'Bottlerocket') {

@@ -22,7 +22,7 @@ export function isOwnedByCluster(tags: Record<string, string>, clusterName: stri
   return tags[clusterTagKey(clusterName)] === 'owned' && typeof tags[Tag.nodePool] === 'string' && tags[Tag.nodePool] !== '';
 }
 
-/** Tags written on instance, volume and fleet by CreateFleet (reference §1.4). Ours win over the node class's. */
+/** Tags written on instance, volume and fleet by CreateFleet (docs/karpenter-reference.md §1.4). Ours win over the node class's. */
 export function launchTags(opts: { clusterName: string; nodeClassTags: Record<string, string>; nodePool: string; nodeClass: string; nodeClaim: string }): Record<string, string> {
   return {
     ...opts.nodeClassTags,

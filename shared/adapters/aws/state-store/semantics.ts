@@ -12,7 +12,7 @@ export class StateStoreInputInvalidError extends Error {
   override readonly name = 'StateStoreInputInvalidError' as const;
 }
 
-/** `capacityType:instanceType:zone`, Karpenter's ICE cache key (reference §3.4). */
+/** `capacityType:instanceType:zone`, Karpenter's ICE cache key (docs/karpenter-reference.md §3.4). */
 export function offeringKey(o: OfferingKey): string {
   return `${o.capacityType}:${o.instanceType}:${o.zone}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Older Karpenter APIs → v1 JSON (reference §1.3): karpenter.sh/v1alpha5 Provisioner and
+ * Older Karpenter APIs → v1 JSON (docs/karpenter-reference.md §1.3): karpenter.sh/v1alpha5 Provisioner and
  * karpenter.k8s.aws/v1alpha1 AWSNodeTemplate. The output is plain v1 JSON that then goes through the same
  * validation as a hand-written v1 object.
  */

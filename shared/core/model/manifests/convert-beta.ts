@@ -1,4 +1,4 @@
-/** karpenter.sh/v1beta1 NodePool and karpenter.k8s.aws/v1beta1 EC2NodeClass → v1 JSON (reference §1.3). */
+/** karpenter.sh/v1beta1 NodePool and karpenter.k8s.aws/v1beta1 EC2NodeClass → v1 JSON (docs/karpenter-reference.md §1.3). */
 import { fail, obj, str, type Json, type ManifestContext } from './context';
 import { UNDERUTILIZED_CONSOLIDATE_AFTER, type ConvertedProvisioner, type Converted } from './convert-alpha';
 

@@ -1,4 +1,4 @@
-/** Label key / value rules for NodePool templates and requirements (reference §1.1). */
+/** Label key / value rules for NodePool templates and requirements (docs/karpenter-reference.md §1.1). */
 import { RestrictedLabelDomains, RestrictedLabels, WellKnownLabels } from '../labels';
 
 const NAME_RE = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -27,7 +27,7 @@ export function labelValueProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** AWS well-known keys that labels.ts does not list (reference §1.4: capacity-reservation-*). */
+/** AWS well-known keys that labels.ts does not list (docs/karpenter-reference.md §1.4: capacity-reservation-*). */
 const EXTRA_WELL_KNOWN = new Set([
   'karpenter.k8s.aws/capacity-reservation-id', 'karpenter.k8s.aws/capacity-reservation-type',
   'karpenter.k8s.aws/capacity-reservation-interruptible', 'karpenter.k8s.aws/instance-capability-flex',

@@ -1,4 +1,4 @@
-/** karpenter.k8s.aws/v1 EC2NodeClass: zod validation (reference §1.2) and mapping to EC2NodeClass. */
+/** karpenter.k8s.aws/v1 EC2NodeClass: zod validation (docs/karpenter-reference.md §1.2) and mapping to EC2NodeClass. */
 import { z } from 'zod';
 import type { AmiFamily, EC2NodeClass } from '../karpenter';
 import { nodeClassHash } from '../hash';

@@ -1,4 +1,4 @@
-/** karpenter.sh/v1 NodePool: zod validation (reference §1.1) and mapping to the normalized NodePool. */
+/** karpenter.sh/v1 NodePool: zod validation (docs/karpenter-reference.md §1.1) and mapping to the normalized NodePool. */
 import { z } from 'zod';
 import { parseDuration, parseDurationOrNever } from '../duration';
 import { RebalancePolicies, type NodePool, type RebalancePolicy } from '../karpenter';
