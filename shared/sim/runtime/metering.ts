@@ -1,8 +1,7 @@
 /**
- * The controller's own AWS bill for a simulated run (`controller` in `simulate -o json`): what nodewright's
- * functions, state machines, queue, table, metrics and logs would be billed for the run, extrapolated from the
- * run's duration to 30 days and priced with shared/sim/runtime/prices.ts. docs/controller-cost.md explains
- * every figure and assumption.
+ * Metering for the controller's own AWS bill (bill.ts turns it into `controller` in `simulate -o json`): what
+ * nodewright's functions, state machines, queue, table, metrics and logs use in a simulated run.
+ * docs/controller-cost.md explains every figure and assumption.
  *
  * Metering is per function key and generic: every invocation that goes through the production binding's
  * `invoke` (schedules, the queue, Step Functions Tasks, or a function invoking another) is metered, so a
@@ -12,12 +11,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
-import { readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parse } from 'yaml';
 import type { VirtualClock } from '../clock';
-import { FUNCTIONS_DIR, REPO_ROOT, type DeployedFunction } from './functions';
-import { MONTH_SECONDS, PRICES } from './prices';
 
 /** What virtual time does not see, added to each invocation's virtual duration (docs/controller-cost.md). */
 export const BILLING_ASSUMPTIONS = {
@@ -45,34 +39,6 @@ export const BILLING_ASSUMPTIONS = {
   /** Powertools envelope keys of a log line (timestamp, service, cold_start, function_arn, _name, _memory_size, _request_id). */
   logEnvelopeBytes: 320,
 } as const;
-
-export interface FunctionSizing {
-  memoryMB: number;
-  architecture: 'arm64' | 'x86_64';
-}
-
-/** memorySize and architecture of every function, as serverless.yml deploys them (provider defaults, then the function's own). */
-export function functionSizing(functionsDir = FUNCTIONS_DIR, serverlessFile = resolve(REPO_ROOT, 'serverless.yml')): (key: string) => FunctionSizing {
-  let provider: { memorySize?: number; architecture?: string } = {};
-  try {
-    provider = ((parse(readFileSync(serverlessFile, 'utf8')) as { provider?: typeof provider } | null)?.provider) ?? {};
-  } catch {
-    provider = {};
-  }
-  const defaults: FunctionSizing = { memoryMB: Number(provider.memorySize ?? 1024), architecture: provider.architecture === 'arm64' ? 'arm64' : 'x86_64' };
-  const own = new Map<string, { memorySize?: number; architecture?: string }>();
-  for (const file of readdirSync(functionsDir).filter((f) => f.endsWith('.yml'))) {
-    const doc = parse(readFileSync(resolve(functionsDir, file), 'utf8')) as Record<string, { memorySize?: number; architecture?: string }> | null;
-    for (const [key, fn] of Object.entries(doc ?? {})) own.set(key, fn ?? {});
-  }
-  return (key) => {
-    const fn = own.get(key) ?? {};
-    return {
-      memoryMB: Number(fn.memorySize ?? defaults.memoryMB),
-      architecture: fn.architecture === undefined ? defaults.architecture : fn.architecture === 'arm64' ? 'arm64' : 'x86_64',
-    };
-  };
-}
 
 export interface FunctionUsage {
   invocations: number;
@@ -307,93 +273,4 @@ export class Meter {
   stop(): void {
     for (const s of this.stops.splice(0)) s();
   }
-}
-
-/** States entered plus retries of one execution, from aws-local-stepfunctions' event log, reported as they come. */
-export async function countTransitions(events: AsyncIterable<{ type: string }>, onCount: (n: number) => void): Promise<void> {
-  let n = 0;
-  for await (const e of events) {
-    if (e.type === 'StateEntered' || e.type === 'StateRetried') onCount(++n);
-  }
-}
-
-export interface ControllerBill {
-  /** The run's simulated seconds the figures were counted over. */
-  periodSeconds: number;
-  lambda: {
-    invocations: number;
-    coldStarts: number;
-    gbSeconds: number;
-    functions: Record<string, { invocations: number; coldStarts: number; memoryMB: number; architecture: string; virtualSeconds: number; billedSeconds: number; gbSeconds: number; kubeRequests: number; slowAwsCalls: number }>;
-  };
-  stepFunctions: { executions: number; stateTransitions: number };
-  sqs: { sends: number; receives: number; deletes: number; idleReceives: number; requests: number };
-  dynamodb: { readRequestUnits: number; writeRequestUnits: number };
-  cloudWatch: { customMetrics: number; metrics: string[]; logBytes: number };
-  scheduler: { invocations: number };
-  /** Each quantity × (30 days / periodSeconds) × its price; custom metrics are per month already. */
-  usdPerMonth: { lambdaRequests: number; lambdaCompute: number; stepFunctions: number; sqs: number; dynamodb: number; customMetrics: number; logs: number; scheduler: number; total: number };
-}
-
-export interface BillInputs {
-  meter: Meter;
-  periodSeconds: number;
-  functions: DeployedFunction[];
-  executions: { transitions?: number; startedMs?: number }[];
-  /** Transitions made before the metered period (settings.meterFrom), and its start (ms). */
-  baseline?: { transitions: number; startMs: number };
-  queue: { sends: number; receives: number; deletes: number };
-  sizing?: (key: string) => FunctionSizing;
-}
-
-const r2 = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-export function controllerBill(inputs: BillInputs): ControllerBill {
-  const { meter, periodSeconds } = inputs;
-  const sizing = inputs.sizing ?? functionSizing();
-  const scale = periodSeconds > 0 ? MONTH_SECONDS / periodSeconds : 0;
-  const functions: ControllerBill['lambda']['functions'] = {};
-  let gbSeconds = 0;
-  let computeUsd = 0;
-  for (const key of [...meter.functions.keys()].sort()) {
-    const u = meter.functions.get(key) as FunctionUsage;
-    const s = sizing(key);
-    const gbs = (s.memoryMB / 1024) * (u.billedMs / 1000);
-    gbSeconds += gbs;
-    computeUsd += gbs * PRICES.lambdaGbSecond[s.architecture];
-    functions[key] = {
-      invocations: u.invocations, coldStarts: u.coldStarts, memoryMB: s.memoryMB, architecture: s.architecture,
-      virtualSeconds: r2(u.virtualMs / 1000, 3), billedSeconds: r2(u.billedMs / 1000, 3), gbSeconds: r2(gbs, 3), kubeRequests: u.kubeRequests, slowAwsCalls: u.slowAwsCalls,
-    };
-  }
-  const invocations = Object.values(functions).reduce((s, f) => s + f.invocations, 0);
-  const coldStarts = Object.values(functions).reduce((s, f) => s + f.coldStarts, 0);
-  const transitions = inputs.executions.reduce((s, e) => s + (e.transitions ?? 0), 0) - (inputs.baseline?.transitions ?? 0);
-  const executions = inputs.baseline ? inputs.executions.filter((e) => (e.startedMs ?? 0) >= inputs.baseline!.startMs).length : inputs.executions.length;
-  const a = BILLING_ASSUMPTIONS;
-  const idleReceives = inputs.functions.some((f) => f.sqs) ? Math.floor((periodSeconds / a.sqsLongPollSeconds) * a.sqsPollers) : 0;
-  const sqsRequests = inputs.queue.sends + inputs.queue.receives + inputs.queue.deletes + idleReceives;
-  const scheduled = inputs.functions.reduce((s, f) => s + f.schedules.reduce((t, x) => t + Math.floor(periodSeconds / x.everySeconds), 0), 0);
-  const metrics = meter.customMetrics();
-  const usd = {
-    lambdaRequests: invocations * scale * PRICES.lambdaRequest,
-    lambdaCompute: computeUsd * scale,
-    stepFunctions: transitions * scale * PRICES.stepFunctionsTransition,
-    sqs: sqsRequests * scale * PRICES.sqsRequest,
-    dynamodb: (meter.dynamo.readRequestUnits * PRICES.dynamoReadRequestUnit + meter.dynamo.writeRequestUnits * PRICES.dynamoWriteRequestUnit) * scale,
-    customMetrics: metrics.length * PRICES.cloudWatchMetricMonth,
-    logs: (meter.logBytes / 1e9) * scale * PRICES.cloudWatchLogsIngestedGb,
-    scheduler: scheduled * scale * PRICES.schedulerInvocation,
-  };
-  const total = Object.values(usd).reduce((s, x) => s + x, 0);
-  return {
-    periodSeconds,
-    lambda: { invocations, coldStarts, gbSeconds: r2(gbSeconds, 3), functions },
-    stepFunctions: { executions, stateTransitions: transitions },
-    sqs: { ...inputs.queue, idleReceives, requests: sqsRequests },
-    dynamodb: { readRequestUnits: r2(meter.dynamo.readRequestUnits, 1), writeRequestUnits: meter.dynamo.writeRequestUnits },
-    cloudWatch: { customMetrics: metrics.length, metrics, logBytes: meter.logBytes },
-    scheduler: { invocations: scheduled },
-    usdPerMonth: { ...(Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, r2(v, 2)])) as Omit<ControllerBill['usdPerMonth'], 'total'>), total: r2(total, 2) },
-  };
 }

@@ -10,7 +10,7 @@ import type { WorkflowName } from '../../core/ports';
 import type { VirtualClock } from '../clock';
 import { loadDefinition, statesOfType, taskBindings, retryDelaySeconds, type AslDefinition, type AslState } from '../sfn/definitions';
 import type { ExecutionStarter } from '../aws/services';
-import { countTransitions } from './metering';
+import { countTransitions } from './bill';
 
 export interface ExecutionRecord {
   machine: WorkflowName;

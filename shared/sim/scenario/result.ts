@@ -1,5 +1,5 @@
 /** What a simulation run reports (the JSON of `nodewright simulate -o json`). Times are simulated seconds. */
-import type { ControllerBill } from '../runtime/metering';
+import type { ControllerBill } from '../runtime/bill';
 
 export interface SimulatedNode {
   name: string;

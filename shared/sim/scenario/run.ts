@@ -4,7 +4,7 @@
  */
 import { settle } from '../clock';
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
-import { controllerBill } from '../runtime/metering';
+import { controllerBill } from '../runtime/bill';
 import type { CapturedLog } from '../runtime/production';
 import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './events';
 import { parseObjects } from './schema';

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { settle, VirtualClock } from '../../../shared/sim/clock';
 import { DynamoTable } from '../../../shared/sim/aws/dynamo-table';
-import { BILLING_ASSUMPTIONS, controllerBill, dynamoItemBytes, functionSizing, Meter } from '../../../shared/sim/runtime/metering';
+import { controllerBill, functionSizing } from '../../../shared/sim/runtime/bill';
+import { BILLING_ASSUMPTIONS, dynamoItemBytes, Meter } from '../../../shared/sim/runtime/metering';
 import { deployedFunctions } from '../../../shared/sim/runtime/functions';
 
 async function runUntil(clock: VirtualClock, untilMs: number): Promise<void> {
