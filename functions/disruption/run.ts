@@ -116,6 +116,22 @@ async function stillValid(s: PassState, cmd: Command, audit: AuditRecord[]): Pro
   return false;
 }
 
+const UNCONSOLIDATABLE_EVENTS_LEASE = 'disruption-unconsolidatable-events';
+
+/**
+ * Unconsolidatable events at most every 15 minutes across invocations, as Karpenter's recorder emits them from its
+ * one long-lived pod. An event recorder's dedupe lives in one Lambda container, and a new container would write one
+ * event per node per pass (three API requests each once the Event exists): a lease with no release is the clock.
+ */
+async function unconsolidatableDue(s: PassState, audit: Parameters<typeof unconsolidatableEvents>[0]): Promise<ReturnType<typeof unconsolidatableEvents>> {
+  const events = unconsolidatableEvents(audit);
+  if (events.length === 0) return [];
+  const due = await s.deps.store.acquireLease(UNCONSOLIDATABLE_EVENTS_LEASE, s.options.holder, UNCONSOLIDATABLE_EVENTS_SECONDS).catch(() => false);
+  return due ? events : [];
+}
+
+const UNCONSOLIDATABLE_EVENTS_SECONDS = 900;
+
 /** One pass: its audit records, whether it chose anything (then they are written at once), and whether to stop. */
 async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditRecord[]; eventful: boolean; acted: boolean }> {
   const input = await disruptionInput(s, await s.deps.cluster.snapshot());
@@ -127,7 +143,7 @@ async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditR
   let acted = false;
   // kubectl describe node / nodeclaim: what keeps a node from being disrupted (a PDB, do-not-disrupt), and why
   // consolidation cannot do better for it.
-  await recordEvents(s.deps, [...blockedEvents(decision.audit), ...unconsolidatableEvents(decision.audit), ...budgetBlockedEvents(decision.blockedBudgets)]);
+  await recordEvents(s.deps, [...blockedEvents(decision.audit), ...(await unconsolidatableDue(s, decision.audit)), ...budgetBlockedEvents(decision.blockedBudgets)]);
   const context = { nodePools: input.snapshot.nodePools, nodeClasses: input.snapshot.nodeClasses };
   // Expiration is forceful: started at once, no validation wait, no budget.
   for (const cmd of decision.expirations) {

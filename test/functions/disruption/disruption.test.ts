@@ -55,6 +55,28 @@ describe('disruption function', () => {
     expect(audit.find((r) => r.action === 'abandoned')).toMatchObject({ nodeClaims: ['claim-ip-10-0-1-1'] });
   });
 
+  it('should write Unconsolidatable events at most every 15 minutes across invocations, as from one long-lived recorder', async () => {
+    // Prepare: one busy node nothing cheaper can hold.
+    const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: 30 });
+    const busy = managed('ip-10-0-1-2', { pool: p, type: c6g.xlarge, lastPodEventTime: NOW_S - 600 });
+    const w = world({ pools: [p], nodes: [busy], pods: [bound(busy, { name: 'web-1', cpu: '3' })] });
+    const unconsolidatable = () => w.cluster.events.filter((e) => e.includes(' Unconsolidatable: ')).length;
+
+    // Act: two invocations (two Lambda containers) a minute apart, then one 16 minutes later.
+    await createHandler(w, { ...fast, budgetMs: 1 })({ reconcile: true }, context('req-1'));
+    const first = unconsolidatable();
+    w.clock.advance(60_000);
+    await createHandler(w, { ...fast, budgetMs: 1 })({ reconcile: true }, context('req-2'));
+    const second = unconsolidatable();
+    w.clock.advance(16 * 60_000);
+    await createHandler(w, { ...fast, budgetMs: 1 })({ reconcile: true }, context('req-3'));
+
+    // Assess: on the Node and its NodeClaim, once, then again after 15 minutes.
+    expect(first).toBe(2);
+    expect(second).toBe(2);
+    expect(unconsolidatable()).toBe(4);
+  });
+
   it('should do nothing while another invocation holds the lease', async () => {
     // Prepare
     const { w } = emptyNode();
