@@ -17,8 +17,7 @@ import { config } from './config';
 import { KubeClusterClient } from './kubernetes/cluster-client';
 import { KubeClusterWatch } from './kubernetes/watch';
 import { karpenterMetrics, lifecycleLogger } from './lambda/handler';
-import { EmfMetricsRecorder, teeMetrics } from './metrics/emf';
-import type { MetricsRecorder } from '../core/ports';
+import { composeMetrics } from './metrics/emf';
 import { dependencyOverrides } from './overrides';
 
 /** Lambda Invoke waits for the provisioner or disruption round: their timeout is 90 s (infra/functions). */
@@ -36,11 +35,13 @@ async function build(): Promise<ControllerDependencies> {
   const clock = overrides.clock ?? systemClock;
   const { kc } = await clusterAccess(cfg.clusterName, cfg.region, clock);
   // The controller runs ~14 minutes: its EMF documents go out every minute, not only at the end.
-  const emf = cfg.karpenterMetrics === 'cloudwatch' ? new EmfMetricsRecorder(karpenterMetrics, { everyMs: 60_000, now: () => clock.now() }) : undefined;
-  const recorders = [emf, overrides.metrics].filter((r): r is MetricsRecorder => r !== undefined);
+  const { metrics, flush } = composeMetrics({
+    ...(cfg.karpenterMetrics === 'cloudwatch' ? { cloudwatch: karpenterMetrics } : {}), ...(overrides.metrics ? { extra: overrides.metrics } : {}),
+    autoFlush: { everyMs: 60_000, now: () => clock.now() },
+  });
   return {
-    ...(recorders.length ? { metrics: recorders.length === 1 ? recorders[0] : teeMetrics(...recorders) } : {}),
-    flushMetrics: () => emf?.flush(),
+    metrics,
+    flushMetrics: flush,
     cluster: new KubeClusterClient(kc, { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) }),
     workflows: new SfnWorkflowStarter({ sfn: new SFNClient(awsClientConfig(cfg.region)), stateMachineArns: cfg.stateMachineArns }),
     watch: new KubeClusterWatch(kc, { sleep: (ms, signal) => clock.sleep(ms, signal) }),

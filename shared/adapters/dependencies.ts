@@ -12,7 +12,6 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadCatalog } from '../catalog';
 import type { LifecycleDeps, Planner } from '../core/lifecycle';
-import type { MetricsRecorder } from '../core/ports';
 import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../core/provisioning/from-snapshot';
 import { solveCheapest } from '../core/scheduling/optimize/repack';
 import { awsClientConfig } from './aws/client-config';
@@ -28,7 +27,7 @@ import { clusterAccess } from './cluster-access';
 import { KubeClusterClient } from './kubernetes';
 import { setDependencyOverrides, type DependencyOverrides } from './overrides';
 import { karpenterMetrics, lifecycleLogger, logger } from './lambda/handler';
-import { EmfMetricsRecorder, teeMetrics } from './metrics/emf';
+import { composeMetrics } from './metrics/emf';
 
 export interface Dependencies extends LifecycleDeps {
   config: Config;
@@ -77,10 +76,10 @@ export async function buildDependencies(cfg: Config, overrides: DependencyOverri
   const prices = new PriceListRefresher({ pricing: new PricingClient(awsClientConfig(priceListEndpointRegion(region))), region, store, now: () => clock.now() });
   const launchTemplates = { collect: (live: ReadonlySet<string>) => cloud.collectLaunchTemplates(live) };
   // Karpenter's metrics go to CloudWatch only when asked for (each series is a billed custom metric).
-  const emf = cfg.karpenterMetrics === 'cloudwatch' ? new EmfMetricsRecorder(karpenterMetrics) : undefined;
-  const recorders = [emf, overrides.metrics].filter((r): r is MetricsRecorder => r !== undefined);
-  const metrics = recorders.length === 1 ? recorders[0] : teeMetrics(...recorders);
-  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), metrics, flushMetrics: () => emf?.flush(), planner, prices, instanceProfiles, launchTemplates };
+  const { metrics, flush: flushMetrics } = composeMetrics({
+    ...(cfg.karpenterMetrics === 'cloudwatch' ? { cloudwatch: karpenterMetrics } : {}), ...(overrides.metrics ? { extra: overrides.metrics } : {}),
+  });
+  return { config: cfg, cluster, cloud, workflows, store, clock, log: lifecycleLogger(), metrics, flushMetrics, planner, prices, instanceProfiles, launchTemplates };
 }
 
 const built = new Map<string, Promise<Dependencies>>();

@@ -98,7 +98,9 @@ export class EmfMetricsRecorder implements MetricsRecorder {
     const groups = new Map<string, Series[]>();
     for (const s of this.series.values()) {
       const key = JSON.stringify(s.dims);
-      groups.set(key, [...(groups.get(key) ?? []), s]);
+      const group = groups.get(key);
+      if (group) group.push(s);
+      else groups.set(key, [s]);
     }
     this.series.clear();
     for (const group of groups.values()) {
@@ -132,4 +134,14 @@ export function teeMetrics(...recorders: MetricsRecorder[]): MetricsRecorder {
     observe: (name, labels, value) => recorders.forEach((r) => r.observe(name, labels, value)),
     time: (name, labels, work) => timed(work, (seconds) => recorders.forEach((r) => r.observe(name, labels, seconds))),
   };
+}
+
+/**
+ * What a composition root records into: EMF when the deployment turned Karpenter's metrics on (`metrics`: a
+ * Powertools instance of their own), and `extra` (the simulator's Prometheus registry); `flush` writes the EMF.
+ */
+export function composeMetrics(o: { cloudwatch?: Metrics; extra?: MetricsRecorder; autoFlush?: { everyMs: number; now: () => number } }): { metrics: MetricsRecorder; flush(): void } {
+  const emf = o.cloudwatch ? new EmfMetricsRecorder(o.cloudwatch, o.autoFlush) : undefined;
+  const recorders = [emf, o.extra].filter((r): r is MetricsRecorder => r !== undefined);
+  return { metrics: recorders.length === 1 ? recorders[0] : teeMetrics(...recorders), flush: () => emf?.flush() };
 }

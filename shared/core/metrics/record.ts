@@ -26,7 +26,10 @@ export function recordClusterState(metrics: MetricsRecorder, snapshot: ClusterSn
   const requests: GaugeSample[] = [];
   const podsOn = new Map<string, Pod[]>();
   for (const p of snapshot.pods) {
-    if (p.nodeName && podCounts(p)) podsOn.set(p.nodeName, [...(podsOn.get(p.nodeName) ?? []), p]);
+    if (!p.nodeName || !podCounts(p)) continue;
+    const on = podsOn.get(p.nodeName);
+    if (on) on.push(p);
+    else podsOn.set(p.nodeName, [p]);
   }
   for (const n of snapshot.nodes) {
     const nodepool = n.labels[Label.nodePool];
