@@ -1,6 +1,13 @@
-/** The client-node API objects the cluster client uses, and the Karpenter custom resource coordinates. */
-import { withRetries, type RetryOptions } from './retry';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, PolicyV1Api, SchedulingV1Api, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
+/**
+ * The Kubernetes API calls the adapters make, named as client-node's generated methods are (so the RBAC test
+ * and the retry errors name them the same way), each a plain-JSON request (./rest.ts) retried on 429/5xx and
+ * connection errors (./retry.ts). Every answer is the API server's JSON, as the core's from-kube mappers read it.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { httpCode, kubeRequest, type Method, type Query } from './rest';
+
+export { httpCode };
+import { retrying, type RetryOptions } from './retry';
 
 export const KarpenterResources = {
   nodePools: { group: 'karpenter.sh', version: 'v1', plural: 'nodepools' },
@@ -8,32 +15,57 @@ export const KarpenterResources = {
   nodeClasses: { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses' },
 } as const;
 
-export interface KubeApis {
-  core: CoreV1Api;
-  apps: AppsV1Api;
-  policy: PolicyV1Api;
-  storage: StorageV1Api;
-  scheduling: SchedulingV1Api;
-  custom: CustomObjectsApi;
-}
+type Json = Record<string, unknown>;
+/** A list answer: `items` and `metadata.continue` for the next page. */
+export interface KubeList { items: Json[]; metadata?: { continue?: string } }
+type Paging = { _continue?: string | undefined; limit?: number };
+type Named = { name: string };
+type InNamespace = { name: string; namespace: string };
+type CustomResource = { group: string; version: string; plural: string };
 
-/** The API clients, every call retried on 429/5xx/connection errors (./retry.ts). */
-export function makeApis(kc: KubeConfig, retry: RetryOptions = {}): KubeApis {
+const seg = encodeURIComponent;
+const paging = (p: Paging = {}, extra: Query = {}): Query => ({ ...extra, limit: p.limit, continue: p._continue });
+const customPath = (r: CustomResource, name?: string) => `/apis/${r.group}/${r.version}/${r.plural}${name !== undefined ? `/${seg(name)}` : ''}`;
+
+export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
+  const call = <T>(what: string, method: Method, path: string, query?: Query, body?: unknown) =>
+    retrying(what, () => kubeRequest<T>(kc, method, path, { ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}) }), retry);
+  const list = (what: string, path: string, p?: Paging, extra?: Query) => call<KubeList>(what, 'GET', path, paging(p, extra));
   return {
-    core: withRetries(kc.makeApiClient(CoreV1Api), 'core', retry),
-    apps: withRetries(kc.makeApiClient(AppsV1Api), 'apps', retry),
-    policy: withRetries(kc.makeApiClient(PolicyV1Api), 'policy', retry),
-    storage: withRetries(kc.makeApiClient(StorageV1Api), 'storage', retry),
-    scheduling: withRetries(kc.makeApiClient(SchedulingV1Api), 'scheduling', retry),
-    custom: withRetries(kc.makeApiClient(CustomObjectsApi), 'custom', retry),
+    core: {
+      readNode: (a: Named) => call<Json>('core.readNode', 'GET', `/api/v1/nodes/${seg(a.name)}`),
+      listNode: (p?: Paging) => list('core.listNode', '/api/v1/nodes', p),
+      patchNode: (a: Named & { body: Json }) => call<Json>('core.patchNode', 'PATCH', `/api/v1/nodes/${seg(a.name)}`, undefined, a.body),
+      deleteNode: (a: Named) => call<Json>('core.deleteNode', 'DELETE', `/api/v1/nodes/${seg(a.name)}`),
+      listPodForAllNamespaces: (p: Paging & { fieldSelector?: string }) => list('core.listPodForAllNamespaces', '/api/v1/pods', p, { fieldSelector: p.fieldSelector }),
+      deleteNamespacedPod: (a: InNamespace & { gracePeriodSeconds?: number }) =>
+        call<Json>('core.deleteNamespacedPod', 'DELETE', `/api/v1/namespaces/${seg(a.namespace)}/pods/${seg(a.name)}`, { gracePeriodSeconds: a.gracePeriodSeconds }),
+      createNamespacedPodEviction: (a: InNamespace & { body: Json }) =>
+        call<Json>('core.createNamespacedPodEviction', 'POST', `/api/v1/namespaces/${seg(a.namespace)}/pods/${seg(a.name)}/eviction`, undefined, a.body),
+      createNamespacedEvent: (a: { namespace: string; body: Json }) => call<Json>('core.createNamespacedEvent', 'POST', `/api/v1/namespaces/${seg(a.namespace)}/events`, undefined, a.body),
+      readNamespacedEvent: (a: InNamespace) => call<Json>('core.readNamespacedEvent', 'GET', `/api/v1/namespaces/${seg(a.namespace)}/events/${seg(a.name)}`),
+      patchNamespacedEvent: (a: InNamespace & { body: Json }) =>
+        call<Json>('core.patchNamespacedEvent', 'PATCH', `/api/v1/namespaces/${seg(a.namespace)}/events/${seg(a.name)}`, undefined, a.body),
+      listPersistentVolume: (p?: Paging) => list('core.listPersistentVolume', '/api/v1/persistentvolumes', p),
+      listPersistentVolumeClaimForAllNamespaces: (p?: Paging) => list('core.listPersistentVolumeClaimForAllNamespaces', '/api/v1/persistentvolumeclaims', p),
+    },
+    apps: { listDaemonSetForAllNamespaces: (p?: Paging) => list('apps.listDaemonSetForAllNamespaces', '/apis/apps/v1/daemonsets', p) },
+    policy: { listPodDisruptionBudgetForAllNamespaces: (p?: Paging) => list('policy.listPodDisruptionBudgetForAllNamespaces', '/apis/policy/v1/poddisruptionbudgets', p) },
+    storage: { listStorageClass: (p?: Paging) => list('storage.listStorageClass', '/apis/storage.k8s.io/v1/storageclasses', p) },
+    scheduling: { listPriorityClass: (p?: Paging) => list('scheduling.listPriorityClass', '/apis/scheduling.k8s.io/v1/priorityclasses', p) },
+    custom: {
+      listClusterCustomObject: (r: CustomResource & Paging) => list('custom.listClusterCustomObject', customPath(r), r),
+      getClusterCustomObject: (r: CustomResource & Named) => call<Json>('custom.getClusterCustomObject', 'GET', customPath(r, r.name)),
+      createClusterCustomObject: (r: CustomResource & { body: Json }) => call<Json>('custom.createClusterCustomObject', 'POST', customPath(r), undefined, r.body),
+      patchClusterCustomObject: (r: CustomResource & Named & { body: Json }) => call<Json>('custom.patchClusterCustomObject', 'PATCH', customPath(r, r.name), undefined, r.body),
+      patchClusterCustomObjectStatus: (r: CustomResource & Named & { body: Json }) =>
+        call<Json>('custom.patchClusterCustomObjectStatus', 'PATCH', `${customPath(r, r.name)}/status`, undefined, r.body),
+      deleteClusterCustomObject: (r: CustomResource & Named) => call<Json>('custom.deleteClusterCustomObject', 'DELETE', customPath(r, r.name)),
+    },
   };
 }
 
-/** HTTP status of a failed client-node call (ApiException.code), or undefined for non-HTTP failures. */
-export function httpCode(err: unknown): number | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
+export type KubeApis = ReturnType<typeof makeApis>;
 
 /** Runs `fn`, turning the listed HTTP codes into `fallback`. */
 export async function tolerate<T>(fn: () => Promise<T>, codes: number[], fallback: T): Promise<T> {

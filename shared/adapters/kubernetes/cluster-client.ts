@@ -1,20 +1,17 @@
-/** ClusterClient over @kubernetes/client-node 1.4: reads a snapshot, writes NodeClaims, nodes and evictions idempotently. */
-import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+/** ClusterClient over the API server's JSON (./apis.ts): reads a snapshot, writes NodeClaims, nodes and evictions idempotently. */
+import type { KubeConfig } from '@kubernetes/client-node';
 import { NodeClaimNotFoundError } from '../../core/errors';
 import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
 import type { NodeClaim, NodeClaimCondition } from '../../core/model/karpenter';
 import type { Node, Pod } from '../../core/model/kube';
 import type { ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, NodePatch } from '../../core/ports/cluster-client';
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
-import { toPlain } from './plain';
 import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
 import { mergeClaimStatus, mergeNodeClassStatus, mergeNodePoolStatus, type NodeClaimStatusPatch, type NodeClassStatusPatch, type NodePoolStatusPatch } from './status-patch';
 import { canonicalJson } from '../../core/model/hash';
 import { EventRecorder } from './events';
 
 type Json = Record<string, unknown>;
-
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export interface KubeClusterClientOptions {
   /** Items per list page (default 500, as kubectl). */
@@ -47,20 +44,20 @@ export class KubeClusterClient implements ClusterClient {
 
   async getNode(name: string): Promise<Node | undefined> {
     const n = await tolerate(() => this.apis.core.readNode({ name }), [404], undefined);
-    return n ? nodeFromKube(toPlain(n, 'V1Node')) : undefined;
+    return n ? nodeFromKube(n) : undefined;
   }
 
   async findNodeByProviderID(providerID: string): Promise<Node | undefined> {
     // The API server has no field selector for spec.providerID on nodes: list and match.
     const nodes = await listAll((c, l) => this.apis.core.listNode({ _continue: c, limit: l }), this.pageSize);
-    const hit = nodes.map((n) => toPlain(n, 'V1Node')).find((n) => (n.spec as Json | undefined)?.providerID === providerID);
+    const hit = nodes.find((n) => (n.spec as Json | undefined)?.providerID === providerID);
     return hit ? nodeFromKube(hit) : undefined;
   }
 
   async listPodsOnNode(nodeName: string): Promise<Pod[]> {
     const fieldSelector = `spec.nodeName=${nodeName},${ACTIVE_PODS}`;
     const pods = await listAll((c, l) => this.apis.core.listPodForAllNamespaces({ fieldSelector, _continue: c, limit: l }), this.pageSize);
-    return pods.map((p) => podFromKube(toPlain(p, 'V1Pod')));
+    return pods.map((p) => podFromKube(p));
   }
 
   async getNodeClaim(name: string): Promise<NodeClaim | undefined> {
@@ -73,7 +70,7 @@ export class KubeClusterClient implements ClusterClient {
     const meta = body.metadata as Json;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp']) delete meta[k];
     try {
-      const created = (await this.apis.custom.createClusterCustomObject({ ...KarpenterResources.nodeClaims, body })) as Json;
+      const created = await this.apis.custom.createClusterCustomObject({ ...KarpenterResources.nodeClaims, body });
       const s = claim.status;
       if (s.conditions.length > 0 || s.nodeName || s.providerID || s.imageID || s.capacity || s.allocatable) {
         // The status subresource ignores status on create, as the real API server does.
@@ -114,14 +111,14 @@ export class KubeClusterClient implements ClusterClient {
    */
   private async patchStatus(resource: { group: string; version: string; plural: string }, name: string, merge: (current: Json) => Json, opts: { skipUnchanged: boolean }): Promise<'written' | 'unchanged' | 'gone'> {
     for (let attempt = 1; ; attempt++) {
-      const raw = await tolerate(async () => (await this.apis.custom.getClusterCustomObject({ ...resource, name })) as Json, [404], undefined);
+      const raw = await tolerate(() => this.apis.custom.getClusterCustomObject({ ...resource, name }), [404], undefined);
       if (!raw) return 'gone';
       const current = (raw.status ?? {}) as Json;
       const next = merge(current);
       if (opts.skipUnchanged && canonicalJson(next) === canonicalJson(current)) return 'unchanged';
       const body = { metadata: { resourceVersion: (raw.metadata as Json).resourceVersion }, status: next };
       try {
-        await this.apis.custom.patchClusterCustomObjectStatus({ ...resource, name, body }, mergePatch);
+        await this.apis.custom.patchClusterCustomObjectStatus({ ...resource, name, body });
         return 'written';
       } catch (err) {
         const code = httpCode(err);
@@ -137,7 +134,7 @@ export class KubeClusterClient implements ClusterClient {
     if (patch.annotations) metadata.annotations = patch.annotations;
     if (patch.finalizers) metadata.finalizers = patch.finalizers.length > 0 ? patch.finalizers : null;
     try {
-      await this.apis.custom.patchClusterCustomObject({ ...KarpenterResources.nodeClaims, name, body: { metadata } }, mergePatch);
+      await this.apis.custom.patchClusterCustomObject({ ...KarpenterResources.nodeClaims, name, body: { metadata } });
     } catch (err) {
       if (httpCode(err) !== 404) throw err;
       // Clearing finalizers of a claim that is already gone is the desired end state (a retried call).
@@ -161,7 +158,7 @@ export class KubeClusterClient implements ClusterClient {
     const body: Json = {};
     if (Object.keys(metadata).length > 0) body.metadata = metadata;
     if (Object.keys(spec).length > 0) body.spec = spec;
-    return tolerate(async () => { await this.apis.core.patchNode({ name, body }, mergePatch); return true; }, [404], false);
+    return tolerate(async () => { await this.apis.core.patchNode({ name, body }); return true; }, [404], false);
   }
 
   async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {
@@ -191,7 +188,7 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   private async readClaim(name: string): Promise<Json | undefined> {
-    return tolerate(async () => (await this.apis.custom.getClusterCustomObject({ ...KarpenterResources.nodeClaims, name })) as Json, [404], undefined);
+    return tolerate(() => this.apis.custom.getClusterCustomObject({ ...KarpenterResources.nodeClaims, name }), [404], undefined);
   }
 }
 

@@ -1,9 +1,8 @@
 /**
- * KubeConfig factories for @kubernetes/client-node: one for EKS (endpoint + CA from DescribeCluster, a bearer
+ * KubeConfig factories for @kubernetes/client-node (it authenticates every request: ./rest.ts, ./watch.ts): one for EKS (endpoint + CA from DescribeCluster, a bearer
  * token from a provider asked on every request) and one for a plain server URL (the simulator's fake API server).
  */
 import { KubeConfig, type User } from '@kubernetes/client-node';
-import { abortableRequests } from './request-signal';
 
 type Authenticator = Parameters<KubeConfig['addAuthenticator']>[0];
 
@@ -53,7 +52,7 @@ function reuseAgents(kc: KubeConfig): KubeConfig {
 }
 
 function build(name: string, cluster: { server: string; caData?: string; skipTLSVerify?: boolean }, user: User): KubeConfig {
-  const kc = abortableRequests(reuseAgents(new KubeConfig()));
+  const kc = reuseAgents(new KubeConfig());
   kc.loadFromOptions({
     clusters: [{ name, server: cluster.server, caData: cluster.caData, skipTLSVerify: cluster.skipTLSVerify ?? false }],
     users: [user],
@@ -71,7 +70,7 @@ export function kubeConfigForEks(opts: { endpoint: string; caData: string; token
   if (!/^https:\/\//.test(opts.endpoint)) throw new KubeConfigInvalidError(`kubeConfigForEks: endpoint must be an https:// URL, got ${JSON.stringify(opts.endpoint)}`);
   if (!opts.caData) throw new KubeConfigInvalidError('kubeConfigForEks: caData (the cluster certificate authority, base64) is required');
   const name = opts.name ?? 'eks';
-  const kc = abortableRequests(reuseAgents(new KubeConfig()));
+  const kc = reuseAgents(new KubeConfig());
   kc.addAuthenticator(new TokenProviderAuthenticator(opts.tokenProvider));
   kc.loadFromOptions({
     clusters: [{ name, server: opts.endpoint, caData: opts.caData, skipTLSVerify: false }],

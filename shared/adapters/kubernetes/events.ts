@@ -4,26 +4,24 @@
  * for that key — its name is derived from the key, so every container finds the same one — gets `count` + 1 and
  * a new `lastTimestamp`. Nominations are rate-limited like Karpenter's (a token bucket of 10, 5 per second).
  */
-import { PatchStrategy, setHeaderOptions, type CoreV1Api } from '@kubernetes/client-node';
 import { fnv1a64 } from '../../core/model/hash';
 import { toRfc3339 } from '../../core/model/manifests/context';
 import type { KubeEvent } from '../../core/ports';
-import { httpCode } from './apis';
+import { httpCode, type KubeApis } from './apis';
 
 const API_VERSIONS: Record<KubeEvent['object']['kind'], string> = {
   Pod: 'v1', Node: 'v1', NodeClaim: 'karpenter.sh/v1', NodePool: 'karpenter.sh/v1', EC2NodeClass: 'karpenter.k8s.aws/v1',
 };
 const DEFAULT_DEDUPE_SECONDS = 120;
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-/** Whole seconds, as the API server stores event timestamps. */
-const second = (ms: number) => new Date(Math.floor(ms / 1000) * 1000);
+/** Whole seconds, as the API server stores event timestamps (RFC 3339). */
+const second = (ms: number) => toRfc3339(Math.floor(ms / 1000));
 
 export class EventRecorder {
   private readonly sent = new Map<string, number>();
   private tokens = 10;
   private refilledAt: number;
 
-  constructor(private readonly core: CoreV1Api, private readonly now: () => number) {
+  constructor(private readonly core: KubeApis['core'], private readonly now: () => number) {
     this.refilledAt = now();
   }
 
@@ -52,7 +50,7 @@ export class EventRecorder {
     }
     // The same event was recorded before (by this container or another): count it.
     const existing = await this.core.readNamespacedEvent({ name, namespace });
-    await this.core.patchNamespacedEvent({ name, namespace, body: { count: (existing.count ?? 1) + 1, lastTimestamp: toRfc3339(now / 1000) } }, mergePatch);
+    await this.core.patchNamespacedEvent({ name, namespace, body: { count: Number(existing.count ?? 1) + 1, lastTimestamp: toRfc3339(now / 1000) } });
   }
 
   private take(now: number): boolean {

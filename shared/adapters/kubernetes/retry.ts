@@ -1,18 +1,18 @@
 /**
- * Retries for every client-node API call: 429 and 5xx answers and connection failures are retried with
+ * Retries for every Kubernetes API call (./apis.ts): 429 and 5xx answers and connection failures are retried with
  * exponential backoff (on the injected clock, so the simulator's virtual time moves), then surface as
  * KubernetesApiUnavailableError — a name the state machines' Retry matches. Every call nodewright makes is
  * idempotent (creates by name, merge patches, evictions answer 404/409 once done), so a repeat is safe.
  *
  * Every attempt also has a timeout (default 10 s, on the same clock): a request the server never answers is
- * aborted and counts as a connection failure. client-node 1.4 has no request timeout, and a Lambda whose
+ * aborted and counts as a connection failure. The HTTP client has no request timeout of its own, and a Lambda whose
  * only request hangs would otherwise wait until the function's own timeout. No attempt starts that could
  * end past the call's budget (default 25 s), so a hung API server fails a call in ≈ 21 s — inside the
  * shortest function timeout (interruption, 30 s), leaving the retry to the invoker (SQS redelivery, the
  * state machine's Retry, the controller's next round).
  */
 import { KubernetesApiUnavailableError } from '../../core/errors';
-import { httpCode } from './apis';
+import { httpCode } from './rest';
 import { withRequestSignal } from './request-signal';
 import { firstOrTimeout, type Sleep } from './timeout';
 import { systemClock } from '../clock';
@@ -83,15 +83,4 @@ export async function retrying<T>(what: string, call: () => Promise<T>, opts: Re
       await sleep(backoffMs);
     }
   }
-}
-
-/** The API object with every method call retried (a Proxy: the generated clients have hundreds of methods). */
-export function withRetries<T extends object>(api: T, name: string, opts: RetryOptions = {}): T {
-  return new Proxy(api, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => retrying(`${name}.${String(prop)}`, () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args), opts);
-    },
-  });
 }

@@ -5,14 +5,18 @@ import {
   pvcFromKube, pvFromKube, storageClassFromKube,
 } from '../../core/model/from-kube';
 import { KarpenterResources, type KubeApis } from './apis';
-import { continueOf, toPlain } from './plain';
 
 type Json = Record<string, unknown>;
-type Page = { items: unknown[]; metadata?: unknown };
+type Page = { items: Json[]; metadata?: unknown };
+
+/** The `continue` token of a list page. */
+function continueOf(list: { metadata?: unknown }): string | undefined {
+  return ((list.metadata ?? {}) as { continue?: string }).continue || undefined;
+}
 
 /** Follows `continue` tokens until the list is complete. */
-export async function listAll(fetchPage: (cont: string | undefined, limit: number) => Promise<Page>, pageSize: number): Promise<unknown[]> {
-  const out: unknown[] = [];
+export async function listAll(fetchPage: (cont: string | undefined, limit: number) => Promise<Page>, pageSize: number): Promise<Json[]> {
+  const out: Json[] = [];
   let cont: string | undefined;
   do {
     const page = await fetchPage(cont, pageSize);
@@ -43,20 +47,18 @@ function mapEach<T>(kind: string, items: Json[], fn: (o: Json) => T): Mapped<T> 
 
 export async function readSnapshot(apis: KubeApis, pageSize: number): Promise<ClusterSnapshot> {
   const { core, apps, policy, storage, scheduling, custom } = apis;
-  const typed = async (type: string, fetchPage: (c: string | undefined, l: number) => Promise<Page>) =>
-    (await listAll(fetchPage, pageSize)).map((o) => toPlain(o, type));
-  const customList = async (r: { group: string; version: string; plural: string }) =>
-    (await listAll((c, l) => custom.listClusterCustomObject({ ...r, _continue: c, limit: l }) as Promise<Page>, pageSize)) as Json[];
+  const all = (fetchPage: (c: string | undefined, l: number) => Promise<Page>) => listAll(fetchPage, pageSize);
+  const customList = (r: { group: string; version: string; plural: string }) => all((c, l) => custom.listClusterCustomObject({ ...r, _continue: c, limit: l }));
 
   const [pods, nodes, daemonSets, pdbs, pvs, pvcs, storageClasses, priorityClasses, nodePools, nodeClasses, nodeClaims] = await Promise.all([
-    typed('V1Pod', (c, l) => core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS, _continue: c, limit: l })),
-    typed('V1Node', (c, l) => core.listNode({ _continue: c, limit: l })),
-    typed('V1DaemonSet', (c, l) => apps.listDaemonSetForAllNamespaces({ _continue: c, limit: l })),
-    typed('V1PodDisruptionBudget', (c, l) => policy.listPodDisruptionBudgetForAllNamespaces({ _continue: c, limit: l })),
-    typed('V1PersistentVolume', (c, l) => core.listPersistentVolume({ _continue: c, limit: l })),
-    typed('V1PersistentVolumeClaim', (c, l) => core.listPersistentVolumeClaimForAllNamespaces({ _continue: c, limit: l })),
-    typed('V1StorageClass', (c, l) => storage.listStorageClass({ _continue: c, limit: l })),
-    typed('V1PriorityClass', (c, l) => scheduling.listPriorityClass({ _continue: c, limit: l })),
+    all((c, l) => core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS, _continue: c, limit: l })),
+    all((c, l) => core.listNode({ _continue: c, limit: l })),
+    all((c, l) => apps.listDaemonSetForAllNamespaces({ _continue: c, limit: l })),
+    all((c, l) => policy.listPodDisruptionBudgetForAllNamespaces({ _continue: c, limit: l })),
+    all((c, l) => core.listPersistentVolume({ _continue: c, limit: l })),
+    all((c, l) => core.listPersistentVolumeClaimForAllNamespaces({ _continue: c, limit: l })),
+    all((c, l) => storage.listStorageClass({ _continue: c, limit: l })),
+    all((c, l) => scheduling.listPriorityClass({ _continue: c, limit: l })),
     customList(KarpenterResources.nodePools),
     customList(KarpenterResources.nodeClasses),
     customList(KarpenterResources.nodeClaims),

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { kubeConfigForServer } from '../../../shared/adapters/kubernetes/config';
-import { DEFAULT_REQUEST_TIMEOUT_MS, isRetryable, retrying, withRetries } from '../../../shared/adapters/kubernetes/retry';
+import { makeApis } from '../../../shared/adapters/kubernetes/apis';
+import { DEFAULT_REQUEST_TIMEOUT_MS, isRetryable, retrying } from '../../../shared/adapters/kubernetes/retry';
 
 const apiError = (code: number) => Object.assign(new Error(`HTTP ${code}`), { code });
 
@@ -19,9 +19,9 @@ describe('Kubernetes API retries', () => {
     // Prepare
     const waits: number[] = [];
     let calls = 0;
-    const api = withRetries({ readNode: async () => { calls++; if (calls === 1) throw apiError(503); if (calls === 2) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }); return 'node'; } }, 'core', { sleep: backoffOnly(waits) });
+    const readNode = async () => { calls++; if (calls === 1) throw apiError(503); if (calls === 2) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }); return 'node'; };
     // Act
-    const out = await api.readNode();
+    const out = await retrying('core.readNode', readNode, { sleep: backoffOnly(waits) });
     // Assess
     expect(out).toBe('node');
     expect(waits).toEqual([250, 500]);
@@ -37,7 +37,7 @@ describe('Kubernetes API retries', () => {
   it('should not retry answers: 404, 409, 422, nor the Eviction API (429: a PDB said no; the drain retries each pass)', () => {
     // Assess
     expect([404, 409, 422].map((c) => isRetryable(apiError(c)))).toEqual([false, false, false]);
-    expect(isRetryable(apiError(429), 'policy.createNamespacedPodEviction')).toBe(false);
+    expect(isRetryable(apiError(429), 'core.createNamespacedPodEviction')).toBe(false);
     expect(isRetryable(apiError(429), 'core.listPodForAllNamespaces')).toBe(true);
   });
 
@@ -48,7 +48,7 @@ describe('Kubernetes API retries', () => {
     const server = createServer((req) => { held.push(req); req.socket.on('close', () => closed++); });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const kc = kubeConfigForServer({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
-    const core = withRetries(kc.makeApiClient(CoreV1Api), 'core', { attempts: 4, baseMs: 1, timeoutMs: 50, budgetMs: 120 });
+    const { core } = makeApis(kc, { attempts: 4, baseMs: 1, timeoutMs: 50, budgetMs: 120 });
     try {
       // Act
       const call = core.listNode();
