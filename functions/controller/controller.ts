@@ -6,7 +6,11 @@
  */
 import type { Context } from 'aws-lambda';
 import { runController, type ControllerDeps, type ControllerOptions, type ControllerResult } from '../../shared/core/lifecycle';
-import { lambdaHandler } from '../../shared/adapters/lambda/handler';
+import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { invoker, watch } from '../../shared/adapters/compose/parts/controller';
+import { store } from '../../shared/adapters/compose/parts/store';
+import { workflows } from '../../shared/adapters/compose/parts/workflows';
 
 /** Stop this long before the function's timeout, so the hand-over and the lease release always happen. */
 const SAFETY_MS = 45_000;
@@ -20,13 +24,8 @@ export const createHandler = (deps: ControllerDeps, options: Omit<ControllerOpti
     return runController(deps, { ...options, holder, budgetMs });
   };
 
-/** The deployed function, on its own small composition root (shared/adapters/controller-dependencies.ts). */
-export const handler = lambdaHandler<unknown, ControllerResult>('controller', async (event, context) => {
-  const { controllerDependencies } = await import('../../shared/adapters/controller-dependencies');
-  const deps = await controllerDependencies();
-  try {
-    return await createHandler(deps)(event, context);
-  } finally {
-    deps.flushMetrics();
-  }
-});
+/**
+ * The deployed function: no EC2 client, no instance-type catalog, no scheduler — it runs all day at 192 MB. It
+ * runs ~14 minutes, so its metrics go out every minute, not only at the end.
+ */
+export const handler = deployedHandler('controller', { cluster, workflows, watch, invoker, store }, (deps) => createHandler(deps), { metricsEveryMs: 60_000 });

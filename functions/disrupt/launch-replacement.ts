@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { NodeClaim } from '../../shared/core/model/karpenter';
 import { launchReplacement, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { workflows } from '../../shared/adapters/compose/parts/workflows';
 import { parseStateInput } from '../../shared/adapters/lambda/state-input';
 
 const Input = z.looseObject({
@@ -12,9 +14,9 @@ const Input = z.looseObject({
   reason: z.string().optional(),
 });
 
-export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+export const createHandler = (deps: Pick<LifecycleDeps, 'cluster' | 'log' | 'metrics' | 'workflows'>) => async (event: unknown) => {
   const input = parseStateInput('launchReplacement', Input, event);
   return launchReplacement(deps, { nodeClaim: input.nodeClaim as unknown as NodeClaim, disruptionId: input.disruptionId, ...(input.reason ? { reason: input.reason } : {}) });
 };
 
-export const handler = deployedHandler('launchReplacement', createHandler);
+export const handler = deployedHandler('launchReplacement', { cluster, workflows }, createHandler);

@@ -6,11 +6,13 @@
  */
 import { parseDisruptInput, prepareDisruption, type DisruptionState, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cloud } from '../../shared/adapters/compose/parts/cloud';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { unwrapExecution } from '../../shared/adapters/lambda/state-input';
 
-export const createHandler = (deps: LifecycleDeps) => async (event: unknown): Promise<DisruptionState> => {
+export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster'>) => async (event: unknown): Promise<DisruptionState> => {
   const { input, executionName } = unwrapExecution(event);
   return prepareDisruption(deps, parseDisruptInput(input), executionName);
 };
 
-export const handler = deployedHandler('validateDisruptInput', createHandler);
+export const handler = deployedHandler('validateDisruptInput', { cloud, cluster }, createHandler);

@@ -6,6 +6,10 @@
 import type { Context } from 'aws-lambda';
 import type { LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cloud } from '../../shared/adapters/compose/parts/cloud';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { store } from '../../shared/adapters/compose/parts/store';
+import { workflows } from '../../shared/adapters/compose/parts/workflows';
 import { runDisruption, type DisruptionRunOptions, type DisruptionRunResult } from './run';
 
 export type DisruptionHandlerOptions = Omit<DisruptionRunOptions, 'holder' | 'namingTimeMs' | 'once'>;
@@ -39,5 +43,5 @@ export const createHandler = (deps: LifecycleDeps, options: DisruptionHandlerOpt
     return runDisruption(deps, { ...options, holder, once: isManual(event), ...(namingTimeMs !== undefined ? { namingTimeMs } : {}), ...(remainingMs !== undefined ? { remainingMs } : {}) });
   };
 
-export const handler = deployedHandler('disruption', (deps) =>
+export const handler = deployedHandler('disruption', { cluster, cloud, store, workflows }, (deps) =>
   createHandler(deps, { core: { spotToSpotConsolidation: spotToSpotEnabled(process.env.FEATURE_GATES) } }));

@@ -6,7 +6,11 @@
 import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { reconcileDeletions, reconcileNodeClassStatuses, sweepStaleTaints, type DeletionOutcome, type LifecycleLogger } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
-import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
+import { cloud, instanceProfiles, launchTemplates } from '../../shared/adapters/compose/parts/cloud';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { prices } from '../../shared/adapters/compose/parts/prices';
+import { store } from '../../shared/adapters/compose/parts/store';
+import { workflows } from '../../shared/adapters/compose/parts/workflows';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from '../../shared/core/garbage-collection';
 import { executeGarbageCollection, type ActionOutcome } from './execute';
 
@@ -104,6 +108,5 @@ export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unkn
 }
 
 /** The deployed function (EventBridge schedule, rate 2 minutes). */
-export const handler = deployedHandler<unknown, GarbageCollectionResult>('garbageCollection', (deps) =>
-  createHandler({ cluster: deps.cluster, cloud: deps.cloud, store: deps.store, clock: deps.clock, log: lifecycleLogger(), clusterName: deps.config.clusterName, workflows: deps.workflows, prices: deps.prices, instanceProfiles: deps.instanceProfiles, launchTemplates: deps.launchTemplates }),
-);
+export const handler = deployedHandler('garbageCollection', { cluster, cloud, store, workflows, prices, instanceProfiles, launchTemplates }, (deps) =>
+  createHandler({ ...deps, clusterName: deps.config.clusterName }));

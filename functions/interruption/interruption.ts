@@ -6,7 +6,10 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { CloudProvider, ClusterClient, Clock, MetricsRecorder, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
-import { lifecycleLogger } from '../../shared/adapters/lambda/handler';
+import { cloud } from '../../shared/adapters/compose/parts/cloud';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { store } from '../../shared/adapters/compose/parts/store';
+import { workflows } from '../../shared/adapters/compose/parts/workflows';
 import { createOwnershipLookup, once } from './ownership-lookup';
 import { instanceTypesByPool, launchReplacement, type LifecycleLogger } from '../../shared/core/lifecycle';
 import { planInterruptionReplacements } from '../../shared/core/interruption/replacements';
@@ -56,14 +59,14 @@ export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandle
  * The deployed function: replacements for an interrupted node are planned here (snapshot + instance types +
  * the scheduling core) and launched by the `disrupt` execution before the node is drained.
  */
-export const handler = deployedHandler<SQSEvent, SQSBatchResponse>('interruption', (deps) =>
+export const handler = deployedHandler('interruption', { cluster, cloud, store, workflows }, (deps): InterruptionHandler =>
   createHandler({
     cluster: deps.cluster,
     cloud: deps.cloud,
     workflows: deps.workflows,
     store: deps.store,
     clock: deps.clock,
-    log: lifecycleLogger(),
+    log: deps.log,
     clusterName: deps.config.clusterName,
     metrics: deps.metrics,
     planReplacements: async (snapshot, nodeClaim, seed, eventTimeMs) =>

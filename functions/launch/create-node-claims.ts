@@ -2,13 +2,17 @@
 import { z } from 'zod';
 import { createClaimsFromPool, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cloud } from '../../shared/adapters/compose/parts/cloud';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { store } from '../../shared/adapters/compose/parts/store';
+import { workflows } from '../../shared/adapters/compose/parts/workflows';
 import { parseStateInput } from '../../shared/adapters/lambda/state-input';
 
 const Input = z.looseObject({ nodePool: z.string().min(1), count: z.number().int().min(1).max(100), executionName: z.string().min(1) });
 
-export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster' | 'log' | 'metrics' | 'store' | 'workflows'>) => async (event: unknown) => {
   const input = parseStateInput('createNodeClaims', Input, event);
   return createClaimsFromPool(deps, { nodePool: input.nodePool, count: input.count, seed: input.executionName });
 };
 
-export const handler = deployedHandler('createNodeClaims', createHandler);
+export const handler = deployedHandler('createNodeClaims', { cloud, cluster, store, workflows }, createHandler);

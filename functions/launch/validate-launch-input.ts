@@ -2,13 +2,14 @@
 import { ExecutionInputInvalidError } from '../../shared/core/errors';
 import { LifecycleTimings, parseLaunchInput, usablePool, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
 
 export type ValidatedLaunch =
   | { kind: 'claim'; nodeClaimName: string; deadlineMs: number }
   | { kind: 'pool'; nodePool: string; count: number }
   | { kind: 'reconcile' };
 
-export const createHandler = (deps: Pick<LifecycleDeps, 'cluster' | 'clock'>) => async (event: unknown): Promise<ValidatedLaunch> => {
+export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cluster'>) => async (event: unknown): Promise<ValidatedLaunch> => {
   const input = parseLaunchInput(event);
   if (input.kind === 'reconcile') return { kind: 'reconcile' };
   if (input.kind === 'pool') {
@@ -23,4 +24,4 @@ export const createHandler = (deps: Pick<LifecycleDeps, 'cluster' | 'clock'>) =>
   return { kind: 'claim', nodeClaimName: input.nodeClaimName, deadlineMs: deps.clock.now() + LifecycleTimings.registrationTimeoutMs };
 };
 
-export const handler = deployedHandler('validateLaunchInput', createHandler);
+export const handler = deployedHandler('validateLaunchInput', { cluster }, createHandler);

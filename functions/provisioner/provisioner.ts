@@ -5,6 +5,11 @@
 import type { Context } from 'aws-lambda';
 import { runProvisioner, type LifecycleDeps, type Planner, type ProvisionerResult } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cloud } from '../../shared/adapters/compose/parts/cloud';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { planner } from '../../shared/adapters/compose/parts/planner';
+import { store } from '../../shared/adapters/compose/parts/store';
+import { workflows } from '../../shared/adapters/compose/parts/workflows';
 
 export interface ProvisionerDeps extends LifecycleDeps {
   planner: Planner;
@@ -21,4 +26,4 @@ export const createHandler = (deps: ProvisionerDeps, options: { budgetMs?: numbe
     return runProvisioner(deps, deps.planner, { holder, once: isManual(event), batched, ...options });
   };
 
-export const handler = deployedHandler('provisioner', (deps) => createHandler(deps));
+export const handler = deployedHandler('provisioner', { cluster, cloud, store, workflows, planner }, (deps) => createHandler(deps));

@@ -1,9 +1,10 @@
 /** EvictPods: one drain pass (4 tiers, PDB-aware, do-not-disrupt waits, TGP deadline deletes). */
 import { evictPods, type DrainingTarget, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { DrainingSchema, parseStateInput } from '../../shared/adapters/lambda/state-input';
 
-export const createHandler = (deps: LifecycleDeps) => async (event: unknown) =>
+export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>) => async (event: unknown) =>
   evictPods(deps, parseStateInput('evictPods', DrainingSchema, event) as DrainingTarget);
 
-export const handler = deployedHandler('evictPods', createHandler);
+export const handler = deployedHandler('evictPods', { cluster }, createHandler);

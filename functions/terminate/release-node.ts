@@ -2,15 +2,17 @@
 import { z } from 'zod';
 import { releaseNode, type LifecycleDeps, type TerminationTarget } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
+import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { store } from '../../shared/adapters/compose/parts/store';
 import { parseStateInput, TargetSchema } from '../../shared/adapters/lambda/state-input';
 
 const ErrorField = z.looseObject({ error: z.looseObject({ Error: z.string().optional(), Cause: z.string().optional() }).optional() });
 
-export const createHandler = (deps: LifecycleDeps) => async (event: unknown) => {
+export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store'>) => async (event: unknown) => {
   const target = parseStateInput('releaseNode', TargetSchema, event) as TerminationTarget;
   const error = ErrorField.safeParse(event).data?.error;
   const failure = `${error?.Error ?? 'unknown'}${error?.Cause ? `: ${error.Cause.slice(0, 300)}` : ''}`;
   return releaseNode(deps, target, failure);
 };
 
-export const handler = deployedHandler('releaseNode', createHandler);
+export const handler = deployedHandler('releaseNode', { cluster, store }, createHandler);

@@ -1,6 +1,6 @@
 /** The EKS cluster as every function reaches it: DescribeCluster once, a token provider, one KubeConfig. */
 import { EKSClient } from '@aws-sdk/client-eks';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Clock } from '../core/ports';
 import { awsClientConfig } from './aws/client-config';
 import { describeCluster, EksTokenProvider, type EksClusterInfo } from './aws/eks';

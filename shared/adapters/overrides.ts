@@ -1,7 +1,6 @@
 /**
- * What the simulator replaces when it binds a world (its virtual clock), shared by every composition root
- * (dependencies.ts for most functions, controller-dependencies.ts for the controller) without one importing
- * the other. `generation` changes on every reset, so a root knows its built dependencies are stale.
+ * What the simulator replaces when it binds a world (its virtual clock), read by every function's composition
+ * (./compose). `generation` changes on every reset, so a container knows its built dependencies are stale.
  */
 import type { Clock, MetricsRecorder } from '../core/ports';
 

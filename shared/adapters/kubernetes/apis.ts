@@ -3,7 +3,7 @@
  * and the retry errors name them the same way), each a plain-JSON request (./rest.ts) retried on 429/5xx and
  * connection errors (./retry.ts). Every answer is the API server's JSON, as the core's from-kube mappers read it.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { httpCode, kubeRequest, type Method, type Query } from './rest';
 
 export { httpCode };

@@ -1,5 +1,5 @@
 /** ClusterClient over the API server's JSON (./apis.ts): reads a snapshot, writes NodeClaims, nodes and evictions idempotently. */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { NodeClaimNotFoundError } from '../../core/errors';
 import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
 import type { NodeClaim, NodeClaimCondition } from '../../core/model/karpenter';

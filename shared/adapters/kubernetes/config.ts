@@ -2,7 +2,8 @@
  * KubeConfig factories for @kubernetes/client-node (it authenticates every request: ./rest.ts, ./watch.ts): one for EKS (endpoint + CA from DescribeCluster, a bearer
  * token from a provider asked on every request) and one for a plain server URL (the simulator's fake API server).
  */
-import { KubeConfig, type User } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { User } from '@kubernetes/client-node/dist/config_types.js';
 
 type Authenticator = Parameters<KubeConfig['addAuthenticator']>[0];
 

@@ -10,7 +10,7 @@
  * A failed answer throws `KubernetesApiError` with the HTTP status as `code` and the body as `body`, the shape
  * client-node's ApiException has, so `httpCode`/`tolerate` and the retry policy read either.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import fetch from 'node-fetch';
 import { currentRequestSignal } from './request-signal';
 

@@ -5,7 +5,8 @@
  * virtual time move.
  */
 import diagnostics from 'node:diagnostics_channel';
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { firstOrTimeout, type Sleep } from './timeout';
 import { nodeClaimFromKube, nodeFromKube, nodePoolFromKube, podFromKube } from '../../core/model/from-kube';
 import type { ClusterWatch, WatchClosed, WatchedKind, WatchedObject, WatchEvent, WatchHandle } from '../../core/ports/cluster-watch';

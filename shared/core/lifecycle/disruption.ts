@@ -48,7 +48,7 @@ export function nameReplacements<T extends { nodePool: string; name: string; ann
  * deadline. `executionName` (the `disrupt` execution's) makes the id unique per execution and stable for its
  * retried steps; without it (a direct call) the id derives from the input.
  */
-export async function prepareDisruption(deps: LifecycleDeps, input: DisruptInput, name?: string): Promise<DisruptionState> {
+export async function prepareDisruption(deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster'>, input: DisruptInput, name?: string): Promise<DisruptionState> {
   const snapshot = await deps.cluster.snapshot();
   const candidates = checkCandidates(snapshot, input.candidates);
   const seed = [...input.candidates.map((c) => c.nodeClaimName), '|', ...input.replacements.map((r) => r.name)].join(',');
@@ -69,11 +69,11 @@ export async function prepareDisruption(deps: LifecycleDeps, input: DisruptInput
 /** True when the claim was created by `disruptionId` (carries its annotation). */
 const createdBy = (claim: NodeClaim, disruptionId: string) => claim.annotations?.[Annotation.disruptionId] === disruptionId;
 
-async function candidateNode(deps: LifecycleDeps, c: { nodeClaimName: string; nodeName?: string }): Promise<string | undefined> {
+async function candidateNode(deps: Pick<LifecycleDeps, 'cluster'>, c: { nodeClaimName: string; nodeName?: string }): Promise<string | undefined> {
   return c.nodeName ?? (await deps.cluster.getNodeClaim(c.nodeClaimName))?.status.nodeName;
 }
 
-export async function taintCandidates(deps: LifecycleDeps, state: DisruptionState, disruptedBy?: string): Promise<DisruptionState> {
+export async function taintCandidates(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, state: DisruptionState, disruptedBy?: string): Promise<DisruptionState> {
   for (const c of state.candidates) {
     const nodeName = await candidateNode(deps, c);
     const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
@@ -94,7 +94,7 @@ const snakeCase = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2'
  * name that this disruption did not create is never adopted: NodeClaimConflictError, nothing launched.
  * A claim this disruption created (a retried step) is launched again, which is idempotent.
  */
-export async function launchReplacement(deps: LifecycleDeps, input: { nodeClaim: NodeClaim; disruptionId: string; reason?: string }): Promise<{ nodeClaimName: string }> {
+export async function launchReplacement(deps: Pick<LifecycleDeps, 'cluster' | 'log' | 'metrics' | 'workflows'>, input: { nodeClaim: NodeClaim; disruptionId: string; reason?: string }): Promise<{ nodeClaimName: string }> {
   const name = input.nodeClaim.name;
   if (!createdBy(input.nodeClaim, input.disruptionId)) {
     throw new ExecutionInputInvalidError(`replacement nodeclaim "${name}" is not marked ${Annotation.disruptionId}=${input.disruptionId} (ValidateDisruptInput names and marks replacements)`);
@@ -121,7 +121,7 @@ export async function launchReplacement(deps: LifecycleDeps, input: { nodeClaim:
  * Are the replacements initialized? A gone replacement (failed launch) or the deadline fails a disruption
  * (rollback); an interruption drains anyway — its node is going — and the provisioner plans the pods left.
  */
-export async function checkReplacementsReady(deps: LifecycleDeps, state: DisruptionState): Promise<DisruptionState & { ready: boolean }> {
+export async function checkReplacementsReady(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, state: DisruptionState): Promise<DisruptionState & { ready: boolean }> {
   const waiting: string[] = [];
   const gone: string[] = [];
   for (const r of state.replacements) {
@@ -146,7 +146,7 @@ export async function checkReplacementsReady(deps: LifecycleDeps, state: Disrupt
 }
 
 /** One `terminate` execution per candidate, named `<nodeclaim>-<disruptionId>` so a retry starts nothing twice. */
-export async function startTerminations(deps: LifecycleDeps, state: DisruptionState): Promise<DisruptionState & { terminations: string[] }> {
+export async function startTerminations(deps: Pick<LifecycleDeps, 'clock' | 'store' | 'workflows'>, state: DisruptionState): Promise<DisruptionState & { terminations: string[] }> {
   const terminations: string[] = [];
   for (const c of state.candidates) {
     const name = executionName(c.nodeClaimName, state.disruptionId);
@@ -161,7 +161,7 @@ export async function startTerminations(deps: LifecycleDeps, state: DisruptionSt
 }
 
 /** Rollback: remove the disrupted taint from the candidates and terminate any replacement that was created. */
-export async function untaintCandidates(deps: LifecycleDeps, state: DisruptionState, failure?: string): Promise<{ disruptionId: string; untainted: string[]; rolledBack: string[] }> {
+export async function untaintCandidates(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store' | 'workflows'>, state: DisruptionState, failure?: string): Promise<{ disruptionId: string; untainted: string[]; rolledBack: string[] }> {
   const untainted: string[] = [];
   for (const c of state.candidates) {
     const nodeName = await candidateNode(deps, c);

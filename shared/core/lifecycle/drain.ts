@@ -58,7 +58,7 @@ export function drainWaitSeconds(passes: number, untilNextForceMs?: number): num
   return Math.max(1, Math.min(base, Math.ceil(untilNextForceMs / 1000)));
 }
 
-export async function evictPods(deps: LifecycleDeps, target: DrainingTarget): Promise<DrainingTarget & DrainPass> {
+export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, target: DrainingTarget): Promise<DrainingTarget & DrainPass> {
   const passes = (target.passes ?? 0) + 1;
   const pass: DrainPass = { drained: false, passes, waitSeconds: drainWaitSeconds(passes), evicted: 0, blocked: 0, waiting: 0, deleted: 0, remaining: 0 };
   const now = deps.clock.now();

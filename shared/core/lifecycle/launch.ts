@@ -21,7 +21,7 @@ const ICE_REASON = 'InsufficientCapacity';
  * CloudProvider.create for the claim, then the claim's status (providerID, capacity, Launched=True).
  * Runs once: a claim already launched is returned as is, so a retried Task never launches twice.
  */
-export async function launchNodeClaim(deps: LifecycleDeps, nodeClaimName: string): Promise<LaunchResult> {
+export async function launchNodeClaim(deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster' | 'log' | 'metrics'>, nodeClaimName: string): Promise<LaunchResult> {
   const claim = await requireNodeClaim(deps.cluster, nodeClaimName);
   if (conditionIsTrue(claim, 'Launched') && claim.status.providerID) {
     return {
@@ -84,7 +84,7 @@ function offeringsFromCondition(message: string | undefined): OfferingKey[] {
  * After InsufficientCapacityError: mark the failed offerings unavailable (ICE cache, 3 min) and delete the
  * claim, so the next plan chooses again among what is left.
  */
-export async function markOfferingUnavailable(deps: LifecycleDeps, nodeClaimName: string, errorName = ICE_REASON): Promise<{ nodeClaimName: string; markedUnavailable: number }> {
+export async function markOfferingUnavailable(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store'>, nodeClaimName: string, errorName = ICE_REASON): Promise<{ nodeClaimName: string; markedUnavailable: number }> {
   const claim = await deps.cluster.getNodeClaim(nodeClaimName);
   const launched = claim?.status.conditions.find((c) => c.type === 'Launched');
   const offerings = launched?.reason === ICE_REASON ? offeringsFromCondition(launched.message) : [];

@@ -26,7 +26,7 @@ export function applyUnavailable(types: InstanceType[], unavailable: Unavailable
 }
 
 /** CloudProvider.instanceTypes per usable pool, with the ICE cache applied. A pool whose class fails is skipped with a log line. */
-export async function instanceTypesByPool(deps: LifecycleDeps, snapshot: ClusterSnapshot): Promise<Record<string, InstanceType[]>> {
+export async function instanceTypesByPool(deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'log' | 'store'>, snapshot: ClusterSnapshot): Promise<Record<string, InstanceType[]>> {
   // The ICE cache only steers away from offerings that just failed: when it cannot be read, plan without it
   // (a launch into a still-unavailable offering fails fast and marks it again) rather than plan nothing.
   const unavailable = await deps.store.unavailableOfferings().catch((e: unknown) => {

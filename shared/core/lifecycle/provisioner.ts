@@ -111,7 +111,7 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
 }
 
 /** Karpenter's batcher: wait until no new pod for `idleMs`, or `maxBatchMs` in total. */
-async function batch(deps: LifecycleDeps, first: ClusterSnapshot, firstPending: Pod[], idleMs: number, maxBatchMs: number): Promise<{ snapshot: ClusterSnapshot; pending: Pod[] }> {
+async function batch(deps: Pick<LifecycleDeps, 'clock' | 'cluster'>, first: ClusterSnapshot, firstPending: Pod[], idleMs: number, maxBatchMs: number): Promise<{ snapshot: ClusterSnapshot; pending: Pod[] }> {
   const batchStart = deps.clock.now();
   const seen = new Set(firstPending.map((p) => p.uid));
   let snapshot = first;

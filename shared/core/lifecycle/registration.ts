@@ -42,7 +42,7 @@ export function nodeAnnotationsFromClaim(claim: NodeClaim): Record<string, strin
  * and set Registered=True. Past the deadline without a Node: `timedOut`, and the machine terminates the
  * instance and deletes the claim.
  */
-export async function checkRegistration(deps: LifecycleDeps, input: { nodeClaimName: string; deadlineMs: number }): Promise<RegistrationResult> {
+export async function checkRegistration(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics'>, input: { nodeClaimName: string; deadlineMs: number }): Promise<RegistrationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
   const providerID = claim.status.providerID;
   const node = providerID ? await deps.cluster.findNodeByProviderID(providerID) : undefined;
@@ -72,7 +72,7 @@ export type InitializationResult = { nodeClaimName: string; nodeName: string; in
  * Initialized when the Node is Ready, the claim's startup taints and the ephemeral taints are gone, and
  * requested extended resources show allocatable. Then `karpenter.sh/initialized=true` and Initialized=True.
  */
-export async function initializeNode(deps: LifecycleDeps, input: { nodeClaimName: string; nodeName: string; deadlineMs: number }): Promise<InitializationResult> {
+export async function initializeNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, input: { nodeClaimName: string; nodeName: string; deadlineMs: number }): Promise<InitializationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
   const base = { nodeClaimName: input.nodeClaimName, nodeName: input.nodeName, deadlineMs: input.deadlineMs };
   if (conditionIsTrue(claim, 'Initialized')) return { ...base, initialized: true };

@@ -15,7 +15,7 @@ export interface ReleaseResult {
   failure: string;
 }
 
-export async function releaseNode(deps: LifecycleDeps, target: TerminationTarget, failure: string): Promise<ReleaseResult> {
+export async function releaseNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store'>, target: TerminationTarget, failure: string): Promise<ReleaseResult> {
   const nodeName = target.nodeName ?? (target.nodeClaimName ? (await deps.cluster.getNodeClaim(target.nodeClaimName))?.status.nodeName : undefined);
   const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
   let untainted = false;

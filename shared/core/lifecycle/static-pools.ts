@@ -92,7 +92,7 @@ export interface StaticPoolsResult { created: string[]; deleted: string[] }
 
 /** Applies `decideStaticPools` through the ports. A failure is logged; the next round tries again. */
 export async function reconcileStaticPools(
-  deps: LifecycleDeps,
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics' | 'store' | 'workflows'>,
   planner: Pick<Planner, 'plannedClaimToNodeClaim'>,
   snapshot: ClusterSnapshot,
   instanceTypes: (s: ClusterSnapshot) => Promise<Record<string, InstanceType[]>>,

@@ -26,7 +26,7 @@ export interface DrainingTarget extends TerminationTarget {
 const endsWithInstance = (providerID: string | undefined, instanceId: string) => !!providerID && providerID.endsWith(`/${instanceId}`);
 
 /** Resolves validated input to the claim/node/instance it names. Read-only; refuses what nodewright does not manage. */
-export async function resolveTerminationTarget(deps: LifecycleDeps, input: TerminateInput): Promise<TerminationTarget> {
+export async function resolveTerminationTarget(deps: Pick<LifecycleDeps, 'cluster'>, input: TerminateInput): Promise<TerminationTarget> {
   const reason = input.reason ?? 'Manual';
   if (input.kind === 'claim') {
     const claim = await deps.cluster.getNodeClaim(input.nodeClaimName);
@@ -61,7 +61,7 @@ function targetOf(claim: NodeClaim, reason: string): TerminationTarget {
  * the drain deadline (claim's terminationGracePeriod, kept in the termination-timestamp annotation so a
  * retried step keeps the first deadline).
  */
-export async function taintNode(deps: LifecycleDeps, target: TerminationTarget, disruptedBy?: string): Promise<DrainingTarget> {
+export async function taintNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, target: TerminationTarget, disruptedBy?: string): Promise<DrainingTarget> {
   const now = deps.clock.now();
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
   const tgp = claim?.spec.terminationGracePeriod ?? null;
@@ -88,7 +88,7 @@ export async function taintNode(deps: LifecycleDeps, target: TerminationTarget, 
  * already gone is success. A target whose providerID is not the claim's is refused (InstanceNotOwnedError,
  * nothing terminated); foreign instances are refused by the CloudProvider.
  */
-export async function terminateInstance(deps: LifecycleDeps, target: TerminationTarget): Promise<TerminationTarget & { terminated: boolean }> {
+export async function terminateInstance(deps: Pick<LifecycleDeps, 'cloud' | 'cluster' | 'log' | 'metrics'>, target: TerminationTarget): Promise<TerminationTarget & { terminated: boolean }> {
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
   const own = claim?.status.providerID;
   if (own && target.providerID && own !== target.providerID) {
@@ -115,7 +115,7 @@ export async function terminateInstance(deps: LifecycleDeps, target: Termination
  * already deleting (`kubectl delete`) or already gone is fine; a retried step changes nothing.
  */
 /** Counted once: only the step that finds the claim still there (a retried step finds it gone). */
-function recordTerminated(deps: LifecycleDeps, claim: NodeClaim, nodeName: string | undefined): void {
+function recordTerminated(deps: Pick<LifecycleDeps, 'clock' | 'metrics'>, claim: NodeClaim, nodeName: string | undefined): void {
   const zone = claim.labels[Label.zone] ?? '';
   deps.metrics.count('karpenter_nodeclaims_terminated_total', { nodepool: claim.nodePool, capacity_type: claim.labels[Label.capacityType] ?? '', zone });
   if (!nodeName) return;
@@ -125,7 +125,7 @@ function recordTerminated(deps: LifecycleDeps, claim: NodeClaim, nodeName: strin
   }
 }
 
-export async function finalizeNodeClaim(deps: LifecycleDeps, target: TerminationTarget): Promise<{ nodeClaimName?: string; nodeName?: string; finalized: true }> {
+export async function finalizeNodeClaim(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics' | 'store'>, target: TerminationTarget): Promise<{ nodeClaimName?: string; nodeName?: string; finalized: true }> {
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
   if (target.nodeName) {
     await deleteAndReleaseNode(deps.cluster, target.nodeName);

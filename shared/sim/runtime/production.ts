@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { resetConfig } from '../../adapters/config';
 import { forgetContainer, resetDependencies } from '../../adapters/dependencies';
-import { forgetControllerContainer } from '../../adapters/controller-dependencies';
 import { karpenterMetrics, logger, metrics } from '../../adapters/lambda/handler';
 import { PrometheusMetricsRecorder } from '../../adapters/metrics/prometheus';
 import type { VirtualClock } from '../clock';
@@ -96,7 +95,6 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   const meter = new Meter(clock);
   meter.onReclaim = (sandbox) => {
     forgetContainer(sandbox);
-    forgetControllerContainer(sandbox);
   };
   // Karpenter's metrics of this world, as Prometheus would scrape them (`sim serve` → /metrics).
   const prometheus = new PrometheusMetricsRecorder();

@@ -128,7 +128,7 @@ describe('repackPlan', () => {
   });
 
   it('is what the deployed provisioner plans (the solver-free heuristic: no WASM in the Lambda bundles)', async () => {
-    const { planner } = await import('../../../shared/adapters/dependencies');
+    const { deployedPlanner: planner } = await import('../../../shared/adapters/compose/parts/planner');
     const i = input();
     const plan = await planner.solve(i);
     expect(cost(plan)).toBeLessThan(cost(solve(i)));
