@@ -10,7 +10,7 @@ import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
-import { runDisruption, type DisruptionRunOptions, type DisruptionRunResult } from './run';
+import { runDisruption, type DisruptionRunOptions, type DisruptionRunResult } from '../../shared/core/lifecycle/disruption-run';
 
 export type DisruptionHandlerOptions = Omit<DisruptionRunOptions, 'holder' | 'namingTimeMs' | 'once'>;
 

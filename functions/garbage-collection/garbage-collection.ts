@@ -1,111 +1,18 @@
 /**
  * garbage-collection — scheduled every 2 minutes (docs/karpenter-reference.md §6.2, §6.5): terminates cluster-tagged
  * instances no NodeClaim owns, removes NodeClaims whose instance is gone, and ends claims that did not
- * launch (5 min) or register (15 min) in time. Decisions are in shared/core/garbage-collection.
+ * launch (5 min) or register (15 min) in time: shared/core/garbage-collection/run.ts.
  */
-import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../../shared/core/ports';
-import { reconcileDeletions, reconcileNodeClassStatuses, sweepStaleTaints, type DeletionOutcome, type LifecycleLogger } from '../../shared/core/lifecycle';
+import { runGarbageCollection, type GarbageCollectionDeps, type GarbageCollectionResult } from '../../shared/core/garbage-collection/run';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud, instanceProfiles, launchTemplates } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { prices } from '../../shared/adapters/compose/parts/prices';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
-import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from '../../shared/core/garbage-collection';
-import { executeGarbageCollection, type ActionOutcome } from './execute';
 
-export interface GarbageCollectionHandlerDeps {
-  cluster: ClusterClient;
-  cloud: CloudProvider;
-  store: StateStore;
-  clock: Clock;
-  /** Structured logger: in production the Powertools Logger through `lifecycleLogger()`. */
-  log: LifecycleLogger;
-  clusterName: string;
-  timings?: Partial<GarbageCollectionTimings>;
-  /** Starts `terminate` for deleted NodeClaims and Nodes; without it, deletions are left alone. */
-  workflows?: WorkflowStarter;
-  /** Refreshes the region's on-demand list prices in the state store when they are older than 12 h. */
-  prices?: { refreshIfStale(): Promise<{ refreshed: boolean; types: number }> };
-  /** Deletes managed instance profiles of node classes that are gone and no NodeClaim uses. */
-  instanceProfiles?: { collect(liveClasses: ReadonlySet<string>, classesInUse: ReadonlySet<string>): Promise<string[]> };
-  /** Deletes this cluster's launch templates of deleted node classes, and stale ones. */
-  launchTemplates?: { collect(liveClasses: ReadonlySet<string>): Promise<string[]> };
-}
 
-export interface GarbageCollectionResult {
-  actions: { type: GarbageCollectionAction['type']; target: string; outcome: ActionOutcome | 'failed' }[];
-  failed: number;
-  /** What was done about NodeClaims and Nodes being deleted (empty without `workflows`). */
-  deletions: { type: DeletionOutcome['action']['type']; target: string; outcome: DeletionOutcome['result'] }[];
-  /** Nodes whose `karpenter.sh/disrupted` taint outlived its execution (shared/core/lifecycle/stale-taints.ts). */
-  staleTaintsRemoved: string[];
-}
-
-function targetOf(action: GarbageCollectionAction): string {
-  return action.type === 'terminateOrphanInstance' ? action.instanceId : action.nodeClaim;
-}
-
-export function createHandler(deps: GarbageCollectionHandlerDeps): (event?: unknown) => Promise<GarbageCollectionResult> {
-  return async () => {
-    const [instances, snapshot] = await Promise.all([deps.cloud.list(), deps.cluster.snapshot()]);
-    const actions = decideGarbageCollection({
-      clusterName: deps.clusterName,
-      now: deps.clock.now(),
-      instances,
-      nodeClaims: snapshot.nodeClaims,
-      nodes: snapshot.nodes,
-      ...(deps.timings ? { timings: deps.timings } : {}),
-    });
-    const results: GarbageCollectionResult['actions'] = [];
-    for (const action of actions) {
-      try {
-        results.push({ type: action.type, target: targetOf(action), outcome: await executeGarbageCollection(deps, action) });
-      } catch (error) {
-        deps.log.error('garbage collection action failed', { action: action.type, target: targetOf(action), error });
-        results.push({ type: action.type, target: targetOf(action), outcome: 'failed' });
-      }
-    }
-    const deletions = deps.workflows ? await reconcileDeletions({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot) : [];
-    const swept = deps.workflows ? await sweepStaleTaints({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot).catch((error: unknown) => {
-      deps.log.error('stale taint sweep failed', { error });
-      return [] as string[];
-    }) : [];
-    // EC2NodeClass status (resolved subnets, security groups, AMIs, instance profile, conditions), as Karpenter's
-    // nodeclass controller keeps it; NodePools follow its Ready.
-    const nodeClassesWritten = await reconcileNodeClassStatuses({ cloud: deps.cloud, cluster: deps.cluster, log: deps.log }, snapshot);
-    if (nodeClassesWritten.length) deps.log.info('updated ec2nodeclass status', { ec2nodeclasses: nodeClassesWritten.join(', ') });
-    if (deps.launchTemplates) {
-      try {
-        const deleted = await deps.launchTemplates.collect(new Set(snapshot.nodeClasses.map((c) => c.name)));
-        if (deleted.length) deps.log.info('deleted launch templates', { launchTemplates: deleted.join(', '), count: deleted.length });
-      } catch (error) {
-        deps.log.warn('launch template cleanup failed; retried next run', { error });
-      }
-    }
-    if (deps.instanceProfiles) {
-      try {
-        const live = new Set(snapshot.nodeClasses.map((c) => c.name));
-        const inUse = new Set(snapshot.nodeClaims.map((c) => c.spec.nodeClassRef.name));
-        const deleted = await deps.instanceProfiles.collect(live, inUse);
-        for (const name of deleted) deps.log.info('deleted instance profile of a deleted node class', { instanceProfile: name });
-      } catch (error) {
-        deps.log.warn('instance profile cleanup failed; retried next run', { error });
-      }
-    }
-    if (deps.prices) {
-      try {
-        const r = await deps.prices.refreshIfStale();
-        if (r.refreshed) deps.log.info('refreshed on-demand prices from the Price List API', { types: r.types });
-      } catch (error) {
-        deps.log.warn('on-demand prices not refreshed; the stored (or bundled) prices stay in use', { error });
-      }
-    }
-    const failed = results.filter((r) => r.outcome === 'failed').length + deletions.filter((d) => d.result === 'failed').length;
-    deps.log.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, deletions: deletions.length, failed });
-    return { actions: results, failed, deletions: deletions.map((d) => ({ type: d.action.type, target: d.action.nodeClaimName, outcome: d.result })), staleTaintsRemoved: swept };
-  };
-}
+export const createHandler = (deps: GarbageCollectionDeps) => (_event?: unknown): Promise<GarbageCollectionResult> => runGarbageCollection(deps);
 
 /** The deployed function (EventBridge schedule, rate 2 minutes). */
 export const handler = deployedHandler('garbageCollection', { cluster, cloud, store, workflows, prices, instanceProfiles, launchTemplates }, (deps) =>

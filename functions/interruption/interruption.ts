@@ -10,10 +10,10 @@ import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
-import { createOwnershipLookup, once } from './ownership-lookup';
+import { createOwnershipLookup, once } from '../../shared/core/interruption/ownership-lookup';
 import { instanceTypesByPool, launchReplacement, type LifecycleLogger } from '../../shared/core/lifecycle';
 import { planInterruptionReplacements } from '../../shared/core/interruption/replacements';
-import { processInterruptionRecord, type ReplacementLauncher, type ReplacementPlanner } from './process-message';
+import { processInterruptionRecord, type ReplacementLauncher, type ReplacementPlanner } from '../../shared/core/interruption/process-message';
 
 export interface InterruptionHandlerDeps {
   cluster: ClusterClient;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { disruptingMessage } from '../../../functions/disruption/act';
+import { disruptingMessage } from '../../../shared/core/lifecycle/disruption-act';
 import { scheduledTime, spotToSpotEnabled } from '../../../functions/disruption/disruption';
 import { computeDisruption } from '../../../shared/core/disruption';
 import { bound, c6g, cluster, input, managed, NOW, onDemand, pool, sized } from '../../core/disruption/builders';

@@ -3,8 +3,8 @@
  * and one read of the NodeClaims per invocation: an instance belongs to the claim whose providerID names it
  * (a `karpenter.sh/nodeclaim` tag alone is not trusted, see buildOwnershipIndex).
  */
-import type { CloudInstance, CloudProvider, ClusterClient } from '../../shared/core/ports';
-import { buildOwnershipIndex, type OwnedInstance } from '../../shared/core/interruption';
+import type { CloudInstance, CloudProvider, ClusterClient } from '../ports';
+import { buildOwnershipIndex, type OwnedInstance } from './ownership';
 
 export type OwnershipLookup = (instanceIds: string[]) => Promise<(instanceId: string) => OwnedInstance | undefined>;
 

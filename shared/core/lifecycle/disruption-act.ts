@@ -4,9 +4,9 @@
  * core's `toExecutions` asks for (deterministic names: a retried invocation starts nothing twice), and the
  * audit records of what was started.
  */
-import { toExecutions, type Command, type ReplacementContext } from '../../shared/core/disruption';
-import type { LifecycleDeps } from '../../shared/core/lifecycle';
-import type { AuditRecord, WorkflowName } from '../../shared/core/ports';
+import { toExecutions, type Command, type ReplacementContext } from '../disruption';
+import type { LifecycleDeps } from './deps';
+import type { AuditRecord, WorkflowName } from '../ports';
 
 /** How long a started command keeps its candidates from other commands (until the disrupt machine taints them). */
 export const CANDIDATE_LEASE_SECONDS = 300;

@@ -2,13 +2,15 @@
  * Handles one interruption-queue message: parse, decide (shared/core/interruption), act.
  * Throwing fails only this record (partial batch failure); everything else deletes the message.
  */
-import type { SQSRecord } from 'aws-lambda';
-import type { Clock, ClusterClient, ClusterSnapshot, MetricsRecorder, StateStore, WorkflowStarter } from '../../shared/core/ports';
-import { decideInterruption, interruptionExecutionName, parseInterruptionMessage, type InterruptionAction, type InterruptionMessage } from '../../shared/core/interruption';
-import { disruptionIdOf, nameReplacements, type LifecycleLogger } from '../../shared/core/lifecycle';
-import type { InterruptionReplacementPlan } from '../../shared/core/interruption/replacements';
-import type { NodeClaim } from '../../shared/core/model/karpenter';
-import { Annotation, Label } from '../../shared/core/model/labels';
+import type { Clock, ClusterClient, ClusterSnapshot, MetricsRecorder, StateStore, WorkflowStarter } from '../ports';
+import { decideInterruption, type InterruptionAction } from './decide';
+import { interruptionExecutionName } from './execution-name';
+import { parseInterruptionMessage, type InterruptionMessage } from './events';
+import type { LifecycleLogger } from '../lifecycle/deps';
+import { disruptionIdOf, nameReplacements } from '../lifecycle/disruption';
+import type { InterruptionReplacementPlan } from './replacements';
+import type { NodeClaim } from '../model/karpenter';
+import { Annotation, Label } from '../model/labels';
 import type { OwnershipLookup } from './ownership-lookup';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
@@ -211,7 +213,15 @@ async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage,
   });
 }
 
-export async function processInterruptionRecord(deps: ProcessMessageDeps & { ownership: OwnershipLookup }, record: SQSRecord): Promise<void> {
+/** One message off the interruption queue: what an SQS record carries that the use case reads. */
+export interface QueueMessage {
+  messageId: string;
+  body: string;
+  /** SentTimestamp (epoch ms, as a string) for the time-on-queue metric. */
+  attributes?: { SentTimestamp?: string };
+}
+
+export async function processInterruptionRecord(deps: ProcessMessageDeps & { ownership: OwnershipLookup }, record: QueueMessage): Promise<void> {
   let message: InterruptionMessage;
   try {
     message = parseInterruptionMessage(record.body);

@@ -2,10 +2,11 @@
  * Performs one garbage-collection action. Each action is independent: a failure is reported and the
  * next scheduled run (2 min) tries again from a fresh read.
  */
-import type { CloudProvider, ClusterClient, Clock, StateStore } from '../../shared/core/ports';
-import type { GarbageCollectionAction } from '../../shared/core/garbage-collection';
-import { isInstanceNotOwnedError, isNodeClaimNotFoundError } from '../../shared/core/errors';
-import { deleteAndReleaseNode, deleteAndReleaseNodeClaim, type LifecycleLogger } from '../../shared/core/lifecycle';
+import type { CloudProvider, ClusterClient, Clock, StateStore } from '../ports';
+import type { GarbageCollectionAction } from './decide';
+import { isInstanceNotOwnedError, isNodeClaimNotFoundError } from '../errors';
+import type { LifecycleLogger } from '../lifecycle/deps';
+import { deleteAndReleaseNode, deleteAndReleaseNodeClaim } from '../lifecycle/finalizers';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
 

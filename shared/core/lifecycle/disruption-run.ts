@@ -4,13 +4,15 @@
  * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
  * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
  */
-import { applyPodEventUpdates, blockedEvents, budgetBlockedEvents, computeDisruption, disruptingEvents, podEventUpdates, unconsolidatableEvents, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../../shared/core/disruption';
-import { instanceTypesByPool, recordEvents, type LifecycleDeps } from '../../shared/core/lifecycle';
-import { recordClusterState, recordDisruptionCommand } from '../../shared/core/metrics/record';
-import { legacyAnnotationWarnings } from '../../shared/core/model/legacy-annotations';
-import type { AuditRecord, ClusterSnapshot } from '../../shared/core/ports';
-import { startCommand, type StartedExecution } from './act';
-import { cloudDrift, type DriftCache } from './drift';
+import { applyPodEventUpdates, blockedEvents, budgetBlockedEvents, computeDisruption, disruptingEvents, podEventUpdates, unconsolidatableEvents, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../disruption';
+import type { LifecycleDeps } from './deps';
+import { recordEvents } from './events';
+import { instanceTypesByPool } from './provisionable';
+import { recordClusterState, recordDisruptionCommand } from '../metrics/record';
+import { legacyAnnotationWarnings } from '../model/legacy-annotations';
+import type { AuditRecord, ClusterSnapshot } from '../ports';
+import { startCommand, type StartedExecution } from './disruption-act';
+import { cloudDrift, type DriftCache } from './disruption-drift';
 
 export const DISRUPTION_LEASE = 'disruption';
 

@@ -2,9 +2,9 @@
  * Cloud-provider drift (AMI, subnets, security groups) per NodeClaim, asked once per claim and invocation:
  * `CloudProvider.isDrifted` reads the instance, so a pass every 10 s must not repeat it for every node.
  */
-import type { LifecycleDeps } from '../../shared/core/lifecycle';
-import type { NodeClaim } from '../../shared/core/model/karpenter';
-import type { ClusterSnapshot } from '../../shared/core/ports';
+import type { LifecycleDeps } from './deps';
+import type { NodeClaim } from '../model/karpenter';
+import type { ClusterSnapshot } from '../ports';
 
 /** NodeClaim name → drift reason, or null when the claim is not drifted. */
 export type DriftCache = Map<string, string | null>;
