@@ -4,12 +4,12 @@ import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import type { CloudInstance } from '../../../shared/core/ports';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import type { Node } from '../../../shared/core/model/kube';
-import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, NOW, RecordingLogger, fixedClock, instance, node, nodeClaim } from '../../fakes/interruption';
+import { CLUSTER, demoCloud, FakeCluster, FakeWorkflows, NOW, RecordingLogger, fixedClock, instance, node, nodeClaim } from '../../fakes/interruption';
 
 const MIN = 60_000;
 
 function setup(instances: CloudInstance[], claims: NodeClaim[] = [], nodes: Node[] = []) {
-  const cloud = new FakeCloud(instances);
+  const cloud = demoCloud(instances);
   const cluster = new FakeCluster(claims, nodes);
   const state = new MemoryStateStore(fixedClock);
   const logger = new RecordingLogger();
@@ -113,7 +113,7 @@ describe('garbage-collection handler', () => {
   it('should start terminate for a NodeClaim being deleted (kubectl delete) and leave it to that workflow', async () => {
     // Prepare
     const deleted = { ...nodeClaim('default-gone', { instanceId: 'i-0000000000000000b', registered: true, nodeName: 'ip-10-0-0-11' }), deletionTimestamp: NOW / 1000 };
-    const cloud = new FakeCloud([instance('i-0000000000000000b')]);
+    const cloud = demoCloud([instance('i-0000000000000000b')]);
     const cluster = new FakeCluster([deleted], [node('ip-10-0-0-11', 'i-0000000000000000b')]);
     const workflows = new FakeWorkflows();
     const handler = createHandler({ cloud, cluster, store: new MemoryStateStore(fixedClock), clock: fixedClock, log: new RecordingLogger(), clusterName: CLUSTER, workflows });

@@ -3,7 +3,7 @@ import { createHandler, type InterruptionHandlerDeps } from '../../../functions/
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { disruptionIdOf, replacementClaimName } from '../../../shared/core/lifecycle';
 import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
-import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from '../../fakes/interruption';
+import { CLUSTER, demoCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from '../../fakes/interruption';
 
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 const FOREIGN = 'i-0ffffffffffffffff';
@@ -13,7 +13,7 @@ const disruptInput = (reason: string, kind: string) => expect.objectContaining({
 });
 
 function setup(opts: { planReplacements?: InterruptionHandlerDeps['planReplacements']; launchReplacement?: InterruptionHandlerDeps['launchReplacement']; idempotentStarter?: boolean } = {}) {
-  const cloud = new FakeCloud([
+  const cloud = demoCloud([
     instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }),
     instance(FOREIGN, { tags: { Name: 'someone-else' } }),
   ]);
@@ -183,7 +183,7 @@ describe('interruption handler', () => {
   it('should find the claim of an already terminated instance through the NodeClaims', async () => {
     // Prepare
     const { handler, workflows, cloud, cluster } = setup();
-    cloud.instances.get(OWNED)!.state = 'terminated';
+    cloud.byId(OWNED)!.state = 'terminated';
     const body = eventBody('instance-state-change-stopping').replace('"stopping"', '"terminated"');
     // Act
     await handler(sqsEvent(sqsRecord(body)));
@@ -195,7 +195,7 @@ describe('interruption handler', () => {
   it('should find the claim through the NodeClaims when the instance carries no nodeclaim tag', async () => {
     // Prepare
     const { handler, workflows, cloud, cluster } = setup();
-    cloud.instances.get(OWNED)!.tags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' };
+    cloud.byId(OWNED)!.tags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' };
     // Act
     await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
     // Assess

@@ -4,12 +4,12 @@ import { createHandler } from '../../../functions/interruption/interruption';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { eventBody, sqsEvent, sqsRecord } from '../../fixtures/events';
 import { RecordingMetrics } from '../../fakes/lifecycle';
-import { CLUSTER, FakeCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from '../../fakes/interruption';
+import { CLUSTER, demoCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedClock, instance, nodeClaim } from '../../fakes/interruption';
 
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 
 function setup() {
-  const cloud = new FakeCloud([instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } })]);
+  const cloud = demoCloud([instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } })]);
   const claim = nodeClaim('default-abcde', { instanceId: OWNED, registered: true, nodeName: 'ip-10-0-1-5' });
   claim.labels['karpenter.sh/capacity-type'] = 'spot';
   const metrics = new RecordingMetrics();
