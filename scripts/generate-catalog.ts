@@ -3,15 +3,21 @@
  * repository (../shared/data/ec2-instance-types.json). Run with `npm run catalog`.
  *
  * The product never reads ../shared at run time: this script copies the data into the repository, keeps only
- * the fields nodewright uses (CatalogEntry + specSource), validates every entry, and writes PROVENANCE.md with
+ * the fields nodewright uses (CatalogEntry + specSource), validates every entry, writes the entries in the
+ * columnar form of shared/catalog/codec.ts (version 2; loadCatalog() decodes it), and writes PROVENANCE.md with
  * the sources table, the sha256 of the input and the command that regenerates it. The output is deterministic
  * (no timestamps), so re-running it on the same input changes nothing.
+ *
+ * `generateCatalog` is exported for the tests (test/core/instance-types/catalog.test.ts), which check that the
+ * committed files are its output; only running the script writes them.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { CATALOG_FIELDS, encodeCatalog, type EncodedCatalog } from '../shared/catalog/codec';
+import type { CatalogEntry } from '../shared/core/instance-types/types';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = resolve(repoRoot, '../shared/data/ec2-instance-types.json');
@@ -53,22 +59,15 @@ const SourceEntry = z.object({
 });
 type SourceEntry = z.infer<typeof SourceEntry>;
 
-/** Field order of the output (CatalogEntry's order, then the optional extras). */
-const FIELDS = [
-  'name', 'family', 'category', 'generation', 'size', 'vcpu', 'memoryMiB', 'arch', 'gpuCount', 'gpuManufacturer',
-  'gpuName', 'gpuMemoryMiB', 'hypervisor', 'bareMetal', 'maxENIs', 'ipv4PerENI', 'maxPodsEni', 'localNvmeGB',
-  'networkBandwidthMbps', 'onDemandUsdPerHour', 'acceleratorCount', 'acceleratorName', 'acceleratorManufacturer',
-  'branchENIs', 'specSource',
-] as const;
-
-function toCatalogRow(e: SourceEntry): Record<string, unknown> {
+/** An entry of the catalog: the fields of CATALOG_FIELDS, in that order, from one source row. */
+function toCatalogEntry(e: SourceEntry): CatalogEntry {
   const row: Record<string, unknown> = {};
-  for (const f of FIELDS) {
+  for (const f of CATALOG_FIELDS) {
     if (f === 'branchENIs') row[f] = e.branchENIs ?? 0;
     else if (f === 'onDemandUsdPerHour') row[f] = Object.fromEntries(Object.entries(e.onDemandUsdPerHour).sort(([a], [b]) => a.localeCompare(b)));
     else row[f] = e[f];
   }
-  return row;
+  return row as unknown as CatalogEntry;
 }
 
 function parseSource(text: string): SourceEntry[] {
@@ -100,17 +99,19 @@ function fieldsSection(readme: string): string {
   return m[1].trim();
 }
 
-function provenance(entries: SourceEntry[], sha256: string, readme: string): string {
+function provenance(entries: SourceEntry[], encoded: EncodedCatalog, sha256: string, readme: string): string {
   const priced = entries.filter((e) => Object.keys(e.onDemandUsdPerHour).length > 0).length;
   const specSources = new Map<string, number>();
   for (const e of entries) specSources.set(e.specSource, (specSources.get(e.specSource) ?? 0) + 1);
+  const code = (s: string) => `\`${s}\``;
+  const exceptions = Object.entries(encoded.exceptions);
   return `# Provenance of the bundled EC2 instance-type catalog
 
 \`ec2-instance-types.json\` in this folder is **generated**; do not edit it by hand.
 
 - Input: \`${SOURCE_LABEL}\` (relative to the repository root), sha256 \`${sha256}\`
 - Regenerate: \`${COMMAND}\`
-- Entries: ${entries.length} instance types (sorted by name, one JSON object per line), ${priced} with an on-demand price.
+- Entries: ${entries.length} instance types (sorted by name), ${priced} with an on-demand price.
 - Kept fields: the fields of \`CatalogEntry\` (shared/core/instance-types/types.ts) plus \`specSource\`;
   \`branchENIs\` is 0 where the source has none. The source's \`maxENIsAllCards\`, \`networkCards\` and
   \`trunkingCompatible\` are not kept. No value is changed, estimated or added by the generator.
@@ -118,6 +119,27 @@ function provenance(entries: SourceEntry[], sha256: string, readme: string): str
   nodewright's documented estimate (docs/instance-types.md).
 
 \`specSource\` counts: ${[...specSources.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `\`${k}\` ${v}`).join(', ')}.
+
+## The form of \`ec2-instance-types.json\` (version ${encoded.version})
+
+The file is columnar, so that the key names are not repeated in every entry; \`loadCatalog()\`
+(\`shared/catalog/index.ts\`) decodes it once, with \`decodeCatalog\` in \`shared/catalog/codec.ts\`, into the
+same \`CatalogEntry\` objects as the entries the generator encoded (same fields in the same order, same values,
+same order of entries; \`test/core/instance-types/catalog.test.ts\` checks the round trip and that this file is
+the generator's output).
+
+- \`version\`: ${encoded.version} (version 1 was an array of entry objects, one per line).
+- \`fields\`: the fields of an entry, in key order: ${encoded.fields.map(code).join(', ')}.
+- \`rows\`: one array per entry (one per line), in the order of \`columns\`: ${encoded.columns.map(code).join(', ')}.
+- \`derived\`: fields not stored but computed from the row: \`family\` and \`size\` are the parts of \`name\` before
+  and after the \`.\`; \`category\` and \`generation\` come from Karpenter's name regex; \`bareMetal\` is "\`size\`
+  contains \`metal\`"; \`maxPodsEni\` is \`maxENIs * (ipv4PerENI - 1) + 2\`. Where a rule does not give a type's
+  value, \`exceptions\` holds the value by type name: ${exceptions.length === 0 ? 'none in this version of the data' : exceptions.map(([n, v]) => `${code(n)} ${code(JSON.stringify(v))}`).join(', ')}.
+- \`dicts\`: a cell is an index into the column's list of values (most frequent first), for
+  ${Object.keys(encoded.dicts).map(code).join(', ')}.
+- \`maps\`: an \`onDemandUsdPerHour\` cell is \`[k, price, ...]\`: the regions are \`maps.onDemandUsdPerHour[k]\`
+  (${encoded.maps.onDemandUsdPerHour.map((k) => code(JSON.stringify(k))).join(', ')}), with the prices in that order.
+- \`defaults\`: a row leaves off its trailing cells whose value is the column's default: ${Object.entries(encoded.defaults).map(([k, v]) => `${code(k)} ${code(JSON.stringify(v))}`).join(', ')}.
 
 ## Sources (copied from ../shared/data/README.md)
 
@@ -129,14 +151,29 @@ ${fieldsSection(readme)}
 `;
 }
 
-function main(): void {
-  const text = readFileSync(SOURCE, 'utf8');
-  const sha256 = createHash('sha256').update(text).digest('hex');
-  const entries = parseSource(text).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const body = `[\n${entries.map((e) => JSON.stringify(toCatalogRow(e))).join(',\n')}\n]\n`;
-  writeFileSync(join(OUT_DIR, 'ec2-instance-types.json'), body);
-  writeFileSync(join(OUT_DIR, 'PROVENANCE.md'), provenance(entries, sha256, readFileSync(SOURCE_README, 'utf8')));
-  console.log(`wrote ${entries.length} instance types to shared/catalog/ec2-instance-types.json (source sha256 ${sha256})`);
+/** The catalog's presentation: the header on the first line, then one row per line. */
+function formatCatalog(encoded: EncodedCatalog): string {
+  const { rows, ...header } = encoded;
+  const head = JSON.stringify(header);
+  return `${head.slice(0, -1)},"rows":[\n${rows.map((r) => JSON.stringify(r)).join(',\n')}\n]}\n`;
 }
 
-main();
+/** The catalog's entries, the file contents of ec2-instance-types.json and of PROVENANCE.md, from the source data. */
+export function generateCatalog(sourceText: string, sourceReadme: string): { entries: CatalogEntry[]; json: string; provenance: string } {
+  const sha256 = createHash('sha256').update(sourceText).digest('hex');
+  const sorted = parseSource(sourceText).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = sorted.map(toCatalogEntry);
+  const encoded = encodeCatalog(entries);
+  return { entries, json: formatCatalog(encoded), provenance: provenance(sorted, encoded, sha256, sourceReadme) };
+}
+
+function main(): void {
+  const text = readFileSync(SOURCE, 'utf8');
+  const { entries, json, provenance: md } = generateCatalog(text, readFileSync(SOURCE_README, 'utf8'));
+  writeFileSync(join(OUT_DIR, 'ec2-instance-types.json'), json);
+  writeFileSync(join(OUT_DIR, 'PROVENANCE.md'), md);
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  console.log(`wrote ${entries.length} instance types to shared/catalog/ec2-instance-types.json (${json.length} bytes; source sha256 ${sha256})`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

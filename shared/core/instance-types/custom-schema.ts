@@ -1,6 +1,6 @@
 /**
- * zod schemas of the `--instance-types FILE.json` entries (see custom.ts): the catalog form (the fields of
- * shared/catalog/ec2-instance-types.json, most optional) and the explicit form (capacity/allocatable/offerings).
+ * zod schemas of the `--instance-types FILE.json` entries (see custom.ts): the catalog form (the fields of a
+ * bundled catalog entry, CatalogEntry in types.ts, most optional) and the explicit form (capacity/allocatable/offerings).
  */
 import { z } from 'zod';
 

@@ -1,6 +1,6 @@
 /**
  * The CLI's `--instance-types FILE.json`: a JSON array whose entries are either
- *  - the catalog form (the fields of shared/catalog/ec2-instance-types.json; `name`, `vcpu`, `memoryMiB`
+ *  - the catalog form (the fields of a bundled catalog entry, CatalogEntry in types.ts; `name`, `vcpu`, `memoryMiB`
  *    required) — built exactly like the bundled catalog by buildInstanceTypes, in opts.zones; or
  *  - the explicit form `{name, arch, os, capacity, allocatable?, offerings, labels?}` — capacity and
  *    allocatable used as given (no overhead; allocatable defaults to capacity), zones from the offerings.
