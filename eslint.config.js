@@ -21,6 +21,20 @@ export default tseslint.config(
     },
   },
   {
+    // Small units (#14): no source file over 300 lines, no function over 80 (blank lines and comments not
+    // counted). Not for tests, benchmarks, scripts or infra.
+    files: ['shared/**/*.ts', 'functions/**/*.ts', 'cli/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // TODO(#14): split in the sfn runner change
+    files: ['shared/sim/runtime/production.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     // What lands on main runs every test: no focused tests, no skipped ones without a stated condition
     // (describe.skipIf / it.skipIf with a reason logged), no tests that pass by failing.
     files: ['test/**/*.ts'],

@@ -10,21 +10,17 @@ import { CliUsageError, planCommand } from './plan';
 const out = (s: string) => process.stdout.write(`${s}\n`);
 const err = (s: string) => process.stderr.write(`${s}\n`);
 
+/** A subcommand's exit code (the action sets it; main returns it). */
+type SetCode = (code: number) => void;
+
 /** Bad input (manifests, flags, files): exit 2 with one clear message and nothing planned. */
 function userError(e: unknown): e is Error {
   return isManifestValidationError(e) || isInstanceTypesFileInvalidError(e) || e instanceof CliUsageError
     || (e instanceof Error && e.name === 'ScenarioInvalidError');
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let code = 0;
-  const program = new Command()
-    .name('nodewright')
-    .description('Serverless, Karpenter-compatible node autoscaler for Amazon EKS: plan, simulate, explain.')
-    .version(pkg.version, '-V, --version', 'print the version')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
-
+/** `plan`: what nodewright would launch for the manifests, offline. */
+function addPlanCommand(program: Command, setCode: SetCode): void {
   program
     .command('plan')
     .description('Show what nodewright would launch for the pending pods in the given manifests (offline).')
@@ -35,9 +31,12 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--no-optimize', 'print the Karpenter-style greedy plan, without re-packing toward the cheapest fleet')
     .action(async (o: { file: string[]; instanceTypes?: string; region: string; zones?: string; output: 'table' | 'json'; optimize: boolean }) => {
-      code = await planCommand(o, out, err);
+      setCode(await planCommand(o, out, err));
     });
+}
 
+/** `explain`: why pending pods would (not) get a node. */
+function addExplainCommand(program: Command, setCode: SetCode): void {
   program
     .command('explain')
     .description('Explain why pending pods in the given manifests would (not) get a node, NodePool by NodePool.')
@@ -47,11 +46,12 @@ export async function main(argv: string[]): Promise<number> {
     .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
     .action((o: { file: string[]; pod?: string; instanceTypes?: string; region: string; zones?: string }) => {
-      code = explainCommand(o, out, err);
+      setCode(explainCommand(o, out, err));
     });
+}
 
-  addAuditCommand(program, (c) => { code = c; }, out);
-
+/** `doctor`: checks an account (or the simulator's) before and after a deploy. */
+function addDoctorCommand(program: Command, setCode: SetCode): void {
   program
     .command('doctor')
     .description('Check an account before and after a deploy (cluster, access entries, API and RBAC, discovery tags, node role, prices, interruption queue); --sim checks the simulated one.')
@@ -66,9 +66,12 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (o: { cluster?: string; region?: string; stage: string; nodeRole?: string; nodeInstanceProfile?: string; queue?: string; sim?: boolean; output: 'table' | 'json' }) => {
       // Loaded on use: the AWS SDK and Kubernetes client it needs would slow every other command's start.
       const { doctorCommand } = await import('./doctor');
-      code = await doctorCommand(o, out);
+      setCode(await doctorCommand(o, out));
     });
+}
 
+/** `simulate`, `sim serve` and `demo`: the simulator. */
+function addSimulatorCommands(program: Command, setCode: SetCode): void {
   program
     .command('simulate')
     .description('Run a scenario on a simulated EKS + EC2 with the production functions, adapters and state machines.')
@@ -78,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('--log-format <format>', 'also print nodewright\'s log lines to stderr, as text or one JSON object per line').choices(['text', 'json']))
     .action(async (file: string, o: { output: 'table' | 'json'; report?: string; logFormat?: 'text' | 'json' }) => {
       const { simulateFile } = await import('./simulate');
-      code = await simulateFile(file, o, out, err);
+      setCode(await simulateFile(file, o, out, err));
     });
 
   program
@@ -96,7 +99,7 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('--log-format <format>', 'log lines as text (with their fields) or one JSON object per line').choices(['text', 'json']).default('text'))
     .action(async (o: { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; metricsPort?: string; logFormat: 'text' | 'json' }) => {
       const { serveCommand } = await import('./serve');
-      code = await serveCommand(o, out);
+      setCode(await serveCommand(o, out));
     });
 
   program
@@ -104,8 +107,24 @@ export async function main(argv: string[]): Promise<number> {
     .description('Run the seed walkthrough on the embedded default (examples/inflate.yaml).')
     .action(async () => {
       const { demoCommand } = await import('./demo');
-      code = await demoCommand(out, err);
+      setCode(await demoCommand(out, err));
     });
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const setCode: SetCode = (c) => { code = c; };
+  const program = new Command()
+    .name('nodewright')
+    .description('Serverless, Karpenter-compatible node autoscaler for Amazon EKS: plan, simulate, explain.')
+    .version(pkg.version, '-V, --version', 'print the version')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+  addPlanCommand(program, setCode);
+  addExplainCommand(program, setCode);
+  addAuditCommand(program, setCode, out);
+  addDoctorCommand(program, setCode);
+  addSimulatorCommands(program, setCode);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

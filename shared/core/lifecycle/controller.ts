@@ -8,12 +8,16 @@
  */
 import type { NodeClaim } from '../model/karpenter';
 import type { Node } from '../model/kube';
-import type { ClusterClient, ClusterWatch, FunctionInvoker, MetricsRecorder, StateStore, Clock, WatchClosed, WatchedKind, WatchEvent, WatchHandle, WorkflowStarter } from '../ports';
+import type { ClusterClient, ClusterWatch, FunctionInvoker, MetricsRecorder, StateStore, Clock, WatchedKind, WorkflowStarter } from '../ports';
 import { reconcileDeletions } from './deletions';
 import type { LifecycleLogger } from './deps';
 import { isProvisionable } from './provisionable';
+import { acquire, CONTROLLER_LEASE, LEASE_TTL_SECONDS, renew, RENEW_EVERY_MS } from './controller-lease';
 import { ControllerState } from './controller-state';
+import { ControllerWatches } from './controller-watches';
 import { PodStartups } from './pod-startup';
+
+export { CONTROLLER_LEASE } from './controller-lease';
 
 export interface ControllerDeps {
   /** For `kubectl delete` of a node or claim: delete the claim of a deleted Node, start `terminate`. */
@@ -50,159 +54,147 @@ export interface ControllerResult {
   rewatches: number;
 }
 
-export const CONTROLLER_LEASE = 'controller';
-const LEASE_TTL_SECONDS = 30;
-const RENEW_EVERY_MS = 10_000;
-/** A heartbeat that finds the lease held waits for the holder's planned end when it is this close (ticks are 60 s apart). */
-const HANDOVER_WINDOW_MS = 65_000;
 const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools'];
-
-/** Waits for the lease: at once if free, or until the holder hands over if that is within the window. */
-async function acquire(deps: ControllerDeps, holder: string, untilMs: number): Promise<boolean> {
-  for (;;) {
-    let current: Awaited<ReturnType<StateStore['readLease']>>;
-    try {
-      if (await deps.store.acquireLease(CONTROLLER_LEASE, holder, LEASE_TTL_SECONDS, untilMs)) return true;
-      current = await deps.store.readLease(CONTROLLER_LEASE);
-    } catch (e) {
-      // The store is throttled or down: the next heartbeat (a minute away) tries again.
-      deps.log.warn('controller lease unavailable; the next heartbeat retries', { holder, error: e instanceof Error ? e.message : String(e) });
-      return false;
-    }
-    const now = deps.clock.now();
-    const handsOverAt = current ? current.untilMs ?? current.expiresAt : now;
-    if (handsOverAt - now > HANDOVER_WINDOW_MS || now + 2 * RENEW_EVERY_MS >= untilMs) return false;
-    // Sleep until the planned hand-over, then poll each second: a minute of 1 s polls would be 60 writes.
-    await deps.clock.sleep(Math.max(1_000, handsOverAt - now));
-  }
-}
 
 export async function runController(deps: ControllerDeps, options: ControllerOptions): Promise<ControllerResult> {
   const start = deps.clock.now();
   const end = start + (options.budgetMs ?? 14 * 60_000);
-  const result: ControllerResult = { skipped: false, provisionerRuns: 0, disruptionRuns: 0, events: 0, rewatches: 0 };
   // A heartbeat that finds a healthy holder ends at once and says nothing (one a minute would drown the logs).
-  if (!(await acquire(deps, options.holder, end))) return { ...result, skipped: true };
+  if (!(await acquire(deps, options.holder, end))) return { skipped: true, provisionerRuns: 0, disruptionRuns: 0, events: 0, rewatches: 0 };
   deps.log.info('controller started', { holder: options.holder, until: new Date(end).toISOString() });
-  const state = new ControllerState({
-    idleMs: options.idleMs ?? 1_000, maxBatchMs: options.maxBatchMs ?? 10_000,
-    quietMs: options.disruptionQuietMs ?? 2_000, minIntervalMs: options.disruptionMinIntervalMs ?? 10_000, everyMs: options.disruptionEveryMs ?? 5 * 60_000,
-  }, start);
-  let wake = new AbortController();
-  const queue: WatchEvent[] = [];
-  const closed: { kind: WatchedKind; why: WatchClosed }[] = [];
-  const handles = new Map<WatchedKind, WatchHandle>();
-  const versions = new Map<WatchedKind, string>();
-  const failedOpens = new Map<WatchedKind, number>();
-  const open = async (kind: WatchedKind): Promise<void> => {
-    const handle = await deps.watch.watch(kind, versions.get(kind), (e) => {
-      queue.push(e);
-      failedOpens.delete(kind);
-      if (e.type !== 'BOOKMARK') result.events++;
-      wake.abort();
-    }, (why) => {
-      closed.push({ kind, why });
-      wake.abort();
-    });
-    handles.set(kind, handle);
-  };
-  const openOrRetry = async (kind: WatchedKind) => {
-    try {
-      await open(kind);
-    } catch (e) {
-      const n = (failedOpens.get(kind) ?? 0) + 1;
-      failedOpens.set(kind, n);
-      deps.log.warn('watch failed to start; retrying', { kind, attempt: n, error: e instanceof Error ? e.message : String(e) });
-      state.retryWatchAt(kind, deps.clock.now() + Math.min(5_000, 500 * 2 ** n));
-    }
-  };
-  // Nodes and NodeClaims as last seen (hundreds of objects at most): `kubectl delete` is decided from them.
-  const nodes = new Map<string, Node>();
-  const startups = new PodStartups(deps.metrics);
-  const claims = new Map<string, NodeClaim>();
-  let deletionsDue = false;
-  let deletionsRetryAt = Infinity;
-  let provisioning: Promise<void> | undefined;
-  let disrupting: Promise<void> | undefined;
-  let lastRenew = start;
-  let leaseValidUntil = start + LEASE_TTL_SECONDS * 1000;
+  const loop = new ControllerLoop(deps, options, start, end);
   try {
-    for (const kind of KINDS) await openOrRetry(kind);
-    for (;;) {
-      const now = deps.clock.now();
-      if (now >= end) break;
-      // Events first: they may close a batch or make a pass due.
-      for (const e of queue.splice(0)) {
-        if (e.resourceVersion) versions.set(e.type === 'BOOKMARK' ? 'pods' : e.object.kind, e.resourceVersion);
-        if (e.type === 'BOOKMARK') continue;
-        state.apply(e, now, isProvisionable);
-        const o = e.object;
-        if (o.kind === 'nodes') {
-          if (e.type === 'DELETED') nodes.delete(o.name); else nodes.set(o.name, o.node);
-          if (e.type !== 'DELETED' && o.node.deletionTimestamp !== undefined) deletionsDue = true;
-        } else if (o.kind === 'nodeclaims') {
-          if (e.type === 'DELETED') claims.delete(o.name); else claims.set(o.name, o.nodeClaim);
-          if (e.type !== 'DELETED' && o.nodeClaim.deletionTimestamp !== undefined) deletionsDue = true;
-        } else if (o.kind === 'pods') {
-          startups.apply(e.type, o.pod, now);
-        }
-      }
-      if (deletionsDue || now >= deletionsRetryAt) {
-        deletionsDue = false;
-        const outcomes = await reconcileDeletions(deps, { nodes: [...nodes.values()], nodeClaims: [...claims.values()] });
-        deletionsRetryAt = outcomes.some((o) => o.result === 'failed') ? now + 5_000 : Infinity;
-      }
-      for (const { kind, why } of closed.splice(0)) {
-        result.rewatches++;
-        handles.get(kind)?.stop();
-        handles.delete(kind);
-        if (why.gone) versions.delete(kind); // too old: start again from the current state
-        // Back off on streams that keep failing (an API server in trouble), at once after a clean end or a 410.
-        const n = why.error && !why.gone ? (failedOpens.get(kind) ?? 0) + 1 : 0;
-        failedOpens.set(kind, n);
-        if (why.error) deps.log.warn('watch closed; watching again', { kind, gone: why.gone, error: why.error, attempt: n });
-        state.retryWatchAt(kind, now + (n === 0 ? 0 : Math.min(5_000, 250 * 2 ** n)));
-      }
-      for (const kind of state.watchesDue(now)) if (!handles.has(kind)) await openOrRetry(kind);
-      if (!provisioning && state.batchReady(now)) {
-        const pods = state.takeBatch(now);
-        result.provisionerRuns++;
-        provisioning = invoke(deps, 'provisioner', { reconcile: true, batched: true, source: 'nodewright.controller', pods: pods.length })
-          .finally(() => { provisioning = undefined; wake.abort(); });
-      }
-      if (!disrupting && state.disruptionDue(now)) {
-        state.disruptionStarted(now);
-        result.disruptionRuns++;
-        disrupting = invoke(deps, 'disruption', { reconcile: true, source: 'nodewright.controller' })
-          .finally(() => { disrupting = undefined; wake.abort(); });
-      }
-      if (now - lastRenew >= RENEW_EVERY_MS) {
-        lastRenew = now;
-        const renewed = await renew(deps, options.holder, end);
-        if (renewed === 'lost') break;
-        if (renewed === 'held') leaseValidUntil = now + LEASE_TTL_SECONDS * 1000;
-        else if (now >= leaseValidUntil - RENEW_EVERY_MS) {
-          deps.log.warn('controller lease may expire before it can be renewed; stopping', { holder: options.holder });
-          break;
-        }
-      }
-      const next = Math.min(end, lastRenew + RENEW_EVERY_MS, deletionsRetryAt, state.nextDue({ provisioning: provisioning !== undefined, disrupting: disrupting !== undefined }));
-      if (queue.length === 0 && closed.length === 0) {
-        wake = new AbortController();
-        await deps.clock.sleep(Math.max(0, next - deps.clock.now()), wake.signal);
-      }
-    }
+    await loop.run();
   } finally {
-    for (const h of handles.values()) h.stop();
-    // Wait for calls in flight on the clock (not on their promises): what they wait for may be the clock itself.
-    while (provisioning !== undefined || disrupting !== undefined) {
-      wake = new AbortController();
-      await deps.clock.sleep(5_000, wake.signal);
-    }
-    await deps.store.releaseLease(CONTROLLER_LEASE, options.holder).catch(() => undefined);
+    await loop.stop();
   }
+  const result = loop.result();
   deps.log.info('controller handing over', { holder: options.holder, events: result.events, provisionerRuns: result.provisionerRuns, disruptionRuns: result.disruptionRuns });
   return result;
+}
+
+/** One invocation while it holds the lease: its watches, the objects it last saw, and the calls in flight. */
+class ControllerLoop {
+  private readonly state: ControllerState;
+  private readonly watches: ControllerWatches;
+  /** Aborted to end the loop's sleep early (an event, a close, a call finishing). */
+  private wake = new AbortController();
+  // Nodes and NodeClaims as last seen (hundreds of objects at most): `kubectl delete` is decided from them.
+  private readonly nodes = new Map<string, Node>();
+  private readonly claims = new Map<string, NodeClaim>();
+  private readonly startups: PodStartups;
+  private deletionsDue = false;
+  private deletionsRetryAt = Infinity;
+  private provisioning: Promise<void> | undefined;
+  private disrupting: Promise<void> | undefined;
+  private provisionerRuns = 0;
+  private disruptionRuns = 0;
+  private lastRenew: number;
+  private leaseValidUntil: number;
+
+  constructor(private readonly deps: ControllerDeps, private readonly options: ControllerOptions, start: number, private readonly end: number) {
+    this.state = new ControllerState({
+      idleMs: options.idleMs ?? 1_000, maxBatchMs: options.maxBatchMs ?? 10_000,
+      quietMs: options.disruptionQuietMs ?? 2_000, minIntervalMs: options.disruptionMinIntervalMs ?? 10_000, everyMs: options.disruptionEveryMs ?? 5 * 60_000,
+    }, start);
+    this.watches = new ControllerWatches(deps, this.state, () => this.wake.abort());
+    this.startups = new PodStartups(deps.metrics);
+    this.lastRenew = start;
+    this.leaseValidUntil = start + LEASE_TTL_SECONDS * 1000;
+  }
+
+  result(): ControllerResult {
+    return { skipped: false, provisionerRuns: this.provisionerRuns, disruptionRuns: this.disruptionRuns, events: this.watches.events, rewatches: this.watches.rewatches };
+  }
+
+  async run(): Promise<void> {
+    for (const kind of KINDS) await this.watches.openOrRetry(kind);
+    for (;;) {
+      const now = this.deps.clock.now();
+      if (now >= this.end) break;
+      // Events first: they may close a batch or make a pass due.
+      this.applyEvents(now);
+      await this.reconcileDeletions(now);
+      this.watches.rewatchClosed(now);
+      await this.watches.openDue(now);
+      this.startCalls(now);
+      if (!(await this.keepLease(now))) break;
+      await this.sleep();
+    }
+  }
+
+  private applyEvents(now: number): void {
+    for (const e of this.watches.takeEvents()) {
+      if (e.type === 'BOOKMARK') continue;
+      this.state.apply(e, now, isProvisionable);
+      const o = e.object;
+      if (o.kind === 'nodes') {
+        if (e.type === 'DELETED') this.nodes.delete(o.name); else this.nodes.set(o.name, o.node);
+        if (e.type !== 'DELETED' && o.node.deletionTimestamp !== undefined) this.deletionsDue = true;
+      } else if (o.kind === 'nodeclaims') {
+        if (e.type === 'DELETED') this.claims.delete(o.name); else this.claims.set(o.name, o.nodeClaim);
+        if (e.type !== 'DELETED' && o.nodeClaim.deletionTimestamp !== undefined) this.deletionsDue = true;
+      } else if (o.kind === 'pods') {
+        this.startups.apply(e.type, o.pod, now);
+      }
+    }
+  }
+
+  /** `kubectl delete` of a node or claim: after a deletion was seen, and again 5 s after a failed one. */
+  private async reconcileDeletions(now: number): Promise<void> {
+    if (!this.deletionsDue && now < this.deletionsRetryAt) return;
+    this.deletionsDue = false;
+    const outcomes = await reconcileDeletions(this.deps, { nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()] });
+    this.deletionsRetryAt = outcomes.some((o) => o.result === 'failed') ? now + 5_000 : Infinity;
+  }
+
+  /** A provisioner round for a ready batch, a disruption pass when one is due: one of each in flight at most. */
+  private startCalls(now: number): void {
+    if (!this.provisioning && this.state.batchReady(now)) {
+      const pods = this.state.takeBatch(now);
+      this.provisionerRuns++;
+      this.provisioning = invoke(this.deps, 'provisioner', { reconcile: true, batched: true, source: 'nodewright.controller', pods: pods.length })
+        .finally(() => { this.provisioning = undefined; this.wake.abort(); });
+    }
+    if (!this.disrupting && this.state.disruptionDue(now)) {
+      this.state.disruptionStarted(now);
+      this.disruptionRuns++;
+      this.disrupting = invoke(this.deps, 'disruption', { reconcile: true, source: 'nodewright.controller' })
+        .finally(() => { this.disrupting = undefined; this.wake.abort(); });
+    }
+  }
+
+  /** Renews the lease when due; false when the loop must stop (lost, or it may expire before a renewal). */
+  private async keepLease(now: number): Promise<boolean> {
+    if (now - this.lastRenew < RENEW_EVERY_MS) return true;
+    this.lastRenew = now;
+    const renewed = await renew(this.deps, this.options.holder, this.end);
+    if (renewed === 'lost') return false;
+    if (renewed === 'held') this.leaseValidUntil = now + LEASE_TTL_SECONDS * 1000;
+    else if (now >= this.leaseValidUntil - RENEW_EVERY_MS) {
+      this.deps.log.warn('controller lease may expire before it can be renewed; stopping', { holder: this.options.holder });
+      return false;
+    }
+    return true;
+  }
+
+  /** Sleeps until the next thing is due, unless events or closes are waiting. */
+  private async sleep(): Promise<void> {
+    const next = Math.min(this.end, this.lastRenew + RENEW_EVERY_MS, this.deletionsRetryAt, this.state.nextDue({ provisioning: this.provisioning !== undefined, disrupting: this.disrupting !== undefined }));
+    if (!this.watches.idle) return;
+    this.wake = new AbortController();
+    await this.deps.clock.sleep(Math.max(0, next - this.deps.clock.now()), this.wake.signal);
+  }
+
+  async stop(): Promise<void> {
+    this.watches.stopAll();
+    // Wait for calls in flight on the clock (not on their promises): what they wait for may be the clock itself.
+    while (this.provisioning !== undefined || this.disrupting !== undefined) {
+      this.wake = new AbortController();
+      await this.deps.clock.sleep(5_000, this.wake.signal);
+    }
+    await this.deps.store.releaseLease(CONTROLLER_LEASE, this.options.holder).catch(() => undefined);
+  }
 }
 
 async function invoke(deps: ControllerDeps, fn: 'provisioner' | 'disruption', payload: unknown): Promise<void> {
@@ -210,17 +202,5 @@ async function invoke(deps: ControllerDeps, fn: 'provisioner' | 'disruption', pa
     await deps.invoker.invoke(fn, payload);
   } catch (e) {
     deps.log.error(`${fn} invocation failed`, { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
-  }
-}
-
-/** Renews the lease: `held`, `lost` (another holder took it: stop), or `unknown` (a store error: retry while it lasts). */
-async function renew(deps: ControllerDeps, holder: string, end: number): Promise<'held' | 'lost' | 'unknown'> {
-  try {
-    if (await deps.store.acquireLease(CONTROLLER_LEASE, holder, LEASE_TTL_SECONDS, end)) return 'held';
-    deps.log.warn('controller lease lost; stopping', { holder });
-    return 'lost';
-  } catch (e) {
-    deps.log.warn('controller lease renewal failed; retrying', { holder, error: e instanceof Error ? e.message : String(e) });
-    return 'unknown';
   }
 }

@@ -3,11 +3,14 @@ import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import type { InProgressClaim } from './nodeclaim';
 import type { NodeSelectorRequirement } from '../model/kube';
+import type { Requirements } from './requirements';
 import { offeringMatcher, type TypeOption } from './template';
 import { customLabelValue, isCustomLabelKey } from './custom-labels';
 import type { PlannedNodeClaim } from './types';
 
 const CAPACITY_ORDER: CapacityTypeValue[] = [CapacityType.reserved, CapacityType.spot, CapacityType.onDemand];
+
+type OfferingMatch = ReturnType<typeof offeringMatcher>;
 
 export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number): PlannedNodeClaim {
   const reqs = claim.requirements;
@@ -15,6 +18,44 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
   // Zone, zone ID and capacity type as the pool has them: an option's price is its cheapest offering (minPrice).
   const tmpl = claim.template.requirements;
   const poolOfferings = reqs.get(Label.zone) === tmpl.get(Label.zone) && reqs.get(Label.capacityType) === tmpl.get(Label.capacityType) && reqs.get(Label.zoneId) === tmpl.get(Label.zoneId);
+  const options = cheapestOptions(claim, maxInstanceTypes, poolOfferings, match);
+  const { offered, capacityType, price } = launchCapacity(options, poolOfferings, match);
+
+  const zoneReq = reqs.get(Label.zone);
+  const zone = zoneReq && !zoneReq.complement && zoneReq.values.size === 1 ? (zoneReq.values.values().next().value as string) : null;
+
+  const daemon = daemonOverhead(options);
+  const requests: ResourceList = { ...claim.requests };
+  for (const k in daemon) requests[k] = (requests[k] ?? 0) + daemon[k];
+
+  const names = options.map((o) => o.it.name);
+  const ctReq = reqs.get(Label.capacityType);
+  const allowed = [...offered].filter((c) => !ctReq || ctReq.has(c)).sort();
+
+  return {
+    hostname: claim.hostname,
+    nodePool: claim.template.pool.name,
+    instanceTypes: options.map((o) => o.it),
+    requirements: claimRequirements(reqs, names, allowed),
+    capacityType,
+    zone,
+    pods: claim.pods.map((s) => s.pod),
+    requests,
+    daemonOverhead: daemon,
+    price: Number.isFinite(price) ? price : 0,
+    labels: claimLabels(claim, names, allowed),
+    annotations: { ...claim.template.pool.template.annotations },
+    taints: claim.template.taints,
+    startupTaints: claim.template.startupTaints,
+    nodeClassRef: claim.template.pool.template.nodeClassRef,
+    expireAfter: claim.template.pool.template.expireAfter,
+    terminationGracePeriod: claim.template.pool.template.terminationGracePeriod,
+    minValuesRelaxed: claim.minValuesRelaxed || undefined,
+  };
+}
+
+/** The claim's `maxInstanceTypes` cheapest options under its requirements (by price, then name). */
+function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolOfferings: boolean, match: OfferingMatch): TypeOption[] {
   // Exotic types (GPU, accelerators, metal) only when nothing else satisfies the pods.
   const anyPlain = claim.options.some((o) => !o.it.exotic);
   const priced: { o: TypeOption; price: number }[] = [];
@@ -33,10 +74,14 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
     if (price > hi) hi = price;
   }
   if (!sorted) priced.sort((a, b) => a.price - b.price || (a.o.it.name < b.o.it.name ? -1 : a.o.it.name > b.o.it.name ? 1 : 0));
-  const options: TypeOption[] = priced.slice(0, maxInstanceTypes).map((p) => p.o);
+  return priced.slice(0, maxInstanceTypes).map((p) => p.o);
+}
 
-  // Capacity type the launch would request: reserved > spot > on-demand; spot dearer than the cheapest
-  // on-demand offering is ignored (docs/karpenter-reference.md §2.8).
+/**
+ * Capacity type the launch would request: reserved > spot > on-demand; spot dearer than the cheapest
+ * on-demand offering is ignored (docs/karpenter-reference.md §2.8). Also the capacity types offered, and the price.
+ */
+function launchCapacity(options: TypeOption[], poolOfferings: boolean, match: OfferingMatch): { offered: Set<string>; capacityType: CapacityTypeValue; price: number } {
   let cheapestOnDemand = Infinity;
   const offered = new Set<string>();
   if (poolOfferings) {
@@ -68,21 +113,21 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
     }
     if (Number.isFinite(price)) { capacityType = ct; break; }
   }
+  return { offered, capacityType, price };
+}
 
-  const zoneReq = reqs.get(Label.zone);
-  const zone = zoneReq && !zoneReq.complement && zoneReq.values.size === 1 ? (zoneReq.values.values().next().value as string) : null;
-
+/** DaemonSet overhead every option carries: the per-resource minimum over the options. */
+function daemonOverhead(options: TypeOption[]): ResourceList {
   const daemon: ResourceList = {};
   options.forEach((o, i) => {
     if (i === 0) Object.assign(daemon, o.daemon);
     else for (const k of Object.keys(daemon)) daemon[k] = Math.min(daemon[k], o.daemon[k] ?? 0);
   });
-  const requests: ResourceList = { ...claim.requests };
-  for (const k in daemon) requests[k] = (requests[k] ?? 0) + daemon[k];
+  return daemon;
+}
 
-  const names = options.map((o) => o.it.name);
-  const ctReq = reqs.get(Label.capacityType);
-  const allowed = [...offered].filter((c) => !ctReq || ctReq.has(c)).sort();
+/** The claim's requirements (no placeholder hostname), with the chosen instance types and capacity types, by key. */
+function claimRequirements(reqs: Requirements, names: string[], allowed: string[]): NodeSelectorRequirement[] {
   const requirements: NodeSelectorRequirement[] = [];
   for (const r of reqs.values()) {
     if (r.key === Label.hostname || r.key === Label.instanceType || r.key === Label.capacityType) continue;
@@ -91,9 +136,13 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
   requirements.push({ key: Label.instanceType, operator: 'In', values: names });
   requirements.push({ key: Label.capacityType, operator: 'In', values: allowed });
   requirements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return requirements;
+}
 
+/** The template's labels, every requirement pinned to one value, and custom keys as Karpenter resolves them. */
+function claimLabels(claim: InProgressClaim, names: string[], allowed: string[]): Record<string, string> {
   const labels: Record<string, string> = { ...claim.template.labels };
-  for (const r of reqs.values()) {
+  for (const r of claim.requirements.values()) {
     if (r.key === Label.hostname) continue;
     if (isCustomLabelKey(r.key)) {
       const value = customLabelValue(r);
@@ -106,25 +155,5 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
   }
   if (names.length === 1) labels[Label.instanceType] = names[0];
   if (allowed.length === 1) labels[Label.capacityType] = allowed[0];
-
-  return {
-    hostname: claim.hostname,
-    nodePool: claim.template.pool.name,
-    instanceTypes: options.map((o) => o.it),
-    requirements,
-    capacityType,
-    zone,
-    pods: claim.pods.map((s) => s.pod),
-    requests,
-    daemonOverhead: daemon,
-    price: Number.isFinite(price) ? price : 0,
-    labels,
-    annotations: { ...claim.template.pool.template.annotations },
-    taints: claim.template.taints,
-    startupTaints: claim.template.startupTaints,
-    nodeClassRef: claim.template.pool.template.nodeClassRef,
-    expireAfter: claim.template.pool.template.expireAfter,
-    terminationGracePeriod: claim.template.pool.template.terminationGracePeriod,
-    minValuesRelaxed: claim.minValuesRelaxed || undefined,
-  };
+  return labels;
 }

@@ -2,25 +2,23 @@
  * Topology spread, pod affinity and pod anti-affinity (docs/karpenter-reference.md §2.6). A TopologyGroup counts the pods its
  * selector matches per domain of one key; pods that carry a constraint "own" its group. Unlike Karpenter,
  * a zone-like anti-affinity or affinity bootstrap pins the claim to one domain, so independent replicas can
- * launch in parallel instead of one per provisioning loop.
+ * launch in parallel instead of one per provisioning loop. This file keeps the groups (created per constraint,
+ * indexed by the labels they select) and narrows a claim's requirements; which domain one group allows is
+ * decided in topology-domains.ts, and the group itself is topology-group.ts.
  */
 import type { LabelSelector, Pod, PodAffinityTerm } from '../model/kube';
 import { Label, NormalizedLabels } from '../model/labels';
 import { activeSpreads, type PodState } from './pod-data';
 import { Requirement, Requirements } from './requirements';
 import { compileSelector, selectorKey, untoleratedTaint } from './selectors';
+import { exists, nextDomainAffinity, nextDomainAnti, nextDomainSpread, pinned } from './topology-domains';
 import { hardTaints, TopologyGroup, type DomainFilter, type GroupType, type NodeDomains, type Placement, type PoolDomains } from './topology-group';
 
 export { TopologyGroup, type DomainFilter, type GroupType, type NodeDomains, type Placement, type PoolDomains } from './topology-group';
 
 interface OwnedGroups { spread: TopologyGroup[]; affinity: TopologyGroup[]; anti: TopologyGroup[]; requiredAnti: TopologyGroup[] }
 
-const EXISTS_CACHE = new Map<string, Requirement>();
-function exists(key: string): Requirement {
-  let r = EXISTS_CACHE.get(key);
-  if (!r) { r = Requirement.exists(key); EXISTS_CACHE.set(key, r); }
-  return r;
-}
+const NO_DOMAINS: ReadonlySet<string> = new Set();
 
 export class Topology {
   private readonly groups = new Map<string, TopologyGroup>();
@@ -128,17 +126,17 @@ export class Topology {
     const owned = this.ownedGroups(s);
     let out = reqs;
     for (const g of owned.spread) {
-      const r = this.nextDomainSpread(g, s, out.get(g.key) ?? exists(g.key), feasible);
+      const r = nextDomainSpread(g, s, out.get(g.key) ?? exists(g.key), this.spreadUniverse(g), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
     for (const g of owned.affinity) {
-      const r = this.nextDomainAffinity(g, s, out.get(g.key) ?? exists(g.key), feasible);
+      const r = nextDomainAffinity(g, s, out.get(g.key) ?? exists(g.key), this.universe(g.key), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
     for (const g of owned.anti) {
-      const r = this.nextDomainAnti(g, s, out.get(g.key) ?? exists(g.key), feasible);
+      const r = nextDomainAnti(g, s, out.get(g.key) ?? exists(g.key), this.universe(g.key), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
@@ -175,7 +173,7 @@ export class Topology {
       if (d === undefined) continue;
       if (g.key === Label.hostname) {
         if (g.count(d) + (g.selects(s.pod) ? 1 : 0) > g.maxSkew) return g.reasons.spread;
-      } else if (this.nextDomainSpread(g, s, Requirement.in(g.key, [d])) !== undefined) return g.reasons.spread;
+      } else if (nextDomainSpread(g, s, Requirement.in(g.key, [d]), this.spreadUniverse(g)) !== undefined) return g.reasons.spread;
     }
     for (const g of owned.affinity) {
       const d = pinned(reqs, g.key);
@@ -192,8 +190,8 @@ export class Topology {
     return undefined;
   }
 
-  private universe(key: string): Set<string> {
-    return this.domains.get(key) ?? new Set();
+  private universe(key: string): ReadonlySet<string> {
+    return this.domains.get(key) ?? NO_DOMAINS;
   }
 
   /**
@@ -217,70 +215,8 @@ export class Topology {
     return out;
   }
 
-  private spreadUniverse(g: TopologyGroup): Set<string> {
+  private spreadUniverse(g: TopologyGroup): ReadonlySet<string> {
     return g.universe ?? this.universe(g.key);
-  }
-
-  private nextDomainSpread(g: TopologyGroup, s: PodState, nodeDomains: Requirement, feasible?: DomainFilter): Requirement | string | undefined {
-    const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
-    const universe = this.spreadUniverse(g);
-    let min = 0;
-    if (g.key !== Label.hostname) {
-      min = Infinity;
-      let supported = 0;
-      for (const d of universe) {
-        if (!podDomains.has(d)) continue;
-        supported++;
-        const c = g.count(d);
-        if (c < min) min = c;
-      }
-      if (min === Infinity || (g.minDomains !== undefined && supported < g.minDomains)) min = 0;
-    }
-    const self = g.selects(s.pod) ? 1 : 0;
-    let best: string | undefined;
-    let bestCount = Infinity;
-    const consider = (d: string) => {
-      if (!universe.has(d) || !podDomains.has(d) || (feasible && !feasible(g.key, d))) return;
-      const c = g.count(d) + self;
-      if (c - min <= g.maxSkew && (c < bestCount || (c === bestCount && best !== undefined && d < best))) { best = d; bestCount = c; }
-    };
-    if (!nodeDomains.complement) for (const d of nodeDomains.values) consider(d);
-    else for (const d of universe) if (nodeDomains.has(d)) consider(d);
-    if (best === undefined) return g.reasons.spread;
-    if (!nodeDomains.complement && nodeDomains.values.size === 1) return undefined;
-    return Requirement.in(g.key, [best]);
-  }
-
-  private nextDomainAffinity(g: TopologyGroup, s: PodState, nodeDomains: Requirement, feasible?: DomainFilter): Requirement | string | undefined {
-    const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
-    const options: string[] = [];
-    for (const [d, c] of g.counts) if (c > 0 && podDomains.has(d)) options.push(d);
-    if (options.length === 0 && g.selects(s.pod)) {
-      const universe = this.universe(g.key);
-      let pick: string | undefined;
-      if (!nodeDomains.complement) {
-        for (const d of [...nodeDomains.values].sort()) if (universe.has(d) && podDomains.has(d) && (!feasible || feasible(g.key, d))) { pick = d; break; }
-      } else {
-        for (const d of [...universe].sort()) if (podDomains.has(d) && nodeDomains.has(d) && (!feasible || feasible(g.key, d))) { pick = d; break; }
-      }
-      if (pick !== undefined) options.push(pick);
-    }
-    if (options.length === 0) return g.reasons.affinityMissing;
-    const r = Requirement.in(g.key, options);
-    if (!nodeDomains.intersects(r)) return g.reasons.affinityElsewhere;
-    return r;
-  }
-
-  private nextDomainAnti(g: TopologyGroup, s: PodState, nodeDomains: Requirement, feasible?: DomainFilter): Requirement | string | undefined {
-    const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
-    if (!nodeDomains.complement && nodeDomains.values.size === 1) {
-      const d = nodeDomains.values.values().next().value as string;
-      return g.count(d) === 0 && podDomains.has(d) ? undefined : g.reasons.anti;
-    }
-    const candidates = !nodeDomains.complement ? [...nodeDomains.values] : [...this.universe(g.key)].filter((d) => nodeDomains.has(d));
-    candidates.sort();
-    for (const d of candidates) if (podDomains.has(d) && g.count(d) === 0 && (!feasible || feasible(g.key, d))) return Requirement.in(g.key, [d]);
-    return g.reasons.anti;
   }
 
   /** Records a placed pod: counts in every group selecting it, owner domains for its required anti-affinity. */
@@ -308,12 +244,6 @@ export class Topology {
   requiredAntiOf(pod: Pod): TopologyGroup[] {
     return (pod.affinity?.podAntiAffinity?.required ?? []).map((t) => this.group('anti-affinity', pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys));
   }
-}
-
-function pinned(reqs: Requirements, key: string): string | undefined {
-  const r = reqs.get(key);
-  if (!r || r.complement || r.values.size !== 1) return undefined;
-  return r.values.values().next().value as string;
 }
 
 /**

@@ -101,16 +101,26 @@ function fleetAnswer(i: SimInstance, errors: CreateFleetError[], input: CreateFl
   return { FleetId: `fleet-${hashHex('fleet', i.id).slice(0, 17)}`, Instances: [launched], Errors: errors };
 }
 
-/** Installs the EC2 answers; `world()` is read on each call so one mock serves successive scenarios. */
 /** The part of an aws-sdk-client-mock stub used here. */
 export interface CommandStub {
   on(command: unknown): { callsFake(fn: (input: never) => unknown): unknown };
 }
 
-export function installEc2(mock: CommandStub, world: () => Ec2World): void {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const on = (command: unknown, fn: (input: any) => unknown) => mock.on(command).callsFake(async (input: never) => fn(input));
+/** Answers one command with `fn(input)`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type On = (command: unknown, fn: (input: any) => unknown) => void;
 
+/** Installs the EC2 answers; `world()` is read on each call so one mock serves successive scenarios. */
+export function installEc2(mock: CommandStub, world: () => Ec2World): void {
+  const on: On = (command, fn) => { mock.on(command).callsFake(async (input: never) => fn(input)); };
+  installNetworkAndImages(on, world);
+  installLaunchTemplates(on, world);
+  installInstances(on, world);
+  installInstanceTypes(on, world);
+}
+
+/** Subnets, security groups and AMIs, with filters and paging. */
+function installNetworkAndImages(on: On, world: () => Ec2World): void {
   on(DescribeSubnetsCommand, (input: { Filters?: Filter[]; SubnetIds?: string[]; NextToken?: string; MaxResults?: number }) => {
     const w = world();
     const all = w.subnets.filter((s) => (!input.SubnetIds || input.SubnetIds.includes(s.id))
@@ -132,6 +142,10 @@ export function installEc2(mock: CommandStub, world: () => Ec2World): void {
     const p = page(all, input.NextToken, input.MaxResults);
     return { Images: p.items.map((i) => ({ ImageId: i.id, Name: i.name, Architecture: i.arch, CreationDate: i.creationDate, State: 'available' as const, Tags: tagList(i.tags) })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
   });
+}
+
+/** Launch templates: create (names are unique), describe, delete. */
+function installLaunchTemplates(on: On, world: () => Ec2World): void {
   on(CreateLaunchTemplateCommand, (input: CreateLaunchTemplateCommand['input']) => {
     const w = world();
     const name = input.LaunchTemplateName ?? '';
@@ -157,6 +171,10 @@ export function installEc2(mock: CommandStub, world: () => Ec2World): void {
     w.launchTemplates.delete(t.name);
     return { LaunchTemplate: { LaunchTemplateName: t.name, LaunchTemplateId: t.id } };
   });
+}
+
+/** CreateFleet, DescribeInstances (terminated ones for an hour), TerminateInstances. */
+function installInstances(on: On, world: () => Ec2World): void {
   on(CreateFleetCommand, (input: CreateFleetCommand['input']) => createFleet(world(), input));
   on(DescribeInstancesCommand, (input: { Filters?: Filter[]; InstanceIds?: string[]; NextToken?: string; MaxResults?: number }) => {
     const w = world();
@@ -181,6 +199,10 @@ export function installEc2(mock: CommandStub, world: () => Ec2World): void {
       }),
     };
   });
+}
+
+/** Instance types, their offerings per zone and spot prices, from the world's catalog. */
+function installInstanceTypes(on: On, world: () => Ec2World): void {
   on(DescribeInstanceTypesCommand, (input: { Filters?: Filter[]; InstanceTypes?: string[]; NextToken?: string; MaxResults?: number }) => {
     const all = world().catalog().filter((e) => (!input.InstanceTypes || input.InstanceTypes.includes(e.name))
       && matchesFilters(input.Filters, { 'instance-type': e.name, 'processor-info.supported-architecture': ec2Architecture(e), 'supported-virtualization-type': 'hvm', 'current-generation': 'true' }, {}));

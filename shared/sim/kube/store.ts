@@ -1,14 +1,18 @@
 /**
  * In-memory object store of the fake API server: objects keyed by (group/resource, namespace, name) with
  * resourceVersion, uid, creationTimestamp (from an injected clock), generation, finalizers and deletionTimestamp.
+ * LIST with selectors and paging is list.ts; the rules a PUT or PATCH is held to are write-rules.ts.
  */
 import { validateAgainstSchema } from './schema';
+import { listObjects, type ListOptions, type ListResult } from './list';
 import { deterministicUid, generatedNameSuffix, validateName } from './naming';
 import { applyPatch } from './patch';
 import { ResourceRegistry } from './resources';
-import { matchesFieldSelector, matchesLabelSelector, parseFieldSelector, parseLabelSelector } from './selectors';
 import { KubeApiStatusError, alreadyExists, badRequest, conflict, invalid, notFound } from './status';
 import { apiVersionOf, type ChangeEvent, type KubeObject, type ResourceType } from './types';
+import { applyStatusRule, carryOverMetadata, checkResourceVersion, clone } from './write-rules';
+
+export type { ListOptions, ListResult } from './list';
 
 export interface KubeStoreOptions {
   /** Milliseconds since the epoch; the simulator passes its virtual clock. Default Date.now. */
@@ -22,30 +26,7 @@ export interface KubeStoreOptions {
   gracefulPodDeletion?: boolean;
 }
 
-export interface ListOptions {
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  limit?: number;
-  continue?: string;
-}
-
-export interface ListResult {
-  items: KubeObject[];
-  resourceVersion: string;
-  continue?: string;
-  remainingItemCount?: number;
-}
-
 type Decorator = (obj: KubeObject, store: KubeStore) => KubeObject;
-
-
-/** Objects are plain JSON; a JSON round trip copies them faster than structuredClone. */
-const clone = <T>(o: T): T => (o === undefined ? o : (JSON.parse(JSON.stringify(o)) as T));
-const withoutMetaAndStatus = (o: KubeObject): string => {
-  const { metadata: _m, status: _s, ...rest } = o;
-  return JSON.stringify(rest);
-};
 
 export class KubeStore {
   readonly registry: ResourceRegistry;
@@ -109,33 +90,8 @@ export class KubeStore {
   }
 
   list(rt: ResourceType, opts: ListOptions = {}): ListResult {
-    const labels = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : [];
-    const fields = opts.fieldSelector ? parseFieldSelector(opts.fieldSelector) : [];
-    const prefix = rt.namespaced && opts.namespace ? `${opts.namespace}/` : '';
-    let start = '';
-    if (opts.continue) {
-      try {
-        start = String((JSON.parse(Buffer.from(opts.continue, 'base64url').toString('utf8')) as { start: string }).start);
-      } catch {
-        throw badRequest('invalid continue token');
-      }
-    }
-    // Selectors run on the stored objects first (labels are never computed), so only matches are copied.
     const decorated = this.decorators.has(`${rt.group}/${rt.resource}`);
-    const all = [...this.bucket(rt).entries()]
-      .filter(([k, o]) => k.startsWith(prefix) && (!start || k > start) && matchesLabelSelector(o.metadata.labels, labels) && (decorated || matchesFieldSelector(o, fields)))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, o]) => [k, this.decorate(rt, clone(o))] as const)
-      .filter(([, o]) => !decorated || matchesFieldSelector(o, fields));
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : all.length;
-    const page = all.slice(0, limit);
-    const rest = all.length - page.length;
-    const result: ListResult = { items: page.map(([, o]) => o), resourceVersion: this.resourceVersion() };
-    if (rest > 0) {
-      result.continue = Buffer.from(JSON.stringify({ start: page[page.length - 1][0] })).toString('base64url');
-      result.remainingItemCount = rest;
-    }
-    return result;
+    return listObjects(this.bucket(rt), rt, opts, (o) => this.decorate(rt, clone(o)), decorated, this.resourceVersion());
   }
 
   create(rt: ResourceType, namespace: string | undefined, input: KubeObject): KubeObject {
@@ -179,14 +135,8 @@ export class KubeStore {
     if (!input || typeof input !== 'object' || typeof input.metadata !== 'object') throw invalid(rt.kind, name, 'metadata', 'Required value');
     if (input.metadata.name !== undefined && input.metadata.name !== name) throw badRequest(`the name of the object (${String(input.metadata.name)}) does not match the name on the URL (${name})`);
     const rv = input.metadata.resourceVersion;
-    if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
-      throw conflict(rt.group, rt.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
-    }
-    let next = clone(input);
-    if (opts.subresource === 'status') next = { ...clone(old), status: next.status };
-    else if (rt.subresources.includes('status')) next.status = clone(old.status);
-    if (opts.subresource !== 'status') validateAgainstSchema(rt, next, old);
-    return this.commit(rt, key, old, next);
+    checkResourceVersion(rt, name, old, rv === '' ? undefined : rv); // PUT: an empty resourceVersion is no precondition
+    return this.commit(rt, key, old, applyStatusRule(rt, old, clone(input), opts.subresource));
   }
 
   /** PATCH with merge, strategic-merge (as merge) or JSON patch, on the object or its status. */
@@ -196,15 +146,8 @@ export class KubeStore {
     if (!old) throw notFound(rt.group, rt.resource, name);
     const patched = applyPatch(contentType, clone(old), body) as KubeObject;
     if (!patched || typeof patched !== 'object' || typeof patched.metadata !== 'object') throw invalid(rt.kind, name, 'metadata', 'Required value');
-    const rv = patched.metadata.resourceVersion;
-    if (rv !== undefined && rv !== old.metadata.resourceVersion) {
-      throw conflict(rt.group, rt.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
-    }
-    let next = patched;
-    if (opts.subresource === 'status') next = { ...clone(old), status: patched.status };
-    else if (rt.subresources.includes('status')) next.status = clone(old.status);
-    if (opts.subresource !== 'status') validateAgainstSchema(rt, next, old);
-    return this.commit(rt, key, old, next);
+    checkResourceVersion(rt, name, old, patched.metadata.resourceVersion);
+    return this.commit(rt, key, old, applyStatusRule(rt, old, patched, opts.subresource));
   }
 
   /**
@@ -234,25 +177,8 @@ export class KubeStore {
   }
 
   private commit(rt: ResourceType, key: string, old: KubeObject, next: KubeObject): KubeObject {
+    carryOverMetadata(rt, old, next);
     const meta = next.metadata;
-    const oldMeta = old.metadata;
-    meta.name = oldMeta.name;
-    if (rt.namespaced) meta.namespace = oldMeta.namespace;
-    meta.uid = oldMeta.uid;
-    meta.creationTimestamp = oldMeta.creationTimestamp;
-    if (oldMeta.deletionTimestamp) {
-      meta.deletionTimestamp = oldMeta.deletionTimestamp;
-      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
-      const added = (meta.finalizers ?? []).filter((f) => !(oldMeta.finalizers ?? []).includes(f));
-      if (added.length > 0) throw invalid(rt.kind, String(meta.name), 'metadata.finalizers', `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`);
-    } else {
-      delete meta.deletionTimestamp;
-      delete meta.deletionGracePeriodSeconds;
-    }
-    next.apiVersion = apiVersionOf(rt);
-    next.kind = rt.kind;
-    meta.generation = (oldMeta.generation ?? 1) + (withoutMetaAndStatus(old) !== withoutMetaAndStatus(next) ? 1 : 0);
-    if (meta.finalizers && meta.finalizers.length === 0) delete meta.finalizers;
     if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) return this.remove(rt, key, next);
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, next);

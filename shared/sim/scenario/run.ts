@@ -121,6 +121,9 @@ function summarizeFaults(injected: { t: number; target: string; kind: string }[]
   return [...by.values()].sort((a, b) => a.first - b.first || a.target.localeCompare(b.target));
 }
 
+/** Where the controller's bill starts (settings.meterFrom): seconds into the run, and the counts then. */
+interface MeterStart { seconds: number; transitions: number; queue: { sends: number; receives: number; deletes: number } }
+
 export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Promise<SimulationRun> {
   const logs: CapturedLog[] = [];
   const world = await createWorld({
@@ -133,80 +136,102 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     world.ec2.capacityLimits.push(...scenario.settings.capacity);
     const observer = new ClusterObserver(world.api, world.clock);
     const stopObserver = observer.start();
-    const applied: AppliedEvent[] = [];
-    applyObjects(world, scenario.objects);
-    for (const e of scenario.events) world.clock.at(world.clock.startMs + e.at * 1000, () => applied.push(applyEvent(world, scenario, e)));
-    const timeline: TimelinePoint[] = [sampleTimeline(world)];
-    const every = (opts.sampleEverySeconds ?? 15) * 1000;
-    world.clock.every(every, () => timeline.push(sampleTimeline(world)));
-    const end = world.clock.startMs + scenario.durationSeconds * 1000;
-    // settings.meterFrom: the controller's bill counts from then on (the steady state after a cluster's creation).
-    const transitionsSoFar = () => world.stepFunctions.executions.reduce((s, e) => s + (e.transitions ?? 0), 0);
-    const meterFrom = { seconds: 0, transitions: 0, queue: { sends: 0, receives: 0, deletes: 0 } };
-    const from = scenario.settings.meterFromSeconds;
-    if (from !== undefined && from > 0 && from < scenario.durationSeconds) {
-      world.clock.at(world.clock.startMs + from * 1000, () => {
-        world.production.meter.reset();
-        Object.assign(meterFrom, { seconds: from, transitions: transitionsSoFar(), queue: { ...world.queue.requests } });
-      });
-    }
-    let reported = -1;
-    for (;;) {
-      await settle(world.clock);
-      const now = world.clock.elapsedSeconds();
-      if (opts.onProgress && Math.floor(now / 30) !== reported) {
-        reported = Math.floor(now / 30);
-        opts.onProgress(now, scenario.durationSeconds);
-      }
-      if (!world.clock.advance(end)) break;
-    }
-    await settle(world.clock);
-    opts.onProgress?.(scenario.durationSeconds, scenario.durationSeconds);
+    const { applied, timeline, meterFrom } = scheduleScenario(world, scenario, opts);
+    await runToEnd(world, scenario, opts);
     stopObserver();
-    const terminateReasons = new Map<string, string>();
-    const disruptions = collectDisruptions(world, terminateReasons);
-    const nodes = collectNodes(world, observer, terminateReasons);
-    const pending = observer.allPendingDurations();
-    const launch = launchLatencies(observer, world.ec2.instances.values(), world.clock.startMs, world.clock.elapsedSeconds());
-    const events: SimulationEvent[] = [...logs]
-      .sort((a, b) => byT(a, b) || a.order[0] - b.order[0] || a.order[1].localeCompare(b.order[1]) || a.order[2] - b.order[2]
-        || a.message.localeCompare(b.message) || stableJson(a.fields).localeCompare(stableJson(b.fields)))
-      .map((l) => ({ t: l.t, level: l.level, message: l.message, fields: l.fields }));
-    return {
-      scenario: { name: scenario.name, seed: scenario.seed, region: scenario.region, zones: scenario.zones, durationSeconds: scenario.durationSeconds, startedAt: new Date(world.clock.startMs).toISOString() },
-      nodes,
-      disruptions,
-      pods: {
-        total: observer.totalPods(),
-        pendingSecondsP50: round(percentile(pending, 50), 1),
-        pendingSecondsP99: round(percentile(pending, 99), 1),
-        maxPendingSeconds: round(pending.length ? Math.max(...pending) : 0, 1),
-        launchLatencySecondsP50: round(percentile(launch, 50), 1),
-        launchLatencySecondsP99: round(percentile(launch, 99), 1),
-        maxLaunchLatencySeconds: round(launch.length ? Math.max(...launch) : 0, 1),
-        launchLatencyPods: launch.length,
-        minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
-      },
-      cost: { total: round(world.ec2.costUntil(world.clock.now()), 4), perHourAtEnd: round(world.ec2.pricePerHourNow(), 4) },
-      controller: controllerBill({
-        meter: world.production.meter, periodSeconds: world.clock.elapsedSeconds() - meterFrom.seconds, functions: world.production.functions,
-        executions: world.stepFunctions.executions, baseline: { transitions: meterFrom.transitions, startMs: world.clock.startMs + meterFrom.seconds * 1000 },
-        queue: { sends: world.queue.requests.sends - meterFrom.queue.sends, receives: world.queue.requests.receives - meterFrom.queue.receives, deletes: world.queue.requests.deletes - meterFrom.queue.deletes },
-      }),
-      violations: { ...observer.violations, podsLost: world.lostPods.length },
-      ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
-      final: finalState(world),
-      executions: world.stepFunctions.executions.map((e) => ({
-        machine: e.machine, name: e.name, startedAt: (e.startedMs - world.clock.startMs) / 1000,
-        ...(e.stoppedMs !== undefined ? { stoppedAt: (e.stoppedMs - world.clock.startMs) / 1000 } : {}), status: e.status, ...(e.error ? { error: e.error } : {}), tasks: [...e.tasks],
-      })).sort((a, b) => a.startedAt - b.startedAt || a.machine.localeCompare(b.machine) || a.name.localeCompare(b.name)),
-      events,
-      timeline,
-      scenarioEvents: applied,
-      awsCalls: Object.fromEntries([...world.production.meter.awsCalls].map(([k, v]) => [k, [...v].sort()])),
-      invocationErrors: world.invocations.filter((i) => !i.ok).map((i) => ({ functionKey: i.functionKey, t: i.t, ...(i.error ? { error: i.error } : {}) })).sort(byT),
-    };
+    return collectResult(world, scenario, { observer, logs, applied, timeline, meterFrom });
   } finally {
     await world.close();
   }
+}
+
+/** Applies the objects at t=0 and puts the timed events, the timeline samples and the meter start on the clock. */
+function scheduleScenario(world: SimWorld, scenario: Scenario, opts: RunOptions): { applied: AppliedEvent[]; timeline: TimelinePoint[]; meterFrom: MeterStart } {
+  const applied: AppliedEvent[] = [];
+  applyObjects(world, scenario.objects);
+  for (const e of scenario.events) world.clock.at(world.clock.startMs + e.at * 1000, () => applied.push(applyEvent(world, scenario, e)));
+  const timeline: TimelinePoint[] = [sampleTimeline(world)];
+  const every = (opts.sampleEverySeconds ?? 15) * 1000;
+  world.clock.every(every, () => timeline.push(sampleTimeline(world)));
+  // settings.meterFrom: the controller's bill counts from then on (the steady state after a cluster's creation).
+  const transitionsSoFar = () => world.stepFunctions.executions.reduce((s, e) => s + (e.transitions ?? 0), 0);
+  const meterFrom: MeterStart = { seconds: 0, transitions: 0, queue: { sends: 0, receives: 0, deletes: 0 } };
+  const from = scenario.settings.meterFromSeconds;
+  if (from !== undefined && from > 0 && from < scenario.durationSeconds) {
+    world.clock.at(world.clock.startMs + from * 1000, () => {
+      world.production.meter.reset();
+      Object.assign(meterFrom, { seconds: from, transitions: transitionsSoFar(), queue: { ...world.queue.requests } });
+    });
+  }
+  return { applied, timeline, meterFrom };
+}
+
+/** Advances virtual time to the scenario's end, each step once everything in flight waits on the clock. */
+async function runToEnd(world: SimWorld, scenario: Scenario, opts: RunOptions): Promise<void> {
+  const end = world.clock.startMs + scenario.durationSeconds * 1000;
+  let reported = -1;
+  for (;;) {
+    await settle(world.clock);
+    const now = world.clock.elapsedSeconds();
+    if (opts.onProgress && Math.floor(now / 30) !== reported) {
+      reported = Math.floor(now / 30);
+      opts.onProgress(now, scenario.durationSeconds);
+    }
+    if (!world.clock.advance(end)) break;
+  }
+  await settle(world.clock);
+  opts.onProgress?.(scenario.durationSeconds, scenario.durationSeconds);
+}
+
+interface Collected { observer: ClusterObserver; logs: CapturedLog[]; applied: AppliedEvent[]; timeline: TimelinePoint[]; meterFrom: MeterStart }
+
+function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, applied, timeline, meterFrom }: Collected): SimulationRun {
+  const terminateReasons = new Map<string, string>();
+  const disruptions = collectDisruptions(world, terminateReasons);
+  const nodes = collectNodes(world, observer, terminateReasons);
+  const events: SimulationEvent[] = [...logs]
+    .sort((a, b) => byT(a, b) || a.order[0] - b.order[0] || a.order[1].localeCompare(b.order[1]) || a.order[2] - b.order[2]
+      || a.message.localeCompare(b.message) || stableJson(a.fields).localeCompare(stableJson(b.fields)))
+    .map((l) => ({ t: l.t, level: l.level, message: l.message, fields: l.fields }));
+  return {
+    scenario: { name: scenario.name, seed: scenario.seed, region: scenario.region, zones: scenario.zones, durationSeconds: scenario.durationSeconds, startedAt: new Date(world.clock.startMs).toISOString() },
+    nodes,
+    disruptions,
+    pods: podSummary(world, observer),
+    cost: { total: round(world.ec2.costUntil(world.clock.now()), 4), perHourAtEnd: round(world.ec2.pricePerHourNow(), 4) },
+    controller: controllerBill({
+      meter: world.production.meter, periodSeconds: world.clock.elapsedSeconds() - meterFrom.seconds, functions: world.production.functions,
+      executions: world.stepFunctions.executions, baseline: { transitions: meterFrom.transitions, startMs: world.clock.startMs + meterFrom.seconds * 1000 },
+      queue: { sends: world.queue.requests.sends - meterFrom.queue.sends, receives: world.queue.requests.receives - meterFrom.queue.receives, deletes: world.queue.requests.deletes - meterFrom.queue.deletes },
+    }),
+    violations: { ...observer.violations, podsLost: world.lostPods.length },
+    ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
+    final: finalState(world),
+    executions: world.stepFunctions.executions.map((e) => ({
+      machine: e.machine, name: e.name, startedAt: (e.startedMs - world.clock.startMs) / 1000,
+      ...(e.stoppedMs !== undefined ? { stoppedAt: (e.stoppedMs - world.clock.startMs) / 1000 } : {}), status: e.status, ...(e.error ? { error: e.error } : {}), tasks: [...e.tasks],
+    })).sort((a, b) => a.startedAt - b.startedAt || a.machine.localeCompare(b.machine) || a.name.localeCompare(b.name)),
+    events,
+    timeline,
+    scenarioEvents: applied,
+    awsCalls: Object.fromEntries([...world.production.meter.awsCalls].map(([k, v]) => [k, [...v].sort()])),
+    invocationErrors: world.invocations.filter((i) => !i.ok).map((i) => ({ functionKey: i.functionKey, t: i.t, ...(i.error ? { error: i.error } : {}) })).sort(byT),
+  };
+}
+
+/** Pending times and launch latencies (p50, p99, max) and the rollouts' minimum ready pods. */
+function podSummary(world: SimWorld, observer: ClusterObserver): SimulationResult['pods'] {
+  const pending = observer.allPendingDurations();
+  const launch = launchLatencies(observer, world.ec2.instances.values(), world.clock.startMs, world.clock.elapsedSeconds());
+  return {
+    total: observer.totalPods(),
+    pendingSecondsP50: round(percentile(pending, 50), 1),
+    pendingSecondsP99: round(percentile(pending, 99), 1),
+    maxPendingSeconds: round(pending.length ? Math.max(...pending) : 0, 1),
+    launchLatencySecondsP50: round(percentile(launch, 50), 1),
+    launchLatencySecondsP99: round(percentile(launch, 99), 1),
+    maxLaunchLatencySeconds: round(launch.length ? Math.max(...launch) : 0, 1),
+    launchLatencyPods: launch.length,
+    minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
+  };
 }

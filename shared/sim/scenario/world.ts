@@ -11,7 +11,7 @@ import { VirtualClock } from '../clock';
 import { DynamoTable } from '../aws/dynamo-table';
 import { Ec2World } from '../aws/ec2-world';
 import { installSimulatedAws, SIMULATED_AWS_CLIENTS, type SimulatedAws } from '../aws/services';
-import { startClusterControllers } from '../cluster';
+import { startClusterControllers, type ClusterControllerOptions } from '../cluster';
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
 import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { clusterRoleRules } from '../kube/rbac';
@@ -29,7 +29,7 @@ import { PricingClient } from '@aws-sdk/client-pricing';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { WatchDelivery } from '../runtime/watch-delivery';
-import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding } from '../runtime/production';
+import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding, type ProductionEnv } from '../runtime/production';
 import { SimulatedStepFunctions, type ExecutionRecord } from '../runtime/step-functions';
 import { SimulatedQueue, startSchedules, type InvocationRecord } from '../runtime/triggers';
 
@@ -89,13 +89,8 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   if (active) throw new SimulationBusyError('another simulation is running in this process; run scenarios one after another');
   const clock = new VirtualClock(opts.startMs ?? Date.UTC(2025, 0, 6, 9, 0, 0));
   const ec2 = new Ec2World({ region: opts.region, zones: opts.zones, clusterName: opts.clusterName, seed: opts.seed, clock, catalog: opts.catalog ?? loadCatalog(), ...(opts.discoveryTags ? { discoveryTags: opts.discoveryTags } : {}) });
-  // No bearer token required: nodewright authenticates with an EKS token (STS presigned), which the fake
-  // API server cannot check; kubectl in interactive mode connects with the written kubeconfig.
-  const api = new FakeKubeApi({ clock: () => clock.now() });
-  // The functions get exactly the ClusterRole users apply (infra/kubernetes/rbac.yaml): a missing verb fails here.
-  api.rbacRules = clusterRoleRules(resolve(REPO_ROOT, 'infra/kubernetes/rbac.yaml'));
-  const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls(), ...(opts.port ? { port: opts.port } : {}) });
-  const env = { ...simulatedEnv(opts.clusterName, opts.region), ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}) };
+  const { api, server } = await startKubeApi(opts, clock);
+  const env: ProductionEnv = { ...simulatedEnv(opts.clusterName, opts.region), ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}) };
   const http = new HttpInFlight().start();
   const watchEvents = new WatchDelivery(api).start();
   const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : watchEvents.busy()));
@@ -112,52 +107,19 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     throw e;
   }
   const stepFunctions = new SimulatedStepFunctions(clock, env.stateMachineArns, (key, payload) => production.invoke(key, payload));
-  const sim: SimulatedAws = {
-    world: ec2,
-    table: new DynamoTable('pk', 'sk', production.meter),
-    cluster: { name: opts.clusterName, endpoint: server.url, caData: server.caData ?? '', version: '1.31' },
-    stepFunctions,
-    functionRoles: production.functions.map((f) => `nodewright-sim-${f.key[0].toUpperCase()}${f.key.slice(1)}Role-SIM`),
-    // Lambda Invoke: the invoked function runs as its own activity, as it would in its own container.
-    invokeFunction: (name, payload) => {
-      const key = name.startsWith(env.functionNamePrefix) ? name.slice(env.functionNamePrefix.length) : name;
-      return clock.track(`invoke:${key}`, () => production.invoke(key, payload));
-    },
-  };
+  const sim = simulatedAws(opts, env, clock, ec2, server, stepFunctions, production);
   const restoreAws = installSimulatedAws(() => sim);
   const faults = new FaultPlan(opts.faults ?? [], opts.seed, () => clock.elapsedSeconds());
   production.faults = faults;
   api.faultHook = () => kubeApiFault(faults.check('kube-api'));
   api.onHold = (port) => http.release(port);
   api.holdTimer = (ms, fn) => clock.at(clock.now() + ms, fn);
-  const removeAwsFaults = installSdkBehaviour({ clock, plan: faults, seed: opts.seed, clients: [
-    { service: 'ec2', cls: EC2Client }, { service: 'sfn', cls: SFNClient }, { service: 'dynamodb', cls: DynamoDBDocumentClient }, { service: 'lambda-invoke', cls: LambdaClient },
-    { service: 'ssm', cls: SSMClient }, { service: 'eks', cls: EKSClient }, { service: 'pricing', cls: PricingClient }, { service: 'iam', cls: IAMClient },
-  ] });
+  const removeAwsFaults = installAwsBehaviour(clock, faults, opts.seed);
   const unwatchAws = production.meter.watchAwsClients(SIMULATED_AWS_CLIENTS);
   const record = (r: InvocationRecord) => invocations.push(r);
-  const queueFn = production.functions.find((f) => f.sqs);
-  const queue = new SimulatedQueue(clock, production.invoke, {
-    functionKey: queueFn?.key ?? 'interruption',
-    queueArn: `arn:aws:sqs:${opts.region}:000000000000:${opts.clusterName}`,
-    region: opts.region,
-    ...queueSettings(),
-  }, record);
-  queue.duplicates = () => faults.check('sqs') === 'duplicate';
+  const queue = interruptionQueue(opts, clock, production, faults, record);
   const stopEvents = ec2.onEvent((e) => queue.sendEvent(e));
-  const stopControllers = startClusterControllers(clock, ec2, api.store, {
-    startupSeconds: opts.nodeStartupSeconds,
-    // Pods still bound when their instance shuts down die with it; pod GC later removes what is left.
-    onNodeLost: (_i, node) => {
-      for (const p of listAll(api.store, kubeTypes(api.store).pod)) {
-        const name = `${p.metadata.namespace}/${p.metadata.name}`;
-        if (podNodeName(p) === node && !isDaemonSetPod(p) && !lostPods.some((l) => l.pod === name && l.node === node)) lostPods.push({ t: clock.elapsedSeconds(), pod: name, node });
-      }
-    },
-    onPodLost: (pod, node) => {
-      if (!lostPods.some((l) => l.pod === pod && l.node === node)) lostPods.push({ t: clock.elapsedSeconds(), pod, node });
-    },
-  });
+  const stopControllers = startClusterControllers(clock, ec2, api.store, { startupSeconds: opts.nodeStartupSeconds, ...lostPodRecorder(clock, api, lostPods) });
   const stopSchedules = startSchedules(clock, production.functions, production.invoke, opts.region, record);
   const world: SimWorld = {
     clock, ec2, api, server, stepFunctions, queue, production, invocations, lostPods, faults,
@@ -179,6 +141,70 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   };
   active = world;
   return world;
+}
+
+/** The fake API server over HTTPS on 127.0.0.1, with the functions' ClusterRole. */
+async function startKubeApi(opts: WorldOptions, clock: VirtualClock): Promise<{ api: FakeKubeApi; server: RunningKubeServer }> {
+  // No bearer token required: nodewright authenticates with an EKS token (STS presigned), which the fake
+  // API server cannot check; kubectl in interactive mode connects with the written kubeconfig.
+  const api = new FakeKubeApi({ clock: () => clock.now() });
+  // The functions get exactly the ClusterRole users apply (infra/kubernetes/rbac.yaml): a missing verb fails here.
+  api.rbacRules = clusterRoleRules(resolve(REPO_ROOT, 'infra/kubernetes/rbac.yaml'));
+  const server = await api.listen({ tls: true, tlsMaterial: opts.tls ?? committedTestTls(), ...(opts.port ? { port: opts.port } : {}) });
+  return { api, server };
+}
+
+/** What the AWS mocks answer from: EC2, the state table, the cluster, Step Functions, the functions' roles, Lambda Invoke. */
+function simulatedAws(opts: WorldOptions, env: ProductionEnv, clock: VirtualClock, ec2: Ec2World, server: RunningKubeServer, stepFunctions: SimulatedStepFunctions, production: ProductionBinding): SimulatedAws {
+  return {
+    world: ec2,
+    table: new DynamoTable('pk', 'sk', production.meter),
+    cluster: { name: opts.clusterName, endpoint: server.url, caData: server.caData ?? '', version: '1.31' },
+    stepFunctions,
+    functionRoles: production.functions.map((f) => `nodewright-sim-${f.key[0].toUpperCase()}${f.key.slice(1)}Role-SIM`),
+    // Lambda Invoke: the invoked function runs as its own activity, as it would in its own container.
+    invokeFunction: (name, payload) => {
+      const key = name.startsWith(env.functionNamePrefix) ? name.slice(env.functionNamePrefix.length) : name;
+      return clock.track(`invoke:${key}`, () => production.invoke(key, payload));
+    },
+  };
+}
+
+/** SDK behaviour (latency, throttling, injected faults) on every AWS client the functions use. Returns remove. */
+function installAwsBehaviour(clock: VirtualClock, faults: FaultPlan, seed: number): () => void {
+  return installSdkBehaviour({ clock, plan: faults, seed, clients: [
+    { service: 'ec2', cls: EC2Client }, { service: 'sfn', cls: SFNClient }, { service: 'dynamodb', cls: DynamoDBDocumentClient }, { service: 'lambda-invoke', cls: LambdaClient },
+    { service: 'ssm', cls: SSMClient }, { service: 'eks', cls: EKSClient }, { service: 'pricing', cls: PricingClient }, { service: 'iam', cls: IAMClient },
+  ] });
+}
+
+/** The interruption queue feeding the function subscribed to SQS, with the deployed queue's settings. */
+function interruptionQueue(opts: WorldOptions, clock: VirtualClock, production: ProductionBinding, faults: FaultPlan, record: (r: InvocationRecord) => void): SimulatedQueue {
+  const queueFn = production.functions.find((f) => f.sqs);
+  const queue = new SimulatedQueue(clock, production.invoke, {
+    functionKey: queueFn?.key ?? 'interruption',
+    queueArn: `arn:aws:sqs:${opts.region}:000000000000:${opts.clusterName}`,
+    region: opts.region,
+    ...queueSettings(),
+  }, record);
+  queue.duplicates = () => faults.check('sqs') === 'duplicate';
+  return queue;
+}
+
+/** Records pods lost with their node (SimWorld.lostPods), once per pod and node. */
+function lostPodRecorder(clock: VirtualClock, api: FakeKubeApi, lostPods: SimWorld['lostPods']): Pick<ClusterControllerOptions, 'onNodeLost' | 'onPodLost'> {
+  return {
+    // Pods still bound when their instance shuts down die with it; pod GC later removes what is left.
+    onNodeLost: (_i, node) => {
+      for (const p of listAll(api.store, kubeTypes(api.store).pod)) {
+        const name = `${p.metadata.namespace}/${p.metadata.name}`;
+        if (podNodeName(p) === node && !isDaemonSetPod(p) && !lostPods.some((l) => l.pod === name && l.node === node)) lostPods.push({ t: clock.elapsedSeconds(), pod: name, node });
+      }
+    },
+    onPodLost: (pod, node) => {
+      if (!lostPods.some((l) => l.pod === pod && l.node === node)) lostPods.push({ t: clock.elapsedSeconds(), pod, node });
+    },
+  };
 }
 
 export type { ExecutionRecord, CapturedLog, InvocationRecord };

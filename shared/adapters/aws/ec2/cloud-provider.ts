@@ -1,29 +1,25 @@
-import { CreateFleetCommand, TerminateInstancesCommand, type CreateFleetCommandOutput, type EC2Client } from '@aws-sdk/client-ec2';
+import { TerminateInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { buildInstanceTypes } from '../../../core/instance-types/build';
 import type { CatalogEntry, InstanceType } from '../../../core/instance-types/types';
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodePool, StatusCondition } from '../../../core/model/karpenter';
-import { Label, Tag } from '../../../core/model/labels';
+import { Tag } from '../../../core/model/labels';
 import type { Clock } from '../../../core/ports/clock';
 import type { CloudInstance, CloudProvider, DriftReason, LaunchRequest } from '../../../core/ports/cloud-provider';
 import type { StateStore } from '../../../core/ports/state-store';
-import { InsufficientCapacityError, InstanceNotOwnedError, isNodeClassNotReadyError, NodeClaimNotFoundError, NodeClassNotReadyError } from '../../../core/errors';
+import { InstanceNotOwnedError, isNodeClassNotReadyError, NodeClaimNotFoundError, NodeClassNotReadyError } from '../../../core/errors';
 import type { EksClusterInfo } from '../eks/describe-cluster';
-import { awsErrorCode, IceErrorCodes, LaunchTemplateNotFoundCodes, mapAwsError } from '../errors';
-import { amiFor } from './amis';
-import { clientTokenFor, createFleetInput, iceOfferings, launchedInstance } from './fleet';
-import { planFleet, type FleetPlan } from './fleet-plan';
-import { describeInstance, describeInstances, parseProviderID, providerIdFor } from './instances';
+import { mapAwsError } from '../errors';
+import { describeInstance, describeInstances, parseProviderID } from './instances';
 import type { InstanceProfiles } from '../iam/instance-profiles';
 import { InstanceTypeSource } from './instance-type-source';
+import { FleetLauncher } from './launch';
 import { LaunchTemplates } from './launch-templates';
 import { NodeClassResolver, type ResolvedNodeClass } from './node-class-resolver';
-import { resolveSecurityGroups, resolveSubnets, subnetPerZone } from './selectors';
-import { clusterTagKey, isOwnedByCluster, launchTags } from './tags';
-import { renderUserData } from './user-data';
+import { resolveSecurityGroups, resolveSubnets } from './selectors';
+import { clusterTagKey, isOwnedByCluster } from './tags';
 
-/** ICE marks live 3 minutes (docs/karpenter-reference.md §3.4). */
-export const ICE_TTL_SECONDS = 180;
+export { ICE_TTL_SECONDS } from './launch';
 
 export interface Ec2CloudProviderDeps {
   ec2: EC2Client;
@@ -47,11 +43,12 @@ export interface Ec2CloudProviderDeps {
   onFallback?: (what: string, error: unknown) => void;
 }
 
-/** CloudProvider on EC2: CreateFleet launches, DescribeInstances reads, TerminateInstances only for owned instances. */
+/** CloudProvider on EC2: CreateFleet launches (launch.ts), DescribeInstances reads, TerminateInstances only for owned instances. */
 export class Ec2CloudProvider implements CloudProvider {
   private readonly source: InstanceTypeSource;
   private readonly resolver: NodeClassResolver;
   private readonly templates: LaunchTemplates;
+  private readonly launcher: FleetLauncher;
   private clusterInfo?: Promise<EksClusterInfo>;
 
   constructor(private readonly deps: Ec2CloudProviderDeps) {
@@ -64,6 +61,10 @@ export class Ec2CloudProvider implements CloudProvider {
     });
     this.resolver = new NodeClassResolver({ ec2: deps.ec2, ssm: deps.ssm, now, k8sVersion: async () => (await this.cluster()).version });
     this.templates = new LaunchTemplates(deps.ec2, now);
+    this.launcher = new FleetLauncher({
+      ec2: deps.ec2, clusterName: deps.clusterName, stateStore: store, clock: deps.clock, resolver: this.resolver, templates: this.templates,
+      cluster: () => this.cluster(), instanceProfile: (nodeClass) => this.instanceProfileFor(nodeClass),
+    });
   }
 
   private async cluster(): Promise<EksClusterInfo> {
@@ -116,66 +117,7 @@ export class Ec2CloudProvider implements CloudProvider {
   }
 
   async create(req: LaunchRequest): Promise<CloudInstance> {
-    const { nodeClaim, nodePool, nodeClass } = req;
-    const resolved = await this.resolver.resolve(nodeClass);
-    const plan = planFleet(req, subnetPerZone(resolved.subnets), (t) => amiFor(resolved.amis, t)?.id);
-    const tags = launchTags({ clusterName: this.deps.clusterName, nodeClassTags: nodeClass.tags, nodePool: nodePool.name, nodeClass: nodeClass.name, nodeClaim: nodeClaim.name });
-    // A launch template deleted behind our back (LaunchTemplateNotFound) is recreated once.
-    const attempt = async (recreate: boolean): Promise<CreateFleetCommandOutput | undefined> => {
-      const templateByImage = await this.ensureTemplates(req, resolved, plan, recreate);
-      try {
-        // EC2 replays the answer of a known token, so the attempt after recreating templates needs its own.
-        const res = await this.createFleet(req, plan, templateByImage, tags, clientTokenFor(nodeClaim.name, recreate ? '-lt' : ''));
-        const missing = !res.Instances?.some((i) => i.InstanceIds?.length) && res.Errors?.some((e) => LaunchTemplateNotFoundCodes.has(e.ErrorCode ?? ''));
-        return missing && !recreate ? undefined : res;
-      } catch (e) {
-        if (!recreate && LaunchTemplateNotFoundCodes.has(awsErrorCode(e) ?? '')) return undefined;
-        throw LaunchTemplateNotFoundCodes.has(awsErrorCode(e) ?? '') ? mapAwsError(e, `CreateFleet for nodeclaim ${nodeClaim.name}`) : e;
-      }
-    };
-    const out = (await attempt(false)) ?? (await attempt(true))!;
-    const marks = iceOfferings(out.Errors ?? [], plan);
-    await Promise.all(marks.map((m) => this.deps.stateStore.markUnavailable(m.offering, ICE_TTL_SECONDS, m.reason)));
-    const launched = launchedInstance(out.Instances, plan);
-    if (!launched) {
-      const errors = out.Errors ?? [];
-      const summary = errors.map((e) => `${e.ErrorCode}: ${e.ErrorMessage}`).slice(0, 5).join('; ') || 'no instance and no error returned';
-      if (errors.length === 0 || errors.every((e) => IceErrorCodes.has(e.ErrorCode ?? ''))) {
-        throw new InsufficientCapacityError(`CreateFleet for nodeclaim ${nodeClaim.name}: ${summary}`, marks.map((m) => m.offering));
-      }
-      const first = errors.find((e) => !IceErrorCodes.has(e.ErrorCode ?? ''))!;
-      throw mapAwsError(Object.assign(new Error(first.ErrorMessage ?? summary), { name: first.ErrorCode ?? 'CreateFleetError' }), `CreateFleet for nodeclaim ${nodeClaim.name}`);
-    }
-    const { instanceId, override } = launched;
-    return {
-      instanceId,
-      providerID: providerIdFor(override.zone, instanceId),
-      instanceType: override.instanceType,
-      zone: override.zone,
-      capacityType: override.capacityType,
-      imageId: override.imageId,
-      subnetId: override.subnetId,
-      securityGroupIds: resolved.securityGroups.map((g) => g.id),
-      launchTime: this.deps.clock.now(),
-      state: 'pending',
-      tags,
-    };
-  }
-
-  private async createFleet(req: LaunchRequest, plan: FleetPlan, templateByImage: Map<string, string>, tags: Record<string, string>, clientToken: string): Promise<CreateFleetCommandOutput> {
-    try {
-      return await this.deps.ec2.send(new CreateFleetCommand(createFleetInput(req, plan, templateByImage, tags, clientToken)));
-    } catch (e) {
-      const code = awsErrorCode(e);
-      if (code === 'IdempotentParameterMismatch') {
-        // Same ClientToken, different request: an earlier attempt for this claim already launched.
-        const existing = await this.findByNodeClaim(req.nodeClaim.name, req.nodeClaim.creationTimestamp * 1000);
-        if (existing) return { Instances: [{ InstanceIds: [existing.instanceId], InstanceType: existing.instanceType as never, Lifecycle: existing.capacityType === 'spot' ? 'spot' : 'on-demand', LaunchTemplateAndOverrides: { Overrides: { SubnetId: existing.subnetId, AvailabilityZone: existing.zone } } }], $metadata: {} };
-      }
-      if (LaunchTemplateNotFoundCodes.has(code ?? '')) throw e;
-      if (code && IceErrorCodes.has(code)) throw new InsufficientCapacityError(`CreateFleet for nodeclaim ${req.nodeClaim.name}: ${code}`, [], { cause: e });
-      throw mapAwsError(e, `CreateFleet for nodeclaim ${req.nodeClaim.name}`);
-    }
+    return this.launcher.launch(req);
   }
 
   async nodeClassStatus(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus> {
@@ -219,43 +161,6 @@ export class Ec2CloudProvider implements CloudProvider {
     }
     if (nodeClass.status?.instanceProfile) return nodeClass.status.instanceProfile;
     throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.name}: no instance profile (set spec.instanceProfile, or spec.role for a managed one)`);
-  }
-
-  private async ensureTemplates(req: LaunchRequest, resolved: ResolvedNodeClass, plan: FleetPlan, recreate: boolean): Promise<Map<string, string>> {
-    const { nodeClass, nodePool, nodeClaim } = req;
-    const instanceProfile = await this.instanceProfileFor(nodeClass);
-    const cluster = nodeClass.amiFamily === 'Custom' ? undefined : await this.cluster();
-    const userData = renderUserData({
-      amiFamily: nodeClass.amiFamily,
-      cluster: { name: this.deps.clusterName, endpoint: cluster?.endpoint ?? '', certificateAuthority: cluster?.certificateAuthority ?? '', serviceCidr: cluster?.serviceIpv4Cidr ?? cluster?.serviceIpv6Cidr },
-      labels: { ...nodePool.template.labels, [Label.nodePool]: nodePool.name, [Label.ec2NodeClass]: nodeClass.name },
-      taints: [...nodeClaim.spec.taints, ...nodeClaim.spec.startupTaints],
-      kubelet: nodeClass.kubelet,
-      custom: nodeClass.userData,
-    });
-    const ltTags = { ...nodeClass.tags, [clusterTagKey(this.deps.clusterName)]: 'owned', [Tag.eksClusterName]: this.deps.clusterName, [Tag.nodeClass]: nodeClass.name, [Tag.nodePool]: nodePool.name };
-    const out = new Map<string, string>();
-    for (const imageId of new Set(plan.overrides.map((o) => o.imageId))) {
-      const input = { nodeClass, imageId, securityGroupIds: resolved.securityGroups.map((g) => g.id), instanceProfile, userData, tags: ltTags };
-      if (recreate) this.templates.invalidate(await this.templates.nameFor(input));
-      out.set(imageId, await this.templates.ensure(input));
-    }
-    return out;
-  }
-
-  /**
-   * The instance an earlier attempt with this claim's ClientToken launched: tagged with the claim, launched
-   * after the claim was created, and the only one. A stray instance carrying the same tag is never adopted
-   * (ownership goes by providerID; garbage collection reclaims the stray): with two candidates, none is.
-   */
-  private async findByNodeClaim(name: string, createdMs: number): Promise<CloudInstance | undefined> {
-    const found = await describeInstances(this.deps.ec2, [
-      { Name: `tag:${clusterTagKey(this.deps.clusterName)}`, Values: ['owned'] },
-      { Name: `tag:${Tag.nodeClaim}`, Values: [name] },
-      { Name: 'instance-state-name', Values: ['pending', 'running'] },
-    ]);
-    const candidates = found.filter((i) => i.launchTime >= createdMs - 1_000);
-    return candidates.length === 1 ? candidates[0] : undefined;
   }
 
   async delete(providerID: string): Promise<void> {

@@ -108,31 +108,23 @@ const KNOWN_PROVISIONER_FIELDS = new Set([
   'ttlSecondsAfterEmpty', 'ttlSecondsUntilExpired', 'consolidation', 'limits', 'weight',
 ]);
 
-export function convertProvisioner(o: Json, ctx?: ManifestContext): ConvertedProvisioner {
-  const metadata = obj(o.metadata);
-  const name = str(metadata.name) ?? '';
-  const spec = obj(o.spec);
-  const what = `Provisioner ${name}`;
-  const warnings: string[] = [];
-  const consolidation = obj(spec.consolidation).enabled === true;
-  const ttlEmpty = spec.ttlSecondsAfterEmpty;
-  if (consolidation && ttlEmpty !== undefined) fail(ctx, 'spec.ttlSecondsAfterEmpty', 'ttlSecondsAfterEmpty and consolidation.enabled are mutually exclusive');
-  if (spec.provider !== undefined && spec.providerRef !== undefined) fail(ctx, 'spec.provider', 'provider and providerRef are mutually exclusive');
-  for (const k of Object.keys(spec)) if (!KNOWN_PROVISIONER_FIELDS.has(k)) warnings.push(`${what}: field spec.${k} is not a Provisioner field and was ignored`);
-
-  let nodeClass: Json | undefined;
-  let nodeClassName = str(obj(spec.providerRef).name);
+/** The node class a Provisioner launches with: generated from an inline `provider`, else its providerRef, else "default". */
+function provisionerNodeClass(spec: Json, name: string, ctx: ManifestContext | undefined, warnings: string[], what: string): { nodeClassName: string; nodeClass?: Json } {
   if (spec.provider !== undefined) {
-    nodeClassName = name;
-    nodeClass = {
-      apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name },
-      spec: nodeTemplateSpecToV1(obj(spec.provider), ctx, 'spec.provider', warnings, what),
+    return {
+      nodeClassName: name,
+      nodeClass: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name }, spec: nodeTemplateSpecToV1(obj(spec.provider), ctx, 'spec.provider', warnings, what) },
     };
-  } else if (!nodeClassName) {
-    nodeClassName = 'default';
-    warnings.push(`${what}: no provider or providerRef; using EC2NodeClass "default"`);
   }
+  const ref = str(obj(spec.providerRef).name);
+  if (ref) return { nodeClassName: ref };
+  warnings.push(`${what}: no provider or providerRef; using EC2NodeClass "default"`);
+  return { nodeClassName: 'default' };
+}
 
+/** ttlSecondsAfterEmpty / consolidation.enabled → v1 disruption; ttlSecondsUntilExpired → expireAfter. */
+function provisionerDisruption(spec: Json, ctx: ManifestContext | undefined, consolidation: boolean): { disruption: Json; expireAfter: string } {
+  const ttlEmpty = spec.ttlSecondsAfterEmpty;
   const disruption: Json = {};
   if (ttlEmpty !== undefined) {
     const secs = num(ttlEmpty);
@@ -149,25 +141,57 @@ export function convertProvisioner(o: Json, ctx?: ManifestContext): ConvertedPro
     if (secs === undefined || secs < 0) fail(ctx, 'spec.ttlSecondsUntilExpired', 'ttlSecondsUntilExpired must be a whole number of seconds ≥ 0');
     expireAfter = `${secs}s`;
   }
+  return { disruption, expireAfter };
+}
 
+/** spec.limits.resources (or a bare spec.limits, read as resources with a warning), and where it was. */
+function provisionerLimits(spec: Json, warnings: string[], what: string): { limits?: Json; limitsPath: string } {
   const limitsRaw = obj(spec.limits);
-  let limits: Json | undefined;
-  let limitsPath = 'spec.limits.resources';
-  if (limitsRaw.resources !== undefined) limits = obj(limitsRaw.resources);
-  else if (Object.keys(limitsRaw).length) {
-    limits = limitsRaw;
-    limitsPath = 'spec.limits';
+  if (limitsRaw.resources !== undefined) return { limits: obj(limitsRaw.resources), limitsPath: 'spec.limits.resources' };
+  if (Object.keys(limitsRaw).length) {
     warnings.push(`${what}: spec.limits should be spec.limits.resources; read as resources`);
+    return { limits: limitsRaw, limitsPath: 'spec.limits' };
   }
+  return { limitsPath: 'spec.limits.resources' };
+}
 
-  let kubelet: Json | undefined;
-  if (spec.kubeletConfiguration !== undefined) {
-    kubelet = { ...obj(spec.kubeletConfiguration) };
-    if (kubelet.containerRuntime !== undefined) {
-      delete kubelet.containerRuntime;
-      warnings.push(`${what}: kubeletConfiguration.containerRuntime is gone in v1 (containerd only) and was dropped`);
-    }
+/** kubeletConfiguration without containerRuntime (gone in v1). */
+function provisionerKubelet(spec: Json, warnings: string[], what: string): Json | undefined {
+  if (spec.kubeletConfiguration === undefined) return undefined;
+  const kubelet = { ...obj(spec.kubeletConfiguration) };
+  if (kubelet.containerRuntime !== undefined) {
+    delete kubelet.containerRuntime;
+    warnings.push(`${what}: kubeletConfiguration.containerRuntime is gone in v1 (containerd only) and was dropped`);
   }
+  return kubelet;
+}
+
+const provisionerPaths = (limitsPath: string): PathMap => [
+  ['spec.template.spec.requirements', 'spec.requirements'],
+  ['spec.template.spec.taints', 'spec.taints'],
+  ['spec.template.spec.startupTaints', 'spec.startupTaints'],
+  ['spec.template.metadata.labels', 'spec.labels'],
+  ['spec.template.metadata.annotations', 'spec.annotations'],
+  ['spec.template.spec.nodeClassRef', 'spec.providerRef'],
+  ['spec.template.spec.expireAfter', 'spec.ttlSecondsUntilExpired'],
+  ['spec.limits', limitsPath],
+];
+
+export function convertProvisioner(o: Json, ctx?: ManifestContext): ConvertedProvisioner {
+  const metadata = obj(o.metadata);
+  const name = str(metadata.name) ?? '';
+  const spec = obj(o.spec);
+  const what = `Provisioner ${name}`;
+  const warnings: string[] = [];
+  const consolidation = obj(spec.consolidation).enabled === true;
+  if (consolidation && spec.ttlSecondsAfterEmpty !== undefined) fail(ctx, 'spec.ttlSecondsAfterEmpty', 'ttlSecondsAfterEmpty and consolidation.enabled are mutually exclusive');
+  if (spec.provider !== undefined && spec.providerRef !== undefined) fail(ctx, 'spec.provider', 'provider and providerRef are mutually exclusive');
+  for (const k of Object.keys(spec)) if (!KNOWN_PROVISIONER_FIELDS.has(k)) warnings.push(`${what}: field spec.${k} is not a Provisioner field and was ignored`);
+
+  const { nodeClassName, nodeClass } = provisionerNodeClass(spec, name, ctx, warnings, what);
+  const { disruption, expireAfter } = provisionerDisruption(spec, ctx, consolidation);
+  const { limits, limitsPath } = provisionerLimits(spec, warnings, what);
+  const kubelet = provisionerKubelet(spec, warnings, what);
 
   const templateMeta: Json = {};
   if (spec.labels) templateMeta.labels = normalizeLabelMap(stringMap(spec.labels));
@@ -183,17 +207,7 @@ export function convertProvisioner(o: Json, ctx?: ManifestContext): ConvertedPro
   if (limits) nodePoolSpec.limits = limits;
   if (spec.weight !== undefined) nodePoolSpec.weight = spec.weight;
   const nodePool: Json = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { ...metadata, name }, spec: nodePoolSpec };
-  const pathMap: PathMap = [
-    ['spec.template.spec.requirements', 'spec.requirements'],
-    ['spec.template.spec.taints', 'spec.taints'],
-    ['spec.template.spec.startupTaints', 'spec.startupTaints'],
-    ['spec.template.metadata.labels', 'spec.labels'],
-    ['spec.template.metadata.annotations', 'spec.annotations'],
-    ['spec.template.spec.nodeClassRef', 'spec.providerRef'],
-    ['spec.template.spec.expireAfter', 'spec.ttlSecondsUntilExpired'],
-    ['spec.limits', limitsPath],
-  ];
-  const out: ConvertedProvisioner = { nodePool, warnings, pathMap };
+  const out: ConvertedProvisioner = { nodePool, warnings, pathMap: provisionerPaths(limitsPath) };
   if (nodeClass) {
     out.nodeClass = nodeClass;
     out.nodeClassPathMap = nodeTemplatePaths('spec.provider');
