@@ -111,7 +111,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     await server.close();
     throw e;
   }
-  const stepFunctions = new SimulatedStepFunctions(clock, env.stateMachineArns, (key, payload) => production.invoke(key, payload));
+  const stepFunctions = new SimulatedStepFunctions(clock, env.stateMachineArns, (key, payload) => production.invoke(key, payload), { seed: opts.seed });
   const sim: SimulatedAws = {
     world: ec2,
     table: new DynamoTable('pk', 'sk', production.meter),
