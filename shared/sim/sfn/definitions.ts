@@ -59,11 +59,6 @@ export function allStates(def: { States: Record<string, AslState> }): [string, A
   return out;
 }
 
-/** Every state of the given type, nested ones included. */
-export function statesOfType(def: { States: Record<string, AslState> }, type: string): string[] {
-  return allStates(def).filter(([, s]) => s.Type === type).map(([name]) => name);
-}
-
 /** Every error name matched by a Retry or Catch, nested states included. */
 export function caughtErrorNames(def: { States: Record<string, AslState> }): string[] {
   const names = new Set<string>();
