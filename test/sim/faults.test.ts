@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FaultPlan, validateFault } from '../../shared/sim/faults';
 import { parseScenario } from '../../shared/sim';
-import { retryDelaySeconds } from '../../shared/sim/sfn/definitions';
 
 describe('fault injection', () => {
   it('should inject only inside its window, only for its target, at its rate, the same way every run', () => {
@@ -29,11 +28,5 @@ describe('fault injection', () => {
     expect(() => validateFault({ at: 0, for: 1, target: 'sqs', kind: 'hang' }, 'faults.0')).toThrow(/faults\.0: kind for sqs must be one of duplicate/);
     expect(() => validateFault({ at: 0, for: 1, target: 'lambda:provisioner', kind: 'throttle' }, 'faults.1')).toThrow(/faults\.1: kind for lambda:provisioner must be one of crash, timeout/);
     expect(() => parseScenario('name: x\nfaults: [{at: 1m, for: 10s, target: s3, kind: error}]\n', 'x.yaml')).toThrow(/x\.yaml: faults\.0: target must be/);
-  });
-
-  it('should wait the ASL retry intervals (with backoff and attempt limits) as Step Functions does', () => {
-    const retry = [{ ErrorEquals: ['KubernetesApiUnavailableError'], IntervalSeconds: 3, MaxAttempts: 3, BackoffRate: 2 }];
-    expect([1, 2, 3, 4].map((n) => retryDelaySeconds(retry, 'KubernetesApiUnavailableError', n))).toEqual([3, 6, 12, undefined]);
-    expect(retryDelaySeconds(retry, 'Other', 1)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { disruptionIdOf, replacementClaimName } from '../../shared/core/lifecycle';
-import { createLocalHandlers, runLocalExecution } from '../../shared/sim/sfn';
+import { localFunctions, runLocalExecution } from '../../shared/sim/sfn';
 import { fakes, node, nodeClaim, type Fakes } from '../fakes/lifecycle';
 
 /** The replacement's name: the disruption names it from its id (from the execution name, `local-disrupt` here). */
@@ -22,13 +22,12 @@ describe('disrupt state machine (local)', () => {
     // Prepare
     const f = setup();
     const onWait = () => {
-      f.clock.advance(10_000);
       const r = f.cluster.claims.get(NEW);
       if (r) r.status.conditions.push({ type: 'Initialized', status: 'True' });
     };
 
     // Act
-    const run = await runLocalExecution('disrupt', input, { handlers: createLocalHandlers(f), onWait });
+    const run = await runLocalExecution('disrupt', input, { invoke: localFunctions(f), clock: f.clock, onWait });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -46,7 +45,7 @@ describe('disrupt state machine (local)', () => {
     const f = setup();
 
     // Act
-    const run = await runLocalExecution('disrupt', input, { handlers: createLocalHandlers(f), onWait: () => f.clock.advance(5 * 60_000) });
+    const run = await runLocalExecution('disrupt', input, { invoke: localFunctions(f), clock: f.clock, onWait: () => f.clock.advance(5 * 60_000) });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'DisruptionRolledBack' });
@@ -62,7 +61,7 @@ describe('disrupt state machine (local)', () => {
     const onWait = () => { f.cluster.claims.delete(NEW); };
 
     // Act
-    const run = await runLocalExecution('disrupt', input, { handlers: createLocalHandlers(f), onWait });
+    const run = await runLocalExecution('disrupt', input, { invoke: localFunctions(f), clock: f.clock, onWait });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'DisruptionRolledBack' });
@@ -79,7 +78,7 @@ describe('disrupt state machine (local)', () => {
     const f = setup();
 
     // Act
-    const run = await runLocalExecution('disrupt', bad, { handlers: createLocalHandlers(f) });
+    const run = await runLocalExecution('disrupt', bad, { invoke: localFunctions(f), clock: f.clock });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });
@@ -105,7 +104,7 @@ describe('disrupt state machine (local)', () => {
       const named = { ...input, replacements: [nodeClaim('default-healthy')] };
 
       // Act
-      const run = await runLocalExecution('disrupt', named, { handlers: createLocalHandlers(f), onWait: () => f.clock.advance(5 * 60_000) });
+      const run = await runLocalExecution('disrupt', named, { invoke: localFunctions(f), clock: f.clock, onWait: () => f.clock.advance(5 * 60_000) });
 
       // Assess
       expect(run).toMatchObject({ status: 'FAILED', error: 'DisruptionRolledBack' });
@@ -123,7 +122,7 @@ describe('disrupt state machine (local)', () => {
       f.cluster.claims.set(NEW, foreign);
 
       // Act
-      const run = await runLocalExecution('disrupt', input, { handlers: createLocalHandlers(f) });
+      const run = await runLocalExecution('disrupt', input, { invoke: localFunctions(f), clock: f.clock });
 
       // Assess
       expect(run).toMatchObject({ status: 'FAILED', error: 'DisruptionRolledBack' });
@@ -150,8 +149,8 @@ describe('disrupt state machine (local)', () => {
       onlyType.spec.requirements = [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['r5.24xlarge'] }];
 
       // Act
-      const spot = await runLocalExecution('disrupt', { ...input, replacements: [big] }, { handlers: createLocalHandlers(f) });
-      const r5 = await runLocalExecution('disrupt', { ...input, replacements: [onlyType] }, { handlers: createLocalHandlers(f) });
+      const spot = await runLocalExecution('disrupt', { ...input, replacements: [big] }, { invoke: localFunctions(f), clock: f.clock });
+      const r5 = await runLocalExecution('disrupt', { ...input, replacements: [onlyType] }, { invoke: localFunctions(f), clock: f.clock });
 
       // Assess
       expect(spot).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });
@@ -171,7 +170,7 @@ describe('disrupt state machine (local)', () => {
       open.spec.requirements = [];
 
       // Act
-      await runLocalExecution('disrupt', { ...input, replacements: [open] }, { handlers: createLocalHandlers(f), onWait: () => f.clock.advance(5 * 60_000) });
+      await runLocalExecution('disrupt', { ...input, replacements: [open] }, { invoke: localFunctions(f), clock: f.clock, onWait: () => f.clock.advance(5 * 60_000) });
 
       // Assess
       const claim = f.cluster.claims.get(NEW);
@@ -194,7 +193,7 @@ describe('disrupt state machine (local)', () => {
       prepare(f);
 
       // Act
-      const run = await runLocalExecution('disrupt', { ...input, candidates: [candidate] }, { handlers: createLocalHandlers(f) });
+      const run = await runLocalExecution('disrupt', { ...input, candidates: [candidate] }, { invoke: localFunctions(f), clock: f.clock });
 
       // Assess
       expect(run).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });

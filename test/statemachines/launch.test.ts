@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { CloudProviderThrottledError } from '../../shared/core/errors';
-import { runLocalExecution, createLocalHandlers } from '../../shared/sim/sfn';
+import { runLocalExecution, localFunctions } from '../../shared/sim/sfn';
 import type { Planner } from '../../shared/core/lifecycle';
 import { fakes, node, nodeClaim, type Fakes } from '../fakes/lifecycle';
 
-/** Plays kubelet: the launched instance's Node appears when the machine first waits for registration. */
+/**
+ * Plays kubelet: the launched instance's Node appears when the machine first waits for registration.
+ * `waitAdvanceMs` moves the clock on at each Wait, on top of the Wait's own time.
+ */
 function kubelet(f: Fakes, opts: { registers?: boolean; waitAdvanceMs?: number } = {}) {
-  return (state: string, seconds: number) => {
-    f.clock.advance(opts.waitAdvanceMs ?? seconds * 1000);
+  return (state: string) => {
+    if (opts.waitAdvanceMs) f.clock.advance(opts.waitAdvanceMs);
     if (state !== 'WaitForRegistration' || opts.registers === false) return;
     for (const inst of f.cloud.instances.values()) {
       const name = `ip-10-0-0-${inst.instanceId.slice(-2)}.eu-west-1.compute.internal`;
@@ -23,7 +26,7 @@ describe('launch state machine (local)', () => {
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde'));
 
     // Act
-    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { handlers: createLocalHandlers(f), onWait: kubelet(f) });
+    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: kubelet(f) });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -42,7 +45,7 @@ describe('launch state machine (local)', () => {
     f.cloud.iceOnce = true;
 
     // Act
-    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { handlers: createLocalHandlers(f), onWait: kubelet(f) });
+    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: kubelet(f) });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'NodeClaimLaunchFailed' });
@@ -60,7 +63,7 @@ describe('launch state machine (local)', () => {
     f.cloud.create = async (req) => { if (calls++ === 0) throw new CloudProviderThrottledError('RequestLimitExceeded'); return create(req); };
 
     // Act
-    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { handlers: createLocalHandlers(f), onWait: kubelet(f) });
+    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: kubelet(f) });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -73,7 +76,7 @@ describe('launch state machine (local)', () => {
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde'));
 
     // Act
-    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { handlers: createLocalHandlers(f), onWait: kubelet(f, { registers: false, waitAdvanceMs: 5 * 60_000 }) });
+    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: kubelet(f, { registers: false, waitAdvanceMs: 5 * 60_000 }) });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'NodeClaimRegistrationTimedOut' });
@@ -86,7 +89,7 @@ describe('launch state machine (local)', () => {
     const f = fakes();
 
     // Act
-    const run = await runLocalExecution('launch', { nodePool: 'default', count: 2 }, { handlers: createLocalHandlers(f), executionName: 'add-2' });
+    const run = await runLocalExecution('launch', { nodePool: 'default', count: 2 }, { invoke: localFunctions(f), clock: f.clock, executionName: 'add-2' });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -108,7 +111,7 @@ describe('launch state machine (local)', () => {
     f.cluster.pods = [{ ...(await import('../fakes/lifecycle')).pod('web-1'), phase: 'Pending', unschedulable: true, nodeName: undefined }];
 
     // Act
-    const run = await runLocalExecution('launch', { reconcile: true }, { handlers: createLocalHandlers({ ...f, planner }) });
+    const run = await runLocalExecution('launch', { reconcile: true }, { invoke: localFunctions({ ...f, planner }), clock: f.clock });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -128,7 +131,7 @@ describe('launch state machine (local)', () => {
     const f = fakes();
 
     // Act
-    const run = await runLocalExecution('launch', input, { handlers: createLocalHandlers(f) });
+    const run = await runLocalExecution('launch', input, { invoke: localFunctions(f), clock: f.clock });
 
     // Assess
     expect(run.status).toBe('FAILED');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalHandlers, LocalWorkflowStarter, type LocalRunOptions } from '../../shared/sim/sfn';
+import { localFunctions, LocalWorkflowStarter, type InvokeFunction } from '../../shared/sim/sfn';
 import { fakes, node, nodeClaim } from '../fakes/lifecycle';
 
 describe('LocalWorkflowStarter', () => {
@@ -10,9 +10,9 @@ describe('LocalWorkflowStarter', () => {
     f.cluster.claims.set('default-old01', nodeClaim('default-old01', { providerID: pid, nodeName: 'n5' }));
     f.cluster.nodes.set('n5', node('n5', { providerID: pid, taints: [] }));
     f.cloud.instances.set(pid, { instanceId: 'i-0abc000000000005', providerID: pid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: 0, state: 'running', tags: {} });
-    const options: Omit<LocalRunOptions, 'executionName' | 'definition'> = { handlers: {} };
-    const workflows = new LocalWorkflowStarter(options);
-    options.handlers = createLocalHandlers({ ...f, workflows });
+    let invoke: InvokeFunction = async () => undefined;
+    const workflows = new LocalWorkflowStarter({ invoke: (key, payload) => invoke(key, payload), clock: f.clock });
+    invoke = localFunctions({ ...f, workflows });
 
     // Act
     await workflows.start('disrupt', 'empty-1', { reason: 'Empty', candidates: [{ nodeClaimName: 'default-old01' }], replacements: [] });

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes';
 import { MemoryStateStore } from '../../shared/adapters/aws/state-store/memory';
-import { createLocalHandlers, runLocalExecution } from '../../shared/sim/sfn';
+import { localFunctions, runLocalExecution } from '../../shared/sim/sfn';
 import type { Fakes } from '../fakes/lifecycle';
 import { FakeClock, FakeCloud, RecordingLogger, RecordingMetrics, RecordingWorkflows, nodeClaim } from '../fakes/lifecycle';
 import { nodeClassJson, nodeJson, nodePoolJson, pdbJson, podJson, startHarness, T0, type Harness } from '../sim/kube/fixtures';
@@ -41,7 +41,7 @@ describe('state machines with the real Kubernetes client', () => {
     const onWait = () => { if (++waits === 2) h.api.store.delete(h.api.store.typeOf('policy/v1', 'PodDisruptionBudget'), 'default', 'web'); };
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeName: 'node-a' }, { handlers: createLocalHandlers(deps), onWait });
+    const run = await runLocalExecution('terminate', { nodeName: 'node-a' }, { invoke: localFunctions(deps), clock: deps.clock, onWait });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -63,7 +63,7 @@ describe('state machines with the real Kubernetes client', () => {
     };
 
     // Act
-    const run = await runLocalExecution('launch', { nodeClaimName: 'default-fghij' }, { handlers: createLocalHandlers(deps), onWait });
+    const run = await runLocalExecution('launch', { nodeClaimName: 'default-fghij' }, { invoke: localFunctions(deps), clock: deps.clock, onWait });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');

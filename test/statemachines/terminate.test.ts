@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalHandlers, runLocalExecution } from '../../shared/sim/sfn';
+import { localFunctions, runLocalExecution } from '../../shared/sim/sfn';
 import { fakes, node, nodeClaim, pod, type Fakes } from '../fakes/lifecycle';
 
 const PROVIDER_ID = 'aws:///eu-west-1a/i-0abc000000000042';
@@ -11,7 +11,8 @@ function managedNode(f: Fakes, opts: { tgp?: number | null } = {}) {
   f.cloud.instances.set(PROVIDER_ID, { instanceId: 'i-0abc000000000042', providerID: PROVIDER_ID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: 0, state: 'running', tags: {} });
 }
 
-const advance = (f: Fakes, ms?: number) => (_state: string, seconds: number) => f.clock.advance(ms ?? seconds * 1000);
+/** Moves the fake clock on by `ms` at each Wait, on top of the Wait's own time (which the runner sleeps on it). */
+const advance = (f: Fakes, ms: number) => () => f.clock.advance(ms);
 
 describe('terminate state machine (local)', () => {
   it('should taint, drain in tiers, terminate the instance and delete node and claim', async () => {
@@ -28,7 +29,7 @@ describe('terminate state machine (local)', () => {
     f.cluster.evict = async (p) => { taintedBeforeEviction ||= !!f.cluster.nodes.get(NODE)?.taints.some((t) => t.key === 'karpenter.sh/disrupted'); return evict(p); };
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeName: NODE }, { handlers: createLocalHandlers(f), onWait: advance(f) });
+    const run = await runLocalExecution('terminate', { nodeName: NODE }, { invoke: localFunctions(f), clock: f.clock });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -48,7 +49,7 @@ describe('terminate state machine (local)', () => {
     f.cluster.evictionResults.set('default/db-0', ['blocked', 'blocked', 'evicted']);
 
     // Act
-    const run = await runLocalExecution('terminate', { instanceId: 'i-0abc000000000042' }, { handlers: createLocalHandlers(f), onWait: advance(f) });
+    const run = await runLocalExecution('terminate', { instanceId: 'i-0abc000000000042' }, { invoke: localFunctions(f), clock: f.clock });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -64,7 +65,7 @@ describe('terminate state machine (local)', () => {
     f.cluster.evictionResults.set('default/db-0', Array.from({ length: 5000 }, () => 'blocked' as const));
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeClaimName: 'default-abcde', reason: 'Drifted' }, { handlers: createLocalHandlers(f), onWait: advance(f), executionName: 'drift-default-abcde' });
+    const run = await runLocalExecution('terminate', { nodeClaimName: 'default-abcde', reason: 'Drifted' }, { invoke: localFunctions(f), clock: f.clock, executionName: 'drift-default-abcde' });
 
     // Assess: this execution ended after 2,000 passes, a fresh one carries on for the same claim
     expect(run.status).toBe('SUCCEEDED');
@@ -82,7 +83,7 @@ describe('terminate state machine (local)', () => {
     f.cluster.evictionResults.set('default/db-0', Array(100).fill('blocked'));
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeClaimName: 'default-abcde' }, { handlers: createLocalHandlers(f), onWait: advance(f, 20_000) });
+    const run = await runLocalExecution('terminate', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: advance(f, 20_000) });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -97,7 +98,7 @@ describe('terminate state machine (local)', () => {
     f.cluster.pods = [pod('batch-1', { nodeName: NODE, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })];
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeName: NODE }, { handlers: createLocalHandlers(f), onWait: advance(f, 6 * 3600_000) });
+    const run = await runLocalExecution('terminate', { nodeName: NODE }, { invoke: localFunctions(f), clock: f.clock, onWait: advance(f, 6 * 3600_000) });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'NodeTerminationFailed' });
@@ -114,7 +115,7 @@ describe('terminate state machine (local)', () => {
     f.cloud.delete = async () => { throw Object.assign(new Error('not authorized to perform ec2:TerminateInstances'), { name: 'CloudProviderUnauthorizedError' }); };
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeName: NODE }, { handlers: createLocalHandlers(f), onWait: advance(f, 60_000) });
+    const run = await runLocalExecution('terminate', { nodeName: NODE }, { invoke: localFunctions(f), clock: f.clock, onWait: advance(f, 60_000) });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'NodeTerminationFailed' });
@@ -135,7 +136,7 @@ describe('terminate state machine (local)', () => {
     f.cluster.writes = [];
 
     // Act
-    const run = await runLocalExecution('terminate', input, { handlers: createLocalHandlers(f) });
+    const run = await runLocalExecution('terminate', input, { invoke: localFunctions(f), clock: f.clock });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });
@@ -151,7 +152,7 @@ describe('terminate state machine (local)', () => {
     f.cluster.nodes.set('mng-node', node('mng-node', { providerID: 'aws:///eu-west-1a/i-0123456789abcdef0', taints: [] }));
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeName: 'mng-node' }, { handlers: createLocalHandlers(f) });
+    const run = await runLocalExecution('terminate', { nodeName: 'mng-node' }, { invoke: localFunctions(f), clock: f.clock });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });

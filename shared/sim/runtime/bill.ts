@@ -38,14 +38,6 @@ export function functionSizing(functionsDir = FUNCTIONS_DIR, serverlessFile = re
   };
 }
 
-/** States entered plus retries of one execution, from aws-local-stepfunctions' event log, reported as they come. */
-export async function countTransitions(events: AsyncIterable<{ type: string }>, onCount: (n: number) => void): Promise<void> {
-  let n = 0;
-  for await (const e of events) {
-    if (e.type === 'StateEntered' || e.type === 'StateRetried') onCount(++n);
-  }
-}
-
 export interface ControllerBill {
   /** The run's simulated seconds the figures were counted over. */
   periodSeconds: number;

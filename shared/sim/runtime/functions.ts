@@ -84,11 +84,16 @@ export type LambdaHandler = (event: unknown, context: unknown) => Promise<unknow
 
 /** Imports the function's module (the same file esbuild bundles) and returns its exported handler. */
 export async function loadHandler(fn: DeployedFunction): Promise<LambdaHandler> {
+  return loadExport<LambdaHandler>(fn, fn.exportName);
+}
+
+/** A function-valued export of the function's module (`handler`, or `createHandler` for the tests' local handlers). */
+export async function loadExport<T>(fn: DeployedFunction, exportName: string): Promise<T> {
   const base = resolve(REPO_ROOT, fn.modulePath);
   const file = ['.ts', '.js', '.mjs'].map((ext) => base + ext).find((f) => existsSync(f));
   if (!file) throw new FunctionDefinitionInvalidError(`function ${fn.key}: module ${fn.modulePath} not found`);
   const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  const handler = mod[fn.exportName];
-  if (typeof handler !== 'function') throw new FunctionDefinitionInvalidError(`function ${fn.key}: ${fn.modulePath} does not export "${fn.exportName}"`);
-  return handler as LambdaHandler;
+  const exported = mod[exportName];
+  if (typeof exported !== 'function') throw new FunctionDefinitionInvalidError(`function ${fn.key}: ${fn.modulePath} does not export "${exportName}"`);
+  return exported as T;
 }

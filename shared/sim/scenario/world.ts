@@ -106,7 +106,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     await server.close();
     throw e;
   }
-  const stepFunctions = new SimulatedStepFunctions(clock, env.stateMachineArns, (key, payload) => production.invoke(key, payload));
+  const stepFunctions = new SimulatedStepFunctions(clock, env.stateMachineArns, (key, payload) => production.invoke(key, payload), { seed: opts.seed });
   const sim = simulatedAws(opts, env, clock, ec2, server, stepFunctions, production);
   const restoreAws = installSimulatedAws(() => sim);
   const faults = new FaultPlan(opts.faults ?? [], opts.seed, () => clock.elapsedSeconds());

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { WorkflowName } from '../../core/ports';
+import type { Retrier } from './retry';
 
 export const STATE_MACHINES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../statemachines');
 
@@ -27,7 +28,7 @@ export interface TaskBinding {
   stateName: string;
   /** The serverless function key from `Parameters.FunctionName: {Fn::GetAtt: [key, Arn]}`. */
   functionKey: string;
-  /** The Task's Retry (the simulator waits its intervals on virtual time). */
+  /** The Task's Retry (the runner waits its intervals on the run's clock). */
   retry: Retrier[];
 }
 
@@ -39,47 +40,21 @@ function functionKeyOf(state: AslState): string | undefined {
 }
 
 /** Every Task state (including those inside Map and Parallel states) with the function it invokes. */
-export interface Retrier {
-  ErrorEquals: string[];
-  IntervalSeconds?: number;
-  MaxAttempts?: number;
-  BackoffRate?: number;
-  MaxDelaySeconds?: number;
-}
-
-/**
- * Seconds Step Functions waits before retry number `attempt` (1-based) of an error named `error`, or undefined
- * when no retrier matches or its attempts are spent (ASL defaults: 1 s, 3 attempts, rate 2).
- */
-export function retryDelaySeconds(retriers: readonly Retrier[], error: string, attempt: number): number | undefined {
-  const r = retriers.find((x) => x.ErrorEquals.includes(error) || x.ErrorEquals.includes('States.ALL') || (!error.startsWith('States.') && x.ErrorEquals.includes('States.TaskFailed')));
-  if (!r || attempt > (r.MaxAttempts ?? 3)) return undefined;
-  const delay = (r.IntervalSeconds ?? 1) * (r.BackoffRate ?? 2) ** (attempt - 1);
-  return r.MaxDelaySeconds !== undefined ? Math.min(delay, r.MaxDelaySeconds) : delay;
-}
-
 export function taskBindings(def: { States: Record<string, AslState> }): TaskBinding[] {
-  const out: TaskBinding[] = [];
-  for (const [stateName, state] of Object.entries(def.States)) {
-    if (state.Type === 'Task') {
-      const functionKey = functionKeyOf(state);
-      if (functionKey) out.push({ stateName, functionKey, retry: (state.Retry as Retrier[] | undefined) ?? [] });
-    }
-    const nested = (state.ItemProcessor ?? state.Iterator) as { States: Record<string, AslState> } | undefined;
-    if (nested) out.push(...taskBindings(nested));
-    for (const branch of (state.Branches as { States: Record<string, AslState> }[] | undefined) ?? []) out.push(...taskBindings(branch));
-  }
-  return out;
+  return allStates(def).flatMap(([stateName, state]) => {
+    const functionKey = state.Type === 'Task' ? functionKeyOf(state) : undefined;
+    return functionKey ? [{ stateName, functionKey, retry: (state.Retry as Retrier[] | undefined) ?? [] }] : [];
+  });
 }
 
-/** Every state of the given type, nested ones included. */
-export function statesOfType(def: { States: Record<string, AslState> }, type: string): string[] {
-  const out: string[] = [];
+/** Every state with its name, nested ones (Map and Parallel states') included. */
+export function allStates(def: { States: Record<string, AslState> }): [string, AslState][] {
+  const out: [string, AslState][] = [];
   for (const [name, state] of Object.entries(def.States)) {
-    if (state.Type === type) out.push(name);
+    out.push([name, state]);
     const nested = (state.ItemProcessor ?? state.Iterator) as { States: Record<string, AslState> } | undefined;
-    if (nested) out.push(...statesOfType(nested, type));
-    for (const branch of (state.Branches as { States: Record<string, AslState> }[] | undefined) ?? []) out.push(...statesOfType(branch, type));
+    if (nested) out.push(...allStates(nested));
+    for (const branch of (state.Branches as { States: Record<string, AslState> }[] | undefined) ?? []) out.push(...allStates(branch));
   }
   return out;
 }
@@ -87,16 +62,10 @@ export function statesOfType(def: { States: Record<string, AslState> }, type: st
 /** Every error name matched by a Retry or Catch, nested states included. */
 export function caughtErrorNames(def: { States: Record<string, AslState> }): string[] {
   const names = new Set<string>();
-  const visit = (states: Record<string, AslState>) => {
-    for (const state of Object.values(states)) {
-      for (const rule of [...((state.Retry as { ErrorEquals: string[] }[]) ?? []), ...((state.Catch as { ErrorEquals: string[] }[]) ?? [])]) {
-        for (const e of rule.ErrorEquals) names.add(e);
-      }
-      const nested = (state.ItemProcessor ?? state.Iterator) as { States: Record<string, AslState> } | undefined;
-      if (nested) visit(nested.States);
-      for (const branch of (state.Branches as { States: Record<string, AslState> }[] | undefined) ?? []) visit(branch.States);
+  for (const [, state] of allStates(def)) {
+    for (const rule of [...((state.Retry as { ErrorEquals: string[] }[]) ?? []), ...((state.Catch as { ErrorEquals: string[] }[]) ?? [])]) {
+      for (const e of rule.ErrorEquals) names.add(e);
     }
-  };
-  visit(def.States);
+  }
   return [...names].sort();
 }

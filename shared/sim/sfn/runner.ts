@@ -1,27 +1,43 @@
 /**
- * Runs the real ASL files locally with aws-local-stepfunctions, each Task answered by the real handler of its
- * function key (createHandler(deps) output). A handler's return value is wrapped in `{Payload: …}` as the
- * optimized `lambda:invoke` integration does on AWS, so `OutputPath: $.Payload` works in both places.
+ * The one Step Functions runner, for the tests and the simulator: runs an ASL file of statemachines/ with
+ * aws-local-stepfunctions, each Task answered by `invoke(functionKey, payload)` — the function key is the
+ * Task's `FunctionName` (the simulator invokes the deployed handler, the tests the module's createHandler:
+ * handlers.ts). A result is wrapped in `{Payload: …}` as the optimized `lambda:invoke` integration does on
+ * AWS, so `OutputPath: $.Payload` works in both places. Time is the run's `clock`: Wait states sleep on it,
+ * and so do Retry intervals (IntervalSeconds × BackoffRate^n, MaxDelaySeconds, MaxAttempts, JitterStrategy
+ * FULL drawn from the seed) — the simulator's virtual clock, a test's fake clock (local-machine.ts says how).
  */
-import '../../polyfills';
-import { ExecutionError, StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import type { WorkflowName } from '../../core/ports';
-import { loadDefinition, statesOfType, taskBindings, type AslDefinition } from './definitions';
+import { ExecutionError } from 'aws-local-stepfunctions';
+import type { Clock, WorkflowName } from '../../core/ports';
+import { hashUnit } from '../hash';
+import { allStates, loadDefinition, taskBindings, type AslDefinition, type AslState, type TaskBinding } from './definitions';
+import { localMachine, waitSeconds } from './local-machine';
+import { nextRetryDelayMs } from './retry';
 
-export type LocalHandler = (payload: unknown) => Promise<unknown>;
+/** Invokes the function of a function key with a (JSON) payload and returns its (JSON) result. */
+export type InvokeFunction = (functionKey: string, payload: unknown) => Promise<unknown>;
 
 export interface LocalRunOptions {
-  /** Handlers by function key; a Task whose function has no handler fails with LocalHandlerMissingError. */
-  handlers: Record<string, LocalHandler>;
-  /** `$$.Execution.Name`. */
+  /** Answers every Task; an error it throws is the Task's error (its `name` is what Retry and Catch match). */
+  invoke: InvokeFunction;
+  /** The time Wait states and Retry intervals are spent on (and `$$.Execution.StartTime`). */
+  clock: Clock;
+  /** `asl` (default): wait each Retry interval on the clock; `instant`: retry at once (for a test that wants only the attempts). */
+  retryIntervals?: 'asl' | 'instant';
+  /** Seed of the JitterStrategy FULL draws (a hash of it, the execution, the state, the payload and the attempt). */
+  seed?: number;
+  /** `$$.Execution.Name` (default `local-<machine>`). */
   executionName?: string;
-  /** Milliseconds each Wait state pauses (default 0: skip waits). */
-  waitMs?: number;
-  /** Milliseconds before each retry (default 0). */
-  retryMs?: number;
-  /** Called when a Wait state is entered (e.g. to advance a fake clock by its Seconds). */
-  onWait?: (stateName: string, seconds: number) => void;
+  /** `$$.Execution.Id` (default a local ARN). */
+  executionArn?: string;
+  /** Runs this definition instead of statemachines/<machine>.asl.yml. */
   definition?: AslDefinition;
+  /** Called when a Wait state starts waiting, before its time passes on the clock. */
+  onWait?: (stateName: string, seconds: number) => void;
+  /** Called before each attempt of a Task (retries included), with its function key. */
+  onTask?: (functionKey: string) => void;
+  /** Called with the billed state transitions so far (states entered + retries) as they grow. */
+  onTransitions?: (count: number) => void;
 }
 
 export interface LocalExecution {
@@ -30,80 +46,100 @@ export interface LocalExecution {
   /** Error name (a Fail state's Error, or the uncaught error's name). */
   error?: string;
   cause?: string;
-  /** Task states in the order they ran (function keys), for assertions. */
+  /** Function keys of the Task attempts in the order they ran (retries included), for assertions. */
   tasks: string[];
+  /** Billed state transitions: states entered (Map iterations' included) plus retries. */
+  transitions: number;
 }
 
-export class LocalHandlerMissingError extends Error {
-  override readonly name = 'LocalHandlerMissingError' as const;
+const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null)) as unknown;
+
+type LocalHandler = (input: unknown) => Promise<unknown>;
+
+/** One execution's Task and Wait handlers and what it counts. */
+class Run {
+  readonly tasks: string[] = [];
+  private entered = 0;
+  private retries = 0;
+
+  constructor(private readonly options: LocalRunOptions, private readonly name: string) {}
+
+  handlers(definition: AslDefinition): Record<string, LocalHandler> {
+    const out: Record<string, LocalHandler> = {};
+    for (const binding of taskBindings(definition)) out[binding.stateName] = (input) => this.task(binding, input);
+    for (const [name, state] of allStates(definition)) {
+      if (state.Type === 'Wait') out[name] = (input) => this.wait(name, state, input);
+    }
+    return out;
+  }
+
+  /** A Task visit: attempts until one succeeds or the Retry gives up (then its error goes to Catch). */
+  private async task({ stateName, functionKey, retry }: TaskBinding, input: unknown): Promise<unknown> {
+    const payload = json((input as { Payload?: unknown } | null)?.Payload);
+    const retried: number[] = [];
+    for (let attempt = 1; ; attempt++) {
+      this.tasks.push(functionKey);
+      this.options.onTask?.(functionKey);
+      try {
+        // JSON both ways: what a real Lambda sees and returns is JSON.
+        return { Payload: json(await this.options.invoke(functionKey, json(payload))), StatusCode: 200 };
+      } catch (e) {
+        const error = e instanceof Error ? e.name : 'Error';
+        const draw = () => hashUnit(this.options.seed ?? 0, this.name, stateName, JSON.stringify(payload), attempt);
+        const delayMs = nextRetryDelayMs(retry, retried, error, draw);
+        if (delayMs === undefined) throw e;
+        if (delayMs > 0 && this.options.retryIntervals !== 'instant') await this.options.clock.sleep(delayMs);
+        this.retries++;
+        this.counted();
+      }
+    }
+  }
+
+  /** A Wait state (a Task for the library): its time passes on the clock, its input goes on. */
+  private async wait(stateName: string, state: AslState, input: unknown): Promise<unknown> {
+    const seconds = waitSeconds(state, input, this.options.clock.now());
+    this.options.onWait?.(stateName, seconds);
+    if (seconds > 0) await this.options.clock.sleep(seconds * 1000);
+    return input;
+  }
+
+  async countEntered(events: AsyncIterable<{ type: string }>): Promise<void> {
+    for await (const e of events) {
+      if (e.type === 'StateEntered') {
+        this.entered++;
+        this.counted();
+      }
+    }
+  }
+
+  private counted(): void {
+    this.options.onTransitions?.(this.transitions());
+  }
+
+  transitions(): number {
+    return this.entered + this.retries;
+  }
 }
 
-const cache = new Map<WorkflowName, StateMachine>();
-
-/** Building a StateMachine validates the definition (slow): the repo's own files are compiled once per process. */
-function compiled(machine: WorkflowName, definition: AslDefinition, cacheable: boolean): StateMachine {
-  const hit = cacheable ? cache.get(machine) : undefined;
-  if (hit) return hit;
-  const built = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { checkArn: false } });
-  if (cacheable) cache.set(machine, built);
-  return built;
-}
-
+/** Runs one execution to its end. */
 export async function runLocalExecution(machine: WorkflowName, input: unknown, options: LocalRunOptions): Promise<LocalExecution> {
   const definition = options.definition ?? loadDefinition(machine);
-  const tasks: string[] = [];
-  const taskResourceLocalHandlers: NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']> = {};
-  const retryIntervalOverrides: Record<string, number> = {};
-  for (const { stateName, functionKey } of taskBindings(definition)) {
-    retryIntervalOverrides[stateName] = options.retryMs ?? 0;
-    taskResourceLocalHandlers[stateName] = async (effective) => {
-      tasks.push(functionKey);
-      const handler = options.handlers[functionKey];
-      if (!handler) throw new LocalHandlerMissingError(`no local handler for function "${functionKey}" (state ${stateName})`);
-      const payload = (effective as { Payload?: unknown } | null)?.Payload;
-      // JSON round trip: what a real Lambda sees and returns is JSON.
-      const result = await handler(JSON.parse(JSON.stringify(payload ?? null)));
-      return { Payload: JSON.parse(JSON.stringify(result ?? null)), StatusCode: 200 };
-    };
-  }
-  const waitTimeOverrides: Record<string, number> = {};
-  for (const name of statesOfType(definition, 'Wait')) {
-    waitTimeOverrides[name] = options.waitMs ?? 0;
-  }
-  const machineDef = compiled(machine, definition, options.definition === undefined);
-  const executionName = options.executionName ?? `local-${machine}`;
-  const run = machineDef.run(input as never, {
-    overrides: { taskResourceLocalHandlers, waitTimeOverrides, retryIntervalOverrides },
-    context: { Execution: { Name: executionName, Id: `arn:aws:states:local:000000000000:execution:${machine}:${executionName}`, Input: input, StartTime: new Date(0).toISOString() } } as never,
+  const name = options.executionName ?? `local-${machine}`;
+  const id = options.executionArn ?? `arn:aws:states:local:000000000000:execution:${machine}:${name}`;
+  const run = new Run(options, name);
+  const execution = localMachine(definition).run(input as never, {
+    overrides: { taskResourceLocalHandlers: run.handlers(definition) as never },
+    context: { Execution: { Name: name, Id: id, Input: input, StartTime: new Date(options.clock.now()).toISOString() } } as never,
   });
-  const waits = options.onWait ? observeWaits(run.eventLogs, definition, options.onWait) : Promise.resolve();
+  const counting = run.countEntered(execution.eventLogs);
   try {
-    const output = await run.result;
-    await waits;
-    return { status: 'SUCCEEDED', output, tasks };
+    const output = await execution.result;
+    await counting;
+    return { status: 'SUCCEEDED', output, tasks: run.tasks, transitions: run.transitions() };
   } catch (e) {
-    await waits.catch(() => undefined);
-    if (e instanceof ExecutionError) {
-      const cause = (e as { cause?: { name?: string; message?: string; cause?: string } }).cause;
-      return { status: 'FAILED', error: cause?.name ?? e.name, cause: cause?.cause ?? cause?.message ?? e.message, tasks };
-    }
-    throw e;
-  }
-}
-
-/** Seconds a Wait state would pause: `Seconds`, or a simple `SecondsPath` (`$.field`) read from the state's input. */
-function waitSeconds(state: Record<string, unknown>, input: unknown): number {
-  if (typeof state.Seconds === 'number') return state.Seconds;
-  const path = typeof state.SecondsPath === 'string' ? /^\$\.(\w+)$/.exec(state.SecondsPath) : null;
-  const value = path && input && typeof input === 'object' ? (input as Record<string, unknown>)[path[1]] : undefined;
-  return typeof value === 'number' ? value : 0;
-}
-
-async function observeWaits(logs: AsyncGenerator<{ type: string; state?: { name: string; input?: unknown } }>, def: AslDefinition, onWait: (name: string, seconds: number) => void) {
-  const waits = new Set(statesOfType(def, 'Wait'));
-  for await (const event of logs) {
-    if (event.type === 'StateEntered' && event.state && waits.has(event.state.name)) {
-      onWait(event.state.name, waitSeconds(def.States[event.state.name] ?? {}, event.state.input));
-    }
+    await counting.catch(() => undefined);
+    if (!(e instanceof ExecutionError)) throw e;
+    const cause = (e as { cause?: { name?: string; message?: string; cause?: string } }).cause;
+    return { status: 'FAILED', error: cause?.name ?? e.name, cause: cause?.cause ?? cause?.message ?? e.message, tasks: run.tasks, transitions: run.transitions() };
   }
 }

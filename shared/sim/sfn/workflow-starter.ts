@@ -13,7 +13,7 @@ export interface StartedExecution {
 export class LocalWorkflowStarter implements WorkflowStarter {
   readonly started: StartedExecution[] = [];
 
-  /** `options` undefined = record only; otherwise each start runs the real ASL with these handlers. */
+  /** `options` undefined = record only; otherwise each start runs the real ASL with these options. */
   constructor(private readonly options?: Omit<LocalRunOptions, 'executionName' | 'definition'>) {}
 
   async start(machine: WorkflowName, name: string, input: unknown): Promise<{ executionArn: string; alreadyStarted: boolean }> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InstanceType } from '../../../shared/core/instance-types/types';
 import { createClaimsFromPool } from '../../../shared/core/lifecycle';
-import { runLocalExecution, createLocalHandlers } from '../../../shared/sim/sfn';
+import { runLocalExecution, localFunctions } from '../../../shared/sim/sfn';
 import { fakes, instanceType, nodeClaim, nodePool, type Fakes } from '../../fakes/lifecycle';
 
 /** A type with the labels the pool's requirements look at (the fakes' default types carry only instance-type). */
@@ -60,9 +60,9 @@ describe('add capacity now (launch {nodePool, count})', () => {
     const f = reportedWorld();
 
     // Act
-    const run = await runLocalExecution('launch', { nodePool: 'default', count: 1 }, { handlers: createLocalHandlers(f), executionName: 'add-1' });
+    const run = await runLocalExecution('launch', { nodePool: 'default', count: 1 }, { invoke: localFunctions(f), clock: f.clock, executionName: 'add-1' });
     const name = [...f.cluster.claims.keys()][0];
-    await runLocalExecution('launch', { nodeClaimName: name }, { handlers: createLocalHandlers(f), onWait: (_s, sec) => f.clock.advance(sec * 1000) });
+    await runLocalExecution('launch', { nodeClaimName: name }, { invoke: localFunctions(f), clock: f.clock });
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -74,7 +74,7 @@ describe('add capacity now (launch {nodePool, count})', () => {
     const f = reportedWorld({ cpu: 2000 });
 
     // Act
-    const run = await runLocalExecution('launch', { nodePool: 'default', count: 5 }, { handlers: createLocalHandlers(f), executionName: 'add-5' });
+    const run = await runLocalExecution('launch', { nodePool: 'default', count: 5 }, { invoke: localFunctions(f), clock: f.clock, executionName: 'add-5' });
     const direct = createClaimsFromPool(f, { nodePool: 'default', count: 5, seed: 'add-5' });
 
     // Assess
@@ -126,7 +126,7 @@ describe('add capacity now (launch {nodePool, count})', () => {
     setup(f);
 
     // Act
-    const run = await runLocalExecution('launch', { nodePool: 'default', count: 2 }, { handlers: createLocalHandlers(f), executionName: 'add-2' });
+    const run = await runLocalExecution('launch', { nodePool: 'default', count: 2 }, { invoke: localFunctions(f), clock: f.clock, executionName: 'add-2' });
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError' });
