@@ -30,11 +30,6 @@ export default tseslint.config(
     },
   },
   {
-    // TODO(#14): split in the sfn runner change
-    files: ['shared/sim/runtime/production.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
-  {
     // What lands on main runs every test: no focused tests, no skipped ones without a stated condition
     // (describe.skipIf / it.skipIf with a reason logged), no tests that pass by failing.
     files: ['test/**/*.ts'],

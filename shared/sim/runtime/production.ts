@@ -89,16 +89,8 @@ function resetCompositionRoot(clock: VirtualClock | undefined, containerKey?: ()
   resetConfig();
 }
 
-export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
-  // Each simulated sandbox (container) builds its own dependencies, as a cold Lambda container does:
-  // DescribeCluster, a new KubeConfig, empty caches.
-  const meter = new Meter(clock);
-  meter.onReclaim = (sandbox) => {
-    forgetContainer(sandbox);
-  };
-  // Karpenter's metrics of this world, as Prometheus would scrape them (`sim serve` → /metrics).
-  const prometheus = new PrometheusMetricsRecorder();
-  resetCompositionRoot(clock, () => meter.sandboxKey(), prometheus);
+/** The environment serverless.yml gives every function, for this world; returns the restore. */
+function setFunctionEnvironment(env: ProductionEnv): () => void {
   const savedEnv = { ...process.env };
   Object.assign(process.env, {
     CLUSTER_NAME: env.clusterName,
@@ -118,17 +110,23 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
+  return () => {
+    for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+    Object.assign(process.env, savedEnv);
+  };
+}
 
-
+/**
+ * The Powertools logger's lines become the world's events (and the Meter's log bytes); its EMF metrics are
+ * counted by the Meter instead of printed. Returns the restore.
+ */
+function captureTelemetry(clock: VirtualClock, meter: Meter, invocation: AsyncLocalStorage<string>, onLog: (log: CapturedLog) => void): () => void {
   const loggerPatch = logger as unknown as Patchable;
   const metricsPatch = metrics as unknown as Patchable;
   const karpenterPatch = karpenterMetrics as unknown as Patchable;
   const savedLoggerConsole = loggerPatch.console;
   const savedMetricsDisabled = metricsPatch.disabled;
   const savedKarpenterDisabled = karpenterPatch.disabled;
-  // One shared Logger serves every simulated function (one process), so the function a line belongs to is
-  // taken from the invocation it is written in, not from the logger's appended keys.
-  const invocation = new AsyncLocalStorage<string>();
   const orderOf = (): [number, string, number] => {
     const a = clock.current();
     return a ? [a.startedMs, a.name, ++a.lines] : [Number.MAX_SAFE_INTEGER, '', 0];
@@ -154,11 +152,57 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   loggerPatch.console = { info: capture, warn: capture, error: capture, debug: capture, log: capture, trace: capture };
   metricsPatch.disabled = true;
   karpenterPatch.disabled = true;
+  return () => {
+    unwatchMetrics();
+    unwatchKarpenter();
+    loggerPatch.console = savedLoggerConsole;
+    (metrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();
+    metricsPatch.disabled = savedMetricsDisabled;
+    (karpenterMetrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();
+    karpenterPatch.disabled = savedKarpenterDisabled;
+  };
+}
 
-  const functions = deployedFunctions();
+/** The Lambda context of one invocation; its remaining time is on virtual time. */
+function lambdaContext(functionKey: string, region: string, requestId: string, remainingMs: () => number): Context {
+  return {
+    functionName: `nodewright-sim-${functionKey}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${region}:000000000000:function:nodewright-sim-${functionKey}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/nodewright-sim-${functionKey}`,
+    logStreamName: 'simulated',
+    callbackWaitsForEmptyEventLoop: false,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+    // On virtual time. (The handlers' middy arms no early-timeout timer, so no real-time timer starts.)
+    getRemainingTimeInMillis: remainingMs,
+  } as Context;
+}
+
+/** Deterministic: from the activity (execution, schedule, queue), its own invocation count and the time. */
+function requestIdOf(activity: string, functionKey: string, n: number, nowMs: number): string {
+  const digest = createHash('sha256').update(`${activity}|${functionKey}|${n}|${nowMs}`).digest('hex');
+  return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-${digest.slice(12, 16)}-${digest.slice(16, 20)}-${digest.slice(20, 32)}`;
+}
+
+interface Invoker {
+  clock: VirtualClock;
+  region: string;
+  meter: Meter;
+  invocation: AsyncLocalStorage<string>;
+  functions: DeployedFunction[];
+  faults: () => FaultPlan | undefined;
+}
+
+/** Invokes a deployed function as Lambda would: a sandbox (cold: INIT first), its timeout on virtual time, injected faults. */
+function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<unknown> {
+  const { clock, meter, functions } = o;
   const handlers = new Map<string, LambdaHandler>();
   let requests = 0;
-  const invoke = async (functionKey: string, event: unknown): Promise<unknown> => {
+  return async (functionKey, event) => {
     const fn = functions.find((f) => f.key === functionKey);
     if (!fn) throw new Error(`function "${functionKey}" is not declared in infra/functions`);
     let handler = handlers.get(functionKey);
@@ -166,31 +210,14 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       handler = await loadHandler(fn);
       handlers.set(functionKey, handler);
     }
-    // Deterministic: from the activity (execution, schedule, queue) and its own invocation count.
     const activity = clock.current();
     const n = activity ? ++activity.invocations : ++requests;
-    const digest = createHash('sha256').update(`${activity?.name ?? 'none'}|${functionKey}|${n}|${clock.now()}`).digest('hex');
-    const requestId = `${digest.slice(0, 8)}-${digest.slice(8, 12)}-${digest.slice(12, 16)}-${digest.slice(16, 20)}-${digest.slice(20, 32)}`;
     let deadline = clock.now() + fn.timeoutSeconds * 1000;
-    const context = {
-      functionName: `nodewright-sim-${functionKey}`,
-      functionVersion: '$LATEST',
-      invokedFunctionArn: `arn:aws:lambda:${env.region}:000000000000:function:nodewright-sim-${functionKey}`,
-      memoryLimitInMB: '512',
-      awsRequestId: requestId,
-      logGroupName: `/aws/lambda/nodewright-sim-${functionKey}`,
-      logStreamName: 'simulated',
-      callbackWaitsForEmptyEventLoop: false,
-      done: () => undefined,
-      fail: () => undefined,
-      succeed: () => undefined,
-      // On virtual time. (The handlers' middy arms no early-timeout timer, so no real-time timer starts.)
-      getRemainingTimeInMillis: () => Math.max(0, deadline - clock.now()),
-    } as Context;
+    const context = lambdaContext(functionKey, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () => Math.max(0, deadline - clock.now()));
     // The function timeout is enforced here on virtual time (a timer, not a sleep, so the invocation still
     // counts as running).
     let cancel = () => {};
-    const fault = binding.faults?.check(`lambda:${functionKey}`);
+    const fault = o.faults()?.check(`lambda:${functionKey}`);
     try {
       return await meter.invocation(functionKey, async (cold) => {
         // A new sandbox first spends its INIT phase (module load; not part of the function's timeout).
@@ -202,8 +229,8 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
           cancel = clock.at(deadline, () => reject(new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`)));
         });
         // crash: the runtime dies before the handler does anything; timeout: the handler's effects happen, its answer is lost.
-        if (fault === 'crash') throw new FunctionCrashedError(`RequestId: ${requestId} Error: Runtime exited with error: signal: killed (injected fault)`);
-        const out = await Promise.race([invocation.run(functionKey, () => handler(event, context)), timedOut]);
+        if (fault === 'crash') throw new FunctionCrashedError(`RequestId: ${context.awsRequestId} Error: Runtime exited with error: signal: killed (injected fault)`);
+        const out = await Promise.race([o.invocation.run(functionKey, () => handler(event, context)), timedOut]);
         if (fault === 'timeout') throw new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds (injected fault)`);
         return out;
       });
@@ -211,24 +238,34 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
       cancel();
     }
   };
+}
 
+export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
+  // Each simulated sandbox (container) builds its own dependencies, as a cold Lambda container does:
+  // DescribeCluster, a new KubeConfig, empty caches.
+  const meter = new Meter(clock);
+  meter.onReclaim = (sandbox) => {
+    forgetContainer(sandbox);
+  };
+  // Karpenter's metrics of this world, as Prometheus would scrape them (`sim serve` → /metrics).
+  const prometheus = new PrometheusMetricsRecorder();
+  resetCompositionRoot(clock, () => meter.sandboxKey(), prometheus);
+  const restoreEnv = setFunctionEnvironment(env);
+  // One shared Logger serves every simulated function (one process), so the function a line belongs to is
+  // taken from the invocation it is written in, not from the logger's appended keys.
+  const invocation = new AsyncLocalStorage<string>();
+  const restoreTelemetry = captureTelemetry(clock, meter, invocation, onLog);
+  const functions = deployedFunctions();
   const binding: ProductionBinding = {
     functions,
-    invoke,
+    invoke: invoker({ clock, region: env.region, meter, invocation, functions, faults: () => binding.faults }),
     meter,
     prometheus,
     restore: () => {
-      unwatchMetrics();
-      unwatchKarpenter();
+      restoreTelemetry();
       meter.stop();
       resetCompositionRoot(undefined);
-      loggerPatch.console = savedLoggerConsole;
-      (metrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();
-      metricsPatch.disabled = savedMetricsDisabled;
-      (karpenterMetrics as unknown as { clearMetrics?: () => void }).clearMetrics?.();
-      karpenterPatch.disabled = savedKarpenterDisabled;
-      for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
-      Object.assign(process.env, savedEnv);
+      restoreEnv();
     },
   };
   return binding;
