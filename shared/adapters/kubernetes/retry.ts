@@ -45,9 +45,9 @@ export class KubernetesRequestTimedOutError extends Error {
 export function isRetryable(err: unknown, method = ''): boolean {
   const status = httpCode(err);
   // The Eviction API answers 429 when a PDB blocks the eviction and 500 when several PDBs select the pod:
-  // answers, not overloads — and the drain tries every pod again on its next pass anyway.
-  if (/Eviction/.test(method)) return false;
-  if (status !== undefined) return RETRYABLE_STATUS.has(status);
+  // answers, not overloads — and the drain tries every pod again on its next pass anyway. No answer at all (a
+  // timeout, a dropped connection) is retried like any call: evicting a pod already gone answers 404.
+  if (status !== undefined) return !/Eviction/.test(method) && RETRYABLE_STATUS.has(status);
   const e = err as { code?: unknown; errno?: unknown; type?: unknown; name?: unknown; cause?: { code?: unknown } } | null;
   const code = String(e?.code ?? e?.errno ?? e?.cause?.code ?? '');
   return RETRYABLE_CODES.has(code) || e?.type === 'system' || e?.name === 'FetchError';

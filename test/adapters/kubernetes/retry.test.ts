@@ -38,7 +38,14 @@ describe('Kubernetes API retries', () => {
     // Assess
     expect([404, 409, 422].map((c) => isRetryable(apiError(c)))).toEqual([false, false, false]);
     expect(isRetryable(apiError(429), 'core.createNamespacedPodEviction')).toBe(false);
+    expect(isRetryable(apiError(500), 'core.createNamespacedPodEviction')).toBe(false);
     expect(isRetryable(apiError(429), 'core.listPodForAllNamespaces')).toBe(true);
+  });
+
+  it('should retry an eviction that got no answer (a timeout or a dropped connection), as any call', () => {
+    // Assess
+    expect(isRetryable(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), 'core.createNamespacedPodEviction')).toBe(true);
+    expect(isRetryable(Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' }), 'core.createNamespacedPodEviction')).toBe(true);
   });
 
   it('should abort a request the server never answers, retry while the call budget allows, then report the API unavailable', async () => {
