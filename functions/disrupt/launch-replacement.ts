@@ -1,5 +1,5 @@
 /** LaunchReplacement (disrupt): creates one replacement claim and starts its `launch` execution. */
-import { z } from '../../shared/core/zod';
+import * as z from '../../shared/core/zod';
 import type { NodeClaim } from '../../shared/core/model/karpenter';
 import { launchReplacement, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';

@@ -1,5 +1,5 @@
 /** CreateNodeClaims: "add capacity now" — claims from a NodePool, each launched by its own `launch` execution. */
-import { z } from '../../shared/core/zod';
+import * as z from '../../shared/core/zod';
 import { createClaimsFromPool, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';

@@ -1,5 +1,5 @@
 /** MarkOfferingUnavailable: after InsufficientCapacityError, ICE-mark the offerings and delete the claim. */
-import { z } from '../../shared/core/zod';
+import * as z from '../../shared/core/zod';
 import { markOfferingUnavailable, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';

@@ -1,5 +1,5 @@
 /** ReleaseNode (terminate's compensation): untaint the node of a termination that failed for good; audit why. */
-import { z } from '../../shared/core/zod';
+import * as z from '../../shared/core/zod';
 import { releaseNode, type LifecycleDeps, type TerminationTarget } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';

@@ -1,5 +1,5 @@
 /** Environment of the Lambda functions, validated once (zod) with a message naming each bad variable. */
-import { z } from '../core/zod';
+import * as z from '../core/zod';
 
 const arn = (what: string) => z.string().check(z.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]+$/, `must be the ARN of the ${what} state machine`));
 

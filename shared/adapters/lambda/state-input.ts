@@ -1,5 +1,5 @@
 /** Parsing a Task's input (the state the ASL hands over) with zod: a wrong shape is a named error naming the field. */
-import { z } from '../../core/zod';
+import * as z from '../../core/zod';
 import { ExecutionInputInvalidError } from '../../core/errors';
 
 export function parseStateInput<S extends z.ZodMiniType>(functionKey: string, schema: S, event: unknown): z.infer<S> {

@@ -2,7 +2,7 @@
  * zod schemas of the `--instance-types FILE.json` entries (see custom.ts): the catalog form (the fields of
  * shared/catalog/ec2-instance-types.json, most optional) and the explicit form (capacity/allocatable/offerings).
  */
-import { z } from '../zod';
+import * as z from '../zod';
 
 const nullableString = z._default(z.nullable(z.string()), null);
 const nullableCount = z._default(z.nullable(z.number().check(z.int(), z.nonnegative())), null);

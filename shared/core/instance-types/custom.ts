@@ -6,7 +6,7 @@
  *    allocatable used as given (no overhead; allocatable defaults to capacity), zones from the offerings.
  * Bad input throws InstanceTypesFileInvalidError naming the entry index and the field.
  */
-import type { z } from '../zod';
+import type * as z from '../zod';
 import { Label } from '../model/labels';
 import { formatResource, parseResource } from '../model/quantity';
 import { Resource, type ResourceList } from '../model/resources';

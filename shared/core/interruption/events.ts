@@ -2,7 +2,7 @@
  * Parsing of interruption-queue messages (docs/karpenter-reference.md §5): an SQS body is an EventBridge event; it is
  * validated with zod and classified by (version, source, detail-type).
  */
-import { z } from '../zod';
+import * as z from '../zod';
 import { EventMalformedError } from '../errors';
 
 export const InterruptionKind = {

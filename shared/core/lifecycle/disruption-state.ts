@@ -3,7 +3,7 @@
  * checked at each Task's edge. The fields the Tasks rely on are checked here; the replacement NodeClaims are
  * ValidateDisruptInput's own output, validated there in full, so they are taken as they come (one cast, here).
  */
-import { z } from '../zod';
+import * as z from '../zod';
 import type { DisruptionState } from './disruption';
 
 const Fields = {

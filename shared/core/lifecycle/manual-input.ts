@@ -3,7 +3,7 @@
  * Each machine accepts a few shapes; anything else is ExecutionInputInvalidError with a message that names
  * the machine, the field and the problem.
  */
-import { z } from '../zod';
+import * as z from '../zod';
 import { ExecutionInputInvalidError } from '../errors';
 import type { WorkflowName } from '../ports';
 

@@ -1,7 +1,7 @@
 /** The scenario file (YAML): parsed and validated with zod; a bad field is a ScenarioInvalidError naming it, and nothing runs. */
 import { validateFault, type FaultSpec } from '../faults';
 import { parse, parseAllDocuments } from 'yaml';
-import { z } from '../../core/zod';
+import * as z from '../../core/zod';
 import { parseDuration } from '../../core/model/duration';
 import { MAX_EXPANDED_PODS, YAML_OPTIONS, YAML_TO_JS_OPTIONS, parseManifests } from '../../core/model/manifests';
 import type { KubeObject } from '../kube/types';

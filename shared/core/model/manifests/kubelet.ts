@@ -1,5 +1,5 @@
 /** The EC2NodeClass `kubelet` block (docs/karpenter-reference.md §1.2, typed as in Karpenter v1.6). */
-import { z } from '../../zod';
+import * as z from '../../zod';
 import type { KubeletConfiguration } from '../karpenter';
 import { resources, type ManifestContext } from './context';
 import { nonNegativeQuantity, stringish } from './zod-helpers';

@@ -1,5 +1,5 @@
 /** karpenter.k8s.aws/v1 EC2NodeClass: zod validation (docs/karpenter-reference.md §1.2) and mapping to EC2NodeClass. */
-import { z } from '../../zod';
+import * as z from '../../zod';
 import type { AmiFamily, EC2NodeClass } from '../karpenter';
 import { nodeClassHash } from '../hash';
 import { arr, obj, str, type Json, type ManifestContext } from './context';

@@ -1,5 +1,5 @@
 /** karpenter.sh/v1 NodePool: zod validation (docs/karpenter-reference.md §1.1) and mapping to the normalized NodePool. */
-import { z } from '../../zod';
+import * as z from '../../zod';
 import { parseDuration, parseDurationOrNever } from '../duration';
 import { RebalancePolicies, type NodePool, type RebalancePolicy } from '../karpenter';
 import { Annotation } from '../labels';

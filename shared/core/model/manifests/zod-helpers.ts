@@ -1,5 +1,5 @@
 /** Zod building blocks shared by the NodePool and EC2NodeClass schemas, and zod issue → ManifestValidationError. */
-import { z } from '../../zod';
+import * as z from '../../zod';
 import { isQuantity, parseQuantityValue } from '../quantity';
 import { fail, formatPath, type ManifestContext } from './context';
 
