@@ -11,6 +11,19 @@ const coreRestrictedImports = {
   ],
 };
 
+// Schemas use zod/mini through shared/core/zod.ts (the English messages are configured there), imported as a
+// namespace: classic `zod` and zod/mini's own `z` object do not tree-shake (≈ 450 kB of every Lambda bundle).
+const zodRestrictedImports = {
+  paths: [{ name: 'zod', message: "classic zod does not tree-shake (≈ 450 kB per bundle): import * as z from 'shared/core/zod' (zod/mini with English messages)." }],
+  patterns: [
+    { group: ['zod/*'], message: "import * as z from 'shared/core/zod': it configures zod/mini's English messages (without them every issue reads \"Invalid input\")." },
+  ],
+};
+const zodNamedZ = {
+  selector: "ImportDeclaration[source.value=/(^|\\/)zod$/] > ImportSpecifier[imported.name='z']",
+  message: "import * as z from 'shared/core/zod': the named `z` is zod/mini's namespace object, which pulls all of zod and its locales (≈ 430 kB) into the bundle.",
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', 'dist/**', 'coverage/**', 'bin/**', 'tmp/**'] },
   ...tseslint.configs.recommended,
@@ -42,9 +55,16 @@ export default tseslint.config(
     },
   },
   {
+    files: ['shared/**/*.ts', 'functions/**/*.ts', 'cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', zodRestrictedImports],
+      'no-restricted-syntax': ['error', zodNamedZ],
+    },
+  },
+  {
     files: ['shared/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', coreRestrictedImports],
+      'no-restricted-imports': ['error', { paths: zodRestrictedImports.paths, patterns: [...coreRestrictedImports.patterns, ...zodRestrictedImports.patterns] }],
       'no-restricted-globals': ['error',
         { name: 'process', message: 'shared/core is pure: configuration comes in as arguments.' },
         { name: 'setTimeout', message: 'shared/core is pure: use the Clock port.' },
@@ -65,6 +85,7 @@ export default tseslint.config(
         { object: 'crypto', property: 'getRandomValues', message: 'shared/core is pure: randomness must be injected.' },
       ],
       'no-restricted-syntax': ['error',
+        zodNamedZ,
         { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'shared/core is pure: new Date() reads the wall clock; use the Clock port.' },
         { selector: "CallExpression[callee.name='Date']", message: 'shared/core is pure: Date() reads the wall clock.' },
         // An alias (const D = Date; new D()) would slip past the rules above: Date is only ever called with arguments.
@@ -73,6 +94,13 @@ export default tseslint.config(
         { selector: "MemberExpression[computed=true][object.name='globalThis']", message: 'shared/core is pure: no dynamic globalThis lookups.' },
         { selector: "MemberExpression[computed=true][object.expression.name='globalThis']", message: 'shared/core is pure: no dynamic globalThis lookups.' },
       ],
+    },
+  },
+  {
+    // The one module that imports zod/mini itself.
+    files: ['shared/core/zod.ts'],
+    rules: {
+      'no-restricted-imports': ['error', coreRestrictedImports],
     },
   },
 );

@@ -1,5 +1,5 @@
 /** CheckRegistration: one look for the claim's Node; registers it (labels, taints, Registered) when it is there. */
-import { z } from 'zod';
+import * as z from '../../shared/core/zod';
 import { checkRegistration, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';

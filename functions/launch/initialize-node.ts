@@ -1,5 +1,5 @@
 /** InitializeNode: marks the node initialized once Ready with startup taints gone; DeadlineExceededError after the deadline. */
-import { z } from 'zod';
+import * as z from '../../shared/core/zod';
 import { initializeNode, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';

@@ -1,5 +1,5 @@
 /** LaunchNodeClaim: CloudProvider.create for the claim, then its status (Launched, providerID, capacity). */
-import { z } from 'zod';
+import * as z from '../../shared/core/zod';
 import { launchNodeClaim, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';

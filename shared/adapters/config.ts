@@ -1,24 +1,24 @@
 /** Environment of the Lambda functions, validated once (zod) with a message naming each bad variable. */
-import { z } from 'zod';
+import * as z from '../core/zod';
 
-const arn = (what: string) => z.string().regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]+$/, `must be the ARN of the ${what} state machine`);
+const arn = (what: string) => z.string().check(z.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]+$/, `must be the ARN of the ${what} state machine`));
 
 export const ConfigSchema = z.object({
-  CLUSTER_NAME: z.string().min(1).max(100),
-  AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1'),
-  STATE_TABLE_NAME: z.string().min(3).max(255),
+  CLUSTER_NAME: z.string().check(z.minLength(1), z.maxLength(100)),
+  AWS_REGION: z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1')),
+  STATE_TABLE_NAME: z.string().check(z.minLength(3), z.maxLength(255)),
   LAUNCH_STATE_MACHINE_ARN: arn('launch'),
   TERMINATE_STATE_MACHINE_ARN: arn('terminate'),
   DISRUPT_STATE_MACHINE_ARN: arn('disrupt'),
-  INTERRUPTION_QUEUE_URL: z.string().url().optional(),
-  NODE_ROLE_NAME: z.string().min(1).optional(),
+  INTERRUPTION_QUEUE_URL: z.optional(z.string().check(z.url())),
+  NODE_ROLE_NAME: z.optional(z.string().check(z.minLength(1))),
   /** Instance profile for node classes that name a `role` but no `instanceProfile`. */
   // Empty (the deploy default) = manage instance profiles from EC2NodeClass roles.
-  NODE_INSTANCE_PROFILE_NAME: z.string().optional(),
+  NODE_INSTANCE_PROFILE_NAME: z.optional(z.string()),
   /** Karpenter's metrics to CloudWatch (EMF): `cloudwatch`, or `off` (default; each series is a billed custom metric). */
-  KARPENTER_METRICS: z.enum(['cloudwatch', 'off']).optional(),
+  KARPENTER_METRICS: z.optional(z.enum(['cloudwatch', 'off'])),
   /** `<service>-<stage>-`: the controller invokes `<prefix>provisioner` and `<prefix>disruption`. */
-  FUNCTION_NAME_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the deployed functions\' name prefix, e.g. nodewright-dev-').optional(),
+  FUNCTION_NAME_PREFIX: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the deployed functions\' name prefix, e.g. nodewright-dev-'))),
 });
 
 export interface Config {

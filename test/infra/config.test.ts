@@ -47,4 +47,18 @@ describe('function configuration', () => {
       message: expect.stringMatching(/CLUSTER_NAME: .*; DISRUPT_STATE_MACHINE_ARN: must be the ARN of the disrupt state machine/),
     }));
   });
+
+  it("should word zod's own problems in English, as classic zod did (zod/mini has no messages of its own)", () => {
+    // Prepare
+    const vars = { ...env, STATE_TABLE_NAME: 'x', INTERRUPTION_QUEUE_URL: 'not a url' };
+
+    // Act
+    const read = () => parseConfig(vars);
+
+    // Assess
+    expect(read).toThrowError(expect.objectContaining({
+      name: 'ConfigInvalidError',
+      message: 'nodewright function environment is invalid: STATE_TABLE_NAME: Too small: expected string to have >=3 characters; INTERRUPTION_QUEUE_URL: Invalid URL',
+    }));
+  });
 });

@@ -1,8 +1,8 @@
 /** Parsing a Task's input (the state the ASL hands over) with zod: a wrong shape is a named error naming the field. */
-import { z } from 'zod';
+import * as z from '../../core/zod';
 import { ExecutionInputInvalidError } from '../../core/errors';
 
-export function parseStateInput<S extends z.ZodType>(functionKey: string, schema: S, event: unknown): z.infer<S> {
+export function parseStateInput<S extends z.ZodMiniType>(functionKey: string, schema: S, event: unknown): z.infer<S> {
   const result = schema.safeParse(event);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');
@@ -12,29 +12,29 @@ export function parseStateInput<S extends z.ZodType>(functionKey: string, schema
 }
 
 export const StateFields = {
-  nodeClaimName: z.string().min(1),
-  nodeName: z.string().min(1),
-  providerID: z.string().min(1),
-  deadlineMs: z.number().int().nonnegative(),
-  reason: z.string().min(1),
+  nodeClaimName: z.string().check(z.minLength(1)),
+  nodeName: z.string().check(z.minLength(1)),
+  providerID: z.string().check(z.minLength(1)),
+  deadlineMs: z.number().check(z.int(), z.nonnegative()),
+  reason: z.string().check(z.minLength(1)),
 };
 
 /** A terminate target as the terminate machine carries it. */
 export const TargetSchema = z.looseObject({
-  nodeClaimName: StateFields.nodeClaimName.optional(),
-  nodeName: StateFields.nodeName.optional(),
-  providerID: StateFields.providerID.optional(),
-  reason: StateFields.reason.default('Manual'),
-}).refine((t) => t.nodeClaimName !== undefined || t.nodeName !== undefined, { message: 'nodeClaimName or nodeName is required' });
+  nodeClaimName: z.optional(StateFields.nodeClaimName),
+  nodeName: z.optional(StateFields.nodeName),
+  providerID: z.optional(StateFields.providerID),
+  reason: z._default(StateFields.reason, 'Manual'),
+}).check(z.refine((t) => t.nodeClaimName !== undefined || t.nodeName !== undefined, { message: 'nodeClaimName or nodeName is required' }));
 
 export const DrainingSchema = z.looseObject({
-  nodeClaimName: StateFields.nodeClaimName.optional(),
-  nodeName: StateFields.nodeName.optional(),
-  providerID: StateFields.providerID.optional(),
-  reason: StateFields.reason.default('Manual'),
-  drainDeadlineMs: z.number().int().nonnegative(),
+  nodeClaimName: z.optional(StateFields.nodeClaimName),
+  nodeName: z.optional(StateFields.nodeName),
+  providerID: z.optional(StateFields.providerID),
+  reason: z._default(StateFields.reason, 'Manual'),
+  drainDeadlineMs: z.number().check(z.int(), z.nonnegative()),
   forceAtDeadline: z.boolean(),
-  passes: z.number().int().nonnegative().optional(),
+  passes: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 
 /**

@@ -6,7 +6,7 @@
  *    allocatable used as given (no overhead; allocatable defaults to capacity), zones from the offerings.
  * Bad input throws InstanceTypesFileInvalidError naming the entry index and the field.
  */
-import type { z } from 'zod';
+import type * as z from '../zod';
 import { Label } from '../model/labels';
 import { formatResource, parseResource } from '../model/quantity';
 import { Resource, type ResourceList } from '../model/resources';
@@ -25,7 +25,7 @@ export class InstanceTypesFileInvalidError extends Error {
 export const isInstanceTypesFileInvalidError = (e: unknown): e is InstanceTypesFileInvalidError =>
   e instanceof Error && e.name === 'InstanceTypesFileInvalidError';
 
-function validate<T>(schema: z.ZodType<T>, item: unknown, index: number, name: string | undefined): T {
+function validate<T>(schema: z.ZodMiniType<T>, item: unknown, index: number, name: string | undefined): T {
   const r = schema.safeParse(item);
   if (r.success) return r.data;
   const issue = r.error.issues[0];

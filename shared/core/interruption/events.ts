@@ -2,7 +2,7 @@
  * Parsing of interruption-queue messages (docs/karpenter-reference.md §5): an SQS body is an EventBridge event; it is
  * validated with zod and classified by (version, source, detail-type).
  */
-import { z } from 'zod';
+import * as z from '../zod';
 import { EventMalformedError } from '../errors';
 
 export const InterruptionKind = {
@@ -28,35 +28,35 @@ export const DetailType = {
 /** Instance states whose notification means the node is (about to be) gone. */
 export const InterruptingStates: ReadonlySet<string> = new Set(['stopping', 'stopped', 'shutting-down', 'terminated']);
 
-const instanceId = z.string().regex(/^i-[0-9a-f]{8,17}$/, 'expected an EC2 instance id (i-…)');
+const instanceId = z.string().check(z.regex(/^i-[0-9a-f]{8,17}$/, 'expected an EC2 instance id (i-…)'));
 
 const envelope = z.object({
   version: z.string(),
-  id: z.string().min(1),
-  'detail-type': z.string().min(1),
-  source: z.string().min(1),
-  account: z.string().optional(),
-  time: z.string().optional(),
-  region: z.string().optional(),
-  resources: z.array(z.string()).optional(),
+  id: z.string().check(z.minLength(1)),
+  'detail-type': z.string().check(z.minLength(1)),
+  source: z.string().check(z.minLength(1)),
+  account: z.optional(z.string()),
+  time: z.optional(z.string()),
+  region: z.optional(z.string()),
+  resources: z.optional(z.array(z.string())),
   detail: z.record(z.string(), z.unknown()),
 });
 
-const spotDetail = z.object({ 'instance-id': instanceId, 'instance-action': z.string().optional() });
+const spotDetail = z.object({ 'instance-id': instanceId, 'instance-action': z.optional(z.string()) });
 const rebalanceDetail = z.object({ 'instance-id': instanceId });
-const stateChangeDetail = z.object({ 'instance-id': instanceId, state: z.string().min(1) });
+const stateChangeDetail = z.object({ 'instance-id': instanceId, state: z.string().check(z.minLength(1)) });
 const capacityReservationDetail = z.object({
   'instance-id': instanceId,
-  'instance-action': z.string().optional(),
-  'availability-zone-id': z.string().optional(),
-  'capacity-reservation-id': z.string().optional(),
+  'instance-action': z.optional(z.string()),
+  'availability-zone-id': z.optional(z.string()),
+  'capacity-reservation-id': z.optional(z.string()),
 });
 const healthDetail = z.object({
   service: z.string(),
   eventTypeCategory: z.string(),
-  eventTypeCode: z.string().optional(),
-  eventArn: z.string().optional(),
-  affectedEntities: z.array(z.object({ entityValue: z.string() })).optional().default([]),
+  eventTypeCode: z.optional(z.string()),
+  eventArn: z.optional(z.string()),
+  affectedEntities: z._default(z.optional(z.array(z.object({ entityValue: z.string() }))), []),
 });
 
 interface MessageBase {
@@ -77,11 +77,11 @@ export type InterruptionMessage =
   | (MessageBase & { kind: 'CapacityReservationInterruption'; instanceIds: [string]; capacityReservationId?: string })
   | (MessageBase & { kind: 'NoOp'; instanceIds: string[]; reason: string });
 
-function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.core.$ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
 }
 
-function parseDetail<T extends z.ZodType>(schema: T, detail: unknown, what: string, eventId: string): z.infer<T> {
+function parseDetail<T extends z.ZodMiniType>(schema: T, detail: unknown, what: string, eventId: string): z.infer<T> {
   const result = schema.safeParse(detail);
   if (!result.success) {
     throw new EventMalformedError(`interruption message ${eventId}: invalid ${what} detail: ${describeIssues(result.error)}`);

@@ -3,20 +3,20 @@
  * checked at each Task's edge. The fields the Tasks rely on are checked here; the replacement NodeClaims are
  * ValidateDisruptInput's own output, validated there in full, so they are taken as they come (one cast, here).
  */
-import { z } from 'zod';
+import * as z from '../zod';
 import type { DisruptionState } from './disruption';
 
 const Fields = {
-  reason: z.string().min(1),
-  candidates: z.array(z.looseObject({ nodeClaimName: z.string().min(1), nodeName: z.string().min(1).optional() })).min(1),
-  replacements: z.array(z.looseObject({ name: z.string().min(1) })),
-  disruptionId: z.string().min(1),
-  deadlineMs: z.number().int().nonnegative(),
+  reason: z.string().check(z.minLength(1)),
+  candidates: z.array(z.looseObject({ nodeClaimName: z.string().check(z.minLength(1)), nodeName: z.optional(z.string().check(z.minLength(1))) })).check(z.minLength(1)),
+  replacements: z.array(z.looseObject({ name: z.string().check(z.minLength(1)) })),
+  disruptionId: z.string().check(z.minLength(1)),
+  deadlineMs: z.number().check(z.int(), z.nonnegative()),
 };
 
 /** CheckReplacementsReady, TaintCandidates, StartTerminations: the disruption state. */
-export const DisruptionStateInput = z.looseObject(Fields).transform((s) => s as unknown as DisruptionState);
+export const DisruptionStateInput = z.pipe(z.looseObject(Fields), z.transform((s) => s as unknown as DisruptionState));
 
 /** UntaintCandidates (the rollback): the state and the error that ended the disruption. */
-export const RollbackInput = z.looseObject({ ...Fields, error: z.looseObject({ Error: z.string().optional(), Cause: z.string().optional() }).optional() })
-  .transform(({ error, ...state }) => ({ state: state as unknown as DisruptionState, error: error?.Error }));
+const RollbackFields = z.looseObject({ ...Fields, error: z.optional(z.looseObject({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })) });
+export const RollbackInput = z.pipe(RollbackFields, z.transform(({ error, ...state }: z.output<typeof RollbackFields>) => ({ state: state as unknown as DisruptionState, error: error?.Error })));

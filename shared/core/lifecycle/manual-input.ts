@@ -3,16 +3,16 @@
  * Each machine accepts a few shapes; anything else is ExecutionInputInvalidError with a message that names
  * the machine, the field and the problem.
  */
-import { z } from 'zod';
+import * as z from '../zod';
 import { ExecutionInputInvalidError } from '../errors';
 import type { WorkflowName } from '../ports';
 
-const k8sName = z.string().min(1).max(253).regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a lowercase RFC 1123 name');
-const instanceId = z.string().regex(/^i-[0-9a-f]{8,17}$/, 'must look like i-0123456789abcdef0');
-const reason = z.string().min(1).max(200).optional();
+const k8sName = z.string().check(z.minLength(1), z.maxLength(253), z.regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a lowercase RFC 1123 name'));
+const instanceId = z.string().check(z.regex(/^i-[0-9a-f]{8,17}$/, 'must look like i-0123456789abcdef0'));
+const reason = z.optional(z.string().check(z.minLength(1), z.maxLength(200)));
 
 export const launchClaimInput = z.strictObject({ nodeClaimName: k8sName });
-export const launchPoolInput = z.strictObject({ nodePool: k8sName, count: z.number().int().min(1).max(100) });
+export const launchPoolInput = z.strictObject({ nodePool: k8sName, count: z.number().check(z.int(), z.gte(1), z.lte(100)) });
 export const reconcileInput = z.strictObject({ reconcile: z.literal(true) });
 
 export type LaunchInput =
@@ -44,24 +44,24 @@ const replacementClaim = z.looseObject({
 export const interruptionMode = z.strictObject({
   kind: z.enum(['SpotInterruption', 'ScheduledChange', 'InstanceStateChange', 'CapacityReservationInterruption', 'RebalanceRecommendation']),
   /** Milliseconds since epoch. */
-  drainBy: z.number().int().nonnegative(),
+  drainBy: z.number().check(z.int(), z.nonnegative()),
 });
 
 export const disruptInput = z.strictObject({
-  reason: z.union([z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']), z.string().regex(/^(SpotInterruption|ScheduledChange|CapacityReservationInterruption|RebalanceRecommendation|InstanceStateChange:[a-z-]+)$/, 'must be Underutilized, Empty, Drifted, Expired, Manual or an interruption kind')]),
-  candidates: z.array(z.strictObject({ nodeClaimName: k8sName, nodeName: k8sName.optional() })).min(1).max(100),
-  replacements: z.array(replacementClaim).max(100).default([]),
-  interruption: interruptionMode.optional(),
+  reason: z.union([z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']), z.string().check(z.regex(/^(SpotInterruption|ScheduledChange|CapacityReservationInterruption|RebalanceRecommendation|InstanceStateChange:[a-z-]+)$/, 'must be Underutilized, Empty, Drifted, Expired, Manual or an interruption kind'))]),
+  candidates: z.array(z.strictObject({ nodeClaimName: k8sName, nodeName: z.optional(k8sName) })).check(z.minLength(1), z.maxLength(100)),
+  replacements: z._default(z.array(replacementClaim).check(z.maxLength(100)), []),
+  interruption: z.optional(interruptionMode),
 });
 export type DisruptInput = z.infer<typeof disruptInput>;
 
-function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.core.$ZodError): string {
   return error.issues
     .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
     .join('; ');
 }
 
-function parseWith<S extends z.ZodType>(machine: WorkflowName, schema: S, input: unknown, shape: string): z.infer<S> {
+function parseWith<S extends z.ZodMiniType>(machine: WorkflowName, schema: S, input: unknown, shape: string): z.infer<S> {
   const result = schema.safeParse(input);
   if (!result.success) {
     throw new ExecutionInputInvalidError(`${machine} execution input ${shape}: ${describeIssues(result.error)}`);

@@ -1,7 +1,7 @@
 /** The scenario file (YAML): parsed and validated with zod; a bad field is a ScenarioInvalidError naming it, and nothing runs. */
 import { validateFault, type FaultSpec } from '../faults';
 import { parse, parseAllDocuments } from 'yaml';
-import { z } from 'zod';
+import * as z from '../../core/zod';
 import { parseDuration } from '../../core/model/duration';
 import { MAX_EXPANDED_PODS, YAML_OPTIONS, YAML_TO_JS_OPTIONS, parseManifests } from '../../core/model/manifests';
 import type { KubeObject } from '../kube/types';
@@ -10,61 +10,62 @@ export class ScenarioInvalidError extends Error {
   override readonly name = 'ScenarioInvalidError' as const;
 }
 
-const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+const duration = z.pipe(z.union([z.string(), z.number()]), z.transform((v: string | number, payload) => {
   try {
     return parseDuration(v);
   } catch {
-    ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration (e.g. 90s, 5m, 1h30m)` });
+    // zod/mini's transform gets the bare parse payload (no addIssue): the issue goes on its list, as addIssue would put it.
+    payload.issues.push({ code: 'custom', message: `"${v}" is not a duration (e.g. 90s, 5m, 1h30m)`, input: v });
     return z.NEVER;
   }
-});
+}));
 
 /** The longest scenario `simulate` runs (a week): the run, its timeline and its report stay bounded. */
 export const MAX_SCENARIO_SECONDS = 168 * 3600;
 
-const nsName = z.string().regex(/^([a-z0-9-]+\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected <namespace>/<name> or <name>');
+const nsName = z.string().check(z.regex(/^([a-z0-9-]+\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected <namespace>/<name> or <name>'));
 const capacityType = z.enum(['spot', 'on-demand']);
 
 const EventSchema = z.object({
   at: duration,
-  scale: z.object({ deployment: nsName, replicas: z.number().int().min(0).max(MAX_EXPANDED_PODS, `replicas must be at most ${MAX_EXPANDED_PODS} (the pod cap, see docs/manifests.md)`) }).optional(),
-  apply: z.string().min(1).optional(),
-  delete: z.object({ kind: z.string().min(1), name: nsName, apiVersion: z.string().optional() }).optional(),
-  interrupt: z.object({ node: z.string().min(1).default('any'), kind: z.enum(['spot-interruption', 'rebalance', 'scheduled-change', 'state-change']).default('spot-interruption') }).optional(),
-  unavailable: z.object({ instanceType: z.string().min(1), zone: z.string().optional(), capacityType: capacityType.optional(), for: duration }).optional(),
-}).refine((e) => [e.scale, e.apply, e.delete, e.interrupt, e.unavailable].filter((x) => x !== undefined).length === 1, {
+  scale: z.optional(z.object({ deployment: nsName, replicas: z.number().check(z.int(), z.gte(0), z.lte(MAX_EXPANDED_PODS, `replicas must be at most ${MAX_EXPANDED_PODS} (the pod cap, see docs/manifests.md)`)) })),
+  apply: z.optional(z.string().check(z.minLength(1))),
+  delete: z.optional(z.object({ kind: z.string().check(z.minLength(1)), name: nsName, apiVersion: z.optional(z.string()) })),
+  interrupt: z.optional(z.object({ node: z._default(z.string().check(z.minLength(1)), 'any'), kind: z._default(z.enum(['spot-interruption', 'rebalance', 'scheduled-change', 'state-change']), 'spot-interruption') })),
+  unavailable: z.optional(z.object({ instanceType: z.string().check(z.minLength(1)), zone: z.optional(z.string()), capacityType: z.optional(capacityType), for: duration })),
+}).check(z.refine((e) => [e.scale, e.apply, e.delete, e.interrupt, e.unavailable].filter((x) => x !== undefined).length === 1, {
   message: 'each event needs exactly one of scale, apply, delete, interrupt, unavailable',
-});
+}));
 
 const FaultSchema = z.object({
   at: duration,
   for: duration,
-  target: z.string().min(1),
+  target: z.string().check(z.minLength(1)),
   kind: z.enum(['error', 'throttle', 'crash', 'timeout', 'duplicate', 'hang']),
-  rate: z.number().optional(),
+  rate: z.optional(z.number()),
 });
 
 const ScenarioSchema = z.object({
-  name: z.string().min(1),
-  description: z.string().optional(),
-  seed: z.number().int().default(1),
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1').default('us-east-1'),
-  zones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'must be a zone such as us-east-1a')).min(1).optional(),
-  clusterName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/).max(100).default('nodewright-sim'),
-  duration: duration.refine((d) => d <= MAX_SCENARIO_SECONDS, 'at most 168h (one week) can be simulated').default(3600),
-  settings: z.object({
-    nodeStartup: duration.optional(),
+  name: z.string().check(z.minLength(1)),
+  description: z.optional(z.string()),
+  seed: z._default(z.number().check(z.int()), 1),
+  region: z._default(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1')), 'us-east-1'),
+  zones: z.optional(z.array(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'must be a zone such as us-east-1a'))).check(z.minLength(1))),
+  clusterName: z._default(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/), z.maxLength(100)), 'nodewright-sim'),
+  duration: z._default(duration.check(z.refine((d) => d <= MAX_SCENARIO_SECONDS, 'at most 168h (one week) can be simulated')), 3600),
+  settings: z._default(z.object({
+    nodeStartup: z.optional(duration),
     /** The controller's bill counts from here (e.g. after a large cluster's creation: the steady state). */
-    meterFrom: duration.optional(),
+    meterFrom: z.optional(duration),
     /** The deployment's `metrics` parameter: Karpenter's metrics to CloudWatch (billed per series) or off. */
-    metrics: z.enum(['cloudwatch', 'off']).optional(),
+    metrics: z.optional(z.enum(['cloudwatch', 'off'])),
     /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
-    capacity: z.array(z.object({ instanceType: z.string().min(1), zone: z.string().optional(), capacityType: capacityType.optional(), max: z.number().int().min(0) })).default([]),
-  }).default({ capacity: [] }),
-  objects: z.string().default(''),
-  events: z.array(EventSchema).default([]),
+    capacity: z._default(z.array(z.object({ instanceType: z.string().check(z.minLength(1)), zone: z.optional(z.string()), capacityType: z.optional(capacityType), max: z.number().check(z.int(), z.gte(0)) })), []),
+  }), { capacity: [] }),
+  objects: z._default(z.string(), ''),
+  events: z._default(z.array(EventSchema), []),
   /** Faults injected on virtual time (shared/sim/faults.ts). */
-  faults: z.array(FaultSchema).default([]),
+  faults: z._default(z.array(FaultSchema), []),
 });
 
 export type ScenarioEvent = z.infer<typeof EventSchema>;

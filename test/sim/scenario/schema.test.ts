@@ -46,6 +46,15 @@ describe('parseScenario', () => {
     expect(() => parseScenario(text, 'bad.yaml')).toThrow(/^bad\.yaml: /);
   });
 
+  it.each([
+    ['name: t\nzones: []\n', 'bad.yaml: zones: Too small: expected array to have >=1 items'],
+    ['name: t\nseed: 1.5\n', 'bad.yaml: seed: Invalid input: expected int, received number'],
+    ['name: t\nduration: soon\n', 'bad.yaml: duration: "soon" is not a duration (e.g. 90s, 5m, 1h30m)'],
+  ])("should word %j's problem as classic zod did (zod/mini's English locale)", (text, message) => {
+    // Act / Assess
+    expect(() => parseScenario(text, 'bad.yaml')).toThrowError(expect.objectContaining({ name: 'ScenarioInvalidError', message }));
+  });
+
   it('should read event times to the second (2m37s, 24m05s)', () => {
     // Act
     const s = parseScenario(`name: t\nduration: 30m\n${OBJECTS}events:\n  - at: 24m05s\n    scale: {deployment: inflate, replicas: 1}\n  - at: 2m37s\n    scale: {deployment: inflate, replicas: 2}\n`, 'scenario.yaml');

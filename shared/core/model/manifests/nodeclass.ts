@@ -1,5 +1,5 @@
 /** karpenter.k8s.aws/v1 EC2NodeClass: zod validation (docs/karpenter-reference.md §1.2) and mapping to EC2NodeClass. */
-import { z } from 'zod';
+import * as z from '../../zod';
 import type { AmiFamily, EC2NodeClass } from '../karpenter';
 import { nodeClassHash } from '../hash';
 import { arr, obj, str, type Json, type ManifestContext } from './context';
@@ -8,33 +8,33 @@ import { nodeSelectorRequirement } from './scheduling-fields';
 import { parseOrThrow, positiveQuantity, requiredObject, stringish } from './zod-helpers';
 import { parseBytes } from '../quantity';
 
-const tagsSchema = z.record(z.string(), stringish).superRefine((tags, ctx) => {
+const tagsSchema = z.record(z.string(), stringish).check(z.superRefine((tags, ctx) => {
   for (const [k, v] of Object.entries(tags)) {
     if (k === '') ctx.addIssue({ code: 'custom', path: [k], message: 'empty tag keys are not allowed' });
     if (v === '') ctx.addIssue({ code: 'custom', path: [k], message: 'empty tag values are not allowed in selector terms' });
   }
-});
+}));
 
-const term = <T extends z.ZodRawShape>(shape: T, idPattern: RegExp, idName: string) =>
-  z.object({ ...shape, tags: tagsSchema.optional(), id: z.string().regex(idPattern, `id must look like ${idName}`).optional() })
-    .superRefine((t: Record<string, unknown>, ctx) => {
+const term = <T extends z.core.$ZodLooseShape>(shape: T, idPattern: RegExp, idName: string) =>
+  z.object({ ...shape, tags: z.optional(tagsSchema), id: z.optional(z.string().check(z.regex(idPattern, `id must look like ${idName}`))) })
+    .check(z.superRefine((t: Record<string, unknown>, ctx) => {
       const set = Object.keys(t).filter((k) => t[k] !== undefined);
       if (set.length === 0) ctx.addIssue({ code: 'custom', path: [], message: `expected at least one of ${['tags', 'id', ...Object.keys(shape)].join(', ')}` });
       if (t.id !== undefined && set.length > 1) ctx.addIssue({ code: 'custom', path: ['id'], message: "'id' is mutually exclusive, cannot be set with a combination of other fields" });
       if (t.tags !== undefined && Object.keys(t.tags as object).length === 0) ctx.addIssue({ code: 'custom', path: ['tags'], message: 'tags must not be empty' });
-    });
+    }));
 
-const terms = <T extends z.ZodType>(schema: T, what: string) =>
+const terms = <T extends z.ZodMiniType>(schema: T, what: string) =>
   z.array(schema, { error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a list`) })
-    .min(1, `${what} must have at least one term`).max(30, `${what} allows at most 30 terms`);
+    .check(z.minLength(1, `${what} must have at least one term`), z.maxLength(30, `${what} allows at most 30 terms`));
 
 const ALIAS_FAMILIES: Record<string, AmiFamily> = {
   al2: 'AL2', al2023: 'AL2023', bottlerocket: 'Bottlerocket', windows2019: 'Windows2019', windows2022: 'Windows2022', windows2025: 'Windows2025',
 };
 
 const amiTermSchema = term({
-  alias: z.string().optional(), name: z.string().optional(), owner: stringish.optional(), ssmParameter: z.string().optional(),
-}, /^ami-[0-9a-z]+$/, 'ami-0123456789abcdef0').superRefine((t, ctx) => {
+  alias: z.optional(z.string()), name: z.optional(z.string()), owner: z.optional(stringish), ssmParameter: z.optional(z.string()),
+}, /^ami-[0-9a-z]+$/, 'ami-0123456789abcdef0').check(z.superRefine((t, ctx) => {
   if (t.alias === undefined) return;
   const m = /^([a-zA-Z0-9]+)@(.+)$/.exec(t.alias);
   const family = m ? m[1].toLowerCase() : '';
@@ -51,67 +51,67 @@ const amiTermSchema = term({
   if (t.tags !== undefined || t.name !== undefined || t.owner !== undefined || t.ssmParameter !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['alias'], message: "'alias' is mutually exclusive, cannot be set with a combination of other fields" });
   }
-});
+}));
 
 const RESTRICTED_TAG = (k: string): boolean =>
   k === 'eks:eks-cluster-name' || k.startsWith('kubernetes.io/cluster') || k === 'karpenter.sh/nodepool'
   || k === 'karpenter.sh/nodeclaim' || k === 'karpenter.k8s.aws/ec2nodeclass';
 
 const bdmSchema = z.object({
-  deviceName: z.string({ error: 'deviceName is required' }).min(1),
-  rootVolume: z.boolean().optional(),
-  ebs: z.object({
-    volumeSize: positiveQuantity.optional(),
-    volumeType: z.enum(['standard', 'io1', 'io2', 'gp2', 'sc1', 'st1', 'gp3']).optional(),
-    iops: z.number().int().min(0).optional(),
-    throughput: z.number().int().min(0).optional(),
-    encrypted: z.boolean().optional(),
-    kmsKeyID: z.string().optional(),
-    deleteOnTermination: z.boolean().optional(),
-    snapshotID: z.string().optional(),
-  }).refine((e) => e.volumeSize !== undefined || e.snapshotID !== undefined, 'snapshotID or volumeSize must be defined').optional(),
+  deviceName: z.string({ error: 'deviceName is required' }).check(z.minLength(1)),
+  rootVolume: z.optional(z.boolean()),
+  ebs: z.optional(z.object({
+    volumeSize: z.optional(positiveQuantity),
+    volumeType: z.optional(z.enum(['standard', 'io1', 'io2', 'gp2', 'sc1', 'st1', 'gp3'])),
+    iops: z.optional(z.number().check(z.int(), z.gte(0))),
+    throughput: z.optional(z.number().check(z.int(), z.gte(0))),
+    encrypted: z.optional(z.boolean()),
+    kmsKeyID: z.optional(z.string()),
+    deleteOnTermination: z.optional(z.boolean()),
+    snapshotID: z.optional(z.string()),
+  }).check(z.refine((e) => e.volumeSize !== undefined || e.snapshotID !== undefined, 'snapshotID or volumeSize must be defined'))),
 });
 
 const capacityReservationTermSchema = z.object({
-  tags: tagsSchema.optional(),
-  id: z.string().regex(/^cr-[0-9a-z]+$/, 'id must look like cr-0123456789abcdef0').optional(),
-  ownerID: z.string().regex(/^[0-9]{12}$/, 'ownerID must be a 12-digit AWS account id').optional(),
-}).superRefine((t, ctx) => {
+  tags: z.optional(tagsSchema),
+  id: z.optional(z.string().check(z.regex(/^cr-[0-9a-z]+$/, 'id must look like cr-0123456789abcdef0'))),
+  ownerID: z.optional(z.string().check(z.regex(/^[0-9]{12}$/, 'ownerID must be a 12-digit AWS account id'))),
+}).check(z.superRefine((t, ctx) => {
   if (t.tags === undefined && t.id === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'expected at least one of tags, id' });
   if (t.id !== undefined && (t.tags !== undefined || t.ownerID !== undefined)) {
     ctx.addIssue({ code: 'custom', path: ['id'], message: "'id' is mutually exclusive, cannot be set along with tags or ownerID" });
   }
-});
+}));
 
 export const nodeClassSchema = z.object({
-  metadata: z.object({ name: z.string({ error: 'metadata.name is required' }).min(1, 'metadata.name is required') }),
+  metadata: z.object({ name: z.string({ error: 'metadata.name is required' }).check(z.minLength(1, 'metadata.name is required')) }),
   spec: requiredObject({
-    amiFamily: z.enum(['AL2', 'AL2023', 'Bottlerocket', 'Custom', 'Windows2019', 'Windows2022', 'Windows2025']).optional(),
+    amiFamily: z.optional(z.enum(['AL2', 'AL2023', 'Bottlerocket', 'Custom', 'Windows2019', 'Windows2022', 'Windows2025'])),
     amiSelectorTerms: terms(amiTermSchema, 'amiSelectorTerms'),
     subnetSelectorTerms: terms(term({}, /^subnet-[0-9a-z]+$/, 'subnet-0123456789abcdef0'), 'subnetSelectorTerms'),
-    securityGroupSelectorTerms: terms(term({ name: z.string().optional() }, /^sg-[0-9a-z]+$/, 'sg-0123456789abcdef0'), 'securityGroupSelectorTerms'),
-    capacityReservationSelectorTerms: z.array(capacityReservationTermSchema).max(30, 'capacityReservationSelectorTerms allows at most 30 terms').optional(),
-    role: z.string().min(1, 'role must not be empty').optional(),
-    instanceProfile: z.string().min(1, 'instanceProfile must not be empty').optional(),
-    userData: z.string().optional(),
-    tags: z.record(z.string(), stringish).superRefine((tags, ctx) => {
+    securityGroupSelectorTerms: terms(term({ name: z.optional(z.string()) }, /^sg-[0-9a-z]+$/, 'sg-0123456789abcdef0'), 'securityGroupSelectorTerms'),
+    capacityReservationSelectorTerms: z.optional(z.array(capacityReservationTermSchema).check(z.maxLength(30, 'capacityReservationSelectorTerms allows at most 30 terms'))),
+    role: z.optional(z.string().check(z.minLength(1, 'role must not be empty'))),
+    instanceProfile: z.optional(z.string().check(z.minLength(1, 'instanceProfile must not be empty'))),
+    userData: z.optional(z.string()),
+    tags: z.optional(z.record(z.string(), stringish).check(z.superRefine((tags, ctx) => {
       for (const k of Object.keys(tags)) {
         if (k === '' || RESTRICTED_TAG(k)) ctx.addIssue({ code: 'custom', path: [k], message: `tag key ${JSON.stringify(k)} is restricted` });
       }
-    }).optional(),
-    kubelet: kubeletSchema.optional(),
-    blockDeviceMappings: z.array(bdmSchema).max(50, 'at most 50 blockDeviceMappings are allowed').optional(),
-    metadataOptions: z.object({
-      httpEndpoint: z.enum(['enabled', 'disabled']).optional(),
-      httpProtocolIPv6: z.enum(['enabled', 'disabled']).optional(),
-      httpPutResponseHopLimit: z.number().int().min(1, 'httpPutResponseHopLimit must be between 1 and 64').max(64, 'httpPutResponseHopLimit must be between 1 and 64').optional(),
-      httpTokens: z.enum(['required', 'optional']).optional(),
-    }).optional(),
-    associatePublicIPAddress: z.boolean().optional(),
-    detailedMonitoring: z.boolean().optional(),
-    instanceStorePolicy: z.enum(['RAID0']).optional(),
-    context: z.string().optional(),
-  }, 'spec').superRefine((s, ctx) => {
+    }))),
+    kubelet: z.optional(kubeletSchema),
+    blockDeviceMappings: z.optional(z.array(bdmSchema).check(z.maxLength(50, 'at most 50 blockDeviceMappings are allowed'))),
+    metadataOptions: z.optional(z.object({
+      httpEndpoint: z.optional(z.enum(['enabled', 'disabled'])),
+      httpProtocolIPv6: z.optional(z.enum(['enabled', 'disabled'])),
+      httpPutResponseHopLimit: z.optional(z.number().check(z.int(), z.gte(1, 'httpPutResponseHopLimit must be between 1 and 64'), z.lte(64, 'httpPutResponseHopLimit must be between 1 and 64'))),
+      httpTokens: z.optional(z.enum(['required', 'optional'])),
+    })),
+    associatePublicIPAddress: z.optional(z.boolean()),
+    detailedMonitoring: z.optional(z.boolean()),
+    instanceStorePolicy: z.optional(z.enum(['RAID0'])),
+    context: z.optional(z.string()),
+  }, 'spec').check(z.superRefine((s, ctx) => {
     const aliases = s.amiSelectorTerms.filter((t) => t.alias !== undefined);
     if (aliases.length > 0 && s.amiSelectorTerms.length > 1) {
       ctx.addIssue({ code: 'custom', path: ['amiSelectorTerms'], message: "'alias' must be the only term in amiSelectorTerms" });
@@ -130,7 +130,7 @@ export const nodeClassSchema = z.object({
     if (roots.length > 1) {
       ctx.addIssue({ code: 'custom', path: ['blockDeviceMappings', roots[1][1], 'rootVolume'], message: 'at most one blockDeviceMapping may be the rootVolume' });
     }
-  }),
+  })),
 });
 
 export interface NodeClassOptions extends ManifestContext {

@@ -1,39 +1,39 @@
 /** Zod building blocks shared by the NodePool and EC2NodeClass schemas, and zod issue → ManifestValidationError. */
-import { z } from 'zod';
+import * as z from '../../zod';
 import { isQuantity, parseQuantityValue } from '../quantity';
 import { fail, formatPath, type ManifestContext } from './context';
 
 /** A string, also accepting YAML numbers/booleans that were meant as strings (`values: [2]`). */
-export const stringish = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+export const stringish = z.pipe(z.union([z.string(), z.number(), z.boolean()]), z.transform((v: string | number | boolean) => String(v)));
 
 /** An object that must be present: says "is required" rather than "expected object, received undefined". */
-export const requiredObject = <T extends z.ZodRawShape>(shape: T, what: string) =>
+export const requiredObject = <T extends z.core.$ZodLooseShape>(shape: T, what: string) =>
   z.object(shape, { error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be an object`) });
 
-export const stringMapSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? '' : String(v))));
+export const stringMapSchema = z.record(z.string(), z.pipe(z.union([z.string(), z.number(), z.boolean(), z.null()]), z.transform((v: string | number | boolean | null) => (v === null ? '' : String(v)))));
 
 /** A Kubernetes quantity ("500m", "20Gi", 2): anything else is an issue on the field, never a later throw. */
-export const quantitySchema = z.union([z.string(), z.number()]).refine(isQuantity, {
+export const quantitySchema = z.union([z.string(), z.number()]).check(z.refine(isQuantity, {
   error: (iss) => `invalid quantity ${JSON.stringify(iss.input)} (expected e.g. "500m", "20Gi" or 2)`,
-});
+}));
 
 /** A quantity that must not be negative (NodePool limits, kubelet reservations). */
-export const nonNegativeQuantity = quantitySchema.refine((q) => !isQuantity(q) || parseQuantityValue(q) >= 0, { error: (iss) => `must not be negative, got ${JSON.stringify(iss.input)}` });
+export const nonNegativeQuantity = quantitySchema.check(z.refine((q) => !isQuantity(q) || parseQuantityValue(q) >= 0, { error: (iss) => `must not be negative, got ${JSON.stringify(iss.input)}` }));
 
 /** A quantity that must be above zero (an EBS volumeSize). */
-export const positiveQuantity = quantitySchema.refine((q) => !isQuantity(q) || parseQuantityValue(q) > 0, { error: (iss) => `must be greater than zero, got ${JSON.stringify(iss.input)}` });
+export const positiveQuantity = quantitySchema.check(z.refine((q) => !isQuantity(q) || parseQuantityValue(q) > 0, { error: (iss) => `must be greater than zero, got ${JSON.stringify(iss.input)}` }));
 
 /** Go duration with h/m/s units, as the CRDs allow. */
 export const DURATION_RE = /^([0-9]+(s|m|h))+$/;
 
 export const durationOrNever = (what: string) =>
-  stringish.refine((s) => s === 'Never' || DURATION_RE.test(s), `${what} must be a duration like "30s", "15m", "720h" or "Never"`);
+  stringish.check(z.refine((s) => s === 'Never' || DURATION_RE.test(s), `${what} must be a duration like "30s", "15m", "720h" or "Never"`));
 
 export const duration = (what: string) =>
-  stringish.refine((s) => DURATION_RE.test(s), `${what} must be a duration like "30s", "15m" or "2h"`);
+  stringish.check(z.refine((s) => DURATION_RE.test(s), `${what} must be a duration like "30s", "15m" or "2h"`));
 
 /** Runs a schema; the first issue becomes one ManifestValidationError naming the field. */
-export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, ctx: ManifestContext | undefined, problemSuffix = ''): z.output<T> {
+export function parseOrThrow<T extends z.ZodMiniType>(schema: T, input: unknown, ctx: ManifestContext | undefined, problemSuffix = ''): z.output<T> {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
