@@ -29,7 +29,7 @@ export interface AuditDeps {
   now?: () => number;
 }
 
-export const AuditKinds: readonly AuditRecord['kind'][] = ['provisioning', 'disruption', 'interruption', 'termination', 'garbage-collection'];
+const AuditKinds: readonly AuditRecord['kind'][] = ['provisioning', 'disruption', 'interruption', 'termination', 'garbage-collection'];
 const DEFAULT_SINCE = '1h';
 const DEFAULT_LIMIT = 50;
 
@@ -81,7 +81,7 @@ function targets(r: AuditRecord): string {
 }
 
 /** The lines of one record: a header, the why, and what was started or considered. */
-export function formatRecord(r: AuditRecord): string[] {
+function formatRecord(r: AuditRecord): string[] {
   const d = (r.detail ?? {}) as Record<string, unknown>;
   const method = typeof d.method === 'string' ? d.method : undefined;
   const head = [iso(r.at), r.kind, r.action, r.reason, method && method !== r.reason ? `(${method})` : undefined, targets(r) || undefined]

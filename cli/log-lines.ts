@@ -8,7 +8,6 @@ import type { SimulationEvent } from '../shared/sim';
 import { clock } from './report';
 
 export type LogFormat = 'text' | 'json';
-export const LOG_FORMATS: LogFormat[] = ['text', 'json'];
 
 const value = (v: unknown): string => (typeof v === 'string' && v !== '' && !/\s/.test(v) ? v : JSON.stringify(v));
 

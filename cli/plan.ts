@@ -74,7 +74,7 @@ function jsonOf(result: OfflinePlan, customTypes: boolean, report?: RepackReport
  * Re-packs the plan's movable pods toward the cheapest fleet (shared/core/scheduling/optimize). HiGHS is
  * loaded only when there is something to re-pack, so small plans start as fast as before.
  */
-export async function optimizeResult(result: OfflinePlan): Promise<RepackReport | undefined> {
+async function optimizeResult(result: OfflinePlan): Promise<RepackReport | undefined> {
   const needs = repackNeeds(result.input, result.plan);
   if (!needs.groups) return undefined;
   const lp = needs.lp ? await (await import('../shared/adapters/lp/highs')).HighsLpSolver.create() : undefined;

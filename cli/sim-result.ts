@@ -1,5 +1,5 @@
 /** The parts of the simulator's result the CLI renders (structural: the simulator's own type has more). */
-export interface SimNode {
+interface SimNode {
   name: string;
   instanceType: string;
   capacityType: string;
@@ -12,7 +12,7 @@ export interface SimNode {
   terminationReason?: string | null;
 }
 
-export interface SimEvent {
+interface SimEvent {
   t: number;
   message: string;
   level?: string;

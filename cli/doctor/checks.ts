@@ -13,7 +13,7 @@ import { NodeClassResolver } from '../../shared/adapters/aws/ec2/node-class-reso
 import type { ClusterClient, ClusterSnapshot } from '../../shared/core/ports';
 import { errorText } from '../../shared/adapters/aws/errors';
 
-export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
+type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 export interface CheckResult { check: string; status: CheckStatus; detail: string; fix?: string }
 /** The cluster check also gives the Kubernetes version (the AMI aliases of the discovery check need it). */
 export type ClusterCheck = CheckResult & { version?: string };

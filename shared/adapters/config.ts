@@ -3,7 +3,7 @@ import * as z from '../core/zod';
 
 const arn = (what: string) => z.string().check(z.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]+$/, `must be the ARN of the ${what} state machine`));
 
-export const ConfigSchema = z.object({
+const ConfigSchema = z.object({
   CLUSTER_NAME: z.string().check(z.minLength(1), z.maxLength(100)),
   AWS_REGION: z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1')),
   STATE_TABLE_NAME: z.string().check(z.minLength(3), z.maxLength(255)),
@@ -34,7 +34,7 @@ export interface Config {
   karpenterMetrics: 'cloudwatch' | 'off';
 }
 
-export class ConfigInvalidError extends Error {
+class ConfigInvalidError extends Error {
   override readonly name = 'ConfigInvalidError' as const;
 }
 

@@ -42,18 +42,12 @@ export class ExecutionInputInvalidError extends NamedError {
 export class EventMalformedError extends NamedError {
   override readonly name = 'EventMalformedError' as const;
 }
-export class NodeNotFoundError extends NamedError {
-  override readonly name = 'NodeNotFoundError' as const;
-}
 export class DeadlineExceededError extends NamedError {
   override readonly name = 'DeadlineExceededError' as const;
 }
 /** A NodeClaim exists under a name nodewright meant to create, but another actor created it: never adopted. */
 export class NodeClaimConflictError extends NamedError {
   override readonly name = 'NodeClaimConflictError' as const;
-}
-export class LeaseHeldError extends NamedError {
-  override readonly name = 'LeaseHeldError' as const;
 }
 
 export const isInsufficientCapacityError = (e: unknown): e is InsufficientCapacityError => e instanceof Error && e.name === 'InsufficientCapacityError';
@@ -62,13 +56,11 @@ export const isNodeClassNotReadyError = (e: unknown): e is NodeClassNotReadyErro
 export const isThrottledError = (e: unknown): e is CloudProviderThrottledError => e instanceof Error && e.name === 'CloudProviderThrottledError';
 export const isInstanceNotOwnedError = (e: unknown): e is InstanceNotOwnedError => e instanceof Error && e.name === 'InstanceNotOwnedError';
 export const isManifestValidationError = (e: unknown): e is ManifestValidationError => e instanceof Error && e.name === 'ManifestValidationError';
-export const isExecutionInputInvalidError = (e: unknown): e is ExecutionInputInvalidError => e instanceof Error && e.name === 'ExecutionInputInvalidError';
 
 /** The Kubernetes API answered 429/5xx or could not be reached, after the client's own retries: try again later. */
 export class KubernetesApiUnavailableError extends NamedError {
   override readonly name = 'KubernetesApiUnavailableError' as const;
 }
-export const isKubernetesApiUnavailableError = (e: unknown): e is KubernetesApiUnavailableError => e instanceof Error && e.name === 'KubernetesApiUnavailableError';
 
 /** The state table throttled a request after the SDK's own retries (DynamoDB on-demand burst limits): try again later. */
 export class StateStoreThrottledError extends NamedError {

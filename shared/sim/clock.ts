@@ -200,6 +200,6 @@ export async function settle(clock: VirtualClock, opts: { quietTurns?: number; t
   }
 }
 
-export class SimulationStalledError extends Error {
+class SimulationStalledError extends Error {
   override readonly name = 'SimulationStalledError' as const;
 }

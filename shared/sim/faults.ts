@@ -14,7 +14,7 @@
  */
 import { hashUnit } from './hash';
 
-export type FaultTarget = string;
+type FaultTarget = string;
 export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout' | 'hang' | 'duplicate';
 
 export interface FaultSpec {
@@ -28,7 +28,7 @@ export interface FaultSpec {
   rate?: number;
 }
 
-export class FaultSpecInvalidError extends Error {
+class FaultSpecInvalidError extends Error {
   override readonly name = 'FaultSpecInvalidError' as const;
 }
 

@@ -6,7 +6,7 @@ import { FakeCloud } from './ports';
 
 export const CLUSTER = 'demo';
 export const NOW = Date.parse('2026-11-21T23:40:00Z');
-export const ownedTags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'eks:eks-cluster-name': 'demo' };
+const ownedTags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'eks:eks-cluster-name': 'demo' };
 
 export function instance(id: string, opts: Partial<CloudInstance> = {}): CloudInstance {
   return {
@@ -55,4 +55,4 @@ export { FakeCluster } from './ports';
 
 export const fixedClock = { now: () => NOW, sleep: async () => {} };
 
-export { RecordingLogger, RecordingWorkflows as FakeWorkflows, type LogLine } from './recording';
+export { RecordingLogger, RecordingWorkflows as FakeWorkflows,  } from './recording';

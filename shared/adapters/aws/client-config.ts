@@ -11,8 +11,8 @@ export interface AwsClientOptions {
   requestTimeoutMs?: number;
 }
 
-export const DEFAULT_AWS_REQUEST_TIMEOUT_MS = 15_000;
-export const AWS_CONNECTION_TIMEOUT_MS = 3_000;
+const DEFAULT_AWS_REQUEST_TIMEOUT_MS = 15_000;
+const AWS_CONNECTION_TIMEOUT_MS = 3_000;
 
 export function awsClientConfig(region: string, opts: AwsClientOptions = {}) {
   return {

@@ -23,15 +23,15 @@ export const IceErrorCodes: ReadonlySet<string> = new Set([
   SPOT_ROLE_MISSING,
 ]);
 
-export const ThrottleErrorCodes: ReadonlySet<string> = new Set([
+const ThrottleErrorCodes: ReadonlySet<string> = new Set([
   'RequestLimitExceeded', 'Throttling', 'ThrottlingException', 'TooManyRequestsException', 'ProvisionedThroughputExceededException', 'RequestThrottled',
 ]);
 
-export const UnauthorizedErrorCodes: ReadonlySet<string> = new Set([
+const UnauthorizedErrorCodes: ReadonlySet<string> = new Set([
   'UnauthorizedOperation', 'AccessDenied', 'AccessDeniedException', 'AuthFailure', 'UnrecognizedClientException', 'ExpiredToken', 'ExpiredTokenException',
 ]);
 
-export const NotFoundErrorCodes: ReadonlySet<string> = new Set(['InvalidInstanceID.NotFound', 'InvalidInstanceID.Malformed']);
+const NotFoundErrorCodes: ReadonlySet<string> = new Set(['InvalidInstanceID.NotFound', 'InvalidInstanceID.Malformed']);
 
 export const LaunchTemplateNotFoundCodes: ReadonlySet<string> = new Set([
   'InvalidLaunchTemplateName.NotFoundException', 'InvalidLaunchTemplateId.NotFound', 'InvalidLaunchTemplateId.VersionNotFound', 'LaunchTemplateNotFound',

@@ -2,7 +2,7 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { NodeClaimNotFoundError } from '../../core/errors';
 import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
-import type { NodeClaim, NodeClaimCondition } from '../../core/model/karpenter';
+import type { NodeClaim } from '../../core/model/karpenter';
 import type { Node, Pod } from '../../core/model/kube';
 import type { ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, NodePatch } from '../../core/ports/cluster-client';
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
@@ -191,5 +191,3 @@ export class KubeClusterClient implements ClusterClient {
     return tolerate(() => this.apis.custom.getClusterCustomObject({ ...KarpenterResources.nodeClaims, name }), [404], undefined);
   }
 }
-
-export type { NodeClaimCondition };

@@ -1,5 +1,4 @@
-export { KubeClusterClient, type KubeClusterClientOptions } from './cluster-client';
-export { kubeConfigForEks, kubeConfigForServer, cachingTokenProvider, KubeConfigInvalidError, type TokenProvider } from './config';
+export { KubeClusterClient,  } from './cluster-client';
+export { kubeConfigForEks, kubeConfigForServer, cachingTokenProvider, KubeConfigInvalidError,  } from './config';
 export { isProvisionable } from './provisionable';
-export { mergeClaimStatus, type NodeClaimStatusPatch } from './status-patch';
-export { KarpenterResources } from './apis';
+;

@@ -22,7 +22,7 @@ export interface KubeRequest {
   body?: unknown;
 }
 
-export class KubernetesApiError extends Error {
+class KubernetesApiError extends Error {
   override readonly name = 'KubernetesApiError' as const;
   constructor(readonly code: number, readonly body: string, message: string) {
     super(message);

@@ -34,10 +34,10 @@ export interface RetryOptions {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-export const DEFAULT_CALL_BUDGET_MS = 25_000;
+const DEFAULT_CALL_BUDGET_MS = 25_000;
 
 /** A Kubernetes request that got no answer within its timeout (aborted; retryable like a dropped connection). */
-export class KubernetesRequestTimedOutError extends Error {
+class KubernetesRequestTimedOutError extends Error {
   override readonly name = 'KubernetesRequestTimedOutError' as const;
   readonly code = 'ETIMEDOUT';
 }

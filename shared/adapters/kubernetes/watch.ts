@@ -15,7 +15,7 @@ type Json = Record<string, unknown>;
 
 export const WATCH_EVENT_CHANNEL = 'nodewright:watch-event';
 /** The controller's watches identify themselves (API server audit logs; the simulator counts their events). */
-export const CONTROLLER_USER_AGENT = 'nodewright-controller';
+const CONTROLLER_USER_AGENT = 'nodewright-controller';
 
 const PATHS: Record<WatchedKind, string> = {
   pods: '/api/v1/pods',

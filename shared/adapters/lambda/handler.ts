@@ -11,7 +11,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { LifecycleLogger } from '../../core/lifecycle/deps';
 
-export const SERVICE_NAME = 'nodewright';
+const SERVICE_NAME = 'nodewright';
 
 /** One Logger per process; child loggers carry the function key. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });

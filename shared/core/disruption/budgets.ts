@@ -9,7 +9,7 @@ import type { Budget, DisruptionReason, NodePool } from '../model/karpenter';
 const NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
 
 /** Nodes the budget allows out of `total`, or 0 when the value is invalid. */
-export function budgetNodes(budget: Budget, total: number): number {
+function budgetNodes(budget: Budget, total: number): number {
   const v = budget.nodes.trim();
   if (!NODES.test(v)) return 0;
   if (v.endsWith('%')) return Math.ceil((total * Number(v.slice(0, -1))) / 100);
@@ -17,7 +17,7 @@ export function budgetNodes(budget: Budget, total: number): number {
 }
 
 /** True when the budget applies now; throws nothing: an unparsable schedule is reported as invalid. */
-export function budgetActive(budget: Budget, nowMs: number): boolean | 'invalid' {
+function budgetActive(budget: Budget, nowMs: number): boolean | 'invalid' {
   if (budget.schedule === undefined && budget.duration === undefined) return true;
   if (budget.schedule === undefined || budget.duration === undefined) return 'invalid';
   try {

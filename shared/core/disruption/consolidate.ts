@@ -9,7 +9,7 @@ import { cannotConsolidate } from './prefilter';
 import { launchCapacityType, restrict, simulate, worstPrice } from './simulate';
 import type { Candidate } from './types';
 
-export const SpotToSpotMinOptions = 15;
+const SpotToSpotMinOptions = 15;
 /** Price comparisons ignore float noise below a millionth of a dollar per hour (Σ of prices is inexact). */
 const EPS = 1e-6;
 const money = (n: number) => `$${n.toFixed(4)}/h`;

@@ -12,10 +12,10 @@ import { plannedClaimToNodeClaim } from '../provisioning/from-snapshot';
 import type { WorkflowName } from '../ports/workflow-starter';
 import type { Command } from './types';
 
-export type DisruptExecutionReason = 'Underutilized' | 'Empty' | 'Drifted' | 'Expired';
+type DisruptExecutionReason = 'Underutilized' | 'Empty' | 'Drifted' | 'Expired';
 const ReasonOf: Record<Command['reason'], DisruptExecutionReason> = { underutilized: 'Underutilized', empty: 'Empty', drifted: 'Drifted', expired: 'Expired' };
 
-export interface DisruptExecutionInput {
+interface DisruptExecutionInput {
   reason: DisruptExecutionReason;
   candidates: { nodeClaimName: string; nodeName?: string }[];
   replacements: NodeClaim[];

@@ -10,7 +10,7 @@ import type { Pass } from './pass';
 import type { Candidate, Command } from './types';
 
 /** The disrupt machine accepts at most 100 candidates per execution. */
-export const MaxCommandCandidates = 100;
+const MaxCommandCandidates = 100;
 
 export function emptiness(pass: Pass): Command | undefined {
   const budget = budgets(pass.view, 'Empty');
@@ -130,7 +130,7 @@ export function singleNode(pass: Pass): Command | undefined {
 }
 
 /** A split must save at least this share of the candidate's price: more nodes are more to disrupt later. */
-export const SplitMinSaving = 0.05;
+const SplitMinSaving = 0.05;
 
 /**
  * nodewright: one node → several cheaper ones (the scheduler's plan re-packed toward the cheapest fleet), when
@@ -163,8 +163,8 @@ export function singleNodeSplit(pass: Pass): Command | undefined {
 }
 
 /** At most this many replacements for one node split, and this many split simulations per pass. */
-export const MaxSplit = 8;
-export const MaxSplitTries = 10;
+const MaxSplit = 8;
+const MaxSplitTries = 10;
 
 /** nodewright: several nodes → several cheaper nodes, when Karpenter's one-node methods found nothing better. */
 export function multiReplacement(pass: Pass): Command | undefined {

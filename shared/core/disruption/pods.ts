@@ -8,9 +8,9 @@ import { podKey } from '../model/kube';
 import { Annotation } from '../model/labels';
 import { compileSelector } from '../scheduling/selectors';
 
-export const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
-export const isStatic = (p: Pod) => p.owner?.kind === 'Node';
-export const isDaemon = (p: Pod) => p.owner?.kind === 'DaemonSet';
+const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
+const isStatic = (p: Pod) => p.owner?.kind === 'Node';
+const isDaemon = (p: Pod) => p.owner?.kind === 'DaemonSet';
 /** Pods that can block a disruption: not terminal, not terminating, not static (docs/karpenter-reference.md §4.2). */
 export const isActive = (p: Pod) => !isTerminal(p) && p.deletionTimestamp === undefined && !isStatic(p);
 
@@ -21,7 +21,7 @@ export function isReschedulable(p: Pod): boolean {
 }
 
 /** Why the pod's do-not-disrupt annotation blocks now, or undefined ("true", or a duration from pod start). */
-export function doNotDisruptBlock(p: Pod, nowMs: number): string | undefined {
+function doNotDisruptBlock(p: Pod, nowMs: number): string | undefined {
   // The pre-v1 alias: karpenter.sh/do-not-evict: "true" blocked voluntary disruption of the pod's node the same way.
   if (p.annotations[Annotation.doNotEvict] === 'true' && p.annotations[Annotation.doNotDisrupt] !== 'true') {
     return `pod ${podKey(p)} has ${Annotation.doNotEvict}: "true" (deprecated alias of ${Annotation.doNotDisrupt})`;

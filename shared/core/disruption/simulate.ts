@@ -85,7 +85,7 @@ export function restrict(claim: PlannedNodeClaim, types: InstanceType[], ct: Cap
 }
 
 /** Capacity types the claim may launch with. */
-export function allowedCapacityTypes(claim: PlannedNodeClaim): Set<CapacityTypeValue> {
+function allowedCapacityTypes(claim: PlannedNodeClaim): Set<CapacityTypeValue> {
   const r = claim.requirements.find((x) => x.key === Label.capacityType && x.operator === 'In');
   const offered = new Set<CapacityTypeValue>();
   for (const it of claim.instanceTypes) for (const o of it.offerings) if (o.available) offered.add(o.capacityType);

@@ -8,7 +8,7 @@ import type { Clock } from '../ports/clock';
 import type { PlannedNodeClaim } from '../scheduling/types';
 
 export type DisruptionMethod = 'emptiness' | 'drift' | 'multi-node' | 'single-node' | 'expiration';
-export type CommandReason = 'empty' | 'drifted' | 'underutilized' | 'expired';
+type CommandReason = 'empty' | 'drifted' | 'underutilized' | 'expired';
 /** The NodePool budget reason a command reason counts against (expiration has none). */
 export const BudgetReasonOf = { empty: 'Empty', drifted: 'Drifted', underutilized: 'Underutilized' } as const;
 

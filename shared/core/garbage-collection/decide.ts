@@ -24,7 +24,7 @@ export interface GarbageCollectionTimings {
   deadlineMarginMs: number;
 }
 
-export const DEFAULT_GC_TIMINGS: GarbageCollectionTimings = {
+const DEFAULT_GC_TIMINGS: GarbageCollectionTimings = {
   orphanGracePeriodMs: 30_000,
   launchTimeoutMs: 5 * 60_000,
   registrationTimeoutMs: LifecycleTimings.registrationTimeoutMs,

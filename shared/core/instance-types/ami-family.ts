@@ -36,7 +36,7 @@ const TRAITS: Record<AmiFamily, AmiFamilyTraits> = {
 };
 
 /** The family used when no node class is given. */
-export const DEFAULT_AMI_FAMILY: AmiFamily = 'AL2023';
+const DEFAULT_AMI_FAMILY: AmiFamily = 'AL2023';
 
 export function amiFamilyTraits(family: AmiFamily | undefined): AmiFamilyTraits {
   return TRAITS[family ?? DEFAULT_AMI_FAMILY] ?? TRAITS[DEFAULT_AMI_FAMILY];

@@ -14,7 +14,7 @@ import { resolveProfile, type BuildProfile } from './profile';
 import type { CatalogEntry, InstanceType } from './types';
 import { EBS_CSI_DRIVER, ebsVolumeLimit, nodeVolumes } from './volume-limits';
 
-export { KubeletConfigurationInvalidError, isKubeletConfigurationInvalidError } from './profile';
+export { KubeletConfigurationInvalidError,  } from './profile';
 
 export interface BuildInstanceTypesOptions {
   region: string;
@@ -69,7 +69,7 @@ function entryStatic(e: CatalogEntry): EntryStatic {
 }
 
 /** GPU / accelerator / bare-metal types are only chosen when requested or nothing else fits (docs/karpenter-reference.md §2.8). */
-export function isExotic(e: CatalogEntry): boolean {
+function isExotic(e: CatalogEntry): boolean {
   return e.gpuCount > 0 || e.gpuName != null || (e.acceleratorCount ?? 0) > 0 || e.acceleratorName != null || e.bareMetal;
 }
 

@@ -8,7 +8,7 @@ import type { CatalogEntry, Overhead } from './types';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
-export const PodENIResource = 'vpc.amazonaws.com/pod-eni';
+const PodENIResource = 'vpc.amazonaws.com/pod-eni';
 
 /** kube-reserved CPU tiers: 6 % of the first core, 1 % of the second, 0.5 % of cores 3–4, 0.25 % above. */
 const CPU_TIERS = [
@@ -19,7 +19,7 @@ const CPU_TIERS = [
 ] as const;
 
 /** kube-reserved CPU in millicores for a CPU capacity in millicores (each tier truncated to whole millicores). */
-export function kubeReservedCpu(cpuMilli: number): number {
+function kubeReservedCpu(cpuMilli: number): number {
   let total = 0;
   for (const t of CPU_TIERS) {
     if (cpuMilli < t.start) break;
@@ -30,7 +30,7 @@ export function kubeReservedCpu(cpuMilli: number): number {
 }
 
 /** Accelerator resources: GPUs by manufacturer, AWS Inferentia/Trainium as neuron devices, Gaudi. */
-export function acceleratorResources(e: CatalogEntry): ResourceList {
+function acceleratorResources(e: CatalogEntry): ResourceList {
   const r: ResourceList = {};
   if (e.gpuCount > 0) {
     if (e.gpuManufacturer === 'nvidia') r[Resource.nvidiaGpu] = e.gpuCount;
@@ -42,7 +42,7 @@ export function acceleratorResources(e: CatalogEntry): ResourceList {
 }
 
 /** Pods the VPC CNI allows: usableENIs × (IPv4PerENI − 1) + 2 on the default network card. */
-export function eniLimitedPods(e: CatalogEntry, reservedENIs: number): number {
+function eniLimitedPods(e: CatalogEntry, reservedENIs: number): number {
   if (!(e.maxENIs > 0 && e.ipv4PerENI > 0)) return e.maxPodsEni;
   const usable = Math.max(e.maxENIs - reservedENIs, 0);
   if (usable === 0) return 0;
@@ -50,7 +50,7 @@ export function eniLimitedPods(e: CatalogEntry, reservedENIs: number): number {
 }
 
 /** Memory capacity in bytes: MiB (−64 MiB on arm64) minus ceil(MiB × VM overhead). */
-export function memoryCapacity(e: CatalogEntry, vmOverheadPercent: number): number {
+function memoryCapacity(e: CatalogEntry, vmOverheadPercent: number): number {
   const mib = e.arch === 'arm64' ? e.memoryMiB - 64 : e.memoryMiB;
   const bytes = mib * MiB;
   const overheadMiB = Math.ceil((bytes * vmOverheadPercent) / 1024 / 1024);

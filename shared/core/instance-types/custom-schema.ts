@@ -43,7 +43,7 @@ export const CatalogFormEntry = z.object({
 });
 export type CatalogFormEntry = z.infer<typeof CatalogFormEntry>;
 
-export const ExplicitOffering = z.object({
+const ExplicitOffering = z.object({
   zone: z.string().check(z.minLength(1)),
   zoneId: z.optional(z.string().check(z.minLength(1))),
   capacityType: z.enum(['on-demand', 'spot', 'reserved']),

@@ -23,7 +23,7 @@ export interface OfferingContext {
   zonesByType?: Record<string, string[]>;
 }
 
-export function unavailableKey(k: OfferingKey): string {
+function unavailableKey(k: OfferingKey): string {
   return `${k.capacityType}:${k.instanceType}:${k.zone}`;
 }
 

@@ -12,8 +12,6 @@ import { amiFamilyTraits, type AmiFamilyTraits } from './ami-family';
 export class KubeletConfigurationInvalidError extends Error {
   override readonly name = 'KubeletConfigurationInvalidError' as const;
 }
-export const isKubeletConfigurationInvalidError = (e: unknown): e is KubeletConfigurationInvalidError =>
-  e instanceof Error && e.name === 'KubeletConfigurationInvalidError';
 
 /** An eviction threshold: a percentage of capacity, or an absolute amount of bytes. */
 export type Threshold = { percent: number } | { bytes: number };
@@ -36,7 +34,7 @@ export interface BuildProfile {
   amiRequirements?: NodeSelectorRequirement[][];
 }
 
-export function parseThreshold(nodeClass: string, signal: string, value: string): Threshold {
+function parseThreshold(nodeClass: string, signal: string, value: string): Threshold {
   const v = value.trim();
   if (v.endsWith('%')) {
     const p = Number(v.slice(0, -1));

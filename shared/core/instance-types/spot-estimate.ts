@@ -7,8 +7,8 @@
  * clamped to [0.55, 0.75]. Terms are derived from FNV-1a hashes of the strings, never from randomness.
  */
 
-export const SPOT_DISCOUNT_MIN = 0.55;
-export const SPOT_DISCOUNT_MAX = 0.75;
+const SPOT_DISCOUNT_MIN = 0.55;
+const SPOT_DISCOUNT_MAX = 0.75;
 
 /** Base discount by instance category (the letters before the generation digit). */
 const CATEGORY_BASE: Record<string, number> = {

@@ -9,15 +9,15 @@ import { LifecycleTimings } from '../lifecycle/deps';
 import { interruptionExecutionName } from './execution-name';
 
 /** Karpenter keeps unavailable offerings for 3 minutes (docs/karpenter-reference.md §3.4). */
-export const UNAVAILABLE_OFFERING_TTL_SECONDS = LifecycleTimings.unavailableOfferingTtlSeconds;
+const UNAVAILABLE_OFFERING_TTL_SECONDS = LifecycleTimings.unavailableOfferingTtlSeconds;
 
 /** Input of the `terminate` state machine (shared/core/lifecycle/manual-input.ts `terminateByClaim`). */
-export interface InterruptionTerminateInput {
+interface InterruptionTerminateInput {
   nodeClaimName: string;
   reason: string;
 }
 
-export interface MarkUnavailable {
+interface MarkUnavailable {
   offering: OfferingKey;
   ttlSeconds: number;
   reason: string;

@@ -5,16 +5,6 @@
 import * as z from '../zod';
 import { EventMalformedError } from '../errors';
 
-export const InterruptionKind = {
-  spotInterruption: 'SpotInterruption',
-  rebalanceRecommendation: 'RebalanceRecommendation',
-  instanceStateChange: 'InstanceStateChange',
-  scheduledChange: 'ScheduledChange',
-  capacityReservationInterruption: 'CapacityReservationInterruption',
-  noOp: 'NoOp',
-} as const;
-export type InterruptionKindValue = (typeof InterruptionKind)[keyof typeof InterruptionKind];
-
 export const EventSource = { ec2: 'aws.ec2', health: 'aws.health' } as const;
 
 export const DetailType = {
@@ -26,7 +16,7 @@ export const DetailType = {
 } as const;
 
 /** Instance states whose notification means the node is (about to be) gone. */
-export const InterruptingStates: ReadonlySet<string> = new Set(['stopping', 'stopped', 'shutting-down', 'terminated']);
+const InterruptingStates: ReadonlySet<string> = new Set(['stopping', 'stopped', 'shutting-down', 'terminated']);
 
 const instanceId = z.string().check(z.regex(/^i-[0-9a-f]{8,17}$/, 'expected an EC2 instance id (i-…)'));
 

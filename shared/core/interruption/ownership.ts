@@ -73,7 +73,7 @@ function fromInstance(instance: CloudInstance): OwnedInstance {
  * The claim an instance without a claim pointing at it may still belong to: the claim its tag names, when
  * that claim exists, has recorded no providerID yet and no other listed instance carries the same tag.
  */
-export function launchingClaimByTag(instance: Pick<CloudInstance, 'instanceId' | 'tags'>, instances: Pick<CloudInstance, 'instanceId' | 'tags' | 'state'>[], nodeClaims: NodeClaim[]): NodeClaim | undefined {
+function launchingClaimByTag(instance: Pick<CloudInstance, 'instanceId' | 'tags'>, instances: Pick<CloudInstance, 'instanceId' | 'tags' | 'state'>[], nodeClaims: NodeClaim[]): NodeClaim | undefined {
   const name = instance.tags[Tag.nodeClaim];
   if (!name) return undefined;
   const claim = nodeClaims.find((c) => c.name === name);

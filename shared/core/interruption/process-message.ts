@@ -76,12 +76,12 @@ async function claimFollowUps(deps: ProcessMessageDeps, executionName: string, m
 }
 
 /** How long after the event a node with a 2-minute notice starts draining even if its replacement is not Ready. */
-export const NOTICE_DRAIN_AFTER_MS = 60_000;
+const NOTICE_DRAIN_AFTER_MS = 60_000;
 /** A scheduled change or a drained rebalance: replacements get the normal 10 minutes, as a disruption. */
 const UNHURRIED_DRAIN_AFTER_MS = 10 * 60_000;
 
 /** When the drain must start at the latest, from the message kind (ms since epoch). */
-export function drainBy(message: InterruptionMessage, nowMs: number): number {
+function drainBy(message: InterruptionMessage, nowMs: number): number {
   const at = Math.min(message.time ?? nowMs, nowMs);
   switch (message.kind) {
     case 'SpotInterruption':
@@ -95,7 +95,7 @@ export function drainBy(message: InterruptionMessage, nowMs: number): number {
 }
 
 /** One lease per instance: the warning and the state change that follows it are one interruption, not two. */
-export const instanceLease = (instanceId: string) => `interruption-instance/${instanceId}`;
+const instanceLease = (instanceId: string) => `interruption-instance/${instanceId}`;
 
 async function planFor(deps: ProcessMessageDeps, nodeClaim: string, message: InterruptionMessage, fields: Record<string, unknown>): Promise<InterruptionReplacementPlan | undefined> {
   if (!deps.planReplacements || !deps.cluster.snapshot) return undefined;

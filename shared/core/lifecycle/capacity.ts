@@ -60,7 +60,7 @@ const fmt = (k: string, v: number) => formatResource(k, v);
  * Plans `names.length` claims for `poolName` (pure). `instanceTypes` are the pool's class's types with the ICE
  * cache applied; claims already named in `names` (a retried Task) do not count against the limits.
  */
-export function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanceTypes: InstanceType[], names: string[], nowMs: number): NodeClaim[] {
+function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanceTypes: InstanceType[], names: string[], nowMs: number): NodeClaim[] {
   const { nodePool } = usablePool(snapshot, poolName);
   const count = names.length;
   const dims = new Dims(Object.keys(nodePool.limits).filter((k) => k !== 'nodes'));
@@ -122,12 +122,12 @@ async function poolInstanceTypes(deps: Pick<LifecycleDeps, 'cloud' | 'store' | '
 }
 
 /** Claim names of a manual launch: derived from `seed` (the execution name), so a retried Task names the same claims. */
-export function manualClaimNames(nodePool: string, seed: string, count: number): string[] {
+function manualClaimNames(nodePool: string, seed: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => nodeClaimName(nodePool, [seed], 0, i));
 }
 
 /** Plans (read-only) what `createClaimsFromPool` would create; throws ExecutionInputInvalidError when it cannot. */
-export async function planCapacity(deps: Pick<LifecycleDeps, 'cluster' | 'cloud' | 'store' | 'clock'>, input: { nodePool: string; count: number; seed: string }): Promise<NodeClaim[]> {
+async function planCapacity(deps: Pick<LifecycleDeps, 'cluster' | 'cloud' | 'store' | 'clock'>, input: { nodePool: string; count: number; seed: string }): Promise<NodeClaim[]> {
   const snapshot = await deps.cluster.snapshot();
   const types = await poolInstanceTypes(deps, snapshot, input.nodePool);
   return planClaimsFromPool(snapshot, input.nodePool, types, manualClaimNames(input.nodePool, input.seed, input.count), deps.clock.now());

@@ -38,7 +38,3 @@ export function instanceTypesForClaim(claim: NodeClaim, all: InstanceType[]): In
 export function condition(type: string, status: NodeClaimCondition['status'], nowMs: number, reason?: string, message?: string): NodeClaimCondition {
   return { type, status, lastTransitionTime: Math.floor(nowMs / 1000), ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
 }
-
-export function instanceIdOf(providerID: string): string {
-  return providerID.slice(providerID.lastIndexOf('/') + 1);
-}

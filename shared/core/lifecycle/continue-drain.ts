@@ -16,7 +16,7 @@ export const DRAIN_PASSES_PER_EXECUTION = 2000;
 const MAX_NAME = 80;
 
 /** `<name>-cont1`, then `-cont2`, …: deterministic, so a retried ContinueDrain starts the same execution. */
-export function continuationName(executionName: string): string {
+function continuationName(executionName: string): string {
   const m = /^(.*)-cont(\d+)$/.exec(executionName);
   const base = m ? m[1] : executionName;
   const suffix = `-cont${m ? Number(m[2]) + 1 : 1}`;

@@ -26,7 +26,7 @@ export type DeletionAction =
   | { type: 'deleteNodeClaim'; nodeClaimName: string; nodeName: string };
 
 /** The reason a `terminate` started for a deleted object carries. */
-export const DELETED_REASON = 'Deleted';
+const DELETED_REASON = 'Deleted';
 
 /** `terminate` execution name for a claim deleted at `deletionTimestamp` (seconds since epoch). */
 export const deletionExecutionName = (nodeClaimName: string, deletionTimestamp: number): string =>

@@ -19,8 +19,6 @@ export interface LifecycleDeps {
   metrics: MetricsRecorder;
 }
 
-export const silentLogger: LifecycleLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
 /** Lifecycle timings (docs/karpenter-reference.md §4.6, §6). */
 export const LifecycleTimings = {
   /** A claim not registered within 15 min is terminated. */

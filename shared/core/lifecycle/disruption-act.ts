@@ -9,8 +9,8 @@ import type { LifecycleDeps } from './deps';
 import type { AuditRecord, WorkflowName } from '../ports';
 
 /** How long a started command keeps its candidates from other commands (until the disrupt machine taints them). */
-export const CANDIDATE_LEASE_SECONDS = 300;
-export const candidateLease = (nodeClaimName: string) => `disruption-candidate#${nodeClaimName}`;
+const CANDIDATE_LEASE_SECONDS = 300;
+const candidateLease = (nodeClaimName: string) => `disruption-candidate#${nodeClaimName}`;
 
 export interface StartedExecution {
   machine: WorkflowName;

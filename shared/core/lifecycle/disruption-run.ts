@@ -14,9 +14,9 @@ import type { AuditRecord, ClusterSnapshot } from '../ports';
 import { startCommand, type StartedExecution } from './disruption-act';
 import { cloudDrift, type DriftCache } from './disruption-drift';
 
-export const DISRUPTION_LEASE = 'disruption';
+const DISRUPTION_LEASE = 'disruption';
 
-export const DisruptionTimings = {
+const DisruptionTimings = {
   /** Stop starting passes after this long (the Lambda timeout is 90 s: a last pass may search and validate). */
   budgetMs: 50_000,
   /**

@@ -36,7 +36,7 @@ const toleratesDisrupted = (t: Toleration) =>
   (t.key === TaintKey.disrupted && (!t.effect || t.effect === 'NoSchedule'));
 
 /** Pods the drain does not wait for: terminal, static (Node-owned), tolerating the disrupted taint, stuck terminating. */
-export function drainIgnores(pod: Pod, nowMs: number): boolean {
+function drainIgnores(pod: Pod, nowMs: number): boolean {
   if (pod.phase === 'Succeeded' || pod.phase === 'Failed') return true;
   if (pod.owner?.kind === 'Node') return true;
   if (pod.tolerations.some(toleratesDisrupted)) return true;

@@ -11,7 +11,7 @@ export * from './continue-drain';
 export * from './drain';
 export * from './disruption';
 export * from './disruption-state';
-export { checkReplacement, replacementClaimName } from './disruption-check';
+export {  replacementClaimName } from './disruption-check';
 export * from './provisionable';
 export * from './provisioner';
 export * from './controller';

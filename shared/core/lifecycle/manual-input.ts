@@ -11,18 +11,18 @@ const k8sName = z.string().check(z.minLength(1), z.maxLength(253), z.regex(/^[a-
 const instanceId = z.string().check(z.regex(/^i-[0-9a-f]{8,17}$/, 'must look like i-0123456789abcdef0'));
 const reason = z.optional(z.string().check(z.minLength(1), z.maxLength(200)));
 
-export const launchClaimInput = z.strictObject({ nodeClaimName: k8sName });
-export const launchPoolInput = z.strictObject({ nodePool: k8sName, count: z.number().check(z.int(), z.gte(1), z.lte(100)) });
-export const reconcileInput = z.strictObject({ reconcile: z.literal(true) });
+const launchClaimInput = z.strictObject({ nodeClaimName: k8sName });
+const launchPoolInput = z.strictObject({ nodePool: k8sName, count: z.number().check(z.int(), z.gte(1), z.lte(100)) });
+const reconcileInput = z.strictObject({ reconcile: z.literal(true) });
 
 export type LaunchInput =
   | ({ kind: 'claim' } & z.infer<typeof launchClaimInput>)
   | ({ kind: 'pool' } & z.infer<typeof launchPoolInput>)
   | { kind: 'reconcile' };
 
-export const terminateByNode = z.strictObject({ nodeName: k8sName, reason });
-export const terminateByInstance = z.strictObject({ instanceId, reason });
-export const terminateByClaim = z.strictObject({ nodeClaimName: k8sName, reason });
+const terminateByNode = z.strictObject({ nodeName: k8sName, reason });
+const terminateByInstance = z.strictObject({ instanceId, reason });
+const terminateByClaim = z.strictObject({ nodeClaimName: k8sName, reason });
 
 export type TerminateInput =
   | ({ kind: 'node' } & z.infer<typeof terminateByNode>)
@@ -41,13 +41,13 @@ const replacementClaim = z.looseObject({
 });
 
 /** Set by the interruption function: the node is going away whatever happens; drain by `drainBy` at the latest. */
-export const interruptionMode = z.strictObject({
+const interruptionMode = z.strictObject({
   kind: z.enum(['SpotInterruption', 'ScheduledChange', 'InstanceStateChange', 'CapacityReservationInterruption', 'RebalanceRecommendation']),
   /** Milliseconds since epoch. */
   drainBy: z.number().check(z.int(), z.nonnegative()),
 });
 
-export const disruptInput = z.strictObject({
+const disruptInput = z.strictObject({
   reason: z.union([z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']), z.string().check(z.regex(/^(SpotInterruption|ScheduledChange|CapacityReservationInterruption|RebalanceRecommendation|InstanceStateChange:[a-z-]+)$/, 'must be Underutilized, Empty, Drifted, Expired, Manual or an interruption kind'))]),
   candidates: z.array(z.strictObject({ nodeClaimName: k8sName, nodeName: z.optional(k8sName) })).check(z.minLength(1), z.maxLength(100)),
   replacements: z._default(z.array(replacementClaim).check(z.maxLength(100)), []),

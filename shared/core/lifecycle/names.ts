@@ -4,7 +4,7 @@
  */
 
 /** FNV-1a 64-bit over UTF-16 code units, as a BigInt. Pure and stable across runs. */
-export function stableHash(text: string): bigint {
+function stableHash(text: string): bigint {
   let h = 0xcbf29ce484222325n;
   const prime = 0x100000001b3n;
   const mask = 0xffffffffffffffffn;

@@ -48,7 +48,7 @@ export interface ProvisionerResult {
   unschedulable: number;
 }
 
-export const PROVISIONER_LEASE = 'provisioner';
+const PROVISIONER_LEASE = 'provisioner';
 
 const podNames = (pods: Pod[]) => pods.slice(0, 10).map((p) => `${p.namespace}/${p.name}`);
 

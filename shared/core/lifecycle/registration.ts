@@ -32,7 +32,7 @@ const NODEWRIGHT_PREFIX = 'nodewright.io/';
  * the template's, e.g. karpenter.sh/do-not-disrupt, and the drift hashes) minus nodewright's bookkeeping keys,
  * which Karpenter has no equivalent of and which mean something else on a Node.
  */
-export function nodeAnnotationsFromClaim(claim: NodeClaim): Record<string, string> {
+function nodeAnnotationsFromClaim(claim: NodeClaim): Record<string, string> {
   return Object.fromEntries(Object.entries(claim.annotations).filter(([k]) => !k.startsWith(NODEWRIGHT_PREFIX)));
 }
 

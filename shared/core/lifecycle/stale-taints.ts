@@ -20,13 +20,13 @@ import type { LifecycleLogger } from './deps';
 
 const ENDED_BADLY: ReadonlySet<ExecutionStatus> = new Set(['FAILED', 'TIMED_OUT', 'ABORTED']);
 
-export type StaleTaintCandidate =
+type StaleTaintCandidate =
   | { node: string; machine: WorkflowName; execution: string }
   /** Tainted with no `nodewright.io/disrupted-by`: no nodewright execution holds it. */
   | { node: string; unannotated: true };
 
 /** Tainted nodes whose taint names its execution, not being deleted (nor their claim). Pure. */
-export function staleTaintCandidates(snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeClaims'>): StaleTaintCandidate[] {
+function staleTaintCandidates(snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeClaims'>): StaleTaintCandidate[] {
   const claimOf = (n: Node): NodeClaim | undefined => snapshot.nodeClaims.find((c) => c.status.nodeName === n.name || (!!n.providerID && c.status.providerID === n.providerID));
   const out: StaleTaintCandidate[] = [];
   for (const n of snapshot.nodes) {

@@ -11,13 +11,13 @@ import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
 import type { ClusterSnapshot } from '../ports';
 import type { LifecycleDeps } from './deps';
 
-export const STALLED_RELAUNCH_AFTER_MS = 30_000;
-export const STALLED_DELETE_AFTER_MS = 120_000;
+const STALLED_RELAUNCH_AFTER_MS = 30_000;
+const STALLED_DELETE_AFTER_MS = 120_000;
 
 export type StalledAction = { type: 'relaunch' | 'delete'; nodeClaim: string; ageSeconds: number };
 
 /** What to do about claims that were never launched. Pure. */
-export function decideStalledClaims(claims: readonly NodeClaim[], nowMs: number): StalledAction[] {
+function decideStalledClaims(claims: readonly NodeClaim[], nowMs: number): StalledAction[] {
   const out: StalledAction[] = [];
   for (const c of claims) {
     if (c.deletionTimestamp !== undefined || c.status.providerID || conditionIsTrue(c, 'Launched')) continue;

@@ -9,7 +9,7 @@
  * (`sim serve`) keeps every label, as Karpenter does.
  */
 
-export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary';
+type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary';
 
 export interface MetricSpec {
   type: MetricType;
@@ -132,6 +132,3 @@ export const METRICS = {
 } as const satisfies Record<string, MetricSpec>;
 
 export type MetricName = keyof typeof METRICS;
-
-/** A metric's spec (typed loosely, for adapters that iterate the catalog). */
-export const metricSpec = (name: MetricName): MetricSpec => METRICS[name];

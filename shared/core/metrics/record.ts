@@ -76,7 +76,7 @@ export function recordClusterState(metrics: MetricsRecorder, snapshot: ClusterSn
 }
 
 /** Karpenter's consolidation_type label: empty / single / multi for consolidation, none for drift and expiration. */
-export const consolidationType = (method: DisruptionMethod): string =>
+const consolidationType = (method: DisruptionMethod): string =>
   ({ emptiness: 'empty', 'single-node': 'single', 'multi-node': 'multi', drift: '', expiration: '' })[method];
 
 /** A started disruption command: one decision, and each of its NodeClaims disrupted. */

@@ -4,10 +4,9 @@
  * `{file, documentIndex}` used in ManifestValidationError messages. The implementations live in
  * ./manifests/*; this module is the stable entry point.
  */
-export { podFromKube, podSpecRequests, containerRequests } from './manifests/pod';
+export { podFromKube,   } from './manifests/pod';
 export { nodeFromKube, daemonSetFromKube, pdbFromKube, pvFromKube, pvcFromKube, storageClassFromKube } from './manifests/cluster-objects';
 /** Validates and applies defaults; throws ManifestValidationError with a field path. */
 export { nodePoolFromKube } from './manifests/nodepool';
 export { nodeClassFromKube } from './manifests/nodeclass';
 export { nodeClaimFromKube, nodeClaimToKube } from './manifests/nodeclaim';
-export type { ManifestContext, PodContext } from './manifests/context';

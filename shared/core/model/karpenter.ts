@@ -2,7 +2,7 @@
 import type { NodeSelectorRequirement, Taint } from './kube';
 import type { ResourceList } from './resources';
 
-export type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
+type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
 export type DisruptionReason = 'Underutilized' | 'Empty' | 'Drifted';
 
 export interface Budget {
@@ -16,7 +16,7 @@ export interface Budget {
   reasons?: DisruptionReason[];
 }
 
-export interface NodeClassRef {
+interface NodeClassRef {
   group: string;
   kind: string;
   name: string;

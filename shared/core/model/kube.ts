@@ -140,13 +140,6 @@ export interface Pod {
   schedulerName?: string;
 }
 
-export interface NodeCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  lastTransitionTime?: number;
-}
-
 export interface Node {
   name: string;
   uid?: string;

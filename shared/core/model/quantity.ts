@@ -42,7 +42,7 @@ export function isQuantity(input: unknown): input is string | number {
 }
 
 /** CPU quantity → millicores (rounded up, as Kubernetes does for sub-milli values). */
-export function parseCpu(input: string | number): number {
+function parseCpu(input: string | number): number {
   return Math.ceil(parseQuantityValue(input) * 1000 - 1e-9) + 0; // + 0: never -0 for a zero quantity
 }
 
@@ -58,12 +58,12 @@ export function parseResource(name: string, input: string | number): number {
   return Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
 }
 
-export function formatCpu(milli: number): string {
+function formatCpu(milli: number): string {
   if (milli % 1000 === 0) return String(milli / 1000);
   return `${Math.round(milli)}m`;
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes === 0) return '0';
   for (const [suffix, mult] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
     if (bytes % mult === 0) return `${bytes / mult}${suffix}`;

@@ -27,42 +27,14 @@ export function formatResourceList(r: ResourceList): Record<string, string> {
   return out;
 }
 
-export function addResources(...lists: ResourceList[]): ResourceList {
-  const out: ResourceList = {};
-  for (const l of lists) for (const k in l) out[k] = (out[k] ?? 0) + l[k];
-  return out;
-}
-
 /** In place: a += b. */
 export function addInto(a: ResourceList, b: ResourceList): ResourceList {
   for (const k in b) a[k] = (a[k] ?? 0) + b[k];
   return a;
 }
 
-export function subtractResources(a: ResourceList, b: ResourceList): ResourceList {
-  const out: ResourceList = { ...a };
-  for (const k in b) out[k] = (out[k] ?? 0) - b[k];
-  return out;
-}
-
 export function maxResources(a: ResourceList, b: ResourceList): ResourceList {
   const out: ResourceList = { ...a };
   for (const k in b) out[k] = Math.max(out[k] ?? 0, b[k]);
-  return out;
-}
-
-/** True when every requested amount fits within the available amounts (missing = 0). */
-export function fits(requests: ResourceList, available: ResourceList): boolean {
-  for (const k in requests) {
-    const r = requests[k];
-    if (r > 0 && r > (available[k] ?? 0)) return false;
-  }
-  return true;
-}
-
-/** The resource names for which requests exceed available. */
-export function exceeded(requests: ResourceList, available: ResourceList): string[] {
-  const out: string[] = [];
-  for (const k in requests) if (requests[k] > 0 && requests[k] > (available[k] ?? 0)) out.push(k);
   return out;
 }

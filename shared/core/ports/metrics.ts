@@ -28,12 +28,3 @@ export interface MetricsRecorder {
    */
   time<T>(name: MetricName, labels: MetricLabels, work: () => Promise<T>): Promise<T>;
 }
-
-/** Records nothing (tests that do not look at metrics, and callers without a recorder). */
-export const noMetrics: MetricsRecorder = {
-  count: () => undefined,
-  gauge: () => undefined,
-  gaugeSet: () => undefined,
-  observe: () => undefined,
-  time: (_name, _labels, work) => work(),
-};

@@ -13,7 +13,7 @@ import { buildTemplate, offeringMatches, typeMatches } from '../scheduling/templ
 import { Dims } from '../scheduling/dims';
 import type { SchedulingInput } from '../scheduling/types';
 
-export interface DiagnosisStep { check: string; ok: boolean; detail: string }
+interface DiagnosisStep { check: string; ok: boolean; detail: string }
 export interface PoolDiagnosis { nodePool: string; fits: boolean; steps: DiagnosisStep[] }
 
 const fmt = (r: ResourceList) => JSON.stringify(formatResourceList(r));

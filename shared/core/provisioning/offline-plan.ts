@@ -53,7 +53,7 @@ export interface StaticPoolPlan {
   reason?: string;
 }
 
-export interface PlanPricing {
+interface PlanPricing {
   region: string;
   /** `list` when the bundled catalog has the region's on-demand prices; `estimate` otherwise (us-east-1 list prices). */
   onDemand: 'list' | 'estimate';
@@ -70,7 +70,7 @@ export class PlanRegionInvalidError extends Error {
 }
 
 /** How the catalog prices `region`. Throws PlanRegionInvalidError for a string that is not a region code. */
-export function planPricing(catalog: readonly CatalogEntry[], region: string): PlanPricing {
+function planPricing(catalog: readonly CatalogEntry[], region: string): PlanPricing {
   if (!REGION_RE.test(region)) throw new PlanRegionInvalidError(`--region: ${JSON.stringify(region)} is not an AWS region code (e.g. us-east-1, eu-west-1)`);
   const listed = catalog.some((e) => e.onDemandUsdPerHour[region] !== undefined);
   if (listed) return { region, onDemand: 'list', spot: 'estimate' };
@@ -80,7 +80,7 @@ export function planPricing(catalog: readonly CatalogEntry[], region: string): P
   };
 }
 
-export function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
+function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
   return {
     pods: set.pods, nodes: set.nodes, nodeClaims: set.nodeClaims, nodePools: set.nodePools, nodeClasses: set.nodeClasses,
     pdbs: set.pdbs, daemonSets: set.daemonSets, persistentVolumes: set.persistentVolumes,

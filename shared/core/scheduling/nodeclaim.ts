@@ -20,10 +20,6 @@ export interface AddPlan {
   minValuesRelaxed: boolean;
 }
 
-export function podRequests(s: PodState): ResourceList {
-  return s.req;
-}
-
 export class InProgressClaim {
   readonly pods: PodState[] = [];
   /** Σ pod requests as a vector, its non-zero indices, and the max effective allocatable over the options. */
@@ -236,7 +232,7 @@ export function distinctValues(options: readonly TypeOption[], key: string, reqs
   return seen.size;
 }
 
-export function incompatibleMessage(key: string, have: Requirements, want: Requirements): string {
+function incompatibleMessage(key: string, have: Requirements, want: Requirements): string {
   const h = have.get(key);
   const w = want.get(key);
   const fmt = (r: typeof h) => (r ? `${r.operator()}${r.complement ? (r.values.size ? ' [' + [...r.values].join(',') + ']' : '') : ' [' + [...r.values].join(',') + ']'}` : 'undefined');

@@ -49,7 +49,7 @@ export function tolerates(tolerations: readonly Toleration[], taint: Taint): boo
 }
 
 /** Taints an uninitialized node carries only until it is ready; never block scheduling onto it (docs/karpenter-reference.md §2.5). */
-export const EphemeralTaintKeys: ReadonlySet<string> = new Set([TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered]);
+const EphemeralTaintKeys: ReadonlySet<string> = new Set([TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered]);
 
 /** The first taint the pod does not tolerate, or undefined. */
 export function untoleratedTaint(pod: Pod | { tolerations: readonly Toleration[] }, taints: readonly Taint[], opts: { ignoreEphemeral?: boolean } = {}): Taint | undefined {

@@ -17,7 +17,7 @@ import type { SchedulingInput, SchedulingOptions, UnschedulablePod } from './typ
 import { podVolumes, volumeIndex, volumeRequirements, type VolumeIndex } from './volumes';
 
 /** Why Karpenter would not consider the pod at all (docs/karpenter-reference.md §2.1), or undefined. */
-export function ignoreReason(pod: Pod): string | undefined {
+function ignoreReason(pod: Pod): string | undefined {
   const terms = pod.affinity?.nodeAffinity?.required ?? [];
   if (terms.some((t) => (t.matchFields?.length ?? 0) > 0)) return 'node affinity uses matchFields, which is not supported';
   const requiresNoPool = (reqs: { key: string; operator: string }[]) => reqs.some((r) => r.key === Label.nodePool && r.operator === 'DoesNotExist');
@@ -25,7 +25,7 @@ export function ignoreReason(pod: Pod): string | undefined {
   return undefined;
 }
 
-export interface Limits { remaining: ResourceList }
+interface Limits { remaining: ResourceList }
 
 /** The claims whose hostname count in `g` is still within `threshold` (see claimCandidates in solve.ts). */
 export interface HostIndex { g: TopologyGroup; threshold: number; claims: Set<InProgressClaim> }

@@ -17,8 +17,6 @@ import type { TopologyGroup } from './topology';
 import type { Plan, SchedulingInput, UnschedulablePod } from './types';
 import { prepare, type HostIndex, type SolveRun } from './solve-run';
 
-export { ignoreReason } from './solve-run';
-
 export function solve(input: SchedulingInput): Plan {
   const maxTypes = input.options?.maxInstanceTypes ?? 60;
   const { run, states, ignored } = prepare(input);

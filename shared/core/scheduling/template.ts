@@ -93,13 +93,6 @@ export function offeringMatches(o: Offering, reqs: Requirements): boolean {
   return true;
 }
 
-export function cheapestOffering(offerings: readonly Offering[], reqs: Requirements): Offering | undefined {
-  const match = offeringMatcher(reqs);
-  let best: Offering | undefined;
-  for (const o of offerings) if (match(o) && (!best || o.price < best.price)) best = o;
-  return best;
-}
-
 /** offeringMatches with the requirements looked up once. */
 export function offeringMatcher(reqs: Requirements): (o: Offering) => boolean {
   const z = reqs.get(Label.zone);

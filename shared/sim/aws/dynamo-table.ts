@@ -15,7 +15,7 @@ export interface TableCapacityMeter {
 
 type Item = Record<string, unknown>;
 
-export class DynamoExpressionUnsupportedError extends Error {
+class DynamoExpressionUnsupportedError extends Error {
   override readonly name = 'DynamoExpressionUnsupportedError' as const;
 }
 

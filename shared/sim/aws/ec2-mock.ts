@@ -5,14 +5,14 @@
 import {
   CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand,
   DescribeInstanceTypesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSpotPriceHistoryCommand,
-  DescribeSubnetsCommand, EC2Client, EC2ServiceException, TerminateInstancesCommand, type CreateFleetError, type CreateFleetInstance,
+  DescribeSubnetsCommand, EC2ServiceException, TerminateInstancesCommand, type CreateFleetError, type CreateFleetInstance,
   type Instance, type Filter,
 } from '@aws-sdk/client-ec2';
 import { ec2Architecture, instanceTypeInfo } from './catalog-info';
 import { matchesFilters, page, tagList, tagRecord } from './filters';
 import { hashHex, type Ec2World, type SimInstance } from './ec2-world';
 
-export function ec2Error(code: string, message: string): EC2ServiceException {
+function ec2Error(code: string, message: string): EC2ServiceException {
   const e = new EC2ServiceException({ name: code, $fault: 'client', $metadata: { httpStatusCode: 400 }, message });
   Object.assign(e, { Code: code });
   return e;
@@ -226,5 +226,3 @@ function installInstanceTypes(on: On, world: () => Ec2World): void {
     return { SpotPriceHistory: p.items, ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
   });
 }
-
-export { EC2Client };

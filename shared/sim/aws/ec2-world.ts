@@ -67,7 +67,7 @@ export interface Ec2WorldOptions {
   discoveryTags?: Record<string, string>;
 }
 
-export const SPOT_NOTICE_SECONDS = 120;
+const SPOT_NOTICE_SECONDS = 120;
 
 export { hashHex } from '../hash';
 

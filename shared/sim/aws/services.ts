@@ -20,7 +20,7 @@ import { installIam } from './iam-mock';
 import { IAMClient } from '@aws-sdk/client-iam';
 import type { Ec2World } from './ec2-world';
 
-export interface SimulatedCluster {
+interface SimulatedCluster {
   name: string;
   endpoint: string;
   caData: string;

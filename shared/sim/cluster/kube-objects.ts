@@ -30,8 +30,6 @@ export function kubeTypes(store: KubeStore): KubeTypes {
 
 export const listAll = (store: KubeStore, rt: ResourceType): KubeObject[] => store.list(rt).items;
 
-export const nsName = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-
 /** Pods not finished and not being deleted. */
 export const isLivePod = (p: KubeObject): boolean => {
   const phase = (p.status as { phase?: string } | undefined)?.phase;
@@ -41,11 +39,6 @@ export const isLivePod = (p: KubeObject): boolean => {
 export const podNodeName = (p: KubeObject): string | undefined => (p.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
 
 export const isDaemonSetPod = (p: KubeObject): boolean => (p.metadata.ownerReferences ?? []).some((r) => (r as { kind?: string }).kind === 'DaemonSet');
-
-export function nodeReady(n: KubeObject): boolean {
-  const conditions = ((n.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions) ?? [];
-  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
-}
 
 /** Sets (or replaces) one condition in a status.conditions array. */
 export function withCondition(conditions: Record<string, unknown>[] | undefined, c: { type: string; status: string; reason?: string; message?: string }, nowIso: string): Record<string, unknown>[] {

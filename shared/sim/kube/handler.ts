@@ -46,7 +46,7 @@ function parseBody(req: KubeRequest): unknown {
   }
 }
 
-export function resolveTarget(store: KubeStore, group: string, version: string, rest: string[]): Target | undefined {
+function resolveTarget(store: KubeStore, group: string, version: string, rest: string[]): Target | undefined {
   const find = (resource: string) => {
     const rt = store.registry.get(group, resource);
     return rt && rt.version === version ? rt : undefined;

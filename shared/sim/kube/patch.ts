@@ -91,7 +91,7 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
   return out;
 }
 
-export const PatchType = {
+const PatchType = {
   merge: 'application/merge-patch+json',
   strategic: 'application/strategic-merge-patch+json',
   json: 'application/json-patch+json',

@@ -21,7 +21,7 @@ export function clusterRoleRules(file: string): RbacRule[] {
 export interface RbacRequest { method: string; path: string; query: URLSearchParams; authorization?: string }
 
 /** The API group, resource (with `/subresource`), verb and namespace a request asks for; undefined for discovery. */
-export function requestAttributes(r: RbacRequest): { group: string; resource: string; verb: string; namespace?: string; name?: string } | undefined {
+function requestAttributes(r: RbacRequest): { group: string; resource: string; verb: string; namespace?: string; name?: string } | undefined {
   const parts = r.path.split('/').filter(Boolean);
   let group: string;
   let rest: string[];
@@ -40,7 +40,7 @@ export function requestAttributes(r: RbacRequest): { group: string; resource: st
 }
 
 /** True for the functions' identity: a bearer EKS token. */
-export const isFunctionsIdentity = (authorization: string | undefined): boolean => /^Bearer k8s-aws-v1\./.test(authorization ?? '');
+const isFunctionsIdentity = (authorization: string | undefined): boolean => /^Bearer k8s-aws-v1\./.test(authorization ?? '');
 
 /** The 403 answer for a request the rules do not allow, or undefined when allowed. */
 export function rbacDenial(rules: readonly RbacRule[], r: RbacRequest, user = 'nodewright'): { status: 403; body: Json } | undefined {

@@ -27,7 +27,7 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   t('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['status'], ['crd', 'crds']),
 ];
 
-export class CrdInvalidError extends Error {
+class CrdInvalidError extends Error {
   override readonly name = 'CrdInvalidError' as const;
 }
 
@@ -56,7 +56,7 @@ export function resourceTypeFromCrd(crd: Json, where = 'CustomResourceDefinition
 }
 
 /** The repository's infra/crds directory (NodePool, NodeClaim, EC2NodeClass); relative to the working directory when bundled. */
-export function defaultCrdDir(): string {
+function defaultCrdDir(): string {
   try {
     return resolve(dirname(fileURLToPath(import.meta.url)), '../../../infra/crds');
   } catch {

@@ -31,7 +31,7 @@ export function humanDuration(ms: number): string {
 type Step = { field: string } | { filter: { key: string; value: string } };
 
 /** The JSONPath subset printer columns use: `.a.b`, escaped dots (`node\.kubernetes\.io/x`), `[?(@.k=="v")]`. */
-export function parseJsonPath(path: string): Step[] {
+function parseJsonPath(path: string): Step[] {
   const steps: Step[] = [];
   let i = path.startsWith('.') ? 1 : 0;
   let cur = '';

@@ -1,7 +1,7 @@
 /** Plain Kubernetes JSON as the fake API server stores and serves it. */
 export type Json = Record<string, unknown>;
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name?: string;
   generateName?: string;
   namespace?: string;

@@ -24,7 +24,7 @@ interface Watcher {
  * the simulator compares what was written to each with what the controller reports received, so virtual time
  * never moves while an event is still on the wire.
  */
-export const TAGGED_WATCH = /^nodewright-controller \(watch (\d+)\)$/;
+const TAGGED_WATCH = /^nodewright-controller \(watch (\d+)\)$/;
 
 export class WatchHub {
   private readonly history: ChangeEvent[] = [];

@@ -26,7 +26,7 @@ export interface DeployedFunction {
   sqs: boolean;
 }
 
-export class FunctionDefinitionInvalidError extends Error {
+class FunctionDefinitionInvalidError extends Error {
   override readonly name = 'FunctionDefinitionInvalidError' as const;
 }
 

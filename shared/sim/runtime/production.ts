@@ -68,14 +68,14 @@ export interface ProductionBinding {
 }
 
 /** A Lambda runtime that died (out of memory, a crash) reports this to Step Functions and to its invoker. */
-export class FunctionCrashedError extends Error {
+class FunctionCrashedError extends Error {
   override readonly name = 'Runtime.ExitError' as const;
 }
 
 type Patchable = { console: unknown; disabled?: boolean };
 
 /** A function that ran past its timeout; `name` is the error Lambda reports to Step Functions. */
-export class FunctionTimedOutError extends Error {
+class FunctionTimedOutError extends Error {
   override readonly name = 'Sandbox.Timedout' as const;
 }
 

@@ -31,7 +31,7 @@ export function applyObjects(world: SimWorld, objects: KubeObject[]): void {
 }
 
 /** The instance an `interrupt` event targets: a node name, or `any` = the oldest running instance (spot first for spot interruptions). */
-export function interruptTarget(world: SimWorld, node: string, kind: string): SimInstance | undefined {
+function interruptTarget(world: SimWorld, node: string, kind: string): SimInstance | undefined {
   const running = [...world.ec2.instances.values()].filter((i) => i.state === 'running' && i.interruptedAtMs === undefined)
     .sort((a, b) => a.launchTimeMs - b.launchTimeMs || a.id.localeCompare(b.id));
   if (node !== 'any') return running.find((i) => i.privateDnsName === node || i.id === node);

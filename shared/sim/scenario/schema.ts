@@ -6,7 +6,7 @@ import { parseDuration } from '../../core/model/duration';
 import { MAX_EXPANDED_PODS, YAML_OPTIONS, YAML_TO_JS_OPTIONS, parseManifests } from '../../core/model/manifests';
 import type { KubeObject } from '../kube/types';
 
-export class ScenarioInvalidError extends Error {
+class ScenarioInvalidError extends Error {
   override readonly name = 'ScenarioInvalidError' as const;
 }
 
@@ -21,7 +21,7 @@ const duration = z.pipe(z.union([z.string(), z.number()]), z.transform((v: strin
 }));
 
 /** The longest scenario `simulate` runs (a week): the run, its timeline and its report stay bounded. */
-export const MAX_SCENARIO_SECONDS = 168 * 3600;
+const MAX_SCENARIO_SECONDS = 168 * 3600;
 
 const nsName = z.string().check(z.regex(/^([a-z0-9-]+\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected <namespace>/<name> or <name>'));
 const capacityType = z.enum(['spot', 'on-demand']);

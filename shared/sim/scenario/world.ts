@@ -30,7 +30,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { WatchDelivery } from '../runtime/watch-delivery';
 import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding, type ProductionEnv } from '../runtime/production';
-import { SimulatedStepFunctions, type ExecutionRecord } from '../runtime/step-functions';
+import { SimulatedStepFunctions } from '../runtime/step-functions';
 import { SimulatedQueue, startSchedules, type InvocationRecord } from '../runtime/triggers';
 
 export interface WorldOptions {
@@ -71,7 +71,7 @@ export interface SimWorld {
 /** Only one world may be bound to the production modules of a process at a time. */
 let active: SimWorld | undefined;
 
-export class SimulationBusyError extends Error {
+class SimulationBusyError extends Error {
   override readonly name = 'SimulationBusyError' as const;
 }
 
@@ -206,5 +206,3 @@ function lostPodRecorder(clock: VirtualClock, api: FakeKubeApi, lostPods: SimWor
     },
   };
 }
-
-export type { ExecutionRecord, CapturedLog, InvocationRecord };

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import type { WorkflowName } from '../../core/ports';
 import type { Retrier } from './retry';
 
-export const STATE_MACHINES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../statemachines');
+const STATE_MACHINES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../statemachines');
 
 export type AslState = Record<string, unknown> & { Type: string };
 export interface AslDefinition {

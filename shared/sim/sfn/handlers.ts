@@ -10,7 +10,7 @@ import type { InvokeFunction } from './runner';
 
 type CreateHandler = (deps: unknown) => (event: unknown) => Promise<unknown>;
 
-export class LocalFunctionMissingError extends Error {
+class LocalFunctionMissingError extends Error {
   override readonly name = 'LocalFunctionMissingError' as const;
 }
 

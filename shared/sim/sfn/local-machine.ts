@@ -16,7 +16,7 @@ export class AslNotRunnableLocallyError extends Error {
 }
 
 /** The Resource of the Tasks that stand for Wait states (never invoked: the runner answers them). */
-export const LOCAL_WAIT_RESOURCE = 'arn:aws:lambda:local:000000000000:function:wait';
+const LOCAL_WAIT_RESOURCE = 'arn:aws:lambda:local:000000000000:function:wait';
 
 /** The longest timer Node arms, in whole seconds. */
 const NO_TIMEOUT_SECONDS = Math.floor(0x7fff_ffff / 1000);
@@ -53,7 +53,7 @@ function localStates(states: Record<string, AslState>): Record<string, AslState>
 }
 
 /** The definition the library runs (see the file comment). */
-export function localDefinition(definition: AslDefinition): AslDefinition {
+function localDefinition(definition: AslDefinition): AslDefinition {
   return { ...definition, States: localStates(definition.States) };
 }
 

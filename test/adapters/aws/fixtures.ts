@@ -29,7 +29,7 @@ export function nodeClass(over: Partial<EC2NodeClass> = {}): EC2NodeClass {
   };
 }
 
-export function nodePool(over: Partial<NodePool> = {}): NodePool {
+function nodePool(over: Partial<NodePool> = {}): NodePool {
   return {
     name: 'general',
     weight: 0,

@@ -109,10 +109,6 @@ export function bound(node: string | Managed, o: PodOptions = {}): Pod {
   return { ...pod({ cpu: '1', ...o, nodeName }), phase: 'Running', ready: true, startTime: NOW_S - HOUR };
 }
 
-export function boundMany(node: string | Managed, count: number, o: PodOptions = {}): Pod[] {
-  return Array.from({ length: count }, () => bound(node, o));
-}
-
 export function pdb(name: string, selector: Record<string, string>, o: Partial<PodDisruptionBudget> = {}): PodDisruptionBudget {
   return { namespace: 'default', name, selector: { matchLabels: selector }, ...o };
 }

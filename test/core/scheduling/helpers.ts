@@ -36,4 +36,3 @@ export function plan(a: PlanArgs): Plan {
 
 export const scheduledCount = (p: Plan) => p.nodeClaims.reduce((n, c) => n + c.pods.length, 0) + p.existingPlacements.reduce((n, e) => n + e.pods.length, 0);
 export const cheapestType = (p: Plan, i = 0) => p.nodeClaims[i].instanceTypes[0].name;
-export const claimOf = (p: Plan, podName: string) => p.nodeClaims.find((c) => c.pods.some((x) => x.name === podName));

@@ -8,7 +8,7 @@ import { c6g, NOW, type Managed } from '../../core/disruption/builders';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 
 /** A clock whose sleep advances time and lets the test change the cluster meanwhile (e.g. a pod arrives). */
-export class HookClock extends FakeClock {
+class HookClock extends FakeClock {
   onSleep: ((ms: number) => void) | undefined;
   slept: number[] = [];
   override async sleep(ms: number): Promise<void> {

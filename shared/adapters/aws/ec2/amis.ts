@@ -1,6 +1,6 @@
-import { DescribeImagesCommand, paginateDescribeImages, type EC2Client, type Filter } from '@aws-sdk/client-ec2';
+import { paginateDescribeImages, type EC2Client, type Filter } from '@aws-sdk/client-ec2';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import type { AmiFamily, SelectorTerm } from '../../../core/model/karpenter';
+import type { SelectorTerm } from '../../../core/model/karpenter';
 import { NodeClassNotReadyError } from '../../../core/errors';
 import { Label } from '../../../core/model/labels';
 import { awsErrorCode, mapAwsError } from '../errors';
@@ -9,7 +9,7 @@ import { tagFilters } from './selectors';
 export type Arch = 'amd64' | 'arm64';
 /** EKS-optimized AMI flavours: standard, with NVIDIA drivers, with the Neuron (Inferentia/Trainium) driver. */
 export type AmiVariant = 'standard' | 'nvidia' | 'neuron';
-export const AMI_VARIANTS: readonly AmiVariant[] = ['standard', 'nvidia', 'neuron'];
+const AMI_VARIANTS: readonly AmiVariant[] = ['standard', 'nvidia', 'neuron'];
 
 export interface ResolvedAmi {
   id: string;
@@ -65,12 +65,6 @@ export function aliasParameter(alias: string, arch: Arch, k8sVersion: string, va
     default:
       throw new NodeClassNotReadyError(`amiSelectorTerms: unknown alias family "${family}" in "${alias}" (expected al2, al2023, bottlerocket, windows2019, windows2022 or windows2025)`);
   }
-}
-
-/** AMI family implied by an alias (`al2023@latest` → AL2023). */
-export function familyOfAlias(alias: string): AmiFamily | undefined {
-  const f = alias.toLowerCase().split('@')[0];
-  return ({ al2: 'AL2', al2023: 'AL2023', bottlerocket: 'Bottlerocket', windows2019: 'Windows2019', windows2022: 'Windows2022', windows2025: 'Windows2025' } as const)[f as 'al2'];
 }
 
 async function resolveAlias(ssm: SSMClient, alias: string, k8sVersion: string): Promise<ResolvedAmi[]> {
@@ -133,7 +127,7 @@ export async function resolveAmis(deps: { ec2: EC2Client; ssm: SSMClient }, term
 }
 
 /** The variant an instance type needs: NVIDIA GPUs → nvidia, AWS Inferentia/Trainium → neuron. */
-export function variantFor(type: { labels: Record<string, string> }): AmiVariant {
+function variantFor(type: { labels: Record<string, string> }): AmiVariant {
   if (type.labels[Label.instanceGpuManufacturer] === 'nvidia') return 'nvidia';
   if (type.labels[Label.instanceAcceleratorManufacturer] === 'aws') return 'neuron';
   return 'standard';
@@ -148,5 +142,3 @@ export function amiFor(amis: ResolvedAmi[], type: { arch: Arch; labels: Record<s
   const variant = variantFor(type);
   return sameArch.find((a) => a.variant === variant) ?? sameArch.find((a) => a.variant === undefined) ?? sameArch.find((a) => a.variant === 'standard');
 }
-
-export { DescribeImagesCommand };

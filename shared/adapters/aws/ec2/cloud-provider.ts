@@ -19,8 +19,6 @@ import { NodeClassResolver, type ResolvedNodeClass } from './node-class-resolver
 import { resolveSecurityGroups, resolveSubnets } from './selectors';
 import { clusterTagKey, isOwnedByCluster } from './tags';
 
-export { ICE_TTL_SECONDS } from './launch';
-
 export interface Ec2CloudProviderDeps {
   ec2: EC2Client;
   ssm: SSMClient;

@@ -6,7 +6,7 @@ import type { InstanceType } from '../../../core/instance-types/types';
 import { InsufficientCapacityError } from '../../../core/errors';
 
 /** CreateFleet accepts at most this many overrides per request (Karpenter truncates the same way). */
-export const MAX_FLEET_OVERRIDES = 60;
+const MAX_FLEET_OVERRIDES = 60;
 
 export interface PlannedOverride {
   instanceType: string;
@@ -31,7 +31,7 @@ const EXOTIC_KEYS: ReadonlySet<string> = new Set([
 const EXOTIC_RESOURCES = [Resource.nvidiaGpu, Resource.amdGpu, Resource.awsNeuron, Resource.habanaGaudi];
 
 /** The values a requirement set allows for `key` among `universe` (no requirement = all). */
-export function allowedValues(reqs: NodeSelectorRequirement[], key: string, universe: readonly string[]): string[] {
+function allowedValues(reqs: NodeSelectorRequirement[], key: string, universe: readonly string[]): string[] {
   let allowed = [...universe];
   for (const r of reqs) {
     if (r.key !== key) continue;

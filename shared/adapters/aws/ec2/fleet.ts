@@ -8,7 +8,7 @@ import { recordToTags } from './tags';
 import type { FleetPlan, PlannedOverride } from './fleet-plan';
 
 /** CreateFleet client tokens are at most 64 ASCII characters. */
-export const MAX_CLIENT_TOKEN_LENGTH = 64;
+const MAX_CLIENT_TOKEN_LENGTH = 64;
 
 /**
  * The CreateFleet ClientToken for a NodeClaim: its name (plus `suffix` for a deliberate second attempt),

@@ -6,10 +6,10 @@ import type { StoredPrices } from '../../../core/ports/state-store';
 import { mapAwsError } from '../errors';
 import { toCatalogEntry } from './catalog-mapping';
 
-export const INSTANCE_TYPES_TTL_MS = 5 * 60_000;
-export const SPOT_PRICES_TTL_MS = 12 * 3600_000;
+const INSTANCE_TYPES_TTL_MS = 5 * 60_000;
+const SPOT_PRICES_TTL_MS = 12 * 3600_000;
 /** How long a container reuses the on-demand prices it read from the state store. */
-export const ON_DEMAND_PRICES_TTL_MS = 5 * 60_000;
+const ON_DEMAND_PRICES_TTL_MS = 5 * 60_000;
 
 interface Cached<T> { value: T; at: number }
 

@@ -19,7 +19,7 @@ export const providerIdFor = (zone: string, instanceId: string): string => `aws:
 
 const STATES: ReadonlySet<string> = new Set(['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped']);
 
-export function toCloudInstance(i: Instance): CloudInstance {
+function toCloudInstance(i: Instance): CloudInstance {
   const zone = i.Placement?.AvailabilityZone ?? '';
   const id = i.InstanceId ?? '';
   const state = i.State?.Name && STATES.has(i.State.Name) ? (i.State.Name as InstanceState) : 'pending';

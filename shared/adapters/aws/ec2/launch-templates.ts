@@ -7,7 +7,7 @@ import type { BlockDeviceMapping, EC2NodeClass } from '../../../core/model/karpe
 import { awsErrorCode, mapAwsError } from '../errors';
 import { recordToTags } from './tags';
 
-export const LAUNCH_TEMPLATE_PREFIX = 'nodewright/';
+const LAUNCH_TEMPLATE_PREFIX = 'nodewright/';
 const GiB = 1024 ** 3;
 
 export interface LaunchTemplateInput {
@@ -21,7 +21,7 @@ export interface LaunchTemplateInput {
 }
 
 /** Karpenter's defaults when the node class lists no block devices (docs/karpenter-reference.md §1.2). */
-export function defaultBlockDevices(nodeClass: EC2NodeClass): BlockDeviceMapping[] {
+function defaultBlockDevices(nodeClass: EC2NodeClass): BlockDeviceMapping[] {
   const gp3 = (gib: number) => ({ volumeSize: gib * GiB, volumeType: 'gp3', encrypted: true, deleteOnTermination: true });
   if (nodeClass.amiFamily === 'Bottlerocket') {
     return [{ deviceName: '/dev/xvda', rootVolume: true, ebs: gp3(4) }, { deviceName: '/dev/xvdb', ebs: gp3(20) }];
@@ -49,7 +49,7 @@ function blockDevices(nodeClass: EC2NodeClass): LaunchTemplateBlockDeviceMapping
 }
 
 /** The LaunchTemplateData for a node class + AMI; everything that varies is in here, so its hash names it. */
-export function launchTemplateData(input: LaunchTemplateInput): RequestLaunchTemplateData {
+function launchTemplateData(input: LaunchTemplateInput): RequestLaunchTemplateData {
   const nc = input.nodeClass;
   const m = nc.metadataOptions;
   const sgs = [...input.securityGroupIds].sort();
@@ -66,7 +66,7 @@ export function launchTemplateData(input: LaunchTemplateInput): RequestLaunchTem
   };
 }
 
-export function launchTemplateName(data: RequestLaunchTemplateData, tags: Record<string, string>): string {
+function launchTemplateName(data: RequestLaunchTemplateData, tags: Record<string, string>): string {
   const sortedTags = Object.entries(tags).sort(([a], [b]) => a.localeCompare(b));
   const hash = createHash('sha256').update(JSON.stringify({ data, tags: sortedTags })).digest('hex').slice(0, 20);
   return `${LAUNCH_TEMPLATE_PREFIX}${hash}`;

@@ -23,7 +23,7 @@ import { clusterTagKey, launchTags } from './tags';
 import { renderUserData } from './user-data';
 
 /** ICE marks live 3 minutes (docs/karpenter-reference.md §3.4). */
-export const ICE_TTL_SECONDS = 180;
+const ICE_TTL_SECONDS = 180;
 
 export interface FleetLauncherDeps {
   ec2: EC2Client;

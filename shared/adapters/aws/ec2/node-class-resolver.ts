@@ -12,7 +12,7 @@ export interface ResolvedNodeClass {
   amis: ResolvedAmi[];
 }
 
-export const NODE_CLASS_TTL_MS = 60_000;
+const NODE_CLASS_TTL_MS = 60_000;
 
 /** Resolves a node class's selector terms against EC2/SSM, cached for a minute per (name, terms). */
 export class NodeClassResolver {

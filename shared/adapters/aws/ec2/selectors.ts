@@ -1,5 +1,5 @@
 import {
-  DescribeSecurityGroupsCommand, DescribeSubnetsCommand, paginateDescribeSecurityGroups, paginateDescribeSubnets,
+  paginateDescribeSecurityGroups, paginateDescribeSubnets,
   type EC2Client, type Filter,
 } from '@aws-sdk/client-ec2';
 import type { SelectorTerm } from '../../../core/model/karpenter';
@@ -78,4 +78,3 @@ export function subnetPerZone(subnets: ResolvedSubnet[]): Map<string, ResolvedSu
 }
 
 // Re-exported so tests can mock by command class.
-export { DescribeSecurityGroupsCommand, DescribeSubnetsCommand };

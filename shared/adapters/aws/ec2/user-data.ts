@@ -6,7 +6,7 @@ import type { Taint } from '../../../core/model/kube';
 import { TaintKey } from '../../../core/model/labels';
 import { NodeClassNotReadyError } from '../../../core/errors';
 
-export interface ClusterBootstrap {
+interface ClusterBootstrap {
   name: string;
   endpoint: string;
   /** Base64 CA bundle. */
@@ -41,7 +41,7 @@ const sortedEntries = (r: Record<string, string>) => Object.entries(r).sort(([a]
  * their sub-domains — the set Karpenter's RejectForbiddenLabels strips. The registration step puts the claim's
  * labels on the Node through the API afterwards, so none is lost.
  */
-export function kubeletSettableLabels(labels: Record<string, string>): Record<string, string> {
+function kubeletSettableLabels(labels: Record<string, string>): Record<string, string> {
   const restricted = (key: string): boolean => {
     const domain = key.includes('/') ? key.slice(0, key.indexOf('/')) : '';
     return ['kubernetes.io', 'k8s.io'].some((d) => domain === d || domain.endsWith(`.${d}`));

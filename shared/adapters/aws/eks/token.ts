@@ -4,13 +4,13 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
-export const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';
+const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';
 /** X-Amz-Expires of the presigned URL (what aws-iam-authenticator expects). */
-export const PRESIGN_EXPIRES_SECONDS = 60;
+const PRESIGN_EXPIRES_SECONDS = 60;
 /** EKS accepts a token for 15 minutes after signing; like `aws eks get-token` we treat it as valid for 14. */
-export const TOKEN_LIFETIME_MS = 14 * 60 * 1000;
+const TOKEN_LIFETIME_MS = 14 * 60 * 1000;
 /** Tokens are re-signed this long before they would expire. */
-export const DEFAULT_REFRESH_BEFORE_MS = 60 * 1000;
+const DEFAULT_REFRESH_BEFORE_MS = 60 * 1000;
 
 export interface EksTokenOptions {
   clusterName: string;
@@ -42,7 +42,7 @@ export async function presignEksToken(opts: EksTokenOptions): Promise<string> {
   return EKS_TOKEN_PREFIX + Buffer.from(url).toString('base64url');
 }
 
-export interface BearerTokenProvider {
+interface BearerTokenProvider {
   token(): Promise<string>;
 }
 

@@ -16,9 +16,9 @@ import type { EC2NodeClass } from '../../../core/model/karpenter';
 import { errorText } from '../errors';
 
 /** How long a container trusts that a profile it ensured still exists with its role. */
-export const PROFILE_CACHE_TTL_MS = 15 * 60_000;
+const PROFILE_CACHE_TTL_MS = 15 * 60_000;
 
-export class InstanceProfileError extends Error {
+class InstanceProfileError extends Error {
   override readonly name = 'InstanceProfileError' as const;
 }
 

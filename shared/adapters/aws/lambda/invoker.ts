@@ -2,7 +2,7 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { FunctionInvoker, InvokedFunction } from '../../../core/ports/function-invoker';
 
-export class FunctionInvocationError extends Error {
+class FunctionInvocationError extends Error {
   override readonly name = 'FunctionInvocationError' as const;
 }
 

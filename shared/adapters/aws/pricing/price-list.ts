@@ -17,7 +17,7 @@ export function priceListEndpointRegion(region: string): string {
   return 'us-east-1';
 }
 
-export class PriceListUnavailableError extends Error {
+class PriceListUnavailableError extends Error {
   override readonly name = 'PriceListUnavailableError' as const;
 }
 

@@ -8,7 +8,7 @@ import type { PricingClient } from '@aws-sdk/client-pricing';
 import type { StateStore } from '../../../core/ports/state-store';
 import { fetchOnDemandPrices } from './price-list';
 
-export const PRICES_MAX_AGE_MS = 12 * 3600_000;
+const PRICES_MAX_AGE_MS = 12 * 3600_000;
 
 export interface PriceRefreshResult {
   refreshed: boolean;

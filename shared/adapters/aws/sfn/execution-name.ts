@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 
 /** Step Functions execution names: 1–80 characters; we keep to the ASCII set CloudWatch also accepts. */
-export const MAX_EXECUTION_NAME_LENGTH = 80;
+const MAX_EXECUTION_NAME_LENGTH = 80;
 const ALLOWED = /^[A-Za-z0-9_-]+$/;
 
-export class ExecutionNameInvalidError extends Error {
+class ExecutionNameInvalidError extends Error {
   override readonly name = 'ExecutionNameInvalidError' as const;
 }
 

@@ -1,2 +1,2 @@
-export { SfnWorkflowStarter, StateMachineUnknownError, executionArnFor, type SfnWorkflowStarterDeps } from './workflow-starter';
-export { sanitizeExecutionName, ExecutionNameInvalidError, MAX_EXECUTION_NAME_LENGTH } from './execution-name';
+export { SfnWorkflowStarter, StateMachineUnknownError,   } from './workflow-starter';
+export { sanitizeExecutionName,   } from './execution-name';

@@ -14,7 +14,7 @@ export interface SfnWorkflowStarterDeps {
 }
 
 /** arn:aws:states:r:a:stateMachine:M + name → arn:aws:states:r:a:execution:M:name */
-export function executionArnFor(stateMachineArn: string, executionName: string): string {
+function executionArnFor(stateMachineArn: string, executionName: string): string {
   return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName}`;
 }
 

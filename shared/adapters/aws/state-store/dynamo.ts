@@ -10,7 +10,7 @@ import { auditDay, auditDays, DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_WINDOW
  * TTL attribute `expiresAtSec` (epoch seconds). DynamoDB deletes expired items lazily (up to days later),
  * so every read also filters on `expiresAtMs`.
  */
-export const StateTable = {
+const StateTable = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'expiresAtSec',

@@ -1,3 +1,3 @@
-export { DynamoStateStore, StateTable, type DynamoStateStoreDeps } from './dynamo';
+export { DynamoStateStore,   } from './dynamo';
 export { MemoryStateStore } from './memory';
-export { StateStoreInputInvalidError, offeringKey } from './semantics';
+export { StateStoreInputInvalidError,  } from './semantics';

@@ -68,7 +68,7 @@ const COPIED_NODE_TEMPLATE_FIELDS = ['userData', 'tags', 'metadataOptions', 'blo
 const KNOWN_NODE_TEMPLATE_FIELDS = new Set([...COPIED_NODE_TEMPLATE_FIELDS, 'amiFamily', 'amiSelector', 'subnetSelector', 'securityGroupSelector', 'instanceProfile', 'launchTemplate', 'apiVersion', 'kind']);
 
 /** AWSNodeTemplate spec (or a Provisioner's inline `provider`) → EC2NodeClass v1 spec. */
-export function nodeTemplateSpecToV1(spec: Json, ctx: ManifestContext | undefined, path: string, warnings: string[], what: string): Json {
+function nodeTemplateSpecToV1(spec: Json, ctx: ManifestContext | undefined, path: string, warnings: string[], what: string): Json {
   if (spec.launchTemplate !== undefined) fail(ctx, `${path}.launchTemplate`, 'launchTemplate is not supported in v1; set amiSelectorTerms, userData and the other fields instead');
   for (const k of ['subnetSelector', 'securityGroupSelector'] as const) {
     if (!spec[k] || Object.keys(obj(spec[k])).length === 0) fail(ctx, `${path}.${k}`, `${k} is required`);

@@ -40,7 +40,7 @@ const domainOf = (key: string): string => (key.includes('/') ? key.slice(0, key.
  * (label domain "karpenter.sh" except its well-known labels, "karpenter.sh/nodepool", "kubernetes.io/hostname")
  * plus the AWS provider's restricted domain "karpenter.k8s.aws" (its well-known labels excepted).
  */
-export function restrictedLabelProblem(key: string): string | undefined {
+function restrictedLabelProblem(key: string): string | undefined {
   if (RestrictedLabels.has(key)) return `label ${JSON.stringify(key)} is restricted`;
   const domain = domainOf(key);
   for (const restricted of RestrictedLabelDomains) {

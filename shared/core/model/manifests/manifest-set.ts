@@ -5,7 +5,7 @@ import type {
 } from '../kube';
 import type { Workload } from './workloads';
 
-export interface ManifestWarning {
+interface ManifestWarning {
   file: string;
   /** 0-based document index in the file. */
   documentIndex: number;

@@ -29,7 +29,7 @@ const IGNORED_QUIETLY = new Set(['Namespace', 'Service', 'ConfigMap', 'Secret', 
  * How many alias resolutions one YAML document may make (the yaml library's `maxAliasCount`): enough for
  * anchors and merge keys in real manifests, far too few for a "billion laughs" document to expand.
  */
-export const MAX_YAML_ALIASES = 100;
+const MAX_YAML_ALIASES = 100;
 
 /** Options used for every manifest YAML parse (also by the scenario reader). */
 export const YAML_OPTIONS = { merge: true } as const;

@@ -10,7 +10,7 @@ import { affinity, toleration, topologySpreadConstraint } from './scheduling-fie
 const PHASES: ReadonlySet<string> = new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']);
 
 /** A container's requests, with limits filling in resources that have no request (as the API server defaults them). */
-export function containerRequests(c: unknown, ctx: PodContext | undefined, path: string): ResourceList {
+function containerRequests(c: unknown, ctx: PodContext | undefined, path: string): ResourceList {
   const res = obj(obj(c).resources);
   const requests = resources(res.requests, ctx, `${path}.resources.requests`);
   const limits = resources(res.limits, ctx, `${path}.resources.limits`);
@@ -24,7 +24,7 @@ const isSidecar = (c: unknown): boolean => str(obj(c).restartPolicy) === 'Always
  * Effective pod requests: max(Σ containers + Σ sidecars, each init container + the sidecars started
  * before it, each sidecar prefix sum) + overhead. Resources are compared one by one, as Kubernetes does.
  */
-export function podSpecRequests(spec: Json, ctx: PodContext | undefined, path = 'spec'): ResourceList {
+function podSpecRequests(spec: Json, ctx: PodContext | undefined, path = 'spec'): ResourceList {
   const running: ResourceList = {};
   arr(spec.containers).forEach((c, i) => addInto(running, containerRequests(c, ctx, `${path}.containers[${i}]`)));
   const sidecars: ResourceList = {};
@@ -90,7 +90,7 @@ function volumeClaims(spec: Json, podName: string): PodVolumeClaim[] {
   return out;
 }
 
-export function ownerOf(metadata: Json): OwnerRef | undefined {
+function ownerOf(metadata: Json): OwnerRef | undefined {
   const refs = arr(metadata.ownerReferences).map(obj);
   const ref = refs.find((r) => r.controller === true) ?? refs[0];
   if (!ref) return undefined;

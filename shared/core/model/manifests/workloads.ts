@@ -6,7 +6,7 @@ import type { PersistentVolumeClaim, Pod } from '../kube';
 import { arr, num, obj, str, type Json, type PodContext } from './context';
 import { podFromKube } from './pod';
 
-export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'StatefulSet' | 'Job';
+type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'StatefulSet' | 'Job';
 export const WorkloadKinds: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'ReplicaSet', 'StatefulSet', 'Job']);
 
 export interface Workload {

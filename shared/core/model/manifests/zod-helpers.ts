@@ -13,7 +13,7 @@ export const requiredObject = <T extends z.core.$ZodLooseShape>(shape: T, what: 
 export const stringMapSchema = z.record(z.string(), z.pipe(z.union([z.string(), z.number(), z.boolean(), z.null()]), z.transform((v: string | number | boolean | null) => (v === null ? '' : String(v)))));
 
 /** A Kubernetes quantity ("500m", "20Gi", 2): anything else is an issue on the field, never a later throw. */
-export const quantitySchema = z.union([z.string(), z.number()]).check(z.refine(isQuantity, {
+const quantitySchema = z.union([z.string(), z.number()]).check(z.refine(isQuantity, {
   error: (iss) => `invalid quantity ${JSON.stringify(iss.input)} (expected e.g. "500m", "20Gi" or 2)`,
 }));
 
@@ -24,7 +24,7 @@ export const nonNegativeQuantity = quantitySchema.check(z.refine((q) => !isQuant
 export const positiveQuantity = quantitySchema.check(z.refine((q) => !isQuantity(q) || parseQuantityValue(q) > 0, { error: (iss) => `must be greater than zero, got ${JSON.stringify(iss.input)}` }));
 
 /** Go duration with h/m/s units, as the CRDs allow. */
-export const DURATION_RE = /^([0-9]+(s|m|h))+$/;
+const DURATION_RE = /^([0-9]+(s|m|h))+$/;
 
 export const durationOrNever = (what: string) =>
   stringish.check(z.refine((s) => s === 'Never' || DURATION_RE.test(s), `${what} must be a duration like "30s", "15m", "720h" or "Never"`));

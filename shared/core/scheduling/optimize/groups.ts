@@ -25,7 +25,7 @@ import { compileSelector } from '../selectors';
 import type { Plan, PlannedNodeClaim, SchedulingInput } from '../types';
 
 /** How far a pod may move: not at all, or with its zone kept, and/or at most one of its kind per node. */
-export interface Mobility { fixed: boolean; zone: boolean; host: boolean }
+interface Mobility { fixed: boolean; zone: boolean; host: boolean }
 
 /** A hostname-level rule of a pod: whom it selects, and for a spread its maxSkew (pods on other nodes count). */
 interface HostRule { selects: (p: Pod) => boolean; maxSkew?: number }
@@ -57,7 +57,7 @@ function termsOf(p: Pod): { affinity: PodAffinityTerm[]; anti: PodAffinityTerm[]
  * term, then preferences) until it schedules, so the first state in that order the claim satisfies — its
  * requirements and every instance type it lists. Undefined when none does.
  */
-export function placedState(p: Pod, claim: PlannedNodeClaim, claimReqs: Requirements, ignorePrefs: boolean, poolTaints: readonly Taint[][]): PodState | undefined {
+function placedState(p: Pod, claim: PlannedNodeClaim, claimReqs: Requirements, ignorePrefs: boolean, poolTaints: readonly Taint[][]): PodState | undefined {
   const s = newPodState(p, 0, [], ignorePrefs);
   for (;;) {
     if (claimReqs.compatible(s.requirements) && claim.instanceTypes.every((it) => typeMatches(it, s.requirements)) && offeringsHeld(claimReqs, s.requirements)) return s;

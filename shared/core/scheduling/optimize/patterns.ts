@@ -18,7 +18,7 @@ export interface Pattern { type: number; counts: number[]; cost: number }
  */
 export interface Variant { o: TypeOption; ct: string; zone: string | null; price: number; allowed: boolean[] }
 
-export const EPS = 1e-9;
+const EPS = 1e-9;
 
 export function fits(counts: number[], kinds: Kind[], eff: Float64Array): boolean {
   for (let d = 0; d < eff.length; d++) {

@@ -40,7 +40,7 @@ export interface RepackReport {
 }
 
 /** Groups with fewer movable pods are packed by a first-fit-decreasing heuristic, without the LP solver. */
-export const SMALL_GROUP = 40;
+const SMALL_GROUP = 40;
 
 /** Whether the plan has groups to re-pack, and whether one is large enough to need the LP solver. */
 export function repackNeeds(input: SchedulingInput, plan: Plan): { groups: boolean; lp: boolean } {
