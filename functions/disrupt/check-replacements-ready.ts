@@ -1,8 +1,7 @@
 /** CheckReplacementsReady (disrupt): are all replacement claims initialized? DeadlineExceededError past the deadline. */
-import { checkReplacementsReady, DisruptionStateInput, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { checkReplacementsReady, DisruptionStateInput, parseStateInput, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
-import { parseStateInput } from '../../shared/adapters/lambda/state-input';
 
 export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>) => async (event: unknown) =>
   checkReplacementsReady(deps, parseStateInput('checkReplacementsReady', DisruptionStateInput, event));

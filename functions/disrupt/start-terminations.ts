@@ -1,9 +1,8 @@
 /** StartTerminations (disrupt): one `terminate` execution per candidate, named `<nodeclaim>-<disruptionId>`. */
-import { DisruptionStateInput, startTerminations, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { DisruptionStateInput, parseStateInput, startTerminations, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
-import { parseStateInput } from '../../shared/adapters/lambda/state-input';
 
 export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'store' | 'workflows'>) => async (event: unknown) =>
   startTerminations(deps, parseStateInput('startTerminations', DisruptionStateInput, event));

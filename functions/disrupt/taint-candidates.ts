@@ -1,8 +1,7 @@
 /** TaintCandidates (disrupt): taints every candidate node `karpenter.sh/disrupted:NoSchedule`. */
-import { DisruptionStateInput, taintCandidates, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { DisruptionStateInput, parseStateInput, taintCandidates, unwrapExecution, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
-import { parseStateInput, unwrapExecution } from '../../shared/adapters/lambda/state-input';
 
 /** `{input, executionName}` from the machine: the nodes' `nodewright.io/disrupted-by` names this execution. */
 export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>) => async (event: unknown) => {

@@ -4,11 +4,10 @@
  * disruption id, before any side effect. The state machine passes `{input, executionName}`; a bare input
  * (a direct call) is accepted too.
  */
-import { parseDisruptInput, prepareDisruption, type DisruptionState, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { parseDisruptInput, prepareDisruption, unwrapExecution, type DisruptionState, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
-import { unwrapExecution } from '../../shared/adapters/lambda/state-input';
 
 export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster'>) => async (event: unknown): Promise<DisruptionState> => {
   const { input, executionName } = unwrapExecution(event);

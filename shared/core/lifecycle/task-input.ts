@@ -1,6 +1,9 @@
-/** Parsing a Task's input (the state the ASL hands over) with zod: a wrong shape is a named error naming the field. */
-import * as z from '../../core/zod';
-import { ExecutionInputInvalidError } from '../../core/errors';
+/**
+ * Parsing a Task's input (the state the ASL hands over) with zod: a wrong shape is a named error naming the
+ * field. Each use case's input schemas are beside it (launch-input.ts, termination-input.ts, disruption-state.ts).
+ */
+import * as z from '../zod';
+import { ExecutionInputInvalidError } from '../errors';
 
 export function parseStateInput<S extends z.ZodMiniType>(functionKey: string, schema: S, event: unknown): z.infer<S> {
   const result = schema.safeParse(event);
@@ -18,24 +21,6 @@ export const StateFields = {
   deadlineMs: z.number().check(z.int(), z.nonnegative()),
   reason: z.string().check(z.minLength(1)),
 };
-
-/** A terminate target as the terminate machine carries it. */
-export const TargetSchema = z.looseObject({
-  nodeClaimName: z.optional(StateFields.nodeClaimName),
-  nodeName: z.optional(StateFields.nodeName),
-  providerID: z.optional(StateFields.providerID),
-  reason: z._default(StateFields.reason, 'Manual'),
-}).check(z.refine((t) => t.nodeClaimName !== undefined || t.nodeName !== undefined, { message: 'nodeClaimName or nodeName is required' }));
-
-export const DrainingSchema = z.looseObject({
-  nodeClaimName: z.optional(StateFields.nodeClaimName),
-  nodeName: z.optional(StateFields.nodeName),
-  providerID: z.optional(StateFields.providerID),
-  reason: z._default(StateFields.reason, 'Manual'),
-  drainDeadlineMs: z.number().check(z.int(), z.nonnegative()),
-  forceAtDeadline: z.boolean(),
-  passes: z.optional(z.number().check(z.int(), z.nonnegative())),
-});
 
 /**
  * Tasks that need to know which execution they run in get `{input, executionName}` from the state machine
