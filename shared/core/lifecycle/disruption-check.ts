@@ -37,14 +37,8 @@ function poolRequirements(pool: NodePool): Requirements {
 
 const show = (r: Requirement | undefined) => (r ? JSON.stringify(r.toNodeSelector()) : 'none');
 
-/**
- * One replacement checked against its pool (pure) and rewritten: the name and annotation of this disruption,
- * the pool's requirements intersected in (a key the replacement leaves open is the pool's), an explicit
- * instance-type list (the listed types, or the pool's compatible types cheapest first), the pool's taints, annotations and
- * labels, a fresh status. Throws ExecutionInputInvalidError on anything outside the pool.
- */
-export function checkReplacement(snapshot: ClusterSnapshot, typesByPool: Record<string, InstanceType[]>, r: NodeClaim, index: number, disruptionId: string): NodeClaim {
-  const field = `replacements[${index}]`;
+/** The replacement's NodePool: it exists, is not being deleted, is ready, and has the replacement's EC2NodeClass. */
+function replacementPool(snapshot: ClusterSnapshot, r: NodeClaim, field: string): NodePool {
   const pool = snapshot.nodePools.find((p) => p.name === r.nodePool);
   if (!pool) throw invalidDisruptInput(`${field}.nodePool`, `nodepool "${r.nodePool}" does not exist`);
   if (pool.deleting) throw invalidDisruptInput(`${field}.nodePool`, `nodepool "${pool.name}" is being deleted`);
@@ -54,18 +48,26 @@ export function checkReplacement(snapshot: ClusterSnapshot, typesByPool: Record<
   if (ref.group !== want.group || ref.kind !== want.kind || ref.name !== want.name) {
     throw invalidDisruptInput(`${field}.spec.nodeClassRef`, `${ref.group}/${ref.kind}/${ref.name} is not nodepool "${pool.name}"'s ${want.group}/${want.kind}/${want.name}`);
   }
-  const poolReqs = poolRequirements(pool);
-  const own = Requirements.fromNodeSelector(r.spec.requirements as NodeSelectorRequirement[]);
+  return pool;
+}
+
+/** The replacement's own requirements and labels checked against the pool's requirements. */
+function checkWithinPool(field: string, pool: NodePool, poolReqs: Requirements, own: Requirements, labels: NodeClaim['labels']): void {
   for (const [key, req] of own.byKey) {
     const p = poolReqs.get(key);
     if (p && !p.intersects(req)) throw invalidDisruptInput(`${field}.spec.requirements`, `${show(req)} is outside nodepool "${pool.name}"'s ${show(p)}`);
   }
-  for (const [key, value] of Object.entries(r.labels ?? {})) {
+  for (const [key, value] of Object.entries(labels ?? {})) {
     const p = poolReqs.get(key);
     if (p && !p.has(value)) throw invalidDisruptInput(`${field}.labels`, `${key}=${value} is outside nodepool "${pool.name}"'s ${show(p)}`);
   }
-  const merged = poolReqs.intersect(own);
-  const catalog = typesByPool[pool.name] ?? [];
+}
+
+/**
+ * The replacement's explicit instance-type list: the listed types (each offered by the pool's EC2NodeClass and
+ * satisfying the merged requirements), or the pool's compatible available types cheapest first.
+ */
+function replacementTypes(field: string, pool: NodePool, poolReqs: Requirements, merged: Requirements, catalog: InstanceType[]): string[] {
   const fits = (it: InstanceType) => typeMatches(it, merged) && it.offerings.some((o) => offeringMatches(o, merged));
   const listed = merged.get(Label.instanceType);
   let types: string[];
@@ -81,6 +83,23 @@ export function checkReplacement(snapshot: ClusterSnapshot, typesByPool: Record<
       .slice(0, MAX_INSTANCE_TYPES).map((it) => it.name);
     if (types.length === 0) throw invalidDisruptInput(`${field}.spec.requirements`, `no instance type of nodepool "${pool.name}" satisfies them`);
   }
+  return types;
+}
+
+/**
+ * One replacement checked against its pool (pure) and rewritten: the name and annotation of this disruption,
+ * the pool's requirements intersected in (a key the replacement leaves open is the pool's), an explicit
+ * instance-type list (the listed types, or the pool's compatible types cheapest first), the pool's taints, annotations and
+ * labels, a fresh status. Throws ExecutionInputInvalidError on anything outside the pool.
+ */
+export function checkReplacement(snapshot: ClusterSnapshot, typesByPool: Record<string, InstanceType[]>, r: NodeClaim, index: number, disruptionId: string): NodeClaim {
+  const field = `replacements[${index}]`;
+  const pool = replacementPool(snapshot, r, field);
+  const poolReqs = poolRequirements(pool);
+  const own = Requirements.fromNodeSelector(r.spec.requirements as NodeSelectorRequirement[]);
+  checkWithinPool(field, pool, poolReqs, own, r.labels);
+  const merged = poolReqs.intersect(own);
+  const types = replacementTypes(field, pool, poolReqs, merged, typesByPool[pool.name] ?? []);
   const requirements = [...merged.byKey.values()].filter((x) => x.key !== Label.instanceType).map((x) => x.toNodeSelector());
   requirements.push({ key: Label.instanceType, operator: 'In', values: types });
   requirements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -51,12 +51,7 @@ export class InProgressClaim {
     }
     this.maxEff = new Float64Array(dims.size);
     this.minEff = new Float64Array(dims.size).fill(Infinity);
-    for (const o of options) {
-      for (let i = 0; i < dims.size; i++) {
-        if (o.eff[i] > this.maxEff[i]) this.maxEff[i] = o.eff[i];
-        if (o.eff[i] < this.minEff[i]) this.minEff[i] = o.eff[i];
-      }
-    }
+    foldEffBounds(options, this.maxEff, this.minEff);
   }
 
   get requests(): ResourceList {
@@ -97,25 +92,10 @@ export class InProgressClaim {
 
   private tryAdd(s: PodState, topology: Topology, requirements: Requirements): AddPlan | string {
     const pv = s.reqVec;
-    let merged = requirements;
-    if (topology.hasGroups) {
-      // Choose topology domains only where a type that fits the pod is offered (so a spread never pins a zone
-      // the claim cannot launch in).
-      const feasible = (key: string, d: string) =>
-        key === Label.zone ? this.zoneFeasible(d, pv, merged) : !TypeLabelKeys.has(key) || this.typeFeasible(key, d, pv);
-      const t = topology.addRequirements(s, merged, feasible);
-      if (typeof t === 'string') return t;
-      merged = t;
-    }
+    const merged = topology.hasGroups ? this.withTopology(s, topology, requirements) : requirements;
+    if (typeof merged === 'string') return merged;
     const changedTypeKeys: string[] = [];
-    let offeringsChanged = false;
-    if (merged !== this.requirements) {
-      for (const [k, r] of merged.byKey) {
-        if (this.requirements.get(k) === r) continue;
-        if (TypeLabelKeys.has(k)) changedTypeKeys.push(k);
-        else if (OfferingKeys.has(k)) offeringsChanged = true;
-      }
-    }
+    const offeringsChanged = merged !== this.requirements && this.changedKeys(merged, changedTypeKeys);
     const n = this.dims.size;
     const reqVec = new Float64Array(n);
     for (let i = 0; i < n; i++) reqVec[i] = this.reqVec[i] + pv[i];
@@ -133,8 +113,7 @@ export class InProgressClaim {
     const hasVolumes = s.volumes.length > 0;
     let volumeLimited = false;
     // Requests still within every option's allocatable: no option can drop for resources.
-    let allFit = true;
-    for (let k = 0; k < nz.length; k++) if (reqVec[nz[k]] > this.minEff[nz[k]]) { allFit = false; break; }
+    const allFit = requestsFit(reqVec, nz, this.minEff);
     const scan = !allFit || changedTypeKeys.length > 0 || match !== undefined || ports !== undefined || hasVolumes;
     // A fresh claim narrowed by resources only: the same first requests give the same options.
     const memoKey = scan && allFit === false && this.pods.length === 0 && all === this.template.options && changedTypeKeys.length === 0
@@ -144,8 +123,7 @@ export class InProgressClaim {
     for (let j = 0; scan && j < all.length; j++) {
       const o = all[j];
       const eff = o.eff;
-      let ok = true;
-      if (!allFit) for (let k = 0; k < nz.length; k++) if (reqVec[nz[k]] > eff[nz[k]]) { ok = false; break; }
+      let ok = allFit || requestsFit(reqVec, nz, eff);
       if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
       if (ok && match && !(fullOk && o.full) && !o.offerings.some(match)) ok = false;
       // The type's DaemonSet pods hold host ports the pod wants (Karpenter's per-group HostPortUsage).
@@ -162,17 +140,34 @@ export class InProgressClaim {
     if (options === all) maxEff.set(this.maxEff);
     else {
       minEff = new Float64Array(n).fill(Infinity);
-      for (const o of options) {
-        for (let i = 0; i < n; i++) {
-          if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
-          if (o.eff[i] < minEff[i]) minEff[i] = o.eff[i];
-        }
-      }
+      foldEffBounds(options, maxEff, minEff);
     }
     if (memoKey !== undefined && this.template.freshFits.size < 10_000) this.template.freshFits.set(memoKey, { options, maxEff, minEff });
     if (options.length === 0 && portConflict) return `${portConflict} by a DaemonSet`;
     if (options.length === 0 && volumeLimited) return 'no instance type can attach that many volumes';
     return this.finishAdd(merged, options, reqVec, nz, maxEff, minEff);
+  }
+
+  /**
+   * The claim's requirements narrowed by the pod's topology: domains chosen only where a type that fits the pod
+   * is offered (so a spread never pins a zone the claim cannot launch in).
+   */
+  private withTopology(s: PodState, topology: Topology, requirements: Requirements): Requirements | string {
+    const pv = s.reqVec;
+    const feasible = (key: string, d: string) =>
+      key === Label.zone ? this.zoneFeasible(d, pv, requirements) : !TypeLabelKeys.has(key) || this.typeFeasible(key, d, pv);
+    return topology.addRequirements(s, requirements, feasible);
+  }
+
+  /** The keys `merged` changes from the claim's requirements: instance-type label keys pushed to `typeKeys`; returns whether an offering key changed. */
+  private changedKeys(merged: Requirements, typeKeys: string[]): boolean {
+    let offeringsChanged = false;
+    for (const [k, r] of merged.byKey) {
+      if (this.requirements.get(k) === r) continue;
+      if (TypeLabelKeys.has(k)) typeKeys.push(k);
+      else if (OfferingKeys.has(k)) offeringsChanged = true;
+    }
+    return offeringsChanged;
   }
 
   private finishAdd(merged: Requirements, options: TypeOption[], reqVec: Float64Array, nz: number[], maxEff: Float64Array, minEff: Float64Array): AddPlan | string {
@@ -216,6 +211,23 @@ export class InProgressClaim {
     if (s.pod.hostPorts.length > 0) for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
     if (s.volumes.length > 0) this.volumes.add(s.volumes);
     this.pods.push(s);
+  }
+}
+
+/** The requests at their non-zero indices `nz` are within `eff`. */
+function requestsFit(reqVec: Float64Array, nz: number[], eff: Float64Array): boolean {
+  for (let k = 0; k < nz.length; k++) if (reqVec[nz[k]] > eff[nz[k]]) return false;
+  return true;
+}
+
+/** Folds the options' effective allocatable into `maxEff` (element-wise max) and `minEff` (element-wise min). */
+function foldEffBounds(options: readonly TypeOption[], maxEff: Float64Array, minEff: Float64Array): void {
+  const n = maxEff.length;
+  for (const o of options) {
+    for (let i = 0; i < n; i++) {
+      if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
+      if (o.eff[i] < minEff[i]) minEff[i] = o.eff[i];
+    }
   }
 }
 

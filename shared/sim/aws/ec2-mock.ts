@@ -5,11 +5,11 @@
 import {
   CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand,
   DescribeInstanceTypesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSpotPriceHistoryCommand,
-  DescribeSubnetsCommand, EC2ServiceException, TerminateInstancesCommand, type CreateFleetError, type CreateFleetInstance,
-  type Instance, type Filter,
+  DescribeSubnetsCommand, EC2ServiceException, TerminateInstancesCommand, type Instance, type Filter,
 } from '@aws-sdk/client-ec2';
 import { ec2Architecture, instanceTypeInfo } from './catalog-info';
 import { matchesFilters, page, tagList, tagRecord } from './filters';
+import { createFleet } from './ec2-fleet';
 import { hashHex, type Ec2World, type SimInstance } from './ec2-world';
 
 function ec2Error(code: string, message: string): EC2ServiceException {
@@ -42,63 +42,6 @@ function instanceAttributes(i: SimInstance): Record<string, string | string[]> {
     'instance-id': i.id, 'instance-state-name': i.state, 'instance-type': i.type, 'availability-zone': i.zone, 'subnet-id': i.subnetId,
     'image-id': i.imageId, 'private-dns-name': i.privateDnsName, 'instance-lifecycle': i.capacityType === 'spot' ? 'spot' : [], 'vpc-id': 'vpc-0sim',
   };
-}
-
-/** One instant-fleet launch: the cheapest override with capacity (spot price or on-demand price), else ICE errors per override. */
-function createFleet(world: Ec2World, input: CreateFleetCommand['input']) {
-  const token = input.ClientToken;
-  if (token) {
-    const existing = world.instanceForToken(token);
-    if (existing) return fleetAnswer(existing, [], input);
-  }
-  const capacityType = input.TargetCapacitySpecification?.DefaultTargetCapacityType === 'spot' ? 'spot' : 'on-demand';
-  const candidates: { template: string; type: string; subnetId: string; zone: string; price: number }[] = [];
-  const errors: CreateFleetError[] = [];
-  for (const cfg of input.LaunchTemplateConfigs ?? []) {
-    const ltName = cfg.LaunchTemplateSpecification?.LaunchTemplateName ?? '';
-    const lt = world.launchTemplates.get(ltName);
-    for (const o of cfg.Overrides ?? []) {
-      const type = String(o.InstanceType ?? '');
-      const subnet = world.subnets.find((s) => s.id === o.SubnetId) ?? world.subnets.find((s) => s.zone === o.AvailabilityZone);
-      const overrides = { LaunchTemplateSpecification: cfg.LaunchTemplateSpecification, Overrides: { InstanceType: type as never, SubnetId: o.SubnetId, AvailabilityZone: subnet?.zone ?? o.AvailabilityZone } };
-      if (!lt) {
-        errors.push({ ErrorCode: 'InvalidLaunchTemplateName.NotFoundException', ErrorMessage: `The specified launch template, with template name ${ltName}, does not exist.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
-        continue;
-      }
-      // EC2 checks the template's instance profile at launch: it must exist and carry a role.
-      if (lt.instanceProfile !== undefined && !(world.instanceProfiles.get(lt.instanceProfile)?.roles.length)) {
-        errors.push({ ErrorCode: 'InvalidParameterValue', ErrorMessage: `Value (${lt.instanceProfile}) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
-        continue;
-      }
-      const price = subnet ? world.price(type, subnet.zone, capacityType) : undefined;
-      if (!subnet || price === undefined) {
-        errors.push({ ErrorCode: 'Unsupported', ErrorMessage: `Your requested instance type (${type}) is not supported in your requested Availability Zone.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
-      } else if (!world.hasCapacity(type, subnet.zone, capacityType)) {
-        errors.push({ ErrorCode: 'InsufficientInstanceCapacity', ErrorMessage: `There is no ${capacityType} capacity for ${type} in ${subnet.zone}.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
-      } else {
-        candidates.push({ template: ltName, type, subnetId: subnet.id, zone: subnet.zone, price });
-      }
-    }
-  }
-  candidates.sort((a, b) => a.price - b.price || a.type.localeCompare(b.type) || a.zone.localeCompare(b.zone));
-  const chosen = candidates[0];
-  if (!chosen) return { FleetId: `fleet-${hashHex('fleet', token ?? '').slice(0, 17)}`, Instances: [], Errors: errors };
-  const lt = world.launchTemplates.get(chosen.template);
-  const tags = tagRecord(input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags);
-  const instance = world.launch({
-    type: chosen.type, zone: chosen.zone, subnetId: chosen.subnetId, capacityType, imageId: lt?.imageId ?? 'ami-unknown', launchTemplateName: chosen.template,
-    securityGroupIds: lt?.securityGroupIds ?? [], tags, ...(lt?.userData ? { userData: lt.userData } : {}), ...(token ? { clientToken: token } : {}),
-  });
-  return fleetAnswer(instance, errors, input);
-}
-
-function fleetAnswer(i: SimInstance, errors: CreateFleetError[], input: CreateFleetCommand['input']) {
-  const cfg = input.LaunchTemplateConfigs?.find((c) => c.LaunchTemplateSpecification?.LaunchTemplateName === i.launchTemplateName) ?? input.LaunchTemplateConfigs?.[0];
-  const launched: CreateFleetInstance = {
-    InstanceIds: [i.id], InstanceType: i.type as never, Lifecycle: i.capacityType,
-    LaunchTemplateAndOverrides: { LaunchTemplateSpecification: cfg?.LaunchTemplateSpecification, Overrides: { InstanceType: i.type as never, SubnetId: i.subnetId, AvailabilityZone: i.zone } },
-  };
-  return { FleetId: `fleet-${hashHex('fleet', i.id).slice(0, 17)}`, Instances: [launched], Errors: errors };
 }
 
 /** The part of an aws-sdk-client-mock stub used here. */

@@ -10,6 +10,7 @@ import { simulatedListPrice } from './pricing';
 import { hashHex } from '../hash';
 import type { CatalogEntry } from '../../core/instance-types/types';
 import type { VirtualClock } from '../clock';
+import type { CapacityLimit, CapacityWindow, SimImage, SimInstanceProfile, SimLaunchTemplate, SimSecurityGroup, SimSubnet } from './ec2-resources';
 
 export type SimInstanceState = 'pending' | 'running' | 'shutting-down' | 'terminated';
 
@@ -35,19 +36,6 @@ export interface SimInstance {
   terminatedAtMs?: number;
   terminationReason?: string;
 }
-
-export interface SimSubnet { id: string; zone: string; zoneId: string; cidr: string; tags: Record<string, string> }
-export interface SimSecurityGroup { id: string; name: string; tags: Record<string, string> }
-export interface SimImage { id: string; name: string; arch: 'x86_64' | 'arm64'; creationDate: string; tags: Record<string, string> }
-export interface SimLaunchTemplate { name: string; id: string; imageId?: string; userData?: string; securityGroupIds: string[]; tags: Record<string, string>; instanceProfile?: string; createdMs?: number }
-
-/** An IAM instance profile (IAM is global; the simulated account has one world). At most one role, as in IAM. */
-export interface SimInstanceProfile { name: string; path: string; roles: string[]; tags: Record<string, string>; createdMs: number }
-
-export interface CapacityWindow { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; fromMs: number; untilMs: number }
-
-/** At most `max` live instances of an offering (per zone when `zone` is unset: each zone has that much). */
-export interface CapacityLimit { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }
 
 /** An EventBridge event as the interruption queue receives it. */
 export interface Ec2Event { 'detail-type': string; source: string; detail: Record<string, unknown>; resources?: string[] }

@@ -9,7 +9,8 @@ import {
   RemoveRoleFromInstanceProfileCommand, TagInstanceProfileCommand, type InstanceProfile,
 } from '@aws-sdk/client-iam';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { Ec2World, SimInstanceProfile } from './ec2-world';
+import type { SimInstanceProfile } from './ec2-resources';
+import type { Ec2World } from './ec2-world';
 
 const noSuch = (name: string) => new NoSuchEntityException({ $metadata: {}, message: `Instance Profile ${name} cannot be found.` });
 

@@ -47,6 +47,40 @@ export interface SimulatedAws {
 /** The client classes the mocks answer (metering.ts counts the functions' calls through them). */
 export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient, IAMClient, LambdaClient];
 
+/** Step Functions: StartExecution (idempotent on name and input) and DescribeExecution, by the simulated runner. */
+function mockStepFunctions(current: () => SimulatedAws) {
+  const sfn = mockClient(SFNClient);
+  sfn.on(StartExecutionCommand).callsFake(async (input: { stateMachineArn?: string; name?: string; input?: string }) => {
+    const started = current().stepFunctions.start(input.stateMachineArn ?? '', input.name ?? '', input.input ?? '{}');
+    if (started.existing && !started.sameInput) throw new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${started.executionArn}'` });
+    return { executionArn: started.executionArn, startDate: started.startDate };
+  });
+  sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn?: string }) => {
+    const e = current().stepFunctions.describe(input.executionArn ?? '');
+    if (!e) throw Object.assign(new Error(`Execution Does Not Exist: '${input.executionArn}'`), { name: 'ExecutionDoesNotExist' });
+    return { executionArn: input.executionArn, ...e };
+  });
+  return sfn;
+}
+
+/** Lambda Invoke (RequestResponse) of a deployed function; a thrown error comes back as the FunctionError payload. */
+function mockLambdaInvoke(current: () => SimulatedAws) {
+  const lambda = mockClient(LambdaClient);
+  lambda.on(InvokeCommand).callsFake(async (input: { FunctionName?: string; Payload?: Uint8Array }) => {
+    const payload = input.Payload ? JSON.parse(new TextDecoder().decode(input.Payload)) as unknown : {};
+    try {
+      const invoke = current().invokeFunction;
+      if (!invoke) throw new Error(`no simulated function behind ${String(input.FunctionName)}`);
+      const out = await invoke(String(input.FunctionName ?? ''), payload);
+      return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(out ?? null)) };
+    } catch (e) {
+      const body = { errorType: e instanceof Error ? e.name : 'Error', errorMessage: e instanceof Error ? e.message : String(e) };
+      return { StatusCode: 200, FunctionError: 'Unhandled', Payload: new TextEncoder().encode(JSON.stringify(body)) };
+    }
+  });
+  return lambda;
+}
+
 /** Installs the mocks; every call reads `current()` so one installation can serve successive runs. Returns restore. */
 export function installSimulatedAws(current: () => SimulatedAws): () => void {
   const ec2 = mockClient(EC2Client);
@@ -72,17 +106,7 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
     };
   });
 
-  const sfn = mockClient(SFNClient);
-  sfn.on(StartExecutionCommand).callsFake(async (input: { stateMachineArn?: string; name?: string; input?: string }) => {
-    const started = current().stepFunctions.start(input.stateMachineArn ?? '', input.name ?? '', input.input ?? '{}');
-    if (started.existing && !started.sameInput) throw new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${started.executionArn}'` });
-    return { executionArn: started.executionArn, startDate: started.startDate };
-  });
-  sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn?: string }) => {
-    const e = current().stepFunctions.describe(input.executionArn ?? '');
-    if (!e) throw Object.assign(new Error(`Execution Does Not Exist: '${input.executionArn}'`), { name: 'ExecutionDoesNotExist' });
-    return { executionArn: input.executionArn, ...e };
-  });
+  const sfn = mockStepFunctions(current);
 
   const dynamo = mockClient(DynamoDBDocumentClient);
   const table = dynamo as unknown as CommandStub;
@@ -91,19 +115,7 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
   table.on(GetCommand).callsFake(async (input: never) => current().table.get(input));
   table.on(QueryCommand).callsFake(async (input: never) => current().table.query(input));
 
-  const lambda = mockClient(LambdaClient);
-  lambda.on(InvokeCommand).callsFake(async (input: { FunctionName?: string; Payload?: Uint8Array }) => {
-    const payload = input.Payload ? JSON.parse(new TextDecoder().decode(input.Payload)) as unknown : {};
-    try {
-      const invoke = current().invokeFunction;
-      if (!invoke) throw new Error(`no simulated function behind ${String(input.FunctionName)}`);
-      const out = await invoke(String(input.FunctionName ?? ''), payload);
-      return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(out ?? null)) };
-    } catch (e) {
-      const body = { errorType: e instanceof Error ? e.name : 'Error', errorMessage: e instanceof Error ? e.message : String(e) };
-      return { StatusCode: 200, FunctionError: 'Unhandled', Payload: new TextEncoder().encode(JSON.stringify(body)) };
-    }
-  });
+  const lambda = mockLambdaInvoke(current);
 
   const pricing = mockClient(PricingClient);
   pricing.on(GetProductsCommand).callsFake(async (input: Parameters<typeof simulatedGetProducts>[1]) => simulatedGetProducts(current().world.catalog(), input));

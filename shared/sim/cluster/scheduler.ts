@@ -10,7 +10,7 @@ import { Requirements } from '../../core/scheduling/requirements';
 import { compileSelector, untoleratedTaint } from '../../core/scheduling/selectors';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { isDaemonSetPod, isLivePod, kubeTypes, listAll, podNodeName, withCondition } from './kube-objects';
+import { isDaemonSetPod, isLivePod, kubeTypes, listAll, podNodeName, withCondition, type KubeTypes } from './kube-objects';
 
 interface NodeState {
   node: Node;
@@ -107,6 +107,51 @@ function score(pod: Pod, n: NodeState): number {
   return ((cpu - (n.used.cpu ?? 0) - (pod.requests.cpu ?? 0)) / cpu + (mem - (n.used.memory ?? 0) - (pod.requests.memory ?? 0)) / mem) / 2;
 }
 
+/** The pod counted on the node: one more pod slot and its requests used. */
+function place(n: NodeState, pod: Pod): void {
+  n.pods.push(pod);
+  n.used.pods = (n.used.pods ?? 0) + 1;
+  for (const [r, q] of Object.entries(pod.requests)) if (r !== 'pods') n.used[r] = (n.used[r] ?? 0) + q;
+}
+
+/** The highest-scoring node that can take the pod (the first in `sorted` on a tie); counts each misfit reason into `reasons`. */
+function bestNode(pod: Pod, sorted: NodeState[], all: NodeState[], reasons: Map<string, number>): NodeState | undefined {
+  let best: NodeState | undefined;
+  let bestScore = -Infinity;
+  for (const n of sorted) {
+    const why = misfit(pod, n, all);
+    if (why) {
+      reasons.set(why, (reasons.get(why) ?? 0) + 1);
+      continue;
+    }
+    const s = score(pod, n);
+    if (s > bestScore) {
+      best = n;
+      bestScore = s;
+    }
+  }
+  return best;
+}
+
+type PodStatus = { conditions?: Record<string, unknown>[] };
+
+/** Binds the pod to the node (spec.nodeName), then marks it scheduled, Ready and Running. */
+function bindPod(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, nodeName: string, status: PodStatus, nowIso: string): void {
+  const next = structuredClone(obj);
+  next.spec = { ...(next.spec ?? {}), nodeName };
+  const bound = store.update(types.pod, pod.namespace, pod.name, next);
+  const conditions = withCondition(withCondition(status.conditions, { type: 'PodScheduled', status: 'True' }, nowIso), { type: 'Ready', status: 'True' }, nowIso);
+  store.update(types.pod, pod.namespace, pod.name, { ...bound, status: { ...status, phase: 'Running', startTime: nowIso, conditions } }, { subresource: 'status' });
+}
+
+/** PodScheduled=False reason Unschedulable with the message (written only when it changes). */
+function markUnschedulable(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, message: string, status: PodStatus, nowIso: string): void {
+  const current = status.conditions?.find((c) => c.type === 'PodScheduled');
+  if (current?.status !== 'False' || current.message !== message) {
+    store.update(types.pod, pod.namespace, pod.name, { ...structuredClone(obj), status: { ...status, phase: 'Pending', conditions: withCondition(status.conditions, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, nowIso) } }, { subresource: 'status' });
+  }
+}
+
 export function runScheduler(store: KubeStore): SchedulerResult {
   const types = kubeTypes(store);
   const nowIso = store.timestamp();
@@ -120,9 +165,7 @@ export function runScheduler(store: KubeStore): SchedulerResult {
     if (nodeName) {
       const n = byName.get(nodeName);
       if (!n) continue;
-      n.pods.push(pod);
-      n.used.pods = (n.used.pods ?? 0) + 1;
-      for (const [r, q] of Object.entries(pod.requests)) if (r !== 'pods') n.used[r] = (n.used[r] ?? 0) + q;
+      place(n, pod);
     } else if (!isDaemonSetPod(obj)) {
       pending.push({ obj, pod });
     }
@@ -132,38 +175,16 @@ export function runScheduler(store: KubeStore): SchedulerResult {
   const sorted = [...nodes].sort((a, b) => a.node.name.localeCompare(b.node.name));
   for (const { obj, pod } of pending) {
     const reasons = new Map<string, number>();
-    let best: NodeState | undefined;
-    let bestScore = -Infinity;
-    for (const n of sorted) {
-      const why = misfit(pod, n, nodes);
-      if (why) {
-        reasons.set(why, (reasons.get(why) ?? 0) + 1);
-        continue;
-      }
-      const s = score(pod, n);
-      if (s > bestScore) {
-        best = n;
-        bestScore = s;
-      }
-    }
+    const best = bestNode(pod, sorted, nodes, reasons);
     const key = `${pod.namespace}/${pod.name}`;
-    const status = (obj.status ?? {}) as { conditions?: Record<string, unknown>[] };
+    const status = (obj.status ?? {}) as PodStatus;
     if (best) {
-      best.pods.push(pod);
-      best.used.pods = (best.used.pods ?? 0) + 1;
-      for (const [r, q] of Object.entries(pod.requests)) if (r !== 'pods') best.used[r] = (best.used[r] ?? 0) + q;
-      const next = structuredClone(obj);
-      next.spec = { ...(next.spec ?? {}), nodeName: best.node.name };
-      const bound = store.update(types.pod, pod.namespace, pod.name, next);
-      const conditions = withCondition(withCondition(status.conditions, { type: 'PodScheduled', status: 'True' }, nowIso), { type: 'Ready', status: 'True' }, nowIso);
-      store.update(types.pod, pod.namespace, pod.name, { ...bound, status: { ...status, phase: 'Running', startTime: nowIso, conditions } }, { subresource: 'status' });
+      place(best, pod);
+      bindPod(store, types, obj, pod, best.node.name, status, nowIso);
       out.bound.push({ pod: key, node: best.node.name });
     } else {
       const message = `0/${nodes.length} nodes are available: ${[...reasons].map(([r, c]) => `${c} ${r}`).join(', ') || 'no nodes'}.`;
-      const current = status.conditions?.find((c) => c.type === 'PodScheduled');
-      if (current?.status !== 'False' || current.message !== message) {
-        store.update(types.pod, pod.namespace, pod.name, { ...structuredClone(obj), status: { ...status, phase: 'Pending', conditions: withCondition(status.conditions, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, nowIso) } }, { subresource: 'status' });
-      }
+      markUnschedulable(store, types, obj, pod, message, status, nowIso);
       out.unschedulable.push(key);
     }
   }

@@ -11,12 +11,14 @@ import type { Taint, Toleration } from '../../core/model/kube';
 import { untoleratedTaint } from '../../core/scheduling/selectors';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from './kube-objects';
+import { isDaemonSetPod, kubeTypes, listAll, podNodeName, type KubeTypes } from './kube-objects';
 
 export const templateHash = (template: unknown): string => createHash('sha256').update(JSON.stringify(template ?? {})).digest('hex').slice(0, 10);
 
 const ownerName = (p: KubeObject, kind: string): string | undefined =>
   (p.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === kind)?.name;
+
+interface PodTemplate { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> }
 
 interface DeploymentSpec {
   strategy?: { type?: string; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } };
@@ -91,6 +93,43 @@ function collectDeletedDeployments(store: KubeStore): number {
   return changes;
 }
 
+/** The Deployment's missing pods (`<name>-<i>`, i < replicas) created Pending from the template, owned by the current ReplicaSet. */
+function createMissingPods(store: KubeStore, types: KubeTypes, ns: string, name: string, hash: string, replicas: number, template: PodTemplate | undefined, byName: Map<string, KubeObject>): number {
+  const rsName = `${name}-${hash}`;
+  let changes = 0;
+  for (let i = 0; i < replicas; i++) {
+    const podName = `${name}-${i}`;
+    if (byName.has(podName)) continue;
+    if (store.tryGet(types.pod, ns, podName)) continue;
+    store.create(types.pod, ns, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: podName,
+        namespace: ns,
+        labels: { ...(template?.metadata?.labels ?? {}), 'pod-template-hash': hash, 'nodewright.sim/deployment': name },
+        ...(template?.metadata?.annotations ? { annotations: template.metadata.annotations } : {}),
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rsName, uid: store.tryGet(store.typeOf('apps/v1', 'ReplicaSet'), ns, rsName)?.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: structuredClone(template?.spec ?? {}),
+      status: { phase: 'Pending' },
+    });
+    changes++;
+  }
+  return changes;
+}
+
+/** The Deployment's status: the replicas it wants, and its ready (bound and Running) pods. */
+function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replicas: number): void {
+  const ns = d.metadata.namespace ?? 'default';
+  const name = d.metadata.name ?? '';
+  const ready = listAll(store, types.pod).filter((p) => p.metadata.namespace === ns && p.metadata.labels?.['nodewright.sim/deployment'] === name && podNodeName(p) && (p.status as { phase?: string })?.phase === 'Running').length;
+  const status = d.status as { replicas?: number; readyReplicas?: number } | undefined;
+  if (status?.replicas !== replicas || status?.readyReplicas !== ready) {
+    store.update(types.deployment, ns, name, { ...d, status: { ...(d.status ?? {}), replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } }, { subresource: 'status' });
+  }
+}
+
 export function reconcileDeployments(store: KubeStore): number {
   const types = kubeTypes(store);
   let changes = collectDeletedDeployments(store);
@@ -98,10 +137,9 @@ export function reconcileDeployments(store: KubeStore): number {
   for (const d of listAll(store, types.deployment)) {
     const ns = d.metadata.namespace ?? 'default';
     const name = d.metadata.name ?? '';
-    const spec = (d.spec ?? {}) as { replicas?: number; template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> } };
+    const spec = (d.spec ?? {}) as { replicas?: number; template?: PodTemplate };
     const replicas = spec.replicas ?? 1;
     const hash = templateHash(spec.template);
-    const rsName = `${name}-${hash}`;
     const owned = pods.filter((p) => p.metadata.namespace === ns && ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`) && p.metadata.labels?.['nodewright.sim/deployment'] === name);
     changes += reconcileReplicaSets(store, d, hash, replicas, new Set(owned.map((p) => p.metadata.labels?.['pod-template-hash'] ?? hash)));
     const byName = new Map(owned.map((p) => [p.metadata.name ?? '', p]));
@@ -123,30 +161,8 @@ export function reconcileDeployments(store: KubeStore): number {
         byName.delete(p.metadata.name ?? '');
       }
     }
-    for (let i = 0; i < replicas; i++) {
-      const podName = `${name}-${i}`;
-      if (byName.has(podName)) continue;
-      if (store.tryGet(types.pod, ns, podName)) continue;
-      store.create(types.pod, ns, {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          name: podName,
-          namespace: ns,
-          labels: { ...(spec.template?.metadata?.labels ?? {}), 'pod-template-hash': hash, 'nodewright.sim/deployment': name },
-          ...(spec.template?.metadata?.annotations ? { annotations: spec.template.metadata.annotations } : {}),
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rsName, uid: store.tryGet(store.typeOf('apps/v1', 'ReplicaSet'), ns, rsName)?.metadata.uid, controller: true, blockOwnerDeletion: true }],
-        },
-        spec: structuredClone(spec.template?.spec ?? {}),
-        status: { phase: 'Pending' },
-      });
-      changes++;
-    }
-    const ready = listAll(store, types.pod).filter((p) => p.metadata.namespace === ns && p.metadata.labels?.['nodewright.sim/deployment'] === name && podNodeName(p) && (p.status as { phase?: string })?.phase === 'Running').length;
-    const status = d.status as { replicas?: number; readyReplicas?: number } | undefined;
-    if (status?.replicas !== replicas || status?.readyReplicas !== ready) {
-      store.update(types.deployment, ns, name, { ...d, status: { ...(d.status ?? {}), replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } }, { subresource: 'status' });
-    }
+    changes += createMissingPods(store, types, ns, name, hash, replicas, spec.template, byName);
+    updateStatus(store, types, d, replicas);
   }
   return changes;
 }

@@ -7,10 +7,10 @@ import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube
 import { controllerBill } from '../runtime/bill';
 import type { CapturedLog } from '../runtime/production';
 import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './events';
+import { finalState, podSummary, summarizeFaults } from './summary';
 import { parseObjects } from './schema';
-import { launchLatencies } from './latency';
 import { ClusterObserver } from './observe';
-import { disruptionReason, percentile, round, type SimulatedDisruption, type SimulatedNode, type SimulationEvent, type SimulationResult, type TimelinePoint } from './result';
+import { disruptionReason, round, type SimulatedDisruption, type SimulatedNode, type SimulationEvent, type SimulationResult, type TimelinePoint } from './result';
 import type { Scenario } from './schema';
 import { createWorld, type SimWorld } from './world';
 
@@ -88,38 +88,7 @@ function collectDisruptions(world: SimWorld, terminateReasons: Map<string, strin
   return out.sort((a, b) => a.t - b.t || a.nodes.join().localeCompare(b.nodes.join()));
 }
 
-function finalState(world: SimWorld): SimulationResult['final'] {
-  const types = kubeTypes(world.api.store);
-  const claims = listAll(world.api.store, types.nodeClaim);
-  const claimedInstances = new Set(claims.map((c) => String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop()));
-  const live = [...world.ec2.instances.values()].filter((i) => i.state === 'pending' || i.state === 'running');
-  const instanceState = new Map([...world.ec2.instances.values()].map((i) => [i.id, i.state]));
-  const leaked = claims.filter((c) => {
-    const id = String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop() ?? '';
-    const state = id ? instanceState.get(id) : undefined;
-    return !id ? false : state === undefined || state === 'terminated';
-  }).length;
-  return {
-    nodes: listAll(world.api.store, types.node).length,
-    pendingPods: listAll(world.api.store, types.pod).filter((p) => !podNodeName(p) && !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length,
-    orphanInstances: live.filter((i) => !claimedInstances.has(i.id)).length,
-    leakedNodeClaims: leaked,
-  };
-}
-
 const stableJson = (v: unknown) => JSON.stringify(v);
-
-function summarizeFaults(injected: { t: number; target: string; kind: string }[]): NonNullable<SimulationResult['faults']> {
-  const by = new Map<string, { target: string; kind: string; count: number; first: number; last: number }>();
-  for (const f of injected) {
-    const k = `${f.target}|${f.kind}`;
-    const e = by.get(k) ?? { target: f.target, kind: f.kind, count: 0, first: f.t, last: f.t };
-    e.count++;
-    e.last = f.t;
-    by.set(k, e);
-  }
-  return [...by.values()].sort((a, b) => a.first - b.first || a.target.localeCompare(b.target));
-}
 
 /** Where the controller's bill starts (settings.meterFrom): seconds into the run, and the counts then. */
 interface MeterStart { seconds: number; transitions: number; queue: { sends: number; receives: number; deletes: number } }
@@ -216,22 +185,5 @@ function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, ap
     scenarioEvents: applied,
     awsCalls: Object.fromEntries([...world.production.meter.awsCalls].map(([k, v]) => [k, [...v].sort()])),
     invocationErrors: world.invocations.filter((i) => !i.ok).map((i) => ({ functionKey: i.functionKey, t: i.t, ...(i.error ? { error: i.error } : {}) })).sort(byT),
-  };
-}
-
-/** Pending times and launch latencies (p50, p99, max) and the rollouts' minimum ready pods. */
-function podSummary(world: SimWorld, observer: ClusterObserver): SimulationResult['pods'] {
-  const pending = observer.allPendingDurations();
-  const launch = launchLatencies(observer, world.ec2.instances.values(), world.clock.startMs, world.clock.elapsedSeconds());
-  return {
-    total: observer.totalPods(),
-    pendingSecondsP50: round(percentile(pending, 50), 1),
-    pendingSecondsP99: round(percentile(pending, 99), 1),
-    maxPendingSeconds: round(pending.length ? Math.max(...pending) : 0, 1),
-    launchLatencySecondsP50: round(percentile(launch, 50), 1),
-    launchLatencySecondsP99: round(percentile(launch, 99), 1),
-    maxLaunchLatencySeconds: round(launch.length ? Math.max(...launch) : 0, 1),
-    launchLatencyPods: launch.length,
-    minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
   };
 }

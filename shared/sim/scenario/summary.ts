@@ -1,0 +1,57 @@
+/**
+ * The end-of-run sections of a scenario's result: the final state (nodes, pending pods, orphan instances,
+ * leaked NodeClaims), the injected faults summarized, and the pods' pending times and launch latencies.
+ */
+import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
+import { launchLatencies } from './latency';
+import type { ClusterObserver } from './observe';
+import { percentile, round, type SimulationResult } from './result';
+import type { SimWorld } from './world';
+
+export function finalState(world: SimWorld): SimulationResult['final'] {
+  const types = kubeTypes(world.api.store);
+  const claims = listAll(world.api.store, types.nodeClaim);
+  const claimedInstances = new Set(claims.map((c) => String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop()));
+  const live = [...world.ec2.instances.values()].filter((i) => i.state === 'pending' || i.state === 'running');
+  const instanceState = new Map([...world.ec2.instances.values()].map((i) => [i.id, i.state]));
+  const leaked = claims.filter((c) => {
+    const id = String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop() ?? '';
+    const state = id ? instanceState.get(id) : undefined;
+    return !id ? false : state === undefined || state === 'terminated';
+  }).length;
+  return {
+    nodes: listAll(world.api.store, types.node).length,
+    pendingPods: listAll(world.api.store, types.pod).filter((p) => !podNodeName(p) && !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length,
+    orphanInstances: live.filter((i) => !claimedInstances.has(i.id)).length,
+    leakedNodeClaims: leaked,
+  };
+}
+
+export function summarizeFaults(injected: { t: number; target: string; kind: string }[]): NonNullable<SimulationResult['faults']> {
+  const by = new Map<string, { target: string; kind: string; count: number; first: number; last: number }>();
+  for (const f of injected) {
+    const k = `${f.target}|${f.kind}`;
+    const e = by.get(k) ?? { target: f.target, kind: f.kind, count: 0, first: f.t, last: f.t };
+    e.count++;
+    e.last = f.t;
+    by.set(k, e);
+  }
+  return [...by.values()].sort((a, b) => a.first - b.first || a.target.localeCompare(b.target));
+}
+
+/** Pending times and launch latencies (p50, p99, max) and the rollouts' minimum ready pods. */
+export function podSummary(world: SimWorld, observer: ClusterObserver): SimulationResult['pods'] {
+  const pending = observer.allPendingDurations();
+  const launch = launchLatencies(observer, world.ec2.instances.values(), world.clock.startMs, world.clock.elapsedSeconds());
+  return {
+    total: observer.totalPods(),
+    pendingSecondsP50: round(percentile(pending, 50), 1),
+    pendingSecondsP99: round(percentile(pending, 99), 1),
+    maxPendingSeconds: round(pending.length ? Math.max(...pending) : 0, 1),
+    launchLatencySecondsP50: round(percentile(launch, 50), 1),
+    launchLatencySecondsP99: round(percentile(launch, 99), 1),
+    maxLaunchLatencySeconds: round(launch.length ? Math.max(...launch) : 0, 1),
+    launchLatencyPods: launch.length,
+    minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
+  };
+}
