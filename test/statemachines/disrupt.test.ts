@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { disruptionIdOf, replacementClaimName } from '../../shared/core/lifecycle';
 import { localFunctions, runLocalExecution } from '../../shared/sim/sfn';
 import { fakes, node, nodeClaim, type Fakes } from '../fakes/lifecycle';
+import { epochMs } from '../../shared/core/time';
 
 /** The replacement's name: the disruption names it from its id (from the execution name, `local-disrupt` here). */
 const NEW = replacementClaimName('default', disruptionIdOf('local-disrupt'), 0);
@@ -184,7 +185,7 @@ describe('disrupt state machine (local)', () => {
     });
 
     it.each([
-      ['a candidate being deleted', (f: Fakes) => { f.cluster.claims.get('default-old01')!.deletionTimestamp = 1; }, { nodeClaimName: 'default-old01' }, /already being deleted/],
+      ['a candidate being deleted', (f: Fakes) => { f.cluster.claims.get('default-old01')!.deletionTimestamp = epochMs(1000); }, { nodeClaimName: 'default-old01' }, /already being deleted/],
       ['a candidate with another claim\'s node', () => undefined, { nodeClaimName: 'default-old01', nodeName: HEALTHY }, /is not nodeclaim "default-old01"'s node/],
       ['an unmanaged candidate', (f: Fakes) => { f.cluster.claims.get('default-old01')!.spec.nodeClassRef = { group: 'example.com', kind: 'Other', name: 'x' }; }, { nodeClaimName: 'default-old01' }, /not managed by nodewright/],
     ])('should refuse %s with no side effect', async (_what, prepare, candidate, message) => {

@@ -16,6 +16,7 @@ import { acquire, CONTROLLER_LEASE, LEASE_TTL_SECONDS, renew, RENEW_EVERY_MS } f
 import { ControllerState } from './controller-state';
 import { ControllerWatches } from './controller-watches';
 import { PodStartups } from './pod-startup';
+import type { EpochMs } from '../time';
 
 export { CONTROLLER_LEASE } from './controller-lease';
 
@@ -123,7 +124,7 @@ class ControllerLoop {
     }
   }
 
-  private applyEvents(now: number): void {
+  private applyEvents(now: EpochMs): void {
     for (const e of this.watches.takeEvents()) {
       if (e.type === 'BOOKMARK') continue;
       this.state.apply(e, now, isProvisionable);
@@ -141,7 +142,7 @@ class ControllerLoop {
   }
 
   /** `kubectl delete` of a node or claim: after a deletion was seen, and again 5 s after a failed one. */
-  private async reconcileDeletions(now: number): Promise<void> {
+  private async reconcileDeletions(now: EpochMs): Promise<void> {
     if (!this.deletionsDue && now < this.deletionsRetryAt) return;
     this.deletionsDue = false;
     const outcomes = await reconcileDeletions(this.deps, { nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()] });
@@ -149,7 +150,7 @@ class ControllerLoop {
   }
 
   /** A provisioner round for a ready batch, a disruption pass when one is due: one of each in flight at most. */
-  private startCalls(now: number): void {
+  private startCalls(now: EpochMs): void {
     if (!this.provisioning && this.state.batchReady(now)) {
       const pods = this.state.takeBatch(now);
       this.provisionerRuns++;
@@ -165,7 +166,7 @@ class ControllerLoop {
   }
 
   /** Renews the lease when due; false when the loop must stop (lost, or it may expire before a renewal). */
-  private async keepLease(now: number): Promise<boolean> {
+  private async keepLease(now: EpochMs): Promise<boolean> {
     if (now - this.lastRenew < RENEW_EVERY_MS) return true;
     this.lastRenew = now;
     const renewed = await renew(this.deps, this.options.holder, this.end);

@@ -5,6 +5,7 @@ import { Annotation, Label, TaintKey } from '../model/labels';
 import type { TerminateInput } from './manual-input';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import { deleteAndReleaseNode, deleteAndReleaseNodeClaim } from './finalizers';
+import { toSeconds } from '../time';
 
 /** What a terminate execution acts on. At least one of nodeClaimName / nodeName is set. */
 export interface TerminationTarget {
@@ -121,7 +122,7 @@ function recordTerminated(deps: Pick<LifecycleDeps, 'clock' | 'metrics'>, claim:
   if (!nodeName) return;
   deps.metrics.count('karpenter_nodes_terminated_total', { nodepool: claim.nodePool, zone });
   if (claim.deletionTimestamp !== undefined) {
-    deps.metrics.observe('karpenter_nodes_termination_duration_seconds', { nodepool: claim.nodePool }, Math.max(0, deps.clock.now() / 1000 - claim.deletionTimestamp));
+    deps.metrics.observe('karpenter_nodes_termination_duration_seconds', { nodepool: claim.nodePool }, Math.max(0, toSeconds(deps.clock.now()) - toSeconds(claim.deletionTimestamp)));
   }
 }
 

@@ -3,11 +3,12 @@ import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from 
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoStateStore, MemoryStateStore, StateStoreInputInvalidError } from '../../../shared/adapters/aws/state-store';
+import { epochMs } from '../../../shared/core/time';
 
-const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+const T0 = epochMs(Date.UTC(2026, 10, 21, 12, 0, 0));
 const fakeClock = (start = T0) => {
   let now = start;
-  return { now: () => now, advance: (ms: number) => { now += ms; } };
+  return { now: () => now, advance: (ms: number) => { now = epochMs(now + ms); } };
 };
 const offering = { instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot' as const };
 

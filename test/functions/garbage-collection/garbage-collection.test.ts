@@ -112,7 +112,7 @@ describe('garbage-collection handler', () => {
 
   it('should start terminate for a NodeClaim being deleted (kubectl delete) and leave it to that workflow', async () => {
     // Prepare
-    const deleted = { ...nodeClaim('default-gone', { instanceId: 'i-0000000000000000b', registered: true, nodeName: 'ip-10-0-0-11' }), deletionTimestamp: NOW / 1000 };
+    const deleted = { ...nodeClaim('default-gone', { instanceId: 'i-0000000000000000b', registered: true, nodeName: 'ip-10-0-0-11' }), deletionTimestamp: NOW };
     const cloud = demoCloud([instance('i-0000000000000000b')]);
     const cluster = new FakeCluster([deleted], [node('ip-10-0-0-11', 'i-0000000000000000b')]);
     const workflows = new FakeWorkflows();
