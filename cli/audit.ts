@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { AuditRecord, StateStore } from '../shared/core/ports';
 import { DurationParseError, parseDuration } from '../shared/core/model/duration';
 import { CliUsageError } from './plan';
-import { epochMs, type EpochMs } from '../shared/core/time';
+import { addSeconds, epochMs, type EpochMs } from '../shared/core/time';
 
 export interface AuditOptions {
   table: string;
@@ -34,15 +34,15 @@ const AuditKinds: readonly AuditRecord['kind'][] = ['provisioning', 'disruption'
 const DEFAULT_SINCE = '1h';
 const DEFAULT_LIMIT = 50;
 
-function sinceMs(since: string | undefined, now: number): number {
+function sinceMs(since: string | undefined, now: EpochMs): EpochMs {
   const text = (since ?? DEFAULT_SINCE).trim();
   if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
     const ms = Date.parse(text);
     if (!Number.isFinite(ms)) throw new CliUsageError(`--since: "${text}" is not a valid ISO-8601 time`);
-    return ms;
+    return epochMs(ms);
   }
   try {
-    return now - parseDuration(text) * 1000;
+    return addSeconds(now, -parseDuration(text));
   } catch (e) {
     if (e instanceof DurationParseError) throw new CliUsageError(`--since: "${text}" is neither a duration (e.g. 30m, 1h, 7d) nor an ISO-8601 time`);
     throw e;

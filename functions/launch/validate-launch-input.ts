@@ -3,9 +3,10 @@ import { ExecutionInputInvalidError } from '../../shared/core/errors';
 import { LifecycleTimings, parseLaunchInput, usablePool, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { epochMs, type EpochMs } from '../../shared/core/time';
 
 export type ValidatedLaunch =
-  | { kind: 'claim'; nodeClaimName: string; deadlineMs: number }
+  | { kind: 'claim'; nodeClaimName: string; deadlineMs: EpochMs }
   | { kind: 'pool'; nodePool: string; count: number }
   | { kind: 'reconcile' };
 
@@ -21,7 +22,7 @@ export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cluster'>) =>
   if (!(await deps.cluster.getNodeClaim(input.nodeClaimName))) {
     throw new ExecutionInputInvalidError(`launch execution input nodeClaimName: nodeclaim "${input.nodeClaimName}" does not exist`);
   }
-  return { kind: 'claim', nodeClaimName: input.nodeClaimName, deadlineMs: deps.clock.now() + LifecycleTimings.registrationTimeoutMs };
+  return { kind: 'claim', nodeClaimName: input.nodeClaimName, deadlineMs: epochMs(deps.clock.now() + LifecycleTimings.registrationTimeoutMs) };
 };
 
 export const handler = deployedHandler('validateLaunchInput', { cluster }, createHandler);

@@ -19,7 +19,7 @@ function capture() {
   return { lines, out: (s: string) => { lines.push(s); } };
 }
 
-const record = (at: number, o: Partial<AuditRecord> = {}): AuditRecord => ({ at, kind: 'disruption', action: 'chosen', reason: 'empty', nodeClaims: ['claim-a'], nodes: ['a'], savingsPerHour: 0.136, detail: { method: 'emptiness', why: 'emptiness: delete of 1 node(s)' }, ...o });
+const record = (at: number, o: Partial<AuditRecord> = {}): AuditRecord => ({ at: epochMs(at), kind: 'disruption', action: 'chosen', reason: 'empty', nodeClaims: ['claim-a'], nodes: ['a'], savingsPerHour: 0.136, detail: { method: 'emptiness', why: 'emptiness: delete of 1 node(s)' }, ...o });
 
 describe('nodewright audit', () => {
   it('should show why each move of the disruption function was made, newest first', async () => {

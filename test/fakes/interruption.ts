@@ -16,7 +16,7 @@ export function instance(id: string, opts: Partial<CloudInstance> = {}): CloudIn
     instanceType: 'm5.large',
     zone: 'us-west-2a',
     capacityType: 'spot',
-    launchTime: NOW - 60 * 60_000,
+    launchTime: epochMs(NOW - 60 * 60_000),
     state: 'running',
     tags: ownedTags,
     ...opts,

@@ -193,7 +193,7 @@ export class FakeCloud implements CloudProvider {
     }
     const id = `i-0abc${String(++this.seq).padStart(12, '0')}`;
     const it = req.instanceTypes[0];
-    const inst: CloudInstance = { instanceId: id, providerID: `aws:///eu-west-1a/${id}`, instanceType: it.name, zone: 'eu-west-1a', capacityType: 'spot', launchTime: 0, state: 'running', tags: {} };
+    const inst: CloudInstance = { instanceId: id, providerID: `aws:///eu-west-1a/${id}`, instanceType: it.name, zone: 'eu-west-1a', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags: {} };
     this.instances.set(inst.providerID, inst);
     return inst;
   }

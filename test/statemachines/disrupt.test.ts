@@ -95,7 +95,7 @@ describe('disrupt state machine (local)', () => {
       const f = setup();
       f.cluster.claims.set('default-healthy', nodeClaim('default-healthy', { providerID: healthyPid, nodeName: HEALTHY, conditions: [{ type: 'Initialized', status: 'True' }] }));
       f.cluster.nodes.set(HEALTHY, node(HEALTHY, { providerID: healthyPid, taints: [] }));
-      f.cloud.instances.set(healthyPid, { instanceId: 'i-0abc000000000009', providerID: healthyPid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: 0, state: 'running', tags: {} });
+      f.cloud.instances.set(healthyPid, { instanceId: 'i-0abc000000000009', providerID: healthyPid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: epochMs(0), state: 'running', tags: {} });
       return f;
     }
 

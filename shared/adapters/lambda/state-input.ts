@@ -1,6 +1,7 @@
 /** Parsing a Task's input (the state the ASL hands over) with zod: a wrong shape is a named error naming the field. */
 import * as z from '../../core/zod';
 import { ExecutionInputInvalidError } from '../../core/errors';
+import { epochMs } from '../../core/time';
 
 export function parseStateInput<S extends z.ZodMiniType>(functionKey: string, schema: S, event: unknown): z.infer<S> {
   const result = schema.safeParse(event);
@@ -11,11 +12,14 @@ export function parseStateInput<S extends z.ZodMiniType>(functionKey: string, sc
   return result.data;
 }
 
+/** An instant the machine carries (epoch ms, an integer on the wire): EpochMs once parsed. */
+const instant = z.pipe(z.number().check(z.int(), z.nonnegative()), z.transform((ms: number) => epochMs(ms)));
+
 export const StateFields = {
   nodeClaimName: z.string().check(z.minLength(1)),
   nodeName: z.string().check(z.minLength(1)),
   providerID: z.string().check(z.minLength(1)),
-  deadlineMs: z.number().check(z.int(), z.nonnegative()),
+  deadlineMs: instant,
   reason: z.string().check(z.minLength(1)),
 };
 
@@ -32,7 +36,7 @@ export const DrainingSchema = z.looseObject({
   nodeName: z.optional(StateFields.nodeName),
   providerID: z.optional(StateFields.providerID),
   reason: z._default(StateFields.reason, 'Manual'),
-  drainDeadlineMs: z.number().check(z.int(), z.nonnegative()),
+  drainDeadlineMs: instant,
   forceAtDeadline: z.boolean(),
   passes: z.optional(z.number().check(z.int(), z.nonnegative())),
 });

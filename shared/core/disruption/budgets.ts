@@ -6,6 +6,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { Budget, DisruptionReason, NodePool } from '../model/karpenter';
 import type { EpochMs } from '../time';
+import { addSeconds } from '../time';
 
 const NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
 
@@ -22,7 +23,7 @@ function budgetActive(budget: Budget, nowMs: EpochMs): boolean | 'invalid' {
   if (budget.schedule === undefined && budget.duration === undefined) return true;
   if (budget.schedule === undefined || budget.duration === undefined) return 'invalid';
   try {
-    const expr = CronExpressionParser.parse(budget.schedule, { currentDate: new Date(nowMs - budget.duration * 1000), tz: 'UTC' });
+    const expr = CronExpressionParser.parse(budget.schedule, { currentDate: new Date(addSeconds(nowMs, -budget.duration)), tz: 'UTC' });
     return expr.next().getTime() <= nowMs;
   } catch {
     return 'invalid';

@@ -13,6 +13,7 @@ import type { NodeClaim } from '../model/karpenter';
 import { Annotation, Label } from '../model/labels';
 import type { OwnershipLookup } from './ownership-lookup';
 import type { EpochMs } from '../time';
+import { epochMs } from '../time';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
 
@@ -82,16 +83,16 @@ const NOTICE_DRAIN_AFTER_MS = 60_000;
 const UNHURRIED_DRAIN_AFTER_MS = 10 * 60_000;
 
 /** When the drain must start at the latest, from the message kind (ms since epoch). */
-function drainBy(message: InterruptionMessage, nowMs: EpochMs): number {
+function drainBy(message: InterruptionMessage, nowMs: EpochMs): EpochMs {
   const at = Math.min(message.time ?? nowMs, nowMs);
   switch (message.kind) {
     case 'SpotInterruption':
     case 'CapacityReservationInterruption':
-      return at + NOTICE_DRAIN_AFTER_MS;
+      return epochMs(at + NOTICE_DRAIN_AFTER_MS);
     case 'InstanceStateChange':
       return nowMs; // already stopping or gone: drain at once (replacements were still requested first)
     default:
-      return nowMs + UNHURRIED_DRAIN_AFTER_MS;
+      return epochMs(nowMs + UNHURRIED_DRAIN_AFTER_MS);
   }
 }
 

@@ -16,7 +16,7 @@ import { acquire, CONTROLLER_LEASE, LEASE_TTL_SECONDS, renew, RENEW_EVERY_MS } f
 import { ControllerState } from './controller-state';
 import { ControllerWatches } from './controller-watches';
 import { PodStartups } from './pod-startup';
-import type { EpochMs } from '../time';
+import { addSeconds, epochMs, type EpochMs } from '../time';
 
 export { CONTROLLER_LEASE } from './controller-lease';
 
@@ -59,7 +59,7 @@ const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools'];
 
 export async function runController(deps: ControllerDeps, options: ControllerOptions): Promise<ControllerResult> {
   const start = deps.clock.now();
-  const end = start + (options.budgetMs ?? 14 * 60_000);
+  const end = epochMs(start + (options.budgetMs ?? 14 * 60_000));
   // A heartbeat that finds a healthy holder ends at once and says nothing (one a minute would drown the logs).
   if (!(await acquire(deps, options.holder, end))) return { skipped: true, provisionerRuns: 0, disruptionRuns: 0, events: 0, rewatches: 0 };
   deps.log.info('controller started', { holder: options.holder, until: new Date(end).toISOString() });
@@ -90,10 +90,10 @@ class ControllerLoop {
   private disrupting: Promise<void> | undefined;
   private provisionerRuns = 0;
   private disruptionRuns = 0;
-  private lastRenew: number;
-  private leaseValidUntil: number;
+  private lastRenew: EpochMs;
+  private leaseValidUntil: EpochMs;
 
-  constructor(private readonly deps: ControllerDeps, private readonly options: ControllerOptions, start: number, private readonly end: number) {
+  constructor(private readonly deps: ControllerDeps, private readonly options: ControllerOptions, start: EpochMs, private readonly end: EpochMs) {
     this.state = new ControllerState({
       idleMs: options.idleMs ?? 1_000, maxBatchMs: options.maxBatchMs ?? 10_000,
       quietMs: options.disruptionQuietMs ?? 2_000, minIntervalMs: options.disruptionMinIntervalMs ?? 10_000, everyMs: options.disruptionEveryMs ?? 5 * 60_000,
@@ -101,7 +101,7 @@ class ControllerLoop {
     this.watches = new ControllerWatches(deps, this.state, () => this.wake.abort());
     this.startups = new PodStartups(deps.metrics);
     this.lastRenew = start;
-    this.leaseValidUntil = start + LEASE_TTL_SECONDS * 1000;
+    this.leaseValidUntil = addSeconds(start, LEASE_TTL_SECONDS);
   }
 
   result(): ControllerResult {
@@ -171,7 +171,7 @@ class ControllerLoop {
     this.lastRenew = now;
     const renewed = await renew(this.deps, this.options.holder, this.end);
     if (renewed === 'lost') return false;
-    if (renewed === 'held') this.leaseValidUntil = now + LEASE_TTL_SECONDS * 1000;
+    if (renewed === 'held') this.leaseValidUntil = addSeconds(now, LEASE_TTL_SECONDS);
     else if (now >= this.leaseValidUntil - RENEW_EVERY_MS) {
       this.deps.log.warn('controller lease may expire before it can be renewed; stopping', { holder: this.options.holder });
       return false;

@@ -56,7 +56,7 @@ describe('Ec2CloudProvider.instanceTypes', () => {
     const clock = { now: () => T0 };
     const store = new MemoryStateStore(clock);
     await store.markUnavailable({ instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot' }, 180, 'InsufficientInstanceCapacity');
-    await store.putOnDemandPrices('us-east-1', { prices: { 'm5.large': 0.097, 'g5.xlarge': 1.006 }, fetchedAt: T0 - 3600_000 });
+    await store.putOnDemandPrices('us-east-1', { prices: { 'm5.large': 0.097, 'g5.xlarge': 1.006 }, fetchedAt: epochMs(T0 - 3600_000) });
     // Act
     await provider(clock, store).instanceTypes(nodeClass());
     // Assess

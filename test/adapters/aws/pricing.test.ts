@@ -62,7 +62,7 @@ describe('PriceListRefresher', () => {
     let now = Date.UTC(2026, 0, 1);
     const store = new MemoryStateStore({ now: () => epochMs(now) });
     pricing.on(GetProductsCommand).resolves({ PriceList: [item('m5.large', '0.107')] });
-    const refresher = new PriceListRefresher({ pricing: client(), region: 'eu-west-1', store, now: () => now });
+    const refresher = new PriceListRefresher({ pricing: client(), region: 'eu-west-1', store, now: () => epochMs(now) });
     // Act
     const first = await refresher.refreshIfStale();
     now += 11 * 3600_000;

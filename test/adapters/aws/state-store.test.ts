@@ -49,9 +49,9 @@ describe('MemoryStateStore', () => {
     // Prepare
     const clock = fakeClock();
     const store = new MemoryStateStore(clock);
-    await store.audit({ at: T0 - 3000, kind: 'provisioning', action: 'launched' });
-    await store.audit({ at: T0 - 2000, kind: 'disruption', action: 'disrupting' });
-    await store.audit({ at: T0 - 1000, kind: 'provisioning', action: 'skipped' });
+    await store.audit({ at: epochMs(T0 - 3000), kind: 'provisioning', action: 'launched' });
+    await store.audit({ at: epochMs(T0 - 2000), kind: 'disruption', action: 'disrupting' });
+    await store.audit({ at: epochMs(T0 - 1000), kind: 'provisioning', action: 'skipped' });
     // Act
     const all = await store.auditLog();
     const provisioning = await store.auditLog({ kind: 'provisioning', limit: 1 });
@@ -162,7 +162,7 @@ describe('DynamoStateStore', () => {
       { record: { at: T0 - 20 * 3600_000, kind: 'provisioning', action: 'launched' }, expiresAtMs: T0 + 1e9 },
     ] });
     ddb.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'AUDIT#2026-11-21' } }).resolves({ Items: [
-      { record: { at: T0 - 1000, kind: 'provisioning', action: 'skipped' }, expiresAtMs: T0 + 1e9 },
+      { record: { at: epochMs(T0 - 1000), kind: 'provisioning', action: 'skipped' }, expiresAtMs: T0 + 1e9 },
     ] });
     const store = make(clock);
     // Act

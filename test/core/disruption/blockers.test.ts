@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { computeDisruption } from '../../../shared/core/disruption';
 import { Annotation } from '../../../shared/core/model/labels';
 import { ago, bound, c6g, cluster, input, managed, pdb, pool } from './builders';
-import { type EpochMs } from '../../../shared/core/time';
+import type { EpochMs } from '../../../shared/core/time';
 
 /** Two 8-vCPU nodes: "a" has one 1-vCPU pod that fits on "b" (2 × 3 vCPU), so single-node consolidation deletes "a". */
 function twoNodes(o: { podAnnotations?: Record<string, string>; nodeAnnotations?: Record<string, string>; pdbs?: ReturnType<typeof pdb>[]; lastPodEventTime?: EpochMs; p?: ReturnType<typeof pool>; podLabels?: Record<string, string>; replicas?: number } = {}) {

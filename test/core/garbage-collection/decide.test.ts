@@ -11,7 +11,7 @@ const MIN = 60 * SEC;
 const ownedTags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' };
 
 function instance(id: string, ageMs: number, tags: Record<string, string> = ownedTags, state: CloudInstance['state'] = 'running'): CloudInstance {
-  return { instanceId: id, providerID: `aws:///us-west-2a/${id}`, instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'on-demand', launchTime: NOW - ageMs, state, tags };
+  return { instanceId: id, providerID: `aws:///us-west-2a/${id}`, instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'on-demand', launchTime: epochMs(NOW - ageMs), state, tags };
 }
 
 function claim(name: string, ageMs: number, opts: { instanceId?: string; conditions?: NodeClaimCondition[]; deleting?: boolean } = {}): NodeClaim {

@@ -16,7 +16,7 @@ const owned: OwnedInstance = { instanceId: OWNED, nodeClaim: 'default-abcde', in
 const lookup = (id: string) => (id === OWNED ? owned : undefined);
 
 function instance(id: string, tags: Record<string, string>): CloudInstance {
-  return { instanceId: id, providerID: `aws:///us-west-2b/${id}`, instanceType: 'c5.xlarge', zone: 'us-west-2b', capacityType: 'spot', launchTime: 0, state: 'running', tags };
+  return { instanceId: id, providerID: `aws:///us-west-2b/${id}`, instanceType: 'c5.xlarge', zone: 'us-west-2b', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags };
 }
 
 function claim(name: string, providerID?: string): NodeClaim {

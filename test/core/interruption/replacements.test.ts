@@ -71,16 +71,16 @@ describe('the disrupt workflow in interruption mode', () => {
     const f = interruptedCluster();
     const base = { reason: 'SpotInterruption', candidates: [{ nodeClaimName: 'default-aaaaa' }], replacements: [nodeClaim('default-gone1')] as unknown as DisruptionState['replacements'], disruptionId: 'x', pollSeconds: 5 };
     f.cluster.claims.set('default-slow1', nodeClaim('default-slow1'));
-    const late = { ...base, replacements: [nodeClaim('default-slow1')] as unknown as DisruptionState['replacements'], deadlineMs: f.clock.now() - 1 };
+    const late = { ...base, replacements: [nodeClaim('default-slow1')] as unknown as DisruptionState['replacements'], deadlineMs: epochMs(f.clock.now() - 1) };
     // Act
-    const gone = await checkReplacementsReady(f, { ...base, deadlineMs: f.clock.now() + 60_000, interruption: { kind: 'SpotInterruption', drainBy: 0 } });
+    const gone = await checkReplacementsReady(f, { ...base, deadlineMs: epochMs(f.clock.now() + 60_000), interruption: { kind: 'SpotInterruption', drainBy: 0 } });
     const pastDeadline = await checkReplacementsReady(f, { ...late, interruption: { kind: 'SpotInterruption', drainBy: 0 } });
-    const waiting = await checkReplacementsReady(f, { ...late, deadlineMs: f.clock.now() + 1000, interruption: { kind: 'SpotInterruption', drainBy: 0 } });
+    const waiting = await checkReplacementsReady(f, { ...late, deadlineMs: epochMs(f.clock.now() + 1000), interruption: { kind: 'SpotInterruption', drainBy: 0 } });
     // Assess
     expect(gone.ready).toBe(true);
     expect(pastDeadline.ready).toBe(true);
     expect(waiting.ready).toBe(false);
-    await expect(checkReplacementsReady(f, { ...base, deadlineMs: f.clock.now() + 60_000 })).rejects.toThrow(/is gone/);
+    await expect(checkReplacementsReady(f, { ...base, deadlineMs: epochMs(f.clock.now() + 60_000) })).rejects.toThrow(/is gone/);
     expect(f.log.messages()).toContain('draining interrupted node before its replacements are ready');
   });
 });

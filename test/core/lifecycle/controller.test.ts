@@ -162,7 +162,7 @@ describe('runController', () => {
   it('should skip when another controller holds the lease well before its hand-over', async () => {
     // Prepare
     const w = world();
-    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, T0 + 10 * 60_000);
+    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, epochMs(T0 + 10 * 60_000));
     // Act
     const result = await run(w, 60);
     // Assess
@@ -173,7 +173,7 @@ describe('runController', () => {
   it('should wait for a holder that hands over within the minute and take over within a second of its release', async () => {
     // Prepare
     const w = world();
-    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, T0 + 40_000);
+    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, epochMs(T0 + 40_000));
     w.clock.at(T0 + 40_000, () => void w.store.releaseLease(CONTROLLER_LEASE, 'other'));
     // Act
     const result = await run(w, 120);
@@ -207,7 +207,7 @@ describe('runController', () => {
     const w = world();
     // Act
     const result = await run(w, 120, [
-      [15, () => void w.store.releaseLease(CONTROLLER_LEASE, 'me').then(() => w.store.acquireLease(CONTROLLER_LEASE, 'thief', 30, T0 + 900_000))],
+      [15, () => void w.store.releaseLease(CONTROLLER_LEASE, 'me').then(() => w.store.acquireLease(CONTROLLER_LEASE, 'thief', 30, epochMs(T0 + 900_000)))],
       [40, () => w.watch.emit('pods', added(pending('late')))],
     ]);
     // Assess

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRegistration, decideDeletions, deletionExecutionName, finalizeNodeClaim, reconcileDeletions } from '../../../shared/core/lifecycle';
 import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
-import { fromSeconds } from '../../../shared/core/time';
+import { epochMs, fromSeconds } from '../../../shared/core/time';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 const DELETED_AT = fromSeconds(1_767_229_200);
@@ -124,7 +124,7 @@ describe('the termination finalizer on Nodes', () => {
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
     f.cluster.nodes.set('n1', node('n1', { providerID: PID, finalizers: ['other'] }));
     // Act
-    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
+    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: epochMs(f.clock.now() + 60_000) });
     // Assess
     expect(f.cluster.nodes.get('n1')?.finalizers).toEqual(['other', 'karpenter.sh/termination']);
   });

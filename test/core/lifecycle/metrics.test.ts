@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRegistration, finalizeNodeClaim, launchNodeClaim, runProvisioner, type Planner } from '../../../shared/core/lifecycle';
 import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
 import { fakes, instanceType, node, nodeClaim, pod } from '../../fakes/lifecycle';
-import { addSeconds, wholeSecond } from '../../../shared/core/time';
+import { addSeconds, epochMs, wholeSecond } from '../../../shared/core/time';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 
@@ -52,8 +52,8 @@ describe('lifecycle metrics', () => {
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
     f.cluster.nodes.set('n1', node('n1', { providerID: PID, labels: { 'topology.kubernetes.io/zone': 'eu-west-1a' } }));
     // Act
-    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
-    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
+    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: epochMs(f.clock.now() + 60_000) });
+    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: epochMs(f.clock.now() + 60_000) });
     // Assess
     expect(f.metrics.total('karpenter_nodes_created_total', { nodepool: 'default', zone: 'eu-west-1a' })).toBe(1);
   });
