@@ -1,7 +1,7 @@
 /**
  * The one unit of time for instants in the core and its ports: milliseconds since the Unix epoch, branded so a
  * seconds value (or any bare number) cannot be passed where an instant is expected without a compile error.
- * Durations stay plain numbers whose name carries the unit (`ttlMs`, `leaseSeconds`, `expireAfter` in seconds as
+ * Durations stay plain numbers whose name carries the unit (`budgetMs`, `ttlSeconds`, `expireAfter` in seconds as
  * the NodePool API writes it); an instant minus an instant is such a number. Kubernetes' RFC 3339 strings become
  * `EpochMs` at the edges (manifest parsing, the Kubernetes and AWS adapters, the simulator).
  */

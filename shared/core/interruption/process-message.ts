@@ -82,7 +82,7 @@ const NOTICE_DRAIN_AFTER_MS = 60_000;
 /** A scheduled change or a drained rebalance: replacements get the normal 10 minutes, as a disruption. */
 const UNHURRIED_DRAIN_AFTER_MS = 10 * 60_000;
 
-/** When the drain must start at the latest, from the message kind (ms since epoch). */
+/** When the drain must start at the latest, from the message kind. */
 function drainBy(message: InterruptionMessage, nowMs: EpochMs): EpochMs {
   const at = Math.min(message.time ?? nowMs, nowMs);
   switch (message.kind) {
