@@ -8,6 +8,7 @@ import { parseResourceList } from '../shared/core/model/resources';
 import type { ExistingNode } from '../shared/core/scheduling/types';
 import { nodePoolFor } from './pools';
 import { timeSolve, type BenchRow } from './measure';
+import { fromSeconds } from '../shared/core/time';
 
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
 
@@ -42,7 +43,7 @@ export function deploymentPods(mix: Deployment[], scale: number, prefix = ''): P
     for (let i = 0; i < Math.max(1, Math.round(d.replicas * scale)); i++) {
       const name = `${prefix}${d.name}-${i}`;
       out.push({
-        uid: `default/${name}`, namespace: 'default', name, labels, annotations: {}, creationTimestamp: t++, phase: 'Pending',
+        uid: `default/${name}`, namespace: 'default', name, labels, annotations: {}, creationTimestamp: fromSeconds(t++), phase: 'Pending',
         requests: parseResourceList({ cpu: d.cpu, memory: d.memory }),
         nodeSelector: { ...(d.arch ? { [Label.arch]: d.arch } : {}), ...(d.spot ? { [Label.capacityType]: 'spot' } : {}) },
         affinity: d.anti ? { podAntiAffinity: { required: [{ topologyKey: Label.hostname, labelSelector: { matchLabels: labels } }] } } : undefined,

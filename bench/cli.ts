@@ -48,7 +48,7 @@ function podManifest(p: Pod): Record<string, unknown> {
   }
   return {
     apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: p.name, namespace: p.namespace, uid: p.uid, labels: p.labels, creationTimestamp: new Date(Date.UTC(2026, 0, 1) + p.creationTimestamp * 1000).toISOString() },
+    metadata: { name: p.name, namespace: p.namespace, uid: p.uid, labels: p.labels, creationTimestamp: new Date(Date.UTC(2026, 0, 1) + p.creationTimestamp).toISOString() },
     spec,
     status: { phase: p.nodeName ? 'Running' : 'Pending' },
   };

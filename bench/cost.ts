@@ -20,6 +20,7 @@ import { solve } from '../shared/core/scheduling/solve';
 import type { Plan, SchedulingInput } from '../shared/core/scheduling/types';
 import { catalogTypes, deploymentPods, MIX } from './catalog-suites';
 import { nodePoolFor } from './pools';
+import { epochMs } from '../shared/core/time';
 
 type Mix = Parameters<typeof deploymentPods>[0];
 const gen = (values: string[]) => [{ key: Label.instanceGeneration, operator: 'Gt' as const, values }];
@@ -35,7 +36,7 @@ const WALKTHROUGH = [
 
 const daemon = (name: string, cpu: string, memory: string): DaemonSet => ({
   namespace: 'kube-system', name,
-  template: { uid: `ds/${name}`, namespace: 'kube-system', name, labels: {}, annotations: {}, creationTimestamp: 0, phase: 'Pending', requests: parseResourceList({ cpu, memory }), nodeSelector: {}, tolerations: [], topologySpreadConstraints: [], hostPorts: [], volumeClaims: [], priority: 0, terminationGracePeriodSeconds: 30, owner: { kind: 'DaemonSet', name } },
+  template: { uid: `ds/${name}`, namespace: 'kube-system', name, labels: {}, annotations: {}, creationTimestamp: epochMs(0), phase: 'Pending', requests: parseResourceList({ cpu, memory }), nodeSelector: {}, tolerations: [], topologySpreadConstraints: [], hostPorts: [], volumeClaims: [], priority: 0, terminationGracePeriodSeconds: 30, owner: { kind: 'DaemonSet', name } },
 });
 
 const MIXES: { name: string; mix: Mix; scale?: number; requirements?: NodeSelectorRequirement[]; daemonSets?: DaemonSet[] }[] = [

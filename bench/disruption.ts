@@ -15,8 +15,9 @@ import { Finalizer, Label } from '../shared/core/model/labels';
 import { parseResourceList } from '../shared/core/model/resources';
 import { fakeTypes, rng, ZONES } from './karpenter-shape';
 import { nodePoolFor } from './pools';
+import { epochMs } from '../shared/core/time';
 
-const NOW = 1_800_000_000_000;
+const NOW = epochMs(1_800_000_000_000);
 
 export function cluster(nodesCount: number, underutilizedShare: number, fullShare = 0.85): DisruptionInput {
   const types = fakeTypes(64);
@@ -31,12 +32,12 @@ export function cluster(nodesCount: number, underutilizedShare: number, fullShar
     const name = `node-${String(i).padStart(4, '0')}`;
     const labels = { ...it.labels, [Label.zone]: zone, [Label.capacityType]: 'on-demand', [Label.hostname]: name, [Label.nodePool]: 'default', [Label.initialized]: 'true', [Label.registered]: 'true' };
     const providerID = `aws:///${zone}/i-${i.toString(16).padStart(17, '0')}`;
-    nodes.push({ name, labels, annotations: {}, taints: [], capacity: it.capacity, allocatable: it.allocatable, providerID, unschedulable: false, ready: true, creationTimestamp: NOW / 1000 - 86400, finalizers: [Finalizer.termination] });
+    nodes.push({ name, labels, annotations: {}, taints: [], capacity: it.capacity, allocatable: it.allocatable, providerID, unschedulable: false, ready: true, creationTimestamp: epochMs(NOW - 86_400_000), finalizers: [Finalizer.termination] });
     claims.push({
       name: `claim-${i}`, labels, annotations: {}, nodePool: 'default',
       spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: pool.template.nodeClassRef, expireAfter: pool.template.expireAfter, terminationGracePeriod: null },
-      status: { nodeName: name, providerID, conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: NOW / 1000 - 86000 }] },
-      creationTimestamp: NOW / 1000 - 86400, finalizers: [Finalizer.termination],
+      status: { nodeName: name, providerID, conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: epochMs(NOW - 86_000_000) }] },
+      creationTimestamp: epochMs(NOW - 86_400_000), finalizers: [Finalizer.termination],
     });
     const target = (rand() < underutilizedShare ? 0.25 : fullShare) * it.capacity.cpu;
     for (let used = 0, j = 0; used + 250 <= target; j++) {
@@ -44,8 +45,8 @@ export function cluster(nodesCount: number, underutilizedShare: number, fullShar
       used += cpu;
       const app = `app-${Math.floor(rand() * 200)}`;
       pods.push({
-        uid: `${name}-${j}`, namespace: 'default', name: `${app}-${name}-${j}`, labels: { app }, annotations: {}, creationTimestamp: NOW / 1000 - 3600,
-        startTime: NOW / 1000 - 3600, nodeName: name, phase: 'Running', ready: true, requests: parseResourceList({ cpu: `${cpu}m`, memory: `${cpu}Mi` }),
+        uid: `${name}-${j}`, namespace: 'default', name: `${app}-${name}-${j}`, labels: { app }, annotations: {}, creationTimestamp: epochMs(NOW - 3_600_000),
+        startTime: epochMs(NOW - 3_600_000), nodeName: name, phase: 'Running', ready: true, requests: parseResourceList({ cpu: `${cpu}m`, memory: `${cpu}Mi` }),
         nodeSelector: {}, tolerations: [], topologySpreadConstraints: [], hostPorts: [], volumeClaims: [], owner: { kind: 'ReplicaSet', name: app }, priority: 0, terminationGracePeriodSeconds: 30,
       });
     }

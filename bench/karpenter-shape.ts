@@ -3,6 +3,7 @@ import type { InstanceType } from '../shared/core/instance-types/types';
 import type { Pod } from '../shared/core/model/kube';
 import { Label } from '../shared/core/model/labels';
 import { parseResourceList } from '../shared/core/model/resources';
+import { fromSeconds } from '../shared/core/time';
 
 /** Deterministic PRNG (mulberry32): benchmarks must give the same pods every run. */
 export function rng(seed: number): () => number {
@@ -54,7 +55,7 @@ export function diversePods(count: number, seed = 1): Pod[] {
   const make = (labels: Record<string, string>, extra: Partial<Pod>): Pod => {
     const name = `bench-${n++}`;
     return {
-      uid: `default/${name}`, namespace: 'default', name, labels, annotations: {}, creationTimestamp: n, phase: 'Pending',
+      uid: `default/${name}`, namespace: 'default', name, labels, annotations: {}, creationTimestamp: fromSeconds(n), phase: 'Pending',
       requests: parseResourceList({ cpu: pick(CPUS), memory: pick(MEMS) }), nodeSelector: {}, tolerations: [],
       topologySpreadConstraints: [], hostPorts: [], volumeClaims: [], priority: 0, terminationGracePeriodSeconds: 30, ...extra,
     };

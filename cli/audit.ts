@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { AuditRecord, StateStore } from '../shared/core/ports';
 import { DurationParseError, parseDuration } from '../shared/core/model/duration';
 import { CliUsageError } from './plan';
+import { addSeconds, epochMs, type EpochMs } from '../shared/core/time';
 
 export interface AuditOptions {
   table: string;
@@ -26,22 +27,22 @@ export interface AuditOptions {
 export interface AuditDeps {
   /** Defaults to a DynamoStateStore on `table` in `region`. */
   store?: Pick<StateStore, 'auditLog'>;
-  now?: () => number;
+  now?: () => EpochMs;
 }
 
 const AuditKinds: readonly AuditRecord['kind'][] = ['provisioning', 'disruption', 'interruption', 'termination', 'garbage-collection'];
 const DEFAULT_SINCE = '1h';
 const DEFAULT_LIMIT = 50;
 
-function sinceMs(since: string | undefined, now: number): number {
+function sinceMs(since: string | undefined, now: EpochMs): EpochMs {
   const text = (since ?? DEFAULT_SINCE).trim();
   if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
     const ms = Date.parse(text);
     if (!Number.isFinite(ms)) throw new CliUsageError(`--since: "${text}" is not a valid ISO-8601 time`);
-    return ms;
+    return epochMs(ms);
   }
   try {
-    return now - parseDuration(text) * 1000;
+    return addSeconds(now, -parseDuration(text));
   } catch (e) {
     if (e instanceof DurationParseError) throw new CliUsageError(`--since: "${text}" is neither a duration (e.g. 30m, 1h, 7d) nor an ISO-8601 time`);
     throw e;
@@ -61,7 +62,7 @@ function parseKind(kind: string | undefined): AuditRecord['kind'] | undefined {
   return kind as AuditRecord['kind'];
 }
 
-async function defaultStore(opts: AuditOptions, now: () => number): Promise<Pick<StateStore, 'auditLog'>> {
+async function defaultStore(opts: AuditOptions, now: () => EpochMs): Promise<Pick<StateStore, 'auditLog'>> {
   const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { DynamoStateStore }] = await Promise.all([
     import('@aws-sdk/client-dynamodb'), import('@aws-sdk/lib-dynamodb'), import('../shared/adapters/aws/state-store'),
   ]);
@@ -104,7 +105,7 @@ function formatRecord(r: AuditRecord): string[] {
 /** Prints the audit log newest first; returns the exit code (bad flags throw CliUsageError, exit 2). */
 export async function auditCommand(opts: AuditOptions, out: (s: string) => void, deps: AuditDeps = {}): Promise<number> {
   if (!deps.store && !opts.table) throw new CliUsageError('--table: the name of the nodewright state table is required (the STATE_TABLE_NAME of the deployed functions)');
-  const now = deps.now ?? (() => Date.now());
+  const now = deps.now ?? (() => epochMs(Date.now()));
   const query = { sinceMs: sinceMs(opts.since, now()), kind: parseKind(opts.kind) };
   const limit = parseLimit(opts.limit);
   const actions = opts.action ? new Set(opts.action.split(',').map((a) => a.trim()).filter(Boolean)) : undefined;

@@ -11,6 +11,7 @@ import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
 import { runDisruption, type DisruptionRunOptions, type DisruptionRunResult } from '../../shared/core/lifecycle/disruption-run';
+import { epochMs, type EpochMs } from '../../shared/core/time';
 
 export type DisruptionHandlerOptions = Omit<DisruptionRunOptions, 'holder' | 'namingTimeMs' | 'once'>;
 
@@ -23,11 +24,11 @@ const isManual = (event: unknown): boolean => asRecord(event).reconcile === true
  * The time of an EventBridge scheduled event (the same when Lambda retries the event), so execution names
  * are stable across retries; undefined for manual runs.
  */
-export function scheduledTime(event: unknown): number | undefined {
+export function scheduledTime(event: unknown): EpochMs | undefined {
   const e = asRecord(event);
   if (e['detail-type'] !== 'Scheduled Event' || typeof e.time !== 'string') return undefined;
   const ms = Date.parse(e.time);
-  return Number.isFinite(ms) ? ms : undefined;
+  return Number.isFinite(ms) ? epochMs(ms) : undefined;
 }
 
 /** Karpenter's feature gate syntax: FEATURE_GATES="SpotToSpotConsolidation=true". */

@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../core/ports';
+import { epochMs, type EpochMs } from '../core/time';
 
 interface Timer {
   at: number;
@@ -38,8 +39,8 @@ export class VirtualClock implements Clock {
     this.nowMs = startMs;
   }
 
-  now(): number {
-    return this.nowMs;
+  now(): EpochMs {
+    return epochMs(this.nowMs);
   }
 
   /** Seconds since the start of the simulation. */

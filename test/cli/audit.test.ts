@@ -9,6 +9,7 @@ import { MemoryStateStore } from '../../shared/adapters/aws/state-store';
 import type { AuditRecord } from '../../shared/core/ports';
 import { bound, c6g, managed, NOW, pool } from '../core/disruption/builders';
 import { context, scheduledEvent, world } from '../functions/disruption/world';
+import { epochMs } from '../../shared/core/time';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 afterEach(() => ddb.reset());
@@ -18,7 +19,7 @@ function capture() {
   return { lines, out: (s: string) => { lines.push(s); } };
 }
 
-const record = (at: number, o: Partial<AuditRecord> = {}): AuditRecord => ({ at, kind: 'disruption', action: 'chosen', reason: 'empty', nodeClaims: ['claim-a'], nodes: ['a'], savingsPerHour: 0.136, detail: { method: 'emptiness', why: 'emptiness: delete of 1 node(s)' }, ...o });
+const record = (at: number, o: Partial<AuditRecord> = {}): AuditRecord => ({ at: epochMs(at), kind: 'disruption', action: 'chosen', reason: 'empty', nodeClaims: ['claim-a'], nodes: ['a'], savingsPerHour: 0.136, detail: { method: 'emptiness', why: 'emptiness: delete of 1 node(s)' }, ...o });
 
 describe('nodewright audit', () => {
   it('should show why each move of the disruption function was made, newest first', async () => {
@@ -47,7 +48,7 @@ describe('nodewright audit', () => {
 
   it('should read the records from the DynamoDB state table', async () => {
     // Prepare
-    const now = Date.UTC(2026, 10, 22, 12, 0, 0);
+    const now = epochMs(Date.UTC(2026, 10, 22, 12, 0, 0));
     ddb.on(QueryCommand).resolves({
       Items: [
         { pk: 'AUDIT#2026-11-22', sk: 'x#1', kind: 'disruption', expiresAtMs: now + 1e9, record: record(now - 120_000) },

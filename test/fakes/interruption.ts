@@ -3,9 +3,10 @@ import type { CloudInstance } from '../../shared/core/ports';
 import type { NodeClaim } from '../../shared/core/model/karpenter';
 import type { Node } from '../../shared/core/model/kube';
 import { FakeCloud } from './ports';
+import { epochMs } from '../../shared/core/time';
 
 export const CLUSTER = 'demo';
-export const NOW = Date.parse('2026-11-21T23:40:00Z');
+export const NOW = epochMs(Date.parse('2026-11-21T23:40:00Z'));
 const ownedTags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'eks:eks-cluster-name': 'demo' };
 
 export function instance(id: string, opts: Partial<CloudInstance> = {}): CloudInstance {
@@ -15,7 +16,7 @@ export function instance(id: string, opts: Partial<CloudInstance> = {}): CloudIn
     instanceType: 'm5.large',
     zone: 'us-west-2a',
     capacityType: 'spot',
-    launchTime: NOW - 60 * 60_000,
+    launchTime: epochMs(NOW - 60 * 60_000),
     state: 'running',
     tags: ownedTags,
     ...opts,
@@ -32,20 +33,19 @@ export function nodeClaim(name: string, opts: { instanceId?: string; ageMs?: num
     spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
     status: {
       conditions: [
-        ...(launched ? [{ type: 'Launched', status: 'True' as const, lastTransitionTime: (NOW - (opts.ageMs ?? 60 * 60_000)) / 1000 }] : []),
+        ...(launched ? [{ type: 'Launched', status: 'True' as const, lastTransitionTime: epochMs(NOW - (opts.ageMs ?? 60 * 60_000)) }] : []),
         ...(opts.registered ? [{ type: 'Registered', status: 'True' as const }] : []),
       ],
       ...(opts.instanceId ? { providerID: `aws:///us-west-2a/${opts.instanceId}` } : {}),
       ...(opts.nodeName ? { nodeName: opts.nodeName } : {}),
     },
-    // NodeClaim times are seconds since epoch (the model's convention).
-    creationTimestamp: (NOW - (opts.ageMs ?? 60 * 60_000)) / 1000,
+    creationTimestamp: epochMs(NOW - (opts.ageMs ?? 60 * 60_000)),
     finalizers: ['karpenter.sh/termination'],
   };
 }
 
 export function node(name: string, instanceId: string, ready = true): Node {
-  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: (NOW - 60 * 60_000) / 1000, finalizers: [] };
+  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: epochMs(NOW - 60 * 60_000), finalizers: [] };
 }
 
 /** The cloud of cluster `demo`: owns what carries its ownership tag. */

@@ -5,6 +5,10 @@ import type { Node, Pod } from '../../shared/core/model/kube';
 import { MemoryStateStore } from '../../shared/adapters/aws/state-store/memory';
 import { FakeClock, FakeCloud, FakeCluster } from './ports';
 import { RecordingLogger, RecordingMetrics, RecordingWorkflows } from './recording';
+import { epochMs } from '../../shared/core/time';
+
+/** When the fakes' objects were created: 2026-01-01T00:00:00Z. */
+const CREATED = epochMs(Date.UTC(2026, 0, 1));
 
 export { FakeClock, FakeCloud, FakeCluster, instanceType } from './ports';
 
@@ -34,20 +38,20 @@ export function nodeClaim(name: string, over: { nodePool?: string; providerID?: 
       expireAfter: null, terminationGracePeriod: over.tgp ?? null,
     },
     status: { conditions: over.conditions ?? [], ...(over.providerID ? { providerID: over.providerID } : {}), ...(over.nodeName ? { nodeName: over.nodeName } : {}) },
-    creationTimestamp: 1_767_225_600, finalizers: ['karpenter.sh/termination'],
+    creationTimestamp: CREATED, finalizers: ['karpenter.sh/termination'],
   };
 }
 
 export function node(name: string, over: Partial<Node> = {}): Node {
   return {
     name, labels: {}, annotations: {}, taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }], capacity: { cpu: 2000 }, allocatable: { cpu: 1930 },
-    unschedulable: false, ready: true, creationTimestamp: 1_767_225_600, finalizers: [], ...over,
+    unschedulable: false, ready: true, creationTimestamp: CREATED, finalizers: [], ...over,
   };
 }
 
 export function pod(name: string, over: Partial<Pod> = {}): Pod {
   return {
-    uid: `uid-${name}`, namespace: 'default', name, labels: {}, annotations: {}, creationTimestamp: 1_767_225_600, phase: 'Running',
+    uid: `uid-${name}`, namespace: 'default', name, labels: {}, annotations: {}, creationTimestamp: CREATED, phase: 'Running',
     requests: { cpu: 500 }, nodeSelector: {}, tolerations: [], topologySpreadConstraints: [], hostPorts: [], volumeClaims: [],
     owner: { kind: 'ReplicaSet', name: 'web-abc' }, priority: 0, terminationGracePeriodSeconds: 30, ...over,
   };

@@ -8,10 +8,11 @@ import type { InstanceType } from '../../shared/core/instance-types/types';
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../shared/core/model/karpenter';
 import type { Node, Pod } from '../../shared/core/model/kube';
 import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, LaunchRequest, NodePatch } from '../../shared/core/ports';
+import { epochMs, type EpochMs } from '../../shared/core/time';
 
 export class FakeClock implements Clock {
   constructor(public ms = Date.UTC(2026, 0, 1)) {}
-  now(): number { return this.ms; }
+  now(): EpochMs { return epochMs(this.ms); }
   async sleep(ms: number): Promise<void> { this.ms += ms; }
   advance(ms: number): void { this.ms += ms; }
 }
@@ -113,8 +114,8 @@ export class FakeCluster implements ClusterClient {
     this.nodes.delete(name);
     this.deletedNodes.push(name);
   }
-  /** Seconds since epoch for deletionTimestamp; tests may set it. */
-  deletionTime = (): number => Math.floor(Date.UTC(2026, 0, 1) / 1000);
+  /** The deletionTimestamp the fake API server stamps; tests may set it. */
+  deletionTime = (): EpochMs => epochMs(Date.UTC(2026, 0, 1));
   async patchNode(name: string, patch: NodePatch) {
     this.writes.push(`patchNode ${name}`);
     const n = this.nodes.get(name);
@@ -192,7 +193,7 @@ export class FakeCloud implements CloudProvider {
     }
     const id = `i-0abc${String(++this.seq).padStart(12, '0')}`;
     const it = req.instanceTypes[0];
-    const inst: CloudInstance = { instanceId: id, providerID: `aws:///eu-west-1a/${id}`, instanceType: it.name, zone: 'eu-west-1a', capacityType: 'spot', launchTime: 0, state: 'running', tags: {} };
+    const inst: CloudInstance = { instanceId: id, providerID: `aws:///eu-west-1a/${id}`, instanceType: it.name, zone: 'eu-west-1a', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags: {} };
     this.instances.set(inst.providerID, inst);
     return inst;
   }

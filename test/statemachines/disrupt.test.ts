@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { disruptionIdOf, replacementClaimName } from '../../shared/core/lifecycle';
 import { localFunctions, runLocalExecution } from '../../shared/sim/sfn';
 import { fakes, node, nodeClaim, type Fakes } from '../fakes/lifecycle';
+import { epochMs } from '../../shared/core/time';
 
 /** The replacement's name: the disruption names it from its id (from the execution name, `local-disrupt` here). */
 const NEW = replacementClaimName('default', disruptionIdOf('local-disrupt'), 0);
@@ -94,7 +95,7 @@ describe('disrupt state machine (local)', () => {
       const f = setup();
       f.cluster.claims.set('default-healthy', nodeClaim('default-healthy', { providerID: healthyPid, nodeName: HEALTHY, conditions: [{ type: 'Initialized', status: 'True' }] }));
       f.cluster.nodes.set(HEALTHY, node(HEALTHY, { providerID: healthyPid, taints: [] }));
-      f.cloud.instances.set(healthyPid, { instanceId: 'i-0abc000000000009', providerID: healthyPid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: 0, state: 'running', tags: {} });
+      f.cloud.instances.set(healthyPid, { instanceId: 'i-0abc000000000009', providerID: healthyPid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: epochMs(0), state: 'running', tags: {} });
       return f;
     }
 
@@ -184,7 +185,7 @@ describe('disrupt state machine (local)', () => {
     });
 
     it.each([
-      ['a candidate being deleted', (f: Fakes) => { f.cluster.claims.get('default-old01')!.deletionTimestamp = 1; }, { nodeClaimName: 'default-old01' }, /already being deleted/],
+      ['a candidate being deleted', (f: Fakes) => { f.cluster.claims.get('default-old01')!.deletionTimestamp = epochMs(1000); }, { nodeClaimName: 'default-old01' }, /already being deleted/],
       ['a candidate with another claim\'s node', () => undefined, { nodeClaimName: 'default-old01', nodeName: HEALTHY }, /is not nodeclaim "default-old01"'s node/],
       ['an unmanaged candidate', (f: Fakes) => { f.cluster.claims.get('default-old01')!.spec.nodeClassRef = { group: 'example.com', kind: 'Other', name: 'x' }; }, { nodeClaimName: 'default-old01' }, /not managed by nodewright/],
     ])('should refuse %s with no side effect', async (_what, prepare, candidate, message) => {

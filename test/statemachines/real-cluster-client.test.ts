@@ -10,6 +10,7 @@ import { localFunctions, runLocalExecution } from '../../shared/sim/sfn';
 import type { Fakes } from '../fakes/lifecycle';
 import { FakeClock, FakeCloud, RecordingLogger, RecordingMetrics, RecordingWorkflows, nodeClaim } from '../fakes/lifecycle';
 import { nodeClassJson, nodeJson, nodePoolJson, pdbJson, podJson, startHarness, T0, type Harness } from '../sim/kube/fixtures';
+import { epochMs } from '../../shared/core/time';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000077';
 
@@ -36,7 +37,7 @@ describe('state machines with the real Kubernetes client', () => {
     put('policy/v1', 'PodDisruptionBudget', pdbJson('web', { app: 'web' }, { minAvailable: 1 }), 'default');
     await deps.cluster.createNodeClaim(nodeClaim('default-abcde'));
     await deps.cluster.patchNodeClaimStatus('default-abcde', { providerID: PID, nodeName: 'node-a' });
-    deps.cloud.instances.set(PID, { instanceId: 'i-0abc000000000077', providerID: PID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: 0, state: 'running', tags: {} });
+    deps.cloud.instances.set(PID, { instanceId: 'i-0abc000000000077', providerID: PID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags: {} });
     let waits = 0;
     const onWait = () => { if (++waits === 2) h.api.store.delete(h.api.store.typeOf('policy/v1', 'PodDisruptionBudget'), 'default', 'web'); };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { localFunctions, runLocalExecution } from '../../shared/sim/sfn';
 import { fakes, node, nodeClaim, pod, type Fakes } from '../fakes/lifecycle';
+import { epochMs } from '../../shared/core/time';
 
 const PROVIDER_ID = 'aws:///eu-west-1a/i-0abc000000000042';
 const NODE = 'ip-10-0-0-42.eu-west-1.compute.internal';
@@ -8,7 +9,7 @@ const NODE = 'ip-10-0-0-42.eu-west-1.compute.internal';
 function managedNode(f: Fakes, opts: { tgp?: number | null } = {}) {
   f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PROVIDER_ID, nodeName: NODE, tgp: opts.tgp ?? null }));
   f.cluster.nodes.set(NODE, node(NODE, { providerID: PROVIDER_ID, taints: [] }));
-  f.cloud.instances.set(PROVIDER_ID, { instanceId: 'i-0abc000000000042', providerID: PROVIDER_ID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: 0, state: 'running', tags: {} });
+  f.cloud.instances.set(PROVIDER_ID, { instanceId: 'i-0abc000000000042', providerID: PROVIDER_ID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags: {} });
 }
 
 /** Moves the fake clock on by `ms` at each Wait, on top of the Wait's own time (which the runner sleeps on it). */

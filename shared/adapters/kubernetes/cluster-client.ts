@@ -10,6 +10,7 @@ import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
 import { mergeClaimStatus, mergeNodeClassStatus, mergeNodePoolStatus, type NodeClaimStatusPatch, type NodeClassStatusPatch, type NodePoolStatusPatch } from './status-patch';
 import { canonicalJson } from '../../core/model/hash';
 import { EventRecorder } from './events';
+import { epochMs, type EpochMs } from '../../core/time';
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ export interface KubeClusterClientOptions {
   /** Items per list page (default 500, as kubectl). */
   pageSize?: number;
   /** Milliseconds since the epoch, for condition transition times. Default Date.now. */
-  now?: () => number;
+  now?: () => EpochMs;
   /** Attempts for read-modify-write status patches that hit 409 Conflict (default 5). */
   conflictRetries?: number;
   /** Backoff between retries of 429/5xx/connection errors (default: real time; the composition root passes its clock). */
@@ -27,14 +28,14 @@ export interface KubeClusterClientOptions {
 export class KubeClusterClient implements ClusterClient {
   private readonly apis: KubeApis;
   private readonly pageSize: number;
-  private readonly now: () => number;
+  private readonly now: () => EpochMs;
   private readonly conflictRetries: number;
   private events?: EventRecorder;
 
   constructor(kc: KubeConfig, opts: KubeClusterClientOptions = {}) {
     this.apis = makeApis(kc, opts.sleep ? { sleep: opts.sleep } : {});
     this.pageSize = opts.pageSize ?? 500;
-    this.now = opts.now ?? (() => Date.now());
+    this.now = opts.now ?? (() => epochMs(Date.now()));
     this.conflictRetries = opts.conflictRetries ?? 5;
   }
 

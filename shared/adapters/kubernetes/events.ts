@@ -5,7 +5,7 @@
  * a new `lastTimestamp`. Nominations are rate-limited like Karpenter's (a token bucket of 10, 5 per second).
  */
 import { fnv1a64 } from '../../core/model/hash';
-import { toRfc3339 } from '../../core/model/manifests/context';
+import { epochMs, toRfc3339 } from '../../core/time';
 import type { KubeEvent } from '../../core/ports';
 import { httpCode, type KubeApis } from './apis';
 
@@ -14,7 +14,7 @@ const API_VERSIONS: Record<KubeEvent['object']['kind'], string> = {
 };
 const DEFAULT_DEDUPE_SECONDS = 120;
 /** Whole seconds, as the API server stores event timestamps (RFC 3339). */
-const second = (ms: number) => toRfc3339(Math.floor(ms / 1000));
+const second = (ms: number) => toRfc3339(epochMs(ms));
 
 export class EventRecorder {
   private readonly sent = new Map<string, number>();
@@ -50,7 +50,7 @@ export class EventRecorder {
     }
     // The same event was recorded before (by this container or another): count it.
     const existing = await this.core.readNamespacedEvent({ name, namespace });
-    await this.core.patchNamespacedEvent({ name, namespace, body: { count: Number(existing.count ?? 1) + 1, lastTimestamp: toRfc3339(now / 1000) } });
+    await this.core.patchNamespacedEvent({ name, namespace, body: { count: Number(existing.count ?? 1) + 1, lastTimestamp: toRfc3339(epochMs(now)) } });
   }
 
   private take(now: number): boolean {

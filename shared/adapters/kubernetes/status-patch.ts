@@ -1,7 +1,7 @@
 /** Builds the NodeClaim status for a merge patch: fields merged, conditions upserted by type. */
 import type { EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePoolStatus } from '../../core/model/karpenter';
 import { formatResourceList } from '../../core/model/resources';
-import { toRfc3339 } from '../../core/model/manifests/context';
+import { toRfc3339, type EpochMs } from '../../core/time';
 
 type Json = Record<string, unknown>;
 
@@ -14,7 +14,7 @@ export type NodeClassStatusPatch = Partial<EC2NodeClassStatus> & { conditions: E
  * The complete new status (a merge patch replaces lists, so conditions are sent whole). A condition keeps its
  * lastTransitionTime when its status did not change; otherwise it gets the given time or `nowMs`.
  */
-export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, nowMs: number): Json {
+export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, nowMs: EpochMs): Json {
   const out: Json = { ...current };
   for (const k of ['nodeName', 'providerID', 'imageID'] as const) if (patch[k] !== undefined) out[k] = patch[k];
   if (patch.capacity) out.capacity = formatResourceList(patch.capacity);
@@ -29,7 +29,7 @@ export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, now
       const next: Json = {
         type: c.type,
         status: c.status,
-        lastTransitionTime: c.lastTransitionTime !== undefined ? toRfc3339(c.lastTransitionTime) : changed ? toRfc3339(nowMs / 1000) : prev?.lastTransitionTime ?? toRfc3339(nowMs / 1000),
+        lastTransitionTime: c.lastTransitionTime !== undefined ? toRfc3339(c.lastTransitionTime) : changed ? toRfc3339(nowMs) : prev?.lastTransitionTime ?? toRfc3339(nowMs),
         reason: c.reason ?? (changed ? c.type : prev?.reason ?? c.type),
         message: c.message ?? (changed ? '' : prev?.message ?? ''),
       };
@@ -42,7 +42,7 @@ export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, now
 }
 
 /** A NodePool's new status: resources and nodes replaced when given, conditions upserted as for NodeClaims. */
-export function mergeNodePoolStatus(current: Json, patch: NodePoolStatusPatch, nowMs: number): Json {
+export function mergeNodePoolStatus(current: Json, patch: NodePoolStatusPatch, nowMs: EpochMs): Json {
   const out: Json = { ...current };
   if (patch.resources) out.resources = patch.resources;
   if (patch.nodes !== undefined) out.nodes = patch.nodes;
@@ -52,7 +52,7 @@ export function mergeNodePoolStatus(current: Json, patch: NodePoolStatusPatch, n
 }
 
 /** An EC2NodeClass's new status: resolved fields replaced when given (in Karpenter's JSON names), conditions upserted. */
-export function mergeNodeClassStatus(current: Json, patch: NodeClassStatusPatch, nowMs: number): Json {
+export function mergeNodeClassStatus(current: Json, patch: NodeClassStatusPatch, nowMs: EpochMs): Json {
   const out: Json = { ...current };
   if (patch.subnets) out.subnets = patch.subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneID ? { zoneID: s.zoneID } : {}) }));
   if (patch.securityGroups) out.securityGroups = patch.securityGroups.map((g) => ({ id: g.id, ...(g.name ? { name: g.name } : {}) }));

@@ -5,6 +5,8 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import type { Budget, DisruptionReason, NodePool } from '../model/karpenter';
+import type { EpochMs } from '../time';
+import { addSeconds } from '../time';
 
 const NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
 
@@ -17,11 +19,11 @@ function budgetNodes(budget: Budget, total: number): number {
 }
 
 /** True when the budget applies now; throws nothing: an unparsable schedule is reported as invalid. */
-function budgetActive(budget: Budget, nowMs: number): boolean | 'invalid' {
+function budgetActive(budget: Budget, nowMs: EpochMs): boolean | 'invalid' {
   if (budget.schedule === undefined && budget.duration === undefined) return true;
   if (budget.schedule === undefined || budget.duration === undefined) return 'invalid';
   try {
-    const expr = CronExpressionParser.parse(budget.schedule, { currentDate: new Date(nowMs - budget.duration * 1000), tz: 'UTC' });
+    const expr = CronExpressionParser.parse(budget.schedule, { currentDate: new Date(addSeconds(nowMs, -budget.duration)), tz: 'UTC' });
     return expr.next().getTime() <= nowMs;
   } catch {
     return 'invalid';
@@ -36,7 +38,7 @@ export interface PoolCounts {
 }
 
 /** Allowed disruptions for one pool and reason; `Infinity` when no budget applies. */
-export function allowedDisruptions(pool: NodePool, reason: DisruptionReason, counts: PoolCounts, nowMs: number): { allowed: number; why: string } {
+export function allowedDisruptions(pool: NodePool, reason: DisruptionReason, counts: PoolCounts, nowMs: EpochMs): { allowed: number; why: string } {
   let min = Infinity;
   let why = 'no budget applies';
   for (const b of pool.disruption.budgets) {
@@ -56,7 +58,7 @@ export function allowedDisruptions(pool: NodePool, reason: DisruptionReason, cou
 export class BudgetTracker {
   private readonly left = new Map<string, number>();
   private readonly whys = new Map<string, string>();
-  constructor(pools: NodePool[], reason: DisruptionReason, counts: Map<string, PoolCounts>, nowMs: number) {
+  constructor(pools: NodePool[], reason: DisruptionReason, counts: Map<string, PoolCounts>, nowMs: EpochMs) {
     for (const p of pools) {
       const r = allowedDisruptions(p, reason, counts.get(p.name) ?? { total: 0, disrupting: 0 }, nowMs);
       this.left.set(p.name, r.allowed);

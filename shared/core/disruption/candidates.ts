@@ -10,6 +10,7 @@ import type { PoolCounts } from './budgets';
 import { BudgetTracker } from './budgets';
 import { disruptionCost, isActive, isReschedulable, PdbIndex, podsBlock, type PodBlock } from './pods';
 import type { Candidate, DisruptionInput } from './types';
+import { addSeconds, type EpochMs } from '../time';
 
 /** A managed node with its claim, pool and pods. */
 export interface NodeView {
@@ -122,12 +123,12 @@ export function toCandidate(view: ClusterView, v: NodeView, priceOptional = fals
 }
 
 /** Consolidatable: consolidateAfter ≠ Never and elapsed since the last pod event (or initialization). */
-export function consolidatable(v: NodeView, nowMs: number): string | undefined {
+export function consolidatable(v: NodeView, nowMs: EpochMs): string | undefined {
   const after = v.pool?.disruption.consolidateAfter ?? null;
   if (after === null) return 'consolidateAfter is Never';
   const init = v.claim.status.conditions.find((c) => c.type === 'Initialized' && c.status === 'True')?.lastTransitionTime;
   const since = v.claim.status.lastPodEventTime ?? init ?? v.claim.creationTimestamp;
-  const readyAt = (since + after) * 1000;
+  const readyAt = addSeconds(since, after);
   if (nowMs < readyAt) return `not consolidatable yet: consolidateAfter ${after}s since the last pod event (${Math.ceil((readyAt - nowMs) / 1000)}s left)`;
   return undefined;
 }

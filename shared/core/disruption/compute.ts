@@ -7,6 +7,7 @@ import { drift, emptiness, multiNode, multiReplacement, singleNode, singleNodeSp
 import { allowedDisruptions } from './budgets';
 import { Pass } from './pass';
 import type { Command, DisruptionDecision, DisruptionInput } from './types';
+import { addSeconds } from '../time';
 
 const money = (n: number) => `$${n.toFixed(4)}/h`;
 
@@ -19,11 +20,11 @@ function expirations(view: ClusterView, pass: Pass): Command[] {
   for (const v of view.views) {
     const after = v.claim.spec.expireAfter;
     if (after === null || isDisrupting(v) || !v.pool) continue;
-    if (view.input.now < (v.claim.creationTimestamp + after) * 1000) continue;
+    if (view.input.now < addSeconds(v.claim.creationTimestamp, after)) continue;
     const c = toCandidate(view, v, true);
     if (typeof c === 'string') continue;
     const cmd: Command = { method: 'expiration', reason: 'expired', action: 'delete', candidates: [c], replacements: [], savingsPerHour: 0 };
-    pass.choose(cmd, `expired: created ${new Date(v.claim.creationTimestamp * 1000).toISOString()}, expireAfter ${after}s (forceful, budgets do not apply)`, 'expired');
+    pass.choose(cmd, `expired: created ${new Date(v.claim.creationTimestamp).toISOString()}, expireAfter ${after}s (forceful, budgets do not apply)`, 'expired');
     out.push(cmd);
   }
   return out;

@@ -7,6 +7,7 @@ import type { EC2NodeClass, NodePool } from '../model/karpenter';
 import { NodeClassHashVersion, nodeClassHash, NodePoolHashVersion, nodePoolHash } from '../model/hash';
 import { Annotation } from '../model/labels';
 import type { NodeView } from './candidates';
+import type { EpochMs } from '../time';
 
 function violates(r: NodeSelectorRequirement, value: string | undefined): boolean {
   const values = r.values ?? [];
@@ -43,7 +44,7 @@ export function driftReason(v: NodeView, pool: NodePool, nodeClass: EC2NodeClass
   return cond ? (cond.reason ?? 'Drifted') : undefined;
 }
 
-/** When the node was first seen drifted (the Drifted condition's transition, seconds), for ordering. */
-export function driftedSince(v: NodeView, nowMs: number): number {
-  return v.claim.status.conditions.find((c) => c.type === 'Drifted' && c.status === 'True')?.lastTransitionTime ?? nowMs / 1000;
+/** When the node was first seen drifted (the Drifted condition's transition), for ordering. */
+export function driftedSince(v: NodeView, nowMs: EpochMs): EpochMs {
+  return v.claim.status.conditions.find((c) => c.type === 'Drifted' && c.status === 'True')?.lastTransitionTime ?? nowMs;
 }

@@ -11,6 +11,7 @@ import { executionName, nodeClaimName, stableSuffix } from '../lifecycle/names';
 import { plannedClaimToNodeClaim } from '../provisioning/from-snapshot';
 import type { WorkflowName } from '../ports/workflow-starter';
 import type { Command } from './types';
+import type { EpochMs } from '../time';
 
 type DisruptExecutionReason = 'Underutilized' | 'Empty' | 'Drifted' | 'Expired';
 const ReasonOf: Record<Command['reason'], DisruptExecutionReason> = { underutilized: 'Underutilized', empty: 'Empty', drifted: 'Drifted', expired: 'Expired' };
@@ -30,7 +31,7 @@ export interface ReplacementContext { nodePools?: NodePool[]; nodeClasses?: EC2N
  * The replacement NodeClaim objects, named deterministically from the command and `nowMs`, annotated with
  * the nodepool hash and, when the class is known, the ec2nodeclass hash (so drift can be detected later).
  */
-export function replacementClaims(cmd: Command, nowMs: number, context: ReplacementContext = {}): NodeClaim[] {
+export function replacementClaims(cmd: Command, nowMs: EpochMs, context: ReplacementContext = {}): NodeClaim[] {
   return cmd.replacements.map((r, i) => {
     const pool = context.nodePools?.find((p) => p.name === r.nodePool) ?? cmd.candidates.find((c) => c.nodePool.name === r.nodePool)?.nodePool;
     const name = nodeClaimName(r.nodePool, [...cmd.candidates.map((c) => c.nodeClaim.name), ...r.pods.map((p) => p.uid)], nowMs, i);
@@ -45,7 +46,7 @@ export function replacementClaims(cmd: Command, nowMs: number, context: Replacem
 }
 
 /** The executions to start for a command; names are stable for the same command and time (idempotent). */
-export function toExecutions(cmd: Command, nowMs: number, context: ReplacementContext = {}): ExecutionRequest[] {
+export function toExecutions(cmd: Command, nowMs: EpochMs, context: ReplacementContext = {}): ExecutionRequest[] {
   if (cmd.method === 'expiration') {
     return cmd.candidates.map((c) => ({
       machine: 'terminate' as const,

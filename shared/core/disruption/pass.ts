@@ -7,8 +7,9 @@ import { consolidatable, consolidationCheck, isDisrupting, nodeCheck, podCheck, 
 import { driftedSince, driftReason } from './drift';
 import { isStatic } from '../scheduling/static-claim';
 import type { Candidate, Command, DisruptionAuditRecord, DisruptionMethod } from './types';
+import type { EpochMs } from '../time';
 
-export interface DriftedCandidate { candidate: Candidate; reason: string; since: number }
+export interface DriftedCandidate { candidate: Candidate; reason: string; since: EpochMs }
 
 type Who = { nodeClaim: { name: string }; node: { name: string } };
 

@@ -7,17 +7,18 @@
  */
 import { fnv1a64 } from '../model/hash';
 import type { ClusterSnapshot } from '../ports/cluster-client';
+import { wholeSecond, type EpochMs } from '../time';
 
 export const PodsFingerprintAnnotation = 'nodewright.io/pods-fingerprint';
 
 export interface PodEventUpdate {
   nodeClaim: string;
   fingerprint: string;
-  /** Seconds since epoch; absent on the first sighting. */
-  lastPodEventTime?: number;
+  /** Absent on the first sighting. */
+  lastPodEventTime?: EpochMs;
 }
 
-export function podEventUpdates(snapshot: ClusterSnapshot, nowMs: number): PodEventUpdate[] {
+export function podEventUpdates(snapshot: ClusterSnapshot, nowMs: EpochMs): PodEventUpdate[] {
   const podsByNode = new Map<string, string[]>();
   for (const p of snapshot.pods) {
     if (!p.nodeName || p.phase === 'Succeeded' || p.phase === 'Failed' || p.owner?.kind === 'DaemonSet') continue;
@@ -30,7 +31,7 @@ export function podEventUpdates(snapshot: ClusterSnapshot, nowMs: number): PodEv
     const fingerprint = fnv1a64((podsByNode.get(c.status.nodeName) ?? []).sort().join('\n'));
     const previous = c.annotations[PodsFingerprintAnnotation];
     if (previous === fingerprint) continue;
-    out.push(previous === undefined ? { nodeClaim: c.name, fingerprint } : { nodeClaim: c.name, fingerprint, lastPodEventTime: Math.floor(nowMs / 1000) });
+    out.push(previous === undefined ? { nodeClaim: c.name, fingerprint } : { nodeClaim: c.name, fingerprint, lastPodEventTime: wholeSecond(nowMs) });
   }
   return out;
 }

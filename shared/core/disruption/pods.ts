@@ -7,6 +7,7 @@ import type { Pod, PodDisruptionBudget } from '../model/kube';
 import { podKey } from '../model/kube';
 import { Annotation } from '../model/labels';
 import { compileSelector } from '../scheduling/selectors';
+import { addSeconds, toSeconds, type EpochMs } from '../time';
 
 const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
 const isStatic = (p: Pod) => p.owner?.kind === 'Node';
@@ -21,7 +22,7 @@ export function isReschedulable(p: Pod): boolean {
 }
 
 /** Why the pod's do-not-disrupt annotation blocks now, or undefined ("true", or a duration from pod start). */
-function doNotDisruptBlock(p: Pod, nowMs: number): string | undefined {
+function doNotDisruptBlock(p: Pod, nowMs: EpochMs): string | undefined {
   // The pre-v1 alias: karpenter.sh/do-not-evict: "true" blocked voluntary disruption of the pod's node the same way.
   if (p.annotations[Annotation.doNotEvict] === 'true' && p.annotations[Annotation.doNotDisrupt] !== 'true') {
     return `pod ${podKey(p)} has ${Annotation.doNotEvict}: "true" (deprecated alias of ${Annotation.doNotDisrupt})`;
@@ -32,7 +33,8 @@ function doNotDisruptBlock(p: Pod, nowMs: number): string | undefined {
   let seconds: number;
   try { seconds = parseDuration(v); } catch { return undefined; } // an invalid value is ignored
   const start = p.startTime ?? p.creationTimestamp;
-  if (nowMs < (start + seconds) * 1000) return `pod ${podKey(p)} has ${Annotation.doNotDisrupt}: "${v}" (active until ${new Date((start + seconds) * 1000).toISOString()})`;
+  const until = addSeconds(start, seconds);
+  if (nowMs < until) return `pod ${podKey(p)} has ${Annotation.doNotDisrupt}: "${v}" (active until ${new Date(until).toISOString()})`;
   return undefined;
 }
 
@@ -88,7 +90,7 @@ export class PdbIndex {
 export interface PodBlock { why: string; deadlock: boolean; kind: 'do-not-disrupt' | 'pdb' }
 
 /** The first reason these pods block a disruption, or undefined. */
-export function podsBlock(pods: Pod[], pdbs: PdbIndex, nowMs: number): PodBlock | undefined {
+export function podsBlock(pods: Pod[], pdbs: PdbIndex, nowMs: EpochMs): PodBlock | undefined {
   for (const p of pods) {
     if (!isActive(p)) continue;
     const dnd = doNotDisruptBlock(p, nowMs);
@@ -118,9 +120,9 @@ export function podCost(p: Pod): number {
 }
 
 /** Σ pod costs × fraction of lifetime left before expireAfter (docs/karpenter-reference.md §4.2). */
-export function disruptionCost(pods: Pod[], createdSeconds: number, expireAfterSeconds: number | null, nowMs: number): number {
+export function disruptionCost(pods: Pod[], created: EpochMs, expireAfterSeconds: number | null, nowMs: EpochMs): number {
   const sum = pods.reduce((s, p) => s + podCost(p), 0);
   if (expireAfterSeconds === null || expireAfterSeconds <= 0) return sum;
-  const left = (createdSeconds + expireAfterSeconds - nowMs / 1000) / expireAfterSeconds;
+  const left = (toSeconds(created) + expireAfterSeconds - toSeconds(nowMs)) / expireAfterSeconds;
   return sum * Math.min(1, Math.max(0, left));
 }

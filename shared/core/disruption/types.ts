@@ -6,6 +6,7 @@ import type { CapacityTypeValue } from '../model/labels';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
 import type { Clock } from '../ports/clock';
 import type { PlannedNodeClaim } from '../scheduling/types';
+import type { EpochMs } from '../time';
 
 export type DisruptionMethod = 'emptiness' | 'drift' | 'multi-node' | 'single-node' | 'expiration';
 type CommandReason = 'empty' | 'drifted' | 'underutilized' | 'expired';
@@ -31,8 +32,7 @@ export interface DisruptionInput {
   snapshot: ClusterSnapshot;
   /** Instance types per NodePool (ICE cache applied), used for candidate prices and replacements. */
   instanceTypes: Record<string, InstanceType[]>;
-  /** Milliseconds since epoch. */
-  now: number;
+  now: EpochMs;
   /** Cloud-provider drift (AMI, subnet, security group …) by NodeClaim name → reason, e.g. "AMIDrift". */
   drifted?: Record<string, string>;
   options?: DisruptionOptions;

@@ -9,6 +9,7 @@ import type { Node } from '../model/kube';
 import { Tag } from '../model/labels';
 import { instanceIdFromProviderID, isClusterOwnedInstance } from '../interruption/ownership';
 import { LifecycleTimings } from '../lifecycle/deps';
+import type { EpochMs } from '../time';
 
 export interface GarbageCollectionTimings {
   /** An owned instance with no NodeClaim is left alone this long after launch (Karpenter: 30 s). */
@@ -33,8 +34,7 @@ const DEFAULT_GC_TIMINGS: GarbageCollectionTimings = {
 
 export interface GarbageCollectionInput {
   clusterName: string;
-  /** Milliseconds since epoch. */
-  now: number;
+  now: EpochMs;
   /** Instances the cloud provider lists for this cluster (not terminated). */
   instances: CloudInstance[];
   nodeClaims: NodeClaim[];
@@ -56,10 +56,9 @@ function isTrue(claim: NodeClaim, type: string): boolean {
   return claim.status.conditions.some((c) => c.type === type && c.status === 'True');
 }
 
-function launchedAt(claim: NodeClaim): number {
+function launchedAt(claim: NodeClaim): EpochMs {
   const launched = claim.status.conditions.find((c) => c.type === 'Launched' && c.status === 'True');
-  // NodeClaim times are seconds since epoch (the model's convention); `now` is milliseconds.
-  return (launched?.lastTransitionTime ?? claim.creationTimestamp) * 1000;
+  return launched?.lastTransitionTime ?? claim.creationTimestamp;
 }
 
 function nodeFor(claim: NodeClaim, nodesByProviderID: Map<string, Node>, nodesByName: Map<string, Node>): Node | undefined {
@@ -97,7 +96,7 @@ export function decideGarbageCollection(input: GarbageCollectionInput): GarbageC
     if (claim.deletionTimestamp !== undefined) continue;
     const node = nodeFor(claim, nodesByProviderID, nodesByName);
     const nodeName = node?.name ?? claim.status.nodeName;
-    const ageMs = now - claim.creationTimestamp * 1000;
+    const ageMs = now - claim.creationTimestamp;
     const providerID = claim.status.providerID;
     const launched = isTrue(claim, 'Launched') || !!providerID;
     const registered = isTrue(claim, 'Registered');

@@ -4,6 +4,7 @@
  */
 import * as z from '../zod';
 import { EventMalformedError } from '../errors';
+import { epochMs, type EpochMs } from '../time';
 
 export const EventSource = { ec2: 'aws.ec2', health: 'aws.health' } as const;
 
@@ -54,8 +55,8 @@ interface MessageBase {
   eventId: string;
   source: string;
   detailType: string;
-  /** Event time in milliseconds since epoch, when the event carries a parseable one. */
-  time?: number;
+  /** Event time, when the event carries a parseable one. */
+  time?: EpochMs;
   region?: string;
 }
 
@@ -101,7 +102,7 @@ export function parseInterruptionMessage(body: string): InterruptionMessage {
     eventId: e.id,
     source: e.source,
     detailType: e['detail-type'],
-    ...(Number.isFinite(parsedTime) ? { time: parsedTime } : {}),
+    ...(Number.isFinite(parsedTime) ? { time: epochMs(parsedTime) } : {}),
     ...(e.region ? { region: e.region } : {}),
   };
   const noOp = (reason: string, instanceIds: string[] = []): InterruptionMessage => ({ ...base, kind: 'NoOp', instanceIds, reason });

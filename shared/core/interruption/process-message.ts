@@ -12,6 +12,8 @@ import type { InterruptionReplacementPlan } from './replacements';
 import type { NodeClaim } from '../model/karpenter';
 import { Annotation, Label } from '../model/labels';
 import type { OwnershipLookup } from './ownership-lookup';
+import type { EpochMs } from '../time';
+import { epochMs } from '../time';
 
 /** Structured logger (the Powertools Logger through `lifecycleLogger`). */
 
@@ -19,7 +21,7 @@ import type { OwnershipLookup } from './ownership-lookup';
  * Plans replacement capacity for an interrupted claim's pods (shared/core/interruption/replacements.ts over a
  * fresh snapshot and the pools' instance types). Absent in unit tests that only check the decisions.
  */
-export type ReplacementPlanner = (snapshot: ClusterSnapshot, nodeClaim: string, seed: string, eventTimeMs: number) => Promise<InterruptionReplacementPlan>;
+export type ReplacementPlanner = (snapshot: ClusterSnapshot, nodeClaim: string, seed: string, eventTimeMs: EpochMs) => Promise<InterruptionReplacementPlan>;
 
 /** Creates a replacement claim and starts its `launch` execution (pre-provisioning on a rebalance recommendation). */
 export type ReplacementLauncher = (claim: NodeClaim, id: string) => Promise<void>;
@@ -80,17 +82,17 @@ const NOTICE_DRAIN_AFTER_MS = 60_000;
 /** A scheduled change or a drained rebalance: replacements get the normal 10 minutes, as a disruption. */
 const UNHURRIED_DRAIN_AFTER_MS = 10 * 60_000;
 
-/** When the drain must start at the latest, from the message kind (ms since epoch). */
-function drainBy(message: InterruptionMessage, nowMs: number): number {
+/** When the drain must start at the latest, from the message kind. */
+function drainBy(message: InterruptionMessage, nowMs: EpochMs): EpochMs {
   const at = Math.min(message.time ?? nowMs, nowMs);
   switch (message.kind) {
     case 'SpotInterruption':
     case 'CapacityReservationInterruption':
-      return at + NOTICE_DRAIN_AFTER_MS;
+      return epochMs(at + NOTICE_DRAIN_AFTER_MS);
     case 'InstanceStateChange':
       return nowMs; // already stopping or gone: drain at once (replacements were still requested first)
     default:
-      return nowMs + UNHURRIED_DRAIN_AFTER_MS;
+      return epochMs(nowMs + UNHURRIED_DRAIN_AFTER_MS);
   }
 }
 

@@ -15,6 +15,7 @@ import { nodeClaimName } from '../lifecycle/names';
 import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../provisioning/from-snapshot';
 import { solve } from '../scheduling/solve';
 import type { ClusterSnapshot } from '../ports/cluster-client';
+import type { EpochMs } from '../time';
 
 export interface InterruptionReplacementPlan {
   /** The interrupted node (undefined when the claim never registered one). */
@@ -36,7 +37,7 @@ export function planInterruptionReplacements(
   instanceTypesByPool: Record<string, InstanceType[]>,
   claimName: string,
   seed: string,
-  eventTimeMs: number,
+  eventTimeMs: EpochMs,
 ): InterruptionReplacementPlan {
   const claim = snapshot.nodeClaims.find((c) => c.name === claimName);
   const nodeName = claim?.status.nodeName

@@ -24,6 +24,7 @@ import type { PlannedNodeClaim } from '../scheduling/types';
 import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import { applyUnavailable } from './provisionable';
+import type { EpochMs } from '../time';
 
 const MAX_INSTANCE_TYPES = 60;
 
@@ -60,7 +61,7 @@ const fmt = (k: string, v: number) => formatResource(k, v);
  * Plans `names.length` claims for `poolName` (pure). `instanceTypes` are the pool's class's types with the ICE
  * cache applied; claims already named in `names` (a retried Task) do not count against the limits.
  */
-function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanceTypes: InstanceType[], names: string[], nowMs: number): NodeClaim[] {
+function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanceTypes: InstanceType[], names: string[], nowMs: EpochMs): NodeClaim[] {
   const { nodePool } = usablePool(snapshot, poolName);
   const count = names.length;
   const dims = new Dims(Object.keys(nodePool.limits).filter((k) => k !== 'nodes'));

@@ -4,6 +4,7 @@ import type { InstanceType } from '../instance-types/types';
 import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool } from '../model/karpenter';
 import { Label } from '../model/labels';
 import type { ClusterClient, ClusterSnapshot } from '../ports';
+import { wholeSecond, type EpochMs } from '../time';
 
 export async function requireNodeClaim(cluster: ClusterClient, name: string): Promise<NodeClaim> {
   const claim = await cluster.getNodeClaim(name);
@@ -35,6 +36,6 @@ export function instanceTypesForClaim(claim: NodeClaim, all: InstanceType[]): In
   return all.filter((it) => it.offerings.some((o) => o.available)).sort((a, b) => cheapestAvailablePrice(a) - cheapestAvailablePrice(b));
 }
 
-export function condition(type: string, status: NodeClaimCondition['status'], nowMs: number, reason?: string, message?: string): NodeClaimCondition {
-  return { type, status, lastTransitionTime: Math.floor(nowMs / 1000), ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
+export function condition(type: string, status: NodeClaimCondition['status'], nowMs: EpochMs, reason?: string, message?: string): NodeClaimCondition {
+  return { type, status, lastTransitionTime: wholeSecond(nowMs), ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
 }

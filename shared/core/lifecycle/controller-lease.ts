@@ -4,6 +4,7 @@
  */
 import type { Clock, StateStore } from '../ports';
 import type { LifecycleLogger } from './deps';
+import type { EpochMs } from '../time';
 
 export const CONTROLLER_LEASE = 'controller';
 export const LEASE_TTL_SECONDS = 30;
@@ -18,7 +19,7 @@ export interface LeaseDeps {
 }
 
 /** Waits for the lease: at once if free, or until the holder hands over if that is within the window. */
-export async function acquire(deps: LeaseDeps, holder: string, untilMs: number): Promise<boolean> {
+export async function acquire(deps: LeaseDeps, holder: string, untilMs: EpochMs): Promise<boolean> {
   for (;;) {
     let current: Awaited<ReturnType<StateStore['readLease']>>;
     try {
@@ -38,7 +39,7 @@ export async function acquire(deps: LeaseDeps, holder: string, untilMs: number):
 }
 
 /** Renews the lease: `held`, `lost` (another holder took it: stop), or `unknown` (a store error: retry while it lasts). */
-export async function renew(deps: LeaseDeps, holder: string, end: number): Promise<'held' | 'lost' | 'unknown'> {
+export async function renew(deps: LeaseDeps, holder: string, end: EpochMs): Promise<'held' | 'lost' | 'unknown'> {
   try {
     if (await deps.store.acquireLease(CONTROLLER_LEASE, holder, LEASE_TTL_SECONDS, end)) return 'held';
     deps.log.warn('controller lease lost; stopping', { holder });

@@ -10,6 +10,7 @@
  */
 import type { WatchedKind, WatchEvent } from '../ports';
 import type { Pod } from '../model/kube';
+import type { EpochMs } from '../time';
 
 export interface ControllerTimings {
   idleMs: number;
@@ -52,7 +53,7 @@ export class ControllerState {
     this.nextPeriodic = startMs + t.everyMs;
   }
 
-  apply(e: ObjectEvent, now: number, isProvisionable: (p: Pod) => boolean): void {
+  apply(e: ObjectEvent, now: EpochMs, isProvisionable: (p: Pod) => boolean): void {
     const o = e.object;
     const key = `${o.kind}/${o.kind === 'pods' ? o.pod.uid : o.name}`;
     if (o.kind === 'pods') {
@@ -99,24 +100,24 @@ export class ControllerState {
   }
 
   /** Pods handed to a round that are still pending are planned again (their claim went away). */
-  private replan(now: number): void {
+  private replan(now: EpochMs): void {
     let any = false;
     for (const uid of this.provisionable.keys()) { this.provisionable.set(uid, false); any = true; }
     if (any) { this.batchFirst ??= now; this.batchLast = now; }
   }
 
-  private changed(now: number): void {
+  private changed(now: EpochMs): void {
     this.dirtySince ??= now;
   }
 
-  batchReady(now: number): boolean {
+  batchReady(now: EpochMs): boolean {
     if (this.staticDue) return true;
     if (this.batchFirst === undefined || this.batchLast === undefined) return this.retryAt !== undefined && this.provisionable.size > 0 && now >= this.retryAt;
     return now - this.batchLast >= this.t.idleMs || now - this.batchFirst >= this.t.maxBatchMs;
   }
 
   /** Closes the batch: the pods it names go to a provisioner round (which plans every pending pod). */
-  takeBatch(now: number): string[] {
+  takeBatch(now: EpochMs): string[] {
     const retry = this.batchFirst === undefined;
     const uids = [...this.provisionable].filter(([, handed]) => retry || !handed).map(([uid]) => uid);
     for (const uid of uids) this.provisionable.set(uid, true);
@@ -128,14 +129,14 @@ export class ControllerState {
     return uids;
   }
 
-  disruptionDue(now: number): boolean {
+  disruptionDue(now: EpochMs): boolean {
     if (now - this.lastPass < this.t.minIntervalMs) return false;
     if (this.dirtySince !== undefined && now - this.dirtySince >= this.t.quietMs) return true;
     if (this.timers.some((at) => at <= now)) return true;
     return now >= this.nextPeriodic;
   }
 
-  disruptionStarted(now: number): void {
+  disruptionStarted(now: EpochMs): void {
     // A pass after a change records the pod events it saw at its own time: consolidateAfter counts from there,
     // so the pass that may find those nodes consolidatable is due that long after this one.
     if (this.dirtySince !== undefined) {
@@ -151,7 +152,7 @@ export class ControllerState {
     this.watchRetries.set(kind, at);
   }
 
-  watchesDue(now: number): WatchedKind[] {
+  watchesDue(now: EpochMs): WatchedKind[] {
     const due = [...this.watchRetries].filter(([, at]) => at <= now).map(([k]) => k);
     for (const k of due) this.watchRetries.delete(k);
     return due;

@@ -7,6 +7,7 @@
 import type { Clock, ClusterWatch, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../ports';
 import type { ControllerState } from './controller-state';
 import type { LifecycleLogger } from './deps';
+import type { EpochMs } from '../time';
 
 export interface WatchesDeps {
   watch: ClusterWatch;
@@ -63,7 +64,7 @@ export class ControllerWatches {
   }
 
   /** Stops the streams that closed and makes each due to open again. */
-  rewatchClosed(now: number): void {
+  rewatchClosed(now: EpochMs): void {
     for (const { kind, why } of this.closed.splice(0)) {
       this.rewatches++;
       this.handles.get(kind)?.stop();
@@ -78,7 +79,7 @@ export class ControllerWatches {
   }
 
   /** Opens the streams due again that are not open. */
-  async openDue(now: number): Promise<void> {
+  async openDue(now: EpochMs): Promise<void> {
     for (const kind of this.state.watchesDue(now)) if (!this.handles.has(kind)) await this.openOrRetry(kind);
   }
 

@@ -16,6 +16,7 @@ import { acquire, CONTROLLER_LEASE, LEASE_TTL_SECONDS, renew, RENEW_EVERY_MS } f
 import { ControllerState } from './controller-state';
 import { ControllerWatches } from './controller-watches';
 import { PodStartups } from './pod-startup';
+import { addSeconds, epochMs, type EpochMs } from '../time';
 
 export { CONTROLLER_LEASE } from './controller-lease';
 
@@ -58,7 +59,7 @@ const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools'];
 
 export async function runController(deps: ControllerDeps, options: ControllerOptions): Promise<ControllerResult> {
   const start = deps.clock.now();
-  const end = start + (options.budgetMs ?? 14 * 60_000);
+  const end = epochMs(start + (options.budgetMs ?? 14 * 60_000));
   // A heartbeat that finds a healthy holder ends at once and says nothing (one a minute would drown the logs).
   if (!(await acquire(deps, options.holder, end))) return { skipped: true, provisionerRuns: 0, disruptionRuns: 0, events: 0, rewatches: 0 };
   deps.log.info('controller started', { holder: options.holder, until: new Date(end).toISOString() });
@@ -89,10 +90,10 @@ class ControllerLoop {
   private disrupting: Promise<void> | undefined;
   private provisionerRuns = 0;
   private disruptionRuns = 0;
-  private lastRenew: number;
-  private leaseValidUntil: number;
+  private lastRenew: EpochMs;
+  private leaseValidUntil: EpochMs;
 
-  constructor(private readonly deps: ControllerDeps, private readonly options: ControllerOptions, start: number, private readonly end: number) {
+  constructor(private readonly deps: ControllerDeps, private readonly options: ControllerOptions, start: EpochMs, private readonly end: EpochMs) {
     this.state = new ControllerState({
       idleMs: options.idleMs ?? 1_000, maxBatchMs: options.maxBatchMs ?? 10_000,
       quietMs: options.disruptionQuietMs ?? 2_000, minIntervalMs: options.disruptionMinIntervalMs ?? 10_000, everyMs: options.disruptionEveryMs ?? 5 * 60_000,
@@ -100,7 +101,7 @@ class ControllerLoop {
     this.watches = new ControllerWatches(deps, this.state, () => this.wake.abort());
     this.startups = new PodStartups(deps.metrics);
     this.lastRenew = start;
-    this.leaseValidUntil = start + LEASE_TTL_SECONDS * 1000;
+    this.leaseValidUntil = addSeconds(start, LEASE_TTL_SECONDS);
   }
 
   result(): ControllerResult {
@@ -123,7 +124,7 @@ class ControllerLoop {
     }
   }
 
-  private applyEvents(now: number): void {
+  private applyEvents(now: EpochMs): void {
     for (const e of this.watches.takeEvents()) {
       if (e.type === 'BOOKMARK') continue;
       this.state.apply(e, now, isProvisionable);
@@ -141,7 +142,7 @@ class ControllerLoop {
   }
 
   /** `kubectl delete` of a node or claim: after a deletion was seen, and again 5 s after a failed one. */
-  private async reconcileDeletions(now: number): Promise<void> {
+  private async reconcileDeletions(now: EpochMs): Promise<void> {
     if (!this.deletionsDue && now < this.deletionsRetryAt) return;
     this.deletionsDue = false;
     const outcomes = await reconcileDeletions(this.deps, { nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()] });
@@ -149,7 +150,7 @@ class ControllerLoop {
   }
 
   /** A provisioner round for a ready batch, a disruption pass when one is due: one of each in flight at most. */
-  private startCalls(now: number): void {
+  private startCalls(now: EpochMs): void {
     if (!this.provisioning && this.state.batchReady(now)) {
       const pods = this.state.takeBatch(now);
       this.provisionerRuns++;
@@ -165,12 +166,12 @@ class ControllerLoop {
   }
 
   /** Renews the lease when due; false when the loop must stop (lost, or it may expire before a renewal). */
-  private async keepLease(now: number): Promise<boolean> {
+  private async keepLease(now: EpochMs): Promise<boolean> {
     if (now - this.lastRenew < RENEW_EVERY_MS) return true;
     this.lastRenew = now;
     const renewed = await renew(this.deps, this.options.holder, this.end);
     if (renewed === 'lost') return false;
-    if (renewed === 'held') this.leaseValidUntil = now + LEASE_TTL_SECONDS * 1000;
+    if (renewed === 'held') this.leaseValidUntil = addSeconds(now, LEASE_TTL_SECONDS);
     else if (now >= this.leaseValidUntil - RENEW_EVERY_MS) {
       this.deps.log.warn('controller lease may expire before it can be renewed; stopping', { holder: this.options.holder });
       return false;

@@ -20,17 +20,18 @@ import { Finalizer, TaintKey } from '../model/labels';
 import type { ClusterClient, ClusterSnapshot, WorkflowStarter } from '../ports';
 import type { LifecycleLogger } from './deps';
 import { executionName } from './names';
+import { toSeconds, type EpochMs } from '../time';
 
 export type DeletionAction =
-  | { type: 'terminate'; nodeClaimName: string; nodeName?: string; deletionTimestamp: number; executionName: string }
+  | { type: 'terminate'; nodeClaimName: string; nodeName?: string; deletionTimestamp: EpochMs; executionName: string }
   | { type: 'deleteNodeClaim'; nodeClaimName: string; nodeName: string };
 
 /** The reason a `terminate` started for a deleted object carries. */
 const DELETED_REASON = 'Deleted';
 
-/** `terminate` execution name for a claim deleted at `deletionTimestamp` (seconds since epoch). */
-export const deletionExecutionName = (nodeClaimName: string, deletionTimestamp: number): string =>
-  executionName(nodeClaimName, 'deleted', String(deletionTimestamp));
+/** `terminate` execution name for a claim deleted at `deletionTimestamp` (named by its seconds since the epoch). */
+export const deletionExecutionName = (nodeClaimName: string, deletionTimestamp: EpochMs): string =>
+  executionName(nodeClaimName, 'deleted', String(toSeconds(deletionTimestamp)));
 
 /** The Node of a claim (by provider ID, else by the node name it recorded). */
 export function nodeOf(claim: NodeClaim, nodes: readonly Node[]): Node | undefined {

@@ -7,6 +7,7 @@
 import { toExecutions, type Command, type ReplacementContext } from '../disruption';
 import type { LifecycleDeps } from './deps';
 import type { AuditRecord, WorkflowName } from '../ports';
+import type { EpochMs } from '../time';
 
 /** How long a started command keeps its candidates from other commands (until the disrupt machine taints them). */
 const CANDIDATE_LEASE_SECONDS = 300;
@@ -83,7 +84,7 @@ export interface ActOutcome {
  * Starts the executions of one command, logging Karpenter's line once per newly started command. `context`
  * (the snapshot's pools and classes) stamps the drift hashes on replacement claims.
  */
-export async function startCommand(deps: LifecycleDeps, cmd: Command, namingTimeMs: number, context: ReplacementContext = {}): Promise<ActOutcome> {
+export async function startCommand(deps: LifecycleDeps, cmd: Command, namingTimeMs: EpochMs, context: ReplacementContext = {}): Promise<ActOutcome> {
   const requests = toExecutions(cmd, namingTimeMs, context);
   const outcome: ActOutcome = { started: [], audit: [] };
   const message = disruptingMessage(cmd);

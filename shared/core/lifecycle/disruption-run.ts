@@ -13,6 +13,7 @@ import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
 import { startCommand, type StartedExecution } from './disruption-act';
 import { cloudDrift, type DriftCache } from './disruption-drift';
+import type { EpochMs } from '../time';
 
 const DISRUPTION_LEASE = 'disruption';
 
@@ -37,7 +38,7 @@ export interface DisruptionRunOptions {
   /** Lease holder identity (the Lambda request id). */
   holder: string;
   /** Time that names executions and replacement claims: the scheduled event's time, the same on a retry. */
-  namingTimeMs?: number;
+  namingTimeMs?: EpochMs;
   /** One pass only (manual run). */
   once?: boolean;
   budgetMs?: number;
@@ -135,7 +136,7 @@ async function unconsolidatableDue(s: PassState, audit: Parameters<typeof uncons
 const UNCONSOLIDATABLE_EVENTS_SECONDS = 900;
 
 /** One pass: its audit records, whether it chose anything (then they are written at once), and whether to stop. */
-async function pass(s: PassState, namingTimeMs: number): Promise<{ audit: AuditRecord[]; eventful: boolean; acted: boolean }> {
+async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: AuditRecord[]; eventful: boolean; acted: boolean }> {
   const input = await disruptionInput(s, await s.deps.cluster.snapshot());
   // What the pass sees, as Karpenter's metrics controllers publish it (usage, limits, allocatable, cost).
   recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);

@@ -20,11 +20,12 @@ import { LifecycleTimings, type LifecycleDeps } from './deps';
 import type { DisruptInput } from './manual-input';
 import { executionName, stableSuffix } from './names';
 import { checkCandidates, checkReplacement, invalidDisruptInput, replacementClaimName } from './disruption-check';
+import { epochMs, type EpochMs } from '../time';
 
 export interface DisruptionState extends DisruptInput {
   disruptionId: string;
-  /** Replacements must be initialized before this (ms since epoch); for an interruption, the drain starts then. */
-  deadlineMs: number;
+  /** Replacements must be initialized before this; for an interruption, the drain starts then. */
+  deadlineMs: EpochMs;
   /** WaitForReplacements' interval: 10 s, 5 s when an interruption's notice is running. */
   pollSeconds: number;
 }
@@ -62,8 +63,8 @@ export async function prepareDisruption(deps: Pick<LifecycleDeps, 'clock' | 'clo
   }
   const replacements = input.replacements.map((r, i) => checkReplacement(snapshot, typesByPool, r as unknown as NodeClaim, i, disruptionId)) as unknown as DisruptInput['replacements'];
   const state = { ...input, candidates, replacements, disruptionId };
-  if (input.interruption) return { ...state, deadlineMs: input.interruption.drainBy, pollSeconds: INTERRUPTION_POLL_SECONDS };
-  return { ...state, deadlineMs: deps.clock.now() + LifecycleTimings.replacementReadyTimeoutMs, pollSeconds: POLL_SECONDS };
+  if (input.interruption) return { ...state, deadlineMs: epochMs(input.interruption.drainBy), pollSeconds: INTERRUPTION_POLL_SECONDS };
+  return { ...state, deadlineMs: epochMs(deps.clock.now() + LifecycleTimings.replacementReadyTimeoutMs), pollSeconds: POLL_SECONDS };
 }
 
 /** True when the claim was created by `disruptionId` (carries its annotation). */

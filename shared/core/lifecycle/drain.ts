@@ -8,6 +8,7 @@ import type { Pod, Toleration } from '../model/kube';
 import { Annotation, TaintKey } from '../model/labels';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import type { DrainingTarget } from './termination';
+import type { EpochMs } from '../time';
 
 export interface DrainPass {
   drained: boolean;
@@ -36,11 +37,11 @@ const toleratesDisrupted = (t: Toleration) =>
   (t.key === TaintKey.disrupted && (!t.effect || t.effect === 'NoSchedule'));
 
 /** Pods the drain does not wait for: terminal, static (Node-owned), tolerating the disrupted taint, stuck terminating. */
-function drainIgnores(pod: Pod, nowMs: number): boolean {
+function drainIgnores(pod: Pod, nowMs: EpochMs): boolean {
   if (pod.phase === 'Succeeded' || pod.phase === 'Failed') return true;
   if (pod.owner?.kind === 'Node') return true;
   if (pod.tolerations.some(toleratesDisrupted)) return true;
-  return pod.deletionTimestamp !== undefined && nowMs - pod.deletionTimestamp * 1000 > LifecycleTimings.stuckTerminatingMs;
+  return pod.deletionTimestamp !== undefined && nowMs - pod.deletionTimestamp > LifecycleTimings.stuckTerminatingMs;
 }
 
 /** do-not-disrupt (any value but "false"), or its pre-v1 alias do-not-evict: "true": the drain waits rather than evicts. */

@@ -36,6 +36,7 @@ const replacementClaim = z.looseObject({
   annotations: z.record(z.string(), z.string()),
   spec: z.looseObject({ requirements: z.array(z.looseObject({ key: z.string(), operator: z.string() })) }),
   status: z.looseObject({ conditions: z.array(z.unknown()) }),
+  /** The model's EpochMs (milliseconds since the epoch). */
   creationTimestamp: z.number(),
   finalizers: z.array(z.string()),
 });

@@ -6,6 +6,7 @@
  */
 import type { Pod } from '../model/kube';
 import type { MetricsRecorder } from '../ports';
+import { toSeconds, type EpochMs } from '../time';
 
 export class PodStartups {
   private readonly pending = new Set<string>();
@@ -13,7 +14,7 @@ export class PodStartups {
   constructor(private readonly metrics: MetricsRecorder | undefined) {}
 
   /** One watch event about a pod, at `nowMs`. */
-  apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod, nowMs: number): void {
+  apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod, nowMs: EpochMs): void {
     if (!this.metrics) return;
     const key = `${pod.namespace}/${pod.name}`;
     if (type === 'DELETED') {
@@ -21,8 +22,8 @@ export class PodStartups {
     } else if (pod.phase === 'Pending') {
       this.pending.add(key);
     } else if (pod.ready && this.pending.delete(key)) {
-      const readyAt = pod.readySince ?? nowMs / 1000;
-      this.metrics.observe('karpenter_pods_startup_duration_seconds', {}, Math.max(0, readyAt - pod.creationTimestamp));
+      const readyAt = pod.readySince ?? nowMs;
+      this.metrics.observe('karpenter_pods_startup_duration_seconds', {}, Math.max(0, toSeconds(readyAt) - toSeconds(pod.creationTimestamp)));
     }
   }
 

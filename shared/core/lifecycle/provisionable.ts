@@ -3,6 +3,7 @@ import type { InstanceType } from '../instance-types/types';
 import type { Pod } from '../model/kube';
 import type { ClusterSnapshot, UnavailableOffering } from '../ports';
 import type { LifecycleDeps } from './deps';
+import type { EpochMs } from '../time';
 
 /** Karpenter's IsProvisionable (docs/karpenter-reference.md §2.1): unbound, failed by kube-scheduler, not nominated, not DaemonSet/Node-owned. */
 export function isProvisionable(pod: Pod): boolean {
@@ -15,7 +16,7 @@ export function provisionablePods(snapshot: ClusterSnapshot): Pod[] {
 }
 
 /** Offerings in the ICE cache (not yet expired) become unavailable. */
-export function applyUnavailable(types: InstanceType[], unavailable: UnavailableOffering[], nowMs: number): InstanceType[] {
+export function applyUnavailable(types: InstanceType[], unavailable: UnavailableOffering[], nowMs: EpochMs): InstanceType[] {
   const live = unavailable.filter((u) => u.expiresAt > nowMs);
   if (live.length === 0) return types;
   const keys = new Set(live.map((u) => `${u.capacityType}:${u.instanceType}:${u.zone}`));

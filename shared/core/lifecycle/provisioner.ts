@@ -16,12 +16,13 @@ import { reconcileStalledClaims } from './stalled';
 import { failedScheduling, nominated, recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
 import { reconcileStaticPools } from './static-pools';
+import type { EpochMs } from '../time';
 
 /** The scheduling core as the provisioner uses it (shared/core/scheduling/solve.ts, shared/core/provisioning/from-snapshot.ts). */
 export interface Planner {
   schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]>): SchedulingInput;
   solve(input: SchedulingInput): Plan | Promise<Plan>;
-  plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: number, nodePoolHash?: string): NodeClaim;
+  plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: EpochMs, nodePoolHash?: string): NodeClaim;
 }
 
 export interface ProvisionerOptions {

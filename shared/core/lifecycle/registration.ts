@@ -7,10 +7,11 @@ import { condition, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import { claimStep, recordEvents } from './events';
 import { withTerminationFinalizer } from './finalizers';
+import { epochMs, type EpochMs } from '../time';
 
 export type RegistrationResult =
-  | { nodeClaimName: string; registered: true; nodeName: string; providerID: string; deadlineMs: number }
-  | { nodeClaimName: string; registered: false; timedOut: boolean; providerID?: string; deadlineMs: number };
+  | { nodeClaimName: string; registered: true; nodeName: string; providerID: string; deadlineMs: EpochMs }
+  | { nodeClaimName: string; registered: false; timedOut: boolean; providerID?: string; deadlineMs: EpochMs };
 
 const sameTaint = (a: Taint, b: Taint) => a.key === b.key && a.effect === b.effect;
 
@@ -42,7 +43,7 @@ function nodeAnnotationsFromClaim(claim: NodeClaim): Record<string, string> {
  * and set Registered=True. Past the deadline without a Node: `timedOut`, and the machine terminates the
  * instance and deletes the claim.
  */
-export async function checkRegistration(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics'>, input: { nodeClaimName: string; deadlineMs: number }): Promise<RegistrationResult> {
+export async function checkRegistration(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics'>, input: { nodeClaimName: string; deadlineMs: EpochMs }): Promise<RegistrationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
   const providerID = claim.status.providerID;
   const node = providerID ? await deps.cluster.findNodeByProviderID(providerID) : undefined;
@@ -63,16 +64,16 @@ export async function checkRegistration(deps: Pick<LifecycleDeps, 'clock' | 'clu
     deps.metrics.count('karpenter_nodes_created_total', { nodepool: claim.nodePool, zone: node.labels[Label.zone] ?? claim.labels[Label.zone] ?? '' });
     deps.log.info('registered nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: node.name, 'provider-id': providerID });
   }
-  return { nodeClaimName: input.nodeClaimName, registered: true, nodeName: node.name, providerID, deadlineMs: now + LifecycleTimings.initializationTimeoutMs };
+  return { nodeClaimName: input.nodeClaimName, registered: true, nodeName: node.name, providerID, deadlineMs: epochMs(now + LifecycleTimings.initializationTimeoutMs) };
 }
 
-export type InitializationResult = { nodeClaimName: string; nodeName: string; initialized: boolean; deadlineMs: number; waitingFor?: string };
+export type InitializationResult = { nodeClaimName: string; nodeName: string; initialized: boolean; deadlineMs: EpochMs; waitingFor?: string };
 
 /**
  * Initialized when the Node is Ready, the claim's startup taints and the ephemeral taints are gone, and
  * requested extended resources show allocatable. Then `karpenter.sh/initialized=true` and Initialized=True.
  */
-export async function initializeNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, input: { nodeClaimName: string; nodeName: string; deadlineMs: number }): Promise<InitializationResult> {
+export async function initializeNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, input: { nodeClaimName: string; nodeName: string; deadlineMs: EpochMs }): Promise<InitializationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
   const base = { nodeClaimName: input.nodeClaimName, nodeName: input.nodeName, deadlineMs: input.deadlineMs };
   if (conditionIsTrue(claim, 'Initialized')) return { ...base, initialized: true };

@@ -10,6 +10,7 @@
 import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
 import type { ClusterSnapshot } from '../ports';
 import type { LifecycleDeps } from './deps';
+import type { EpochMs } from '../time';
 
 const STALLED_RELAUNCH_AFTER_MS = 30_000;
 const STALLED_DELETE_AFTER_MS = 120_000;
@@ -17,12 +18,12 @@ const STALLED_DELETE_AFTER_MS = 120_000;
 export type StalledAction = { type: 'relaunch' | 'delete'; nodeClaim: string; ageSeconds: number };
 
 /** What to do about claims that were never launched. Pure. */
-function decideStalledClaims(claims: readonly NodeClaim[], nowMs: number): StalledAction[] {
+function decideStalledClaims(claims: readonly NodeClaim[], nowMs: EpochMs): StalledAction[] {
   const out: StalledAction[] = [];
   for (const c of claims) {
     if (c.deletionTimestamp !== undefined || c.status.providerID || conditionIsTrue(c, 'Launched')) continue;
     if (c.status.conditions.some((x) => x.type === 'Launched' && x.status === 'False')) continue; // a launch answered (e.g. no capacity): its own workflow cleans up
-    const ageMs = nowMs - c.creationTimestamp * 1000;
+    const ageMs = nowMs - c.creationTimestamp;
     if (ageMs >= STALLED_DELETE_AFTER_MS) out.push({ type: 'delete', nodeClaim: c.name, ageSeconds: Math.round(ageMs / 1000) });
     else if (ageMs >= STALLED_RELAUNCH_AFTER_MS) out.push({ type: 'relaunch', nodeClaim: c.name, ageSeconds: Math.round(ageMs / 1000) });
   }

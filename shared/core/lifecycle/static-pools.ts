@@ -22,6 +22,7 @@ import { nodeOf, reconcileDeletions } from './deletions';
 import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import type { Planner } from './provisioner';
+import type { EpochMs } from '../time';
 
 export interface StaticPoolDecision {
   pool: string;
@@ -42,7 +43,7 @@ const doNotDisrupt = (p: Pod) => p.annotations[Annotation.doNotDisrupt] === 'tru
 
 
 /** What to do for every static NodePool (pure). */
-export function decideStaticPools(snapshot: Pick<ClusterSnapshot, 'nodePools' | 'nodeClaims' | 'nodes' | 'pods'>, nowMs: number): StaticPoolDecision[] {
+export function decideStaticPools(snapshot: Pick<ClusterSnapshot, 'nodePools' | 'nodeClaims' | 'nodes' | 'pods'>, nowMs: EpochMs): StaticPoolDecision[] {
   const out: StaticPoolDecision[] = [];
   for (const pool of snapshot.nodePools) {
     if (!isStatic(pool) || pool.deleting || pool.ready === false) continue;
@@ -67,7 +68,7 @@ export function decideStaticPools(snapshot: Pick<ClusterSnapshot, 'nodePools' | 
   return out;
 }
 
-function surplus(claims: NodeClaim[], nodeByClaim: Map<string, Node | undefined>, pods: readonly Pod[], count: number, nowMs: number): string[] {
+function surplus(claims: NodeClaim[], nodeByClaim: Map<string, Node | undefined>, pods: readonly Pod[], count: number, nowMs: EpochMs): string[] {
   const podsOn = new Map<string, Pod[]>();
   for (const p of pods) {
     if (!p.nodeName || isTerminal(p)) continue;

@@ -4,6 +4,7 @@
  */
 import * as z from '../zod';
 import { ExecutionInputInvalidError } from '../errors';
+import { epochMs } from '../time';
 
 export function parseStateInput<S extends z.ZodMiniType>(functionKey: string, schema: S, event: unknown): z.infer<S> {
   const result = schema.safeParse(event);
@@ -14,11 +15,14 @@ export function parseStateInput<S extends z.ZodMiniType>(functionKey: string, sc
   return result.data;
 }
 
+/** An instant the machine carries (epoch ms, an integer on the wire): EpochMs once parsed. */
+export const instant = z.pipe(z.number().check(z.int(), z.nonnegative()), z.transform((ms: number) => epochMs(ms)));
+
 export const StateFields = {
   nodeClaimName: z.string().check(z.minLength(1)),
   nodeName: z.string().check(z.minLength(1)),
   providerID: z.string().check(z.minLength(1)),
-  deadlineMs: z.number().check(z.int(), z.nonnegative()),
+  deadlineMs: instant,
   reason: z.string().check(z.minLength(1)),
 };
 

@@ -1,6 +1,6 @@
 /** The `terminate` machine's Task inputs, checked at each Task's edge (termination.ts, drain.ts, release.ts). */
 import * as z from '../zod';
-import { StateFields } from './task-input';
+import { instant, StateFields } from './task-input';
 
 /** A terminate target as the terminate machine carries it. */
 const TargetFields = {
@@ -15,7 +15,7 @@ export const TargetSchema = z.looseObject(TargetFields).check(z.refine((t) => t.
 /** EvictPods, ContinueDrain: a target being drained. */
 export const DrainingSchema = z.looseObject({
   ...TargetFields,
-  drainDeadlineMs: z.number().check(z.int(), z.nonnegative()),
+  drainDeadlineMs: instant,
   forceAtDeadline: z.boolean(),
   passes: z.optional(z.number().check(z.int(), z.nonnegative())),
 });

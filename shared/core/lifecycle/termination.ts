@@ -5,6 +5,7 @@ import { Annotation, Label, TaintKey } from '../model/labels';
 import type { TerminateInput } from './manual-input';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import { deleteAndReleaseNode, deleteAndReleaseNodeClaim } from './finalizers';
+import { addSeconds, epochMs, type EpochMs, toSeconds } from '../time';
 
 /** What a terminate execution acts on. At least one of nodeClaimName / nodeName is set. */
 export interface TerminationTarget {
@@ -15,8 +16,8 @@ export interface TerminationTarget {
 }
 
 export interface DrainingTarget extends TerminationTarget {
-  /** Milliseconds since epoch when the drain stops waiting. */
-  drainDeadlineMs: number;
+  /** When the drain stops waiting. */
+  drainDeadlineMs: EpochMs;
   /** True when the deadline comes from terminationGracePeriod: remaining pods are then deleted, bypassing PDBs. */
   forceAtDeadline: boolean;
   /** Drain passes so far (EvictPods counts them to lengthen its waits). */
@@ -67,7 +68,7 @@ export async function taintNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
   const tgp = claim?.spec.terminationGracePeriod ?? null;
   const recorded = claim?.annotations[Annotation.terminationTimestamp];
   const recordedMs = recorded ? Date.parse(recorded) : Number.NaN;
-  const drainDeadlineMs = Number.isFinite(recordedMs) ? recordedMs : tgp !== null ? now + tgp * 1000 : now + LifecycleTimings.maxDrainWithoutGracePeriodMs;
+  const drainDeadlineMs = Number.isFinite(recordedMs) ? epochMs(recordedMs) : tgp !== null ? addSeconds(now, tgp) : epochMs(now + LifecycleTimings.maxDrainWithoutGracePeriodMs);
   if (claim && tgp !== null && !recorded) {
     await deps.cluster.patchNodeClaimMetadata(claim.name, { annotations: { [Annotation.terminationTimestamp]: new Date(drainDeadlineMs).toISOString() } });
   }
@@ -121,7 +122,7 @@ function recordTerminated(deps: Pick<LifecycleDeps, 'clock' | 'metrics'>, claim:
   if (!nodeName) return;
   deps.metrics.count('karpenter_nodes_terminated_total', { nodepool: claim.nodePool, zone });
   if (claim.deletionTimestamp !== undefined) {
-    deps.metrics.observe('karpenter_nodes_termination_duration_seconds', { nodepool: claim.nodePool }, Math.max(0, deps.clock.now() / 1000 - claim.deletionTimestamp));
+    deps.metrics.observe('karpenter_nodes_termination_duration_seconds', { nodepool: claim.nodePool }, Math.max(0, toSeconds(deps.clock.now()) - toSeconds(claim.deletionTimestamp)));
   }
 }
 

@@ -1,6 +1,7 @@
 /** Normalized Karpenter v1 objects (NodePool, EC2NodeClass, NodeClaim), defaults applied. */
 import type { NodeSelectorRequirement, Taint } from './kube';
 import type { ResourceList } from './resources';
+import type { EpochMs } from '../time';
 
 type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
 export type DisruptionReason = 'Underutilized' | 'Empty' | 'Drifted';
@@ -168,7 +169,7 @@ export interface NodeClaimCondition {
   status: 'True' | 'False' | 'Unknown';
   reason?: string;
   message?: string;
-  lastTransitionTime?: number;
+  lastTransitionTime?: EpochMs;
 }
 
 export interface NodeClaim {
@@ -192,11 +193,11 @@ export interface NodeClaim {
     imageID?: string;
     capacity?: ResourceList;
     allocatable?: ResourceList;
-    lastPodEventTime?: number;
+    lastPodEventTime?: EpochMs;
     conditions: NodeClaimCondition[];
   };
-  creationTimestamp: number;
-  deletionTimestamp?: number;
+  creationTimestamp: EpochMs;
+  deletionTimestamp?: EpochMs;
   finalizers: string[];
 }
 

@@ -3,6 +3,7 @@
  * already parsed. Built from plain Kubernetes JSON (manifests or API responses) by ./from-kube.ts.
  */
 import type { ResourceList } from './resources';
+import type { EpochMs } from '../time';
 
 export type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt' | 'Gte' | 'Lte';
 export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
@@ -111,20 +112,19 @@ export interface Pod {
   name: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
-  /** Seconds since epoch. */
-  creationTimestamp: number;
-  /** Seconds since epoch, set when the pod is terminating. */
-  deletionTimestamp?: number;
-  /** When the pod started running (seconds since epoch). */
-  startTime?: number;
+  creationTimestamp: EpochMs;
+  /** Set when the pod is terminating. */
+  deletionTimestamp?: EpochMs;
+  /** When the pod started running. */
+  startTime?: EpochMs;
   nodeName?: string;
   nominatedNodeName?: string;
   phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
   /** True when kube-scheduler marked the pod PodScheduled=False reason=Unschedulable. */
   unschedulable?: boolean;
   ready?: boolean;
-  /** When the pod became Ready (its Ready condition's lastTransitionTime, seconds since epoch), while it is. */
-  readySince?: number;
+  /** When the pod became Ready (its Ready condition's lastTransitionTime), while it is. */
+  readySince?: EpochMs;
   /** Effective requests: max(Σ containers + sidecars, largest init) + RuntimeClass overhead. */
   requests: ResourceList;
   nodeSelector: Record<string, string>;
@@ -151,8 +151,8 @@ export interface Node {
   providerID?: string;
   unschedulable: boolean;
   ready: boolean;
-  creationTimestamp: number;
-  deletionTimestamp?: number;
+  creationTimestamp: EpochMs;
+  deletionTimestamp?: EpochMs;
   finalizers: string[];
 }
 
@@ -203,7 +203,7 @@ export interface StorageClass {
   volumeBindingMode: 'Immediate' | 'WaitForFirstConsumer';
   allowedTopologies?: NodeSelectorTerm[];
   isDefault: boolean;
-  creationTimestamp: number;
+  creationTimestamp: EpochMs;
 }
 
 export interface PriorityClass {

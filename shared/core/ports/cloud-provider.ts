@@ -1,6 +1,7 @@
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodePool } from '../model/karpenter';
 import type { CapacityTypeValue } from '../model/labels';
 import type { InstanceType } from '../instance-types/types';
+import type { EpochMs } from '../time';
 
 export type InstanceState = 'pending' | 'running' | 'shutting-down' | 'terminated' | 'stopping' | 'stopped';
 
@@ -14,8 +15,7 @@ export interface CloudInstance {
   imageId?: string;
   subnetId?: string;
   securityGroupIds?: string[];
-  /** Milliseconds since epoch. */
-  launchTime: number;
+  launchTime: EpochMs;
   state: InstanceState;
   tags: Record<string, string>;
   privateDnsName?: string;

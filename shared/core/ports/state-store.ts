@@ -1,4 +1,5 @@
 import type { CapacityTypeValue } from '../model/labels';
+import type { EpochMs } from '../time';
 
 export interface OfferingKey {
   instanceType: string;
@@ -8,13 +9,11 @@ export interface OfferingKey {
 
 export interface UnavailableOffering extends OfferingKey {
   reason: string;
-  /** Milliseconds since epoch. */
-  expiresAt: number;
+  expiresAt: EpochMs;
 }
 
 export interface AuditRecord {
-  /** Milliseconds since epoch. */
-  at: number;
+  at: EpochMs;
   kind: 'provisioning' | 'disruption' | 'interruption' | 'termination' | 'garbage-collection';
   /** e.g. "launched", "disrupting", "rejected", "skipped". */
   action: string;
@@ -27,10 +26,9 @@ export interface AuditRecord {
 
 export interface LeaseInfo {
   holder: string;
-  /** Milliseconds since epoch. */
-  expiresAt: number;
+  expiresAt: EpochMs;
   /** The holder's planned hand-over time, when it gave one. */
-  untilMs?: number;
+  untilMs?: EpochMs;
 }
 
 /** Small shared state that must outlive one invocation. */
@@ -41,12 +39,12 @@ export interface StateStore {
    * True when the lease was acquired (or renewed by the same holder). `untilMs` tells a successor when the
    * holder means to hand over (the controller's planned end), so it can wait for it instead of leaving a gap.
    */
-  acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: number): Promise<boolean>;
+  acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: EpochMs): Promise<boolean>;
   /** The current, unexpired lease, if any. */
   readLease(name: string): Promise<LeaseInfo | undefined>;
   releaseLease(name: string, holder: string): Promise<void>;
   audit(record: AuditRecord): Promise<void>;
-  auditLog(query?: { sinceMs?: number; kind?: AuditRecord['kind']; limit?: number }): Promise<AuditRecord[]>;
+  auditLog(query?: { sinceMs?: EpochMs; kind?: AuditRecord['kind']; limit?: number }): Promise<AuditRecord[]>;
   /** Stores a region's on-demand list prices (refreshed from the Price List API); replaces the previous ones. */
   putOnDemandPrices?(region: string, prices: StoredPrices): Promise<void>;
   /** The region's stored on-demand list prices, if any were stored. */
@@ -56,6 +54,5 @@ export interface StateStore {
 export interface StoredPrices {
   /** Instance type → USD per hour. */
   prices: Record<string, number>;
-  /** Milliseconds since epoch. */
-  fetchedAt: number;
+  fetchedAt: EpochMs;
 }

@@ -11,6 +11,7 @@ import type { ResourceList } from '../model/resources';
 import type { ClusterSnapshot } from '../ports/cluster-client';
 import { Requirements } from '../scheduling/requirements';
 import type { ExistingNode, PlannedNodeClaim, SchedulingInput, SchedulingOptions } from '../scheduling/types';
+import { wholeSecond, type EpochMs } from '../time';
 
 export interface FromSnapshotOptions extends SchedulingOptions {
   /** Pods to place; default: Karpenter's provisionable pods plus reschedulable pods of deleting nodes. */
@@ -142,7 +143,7 @@ export function schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceT
  * metadata is the pool template's, as Karpenter's NodeClaim template: template labels (already in the planned
  * labels) plus `karpenter.sh/nodepool`, template annotations plus the nodepool hash annotations (which win).
  */
-export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: number, nodePoolHash?: string): NodeClaim {
+export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: EpochMs, nodePoolHash?: string): NodeClaim {
   const annotations: Record<string, string> = { ...claim.annotations };
   if (nodePoolHash) { annotations[Annotation.nodePoolHash] = nodePoolHash; annotations[Annotation.nodePoolHashVersion] = 'v3'; }
   if (claim.minValuesRelaxed) annotations[Annotation.minValuesRelaxed] = 'true';
@@ -161,7 +162,7 @@ export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, n
       terminationGracePeriod: claim.terminationGracePeriod,
     },
     status: { conditions: [] },
-    creationTimestamp: Math.floor(nowMs / 1000),
+    creationTimestamp: wholeSecond(nowMs),
     finalizers: [Finalizer.termination],
   };
 }

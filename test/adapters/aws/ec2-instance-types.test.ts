@@ -8,6 +8,7 @@ import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import type { CatalogEntry } from '../../../shared/core/instance-types/types';
 import { buildInstanceTypes } from '../../../shared/core/instance-types/build';
 import { CLUSTER, clusterInfo, ec2, nodeClass, resetAndMockNodeClassDiscovery, T0 } from './fixtures';
+import { epochMs, type EpochMs } from '../../../shared/core/time';
 
 // The builder belongs to the instance-types work; here we check what the adapter hands it.
 vi.mock('../../../shared/core/instance-types/build', () => ({ buildInstanceTypes: vi.fn(() => []) }));
@@ -30,7 +31,7 @@ const catalogEntry = (name: string, od: number): CatalogEntry => ({
   maxPodsEni: 29, localNvmeGB: null, networkBandwidthMbps: 750, onDemandUsdPerHour: { 'us-east-1': od }, acceleratorCount: null, acceleratorName: null, acceleratorManufacturer: null,
 });
 
-function provider(clock: { now: () => number }, store = new MemoryStateStore(clock)) {
+function provider(clock: { now: () => EpochMs }, store = new MemoryStateStore(clock)) {
   return new Ec2CloudProvider({
     ec2: new EC2Client({ region: 'us-east-1' }), ssm: new SSMClient({ region: 'us-east-1' }), clusterName: CLUSTER, region: 'us-east-1',
     stateStore: store, clock, catalog: [catalogEntry('m5.large', 0.096), catalogEntry('c5.large', 0.085)], cluster: clusterInfo,
@@ -55,7 +56,7 @@ describe('Ec2CloudProvider.instanceTypes', () => {
     const clock = { now: () => T0 };
     const store = new MemoryStateStore(clock);
     await store.markUnavailable({ instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot' }, 180, 'InsufficientInstanceCapacity');
-    await store.putOnDemandPrices('us-east-1', { prices: { 'm5.large': 0.097, 'g5.xlarge': 1.006 }, fetchedAt: T0 - 3600_000 });
+    await store.putOnDemandPrices('us-east-1', { prices: { 'm5.large': 0.097, 'g5.xlarge': 1.006 }, fetchedAt: epochMs(T0 - 3600_000) });
     // Act
     await provider(clock, store).instanceTypes(nodeClass());
     // Assess
@@ -82,9 +83,9 @@ describe('Ec2CloudProvider.instanceTypes', () => {
     const p = provider({ now: () => now });
     // Act
     await p.instanceTypes(nodeClass());
-    now += 4 * 60_000;
+    now = epochMs(now + 4 * 60_000);
     await p.instanceTypes(nodeClass());
-    now += 2 * 60_000;
+    now = epochMs(now + 2 * 60_000);
     await p.instanceTypes(nodeClass());
     // Assess
     expect(ec2.commandCalls(DescribeInstanceTypesCommand)).toHaveLength(2);

@@ -6,8 +6,9 @@ import type { EC2NodeClass, NodeClaim, NodePool } from '../../../shared/core/mod
 import type { NodeSelectorRequirement } from '../../../shared/core/model/kube';
 import type { LaunchRequest } from '../../../shared/core/ports/cloud-provider';
 import type { EksClusterInfo } from '../../../shared/adapters/aws/eks';
+import { epochMs } from '../../../shared/core/time';
 
-export const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+export const T0 = epochMs(Date.UTC(2026, 10, 21, 12, 0, 0));
 export const CLUSTER = 'demo';
 export const clusterInfo: EksClusterInfo = {
   name: CLUSTER, endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com', certificateAuthority: 'Q0FEQVRB', version: '1.31', serviceIpv4Cidr: '10.100.0.0/16',
@@ -52,7 +53,7 @@ export function nodeClaim(requirements: NodeSelectorRequirement[] = [], over: Pa
       nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null,
     },
     status: { conditions: [] },
-    creationTimestamp: T0 / 1000,
+    creationTimestamp: T0,
     finalizers: [],
     ...over,
   };

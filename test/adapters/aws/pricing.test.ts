@@ -5,6 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { fetchOnDemandPrices, parsePriceList, priceListEndpointRegion } from '../../../shared/adapters/aws/pricing/price-list';
 import { PriceListRefresher } from '../../../shared/adapters/aws/pricing/refresher';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
+import { epochMs } from '../../../shared/core/time';
 
 const item = (type: string, usd: string, family = 'Compute Instance') => JSON.stringify({
   product: { productFamily: family, attributes: { instanceType: type } },
@@ -59,9 +60,9 @@ describe('PriceListRefresher', () => {
   it('should read the API only when the stored prices are missing or older than 12 hours, and keep them when a read fails', async () => {
     // Prepare
     let now = Date.UTC(2026, 0, 1);
-    const store = new MemoryStateStore({ now: () => now });
+    const store = new MemoryStateStore({ now: () => epochMs(now) });
     pricing.on(GetProductsCommand).resolves({ PriceList: [item('m5.large', '0.107')] });
-    const refresher = new PriceListRefresher({ pricing: client(), region: 'eu-west-1', store, now: () => now });
+    const refresher = new PriceListRefresher({ pricing: client(), region: 'eu-west-1', store, now: () => epochMs(now) });
     // Act
     const first = await refresher.refreshIfStale();
     now += 11 * 3600_000;

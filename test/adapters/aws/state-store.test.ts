@@ -3,11 +3,12 @@ import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from 
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoStateStore, MemoryStateStore, StateStoreInputInvalidError } from '../../../shared/adapters/aws/state-store';
+import { epochMs } from '../../../shared/core/time';
 
-const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+const T0 = epochMs(Date.UTC(2026, 10, 21, 12, 0, 0));
 const fakeClock = (start = T0) => {
   let now = start;
-  return { now: () => now, advance: (ms: number) => { now += ms; } };
+  return { now: () => now, advance: (ms: number) => { now = epochMs(now + ms); } };
 };
 const offering = { instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot' as const };
 
@@ -48,9 +49,9 @@ describe('MemoryStateStore', () => {
     // Prepare
     const clock = fakeClock();
     const store = new MemoryStateStore(clock);
-    await store.audit({ at: T0 - 3000, kind: 'provisioning', action: 'launched' });
-    await store.audit({ at: T0 - 2000, kind: 'disruption', action: 'disrupting' });
-    await store.audit({ at: T0 - 1000, kind: 'provisioning', action: 'skipped' });
+    await store.audit({ at: epochMs(T0 - 3000), kind: 'provisioning', action: 'launched' });
+    await store.audit({ at: epochMs(T0 - 2000), kind: 'disruption', action: 'disrupting' });
+    await store.audit({ at: epochMs(T0 - 1000), kind: 'provisioning', action: 'skipped' });
     // Act
     const all = await store.auditLog();
     const provisioning = await store.auditLog({ kind: 'provisioning', limit: 1 });
@@ -161,7 +162,7 @@ describe('DynamoStateStore', () => {
       { record: { at: T0 - 20 * 3600_000, kind: 'provisioning', action: 'launched' }, expiresAtMs: T0 + 1e9 },
     ] });
     ddb.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'AUDIT#2026-11-21' } }).resolves({ Items: [
-      { record: { at: T0 - 1000, kind: 'provisioning', action: 'skipped' }, expiresAtMs: T0 + 1e9 },
+      { record: { at: epochMs(T0 - 1000), kind: 'provisioning', action: 'skipped' }, expiresAtMs: T0 + 1e9 },
     ] });
     const store = make(clock);
     // Act

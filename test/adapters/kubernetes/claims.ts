@@ -1,4 +1,5 @@
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
+import { epochMs } from '../../../shared/core/time';
 
 /** A normalized NodeClaim as the provisioner would create it. */
 export function nodeClaim(name: string, over: Partial<NodeClaim> = {}): NodeClaim {
@@ -17,7 +18,7 @@ export function nodeClaim(name: string, over: Partial<NodeClaim> = {}): NodeClai
       terminationGracePeriod: null,
     },
     status: { conditions: [] },
-    creationTimestamp: 0,
+    creationTimestamp: epochMs(0),
     finalizers: ['karpenter.sh/termination'],
     ...over,
   };

@@ -3,6 +3,7 @@ import { KubeClusterClient } from '../../../shared/adapters/kubernetes';
 import { isNodeClaimNotFoundError } from '../../../shared/core/errors';
 import { deploymentJson, nodeClassJson, nodeJson, nodePoolJson, pdbJson, podJson, startHarness, type Harness } from '../../sim/kube/fixtures';
 import { nodeClaim } from './claims';
+import { epochMs } from '../../../shared/core/time';
 
 describe('KubeClusterClient against the fake API server', () => {
   let h: Harness;
@@ -12,7 +13,7 @@ describe('KubeClusterClient against the fake API server', () => {
 
   beforeEach(async () => {
     h = await startHarness();
-    client = new KubeClusterClient(h.kc, { pageSize: 2, now: () => h.clock.now });
+    client = new KubeClusterClient(h.kc, { pageSize: 2, now: () => epochMs(h.clock.now) });
   });
   afterEach(async () => { await h.close(); });
 
@@ -109,8 +110,8 @@ describe('KubeClusterClient against the fake API server', () => {
       expect(claim?.status.nodeName).toBe('ip-10-0-0-1');
       expect(claim?.status.capacity?.cpu).toBe(2000);
       expect(claim?.status.conditions.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([
-        ['Launched', 'True', h.clock.now / 1000 - 30],
-        ['Registered', 'True', h.clock.now / 1000],
+        ['Launched', 'True', h.clock.now - 30_000],
+        ['Registered', 'True', h.clock.now],
       ]);
     });
 
@@ -132,7 +133,7 @@ describe('KubeClusterClient against the fake API server', () => {
       await client.patchNodeClaimMetadata('default-x3', { finalizers: [] });
       await client.deleteNodeClaim('default-x3');
       // Assess
-      expect(marked?.deletionTimestamp).toBe(h.clock.now / 1000);
+      expect(marked?.deletionTimestamp).toBe(h.clock.now);
       expect(await client.getNodeClaim('default-x3')).toBeUndefined();
     });
 
@@ -162,7 +163,7 @@ describe('KubeClusterClient against the fake API server', () => {
 
     it('should count an event another container recorded first (one Event per object, reason and message)', async () => {
       // Prepare
-      const other = new KubeClusterClient(h.kc, { now: () => h.clock.now });
+      const other = new KubeClusterClient(h.kc, { now: () => epochMs(h.clock.now) });
       await other.recordEvent(nominate);
       // Act
       await client.recordEvent(nominate);

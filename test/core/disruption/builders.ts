@@ -7,10 +7,13 @@ import { nodePoolHash } from '../../../shared/core/model/hash';
 import type { ClusterSnapshot } from '../../../shared/core/ports/cluster-client';
 import type { DisruptionInput, DisruptionOptions } from '../../../shared/core/disruption';
 import { instanceType, nodePool, pod, type PodOptions, type PoolOptions } from '../../fixtures/builders';
+import { addSeconds, epochMs, type EpochMs } from '../../../shared/core/time';
 
-/** "Now" for every test: ms since epoch. */
-export const NOW = 1_800_000_000_000;
-export const NOW_S = NOW / 1000;
+/** "Now" for every test. */
+export const NOW = epochMs(1_800_000_000_000);
+/** The instant `seconds` before NOW (negative: after). */
+export const ago = (seconds: number): EpochMs => addSeconds(NOW, -seconds);
+/** An hour in seconds, as NodePool durations are written. */
 export const HOUR = 3600;
 
 const zones = ['zone-a', 'zone-b'];
@@ -51,15 +54,15 @@ export interface ManagedOptions {
   type: InstanceType;
   zone?: string;
   capacityType?: 'on-demand' | 'spot';
-  /** Seconds since epoch; default an hour ago. */
-  createdAt?: number;
-  lastPodEventTime?: number;
+  /** Default an hour ago. */
+  createdAt?: EpochMs;
+  lastPodEventTime?: EpochMs;
   nodeAnnotations?: Record<string, string>;
   claimAnnotations?: Record<string, string>;
   deleting?: boolean;
   disrupted?: boolean;
   initialized?: boolean;
-  driftedCondition?: { reason: string; at: number };
+  driftedCondition?: { reason: string; at: EpochMs };
 }
 
 export interface Managed { node: Node; claim: NodeClaim }
@@ -68,7 +71,7 @@ export function managed(name: string, o: ManagedOptions): Managed {
   const p = o.pool ?? pool();
   const zone = o.zone ?? 'zone-a';
   const ct = o.capacityType ?? 'on-demand';
-  const created = o.createdAt ?? NOW_S - HOUR;
+  const created = o.createdAt ?? ago(HOUR);
   const initialized = o.initialized ?? true;
   const labels = {
     ...o.type.labels, [Label.zone]: zone, [Label.capacityType]: ct, [Label.hostname]: name, [Label.nodePool]: p.name,
@@ -78,7 +81,7 @@ export function managed(name: string, o: ManagedOptions): Managed {
   const node: Node = {
     name, labels, annotations: o.nodeAnnotations ?? {}, taints: o.disrupted ? [{ key: TaintKey.disrupted, effect: 'NoSchedule' }] : [],
     capacity: o.type.capacity, allocatable: o.type.allocatable, providerID, unschedulable: false, ready: true,
-    creationTimestamp: created, finalizers: [Finalizer.termination], ...(o.deleting ? { deletionTimestamp: NOW_S - 10 } : {}),
+    creationTimestamp: created, finalizers: [Finalizer.termination], ...(o.deleting ? { deletionTimestamp: ago(10) } : {}),
   };
   const claim: NodeClaim = {
     name: `claim-${name}`,
@@ -93,7 +96,7 @@ export function managed(name: string, o: ManagedOptions): Managed {
       nodeName: name, providerID, capacity: o.type.capacity, allocatable: o.type.allocatable,
       ...(o.lastPodEventTime !== undefined ? { lastPodEventTime: o.lastPodEventTime } : {}),
       conditions: [
-        ...(initialized ? [{ type: 'Initialized', status: 'True' as const, lastTransitionTime: created + 60 }] : []),
+        ...(initialized ? [{ type: 'Initialized', status: 'True' as const, lastTransitionTime: addSeconds(created, 60) }] : []),
         ...(o.driftedCondition ? [{ type: 'Drifted', status: 'True' as const, reason: o.driftedCondition.reason, lastTransitionTime: o.driftedCondition.at }] : []),
       ],
     },
@@ -106,7 +109,7 @@ export function managed(name: string, o: ManagedOptions): Managed {
 /** A running, ready pod bound to `node`, started an hour ago. */
 export function bound(node: string | Managed, o: PodOptions = {}): Pod {
   const nodeName = typeof node === 'string' ? node : node.node.name;
-  return { ...pod({ cpu: '1', ...o, nodeName }), phase: 'Running', ready: true, startTime: NOW_S - HOUR };
+  return { ...pod({ cpu: '1', ...o, nodeName }), phase: 'Running', ready: true, startTime: ago(HOUR) };
 }
 
 export function pdb(name: string, selector: Record<string, string>, o: Partial<PodDisruptionBudget> = {}): PodDisruptionBudget {
@@ -121,7 +124,7 @@ export function cluster(o: { pools?: NodePool[]; nodes?: Managed[]; pods?: Pod[]
   };
 }
 
-export function input(snapshot: ClusterSnapshot, types: InstanceType[], o: { now?: number; options?: DisruptionOptions; drifted?: Record<string, string> } = {}): DisruptionInput {
+export function input(snapshot: ClusterSnapshot, types: InstanceType[], o: { now?: EpochMs; options?: DisruptionOptions; drifted?: Record<string, string> } = {}): DisruptionInput {
   return {
     snapshot, now: o.now ?? NOW, options: o.options, drifted: o.drifted,
     instanceTypes: Object.fromEntries(snapshot.nodePools.map((p) => [p.name, types])),

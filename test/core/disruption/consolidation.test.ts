@@ -3,6 +3,7 @@ import { computeDisruption } from '../../../shared/core/disruption';
 import { validateCommand } from '../../../shared/core/disruption/validate';
 import { Label } from '../../../shared/core/model/labels';
 import { bound, c6g, claimNames, cluster, input, managed, onDemand, pool, sized, spotAndOnDemand } from './builders';
+import { epochMs } from '../../../shared/core/time';
 
 const budget100 = () => pool({ budgets: [{ nodes: '100%' }] });
 
@@ -212,7 +213,7 @@ describe('consolidation that splits (nodewright, issue #12 item 2)', () => {
     const d = computeDisruption(i);
 
     // Assess
-    expect(validateCommand(d.command!, { ...i, now: i.now + 15_000 })).toEqual({ valid: true });
+    expect(validateCommand(d.command!, { ...i, now: epochMs(i.now + 15_000) })).toEqual({ valid: true });
     expect(d.command).toMatchObject({ method: 'single-node', action: 'replace', multiReplacement: true });
     expect(d.command?.replacements.length).toBeGreaterThan(1);
     expect(d.command?.replacements.every((r) => r.instanceTypes[0].name === 'small')).toBe(true);

@@ -3,7 +3,7 @@ import { computeDisruption } from '../../../shared/core/disruption';
 import { NodeClassHashVersion, nodeClassHash } from '../../../shared/core/model/hash';
 import type { EC2NodeClass } from '../../../shared/core/model/karpenter';
 import { Annotation, Label } from '../../../shared/core/model/labels';
-import { bound, c6g, claimNames, cluster, input, managed, NOW_S, pool } from './builders';
+import { ago, bound, c6g, claimNames, cluster, input, managed, pool } from './builders';
 
 const types = [c6g.large, c6g.xlarge, c6g.x2large];
 
@@ -47,8 +47,8 @@ describe('drift', () => {
   it('should order drifted nodes by when they drifted and take cloud-provider reasons as given', () => {
     // Prepare
     const p = pool({ budgets: [{ nodes: '1' }], consolidateAfter: null });
-    const late = managed('late', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'SubnetDrift', at: NOW_S - 60 } });
-    const early = managed('early', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'SubnetDrift', at: NOW_S - 600 } });
+    const late = managed('late', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'SubnetDrift', at: ago(60)} });
+    const early = managed('early', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'SubnetDrift', at: ago(600)} });
     const other = managed('other', { pool: p, type: c6g.x2large });
     const pods = [bound(late), bound(early), bound(other)];
 
@@ -117,7 +117,7 @@ describe('drift', () => {
   it('should run emptiness before drift', () => {
     // Prepare
     const p = pool({ budgets: [{ nodes: '100%' }] });
-    const driftedBusy = managed('drifted', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'AMIDrift', at: NOW_S - 600 } });
+    const driftedBusy = managed('drifted', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'AMIDrift', at: ago(600)} });
     const empty = managed('empty', { pool: p, type: c6g.xlarge });
 
     // Act

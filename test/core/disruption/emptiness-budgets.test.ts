@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeDisruption } from '../../../shared/core/disruption';
-import { bound, c6g, claimNames, cluster, HOUR, input, managed, NOW, NOW_S, pool } from './builders';
+import { ago, bound, c6g, claimNames, cluster, HOUR, input, managed, NOW, pool } from './builders';
+import { addSeconds, epochMs } from '../../../shared/core/time';
 
 const tenEmpty = (budgetNodes: string, extra: Parameters<typeof pool>[0] = {}) => {
   const p = pool({ budgets: [{ nodes: budgetNodes }], ...extra });
@@ -69,10 +70,10 @@ describe('emptiness and budgets', () => {
 
   it('should apply a scheduled budget only within its window (UTC cron + duration)', () => {
     // Prepare: budget 0 every day 00:00 for 8h; NOW is 2027-01-15T08:00:00Z
-    const now = Date.UTC(2027, 0, 15, 8, 0, 0);
+    const now = epochMs(Date.UTC(2027, 0, 15, 8, 0, 0));
     const mk = () => {
       const p = pool({ budgets: [{ nodes: '100%' }, { nodes: '0', schedule: '0 0 * * *', duration: 9 * HOUR }] });
-      const nodes = [managed('n0', { pool: p, type: c6g.xlarge, createdAt: now / 1000 - HOUR })];
+      const nodes = [managed('n0', { pool: p, type: c6g.xlarge, createdAt: addSeconds(now, -HOUR) })];
       return cluster({ pools: [p], nodes });
     };
     const outside = mk();
@@ -102,8 +103,8 @@ describe('emptiness and budgets', () => {
   it('should expire claims past expireAfter even when the budget is 0', () => {
     // Prepare
     const p = pool({ budgets: [{ nodes: '0' }], expireAfter: 720 * HOUR });
-    const old = managed('old', { pool: p, type: c6g.xlarge, createdAt: NOW_S - 721 * HOUR });
-    const young = managed('young', { pool: p, type: c6g.xlarge, createdAt: NOW_S - 10 * HOUR });
+    const old = managed('old', { pool: p, type: c6g.xlarge, createdAt: ago(721 * HOUR)});
+    const young = managed('young', { pool: p, type: c6g.xlarge, createdAt: ago(10 * HOUR)});
     const snap = cluster({ pools: [p], nodes: [old, young], pods: [bound(old), bound(young)] });
 
     // Act

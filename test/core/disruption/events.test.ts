@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { blockedEvents, budgetBlockedEvents, computeDisruption, disruptingEvents, unconsolidatableEvents } from '../../../shared/core/disruption';
 import { bound, c6g, cluster, input, managed, pool } from './builders';
 import type { Command, DisruptionAuditRecord } from '../../../shared/core/disruption/types';
+import { epochMs } from '../../../shared/core/time';
 
 const skipped = (why: string, detail: Record<string, unknown> = {}): DisruptionAuditRecord => ({
-  at: 0, kind: 'disruption', action: 'skipped', nodeClaims: ['default-a'], nodes: ['node-a'], detail: { method: 'candidates', why, ...detail },
+  at: epochMs(0), kind: 'disruption', action: 'skipped', nodeClaims: ['default-a'], nodes: ['node-a'], detail: { method: 'candidates', why, ...detail },
 });
 
 describe('blockedEvents', () => {
@@ -30,7 +31,7 @@ describe('unconsolidatableEvents', () => {
   it('should say why single-node consolidation cannot do better for a node, not for budgets or notes', () => {
     // Prepare
     const rejected = (why: string, extra: Record<string, unknown> = {}): DisruptionAuditRecord => ({
-      at: 0, kind: 'disruption', action: 'rejected', nodeClaims: ['default-a'], nodes: ['node-a'], detail: { method: 'single-node', why, ...extra },
+      at: epochMs(0), kind: 'disruption', action: 'rejected', nodeClaims: ['default-a'], nodes: ['node-a'], detail: { method: 'single-node', why, ...extra },
     });
     // Act
     const events = unconsolidatableEvents([

@@ -4,7 +4,7 @@ import { NodeClassHashVersion, nodeClassHash, NodePoolHashVersion, nodePoolHash 
 import type { EC2NodeClass } from '../../../shared/core/model/karpenter';
 import { parseDisruptInput, parseTerminateInput } from '../../../shared/core/lifecycle/manual-input';
 import { Annotation, Label } from '../../../shared/core/model/labels';
-import { bound, c6g, cluster, HOUR, input, managed, NOW, NOW_S, pool } from './builders';
+import { ago, bound, c6g, cluster, HOUR, input, managed, NOW, pool } from './builders';
 
 describe('executions for commands', () => {
   it('should turn a replace into one disrupt execution the disrupt machine accepts, with stable names', () => {
@@ -53,7 +53,7 @@ describe('executions for commands', () => {
   it('should turn an expiration into terminate executions (forceful, no pre-spin)', () => {
     // Prepare
     const p = pool({ expireAfter: HOUR });
-    const a = managed('a', { pool: p, type: c6g.large, createdAt: NOW_S - 2 * HOUR });
+    const a = managed('a', { pool: p, type: c6g.large, createdAt: ago(2 * HOUR)});
     const d = computeDisruption(input(cluster({ pools: [p], nodes: [a] }), [c6g.large]));
 
     // Act

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeDisruption, disruptionCost, podCost } from '../../../shared/core/disruption';
 import { Annotation } from '../../../shared/core/model/labels';
-import { bound, c6g, cluster, HOUR, input, managed, NOW, NOW_S, pool } from './builders';
+import { ago, bound, c6g, cluster, HOUR, input, managed, NOW, pool } from './builders';
 
 describe('candidate ordering by disruption cost', () => {
   it('should price a pod by deletion cost and priority, clamped to ±10', () => {
@@ -19,9 +19,9 @@ describe('candidate ordering by disruption cost', () => {
 
   it('should scale node cost by the lifetime left before expireAfter', () => {
     // Act
-    const fresh = disruptionCost([bound('n'), bound('n')], NOW_S, 100 * HOUR, NOW);
-    const halfway = disruptionCost([bound('n'), bound('n')], NOW_S - 50 * HOUR, 100 * HOUR, NOW);
-    const never = disruptionCost([bound('n'), bound('n')], NOW_S - 50 * HOUR, null, NOW);
+    const fresh = disruptionCost([bound('n'), bound('n')], NOW, 100 * HOUR, NOW);
+    const halfway = disruptionCost([bound('n'), bound('n')], ago(50 * HOUR), 100 * HOUR, NOW);
+    const never = disruptionCost([bound('n'), bound('n')], ago(50 * HOUR), null, NOW);
 
     // Assess
     expect([fresh, halfway, never]).toEqual([2, 1, 2]);

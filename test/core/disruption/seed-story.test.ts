@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { commandLogLine, computeDisruption, toExecutions } from '../../../shared/core/disruption';
 import { parseDisruptInput } from '../../../shared/core/lifecycle/manual-input';
 import { bound, c6g, cluster, input, managed, pool } from './builders';
+import { epochMs } from '../../../shared/core/time';
 
 const types = [c6g.large, c6g.xlarge, c6g.x2large];
 const inflate = (node: ReturnType<typeof managed>, n: number) => Array.from({ length: n }, () => bound(node, { labels: { app: 'inflate' } }));
@@ -47,7 +48,7 @@ describe('seed story: inflate 12 → 5 → 1 → deleted', () => {
     expect(d.command).toMatchObject({ method: 'single-node', reason: 'underutilized', action: 'replace' });
     expect(d.command?.replacements[0].instanceTypes[0].name).toBe('c6g.large');
     expect(commandLogLine(d.command!)).toContain('and replacing with on-demand node from types c6g.large, c6g.xlarge');
-    const [exec] = toExecutions(d.command!, 1_800_000_000_000);
+    const [exec] = toExecutions(d.command!, epochMs(1_800_000_000_000));
     expect(exec.machine).toBe('disrupt');
     expect(parseDisruptInput(exec.input)).toMatchObject({ reason: 'Underutilized', candidates: [{ nodeClaimName: 'claim-ip-192-168-185-240' }] });
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeDisruption, validateCommand } from '../../../shared/core/disruption';
-import { bound, c6g, cluster, input, managed, NOW, NOW_S, pool, sized, onDemand } from './builders';
+import { ago, bound, c6g, cluster, input, managed, NOW, pool, sized, onDemand } from './builders';
+import { addSeconds } from '../../../shared/core/time';
 
 const types = [c6g.large, c6g.xlarge, c6g.x2large];
 
@@ -13,7 +14,7 @@ describe('validation re-check', () => {
     const cmd = computeDisruption(i).command!;
 
     // Act
-    const v = validateCommand(cmd, { ...i, now: NOW + 15_000 });
+    const v = validateCommand(cmd, { ...i, now: addSeconds(NOW, 15) });
 
     // Assess
     expect(v).toEqual({ valid: true });
@@ -25,10 +26,10 @@ describe('validation re-check', () => {
     const a = managed('a', { pool: p, type: c6g.xlarge });
     const cmd = computeDisruption(input(cluster({ pools: [p], nodes: [a] }), types)).command!;
     expect(cmd.method).toBe('emptiness');
-    const arrived = managed('a', { pool: p, type: c6g.xlarge, lastPodEventTime: NOW_S + 10 });
+    const arrived = managed('a', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(-10) });
 
     // Act
-    const v = validateCommand(cmd, input(cluster({ pools: [p], nodes: [arrived], pods: [bound(arrived, { name: 'newcomer' })] }), types, { now: NOW + 15_000 }));
+    const v = validateCommand(cmd, input(cluster({ pools: [p], nodes: [arrived], pods: [bound(arrived, { name: 'newcomer' })] }), types, { now: addSeconds(NOW, 15) }));
 
     // Assess
     expect(v.valid).toBe(false);
@@ -42,7 +43,7 @@ describe('validation re-check', () => {
     const cmd = computeDisruption(input(cluster({ pools: [p], nodes: [a] }), types)).command!;
 
     // Act
-    const v = validateCommand(cmd, input(cluster({ pools: [p], nodes: [a], pods: [bound(a, { name: 'newcomer' })] }), types, { now: NOW + 15_000 }));
+    const v = validateCommand(cmd, input(cluster({ pools: [p], nodes: [a], pods: [bound(a, { name: 'newcomer' })] }), types, { now: addSeconds(NOW, 15) }));
 
     // Assess
     expect(v).toEqual({ valid: false, reason: 'nodeclaim claim-a is no longer empty: pod default/newcomer arrived' });
@@ -59,7 +60,7 @@ describe('validation re-check', () => {
     const more = [...pods, bound(b, { cpu: '1500m', name: 'late' })];
 
     // Act
-    const v = validateCommand(cmd, input(cluster({ pools: [p], nodes: [a, b], pods: more }), types, { now: NOW + 15_000 }));
+    const v = validateCommand(cmd, input(cluster({ pools: [p], nodes: [a, b], pods: more }), types, { now: addSeconds(NOW, 15) }));
 
     // Assess
     expect(v.valid).toBe(false);
@@ -75,7 +76,7 @@ describe('validation re-check', () => {
     const iced = { ...c6g.large, offerings: c6g.large.offerings.map((o) => ({ ...o, available: false })) };
 
     // Act
-    const v = validateCommand(cmd, input(snap, [iced, c6g.xlarge, c6g.x2large], { now: NOW + 15_000 }));
+    const v = validateCommand(cmd, input(snap, [iced, c6g.xlarge, c6g.x2large], { now: addSeconds(NOW, 15) }));
 
     // Assess
     expect(v).toEqual({ valid: false, reason: 'the replacement options changed: c6g.large no longer valid' });

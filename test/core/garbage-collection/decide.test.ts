@@ -3,14 +3,15 @@ import { decideGarbageCollection } from '../../../shared/core/garbage-collection
 import type { CloudInstance } from '../../../shared/core/ports';
 import type { NodeClaim, NodeClaimCondition } from '../../../shared/core/model/karpenter';
 import type { Node } from '../../../shared/core/model/kube';
+import { epochMs } from '../../../shared/core/time';
 
-const NOW = Date.parse('2026-11-21T23:40:00Z');
+const NOW = epochMs(Date.parse('2026-11-21T23:40:00Z'));
 const SEC = 1000;
 const MIN = 60 * SEC;
 const ownedTags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' };
 
 function instance(id: string, ageMs: number, tags: Record<string, string> = ownedTags, state: CloudInstance['state'] = 'running'): CloudInstance {
-  return { instanceId: id, providerID: `aws:///us-west-2a/${id}`, instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'on-demand', launchTime: NOW - ageMs, state, tags };
+  return { instanceId: id, providerID: `aws:///us-west-2a/${id}`, instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'on-demand', launchTime: epochMs(NOW - ageMs), state, tags };
 }
 
 function claim(name: string, ageMs: number, opts: { instanceId?: string; conditions?: NodeClaimCondition[]; deleting?: boolean } = {}): NodeClaim {
@@ -21,18 +22,18 @@ function claim(name: string, ageMs: number, opts: { instanceId?: string; conditi
     nodePool: 'default',
     spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
     status: { conditions: opts.conditions ?? [], ...(opts.instanceId ? { providerID: `aws:///us-west-2a/${opts.instanceId}` } : {}) },
-    creationTimestamp: (NOW - ageMs) / 1000,
-    ...(opts.deleting ? { deletionTimestamp: NOW - 1000 } : {}),
+    creationTimestamp: epochMs(NOW - ageMs),
+    ...(opts.deleting ? { deletionTimestamp: epochMs(NOW - 1000) } : {}),
     finalizers: ['karpenter.sh/termination'],
   };
 }
 
 function node(name: string, instanceId: string, ready: boolean): Node {
-  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: (NOW - 10 * MIN) / 1000, finalizers: [] };
+  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: epochMs(NOW - 10 * MIN), finalizers: [] };
 }
 
-const launched: NodeClaimCondition = { type: 'Launched', status: 'True', lastTransitionTime: (NOW - 10 * MIN) / 1000 };
-const registered: NodeClaimCondition = { type: 'Registered', status: 'True', lastTransitionTime: (NOW - 9 * MIN) / 1000 };
+const launched: NodeClaimCondition = { type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 10 * MIN) };
+const registered: NodeClaimCondition = { type: 'Registered', status: 'True', lastTransitionTime: epochMs(NOW - 9 * MIN) };
 
 describe('decideGarbageCollection', () => {
   it('should terminate an owned instance with no claim once the 30 s grace period has passed, with its node', () => {
@@ -94,7 +95,7 @@ describe('decideGarbageCollection', () => {
 
   it('should terminate and delete a claim launched but not registered within 15 minutes, once the workflow had its turn', () => {
     // Prepare
-    const launchedLongAgo: NodeClaimCondition = { type: 'Launched', status: 'True', lastTransitionTime: (NOW - 16 * MIN - SEC) / 1000 };
+    const launchedLongAgo: NodeClaimCondition = { type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 16 * MIN - SEC) };
     const input = {
       clusterName: 'demo',
       now: NOW,
@@ -118,8 +119,8 @@ describe('decideGarbageCollection', () => {
         claim('default-launching', 4 * MIN),
         claim('default-booting', 14 * MIN, { instanceId: 'i-0000000000000000a', conditions: [launched] }),
         // Created 20 min ago but launched 15.5 min ago: the launch workflow's own deadline goes first.
-        claim('default-slow-launch', 20 * MIN, { instanceId: 'i-0000000000000000a', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: (NOW - 15.5 * MIN) / 1000 }] }),
-        claim('default-just-launched', 20 * SEC, { instanceId: 'i-0000000000000000b', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: (NOW - 10 * SEC) / 1000 }] }),
+        claim('default-slow-launch', 20 * MIN, { instanceId: 'i-0000000000000000a', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 15.5 * MIN) }] }),
+        claim('default-just-launched', 20 * SEC, { instanceId: 'i-0000000000000000b', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 10 * SEC) }] }),
         claim('default-deleting', 60 * MIN, { deleting: true }),
       ],
       nodes: [],

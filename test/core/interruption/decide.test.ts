@@ -9,13 +9,14 @@ import {
 import type { CloudInstance } from '../../../shared/core/ports';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import { eventBody } from '../../fixtures/events';
+import { epochMs } from '../../../shared/core/time';
 
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 const owned: OwnedInstance = { instanceId: OWNED, nodeClaim: 'default-abcde', instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'spot' };
 const lookup = (id: string) => (id === OWNED ? owned : undefined);
 
 function instance(id: string, tags: Record<string, string>): CloudInstance {
-  return { instanceId: id, providerID: `aws:///us-west-2b/${id}`, instanceType: 'c5.xlarge', zone: 'us-west-2b', capacityType: 'spot', launchTime: 0, state: 'running', tags };
+  return { instanceId: id, providerID: `aws:///us-west-2b/${id}`, instanceType: 'c5.xlarge', zone: 'us-west-2b', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags };
 }
 
 function claim(name: string, providerID?: string): NodeClaim {
@@ -26,7 +27,7 @@ function claim(name: string, providerID?: string): NodeClaim {
     nodePool: 'default',
     spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
     status: { conditions: [], ...(providerID ? { providerID, nodeName: `node-${name}` } : {}) },
-    creationTimestamp: 0,
+    creationTimestamp: epochMs(0),
     finalizers: [],
   };
 }
@@ -136,7 +137,7 @@ describe('a shutting-down notice for a node nodewright is already taking away', 
     // Act
     const during = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, claims, [taintedNode]).get(id));
     const untainted = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, claims, [{ ...taintedNode, taints: [] }]).get(id));
-    const deleting = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, [{ ...claims[0], deletionTimestamp: 1 }], []).get(id));
+    const deleting = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, [{ ...claims[0], deletionTimestamp: epochMs(1000) }], []).get(id));
     // Assess
     expect(during).toEqual([{ type: 'drop', instanceId: OWNED, reason: expect.stringContaining('already being disrupted') }]);
     expect(deleting[0].type).toBe('drop');

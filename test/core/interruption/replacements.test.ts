@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { planInterruptionReplacements } from '../../../shared/core/interruption/replacements';
 import { checkReplacementsReady, prepareDisruption, type DisruptionState } from '../../../shared/core/lifecycle';
 import { fakes, instanceType, node, nodeClaim, pod } from '../../fakes/lifecycle';
+import { epochMs } from '../../../shared/core/time';
 
 const NODE = 'ip-10-0-0-1';
 
 function interruptedCluster() {
   const f = fakes();
-  f.cluster.claims.set('default-aaaaa', nodeClaim('default-aaaaa', { nodeName: NODE, conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: 0 }] }));
+  f.cluster.claims.set('default-aaaaa', nodeClaim('default-aaaaa', { nodeName: NODE, conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: epochMs(0) }] }));
   f.cluster.nodes.set(NODE, node(NODE, { taints: [], labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/initialized': 'true' } }));
   f.cluster.pods = [1, 2, 3].map((i) => pod(`web-${i}`, { nodeName: NODE }));
   f.cluster.pods.push(pod('daemon', { nodeName: NODE, owner: { kind: 'DaemonSet', name: 'ds' } }));
@@ -20,7 +21,7 @@ describe('planInterruptionReplacements', () => {
     const f = interruptedCluster();
     const snapshot = await f.cluster.snapshot();
     // Act
-    const plan = planInterruptionReplacements(snapshot, { default: [instanceType('c5.large', 0.03)] }, 'default-aaaaa', 'event-1', Date.UTC(2026, 0, 1));
+    const plan = planInterruptionReplacements(snapshot, { default: [instanceType('c5.large', 0.03)] }, 'default-aaaaa', 'event-1', epochMs(Date.UTC(2026, 0, 1)));
     // Assess
     expect(plan.nodeName).toBe(NODE);
     expect(plan.moving).toBe(3);
@@ -34,9 +35,9 @@ describe('planInterruptionReplacements', () => {
     const snapshot = await interruptedCluster().cluster.snapshot();
     const types = { default: [instanceType('c5.large', 0.03)] };
     // Act
-    const a = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-1', 1000);
-    const b = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-1', 1000);
-    const c = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-2', 1000);
+    const a = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-1', epochMs(1000));
+    const b = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-1', epochMs(1000));
+    const c = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-2', epochMs(1000));
     // Assess
     expect(a.replacements.map((r) => r.name)).toEqual(b.replacements.map((r) => r.name));
     expect(a.replacements[0].name).not.toBe(c.replacements[0].name);
@@ -47,7 +48,7 @@ describe('planInterruptionReplacements', () => {
     const f = interruptedCluster();
     f.cluster.nodes.set('ip-10-0-0-2', node('ip-10-0-0-2', { taints: [], capacity: { cpu: 8000, pods: 110 }, allocatable: { cpu: 8000, memory: 32 * 1024 ** 3, pods: 110 }, labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/initialized': 'true' } }));
     // Act
-    const plan = planInterruptionReplacements(await f.cluster.snapshot(), { default: [instanceType('c5.large', 0.03)] }, 'default-aaaaa', 'e', 0);
+    const plan = planInterruptionReplacements(await f.cluster.snapshot(), { default: [instanceType('c5.large', 0.03)] }, 'default-aaaaa', 'e', epochMs(0));
     // Assess
     expect(plan.moving).toBe(3);
     expect(plan.replacements).toEqual([]);
@@ -70,16 +71,16 @@ describe('the disrupt workflow in interruption mode', () => {
     const f = interruptedCluster();
     const base = { reason: 'SpotInterruption', candidates: [{ nodeClaimName: 'default-aaaaa' }], replacements: [nodeClaim('default-gone1')] as unknown as DisruptionState['replacements'], disruptionId: 'x', pollSeconds: 5 };
     f.cluster.claims.set('default-slow1', nodeClaim('default-slow1'));
-    const late = { ...base, replacements: [nodeClaim('default-slow1')] as unknown as DisruptionState['replacements'], deadlineMs: f.clock.now() - 1 };
+    const late = { ...base, replacements: [nodeClaim('default-slow1')] as unknown as DisruptionState['replacements'], deadlineMs: epochMs(f.clock.now() - 1) };
     // Act
-    const gone = await checkReplacementsReady(f, { ...base, deadlineMs: f.clock.now() + 60_000, interruption: { kind: 'SpotInterruption', drainBy: 0 } });
+    const gone = await checkReplacementsReady(f, { ...base, deadlineMs: epochMs(f.clock.now() + 60_000), interruption: { kind: 'SpotInterruption', drainBy: 0 } });
     const pastDeadline = await checkReplacementsReady(f, { ...late, interruption: { kind: 'SpotInterruption', drainBy: 0 } });
-    const waiting = await checkReplacementsReady(f, { ...late, deadlineMs: f.clock.now() + 1000, interruption: { kind: 'SpotInterruption', drainBy: 0 } });
+    const waiting = await checkReplacementsReady(f, { ...late, deadlineMs: epochMs(f.clock.now() + 1000), interruption: { kind: 'SpotInterruption', drainBy: 0 } });
     // Assess
     expect(gone.ready).toBe(true);
     expect(pastDeadline.ready).toBe(true);
     expect(waiting.ready).toBe(false);
-    await expect(checkReplacementsReady(f, { ...base, deadlineMs: f.clock.now() + 60_000 })).rejects.toThrow(/is gone/);
+    await expect(checkReplacementsReady(f, { ...base, deadlineMs: epochMs(f.clock.now() + 60_000) })).rejects.toThrow(/is gone/);
     expect(f.log.messages()).toContain('draining interrupted node before its replacements are ready');
   });
 });

@@ -4,6 +4,7 @@ import type { ClusterWatch, FunctionInvoker, InvokedFunction, WatchClosed, Watch
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 import { VirtualClock, settle } from '../../../shared/sim/clock';
 import { FakeCluster, RecordingLogger, RecordingWorkflows, node, nodeClaim, nodePool, pod } from '../../fakes/lifecycle';
+import { epochMs, type EpochMs } from '../../../shared/core/time';
 
 const staticPoolOf = (replicas: number) => nodePool('static', { replicas });
 
@@ -115,16 +116,16 @@ describe('runController', () => {
     // Prepare
     const w = world();
     const pool = (replicas: number) => ({ kind: 'nodepools' as const, name: 'static', nodePool: { ...staticPoolOf(replicas) } });
-    const claimOf = (nodePool: string, deletionTimestamp?: number) => ({ kind: 'nodeclaims' as const, name: `${nodePool}-x`, nodeClaim: { ...nodeClaim(`${nodePool}-x`, { nodePool }), deletionTimestamp } });
+    const claimOf = (nodePool: string, deletionTimestamp?: EpochMs) => ({ kind: 'nodeclaims' as const, name: `${nodePool}-x`, nodeClaim: { ...nodeClaim(`${nodePool}-x`, { nodePool }), deletionTimestamp } });
     // Act
     await run(w, 60, [
       [5.5, () => w.watch.emit('nodepools', { type: 'ADDED', object: pool(3) })],
       [10, () => w.watch.emit('nodepools', { type: 'MODIFIED', object: pool(3) })], // e.g. a status update: nothing to do
       [20.5, () => w.watch.emit('nodepools', { type: 'MODIFIED', object: pool(5) })], // kubectl scale nodepool static --replicas=5
       [30, () => w.watch.emit('nodeclaims', { type: 'ADDED', object: claimOf('static') })],
-      [40.5, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('static', 1) })], // expired or deleted
-      [45, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('static', 1) })],
-      [50, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('dynamic', 1) })],
+      [40.5, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('static', epochMs(1000)) })], // expired or deleted
+      [45, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('static', epochMs(1000)) })],
+      [50, () => w.watch.emit('nodeclaims', { type: 'MODIFIED', object: claimOf('dynamic', epochMs(1000)) })],
     ]);
     // Assess
     expect(provisionerCalls(w).map((c) => c.at)).toEqual([5.5, 20.5, 40.5]);
@@ -161,7 +162,7 @@ describe('runController', () => {
   it('should skip when another controller holds the lease well before its hand-over', async () => {
     // Prepare
     const w = world();
-    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, T0 + 10 * 60_000);
+    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, epochMs(T0 + 10 * 60_000));
     // Act
     const result = await run(w, 60);
     // Assess
@@ -172,7 +173,7 @@ describe('runController', () => {
   it('should wait for a holder that hands over within the minute and take over within a second of its release', async () => {
     // Prepare
     const w = world();
-    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, T0 + 40_000);
+    await w.store.acquireLease(CONTROLLER_LEASE, 'other', 30, epochMs(T0 + 40_000));
     w.clock.at(T0 + 40_000, () => void w.store.releaseLease(CONTROLLER_LEASE, 'other'));
     // Act
     const result = await run(w, 120);
@@ -186,10 +187,10 @@ describe('runController', () => {
   it('should start terminate within the second for a NodeClaim deleted with kubectl, and delete the claim of a deleted Node', async () => {
     // Prepare
     const w = world();
-    const claimA = { ...nodeClaim('default-aaaaa', { nodeName: 'n1' }), deletionTimestamp: (T0 + 5_000) / 1000 };
+    const claimA = { ...nodeClaim('default-aaaaa', { nodeName: 'n1' }), deletionTimestamp: epochMs(T0 + 5_000) };
     const claimB = nodeClaim('default-bbbbb', { nodeName: 'n2' });
     w.cluster.claims.set(claimB.name, claimB);
-    const n2 = { ...node('n2', { taints: [] }), deletionTimestamp: (T0 + 9_000) / 1000 };
+    const n2 = { ...node('n2', { taints: [] }), deletionTimestamp: epochMs(T0 + 9_000) };
     // Act
     await run(w, 30, [
       [1, () => w.watch.emit('nodeclaims', { type: 'ADDED', object: { kind: 'nodeclaims', name: claimB.name, nodeClaim: claimB } })],
@@ -206,7 +207,7 @@ describe('runController', () => {
     const w = world();
     // Act
     const result = await run(w, 120, [
-      [15, () => void w.store.releaseLease(CONTROLLER_LEASE, 'me').then(() => w.store.acquireLease(CONTROLLER_LEASE, 'thief', 30, T0 + 900_000))],
+      [15, () => void w.store.releaseLease(CONTROLLER_LEASE, 'me').then(() => w.store.acquireLease(CONTROLLER_LEASE, 'thief', 30, epochMs(T0 + 900_000)))],
       [40, () => w.watch.emit('pods', added(pending('late')))],
     ]);
     // Assess

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkRegistration, decideDeletions, deletionExecutionName, finalizeNodeClaim, reconcileDeletions } from '../../../shared/core/lifecycle';
 import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
+import { epochMs, fromSeconds } from '../../../shared/core/time';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
-const DELETED_AT = 1_767_229_200;
+const DELETED_AT = fromSeconds(1_767_229_200);
 const DISRUPTED = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' as const };
 
 function world() {
@@ -22,8 +23,8 @@ describe('decideDeletions', () => {
     // Act
     const actions = decideDeletions(await f.cluster.snapshot());
     // Assess
-    expect(actions).toEqual([{ type: 'terminate', nodeClaimName: 'default-abcde', nodeName: 'n1', deletionTimestamp: DELETED_AT, executionName: `default-abcde-deleted-${DELETED_AT}` }]);
-    expect(deletionExecutionName('default-abcde', DELETED_AT)).toBe(`default-abcde-deleted-${DELETED_AT}`);
+    expect(actions).toEqual([{ type: 'terminate', nodeClaimName: 'default-abcde', nodeName: 'n1', deletionTimestamp: DELETED_AT, executionName: 'default-abcde-deleted-1767229200' }]);
+    expect(deletionExecutionName('default-abcde', DELETED_AT)).toBe('default-abcde-deleted-1767229200');
   });
 
   it('should leave a deleted NodeClaim whose Node already carries the disrupted taint (termination under way)', async () => {
@@ -44,7 +45,7 @@ describe('decideDeletions', () => {
     // Act
     const actions = decideDeletions(await f.cluster.snapshot());
     // Assess
-    expect(actions).toEqual([{ type: 'terminate', nodeClaimName: 'default-early', deletionTimestamp: DELETED_AT, executionName: `default-early-deleted-${DELETED_AT}` }]);
+    expect(actions).toEqual([{ type: 'terminate', nodeClaimName: 'default-early', deletionTimestamp: DELETED_AT, executionName: 'default-early-deleted-1767229200' }]);
   });
 
   it('should delete the NodeClaim of a deleted Node, and ignore a deleted Node without one', async () => {
@@ -80,7 +81,7 @@ describe('reconcileDeletions', () => {
     // Assess
     expect(first.map((o) => o.result)).toEqual(['started']);
     expect(again.map((o) => o.result)).toEqual(['alreadyStarted']);
-    expect(f.workflows.started).toEqual([{ machine: 'terminate', name: `default-abcde-deleted-${DELETED_AT}`, input: { nodeClaimName: 'default-abcde', reason: 'Deleted' } }]);
+    expect(f.workflows.started).toEqual([{ machine: 'terminate', name: 'default-abcde-deleted-1767229200', input: { nodeClaimName: 'default-abcde', reason: 'Deleted' } }]);
     expect(f.log.messages()).toEqual(['terminating deleted nodeclaim']);
   });
 
@@ -123,7 +124,7 @@ describe('the termination finalizer on Nodes', () => {
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
     f.cluster.nodes.set('n1', node('n1', { providerID: PID, finalizers: ['other'] }));
     // Act
-    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
+    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: epochMs(f.clock.now() + 60_000) });
     // Assess
     expect(f.cluster.nodes.get('n1')?.finalizers).toEqual(['other', 'karpenter.sh/termination']);
   });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { drainWaitSeconds, evictPods, evictionTier, type DrainingTarget } from '../../../shared/core/lifecycle';
 import { fakes, node, pod } from '../../fakes/lifecycle';
+import { epochMs } from '../../../shared/core/time';
 
 const NODE = 'ip-10-0-0-1';
-const target = (over: Partial<DrainingTarget> = {}): DrainingTarget => ({ nodeName: NODE, nodeClaimName: 'default-abcde', reason: 'Manual', drainDeadlineMs: Date.UTC(2026, 0, 1) + 3600_000, forceAtDeadline: true, ...over });
+const target = (over: Partial<DrainingTarget> = {}): DrainingTarget => ({ nodeName: NODE, nodeClaimName: 'default-abcde', reason: 'Manual', drainDeadlineMs: epochMs(Date.UTC(2026, 0, 1) + 3600_000), forceAtDeadline: true, ...over });
 
 describe('evictPods', () => {
   it('should evict only the first non-empty tier in one pass', async () => {
@@ -78,7 +79,7 @@ describe('evictPods', () => {
     f.cluster.pods = [pod('db-0', { nodeName: NODE, terminationGracePeriodSeconds: 30, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })];
 
     // Act
-    const pass = await evictPods(f, target({ drainDeadlineMs: f.clock.now() + 20_000 }));
+    const pass = await evictPods(f, target({ drainDeadlineMs: epochMs(f.clock.now() + 20_000) }));
 
     // Assess
     expect(pass.deleted).toBe(1);
@@ -91,7 +92,7 @@ describe('evictPods', () => {
     f.cluster.pods = [pod('db-0', { nodeName: NODE })];
 
     // Act
-    const attempt = evictPods(f, target({ drainDeadlineMs: f.clock.now() - 1, forceAtDeadline: false }));
+    const attempt = evictPods(f, target({ drainDeadlineMs: epochMs(f.clock.now() - 1), forceAtDeadline: false }));
 
     // Assess
     await expect(attempt).rejects.toMatchObject({ name: 'DeadlineExceededError' });

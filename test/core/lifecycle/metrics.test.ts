@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRegistration, finalizeNodeClaim, launchNodeClaim, runProvisioner, type Planner } from '../../../shared/core/lifecycle';
 import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
 import { fakes, instanceType, node, nodeClaim, pod } from '../../fakes/lifecycle';
+import { addSeconds, epochMs, wholeSecond } from '../../../shared/core/time';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 
@@ -25,7 +26,7 @@ const planner: Planner = {
   plannedClaimToNodeClaim: (claim, name, nowMs) => ({
     name, labels: {}, annotations: {}, nodePool: claim.nodePool,
     spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: claim.requests }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
-    status: { conditions: [] }, creationTimestamp: Math.floor(nowMs / 1000), finalizers: [],
+    status: { conditions: [] }, creationTimestamp: wholeSecond(nowMs), finalizers: [],
   }),
 };
 
@@ -51,8 +52,8 @@ describe('lifecycle metrics', () => {
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
     f.cluster.nodes.set('n1', node('n1', { providerID: PID, labels: { 'topology.kubernetes.io/zone': 'eu-west-1a' } }));
     // Act
-    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
-    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
+    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: epochMs(f.clock.now() + 60_000) });
+    await checkRegistration(f, { nodeClaimName: 'default-abcde', deadlineMs: epochMs(f.clock.now() + 60_000) });
     // Assess
     expect(f.metrics.total('karpenter_nodes_created_total', { nodepool: 'default', zone: 'eu-west-1a' })).toBe(1);
   });
@@ -63,7 +64,7 @@ describe('lifecycle metrics', () => {
     const claim = nodeClaim('default-abcde', { providerID: PID, nodeName: 'n1' });
     claim.labels['karpenter.sh/capacity-type'] = 'spot';
     claim.labels['topology.kubernetes.io/zone'] = 'eu-west-1a';
-    claim.deletionTimestamp = f.clock.now() / 1000 - 90;
+    claim.deletionTimestamp = addSeconds(f.clock.now(), -90);
     f.cluster.claims.set(claim.name, claim);
     f.cluster.nodes.set('n1', node('n1', { providerID: PID, taints: [], finalizers: ['karpenter.sh/termination'] }));
     // Act

@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { PodStartups } from '../../../shared/core/lifecycle/pod-startup';
 import { pod, RecordingMetrics } from '../../fakes/lifecycle';
+import { addSeconds, fromSeconds } from '../../../shared/core/time';
 
-const CREATED = 1_767_225_600;
+const CREATED = fromSeconds(1_767_225_600);
 
 describe('PodStartups', () => {
   it('should observe a pod seen Pending once, from its creation to its Ready transition', () => {
@@ -11,10 +12,10 @@ describe('PodStartups', () => {
     const metrics = new RecordingMetrics();
     const startups = new PodStartups(metrics);
     // Act
-    startups.apply('ADDED', pod('web-1', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED * 1000);
-    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: false, creationTimestamp: CREATED }), (CREATED + 40) * 1000);
-    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: true, readySince: CREATED + 47, creationTimestamp: CREATED }), (CREATED + 48) * 1000);
-    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: true, readySince: CREATED + 47, creationTimestamp: CREATED }), (CREATED + 60) * 1000);
+    startups.apply('ADDED', pod('web-1', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED);
+    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: false, creationTimestamp: CREATED }), addSeconds(CREATED, 40));
+    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: true, readySince: addSeconds(CREATED, 47), creationTimestamp: CREATED }), addSeconds(CREATED, 48));
+    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: true, readySince: addSeconds(CREATED, 47), creationTimestamp: CREATED }), addSeconds(CREATED, 60));
     // Assess
     expect(metrics.matching('karpenter_pods_startup_duration_seconds').map((r) => r.value)).toEqual([47]);
     expect(startups.waiting).toBe(0);
@@ -23,10 +24,10 @@ describe('PodStartups', () => {
   it('should not count a pod it first saw already running, nor one deleted while pending', () => {
     const metrics = new RecordingMetrics();
     const startups = new PodStartups(metrics);
-    startups.apply('ADDED', pod('old', { phase: 'Running', ready: true, readySince: CREATED + 5, creationTimestamp: CREATED }), CREATED * 1000);
-    startups.apply('ADDED', pod('gone', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED * 1000);
-    startups.apply('DELETED', pod('gone', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED * 1000);
-    startups.apply('MODIFIED', pod('gone', { phase: 'Running', ready: true, creationTimestamp: CREATED }), (CREATED + 9) * 1000);
+    startups.apply('ADDED', pod('old', { phase: 'Running', ready: true, readySince: addSeconds(CREATED, 5), creationTimestamp: CREATED }), CREATED);
+    startups.apply('ADDED', pod('gone', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED);
+    startups.apply('DELETED', pod('gone', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED);
+    startups.apply('MODIFIED', pod('gone', { phase: 'Running', ready: true, creationTimestamp: CREATED }), addSeconds(CREATED, 9));
     expect(metrics.matching('karpenter_pods_startup_duration_seconds')).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { runProvisioner, nodeClaimName, type Planner } from '../../../shared/cor
 import type { Pod } from '../../../shared/core/model/kube';
 import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
 import { fakes, instanceType, pod, type Fakes } from '../../fakes/lifecycle';
+import { wholeSecond } from '../../../shared/core/time';
 
 const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
 
@@ -23,7 +24,7 @@ function recordingPlanner(f: Fakes) {
     plannedClaimToNodeClaim: (claim, name, nowMs) => ({
       name, labels: {}, annotations: {}, nodePool: claim.nodePool,
       spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: claim.requests }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
-      status: { conditions: [] }, creationTimestamp: Math.floor(nowMs / 1000), finalizers: [],
+      status: { conditions: [] }, creationTimestamp: wholeSecond(nowMs), finalizers: [],
     }),
   };
   return { planner, solves };

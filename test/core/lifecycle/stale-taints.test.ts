@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sweepStaleTaints } from '../../../shared/core/lifecycle';
 import type { ExecutionStatus, WorkflowName } from '../../../shared/core/ports';
 import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
+import { epochMs } from '../../../shared/core/time';
 
 const tainted = (name: string, by?: string) => node(name, { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }], annotations: by ? { 'nodewright.io/disrupted-by': by } : {} });
 
@@ -29,9 +30,9 @@ describe('the stale disrupted-taint sweep', () => {
     const f = fakes();
     Object.assign(f.workflows, { status: async () => 'ABORTED' as const });
     f.cluster.nodes.set('a', tainted('a', 'terminate/t1'));
-    f.cluster.claims.set('default-aaaaa', { ...nodeClaim('default-aaaaa', { nodeName: 'a' }), deletionTimestamp: 1 });
+    f.cluster.claims.set('default-aaaaa', { ...nodeClaim('default-aaaaa', { nodeName: 'a' }), deletionTimestamp: epochMs(1000) });
     f.cluster.nodes.set('b', tainted('b'));
-    f.cluster.claims.set('default-bbbbb', { ...nodeClaim('default-bbbbb', { nodeName: 'b' }), deletionTimestamp: 1 });
+    f.cluster.claims.set('default-bbbbb', { ...nodeClaim('default-bbbbb', { nodeName: 'b' }), deletionTimestamp: epochMs(1000) });
     // Act
     const swept = await sweepStaleTaints(f, await f.cluster.snapshot());
     // Assess

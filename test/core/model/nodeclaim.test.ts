@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeClaimFromKube, nodeClaimToKube } from '../../../shared/core/model/from-kube';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
+import { fromSeconds } from '../../../shared/core/time';
 
 const claim = (): NodeClaim => ({
   name: 'default-abcde',
@@ -24,11 +25,11 @@ const claim = (): NodeClaim => ({
     capacity: { cpu: 2000, memory: 8 * 2 ** 30, pods: 29 },
     allocatable: { cpu: 1930, memory: 7 * 2 ** 30, pods: 29 },
     conditions: [
-      { type: 'Launched', status: 'True', reason: 'Launched', lastTransitionTime: 1_740_898_408 },
+      { type: 'Launched', status: 'True', reason: 'Launched', lastTransitionTime: fromSeconds(1_740_898_408) },
       { type: 'Initialized', status: 'Unknown', message: 'waiting' },
     ],
   },
-  creationTimestamp: 1_740_898_400,
+  creationTimestamp: fromSeconds(1_740_898_400),
   finalizers: ['karpenter.sh/termination'],
 });
 
@@ -77,8 +78,8 @@ describe('NodeClaim mapping', () => {
     expect(c.nodePool).toBe('p');
     expect(c.spec.expireAfter).toBeNull();
     expect(c.spec.terminationGracePeriod).toBeNull();
-    expect(c.creationTimestamp).toBe(1_735_689_600);
-    expect(c.deletionTimestamp).toBe(1_735_693_200);
-    expect(c.status.conditions[0].lastTransitionTime).toBe(1_735_689_660);
+    expect(c.creationTimestamp).toBe(1_735_689_600_000);
+    expect(c.deletionTimestamp).toBe(1_735_693_200_000);
+    expect(c.status.conditions[0].lastTransitionTime).toBe(1_735_689_660_000);
   });
 });

@@ -100,7 +100,7 @@ describe('podFromKube fields', () => {
 
     // Assess
     expect(p.uid).toBe('u-1');
-    expect(p.creationTimestamp).toBe(Date.parse('2025-03-02T06:53:28Z') / 1000);
+    expect(p.creationTimestamp).toBe(Date.parse('2025-03-02T06:53:28Z'));
     expect(p.nodeSelector).toEqual({ 'kubernetes.io/arch': 'arm64', team: 'a' });
     expect(p.affinity?.nodeAffinity?.required?.[0].matchExpressions[0].key).toBe('topology.kubernetes.io/zone');
     expect(p.tolerations).toEqual([{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
@@ -125,9 +125,9 @@ describe('podFromKube fields', () => {
     // Assess
     expect(p.namespace).toBe('default');
     expect(p.uid).toBe('default/p');
-    expect(p.creationTimestamp).toBe(1_735_689_600);
-    expect(p.deletionTimestamp).toBe(1_735_689_660);
-    expect(p.startTime).toBe(1_735_689_610);
+    expect(p.creationTimestamp).toBe(1_735_689_600_000);
+    expect(p.deletionTimestamp).toBe(1_735_689_660_000);
+    expect(p.startTime).toBe(1_735_689_610_000);
     expect(p.nodeName).toBe('node-1');
     expect(p.phase).toBe('Running');
     expect(p.ready).toBe(true);

@@ -4,6 +4,7 @@ import { existingNodesFromSnapshot, reschedulablePods, schedulingInputFromSnapsh
 import { solve } from '../../../shared/core/scheduling/solve';
 import { fakeInstanceTypes, pod } from '../../fixtures/builders';
 import { kubeClaim, kubeNode, pendingPod, snapshot } from './snapshot-builders';
+import { fromSeconds } from '../../../shared/core/time';
 
 const types = { default: fakeInstanceTypes() };
 const names = (pods: { name: string }[]) => pods.map((p) => p.name).sort();
@@ -17,7 +18,7 @@ describe('schedulingInputFromSnapshot', () => {
         pendingPod({ name: 'failed-by-kube-scheduler' }),
         pod({ name: 'not-yet-tried' }), // kube-scheduler has not marked it unschedulable
         { ...pendingPod({ name: 'nominated' }), nominatedNodeName: 'node-a' },
-        { ...pendingPod({ name: 'leaving' }), deletionTimestamp: 5 },
+        { ...pendingPod({ name: 'leaving' }), deletionTimestamp: fromSeconds(5) },
         pendingPod({ name: 'daemon', owner: { kind: 'DaemonSet', name: 'logger' } }),
         pendingPod({ name: 'static', owner: { kind: 'Node', name: 'node-a' } }),
         pod({ name: 'running', nodeName: 'node-a' }),
@@ -33,12 +34,12 @@ describe('schedulingInputFromSnapshot', () => {
     // Prepare
     const snap = snapshot({
       nodes: [
-        kubeNode('deleting', { pool: 'default', deletionTimestamp: 10 }),
+        kubeNode('deleting', { pool: 'default', deletionTimestamp: fromSeconds(10) }),
         kubeNode('disrupted', { pool: 'default', taints: [{ key: TaintKey.disrupted, effect: 'NoSchedule' }] }),
         kubeNode('claim-deleting', { pool: 'default', providerID: 'aws:///z/i-claim' }),
         kubeNode('healthy', { pool: 'default' }),
       ],
-      nodeClaims: [kubeClaim('nc-1', { nodeName: 'claim-deleting', providerID: 'aws:///z/i-claim', deletionTimestamp: 20 })],
+      nodeClaims: [kubeClaim('nc-1', { nodeName: 'claim-deleting', providerID: 'aws:///z/i-claim', deletionTimestamp: fromSeconds(20) })],
       pods: [
         pod({ name: 'on-deleting', nodeName: 'deleting' }),
         pod({ name: 'on-disrupted', nodeName: 'disrupted' }),
@@ -46,7 +47,7 @@ describe('schedulingInputFromSnapshot', () => {
         pod({ name: 'on-healthy', nodeName: 'healthy' }),
         pod({ name: 'daemon-on-deleting', nodeName: 'deleting', owner: { kind: 'DaemonSet', name: 'logger' } }),
         { ...pod({ name: 'done-on-deleting', nodeName: 'deleting' }), phase: 'Succeeded' as const },
-        { ...pod({ name: 'terminating-on-deleting', nodeName: 'deleting' }), deletionTimestamp: 11 },
+        { ...pod({ name: 'terminating-on-deleting', nodeName: 'deleting' }), deletionTimestamp: fromSeconds(11) },
       ],
     });
     // Act
@@ -91,7 +92,7 @@ describe('schedulingInputFromSnapshot', () => {
     // Prepare
     const snap = snapshot({ nodeClaims: [
       kubeClaim('nc-launched', { allocatable: { cpu: '3', memory: '3Gi', pods: '10' } }),
-      kubeClaim('nc-deleted', { deletionTimestamp: 100 }),
+      kubeClaim('nc-deleted', { deletionTimestamp: fromSeconds(100) }),
       kubeClaim('nc-terminating', { conditions: [{ type: 'InstanceTerminating', status: 'True' }] }),
     ] });
     // Act

@@ -6,6 +6,7 @@ import { plannedClaimToNodeClaim } from '../../../shared/core/provisioning/from-
 import { planToJson } from '../../../shared/core/provisioning/plan-json';
 import { existingNode, fakeInstanceTypes, nodePool, pod, pods } from '../../fixtures/builders';
 import { plan } from '../scheduling/helpers';
+import { epochMs } from '../../../shared/core/time';
 
 const small = fakeInstanceTypes().find((t) => t.name === 'small-instance-type')!; // 2 CPU, 2Gi: $0.40 on-demand, $0.28 spot
 const def = fakeInstanceTypes().find((t) => t.name === 'default-instance-type')!;
@@ -99,7 +100,7 @@ describe('plannedClaimToNodeClaim', () => {
     // Prepare
     const [claim] = plan({ pods: [pod({ cpu: '1', memory: '1Gi' })], pools: [onDemandOnly] }).nodeClaims;
     // Act
-    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', 1_700_000_000_500, '1234567890');
+    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', epochMs(1_700_000_000_500), '1234567890');
     // Assess
     expect(nc.name).toBe('default-abcde');
     expect(nc.nodePool).toBe('default');
@@ -110,7 +111,7 @@ describe('plannedClaimToNodeClaim', () => {
     expect(nc.spec.resources.requests).toEqual(claim.requests);
     expect(nc.spec.nodeClassRef).toEqual({ group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' });
     expect(nc.spec.expireAfter).toBe(720 * 3600);
-    expect(nc.creationTimestamp).toBe(1_700_000_000);
+    expect(nc.creationTimestamp).toBe(1_700_000_000_000);
     expect(nc.finalizers).toEqual([Finalizer.termination]);
     expect(nc.status.conditions).toEqual([]);
   });
@@ -122,7 +123,7 @@ describe('plannedClaimToNodeClaim', () => {
     pool.template.labels = { team: 'a' };
     const [claim] = plan({ pods: [pod({ cpu: '1' })], pools: [pool] }).nodeClaims;
     // Act
-    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', 0, '1234567890');
+    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', epochMs(0), '1234567890');
     // Assess
     expect(nc.annotations).toEqual({
       [Annotation.doNotDisrupt]: 'true', 'example.com/owner': 'team-a', [Annotation.nodePoolHash]: '1234567890', [Annotation.nodePoolHashVersion]: 'v3',
@@ -137,7 +138,7 @@ describe('plannedClaimToNodeClaim', () => {
     const pool = nodePool({ taints, startupTaints, requirements: [{ key: Label.instanceType, operator: 'Exists', minValues: 10 }] });
     const [claim] = plan({ pods: [pod({ cpu: '1', tolerations: [{ key: 'team', operator: 'Exists' }] })], pools: [pool], options: { minValuesPolicy: 'BestEffort' } }).nodeClaims;
     // Act
-    const nc = plannedClaimToNodeClaim(claim, 'default-xyz', 0);
+    const nc = plannedClaimToNodeClaim(claim, 'default-xyz', epochMs(0));
     // Assess
     expect(nc.annotations).toEqual({ [Annotation.minValuesRelaxed]: 'true' });
     expect(nc.spec.taints).toEqual(taints);

@@ -5,6 +5,7 @@ import { Finalizer, Label } from '../../../shared/core/model/labels';
 import { parseResourceList } from '../../../shared/core/model/resources';
 import type { ClusterSnapshot } from '../../../shared/core/ports/cluster-client';
 import { nodePool, pod, type PodOptions } from '../../fixtures/builders';
+import { epochMs, type EpochMs } from '../../../shared/core/time';
 
 /** A pod kube-scheduler has already failed to place (what Karpenter provisions for). */
 export const pendingPod = (o: PodOptions = {}): Pod => ({ ...pod(o), unschedulable: true });
@@ -22,13 +23,13 @@ export function kubeNode(name: string, o: Partial<Node> & { pool?: string; cpu?:
     providerID: `aws:///test-zone-1/i-${name}`,
     unschedulable: false,
     ready: true,
-    creationTimestamp: 0,
+    creationTimestamp: epochMs(0),
     finalizers: [],
     ...rest,
   };
 }
 
-export function kubeClaim(name: string, o: { pool?: string; types?: string[]; nodeName?: string; providerID?: string; conditions?: NodeClaimCondition[]; deletionTimestamp?: number; allocatable?: Record<string, string>; zone?: string } = {}): NodeClaim {
+export function kubeClaim(name: string, o: { pool?: string; types?: string[]; nodeName?: string; providerID?: string; conditions?: NodeClaimCondition[]; deletionTimestamp?: EpochMs; allocatable?: Record<string, string>; zone?: string } = {}): NodeClaim {
   const pool = o.pool ?? 'default';
   return {
     name,
@@ -49,7 +50,7 @@ export function kubeClaim(name: string, o: { pool?: string; types?: string[]; no
       terminationGracePeriod: null,
     },
     status: { nodeName: o.nodeName, providerID: o.providerID, allocatable: o.allocatable ? parseResourceList(o.allocatable) : undefined, conditions: o.conditions ?? [] },
-    creationTimestamp: 0,
+    creationTimestamp: epochMs(0),
     deletionTimestamp: o.deletionTimestamp,
     finalizers: [Finalizer.termination],
   };

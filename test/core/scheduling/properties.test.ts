@@ -17,6 +17,7 @@ import { tolerates } from '../../../shared/core/scheduling/selectors';
 import { solve } from '../../../shared/core/scheduling/solve';
 import type { ExistingNode, Plan, SchedulingInput } from '../../../shared/core/scheduling/types';
 import { daemonSet, existingNode, instanceType, nodePool, pod } from '../../fixtures/builders';
+import { fromSeconds } from '../../../shared/core/time';
 
 /** NW_PROP_RUNS=2000 for a longer hunt; the default keeps the file fast. */
 const RUNS = Number(process.env.NW_PROP_RUNS ?? 100);
@@ -154,7 +155,7 @@ function buildPods(s: Scenario): Pod[] {
     }
     for (let r = 0; r < w.replicas; r++) {
       out.push(pod({
-        name: `g${g}-${r}`, createdAt: out.length, cpu: `${w.cpuM}m`, memory: `${w.memMi}Mi`, labels: { app: `g${g}` }, nodeSelector,
+        name: `g${g}-${r}`, createdAt: fromSeconds(out.length), cpu: `${w.cpuM}m`, memory: `${w.memMi}Mi`, labels: { app: `g${g}` }, nodeSelector,
         tolerations: w.tolerations.map(tolerationFor), spread, hostPorts: w.hostPort ? [w.hostPort] : [],
         affinity: Object.keys(affinity).length > 0 ? affinity : undefined,
       }));
@@ -444,7 +445,7 @@ describe('solve() invariants (property tests)', () => {
       // Prepare: all types on-demand in all three zones, so every zone can take every pod.
       const types = g.types.map((t, i) => instanceType({ name: `z${i}`, cpu: String(t.cpu), memory: '16Gi', offerings: ZONES.map((zone) => ({ zone, capacityType: 'on-demand' as const, price: t.cents / 100, available: true })) }));
       const spread = [{ maxSkew: g.maxSkew, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(0) }];
-      const pods = Array.from({ length: g.replicas }, (_, r) => pod({ name: `s-${r}`, createdAt: r, cpu: `${g.cpuM}m`, labels: { app: 'g0' }, spread }));
+      const pods = Array.from({ length: g.replicas }, (_, r) => pod({ name: `s-${r}`, createdAt: fromSeconds(r), cpu: `${g.cpuM}m`, labels: { app: 'g0' }, spread }));
       // Act
       const plan = solve({ pods, nodePools: [nodePool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] });
       // Assess

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Affinity, TopologySpreadConstraint } from '../../../shared/core/model/kube';
 import { existingNode, fakeInstanceTypes, nodePool, pod, pods } from '../../fixtures/builders';
 import { plan, scheduledCount } from './helpers';
+import { epochMs } from '../../../shared/core/time';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const HOST = 'kubernetes.io/hostname';
@@ -98,7 +99,7 @@ describe('volume topology (docs/karpenter-reference.md §2.6)', () => {
   });
 
   it('should use a WaitForFirstConsumer class allowedTopologies, and ignore pods with missing claims', () => {
-    const sc = { name: 'gp3', provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer' as const, isDefault: true, creationTimestamp: 0,
+    const sc = { name: 'gp3', provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer' as const, isDefault: true, creationTimestamp: epochMs(0),
       allowedTopologies: [{ matchExpressions: [{ key: ZONE, operator: 'In' as const, values: ['test-zone-2'] }] }] };
     const result = plan({
       pods: [pod({ name: 'ok', claims: ['new'] }), pod({ name: 'lost', claims: ['missing'] })],

@@ -10,8 +10,9 @@ import { EBS_CSI_DRIVER, ebsVolumeLimit } from '../../../shared/core/instance-ty
 import type { PersistentVolumeClaim, StorageClass } from '../../../shared/core/model/kube';
 import { existingNode, instanceType, pod } from '../../fixtures/builders';
 import { plan } from './helpers';
+import { epochMs } from '../../../shared/core/time';
 
-const gp3: StorageClass = { name: 'gp3', provisioner: EBS_CSI_DRIVER, volumeBindingMode: 'WaitForFirstConsumer', isDefault: true, creationTimestamp: 0 };
+const gp3: StorageClass = { name: 'gp3', provisioner: EBS_CSI_DRIVER, volumeBindingMode: 'WaitForFirstConsumer', isDefault: true, creationTimestamp: epochMs(0) };
 const claim = (name: string): PersistentVolumeClaim => ({ namespace: 'default', name, phase: 'Pending', storageClassName: 'gp3' });
 const small = (limit: number) => ({ ...instanceType({ name: `two-volumes-${limit}`, cpu: '16', memory: '64Gi' }), volumeLimits: { [EBS_CSI_DRIVER]: limit } });
 

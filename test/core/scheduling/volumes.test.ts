@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeSelectorRequirement, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../../shared/core/model/kube';
 import { existingNode, fakeInstanceTypes, pod, pods } from '../../fixtures/builders';
 import { plan } from './helpers';
+import { epochMs } from '../../../shared/core/time';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const HOST = 'kubernetes.io/hostname';
@@ -17,7 +18,7 @@ const inReq = (key: string, ...values: string[]): NodeSelectorRequirement => ({ 
 const bound = (name: string, volumeName: string, extra: Partial<PersistentVolumeClaim> = {}): PersistentVolumeClaim =>
   ({ namespace: 'default', name, volumeName, phase: 'Bound', bindCompleted: true, ...extra });
 const wffc = (name: string, zones?: string[]): StorageClass => ({
-  name, provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer', isDefault: false, creationTimestamp: 0,
+  name, provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer', isDefault: false, creationTimestamp: epochMs(0),
   allowedTopologies: zones ? [term(inReq(ZONE, ...zones))] : undefined,
 });
 

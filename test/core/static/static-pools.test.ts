@@ -18,8 +18,9 @@ import { fakes, instanceType, node, nodeClaim, nodePool, pod } from '../../fakes
 import { nodePoolJson, validationError } from '../model/helpers';
 import { computeDisruption } from '../../../shared/core/disruption';
 import { bound, c6g, cluster, input, managed, pool as dpool } from '../disruption/builders';
+import { epochMs } from '../../../shared/core/time';
 
-const NOW = Date.UTC(2026, 0, 2);
+const NOW = epochMs(Date.UTC(2026, 0, 2));
 const staticPool = (replicas: number, over: Parameters<typeof nodePool>[1] = {}) => nodePool('static', { replicas, ...over });
 const snap = (o: Partial<ClusterSnapshot>): ClusterSnapshot => ({
   pods: [], nodes: [], nodeClaims: [], nodePools: [], nodeClasses: [], pdbs: [], daemonSets: [], persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [], ...o,
@@ -76,7 +77,7 @@ describe('decideStaticPools', () => {
     expect(d).toEqual([expect.objectContaining({ pool: 'static', running: 1, create: 2, delete: [] })]);
   });
   it('never passes limits.nodes, counting claims still terminating', () => {
-    const gone = { ...launched('b'), deletionTimestamp: 1 };
+    const gone = { ...launched('b'), deletionTimestamp: epochMs(1000) };
     const d = decideStaticPools(snap({ nodePools: [staticPool(3, { limits: { nodes: 3 } })], nodeClaims: [launched('a'), gone] }), NOW);
     expect(d[0]).toMatchObject({ create: 1, limited: expect.stringMatching(/limits.nodes 3/) });
   });

@@ -3,14 +3,14 @@ import { createHandler } from '../../../functions/disruption/disruption';
 import { parseDisruptInput, parseTerminateInput } from '../../../shared/core/lifecycle';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import { Annotation } from '../../../shared/core/model/labels';
-import { bound, c6g, HOUR, managed, NOW, NOW_S, pool } from '../../core/disruption/builders';
+import { ago, bound, c6g, HOUR, managed, NOW, pool } from '../../core/disruption/builders';
 import { context, scheduledEvent, world } from './world';
 
 const fast = { pollMs: 10_000, budgetMs: 50_000 };
 
 function emptyNode(o: { budget?: string } = {}) {
   const p = pool({ budgets: [{ nodes: o.budget ?? '100%' }], consolidateAfter: 30 });
-  const empty = managed('ip-10-0-1-1', { pool: p, type: c6g.xlarge, lastPodEventTime: NOW_S - 600 });
+  const empty = managed('ip-10-0-1-1', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(600)});
   const busy = managed('ip-10-0-1-2', { pool: p, type: c6g.xlarge });
   return { p, empty, busy, w: world({ pools: [p], nodes: [empty, busy], pods: [bound(busy, { name: 'web-1', cpu: '3' })] }) };
 }
@@ -58,7 +58,7 @@ describe('disruption function', () => {
   it('should write Unconsolidatable events at most every 15 minutes across invocations, as from one long-lived recorder', async () => {
     // Prepare: one busy node nothing cheaper can hold.
     const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: 30 });
-    const busy = managed('ip-10-0-1-2', { pool: p, type: c6g.xlarge, lastPodEventTime: NOW_S - 600 });
+    const busy = managed('ip-10-0-1-2', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(600)});
     const w = world({ pools: [p], nodes: [busy], pods: [bound(busy, { name: 'web-1', cpu: '3' })] });
     const unconsolidatable = () => w.cluster.events.filter((e) => e.includes(' Unconsolidatable: ')).length;
 
@@ -123,7 +123,7 @@ describe('disruption function', () => {
   it('should expire a claim forcefully with a terminate execution even under a 0% budget', async () => {
     // Prepare
     const p = pool({ budgets: [{ nodes: '0%' }], expireAfter: 24 * HOUR });
-    const old = managed('ip-10-0-2-1', { pool: p, type: c6g.xlarge, createdAt: NOW_S - 25 * HOUR });
+    const old = managed('ip-10-0-2-1', { pool: p, type: c6g.xlarge, createdAt: ago(25 * HOUR)});
     const w = world({ pools: [p], nodes: [old], pods: [bound(old, { name: 'web-1' })] });
 
     // Act
@@ -231,7 +231,7 @@ describe('disruption function', () => {
   it('should not consolidate an empty node annotated do-not-consolidate, and log one deprecation warning per old key per invocation', async () => {
     // Prepare: several polling passes see the same old keys
     const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: 30 });
-    const a = managed('ip-10-0-5-1', { pool: p, type: c6g.xlarge, lastPodEventTime: NOW_S - 600, nodeAnnotations: { [Annotation.doNotConsolidate]: 'true' } });
+    const a = managed('ip-10-0-5-1', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(600), nodeAnnotations: { [Annotation.doNotConsolidate]: 'true' } });
     const b = managed('ip-10-0-5-2', { pool: p, type: c6g.xlarge });
     const w = world({ pools: [p], nodes: [a, b], pods: [bound(b, { name: 'job-1', cpu: '3', annotations: { [Annotation.doNotEvict]: 'true' } })] });
 

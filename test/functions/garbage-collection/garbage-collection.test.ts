@@ -5,6 +5,7 @@ import type { CloudInstance } from '../../../shared/core/ports';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import type { Node } from '../../../shared/core/model/kube';
 import { CLUSTER, demoCloud, FakeCluster, FakeWorkflows, NOW, RecordingLogger, fixedClock, instance, node, nodeClaim } from '../../fakes/interruption';
+import { epochMs } from '../../../shared/core/time';
 
 const MIN = 60_000;
 
@@ -20,7 +21,7 @@ describe('garbage-collection handler', () => {
   it('should terminate an orphan instance after the grace period and delete its node', async () => {
     // Prepare
     const { handler, cloud, cluster, state } = setup(
-      [instance('i-00000000000000001', { launchTime: NOW - 45_000 }), instance('i-00000000000000002', { launchTime: NOW - 5_000 })],
+      [instance('i-00000000000000001', { launchTime: epochMs(NOW - 45_000) }), instance('i-00000000000000002', { launchTime: epochMs(NOW - 5_000) })],
       [],
       [node('ip-10-0-0-1', 'i-00000000000000001')],
     );
@@ -71,7 +72,7 @@ describe('garbage-collection handler', () => {
 
   it('should terminate the instance and delete a claim not registered within 15 minutes', async () => {
     // Prepare
-    const { handler, cloud, cluster } = setup([instance('i-00000000000000007', { launchTime: NOW - 16 * MIN })], [nodeClaim('default-stuck', { instanceId: 'i-00000000000000007', ageMs: 17 * MIN })]);
+    const { handler, cloud, cluster } = setup([instance('i-00000000000000007', { launchTime: epochMs(NOW - 16 * MIN) })], [nodeClaim('default-stuck', { instanceId: 'i-00000000000000007', ageMs: 17 * MIN })]);
     // Act
     const result = await handler();
     // Assess
@@ -83,7 +84,7 @@ describe('garbage-collection handler', () => {
   it('should leave a claim whose launch is still within its deadline untouched', async () => {
     // Prepare
     const { handler, cloud, cluster } = setup(
-      [instance('i-00000000000000008', { launchTime: NOW - 10 * MIN })],
+      [instance('i-00000000000000008', { launchTime: epochMs(NOW - 10 * MIN) })],
       [nodeClaim('default-booting', { instanceId: 'i-00000000000000008', ageMs: 10 * MIN }), nodeClaim('default-launching', { ageMs: 2 * MIN })],
     );
     // Act
@@ -96,7 +97,7 @@ describe('garbage-collection handler', () => {
 
   it('should report a failed action and still perform the others', async () => {
     // Prepare
-    const { handler, cloud, logger } = setup([instance('i-00000000000000009', { launchTime: NOW - MIN }), instance('i-0000000000000000a', { launchTime: NOW - MIN })]);
+    const { handler, cloud, logger } = setup([instance('i-00000000000000009', { launchTime: epochMs(NOW - MIN) }), instance('i-0000000000000000a', { launchTime: epochMs(NOW - MIN) })]);
     const realDelete = cloud.delete.bind(cloud);
     vi.spyOn(cloud, 'delete').mockImplementation(async (providerID) => {
       if (providerID.endsWith('i-00000000000000009')) throw new Error('Request limit exceeded');
@@ -112,7 +113,7 @@ describe('garbage-collection handler', () => {
 
   it('should start terminate for a NodeClaim being deleted (kubectl delete) and leave it to that workflow', async () => {
     // Prepare
-    const deleted = { ...nodeClaim('default-gone', { instanceId: 'i-0000000000000000b', registered: true, nodeName: 'ip-10-0-0-11' }), deletionTimestamp: NOW / 1000 };
+    const deleted = { ...nodeClaim('default-gone', { instanceId: 'i-0000000000000000b', registered: true, nodeName: 'ip-10-0-0-11' }), deletionTimestamp: NOW };
     const cloud = demoCloud([instance('i-0000000000000000b')]);
     const cluster = new FakeCluster([deleted], [node('ip-10-0-0-11', 'i-0000000000000000b')]);
     const workflows = new FakeWorkflows();

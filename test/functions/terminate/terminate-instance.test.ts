@@ -3,6 +3,7 @@ import { createHandler as terminateInstance } from '../../../functions/terminate
 import { createHandler as finalizeNodeClaim } from '../../../functions/terminate/finalize-node-claim';
 import { createHandler as taintNode } from '../../../functions/terminate/taint-node';
 import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
+import { epochMs } from '../../../shared/core/time';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000009';
 
@@ -12,7 +13,7 @@ describe('termination handlers', () => {
     const f = fakes();
     const STRAY = 'aws:///eu-west-1a/i-0abc00000000000a';
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
-    for (const pid of [PID, STRAY]) f.cloud.instances.set(pid, { instanceId: pid.slice(pid.lastIndexOf('/') + 1), providerID: pid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: 0, state: 'running', tags: { 'karpenter.sh/nodeclaim': 'default-abcde' } });
+    for (const pid of [PID, STRAY]) f.cloud.instances.set(pid, { instanceId: pid.slice(pid.lastIndexOf('/') + 1), providerID: pid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: epochMs(0), state: 'running', tags: { 'karpenter.sh/nodeclaim': 'default-abcde' } });
 
     // Act
     const wrong = terminateInstance(f)({ nodeClaimName: 'default-abcde', providerID: STRAY, reason: 'Manual' });
@@ -39,7 +40,7 @@ describe('termination handlers', () => {
   it('should let the cloud provider refuse an instance this cluster does not own', async () => {
     // Prepare
     const f = fakes();
-    f.cloud.instances.set(PID, { instanceId: 'i-0abc000000000009', providerID: PID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: 0, state: 'running', tags: { foreign: 'true' } });
+    f.cloud.instances.set(PID, { instanceId: 'i-0abc000000000009', providerID: PID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: epochMs(0), state: 'running', tags: { foreign: 'true' } });
 
     // Act
     const attempt = terminateInstance(f)({ nodeClaimName: 'default-abcde', providerID: PID });

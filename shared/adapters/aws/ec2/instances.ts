@@ -3,6 +3,7 @@ import type { CloudInstance, InstanceState } from '../../../core/ports/cloud-pro
 import { NodeClaimNotFoundError } from '../../../core/errors';
 import { mapAwsError } from '../errors';
 import { tagsToRecord } from './tags';
+import { epochMs } from '../../../core/time';
 
 export class ProviderIdInvalidError extends Error {
   override readonly name = 'ProviderIdInvalidError' as const;
@@ -32,7 +33,7 @@ function toCloudInstance(i: Instance): CloudInstance {
     imageId: i.ImageId,
     subnetId: i.SubnetId,
     securityGroupIds: (i.SecurityGroups ?? []).map((g) => g.GroupId ?? '').filter(Boolean),
-    launchTime: i.LaunchTime ? new Date(i.LaunchTime).getTime() : 0,
+    launchTime: epochMs(i.LaunchTime ? new Date(i.LaunchTime).getTime() : 0),
     state,
     tags: tagsToRecord(i.Tags),
     privateDnsName: i.PrivateDnsName || undefined,

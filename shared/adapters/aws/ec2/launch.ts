@@ -96,7 +96,7 @@ export class FleetLauncher {
       const code = awsErrorCode(e);
       if (code === 'IdempotentParameterMismatch') {
         // Same ClientToken, different request: an earlier attempt for this claim already launched.
-        const existing = await this.findByNodeClaim(req.nodeClaim.name, req.nodeClaim.creationTimestamp * 1000);
+        const existing = await this.findByNodeClaim(req.nodeClaim.name, req.nodeClaim.creationTimestamp);
         if (existing) return { Instances: [{ InstanceIds: [existing.instanceId], InstanceType: existing.instanceType as never, Lifecycle: existing.capacityType === 'spot' ? 'spot' : 'on-demand', LaunchTemplateAndOverrides: { Overrides: { SubnetId: existing.subnetId, AvailabilityZone: existing.zone } } }], $metadata: {} };
       }
       if (LaunchTemplateNotFoundCodes.has(code ?? '')) throw e;

@@ -7,6 +7,7 @@
 import type { PricingClient } from '@aws-sdk/client-pricing';
 import type { StateStore } from '../../../core/ports/state-store';
 import { fetchOnDemandPrices } from './price-list';
+import type { EpochMs } from '../../../core/time';
 
 const PRICES_MAX_AGE_MS = 12 * 3600_000;
 
@@ -22,7 +23,7 @@ export class PriceListRefresher {
     pricing: PricingClient;
     region: string;
     store: Pick<StateStore, 'onDemandPrices' | 'putOnDemandPrices'>;
-    now: () => number;
+    now: () => EpochMs;
     maxAgeMs?: number;
   }) {}
 

@@ -4,6 +4,7 @@ import { StateStoreThrottledError } from '../../../core/errors';
 import type { Clock } from '../../../core/ports/clock';
 import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, StoredPrices, UnavailableOffering } from '../../../core/ports/state-store';
 import { auditDay, auditDays, DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_WINDOW_MS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
+import { epochMs, type EpochMs } from '../../../core/time';
 
 /**
  * The single-table layout (see docs/aws-adapters.md). Key schema: `pk` (S, hash) + `sk` (S, range);
@@ -91,11 +92,11 @@ export class DynamoStateStore implements StateStore {
         zone: String(i.zone),
         capacityType: i.capacityType as UnavailableOffering['capacityType'],
         reason: String(i.reason ?? ''),
-        expiresAt: Number(i.expiresAtMs),
+        expiresAt: epochMs(Number(i.expiresAtMs)),
       }));
   }
 
-  async acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: number): Promise<boolean> {
+  async acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: EpochMs): Promise<boolean> {
     requireName('acquireLease', 'name', name);
     requireName('acquireLease', 'holder', holder);
     requirePositiveTtl('acquireLease', ttlSeconds);
@@ -137,7 +138,7 @@ export class DynamoStateStore implements StateStore {
     }));
     const item = out.Item as { holder?: string; expiresAtMs?: number; untilMs?: number } | undefined;
     if (!item?.holder || typeof item.expiresAtMs !== 'number' || item.expiresAtMs <= this.deps.clock.now()) return undefined;
-    return { holder: item.holder, expiresAt: item.expiresAtMs, ...(typeof item.untilMs === 'number' ? { untilMs: item.untilMs } : {}) };
+    return { holder: item.holder, expiresAt: epochMs(item.expiresAtMs), ...(typeof item.untilMs === 'number' ? { untilMs: epochMs(item.untilMs) } : {}) };
   }
 
   /** One item per region (≈ 30 KB for ~1,000 types, under DynamoDB's 400 KB item limit). */
@@ -155,7 +156,7 @@ export class DynamoStateStore implements StateStore {
     if (!item?.prices || typeof item.fetchedAtMs !== 'number') return undefined;
     const prices: Record<string, number> = {};
     for (const [k, v] of Object.entries(item.prices)) if (typeof v === 'number' && Number.isFinite(v) && v > 0) prices[k] = v;
-    return { prices, fetchedAt: item.fetchedAtMs };
+    return { prices, fetchedAt: epochMs(item.fetchedAtMs) };
   }
 
   async audit(record: AuditRecord): Promise<void> {

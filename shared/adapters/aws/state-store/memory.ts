@@ -1,11 +1,12 @@
 import type { Clock } from '../../../core/ports/clock';
 import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, StoredPrices, UnavailableOffering } from '../../../core/ports/state-store';
 import { DEFAULT_AUDIT_RETENTION_DAYS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
+import { addSeconds, type EpochMs } from '../../../core/time';
 
 interface Lease {
   holder: string;
-  expiresAt: number;
-  untilMs?: number;
+  expiresAt: EpochMs;
+  untilMs?: EpochMs;
 }
 
 /**
@@ -32,7 +33,7 @@ export class MemoryStateStore implements StateStore {
   async markUnavailable(offering: OfferingKey, ttlSeconds: number, reason: string): Promise<void> {
     requirePositiveTtl('markUnavailable', ttlSeconds);
     const { instanceType, zone, capacityType } = offering;
-    this.offerings.set(offeringKey(offering), { instanceType, zone, capacityType, reason, expiresAt: this.clock.now() + ttlSeconds * 1000 });
+    this.offerings.set(offeringKey(offering), { instanceType, zone, capacityType, reason, expiresAt: addSeconds(this.clock.now(), ttlSeconds) });
   }
 
   async unavailableOfferings(): Promise<UnavailableOffering[]> {
@@ -45,14 +46,14 @@ export class MemoryStateStore implements StateStore {
     return out;
   }
 
-  async acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: number): Promise<boolean> {
+  async acquireLease(name: string, holder: string, ttlSeconds: number, untilMs?: EpochMs): Promise<boolean> {
     requireName('acquireLease', 'name', name);
     requireName('acquireLease', 'holder', holder);
     requirePositiveTtl('acquireLease', ttlSeconds);
     const now = this.clock.now();
     const current = this.leases.get(name);
     if (current && current.holder !== holder && current.expiresAt > now) return false;
-    this.leases.set(name, { holder, expiresAt: now + ttlSeconds * 1000, ...(untilMs !== undefined ? { untilMs } : {}) });
+    this.leases.set(name, { holder, expiresAt: addSeconds(now, ttlSeconds), ...(untilMs !== undefined ? { untilMs } : {}) });
     return true;
   }
 

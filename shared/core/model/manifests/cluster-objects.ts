@@ -3,10 +3,11 @@ import type {
   DaemonSet, Node, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim, PodDisruptionBudget, StorageClass,
 } from '../kube';
 import {
-  arr, normalizeLabelMap, num, obj, resources, str, stringMap, toSeconds, type Json, type ManifestContext, type PodContext,
+  arr, normalizeLabelMap, num, obj, resources, str, stringMap, toEpochMs, type Json, type ManifestContext, type PodContext,
 } from './context';
 import { podFromKube } from './pod';
 import { labelSelector, nodeSelectorTerm, taint } from './scheduling-fields';
+import { epochMs } from '../../time';
 
 export function nodeFromKube(o: Json, ctx?: ManifestContext): Node {
   const metadata = obj(o.metadata);
@@ -25,14 +26,14 @@ export function nodeFromKube(o: Json, ctx?: ManifestContext): Node {
     allocatable: resources(status.allocatable ?? status.capacity, ctx, status.allocatable ? 'status.allocatable' : 'status.capacity'),
     unschedulable: spec.unschedulable === true,
     ready: readyCond?.status === 'True',
-    creationTimestamp: toSeconds(metadata.creationTimestamp) ?? 0,
+    creationTimestamp: toEpochMs(metadata.creationTimestamp) ?? epochMs(0),
     finalizers: arr(metadata.finalizers).map((f) => str(f) ?? ''),
   };
   const uid = str(metadata.uid);
   if (uid) node.uid = uid;
   const providerID = str(spec.providerID);
   if (providerID) node.providerID = providerID;
-  const deletion = toSeconds(metadata.deletionTimestamp);
+  const deletion = toEpochMs(metadata.deletionTimestamp);
   if (deletion !== undefined) node.deletionTimestamp = deletion;
   return node;
 }
@@ -131,7 +132,7 @@ export function storageClassFromKube(o: Json, ctx?: ManifestContext): StorageCla
     provisioner: str(o.provisioner) ?? '',
     volumeBindingMode: str(o.volumeBindingMode) === 'WaitForFirstConsumer' ? 'WaitForFirstConsumer' : 'Immediate',
     isDefault: DEFAULT_CLASS_ANNOTATIONS.some((a) => annotations[a] === 'true'),
-    creationTimestamp: toSeconds(metadata.creationTimestamp) ?? 0,
+    creationTimestamp: toEpochMs(metadata.creationTimestamp) ?? epochMs(0),
   };
   const topologies = arr(o.allowedTopologies);
   if (topologies.length) {

@@ -6,6 +6,7 @@ import { ManifestValidationError } from '../../errors';
 import { NormalizedLabels } from '../labels';
 import { QuantityParseError, parseResource } from '../quantity';
 import type { ResourceList } from '../resources';
+import { epochMs, fromSeconds, type EpochMs } from '../../time';
 
 export type Json = Record<string, unknown>;
 
@@ -103,21 +104,16 @@ export function normalizeLabelMap(m: Record<string, string>): Record<string, str
   return out;
 }
 
-/** Kubernetes time (RFC3339 string, Date, or seconds) → seconds since epoch; undefined if absent or unparseable. */
-export function toSeconds(v: unknown): number | undefined {
+/** Kubernetes time (RFC3339 string, Date, or a number of seconds) → an instant; undefined if absent or unparseable. */
+export function toEpochMs(v: unknown): EpochMs | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : v.getTime() / 1000;
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : epochMs(v.getTime());
+  if (typeof v === 'number') return Number.isFinite(v) ? fromSeconds(v) : undefined;
   if (typeof v === 'string') {
     const ms = Date.parse(v);
-    return Number.isNaN(ms) ? undefined : ms / 1000;
+    return Number.isNaN(ms) ? undefined : epochMs(ms);
   }
   return undefined;
-}
-
-/** Seconds since epoch → RFC3339 with second precision, as metav1.Time serializes. */
-export function toRfc3339(seconds: number): string {
-  return new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Parses a ResourceList, reporting the exact field on a bad quantity. */

@@ -4,7 +4,8 @@ import type { NodeClaim, NodeClaimCondition } from '../karpenter';
 import type { Taint } from '../kube';
 import { Label } from '../labels';
 import { formatResourceList } from '../resources';
-import { fail, arr, obj, resources, str, stringMap, toRfc3339, toSeconds, type Json, type ManifestContext } from './context';
+import { fail, arr, obj, resources, str, stringMap, toEpochMs, type Json, type ManifestContext } from './context';
+import { epochMs, toRfc3339 } from '../../time';
 import { nodeSelectorRequirement, taint } from './scheduling-fields';
 import { DEFAULT_EXPIRE_AFTER } from './nodepool';
 
@@ -44,17 +45,17 @@ export function nodeClaimFromKube(o: Json, ctx?: ManifestContext): NodeClaim {
         if (reason) cond.reason = reason;
         const message = str(c.message);
         if (message) cond.message = message;
-        const t = toSeconds(c.lastTransitionTime);
+        const t = toEpochMs(c.lastTransitionTime);
         if (t !== undefined) cond.lastTransitionTime = t;
         return cond;
       }),
     },
-    creationTimestamp: toSeconds(metadata.creationTimestamp) ?? 0,
+    creationTimestamp: toEpochMs(metadata.creationTimestamp) ?? epochMs(0),
     finalizers: arr(metadata.finalizers).map((f) => str(f) ?? ''),
   };
   const uid = str(metadata.uid);
   if (uid) claim.uid = uid;
-  const deletion = toSeconds(metadata.deletionTimestamp);
+  const deletion = toEpochMs(metadata.deletionTimestamp);
   if (deletion !== undefined) claim.deletionTimestamp = deletion;
   for (const k of ['nodeName', 'providerID', 'imageID'] as const) {
     const v = str(status[k]);
@@ -62,7 +63,7 @@ export function nodeClaimFromKube(o: Json, ctx?: ManifestContext): NodeClaim {
   }
   if (status.capacity) claim.status.capacity = resources(status.capacity, ctx, 'status.capacity');
   if (status.allocatable) claim.status.allocatable = resources(status.allocatable, ctx, 'status.allocatable');
-  const lastPod = toSeconds(status.lastPodEventTime);
+  const lastPod = toEpochMs(status.lastPodEventTime);
   if (lastPod !== undefined) claim.status.lastPodEventTime = lastPod;
   return claim;
 }

@@ -5,7 +5,7 @@ import { RebalancePolicies, type NodePool, type RebalancePolicy } from '../karpe
 import { Annotation } from '../labels';
 import type { NodeSelectorRequirement, Taint } from '../kube';
 import { nodePoolHash } from '../hash';
-import { arr, fail, normalizeKey, obj, resources, str, toSeconds, type Json, type ManifestContext } from './context';
+import { arr, fail, normalizeKey, obj, resources, str, toEpochMs, type Json, type ManifestContext } from './context';
 import { labelKeyProblem, labelValueProblem, qualifiedNameProblem } from './label-rules';
 import {
   duration, durationOrNever, nonNegativeQuantity, parseOrThrow, requiredObject, stringMapSchema, stringish,
@@ -174,7 +174,7 @@ export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffi
   if (spec.replicas !== undefined) pool.replicas = spec.replicas;
   const uid = str(metadata.uid);
   if (uid) pool.uid = uid;
-  if (toSeconds(metadata.deletionTimestamp) !== undefined) pool.deleting = true;
+  if (toEpochMs(metadata.deletionTimestamp) !== undefined) pool.deleting = true;
   const conditions = arr(obj(o.status).conditions).map(obj);
   const ready = conditions.find((c) => c.type === 'Ready');
   if (ready) pool.ready = ready.status === 'True';

@@ -2,10 +2,11 @@
 import type { HostPort, OwnerRef, Pod, PodVolumeClaim } from '../kube';
 import { addInto, maxResources, type ResourceList } from '../resources';
 import {
-  BuiltinPriorityClasses, arr, num, obj, resources, str, stringMap, toSeconds, normalizeLabelMap,
+  BuiltinPriorityClasses, arr, num, obj, resources, str, stringMap, toEpochMs, normalizeLabelMap,
   type Json, type PodContext,
 } from './context';
 import { affinity, toleration, topologySpreadConstraint } from './scheduling-fields';
+import { epochMs } from '../../time';
 
 const PHASES: ReadonlySet<string> = new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']);
 
@@ -127,7 +128,7 @@ export function podFromKube(o: Json, ctx?: PodContext): Pod {
     name,
     labels: stringMap(metadata.labels),
     annotations: stringMap(metadata.annotations),
-    creationTimestamp: toSeconds(metadata.creationTimestamp) ?? 0,
+    creationTimestamp: toEpochMs(metadata.creationTimestamp) ?? epochMs(0),
     phase: phase && PHASES.has(phase) ? (phase as Pod['phase']) : 'Pending',
     requests: podSpecRequests(spec, ctx, specPath),
     nodeSelector: normalizeLabelMap(stringMap(spec.nodeSelector)),
@@ -138,9 +139,9 @@ export function podFromKube(o: Json, ctx?: PodContext): Pod {
     priority: priorityOf(spec, ctx),
     terminationGracePeriodSeconds: num(spec.terminationGracePeriodSeconds) ?? 30,
   };
-  const deletion = toSeconds(metadata.deletionTimestamp);
+  const deletion = toEpochMs(metadata.deletionTimestamp);
   if (deletion !== undefined) pod.deletionTimestamp = deletion;
-  const start = toSeconds(status.startTime);
+  const start = toEpochMs(status.startTime);
   if (start !== undefined) pod.startTime = start;
   const nodeName = str(spec.nodeName);
   if (nodeName) pod.nodeName = nodeName;
@@ -151,7 +152,7 @@ export function podFromKube(o: Json, ctx?: PodContext): Pod {
   const ready = conditions.find((c) => c.type === 'Ready');
   if (ready) {
     pod.ready = ready.status === 'True';
-    const since = pod.ready ? toSeconds(ready.lastTransitionTime) : undefined;
+    const since = pod.ready ? toEpochMs(ready.lastTransitionTime) : undefined;
     if (since !== undefined) pod.readySince = since;
   }
   const aff = affinity(spec.affinity, ctx, `${specPath}.affinity`);
