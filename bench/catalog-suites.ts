@@ -16,7 +16,16 @@ export function catalogTypes(): InstanceType[] {
   return buildInstanceTypes(loadCatalog(), { region: 'us-east-1', zones: ZONES });
 }
 
-interface Deployment { name: string; replicas: number; cpu: string; memory: string; spread?: 'zone' | 'hostname'; anti?: boolean; arch?: string; spot?: boolean }
+interface Deployment {
+  name: string;
+  replicas: number;
+  cpu: string;
+  memory: string;
+  spread?: 'zone' | 'hostname';
+  anti?: boolean;
+  arch?: string;
+  spot?: boolean;
+}
 
 /** A realistic mix: web tiers spread over zones, APIs with anti-affinity, workers, batch, caches. */
 export const MIX: Deployment[] = [
@@ -38,16 +47,34 @@ export function deploymentPods(mix: Deployment[], scale: number, prefix = ''): P
   for (const d of mix) {
     const labels = { app: `${prefix}${d.name}` };
     const spread: TopologySpreadConstraint[] = d.spread
-      ? [{ maxSkew: 1, topologyKey: d.spread === 'zone' ? Label.zone : Label.hostname, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels } }]
+      ? [
+          {
+            maxSkew: 1,
+            topologyKey: d.spread === 'zone' ? Label.zone : Label.hostname,
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: labels },
+          },
+        ]
       : [];
     for (let i = 0; i < Math.max(1, Math.round(d.replicas * scale)); i++) {
       const name = `${prefix}${d.name}-${i}`;
       out.push({
-        uid: `default/${name}`, namespace: 'default', name, labels, annotations: {}, creationTimestamp: fromSeconds(t++), phase: 'Pending',
+        uid: `default/${name}`,
+        namespace: 'default',
+        name,
+        labels,
+        annotations: {},
+        creationTimestamp: fromSeconds(t++),
+        phase: 'Pending',
         requests: parseResourceList({ cpu: d.cpu, memory: d.memory }),
         nodeSelector: { ...(d.arch ? { [Label.arch]: d.arch } : {}), ...(d.spot ? { [Label.capacityType]: 'spot' } : {}) },
         affinity: d.anti ? { podAntiAffinity: { required: [{ topologyKey: Label.hostname, labelSelector: { matchLabels: labels } }] } } : undefined,
-        tolerations: [], topologySpreadConstraints: spread, hostPorts: [], volumeClaims: [], priority: 0, terminationGracePeriodSeconds: 30,
+        tolerations: [],
+        topologySpreadConstraints: spread,
+        hostPorts: [],
+        volumeClaims: [],
+        priority: 0,
+        terminationGracePeriodSeconds: 30,
         owner: { kind: 'ReplicaSet', name: `${prefix}${d.name}` },
       });
     }
@@ -55,16 +82,21 @@ export function deploymentPods(mix: Deployment[], scale: number, prefix = ''): P
   return out;
 }
 
-const defaultPool = () => nodePoolFor('default', [
-  { key: Label.capacityType, operator: 'In', values: ['spot', 'on-demand'] },
-  { key: Label.instanceGeneration, operator: 'Gt', values: ['4'] },
-]);
+const defaultPool = () =>
+  nodePoolFor('default', [
+    { key: Label.capacityType, operator: 'In', values: ['spot', 'on-demand'] },
+    { key: Label.instanceGeneration, operator: 'Gt', values: ['4'] },
+  ]);
 
 export function suiteB(): BenchRow[] {
   const types = catalogTypes();
   return [1, 4, 10].map((scale) => {
     const pods = deploymentPods(MIX, scale);
-    return timeSolve(`b: catalog ${types.length} types`, { pods, nodePools: [defaultPool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] }, 3).row;
+    return timeSolve(
+      `b: catalog ${types.length} types`,
+      { pods, nodePools: [defaultPool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] },
+      3,
+    ).row;
   });
 }
 
@@ -72,11 +104,20 @@ export function existingFleet(types: InstanceType[], count: number): ExistingNod
   const m5 = types.find((t) => t.name === 'm5.2xlarge')!;
   return Array.from({ length: count }, (_, i) => {
     const name = `ip-10-0-${Math.floor(i / 250)}-${i % 250}.ec2.internal`;
-    const pods = deploymentPods([{ name: `resident-${i % 40}`, replicas: 6, cpu: '1', memory: '3Gi' }], 1, `n${i}-`).map((p) => ({ ...p, nodeName: name, phase: 'Running' as const }));
+    const pods = deploymentPods([{ name: `resident-${i % 40}`, replicas: 6, cpu: '1', memory: '3Gi' }], 1, `n${i}-`).map((p) => ({
+      ...p,
+      nodeName: name,
+      phase: 'Running' as const,
+    }));
     return {
       name,
       labels: { ...m5.labels, [Label.zone]: ZONES[i % 3], [Label.capacityType]: 'on-demand', [Label.hostname]: name, [Label.nodePool]: 'default' },
-      taints: [], allocatable: m5.allocatable, capacity: m5.capacity, pods, nodePool: 'default', initialized: true,
+      taints: [],
+      allocatable: m5.allocatable,
+      capacity: m5.capacity,
+      pods,
+      nodePool: 'default',
+      initialized: true,
     };
   });
 }
@@ -85,5 +126,13 @@ export function suiteC(): BenchRow[] {
   const types = catalogTypes();
   const existing = existingFleet(types, 2000);
   const pods = deploymentPods(MIX, 40000 / MIX.reduce((n, d) => n + d.replicas, 0));
-  return [timeSolve('c: 40k pending + 2k nodes', { pods: pods.slice(0, 40000), nodePools: [defaultPool()], instanceTypes: { default: types }, existingNodes: existing, daemonSets: [] }).row];
+  return [
+    timeSolve('c: 40k pending + 2k nodes', {
+      pods: pods.slice(0, 40000),
+      nodePools: [defaultPool()],
+      instanceTypes: { default: types },
+      existingNodes: existing,
+      daemonSets: [],
+    }).row,
+  ];
 }

@@ -24,12 +24,21 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/nodewright.mjs');
 
 const nodePool = (name: string, requirements: unknown[] = []) => ({
-  apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name },
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name },
   spec: { template: { spec: { requirements, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' } } } },
 });
 const nodeClass = {
-  apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'default' },
-  spec: { role: 'KarpenterNodeRole-bench', amiSelectorTerms: [{ alias: 'al2023@latest' }], subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'bench' } }], securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'bench' } }] },
+  apiVersion: 'karpenter.k8s.aws/v1',
+  kind: 'EC2NodeClass',
+  metadata: { name: 'default' },
+  spec: {
+    role: 'KarpenterNodeRole-bench',
+    amiSelectorTerms: [{ alias: 'al2023@latest' }],
+    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'bench' } }],
+    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'bench' } }],
+  },
 };
 
 /** A pod as the API server returns it (the fields the planner reads). */
@@ -47,15 +56,28 @@ function podManifest(p: Pod): Record<string, unknown> {
     spec.affinity = a;
   }
   return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: p.name, namespace: p.namespace, uid: p.uid, labels: p.labels, creationTimestamp: new Date(Date.UTC(2026, 0, 1) + p.creationTimestamp).toISOString() },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: p.name,
+      namespace: p.namespace,
+      uid: p.uid,
+      labels: p.labels,
+      creationTimestamp: new Date(Date.UTC(2026, 0, 1) + p.creationTimestamp).toISOString(),
+    },
     spec,
     status: { phase: p.nodeName ? 'Running' : 'Pending' },
   };
 }
 
 function typesFile(types: InstanceType[]): unknown[] {
-  return types.map((t) => ({ name: t.name, arch: t.arch, os: t.os, capacity: formatResourceList(t.capacity), offerings: t.offerings.map((o) => ({ zone: o.zone, capacityType: o.capacityType, price: o.price })) }));
+  return types.map((t) => ({
+    name: t.name,
+    arch: t.arch,
+    os: t.os,
+    capacity: formatResourceList(t.capacity),
+    offerings: t.offerings.map((o) => ({ zone: o.zone, capacityType: o.capacityType, price: o.price })),
+  }));
 }
 
 const yamlDocs = (objects: unknown[]) => objects.map((o) => stringify(o, { aliasDuplicateObjects: false })).join('---\n');
@@ -72,7 +94,11 @@ function time(args: string[], runs = 3): number {
   return best;
 }
 
-export interface CliRow { what: string; ms: number; note: string }
+export interface CliRow {
+  what: string;
+  ms: number;
+  note: string;
+}
 
 export function measure(): CliRow[] {
   // BENCH_CLI_KEEP=<dir> keeps the generated manifests there (for profiling).
@@ -95,16 +121,40 @@ export function measure(): CliRow[] {
     const one = time(plan(shape(1), shapeArgs));
     rows.push({ what: 'plan, 1 pod (Karpenter shape, 400 types)', ms: one, note: '' });
     const five = time(plan(shape(5000), shapeArgs));
-    rows.push({ what: 'plan, 5,000 pods (Karpenter shape)', ms: five, note: `${Math.round(5000 / ((five - one) / 1000)).toLocaleString('en-US')} pods/s = 5000 / (t(5000) − t(1))` });
+    rows.push({
+      what: 'plan, 5,000 pods (Karpenter shape)',
+      ms: five,
+      note: `${Math.round(5000 / ((five - one) / 1000)).toLocaleString('en-US')} pods/s = 5000 / (t(5000) − t(1))`,
+    });
     // 40k pending pods beside 2k m5.2xlarge nodes running 6 pods each, on the bundled catalog (suite c's shape).
     const fleet = existingFleet(catalogTypes(), 2000);
-    const nodes = fleet.map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.name, labels: n.labels }, spec: { providerID: `aws:///${n.labels['topology.kubernetes.io/zone']}/i-${n.name.replace(/\W/g, '')}` }, status: { capacity: formatResourceList(n.capacity), allocatable: formatResourceList(n.allocatable), conditions: [{ type: 'Ready', status: 'True' }] } }));
-    const mix = deploymentPods([
-      { name: 'web', replicas: 120, cpu: '250m', memory: '512Mi', spread: 'zone' }, { name: 'worker', replicas: 80, cpu: '1', memory: '2Gi' },
-      { name: 'api', replicas: 60, cpu: '500m', memory: '1Gi', spread: 'zone' }, { name: 'cron', replicas: 50, cpu: '100m', memory: '128Mi' },
-    ], 40000 / 310).slice(0, 40000);
+    const nodes = fleet.map((n) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: n.name, labels: n.labels },
+      spec: { providerID: `aws:///${n.labels['topology.kubernetes.io/zone']}/i-${n.name.replace(/\W/g, '')}` },
+      status: { capacity: formatResourceList(n.capacity), allocatable: formatResourceList(n.allocatable), conditions: [{ type: 'Ready', status: 'True' }] },
+    }));
+    const mix = deploymentPods(
+      [
+        { name: 'web', replicas: 120, cpu: '250m', memory: '512Mi', spread: 'zone' },
+        { name: 'worker', replicas: 80, cpu: '1', memory: '2Gi' },
+        { name: 'api', replicas: 60, cpu: '500m', memory: '1Gi', spread: 'zone' },
+        { name: 'cron', replicas: 50, cpu: '100m', memory: '128Mi' },
+      ],
+      40000 / 310,
+    ).slice(0, 40000);
     const big = join(dir, 'big.yaml');
-    writeFileSync(big, yamlDocs([nodePool('default', [{ key: 'karpenter.k8s.aws/instance-generation', operator: 'Gt', values: ['4'] }]), nodeClass, ...nodes, ...fleet.flatMap((n) => n.pods).map(podManifest), ...mix.map(podManifest)]));
+    writeFileSync(
+      big,
+      yamlDocs([
+        nodePool('default', [{ key: 'karpenter.k8s.aws/instance-generation', operator: 'Gt', values: ['4'] }]),
+        nodeClass,
+        ...nodes,
+        ...fleet.flatMap((n) => n.pods).map(podManifest),
+        ...mix.map(podManifest),
+      ]),
+    );
     rows.push({ what: 'plan, 40,000 pending pods + 2,000 nodes (catalog)', ms: time(plan(big, ['--zones', 'us-east-1a,us-east-1b,us-east-1c']), 1), note: '' });
     return rows;
   } finally {

@@ -30,14 +30,46 @@ export function cluster(nodesCount: number, underutilizedShare: number, fullShar
     const it = types[rand() < 0.5 ? 7 : 15]; // 8 or 16 vCPU
     const zone = ZONES[i % ZONES.length];
     const name = `node-${String(i).padStart(4, '0')}`;
-    const labels = { ...it.labels, [Label.zone]: zone, [Label.capacityType]: 'on-demand', [Label.hostname]: name, [Label.nodePool]: 'default', [Label.initialized]: 'true', [Label.registered]: 'true' };
+    const labels = {
+      ...it.labels,
+      [Label.zone]: zone,
+      [Label.capacityType]: 'on-demand',
+      [Label.hostname]: name,
+      [Label.nodePool]: 'default',
+      [Label.initialized]: 'true',
+      [Label.registered]: 'true',
+    };
     const providerID = `aws:///${zone}/i-${i.toString(16).padStart(17, '0')}`;
-    nodes.push({ name, labels, annotations: {}, taints: [], capacity: it.capacity, allocatable: it.allocatable, providerID, unschedulable: false, ready: true, creationTimestamp: epochMs(NOW - 86_400_000), finalizers: [Finalizer.termination] });
+    nodes.push({
+      name,
+      labels,
+      annotations: {},
+      taints: [],
+      capacity: it.capacity,
+      allocatable: it.allocatable,
+      providerID,
+      unschedulable: false,
+      ready: true,
+      creationTimestamp: epochMs(NOW - 86_400_000),
+      finalizers: [Finalizer.termination],
+    });
     claims.push({
-      name: `claim-${i}`, labels, annotations: {}, nodePool: 'default',
-      spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: pool.template.nodeClassRef, expireAfter: pool.template.expireAfter, terminationGracePeriod: null },
+      name: `claim-${i}`,
+      labels,
+      annotations: {},
+      nodePool: 'default',
+      spec: {
+        taints: [],
+        startupTaints: [],
+        requirements: [],
+        resources: { requests: {} },
+        nodeClassRef: pool.template.nodeClassRef,
+        expireAfter: pool.template.expireAfter,
+        terminationGracePeriod: null,
+      },
       status: { nodeName: name, providerID, conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: epochMs(NOW - 86_000_000) }] },
-      creationTimestamp: epochMs(NOW - 86_400_000), finalizers: [Finalizer.termination],
+      creationTimestamp: epochMs(NOW - 86_400_000),
+      finalizers: [Finalizer.termination],
     });
     const target = (rand() < underutilizedShare ? 0.25 : fullShare) * it.capacity.cpu;
     for (let used = 0, j = 0; used + 250 <= target; j++) {
@@ -45,14 +77,41 @@ export function cluster(nodesCount: number, underutilizedShare: number, fullShar
       used += cpu;
       const app = `app-${Math.floor(rand() * 200)}`;
       pods.push({
-        uid: `${name}-${j}`, namespace: 'default', name: `${app}-${name}-${j}`, labels: { app }, annotations: {}, creationTimestamp: epochMs(NOW - 3_600_000),
-        startTime: epochMs(NOW - 3_600_000), nodeName: name, phase: 'Running', ready: true, requests: parseResourceList({ cpu: `${cpu}m`, memory: `${cpu}Mi` }),
-        nodeSelector: {}, tolerations: [], topologySpreadConstraints: [], hostPorts: [], volumeClaims: [], owner: { kind: 'ReplicaSet', name: app }, priority: 0, terminationGracePeriodSeconds: 30,
+        uid: `${name}-${j}`,
+        namespace: 'default',
+        name: `${app}-${name}-${j}`,
+        labels: { app },
+        annotations: {},
+        creationTimestamp: epochMs(NOW - 3_600_000),
+        startTime: epochMs(NOW - 3_600_000),
+        nodeName: name,
+        phase: 'Running',
+        ready: true,
+        requests: parseResourceList({ cpu: `${cpu}m`, memory: `${cpu}Mi` }),
+        nodeSelector: {},
+        tolerations: [],
+        topologySpreadConstraints: [],
+        hostPorts: [],
+        volumeClaims: [],
+        owner: { kind: 'ReplicaSet', name: app },
+        priority: 0,
+        terminationGracePeriodSeconds: 30,
       });
     }
   }
   return {
-    snapshot: { pods, nodes, nodeClaims: claims, nodePools: [pool], nodeClasses: [], pdbs: [], daemonSets: [], persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [] },
+    snapshot: {
+      pods,
+      nodes,
+      nodeClaims: claims,
+      nodePools: [pool],
+      nodeClasses: [],
+      pdbs: [],
+      daemonSets: [],
+      persistentVolumes: [],
+      persistentVolumeClaims: [],
+      storageClasses: [],
+    },
     instanceTypes: { default: types },
     now: NOW,
   };
@@ -66,8 +125,14 @@ function run(label: string, input: DisruptionInput) {
   const c = process.cpuUsage(c0);
   const cmd = d.command;
   return {
-    scenario: label, nodes: input.snapshot.nodes.length, pods: input.snapshot.pods.length, ms: Math.round(ms), cpuMs: Math.round((c.user + c.system) / 1000),
-    command: cmd ? `${cmd.method} ${cmd.action} ${cmd.candidates.length}→${cmd.replacements.length}` : 'none', savingsPerHour: cmd ? Number(cmd.savingsPerHour.toFixed(3)) : 0, auditRecords: d.audit.length,
+    scenario: label,
+    nodes: input.snapshot.nodes.length,
+    pods: input.snapshot.pods.length,
+    ms: Math.round(ms),
+    cpuMs: Math.round((c.user + c.system) / 1000),
+    command: cmd ? `${cmd.method} ${cmd.action} ${cmd.candidates.length}→${cmd.replacements.length}` : 'none',
+    savingsPerHour: cmd ? Number(cmd.savingsPerHour.toFixed(3)) : 0,
+    auditRecords: d.audit.length,
   };
 }
 

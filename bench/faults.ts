@@ -10,12 +10,17 @@ const base = parseScenario(readFileSync(path, 'utf8'), 'chaos.yaml');
 
 // Target (issue #9): no pod waits more than 2 min beyond the fault's end. A pod waits at most the fault's
 // length + 2 min for capacity, plus a node's boot (≈ 46 s in the scenario) to run.
-const rows: string[] = ['| fault (alone) | injected | worst pod → CreateFleet | worst pending | within for + 2 min + boot | lost / orphans / leaked | invocation errors |', '|---|---|---|---|---|---|---|'];
+const rows: string[] = [
+  '| fault (alone) | injected | worst pod → CreateFleet | worst pending | within for + 2 min + boot | lost / orphans / leaked | invocation errors |',
+  '|---|---|---|---|---|---|---|',
+];
 for (const fault of base.faults) {
   const run = await runScenario({ ...base, faults: [fault] });
   const within = run.pods.maxPendingSeconds <= fault.for + 120 + 46;
   const injected = run.faults?.reduce((n, f) => n + f.count, 0) ?? 0;
-  rows.push(`| ${fault.target} ${fault.kind}${fault.rate !== undefined ? ` ×${fault.rate * 100} %` : ''} for ${fault.for} s | ${injected} | ${run.pods.maxLaunchLatencySeconds} s | ${run.pods.maxPendingSeconds} s | ${within ? 'yes' : 'NO'} | ${run.violations.podsLost} / ${run.final.orphanInstances} / ${run.final.leakedNodeClaims} | ${run.invocationErrors.length} |`);
+  rows.push(
+    `| ${fault.target} ${fault.kind}${fault.rate !== undefined ? ` ×${fault.rate * 100} %` : ''} for ${fault.for} s | ${injected} | ${run.pods.maxLaunchLatencySeconds} s | ${run.pods.maxPendingSeconds} s | ${within ? 'yes' : 'NO'} | ${run.violations.podsLost} / ${run.final.orphanInstances} / ${run.final.leakedNodeClaims} | ${run.invocationErrors.length} |`,
+  );
   process.stderr.write(`${fault.target} ${fault.kind}: done\n`);
 }
 console.log(rows.join('\n'));

@@ -55,17 +55,37 @@ export function diversePods(count: number, seed = 1): Pod[] {
   const make = (labels: Record<string, string>, extra: Partial<Pod>): Pod => {
     const name = `bench-${n++}`;
     return {
-      uid: `default/${name}`, namespace: 'default', name, labels, annotations: {}, creationTimestamp: fromSeconds(n), phase: 'Pending',
-      requests: parseResourceList({ cpu: pick(CPUS), memory: pick(MEMS) }), nodeSelector: {}, tolerations: [],
-      topologySpreadConstraints: [], hostPorts: [], volumeClaims: [], priority: 0, terminationGracePeriodSeconds: 30, ...extra,
+      uid: `default/${name}`,
+      namespace: 'default',
+      name,
+      labels,
+      annotations: {},
+      creationTimestamp: fromSeconds(n),
+      phase: 'Pending',
+      requests: parseResourceList({ cpu: pick(CPUS), memory: pick(MEMS) }),
+      nodeSelector: {},
+      tolerations: [],
+      topologySpreadConstraints: [],
+      hostPorts: [],
+      volumeClaims: [],
+      priority: 0,
+      terminationGracePeriodSeconds: 30,
+      ...extra,
     };
   };
   for (let i = 0; i < fifth; i++) out.push(make({}, {}));
   for (const key of [Label.zone, Label.hostname]) {
     for (let i = 0; i < fifth; i++) {
-      out.push(make({ 'my-label': pick(LABEL_VALUES) }, {
-        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { 'my-label': pick(LABEL_VALUES) } } }],
-      }));
+      out.push(
+        make(
+          { 'my-label': pick(LABEL_VALUES) },
+          {
+            topologySpreadConstraints: [
+              { maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { 'my-label': pick(LABEL_VALUES) } } },
+            ],
+          },
+        ),
+      );
     }
   }
   for (let i = 0; i < fifth; i++) {

@@ -11,12 +11,23 @@ import os from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const SDK_CLIENTS = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-ec2', '@aws-sdk/client-sfn', '@aws-sdk/client-iam', '@aws-sdk/client-pricing', '@aws-sdk/client-ssm', '@aws-sdk/client-eks'];
+const SDK_CLIENTS = [
+  '@aws-sdk/client-dynamodb',
+  '@aws-sdk/lib-dynamodb',
+  '@aws-sdk/client-ec2',
+  '@aws-sdk/client-sfn',
+  '@aws-sdk/client-iam',
+  '@aws-sdk/client-pricing',
+  '@aws-sdk/client-ssm',
+  '@aws-sdk/client-eks',
+];
 
 /** Milliseconds to `require` the modules in a fresh process (median of `runs`). */
 function loadMs(modules: string[], runs = 5, nodePath?: string): number {
   const script = `const t=process.hrtime.bigint(); for (const m of ${JSON.stringify(modules)}) require(m); console.log(Number(process.hrtime.bigint()-t)/1e6)`;
-  const times = Array.from({ length: runs }, () => Number(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, ...(nodePath ? { NODE_PATH: nodePath } : {}) } }).toString()));
+  const times = Array.from({ length: runs }, () =>
+    Number(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, ...(nodePath ? { NODE_PATH: nodePath } : {}) } }).toString()),
+  );
   return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
 }
 
@@ -29,11 +40,17 @@ export function measure(pack = true) {
   const out = mkdtempSync(join(os.tmpdir(), 'nodewright-bench-lambda-'));
   try {
     const rows = [];
-    for (const zip of readdirSync(join(ROOT, '.serverless')).filter((f) => f.endsWith('.zip')).sort()) {
+    for (const zip of readdirSync(join(ROOT, '.serverless'))
+      .filter((f) => f.endsWith('.zip'))
+      .sort()) {
       const dir = join(out, zip.replace(/\.zip$/, ''));
       execFileSync('unzip', ['-q', '-o', join(ROOT, '.serverless', zip), '-d', dir]);
       const js = files(dir).find((f) => f.endsWith('.js'))!;
-      rows.push({ function: zip.replace(/\.zip$/, ''), 'bundle MB': Math.round(statSync(js).size / 1e4) / 100, 'init ms': Math.round(loadMs([js], 5, join(ROOT, 'node_modules'))) });
+      rows.push({
+        function: zip.replace(/\.zip$/, ''),
+        'bundle MB': Math.round(statSync(js).size / 1e4) / 100,
+        'init ms': Math.round(loadMs([js], 5, join(ROOT, 'node_modules'))),
+      });
     }
     return { rows, sdkMs: Math.round(loadMs(SDK_CLIENTS, 3, join(ROOT, 'node_modules'))) };
   } finally {
@@ -46,6 +63,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { rows, sdkMs } = measure(!process.argv.includes('--no-package'));
   console.table(rows);
   const loads = rows.map((r) => r['init ms']).sort((a, b) => a - b);
-  console.log(`init (bundle + its SDK clients): median ${loads[Math.floor(loads.length / 2)]} ms, worst ${loads[loads.length - 1]} ms; largest bundle ${Math.max(...rows.map((r) => r['bundle MB']))} MB`);
+  console.log(
+    `init (bundle + its SDK clients): median ${loads[Math.floor(loads.length / 2)]} ms, worst ${loads[loads.length - 1]} ms; largest bundle ${Math.max(...rows.map((r) => r['bundle MB']))} MB`,
+  );
   console.log(`for reference, all ${SDK_CLIENTS.length} AWS SDK v3 client packages any function uses: ${sdkMs} ms to load`);
 }

@@ -3,7 +3,16 @@ import { performance } from 'node:perf_hooks';
 import { solve } from '../shared/core/scheduling/solve';
 import type { Plan, SchedulingInput } from '../shared/core/scheduling/types';
 
-export interface BenchRow { suite: string; pods: number; ms: number; cpuMs: number; podsPerSec: number; nodes: number; pricePerHour: number; pending: number }
+export interface BenchRow {
+  suite: string;
+  pods: number;
+  ms: number;
+  cpuMs: number;
+  podsPerSec: number;
+  nodes: number;
+  pricePerHour: number;
+  pending: number;
+}
 
 export function timeSolve(suite: string, input: SchedulingInput, repeats = 1): { row: BenchRow; plan: Plan } {
   let best = Infinity;
@@ -32,4 +41,3 @@ export function timeSolve(suite: string, input: SchedulingInput, repeats = 1): {
     },
   };
 }
-

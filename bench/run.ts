@@ -13,7 +13,14 @@ import { nodePoolFor } from './pools';
 export function suiteA(sizes = [100, 1000, 5000, 10000, 20000]): BenchRow[] {
   const types = fakeTypes(400);
   const pool = nodePoolFor('default');
-  return sizes.map((n) => timeSolve('a: karpenter shape', { pods: diversePods(n), nodePools: [pool], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] }, n <= 5000 ? 3 : 1).row);
+  return sizes.map(
+    (n) =>
+      timeSolve(
+        'a: karpenter shape',
+        { pods: diversePods(n), nodePools: [pool], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] },
+        n <= 5000 ? 3 : 1,
+      ).row,
+  );
 }
 
 async function main() {

@@ -64,7 +64,9 @@ function parseKind(kind: string | undefined): AuditRecord['kind'] | undefined {
 
 async function defaultStore(opts: AuditOptions, now: () => EpochMs): Promise<Pick<StateStore, 'auditLog'>> {
   const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { DynamoStateStore }] = await Promise.all([
-    import('@aws-sdk/client-dynamodb'), import('@aws-sdk/lib-dynamodb'), import('../shared/adapters/aws/state-store'),
+    import('@aws-sdk/client-dynamodb'),
+    import('@aws-sdk/lib-dynamodb'),
+    import('../shared/adapters/aws/state-store'),
   ]);
   const client = new DynamoDBClient(opts.region ? { region: opts.region } : {});
   return new DynamoStateStore({ client: DynamoDBDocumentClient.from(client), tableName: opts.table, clock: { now } });
@@ -85,8 +87,9 @@ function targets(r: AuditRecord): string {
 function formatRecord(r: AuditRecord): string[] {
   const d = (r.detail ?? {}) as Record<string, unknown>;
   const method = typeof d.method === 'string' ? d.method : undefined;
-  const head = [iso(r.at), r.kind, r.action, r.reason, method && method !== r.reason ? `(${method})` : undefined, targets(r) || undefined]
-    .filter((x): x is string => x !== undefined && x !== '');
+  const head = [iso(r.at), r.kind, r.action, r.reason, method && method !== r.reason ? `(${method})` : undefined, targets(r) || undefined].filter(
+    (x): x is string => x !== undefined && x !== '',
+  );
   const lines = [head.join('  ') + (r.savingsPerHour !== undefined && r.savingsPerHour !== 0 ? `  saves ${money(r.savingsPerHour)}` : '')];
   if (typeof d.why === 'string') lines.push(`    why: ${d.why}`);
   if (typeof d.execution === 'string') lines.push(`    execution: ${typeof d.machine === 'string' ? `${d.machine}/` : ''}${d.execution}`);
@@ -104,14 +107,25 @@ function formatRecord(r: AuditRecord): string[] {
 
 /** Prints the audit log newest first; returns the exit code (bad flags throw CliUsageError, exit 2). */
 export async function auditCommand(opts: AuditOptions, out: (s: string) => void, deps: AuditDeps = {}): Promise<number> {
-  if (!deps.store && !opts.table) throw new CliUsageError('--table: the name of the nodewright state table is required (the STATE_TABLE_NAME of the deployed functions)');
+  if (!deps.store && !opts.table)
+    throw new CliUsageError('--table: the name of the nodewright state table is required (the STATE_TABLE_NAME of the deployed functions)');
   const now = deps.now ?? (() => epochMs(Date.now()));
   const query = { sinceMs: sinceMs(opts.since, now()), kind: parseKind(opts.kind) };
   const limit = parseLimit(opts.limit);
-  const actions = opts.action ? new Set(opts.action.split(',').map((a) => a.trim()).filter(Boolean)) : undefined;
+  const actions = opts.action
+    ? new Set(
+        opts.action
+          .split(',')
+          .map((a) => a.trim())
+          .filter(Boolean),
+      )
+    : undefined;
   const store = deps.store ?? (await defaultStore(opts, now));
   const records = (await store.auditLog(query))
-    .filter((r) => (!actions || actions.has(r.action)) && (!opts.nodeClaim || (r.nodeClaims ?? []).includes(opts.nodeClaim) || (r.nodes ?? []).includes(opts.nodeClaim)))
+    .filter(
+      (r) =>
+        (!actions || actions.has(r.action)) && (!opts.nodeClaim || (r.nodeClaims ?? []).includes(opts.nodeClaim) || (r.nodes ?? []).includes(opts.nodeClaim)),
+    )
     .sort((a, b) => b.at - a.at)
     .slice(0, limit);
   if (opts.json) {

@@ -9,11 +9,22 @@ import { diagnosePod } from '../shared/core/provisioning/explain';
 import { planOffline } from '../shared/core/provisioning/offline-plan';
 import { CliUsageError, readInstanceTypes, readManifests } from './plan';
 
-export interface ExplainOptions { file: string[]; pod?: string; region: string; zones?: string; instanceTypes?: string }
+export interface ExplainOptions {
+  file: string[];
+  pod?: string;
+  region: string;
+  zones?: string;
+  instanceTypes?: string;
+}
 
 export function explainCommand(opts: ExplainOptions, out: (s: string) => void, err: (s: string) => void = out): number {
   const set = readManifests(opts.file);
-  const zones = opts.zones ? opts.zones.split(',').map((z) => z.trim()).filter(Boolean) : undefined;
+  const zones = opts.zones
+    ? opts.zones
+        .split(',')
+        .map((z) => z.trim())
+        .filter(Boolean)
+    : undefined;
   const custom = readInstanceTypes(opts.instanceTypes, opts.region, zones);
   const { plan, pending, input } = planOffline(set, { region: opts.region, zones, instanceTypes: custom, catalog: loadCatalog() });
   for (const w of legacyAnnotationWarnings(set)) err(`warning: ${w}`);
@@ -21,7 +32,14 @@ export function explainCommand(opts: ExplainOptions, out: (s: string) => void, e
   if (opts.pod && targets.length === 0) throw new CliUsageError(`pod ${opts.pod} is not a pending pod in the given files`);
 
   const where = new Map<string, string>();
-  plan.nodeClaims.forEach((c, i) => c.pods.forEach((p) => where.set(podKey(p), `new node #${i + 1} (nodepool ${c.nodePool}, ${c.instanceTypes[0]?.name} ${c.capacityType}${c.zone ? ` in ${c.zone}` : ''}, $${c.price.toFixed(4)}/h)`)));
+  plan.nodeClaims.forEach((c, i) =>
+    c.pods.forEach((p) =>
+      where.set(
+        podKey(p),
+        `new node #${i + 1} (nodepool ${c.nodePool}, ${c.instanceTypes[0]?.name} ${c.capacityType}${c.zone ? ` in ${c.zone}` : ''}, $${c.price.toFixed(4)}/h)`,
+      ),
+    ),
+  );
   plan.existingPlacements.forEach((e) => e.pods.forEach((p) => where.set(podKey(p), `existing node ${e.node}`)));
   const why = new Map([...plan.unschedulable, ...plan.ignored].map((u) => [podKey(u.pod), u.reason]));
 

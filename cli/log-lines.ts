@@ -16,7 +16,9 @@ export function formatLogLine(e: Pick<SimulationEvent, 't' | 'level' | 'message'
     const time = startMs === undefined ? {} : { time: new Date(startMs + Math.round(e.t * 1000)).toISOString() };
     return JSON.stringify({ level: e.level.toUpperCase(), ...time, t: e.t, message: e.message, ...e.fields });
   }
-  const fields = Object.entries(e.fields).map(([k, v]) => `${k}=${value(v)}`).join(' ');
+  const fields = Object.entries(e.fields)
+    .map(([k, v]) => `${k}=${value(v)}`)
+    .join(' ');
   return `${clock(e.t)}  ${e.level.toUpperCase().padEnd(5)}  ${e.message}${fields ? `  ${fields}` : ''}`;
 }
 

@@ -15,8 +15,12 @@ type SetCode = (code: number) => void;
 
 /** Bad input (manifests, flags, files): exit 2 with one clear message and nothing planned. */
 function userError(e: unknown): e is Error {
-  return isManifestValidationError(e) || isInstanceTypesFileInvalidError(e) || e instanceof CliUsageError
-    || (e instanceof Error && e.name === 'ScenarioInvalidError');
+  return (
+    isManifestValidationError(e) ||
+    isInstanceTypesFileInvalidError(e) ||
+    e instanceof CliUsageError ||
+    (e instanceof Error && e.name === 'ScenarioInvalidError')
+  );
 }
 
 /** `plan`: what nodewright would launch for the manifests, offline. */
@@ -54,20 +58,33 @@ function addExplainCommand(program: Command, setCode: SetCode): void {
 function addDoctorCommand(program: Command, setCode: SetCode): void {
   program
     .command('doctor')
-    .description('Check an account before and after a deploy (cluster, access entries, API and RBAC, discovery tags, node role, prices, interruption queue); --sim checks the simulated one.')
+    .description(
+      'Check an account before and after a deploy (cluster, access entries, API and RBAC, discovery tags, node role, prices, interruption queue); --sim checks the simulated one.',
+    )
     .option('--cluster <name>', 'EKS cluster name')
-    .option('--region <region>', 'the cluster\'s region')
+    .option('--region <region>', "the cluster's region")
     .option('--stage <stage>', 'the deployed stage (stack nodewright-<stage>)', 'prod')
     .option('--node-role <name>', 'node IAM role (default KarpenterNodeRole-<cluster>)')
     .option('--node-instance-profile <name>', 'the nodeInstanceProfileName deploy parameter, if set')
     .option('--queue <name>', 'interruption queue name (default: the cluster name)')
-    .option('--sim', 'check the simulator\'s account and cluster instead (the walkthrough\'s objects)')
+    .option('--sim', "check the simulator's account and cluster instead (the walkthrough's objects)")
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action(async (o: { cluster?: string; region?: string; stage: string; nodeRole?: string; nodeInstanceProfile?: string; queue?: string; sim?: boolean; output: 'table' | 'json' }) => {
-      // Loaded on use: the AWS SDK and Kubernetes client it needs would slow every other command's start.
-      const { doctorCommand } = await import('./doctor');
-      setCode(await doctorCommand(o, out));
-    });
+    .action(
+      async (o: {
+        cluster?: string;
+        region?: string;
+        stage: string;
+        nodeRole?: string;
+        nodeInstanceProfile?: string;
+        queue?: string;
+        sim?: boolean;
+        output: 'table' | 'json';
+      }) => {
+        // Loaded on use: the AWS SDK and Kubernetes client it needs would slow every other command's start.
+        const { doctorCommand } = await import('./doctor');
+        setCode(await doctorCommand(o, out));
+      },
+    );
 }
 
 /** `simulate`, `sim serve` and `demo`: the simulator. */
@@ -78,7 +95,9 @@ function addSimulatorCommands(program: Command, setCode: SetCode): void {
     .argument('<scenario>', 'scenario YAML (see examples/scenarios/)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--report <file>', 'also write a self-contained HTML report')
-    .addOption(new Option('--log-format <format>', 'also print nodewright\'s log lines to stderr, as text or one JSON object per line').choices(['text', 'json']))
+    .addOption(
+      new Option('--log-format <format>', "also print nodewright's log lines to stderr, as text or one JSON object per line").choices(['text', 'json']),
+    )
     .action(async (file: string, o: { output: 'table' | 'json'; report?: string; logFormat?: 'text' | 'json' }) => {
       const { simulateFile } = await import('./simulate');
       setCode(await simulateFile(file, o, out, err));
@@ -96,11 +115,24 @@ function addSimulatorCommands(program: Command, setCode: SetCode): void {
     .option('--speed <x>', 'simulated seconds per real second', '1')
     .option('--node-startup <seconds>', 'seconds from launch to a Ready node', '10')
     .option('--metrics-port <port>', "Karpenter's metrics in Prometheus format on http://127.0.0.1:<port>/metrics (0: any free port, off: none)", '8080')
-    .addOption(new Option('--log-format <format>', 'log lines as text (with their fields) or one JSON object per line').choices(['text', 'json']).default('text'))
-    .action(async (o: { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; metricsPort?: string; logFormat: 'text' | 'json' }) => {
-      const { serveCommand } = await import('./serve');
-      setCode(await serveCommand(o, out));
-    });
+    .addOption(
+      new Option('--log-format <format>', 'log lines as text (with their fields) or one JSON object per line').choices(['text', 'json']).default('text'),
+    )
+    .action(
+      async (o: {
+        scenario?: string;
+        file?: string;
+        kubeconfig: string;
+        port?: string;
+        speed?: string;
+        nodeStartup?: string;
+        metricsPort?: string;
+        logFormat: 'text' | 'json';
+      }) => {
+        const { serveCommand } = await import('./serve');
+        setCode(await serveCommand(o, out));
+      },
+    );
 
   program
     .command('demo')
@@ -113,7 +145,9 @@ function addSimulatorCommands(program: Command, setCode: SetCode): void {
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
-  const setCode: SetCode = (c) => { code = c; };
+  const setCode: SetCode = (c) => {
+    code = c;
+  };
   const program = new Command()
     .name('nodewright')
     .description('Serverless, Karpenter-compatible node autoscaler for Amazon EKS: plan, simulate, explain.')

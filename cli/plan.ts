@@ -26,13 +26,15 @@ export class CliUsageError extends Error {
 
 export function readManifests(files: string[]): ManifestSet {
   if (files.length === 0) throw new CliUsageError('at least one -f FILE is required');
-  return parseManifestFiles(files.map((file) => {
-    try {
-      return { file, text: readFileSync(file, 'utf8') };
-    } catch (e) {
-      throw new CliUsageError(`cannot read ${file}: ${(e as Error).message}`);
-    }
-  }));
+  return parseManifestFiles(
+    files.map((file) => {
+      try {
+        return { file, text: readFileSync(file, 'utf8') };
+      } catch (e) {
+        throw new CliUsageError(`cannot read ${file}: ${(e as Error).message}`);
+      }
+    }),
+  );
 }
 
 export function readInstanceTypes(file: string | undefined, region: string, zones: string[] | undefined): InstanceType[] | undefined {
@@ -51,7 +53,12 @@ export function readInstanceTypes(file: string | undefined, region: string, zone
 }
 
 export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' | 'output'>): { result: OfflinePlan; json: PlanJson } {
-  const zones = opts.zones ? opts.zones.split(',').map((z) => z.trim()).filter(Boolean) : undefined;
+  const zones = opts.zones
+    ? opts.zones
+        .split(',')
+        .map((z) => z.trim())
+        .filter(Boolean)
+    : undefined;
   const instanceTypes = readInstanceTypes(opts.instanceTypes, opts.region, zones);
   let result: OfflinePlan;
   try {

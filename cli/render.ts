@@ -4,7 +4,14 @@ import type { PlanJson } from '../shared/core/provisioning/plan-json';
 export function table(headers: string[], rows: (string | number)[][]): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => (c ?? '').padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const money = (n: number) => `$${n.toFixed(4)}`;
@@ -12,30 +19,62 @@ const money = (n: number) => `$${n.toFixed(4)}`;
 export function renderPlanTable(p: PlanJson): string {
   const lines: string[] = [];
   if (p.nodeClaims.length > 0) {
-    lines.push(table(['NODEPOOL', 'INSTANCE TYPE', 'CAPACITY', 'ZONE', 'PODS', '$/H', 'ALSO FITS'],
-      p.nodeClaims.map((c) => [c.nodePool, c.instanceTypes[0], c.capacityType, c.zone ?? '(any)', c.pods.length, money(c.pricePerHour),
-        c.instanceTypes.length > 1 ? `${c.instanceTypes.slice(1, 4).join(', ')}${c.instanceTypes.length > 4 ? ` +${c.instanceTypes.length - 4} more` : ''}` : '-'])));
+    lines.push(
+      table(
+        ['NODEPOOL', 'INSTANCE TYPE', 'CAPACITY', 'ZONE', 'PODS', '$/H', 'ALSO FITS'],
+        p.nodeClaims.map((c) => [
+          c.nodePool,
+          c.instanceTypes[0],
+          c.capacityType,
+          c.zone ?? '(any)',
+          c.pods.length,
+          money(c.pricePerHour),
+          c.instanceTypes.length > 1
+            ? `${c.instanceTypes.slice(1, 4).join(', ')}${c.instanceTypes.length > 4 ? ` +${c.instanceTypes.length - 4} more` : ''}`
+            : '-',
+        ]),
+      ),
+    );
   } else {
     lines.push('No new nodes needed.');
   }
   if (p.staticNodePools?.length) {
     lines.push('', 'Static NodePools (spec.replicas: nodes kept whatever the pods):');
-    lines.push(table(['NODEPOOL', 'REPLICAS', 'EXISTING', 'LAUNCH', 'REMOVE', 'INSTANCE TYPE', '$/H EACH'],
-      p.staticNodePools.map((s) => [s.nodePool, s.replicas, s.existing, s.launch, s.remove, s.instanceTypes[0] ?? s.reason ?? '-', money(s.pricePerHour)])));
+    lines.push(
+      table(
+        ['NODEPOOL', 'REPLICAS', 'EXISTING', 'LAUNCH', 'REMOVE', 'INSTANCE TYPE', '$/H EACH'],
+        p.staticNodePools.map((s) => [s.nodePool, s.replicas, s.existing, s.launch, s.remove, s.instanceTypes[0] ?? s.reason ?? '-', money(s.pricePerHour)]),
+      ),
+    );
   }
   const placed = p.existingNodes.filter((n) => n.pods.length > 0);
   if (placed.length > 0) {
     lines.push('', 'Placed on existing nodes:');
-    lines.push(table(['NODE', 'PODS'], placed.map((n) => [n.name, n.pods.join(', ')])));
+    lines.push(
+      table(
+        ['NODE', 'PODS'],
+        placed.map((n) => [n.name, n.pods.join(', ')]),
+      ),
+    );
   }
   if (p.unschedulable.length > 0) {
     lines.push('', 'Pods that stay pending:');
-    lines.push(table(['POD', 'REASON'], p.unschedulable.map((u) => [u.pod, u.reason])));
+    lines.push(
+      table(
+        ['POD', 'REASON'],
+        p.unschedulable.map((u) => [u.pod, u.reason]),
+      ),
+    );
   }
   const s = p.summary;
-  lines.push('', `Total: ${s.pods} pending pod(s), ${s.scheduled} scheduled, ${s.unschedulable} pending; ${s.nodeClaims} new node(s) at ${money(s.pricePerHour)}/h (${money(s.pricePerHour * 730)}/month).`);
+  lines.push(
+    '',
+    `Total: ${s.pods} pending pod(s), ${s.scheduled} scheduled, ${s.unschedulable} pending; ${s.nodeClaims} new node(s) at ${money(s.pricePerHour)}/h (${money(s.pricePerHour * 730)}/month).`,
+  );
   if (p.optimization && p.optimization.greedyPricePerHour > p.optimization.pricePerHour + 1e-9) {
-    lines.push(`Re-packed toward the cheapest fleet: ${money(p.optimization.pricePerHour)}/h instead of ${money(p.optimization.greedyPricePerHour)}/h for the Karpenter-style plan (--no-optimize prints that one).`);
+    lines.push(
+      `Re-packed toward the cheapest fleet: ${money(p.optimization.pricePerHour)}/h instead of ${money(p.optimization.greedyPricePerHour)}/h for the Karpenter-style plan (--no-optimize prints that one).`,
+    );
   }
   const launches = (p.staticNodePools ?? []).filter((x) => x.launch > 0);
   if (launches.length > 0) {
@@ -43,6 +82,7 @@ export function renderPlanTable(p: PlanJson): string {
     const cost = launches.reduce((a, x) => a + x.launch * x.pricePerHour, 0);
     lines.push(`Static NodePools: ${n} node(s) to launch at ${money(cost)}/h (not in the total above).`);
   }
-  if (p.pricing?.onDemand === 'estimate') lines.push(`Prices are estimates for ${p.pricing.region}: on-demand at the us-east-1 list prices, spot at nodewright's estimate.`);
+  if (p.pricing?.onDemand === 'estimate')
+    lines.push(`Prices are estimates for ${p.pricing.region}: on-demand at the us-east-1 list prices, spot at nodewright's estimate.`);
   return lines.join('\n');
 }

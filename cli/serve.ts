@@ -8,14 +8,24 @@ import { resolve } from 'node:path';
 import { CliUsageError } from './plan';
 import { formatLogLine, quietSimulatedSdk, type LogFormat } from './log-lines';
 
-export interface ServeOptions { scenario?: string; file?: string; kubeconfig: string; port?: string; speed?: string; nodeStartup?: string; logFormat?: LogFormat; metricsPort?: string }
+export interface ServeOptions {
+  scenario?: string;
+  file?: string;
+  kubeconfig: string;
+  port?: string;
+  speed?: string;
+  nodeStartup?: string;
+  logFormat?: LogFormat;
+  metricsPort?: string;
+}
 
 /** `--metrics-port`: 8080 as Karpenter by default, 0 for any free port, `off` for none. */
 function metricsPort(v: string | undefined): number | undefined {
   if (v === undefined) return 8080;
   if (v === 'off') return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliUsageError(`--metrics-port must be a port number (0 for any free port) or off, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new CliUsageError(`--metrics-port must be a port number (0 for any free port) or off, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -25,15 +35,29 @@ export async function serveCommand(opts: ServeOptions, out: (s: string) => void)
   let scenario;
   if (opts.scenario) {
     let text: string;
-    try { text = readFileSync(opts.scenario, 'utf8'); } catch (e) { throw new CliUsageError(`cannot read ${opts.scenario}: ${(e as Error).message}`); }
+    try {
+      text = readFileSync(opts.scenario, 'utf8');
+    } catch (e) {
+      throw new CliUsageError(`cannot read ${opts.scenario}: ${(e as Error).message}`);
+    }
     scenario = parseScenario(text, opts.scenario);
   }
   if (opts.file) {
     if (scenario) throw new CliUsageError('give either --scenario or -f, not both');
     let text: string;
-    try { text = readFileSync(opts.file, 'utf8'); } catch (e) { throw new CliUsageError(`cannot read ${opts.file}: ${(e as Error).message}`); }
+    try {
+      text = readFileSync(opts.file, 'utf8');
+    } catch (e) {
+      throw new CliUsageError(`cannot read ${opts.file}: ${(e as Error).message}`);
+    }
     // Plain manifests (NodePools, EC2NodeClasses, Deployments …) become a scenario that applies them at t=0.
-    scenario = parseScenario(`name: serve\nobjects: |\n${text.split('\n').map((l) => `  ${l}`).join('\n')}\n`, opts.file);
+    scenario = parseScenario(
+      `name: serve\nobjects: |\n${text
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n')}\n`,
+      opts.file,
+    );
   }
   const num = (v: string | undefined, name: string) => {
     if (v === undefined) return undefined;
@@ -45,12 +69,29 @@ export async function serveCommand(opts: ServeOptions, out: (s: string) => void)
   const format = opts.logFormat ?? 'text';
   const startMs = Date.now();
   const session = await startInteractive({
-    scenario, kubeconfigPath, port: num(opts.port, '--port'), speed: num(opts.speed, '--speed'), nodeStartupSeconds: num(opts.nodeStartup, '--node-startup'),
-    metricsPort: metricsPort(opts.metricsPort), startMs, onEvent: (e) => out(formatLogLine(e, format, startMs)),
+    scenario,
+    kubeconfigPath,
+    port: num(opts.port, '--port'),
+    speed: num(opts.speed, '--speed'),
+    nodeStartupSeconds: num(opts.nodeStartup, '--node-startup'),
+    metricsPort: metricsPort(opts.metricsPort),
+    startMs,
+    onEvent: (e) => out(formatLogLine(e, format, startMs)),
   });
   if (format === 'json') {
     // Every stdout line is one JSON object, the banner included.
-    out(formatLogLine({ t: 0, level: 'info', message: 'simulator serving', fields: { url: session.url, kubeconfig: kubeconfigPath, ...(session.metricsUrl ? { metrics: session.metricsUrl } : {}) } }, format, startMs));
+    out(
+      formatLogLine(
+        {
+          t: 0,
+          level: 'info',
+          message: 'simulator serving',
+          fields: { url: session.url, kubeconfig: kubeconfigPath, ...(session.metricsUrl ? { metrics: session.metricsUrl } : {}) },
+        },
+        format,
+        startMs,
+      ),
+    );
   } else {
     out(`nodewright simulator serving ${session.url}; kubeconfig written to ${kubeconfigPath}`);
     if (session.metricsUrl) out(`Karpenter's metrics (Prometheus text): ${session.metricsUrl}`);
@@ -60,7 +101,9 @@ export async function serveCommand(opts: ServeOptions, out: (s: string) => void)
     out('Ctrl-C stops the simulation.');
   }
   await new Promise<void>((done) => {
-    const stop = () => { void session.stop().then(done); };
+    const stop = () => {
+      void session.stop().then(done);
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

@@ -26,8 +26,15 @@ export interface SimResultView {
   /** What the scenario did (scale, apply, delete, interrupt …), for the timeline. */
   scenarioEvents?: { t: number; kind: string; description: string; ok: boolean; error?: string }[];
   pods: {
-    total: number; pendingSecondsP50: number; pendingSecondsP99: number; maxPendingSeconds: number; minReadyAfterRollout?: Record<string, number>;
-    launchLatencySecondsP50?: number; launchLatencySecondsP99?: number; maxLaunchLatencySeconds?: number; launchLatencyPods?: number;
+    total: number;
+    pendingSecondsP50: number;
+    pendingSecondsP99: number;
+    maxPendingSeconds: number;
+    minReadyAfterRollout?: Record<string, number>;
+    launchLatencySecondsP50?: number;
+    launchLatencySecondsP99?: number;
+    maxLaunchLatencySeconds?: number;
+    launchLatencyPods?: number;
   };
   cost: { total: number; perHourAtEnd: number };
   /** nodewright's own AWS bill (absent in results written before it existed). */

@@ -15,26 +15,60 @@ export function renderSimulationTable(r: SimResultView): string {
   for (const e of r.events) {
     if (ROUTINE.has(e.message) || (e.level && e.level !== 'INFO' && e.level !== 'WARN' && e.level !== 'ERROR')) continue;
     const f = e.fields ?? {};
-    const details = SHOW.filter((k) => f[k] !== undefined).map((k) => `${k}=${typeof f[k] === 'object' ? JSON.stringify(f[k]) : String(f[k])}`).join(' ');
+    const details = SHOW.filter((k) => f[k] !== undefined)
+      .map((k) => `${k}=${typeof f[k] === 'object' ? JSON.stringify(f[k]) : String(f[k])}`)
+      .join(' ');
     const message = e.message.length > 110 ? `${e.message.slice(0, 107)}...` : e.message;
     rows.push({ t: e.t, cells: [clock(e.t), message, details] });
   }
   rows.sort((a, b) => a.t - b.t);
-  lines.push(table(['T', 'EVENT', 'DETAILS'], rows.map((x) => x.cells)));
+  lines.push(
+    table(
+      ['T', 'EVENT', 'DETAILS'],
+      rows.map((x) => x.cells),
+    ),
+  );
   lines.push('', 'Nodes:');
-  lines.push(table(['NODE', 'TYPE', 'CAPACITY', 'ZONE', 'POOL', 'LAUNCHED', 'READY', 'ENDED', 'REASON'], r.nodes.map((n) => [
-    n.name, n.instanceType, n.capacityType, n.zone, n.nodePool ?? '', clock(n.launchedAt), n.readyAt != null ? clock(n.readyAt) : '-',
-    n.terminatedAt != null ? clock(n.terminatedAt) : '-', n.terminationReason ?? ''])));
+  lines.push(
+    table(
+      ['NODE', 'TYPE', 'CAPACITY', 'ZONE', 'POOL', 'LAUNCHED', 'READY', 'ENDED', 'REASON'],
+      r.nodes.map((n) => [
+        n.name,
+        n.instanceType,
+        n.capacityType,
+        n.zone,
+        n.nodePool ?? '',
+        clock(n.launchedAt),
+        n.readyAt != null ? clock(n.readyAt) : '-',
+        n.terminatedAt != null ? clock(n.terminatedAt) : '-',
+        n.terminationReason ?? '',
+      ]),
+    ),
+  );
   lines.push('', 'Summary:');
-  lines.push(table(['', ''], [
-    ['nodes launched', r.nodes.length],
-    ['disruptions', r.disruptions.map((d) => `${clock(d.t)} ${d.reason}`).join(', ') || 'none'],
-    ['pods', `${r.pods.total} (pending p50 ${r.pods.pendingSecondsP50}s, p99 ${r.pods.pendingSecondsP99}s, max ${r.pods.maxPendingSeconds}s${launchSummary(r)})`],
-    ['cost', `$${r.cost.total.toFixed(4)} for the run, $${r.cost.perHourAtEnd.toFixed(4)}/h at the end`],
-    ...(r.controller ? [['controller', controllerSummary(r.controller.usdPerMonth)]] : []),
-    ['violations', `PDB ${r.violations.pdb}, do-not-disrupt ${r.violations.doNotDisrupt}, pods lost ${r.violations.podsLost}`],
-    ['at the end', `${r.final.nodes} nodes, ${r.final.pendingPods} pending pods, ${r.final.orphanInstances} orphan instances, ${r.final.leakedNodeClaims} leaked NodeClaims`],
-  ]).split('\n').slice(1).join('\n'));
+  lines.push(
+    table(
+      ['', ''],
+      [
+        ['nodes launched', r.nodes.length],
+        ['disruptions', r.disruptions.map((d) => `${clock(d.t)} ${d.reason}`).join(', ') || 'none'],
+        [
+          'pods',
+          `${r.pods.total} (pending p50 ${r.pods.pendingSecondsP50}s, p99 ${r.pods.pendingSecondsP99}s, max ${r.pods.maxPendingSeconds}s${launchSummary(r)})`,
+        ],
+        ['cost', `$${r.cost.total.toFixed(4)} for the run, $${r.cost.perHourAtEnd.toFixed(4)}/h at the end`],
+        ...(r.controller ? [['controller', controllerSummary(r.controller.usdPerMonth)]] : []),
+        ['violations', `PDB ${r.violations.pdb}, do-not-disrupt ${r.violations.doNotDisrupt}, pods lost ${r.violations.podsLost}`],
+        [
+          'at the end',
+          `${r.final.nodes} nodes, ${r.final.pendingPods} pending pods, ${r.final.orphanInstances} orphan instances, ${r.final.leakedNodeClaims} leaked NodeClaims`,
+        ],
+      ],
+    )
+      .split('\n')
+      .slice(1)
+      .join('\n'),
+  );
   return lines.join('\n');
 }
 
@@ -48,8 +82,20 @@ function launchSummary(r: SimResultView): string {
 
 /** "$…/month (Lambda $…, Step Functions $…, …)": the controller's own AWS bill extrapolated to 30 days. */
 function controllerSummary(usd: Record<string, number>): string {
-  const label: Record<string, string> = { lambdaCompute: 'Lambda compute', lambdaRequests: 'Lambda requests', stepFunctions: 'Step Functions', sqs: 'SQS', dynamodb: 'DynamoDB', customMetrics: 'metrics', logs: 'logs', scheduler: 'scheduler' };
-  const parts = Object.entries(usd).filter(([k, v]) => k !== 'total' && v >= 0.005).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${label[k] ?? k} $${v.toFixed(2)}`);
+  const label: Record<string, string> = {
+    lambdaCompute: 'Lambda compute',
+    lambdaRequests: 'Lambda requests',
+    stepFunctions: 'Step Functions',
+    sqs: 'SQS',
+    dynamodb: 'DynamoDB',
+    customMetrics: 'metrics',
+    logs: 'logs',
+    scheduler: 'scheduler',
+  };
+  const parts = Object.entries(usd)
+    .filter(([k, v]) => k !== 'total' && v >= 0.005)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${label[k] ?? k} $${v.toFixed(2)}`);
   return `$${(usd.total ?? 0).toFixed(2)}/month${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
@@ -64,6 +110,8 @@ export function progressBar(write: (s: string) => void): { update(t: number, tot
       const filled = Math.round(pct / 4);
       write(`\r[${'#'.repeat(filled)}${' '.repeat(25 - filled)}] ${String(pct).padStart(3)}%  simulated ${clock(t)} / ${clock(total)}`);
     },
-    done() { write('\r\x1b[K'); },
+    done() {
+      write('\r\x1b[K');
+    },
   };
 }

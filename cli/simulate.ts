@@ -6,7 +6,12 @@ import { progressBar, renderSimulationTable } from './sim-table';
 import { formatLogLine, quietSimulatedSdk, type LogFormat } from './log-lines';
 
 /** `logFormat`: also print nodewright's log lines (to stderr, so `-o json` stays one document on stdout). */
-export interface SimulateOptions { output: 'table' | 'json'; report?: string; progress?: boolean; logFormat?: LogFormat }
+export interface SimulateOptions {
+  output: 'table' | 'json';
+  report?: string;
+  progress?: boolean;
+  logFormat?: LogFormat;
+}
 
 export async function simulateFile(file: string, opts: SimulateOptions, out: (s: string) => void, err: (s: string) => void): Promise<number> {
   let text: string;
@@ -19,7 +24,7 @@ export async function simulateFile(file: string, opts: SimulateOptions, out: (s:
   quietSimulatedSdk();
   const { parseScenario, runScenario } = await import('../shared/sim');
   const scenario = parseScenario(text, file);
-  const bar = opts.progress ?? process.stderr.isTTY ? progressBar(err) : undefined;
+  const bar = (opts.progress ?? process.stderr.isTTY) ? progressBar(err) : undefined;
   const result = await runScenario(scenario, { onProgress: bar ? (t, total) => bar.update(t, total) : undefined });
   bar?.done();
   if (opts.logFormat) for (const e of result.events) err(formatLogLine(e, opts.logFormat, Date.parse(result.scenario.startedAt)));

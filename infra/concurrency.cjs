@@ -5,7 +5,9 @@
 const RESERVED = { controller: 2, provisioner: 1, disruption: 1, garbageCollection: 1 };
 
 const resolve = async ({ resolveVariable }) => {
-  const on = String(await resolveVariable('param:reserveConcurrency')).trim().toLowerCase();
+  const on = String(await resolveVariable('param:reserveConcurrency'))
+    .trim()
+    .toLowerCase();
   if (!['true', 'false'].includes(on)) throw new Error(`--param="reserveConcurrency=…" must be true or false, got ${JSON.stringify(on)}`);
   return on === 'true' ? RESERVED : {};
 };

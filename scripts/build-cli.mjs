@@ -48,6 +48,8 @@ const result = await build({
   // `require` for the CommonJS packages bundled into an ES module.
   banner: { js: "import { createRequire as __nwCreateRequire } from 'node:module'; const require = __nwCreateRequire(import.meta.url);" },
 });
-const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/')).map((f) => relative(root, resolve(root, f)));
+const inputs = Object.keys(result.metafile.inputs)
+  .filter((f) => !f.includes('node_modules/'))
+  .map((f) => relative(root, resolve(root, f)));
 writeFileSync(join(outdir, 'inputs.json'), `${JSON.stringify({ builtAt: started, inputs: [...inputs, 'package-lock.json'] })}\n`);
 console.log(`built dist/cli from ${inputs.length} source files in ${Date.now() - started} ms`);

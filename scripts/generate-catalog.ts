@@ -118,7 +118,10 @@ function provenance(entries: SourceEntry[], encoded: EncodedCatalog, sha256: str
 - Spot prices are not part of the catalog: they come from DescribeSpotPriceHistory at run time or from
   nodewright's documented estimate (docs/instance-types.md).
 
-\`specSource\` counts: ${[...specSources.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `\`${k}\` ${v}`).join(', ')}.
+\`specSource\` counts: ${[...specSources.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `\`${k}\` ${v}`)
+    .join(', ')}.
 
 ## The form of \`ec2-instance-types.json\` (version ${encoded.version})
 
@@ -139,7 +142,9 @@ the generator's output).
   ${Object.keys(encoded.dicts).map(code).join(', ')}.
 - \`maps\`: an \`onDemandUsdPerHour\` cell is \`[k, price, ...]\`: the regions are \`maps.onDemandUsdPerHour[k]\`
   (${encoded.maps.onDemandUsdPerHour.map((k) => code(JSON.stringify(k))).join(', ')}), with the prices in that order.
-- \`defaults\`: a row leaves off its trailing cells whose value is the column's default: ${Object.entries(encoded.defaults).map(([k, v]) => `${code(k)} ${code(JSON.stringify(v))}`).join(', ')}.
+- \`defaults\`: a row leaves off its trailing cells whose value is the column's default: ${Object.entries(encoded.defaults)
+    .map(([k, v]) => `${code(k)} ${code(JSON.stringify(v))}`)
+    .join(', ')}.
 
 ## Sources (copied from ../shared/data/README.md)
 

@@ -42,14 +42,20 @@ function main(): void {
   const defaults = /return (\d+), util\.AttachmentShared\s*\n\}/.exec(limits);
   const xen = /nonNitroInstanceTypes\[instanceType\]; exists \{\s*return (\d+), util\.AttachmentDedicated/.exec(limits);
   if (!defaults || !xen) throw new Error('could not read the default limits from volume_limits.go');
-  const sorted = Object.fromEntries(Object.keys(types).sort().map((k) => [k, types[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(types)
+      .sort()
+      .map((k) => [k, types[k]]),
+  );
   const out = { nitroDefault: [Number(defaults[1]), 'shared'], nonNitro: [Number(xen[1]), 'dedicated'], nonNitroTypes: nonNitro, types: sorted };
   // One type per line: diffs stay readable when the driver's table changes.
   const lines = Object.entries(sorted).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
   const body = `{\n "nitroDefault": ${JSON.stringify(out.nitroDefault)},\n "nonNitro": ${JSON.stringify(out.nonNitro)},\n "nonNitroTypes": ${JSON.stringify(nonNitro)},\n "types": {\n${lines.join(',\n')}\n }\n}\n`;
   writeFileSync(join(OUT_DIR, 'ebs-volume-limits.json'), body);
   const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-  writeFileSync(join(OUT_DIR, 'PROVENANCE-ebs-volume-limits.md'), `# Provenance of the EBS volume attachment limits
+  writeFileSync(
+    join(OUT_DIR, 'PROVENANCE-ebs-volume-limits.md'),
+    `# Provenance of the EBS volume attachment limits
 
 \`ebs-volume-limits.json\` in this folder is **generated**; do not edit it by hand.
 
@@ -60,7 +66,8 @@ function main(): void {
 - Content: ${Object.keys(sorted).length} instance types with a non-default limit (\`[maxAttachments, "shared" | "dedicated"]\`),
   ${nonNitro.length} non-Nitro (Xen) types (limit ${xen[1]}, dedicated), and the Nitro default (${defaults[1]}, shared with ENIs).
 - How nodewright uses it: docs/scheduling.md ("Volume attach limits").
-`);
+`,
+  );
   console.log(`${Object.keys(sorted).length} types, ${nonNitro.length} non-Nitro`);
 }
 

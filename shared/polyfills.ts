@@ -5,7 +5,10 @@ if (!P.withResolvers) {
   P.withResolvers = function <T>() {
     let resolve!: (v: T | PromiseLike<T>) => void;
     let reject!: (e?: unknown) => void;
-    const promise = new Promise<T>((a, b) => { resolve = a; reject = b; });
+    const promise = new Promise<T>((a, b) => {
+      resolve = a;
+      reject = b;
+    });
     return { promise, resolve, reject };
   };
 }

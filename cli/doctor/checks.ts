@@ -14,10 +14,14 @@ import type { ClusterClient, ClusterSnapshot } from '../../shared/core/ports';
 import { errorText } from '../../shared/adapters/aws/errors';
 
 type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
-export interface CheckResult { check: string; status: CheckStatus; detail: string; fix?: string }
+export interface CheckResult {
+  check: string;
+  status: CheckStatus;
+  detail: string;
+  fix?: string;
+}
 /** The cluster check also gives the Kubernetes version (the AMI aliases of the discovery check need it). */
 export type ClusterCheck = CheckResult & { version?: string };
-
 
 export interface DoctorTarget {
   clusterName: string;
@@ -33,11 +37,29 @@ export async function checkCluster(eks: EKSClient, t: DoctorTarget): Promise<Clu
   try {
     const c = (await eks.send(new DescribeClusterCommand({ name: t.clusterName }))).cluster;
     const mode = c?.accessConfig?.authenticationMode;
-    if (c?.status !== 'ACTIVE') return { check: 'cluster', status: 'FAIL', detail: `${t.clusterName} is ${c?.status ?? 'unknown'}`, fix: 'wait until the cluster is ACTIVE' };
-    if (mode === 'CONFIG_MAP') return { ...(c.version ? { version: c.version } : {}), check: 'cluster', status: 'WARN', detail: `${t.clusterName} is ACTIVE; authentication mode CONFIG_MAP (no access entries)`, fix: 'map the function roles in aws-auth (docs/deploy.md step 5), or switch to API_AND_CONFIG_MAP' };
-    return { check: 'cluster', status: 'PASS', detail: `${t.clusterName} is ACTIVE, Kubernetes ${c.version}, authentication mode ${mode ?? 'API_AND_CONFIG_MAP'}`, ...(c.version ? { version: c.version } : {}) };
+    if (c?.status !== 'ACTIVE')
+      return { check: 'cluster', status: 'FAIL', detail: `${t.clusterName} is ${c?.status ?? 'unknown'}`, fix: 'wait until the cluster is ACTIVE' };
+    if (mode === 'CONFIG_MAP')
+      return {
+        ...(c.version ? { version: c.version } : {}),
+        check: 'cluster',
+        status: 'WARN',
+        detail: `${t.clusterName} is ACTIVE; authentication mode CONFIG_MAP (no access entries)`,
+        fix: 'map the function roles in aws-auth (docs/deploy.md step 5), or switch to API_AND_CONFIG_MAP',
+      };
+    return {
+      check: 'cluster',
+      status: 'PASS',
+      detail: `${t.clusterName} is ACTIVE, Kubernetes ${c.version}, authentication mode ${mode ?? 'API_AND_CONFIG_MAP'}`,
+      ...(c.version ? { version: c.version } : {}),
+    };
   } catch (e) {
-    return { check: 'cluster', status: 'FAIL', detail: `DescribeCluster ${t.clusterName} in ${t.region}: ${errorText(e)}`, fix: 'check --cluster and --region, and that this identity may call eks:DescribeCluster' };
+    return {
+      check: 'cluster',
+      status: 'FAIL',
+      detail: `DescribeCluster ${t.clusterName} in ${t.region}: ${errorText(e)}`,
+      fix: 'check --cluster and --region, and that this identity may call eks:DescribeCluster',
+    };
   }
 }
 
@@ -52,11 +74,28 @@ export async function checkAccessEntries(eks: EKSClient, t: DoctorTarget, expect
       next = page.nextToken;
     } while (next);
     const ours = arns.filter((a) => a.includes(`:role/nodewright-${t.stage}-`));
-    if (ours.length === 0) return { check: 'access-entries', status: 'FAIL', detail: `no access entry for a nodewright-${t.stage}-* role (${arns.length} entries in all)`, fix: 'create them (docs/deploy.md step 5)' };
-    if (ours.length < expectedRoles) return { check: 'access-entries', status: 'WARN', detail: `${ours.length} of ${expectedRoles} function roles have an access entry`, fix: 'rerun the access-entry loop of docs/deploy.md step 5 after the deploy' };
+    if (ours.length === 0)
+      return {
+        check: 'access-entries',
+        status: 'FAIL',
+        detail: `no access entry for a nodewright-${t.stage}-* role (${arns.length} entries in all)`,
+        fix: 'create them (docs/deploy.md step 5)',
+      };
+    if (ours.length < expectedRoles)
+      return {
+        check: 'access-entries',
+        status: 'WARN',
+        detail: `${ours.length} of ${expectedRoles} function roles have an access entry`,
+        fix: 'rerun the access-entry loop of docs/deploy.md step 5 after the deploy',
+      };
     return { check: 'access-entries', status: 'PASS', detail: `${ours.length} function roles have an access entry` };
   } catch (e) {
-    return { check: 'access-entries', status: 'WARN', detail: `ListAccessEntries: ${errorText(e)}`, fix: 'the cluster may use aws-auth only; check its mapRoles' };
+    return {
+      check: 'access-entries',
+      status: 'WARN',
+      detail: `ListAccessEntries: ${errorText(e)}`,
+      fix: 'the cluster may use aws-auth only; check its mapRoles',
+    };
   }
 }
 
@@ -64,29 +103,57 @@ export async function checkAccessEntries(eks: EKSClient, t: DoctorTarget, expect
 export async function checkKubernetes(cluster: () => Promise<ClusterClient>): Promise<{ result: CheckResult; snapshot?: ClusterSnapshot }> {
   try {
     const snapshot = await (await cluster()).snapshot();
-    return { result: { check: 'kubernetes-api', status: 'PASS', detail: `reached the API server: ${snapshot.nodePools.length} NodePools, ${snapshot.nodeClasses.length} EC2NodeClasses, ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods` }, snapshot };
+    return {
+      result: {
+        check: 'kubernetes-api',
+        status: 'PASS',
+        detail: `reached the API server: ${snapshot.nodePools.length} NodePools, ${snapshot.nodeClasses.length} EC2NodeClasses, ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`,
+      },
+      snapshot,
+    };
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     return {
       result: {
-        check: 'kubernetes-api', status: 'FAIL', detail: `reading the cluster: ${errorText(e)}`,
-        fix: code === 403 ? 'apply infra/kubernetes/rbac.yaml and bind the group (docs/deploy.md step 5)' : code === 401 ? 'this identity has no access entry' : 'a private endpoint needs the functions in the VPC (docs/deploy.md "Functions in the VPC")',
+        check: 'kubernetes-api',
+        status: 'FAIL',
+        detail: `reading the cluster: ${errorText(e)}`,
+        fix:
+          code === 403
+            ? 'apply infra/kubernetes/rbac.yaml and bind the group (docs/deploy.md step 5)'
+            : code === 401
+              ? 'this identity has no access entry'
+              : 'a private endpoint needs the functions in the VPC (docs/deploy.md "Functions in the VPC")',
       },
     };
   }
 }
 
-export async function checkDiscovery(clients: { ec2: EC2Client; ssm: SSMClient }, version: string, snapshot: ClusterSnapshot | undefined): Promise<CheckResult[]> {
+export async function checkDiscovery(
+  clients: { ec2: EC2Client; ssm: SSMClient },
+  version: string,
+  snapshot: ClusterSnapshot | undefined,
+): Promise<CheckResult[]> {
   if (!snapshot) return [{ check: 'discovery', status: 'WARN', detail: 'skipped: the cluster could not be read' }];
-  if (snapshot.nodeClasses.length === 0) return [{ check: 'discovery', status: 'WARN', detail: 'no EC2NodeClass in the cluster yet', fix: 'apply your NodePool and EC2NodeClass' }];
+  if (snapshot.nodeClasses.length === 0)
+    return [{ check: 'discovery', status: 'WARN', detail: 'no EC2NodeClass in the cluster yet', fix: 'apply your NodePool and EC2NodeClass' }];
   const resolver = new NodeClassResolver({ ...clients, now: () => Date.now(), k8sVersion: async () => version });
   const out: CheckResult[] = [];
   for (const nc of snapshot.nodeClasses) {
     try {
       const r = await resolver.resolve(nc);
-      out.push({ check: `discovery ${nc.name}`, status: 'PASS', detail: `${r.subnets.length} subnets (${[...new Set(r.subnets.map((s) => s.zone))].join(', ')}), ${r.securityGroups.length} security groups, ${r.amis.length} AMIs` });
+      out.push({
+        check: `discovery ${nc.name}`,
+        status: 'PASS',
+        detail: `${r.subnets.length} subnets (${[...new Set(r.subnets.map((s) => s.zone))].join(', ')}), ${r.securityGroups.length} security groups, ${r.amis.length} AMIs`,
+      });
     } catch (e) {
-      out.push({ check: `discovery ${nc.name}`, status: 'FAIL', detail: errorText(e), fix: 'tag the subnets and security groups the selector terms name (docs/deploy.md step 3)' });
+      out.push({
+        check: `discovery ${nc.name}`,
+        status: 'FAIL',
+        detail: errorText(e),
+        fix: 'tag the subnets and security groups the selector terms name (docs/deploy.md step 3)',
+      });
     }
   }
   return out;
@@ -97,31 +164,82 @@ export async function checkNodeRole(iam: IAMClient, t: DoctorTarget): Promise<Ch
     await iam.send(new GetRoleCommand({ RoleName: t.nodeRoleName }));
     if (t.nodeInstanceProfileName) {
       const p = (await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: t.nodeInstanceProfileName }))).InstanceProfile;
-      if (!p?.Roles?.some((r) => r.RoleName === t.nodeRoleName)) return { check: 'node-role', status: 'FAIL', detail: `instance profile ${t.nodeInstanceProfileName} does not hold ${t.nodeRoleName}`, fix: 'aws iam add-role-to-instance-profile' };
+      if (!p?.Roles?.some((r) => r.RoleName === t.nodeRoleName))
+        return {
+          check: 'node-role',
+          status: 'FAIL',
+          detail: `instance profile ${t.nodeInstanceProfileName} does not hold ${t.nodeRoleName}`,
+          fix: 'aws iam add-role-to-instance-profile',
+        };
     }
-    return { check: 'node-role', status: 'PASS', detail: `role ${t.nodeRoleName} exists${t.nodeInstanceProfileName ? `, instance profile ${t.nodeInstanceProfileName} holds it` : '; instance profiles are managed from EC2NodeClass roles'}` };
+    return {
+      check: 'node-role',
+      status: 'PASS',
+      detail: `role ${t.nodeRoleName} exists${t.nodeInstanceProfileName ? `, instance profile ${t.nodeInstanceProfileName} holds it` : '; instance profiles are managed from EC2NodeClass roles'}`,
+    };
   } catch (e) {
-    return { check: 'node-role', status: 'FAIL', detail: `${t.nodeRoleName}: ${errorText(e)}`, fix: 'create the node role (docs/deploy.md step 1) or pass --node-role' };
+    return {
+      check: 'node-role',
+      status: 'FAIL',
+      detail: `${t.nodeRoleName}: ${errorText(e)}`,
+      fix: 'create the node role (docs/deploy.md step 1) or pass --node-role',
+    };
   }
 }
 
 export async function checkPrices(pricing: PricingClient, t: DoctorTarget): Promise<CheckResult> {
   try {
-    const out = await pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', MaxResults: 1, Filters: [{ Type: 'TERM_MATCH', Field: 'regionCode', Value: t.region }, { Type: 'TERM_MATCH', Field: 'operatingSystem', Value: 'Linux' }] }));
-    if (!out.PriceList?.length) return { check: 'prices', status: 'WARN', detail: `the Price List API has no EC2 prices for ${t.region}`, fix: 'nodewright will use the bundled us-east-1 prices as estimates' };
+    const out = await pricing.send(
+      new GetProductsCommand({
+        ServiceCode: 'AmazonEC2',
+        MaxResults: 1,
+        Filters: [
+          { Type: 'TERM_MATCH', Field: 'regionCode', Value: t.region },
+          { Type: 'TERM_MATCH', Field: 'operatingSystem', Value: 'Linux' },
+        ],
+      }),
+    );
+    if (!out.PriceList?.length)
+      return {
+        check: 'prices',
+        status: 'WARN',
+        detail: `the Price List API has no EC2 prices for ${t.region}`,
+        fix: 'nodewright will use the bundled us-east-1 prices as estimates',
+      };
     return { check: 'prices', status: 'PASS', detail: `the Price List API answers for ${t.region}` };
   } catch (e) {
-    return { check: 'prices', status: 'WARN', detail: `GetProducts: ${errorText(e)}`, fix: 'without it nodewright plans with the bundled us-east-1 prices, marked as estimates' };
+    return {
+      check: 'prices',
+      status: 'WARN',
+      detail: `GetProducts: ${errorText(e)}`,
+      fix: 'without it nodewright plans with the bundled us-east-1 prices, marked as estimates',
+    };
   }
 }
 
 export async function checkQueue(sqs: SQSClient, t: DoctorTarget): Promise<CheckResult> {
   try {
     const url = (await sqs.send(new GetQueueUrlCommand({ QueueName: t.queueName }))).QueueUrl;
-    const attrs = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Policy', 'ApproximateNumberOfMessages'] }))).Attributes ?? {};
-    if (!/events\.amazonaws\.com/.test(attrs.Policy ?? '')) return { check: 'interruption-queue', status: 'FAIL', detail: `${t.queueName} exists but its policy does not let EventBridge send to it`, fix: 'redeploy the stack (infra/resources/interruption.yml sets the policy)' };
-    return { check: 'interruption-queue', status: 'PASS', detail: `${t.queueName} receives EventBridge events (${attrs.ApproximateNumberOfMessages ?? '0'} waiting)` };
+    const attrs =
+      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Policy', 'ApproximateNumberOfMessages'] }))).Attributes ?? {};
+    if (!/events\.amazonaws\.com/.test(attrs.Policy ?? ''))
+      return {
+        check: 'interruption-queue',
+        status: 'FAIL',
+        detail: `${t.queueName} exists but its policy does not let EventBridge send to it`,
+        fix: 'redeploy the stack (infra/resources/interruption.yml sets the policy)',
+      };
+    return {
+      check: 'interruption-queue',
+      status: 'PASS',
+      detail: `${t.queueName} receives EventBridge events (${attrs.ApproximateNumberOfMessages ?? '0'} waiting)`,
+    };
   } catch (e) {
-    return { check: 'interruption-queue', status: 'FAIL', detail: `${t.queueName}: ${errorText(e)}`, fix: 'deploy the stack, or pass --queue with interruptionQueueName' };
+    return {
+      check: 'interruption-queue',
+      status: 'FAIL',
+      detail: `${t.queueName}: ${errorText(e)}`,
+      fix: 'deploy the stack, or pass --queue with interruptionQueueName',
+    };
   }
 }

@@ -41,7 +41,7 @@ async function runChecks(t: DoctorTarget, expectedRoles: number): Promise<CheckR
     return new KubeClusterClient(kc);
   });
   results.push(kube.result);
-  results.push(...await checkDiscovery({ ec2: new EC2Client(cfg), ssm: new SSMClient(cfg) }, version ?? '1.31', kube.snapshot));
+  results.push(...(await checkDiscovery({ ec2: new EC2Client(cfg), ssm: new SSMClient(cfg) }, version ?? '1.31', kube.snapshot)));
   results.push(await checkNodeRole(new IAMClient(cfg), t));
   results.push(await checkPrices(new PricingClient(awsClientConfig(priceListEndpointRegion(t.region))), t));
   results.push(await checkQueue(new SQSClient(cfg), t));
@@ -53,12 +53,28 @@ async function simulated(opts: DoctorOptions): Promise<CheckResult[]> {
   const { applyObjects, selectorTags } = await import('../../shared/sim/scenario/events');
   const { REPO_ROOT } = await import('../../shared/sim/runtime/functions');
   const scenario = parseScenario(readFileSync(resolve(REPO_ROOT, 'examples/scenarios/walkthrough.yaml'), 'utf8'), 'walkthrough.yaml');
-  const world = await createWorld({ clusterName: scenario.clusterName, region: scenario.region, zones: scenario.zones, seed: scenario.seed, nodeStartupSeconds: scenario.settings.nodeStartupSeconds, discoveryTags: selectorTags(scenario.objects) });
+  const world = await createWorld({
+    clusterName: scenario.clusterName,
+    region: scenario.region,
+    zones: scenario.zones,
+    seed: scenario.seed,
+    nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
+    discoveryTags: selectorTags(scenario.objects),
+  });
   try {
     applyObjects(world, scenario.objects);
-    const roles = scenario.objects.filter((o) => o.kind === 'EC2NodeClass').map((o) => String((o.spec as { role?: string } | undefined)?.role ?? '')).filter(Boolean);
+    const roles = scenario.objects
+      .filter((o) => o.kind === 'EC2NodeClass')
+      .map((o) => String((o.spec as { role?: string } | undefined)?.role ?? ''))
+      .filter(Boolean);
     for (const r of roles) world.ec2.roles.add(r);
-    const t: DoctorTarget = { clusterName: scenario.clusterName, region: scenario.region, stage: 'sim', nodeRoleName: opts.nodeRole ?? roles[0] ?? '', queueName: scenario.clusterName };
+    const t: DoctorTarget = {
+      clusterName: scenario.clusterName,
+      region: scenario.region,
+      stage: 'sim',
+      nodeRoleName: opts.nodeRole ?? roles[0] ?? '',
+      queueName: scenario.clusterName,
+    };
     return await runChecks(t, world.production.functions.length);
   } finally {
     await world.close();
@@ -72,11 +88,17 @@ export async function doctorCommand(opts: DoctorOptions, out: (s: string) => voi
   } else {
     if (!opts.cluster || !opts.region) throw new CliUsageError('doctor: --cluster and --region are required (or --sim)');
     const { deployedFunctions } = await import('../../shared/sim/runtime/functions');
-    results = await runChecks({
-      clusterName: opts.cluster, region: opts.region, stage: opts.stage,
-      nodeRoleName: opts.nodeRole ?? `KarpenterNodeRole-${opts.cluster}`, queueName: opts.queue ?? opts.cluster,
-      ...(opts.nodeInstanceProfile ? { nodeInstanceProfileName: opts.nodeInstanceProfile } : {}),
-    }, deployedFunctions().length);
+    results = await runChecks(
+      {
+        clusterName: opts.cluster,
+        region: opts.region,
+        stage: opts.stage,
+        nodeRoleName: opts.nodeRole ?? `KarpenterNodeRole-${opts.cluster}`,
+        queueName: opts.queue ?? opts.cluster,
+        ...(opts.nodeInstanceProfile ? { nodeInstanceProfileName: opts.nodeInstanceProfile } : {}),
+      },
+      deployedFunctions().length,
+    );
   }
   if (opts.output === 'json') out(JSON.stringify({ results, ok: !results.some((r) => r.status === 'FAIL') }, null, 2));
   else for (const r of results) out(`${r.status.padEnd(4)}  ${r.check.padEnd(22)}  ${r.detail}${r.fix && r.status !== 'PASS' ? `\n      → ${r.fix}` : ''}`);

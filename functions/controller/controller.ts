@@ -16,7 +16,8 @@ import { workflows } from '../../shared/adapters/compose/parts/workflows';
 const SAFETY_MS = 45_000;
 const DEFAULT_BUDGET_MS = 14 * 60_000;
 
-export const createHandler = (deps: ControllerDeps, options: Omit<ControllerOptions, 'holder'> = {}) =>
+export const createHandler =
+  (deps: ControllerDeps, options: Omit<ControllerOptions, 'holder'> = {}) =>
   async (_event: unknown, context?: Context): Promise<ControllerResult> => {
     const holder = context?.awsRequestId ?? `controller-${deps.clock.now()}`;
     const remaining = context?.getRemainingTimeInMillis?.();

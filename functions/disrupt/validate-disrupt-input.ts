@@ -9,9 +9,11 @@ import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 
-export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster'>) => async (event: unknown): Promise<DisruptionState> => {
-  const { input, executionName } = unwrapExecution(event);
-  return prepareDisruption(deps, parseDisruptInput(input), executionName);
-};
+export const createHandler =
+  (deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster'>) =>
+  async (event: unknown): Promise<DisruptionState> => {
+    const { input, executionName } = unwrapExecution(event);
+    return prepareDisruption(deps, parseDisruptInput(input), executionName);
+  };
 
 export const handler = deployedHandler('validateDisruptInput', { cloud, cluster }, createHandler);

@@ -16,7 +16,7 @@ import { epochMs, type EpochMs } from '../../shared/core/time';
 export type DisruptionHandlerOptions = Omit<DisruptionRunOptions, 'holder' | 'namingTimeMs' | 'once'>;
 
 const asRecord = (event: unknown): Record<string, unknown> =>
-  (typeof event === 'object' && event !== null && !Array.isArray(event) ? (event as Record<string, unknown>) : {});
+  typeof event === 'object' && event !== null && !Array.isArray(event) ? (event as Record<string, unknown>) : {};
 
 const isManual = (event: unknown): boolean => asRecord(event).reconcile === true;
 
@@ -36,13 +36,21 @@ export function spotToSpotEnabled(featureGates: string | undefined): boolean {
   return (featureGates ?? '').split(',').some((g) => g.trim().replace(/\s+/g, '') === 'SpotToSpotConsolidation=true');
 }
 
-export const createHandler = (deps: LifecycleDeps, options: DisruptionHandlerOptions = {}) =>
+export const createHandler =
+  (deps: LifecycleDeps, options: DisruptionHandlerOptions = {}) =>
   async (event: unknown, context?: Context): Promise<DisruptionRunResult> => {
     const holder = context?.awsRequestId ?? `disruption-${deps.clock.now()}`;
     const namingTimeMs = scheduledTime(event);
     const remainingMs = context?.getRemainingTimeInMillis?.();
-    return runDisruption(deps, { ...options, holder, once: isManual(event), ...(namingTimeMs !== undefined ? { namingTimeMs } : {}), ...(remainingMs !== undefined ? { remainingMs } : {}) });
+    return runDisruption(deps, {
+      ...options,
+      holder,
+      once: isManual(event),
+      ...(namingTimeMs !== undefined ? { namingTimeMs } : {}),
+      ...(remainingMs !== undefined ? { remainingMs } : {}),
+    });
   };
 
 export const handler = deployedHandler('disruption', { cluster, cloud, store, workflows }, (deps) =>
-  createHandler(deps, { core: { spotToSpotConsolidation: spotToSpotEnabled(process.env.FEATURE_GATES) } }));
+  createHandler(deps, { core: { spotToSpotConsolidation: spotToSpotEnabled(process.env.FEATURE_GATES) } }),
+);

@@ -11,9 +11,12 @@ import { prices } from '../../shared/adapters/compose/parts/prices';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
 
-
-export const createHandler = (deps: GarbageCollectionDeps) => (_event?: unknown): Promise<GarbageCollectionResult> => runGarbageCollection(deps);
+export const createHandler =
+  (deps: GarbageCollectionDeps) =>
+  (_event?: unknown): Promise<GarbageCollectionResult> =>
+    runGarbageCollection(deps);
 
 /** The deployed function (EventBridge schedule, rate 2 minutes). */
 export const handler = deployedHandler('garbageCollection', { cluster, cloud, store, workflows, prices, instanceProfiles, launchTemplates }, (deps) =>
-  createHandler({ ...deps, clusterName: deps.config.clusterName }));
+  createHandler({ ...deps, clusterName: deps.config.clusterName }),
+);

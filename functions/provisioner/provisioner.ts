@@ -16,9 +16,12 @@ export interface ProvisionerDeps extends LifecycleDeps {
 }
 
 const isManual = (event: unknown): boolean =>
-  typeof event === 'object' && event !== null && ((event as Record<string, unknown>).reconcile === true || (event as Record<string, unknown>).kind === 'reconcile');
+  typeof event === 'object' &&
+  event !== null &&
+  ((event as Record<string, unknown>).reconcile === true || (event as Record<string, unknown>).kind === 'reconcile');
 
-export const createHandler = (deps: ProvisionerDeps, options: { budgetMs?: number; pollMs?: number } = {}) =>
+export const createHandler =
+  (deps: ProvisionerDeps, options: { budgetMs?: number; pollMs?: number } = {}) =>
   async (event: unknown, context?: Context): Promise<ProvisionerResult> => {
     const holder = context?.awsRequestId ?? `provisioner-${deps.clock.now()}`;
     // A manual reconcile runs one round; the scheduled run keeps polling while pods are pending (~50 s).

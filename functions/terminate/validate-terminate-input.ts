@@ -3,7 +3,9 @@ import { parseTerminateInput, resolveTerminationTarget, type LifecycleDeps, type
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 
-export const createHandler = (deps: Pick<LifecycleDeps, 'cluster'>) => async (event: unknown): Promise<TerminationTarget> =>
-  resolveTerminationTarget(deps, parseTerminateInput(event));
+export const createHandler =
+  (deps: Pick<LifecycleDeps, 'cluster'>) =>
+  async (event: unknown): Promise<TerminationTarget> =>
+    resolveTerminationTarget(deps, parseTerminateInput(event));
 
 export const handler = deployedHandler('validateTerminateInput', { cluster }, createHandler);

@@ -36,11 +36,23 @@ class Layout {
       this.y += this.rowHeight;
     }
     this.rowHeight = h;
-    const options = type === 'stat'
-      ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', graphMode: 'area', textMode: 'auto', justifyMode: 'auto', orientation: 'auto' }
-      : { legend: { displayMode: 'table', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'desc' } };
+    const options =
+      type === 'stat'
+        ? {
+            reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+            colorMode: 'value',
+            graphMode: 'area',
+            textMode: 'auto',
+            justifyMode: 'auto',
+            orientation: 'auto',
+          }
+        : { legend: { displayMode: 'table', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'desc' } };
     this.panels.push({
-      type, title, id: ++this.id, datasource: DS, gridPos: { h, w, x: this.x, y: this.y },
+      type,
+      title,
+      id: ++this.id,
+      datasource: DS,
+      gridPos: { h, w, x: this.x, y: this.y },
       ...(opts.description ? { description: opts.description } : {}),
       fieldConfig: { defaults: { unit: opts.unit ?? 'short' }, overrides: [] },
       options,
@@ -54,49 +66,101 @@ function panels(): (Panel | RowPanel)[] {
   const l = new Layout();
   l.row('Fleet');
   l.panel('Fleet cost', 'stat', [[`sum(karpenter_nodepools_cost_total{${POOL}})`, 'USD/h']], {
-    unit: 'currencyUSD', w: 4, description: 'Hourly price of the launched NodeClaims (their on-demand or spot offering prices): karpenter_nodepools_cost_total.',
+    unit: 'currencyUSD',
+    w: 4,
+    description: 'Hourly price of the launched NodeClaims (their on-demand or spot offering prices): karpenter_nodepools_cost_total.',
   });
   l.panel('Nodes', 'stat', [[`count(karpenter_nodes_allocatable{${POOL}, resource_type="cpu"})`, 'nodes']], { w: 4 });
   l.panel('Pending pods', 'stat', [['sum(karpenter_scheduler_queue_depth)', 'pending']], { w: 4 });
   l.panel('Cost by NodePool', 'timeseries', [[`sum by (nodepool)(karpenter_nodepools_cost_total{${POOL}})`, '{{nodepool}}']], { unit: 'currencyUSD', w: 12 });
-  l.panel('Nodes by NodePool and capacity type', 'timeseries', [[`count by (nodepool, capacity_type)(karpenter_nodes_allocatable{${POOL}, resource_type="cpu"})`, '{{nodepool}} {{capacity_type}}']]);
+  l.panel('Nodes by NodePool and capacity type', 'timeseries', [
+    [`count by (nodepool, capacity_type)(karpenter_nodes_allocatable{${POOL}, resource_type="cpu"})`, '{{nodepool}} {{capacity_type}}'],
+  ]);
   l.panel('CPU usage and limit (cores)', 'timeseries', [
     [`karpenter_nodepools_usage{${POOL}, resource_type="cpu"}`, '{{nodepool}} usage'],
     [`karpenter_nodepools_limit{${POOL}, resource_type="cpu"}`, '{{nodepool}} limit'],
   ]);
-  const share = (r: string) => `sum by (nodepool)(karpenter_nodes_total_pod_requests{${POOL}, resource_type="${r}"}) / sum by (nodepool)(karpenter_nodes_allocatable{${POOL}, resource_type="${r}"})`;
-  l.panel('Requested share of allocatable', 'timeseries', [[share('cpu'), '{{nodepool}} cpu'], [share('memory'), '{{nodepool}} memory']], { unit: 'percentunit' });
+  const share = (r: string) =>
+    `sum by (nodepool)(karpenter_nodes_total_pod_requests{${POOL}, resource_type="${r}"}) / sum by (nodepool)(karpenter_nodes_allocatable{${POOL}, resource_type="${r}"})`;
+  l.panel(
+    'Requested share of allocatable',
+    'timeseries',
+    [
+      [share('cpu'), '{{nodepool}} cpu'],
+      [share('memory'), '{{nodepool}} memory'],
+    ],
+    { unit: 'percentunit' },
+  );
 
   l.row('Provisioning');
-  l.panel('NodeClaims created', 'timeseries', [[`sum by (nodepool, reason)(increase(karpenter_nodeclaims_created_total{${POOL}}${RATE}))`, '{{nodepool}} {{reason}}']]);
-  l.panel('NodeClaims terminated', 'timeseries', [[`sum by (nodepool, capacity_type)(increase(karpenter_nodeclaims_terminated_total{${POOL}}${RATE}))`, '{{nodepool}} {{capacity_type}}']]);
-  l.panel('Pending and unschedulable pods', 'timeseries', [['sum(karpenter_scheduler_queue_depth)', 'pending'], ['sum(karpenter_scheduler_unschedulable_pods_count)', 'unschedulable']]);
+  l.panel('NodeClaims created', 'timeseries', [
+    [`sum by (nodepool, reason)(increase(karpenter_nodeclaims_created_total{${POOL}}${RATE}))`, '{{nodepool}} {{reason}}'],
+  ]);
+  l.panel('NodeClaims terminated', 'timeseries', [
+    [`sum by (nodepool, capacity_type)(increase(karpenter_nodeclaims_terminated_total{${POOL}}${RATE}))`, '{{nodepool}} {{capacity_type}}'],
+  ]);
+  l.panel('Pending and unschedulable pods', 'timeseries', [
+    ['sum(karpenter_scheduler_queue_depth)', 'pending'],
+    ['sum(karpenter_scheduler_unschedulable_pods_count)', 'unschedulable'],
+  ]);
   const quantile = (q: number, metric: string) => `histogram_quantile(${q}, sum by (le)(rate(${metric}_bucket${RATE})))`;
-  l.panel('Scheduling duration', 'timeseries', [
-    [quantile(0.5, 'karpenter_scheduler_scheduling_duration_seconds'), 'p50'],
-    [quantile(0.99, 'karpenter_scheduler_scheduling_duration_seconds'), 'p99'],
-  ], { unit: 's', w: 12 });
-  l.panel('Pod startup duration', 'timeseries', [
-    ['max(karpenter_pods_startup_duration_seconds{quantile="0.5"})', 'p50'],
-    ['max(karpenter_pods_startup_duration_seconds{quantile="0.99"})', 'p99'],
-  ], { unit: 's', w: 12 });
-  l.panel('Nodes created and terminated', 'timeseries', [
-    [`sum by (nodepool)(increase(karpenter_nodes_created_total{${POOL}}${RATE}))`, '{{nodepool}} created'],
-    [`sum by (nodepool)(increase(karpenter_nodes_terminated_total{${POOL}}${RATE}))`, '{{nodepool}} terminated'],
-  ], { w: 12 });
+  l.panel(
+    'Scheduling duration',
+    'timeseries',
+    [
+      [quantile(0.5, 'karpenter_scheduler_scheduling_duration_seconds'), 'p50'],
+      [quantile(0.99, 'karpenter_scheduler_scheduling_duration_seconds'), 'p99'],
+    ],
+    { unit: 's', w: 12 },
+  );
+  l.panel(
+    'Pod startup duration',
+    'timeseries',
+    [
+      ['max(karpenter_pods_startup_duration_seconds{quantile="0.5"})', 'p50'],
+      ['max(karpenter_pods_startup_duration_seconds{quantile="0.99"})', 'p99'],
+    ],
+    { unit: 's', w: 12 },
+  );
+  l.panel(
+    'Nodes created and terminated',
+    'timeseries',
+    [
+      [`sum by (nodepool)(increase(karpenter_nodes_created_total{${POOL}}${RATE}))`, '{{nodepool}} created'],
+      [`sum by (nodepool)(increase(karpenter_nodes_terminated_total{${POOL}}${RATE}))`, '{{nodepool}} terminated'],
+    ],
+    { w: 12 },
+  );
 
   l.row('Disruption');
-  l.panel('Disruption decisions', 'timeseries', [[`sum by (decision, reason, consolidation_type)(increase(karpenter_voluntary_disruption_decisions_total${RATE}))`, '{{decision}} {{reason}} {{consolidation_type}}']]);
+  l.panel('Disruption decisions', 'timeseries', [
+    [
+      `sum by (decision, reason, consolidation_type)(increase(karpenter_voluntary_disruption_decisions_total${RATE}))`,
+      '{{decision}} {{reason}} {{consolidation_type}}',
+    ],
+  ]);
   l.panel('Eligible nodes', 'timeseries', [['sum by (reason)(karpenter_voluntary_disruption_eligible_nodes)', '{{reason}}']]);
-  l.panel('NodeClaims disrupted', 'timeseries', [[`sum by (nodepool, reason)(increase(karpenter_nodeclaims_disrupted_total{${POOL}}${RATE}))`, '{{nodepool}} {{reason}}']]);
-  l.panel('Disruption evaluation duration', 'timeseries', [[quantile(0.99, 'karpenter_voluntary_disruption_decision_evaluation_duration_seconds'), 'p99']], { unit: 's', w: 12 });
-  l.panel('Node termination duration', 'timeseries', [
-    ['max by (nodepool)(karpenter_nodes_termination_duration_seconds{quantile="0.5"})', '{{nodepool}} p50'],
-    ['max by (nodepool)(karpenter_nodes_termination_duration_seconds{quantile="0.99"})', '{{nodepool}} p99'],
-  ], { unit: 's', w: 12 });
+  l.panel('NodeClaims disrupted', 'timeseries', [
+    [`sum by (nodepool, reason)(increase(karpenter_nodeclaims_disrupted_total{${POOL}}${RATE}))`, '{{nodepool}} {{reason}}'],
+  ]);
+  l.panel('Disruption evaluation duration', 'timeseries', [[quantile(0.99, 'karpenter_voluntary_disruption_decision_evaluation_duration_seconds'), 'p99']], {
+    unit: 's',
+    w: 12,
+  });
+  l.panel(
+    'Node termination duration',
+    'timeseries',
+    [
+      ['max by (nodepool)(karpenter_nodes_termination_duration_seconds{quantile="0.5"})', '{{nodepool}} p50'],
+      ['max by (nodepool)(karpenter_nodes_termination_duration_seconds{quantile="0.99"})', '{{nodepool}} p99'],
+    ],
+    { unit: 's', w: 12 },
+  );
 
   l.row('Interruption and errors');
-  l.panel('Interruption messages', 'timeseries', [[`sum by (message_type)(increase(karpenter_interruption_received_messages_total${RATE}))`, '{{message_type}}']]);
+  l.panel('Interruption messages', 'timeseries', [
+    [`sum by (message_type)(increase(karpenter_interruption_received_messages_total${RATE}))`, '{{message_type}}'],
+  ]);
   l.panel('Time on the interruption queue', 'timeseries', [[quantile(0.99, 'karpenter_interruption_message_queue_duration_seconds'), 'p99']], { unit: 's' });
   l.panel('Cloud provider errors', 'timeseries', [[`sum by (method, error)(increase(karpenter_cloudprovider_errors_total${RATE}))`, '{{method}} {{error}}']]);
   return l.panels;
@@ -105,8 +169,9 @@ function panels(): (Panel | RowPanel)[] {
 export const dashboard: Dashboard = {
   title: 'nodewright — Karpenter metrics',
   uid: 'nodewright-karpenter',
-  description: 'Capacity, cost, provisioning, disruption and interruption from the Karpenter metrics nodewright publishes (docs/metrics.md). '
-    + 'Point the datasource at a Prometheus scraping `nodewright sim serve` (/metrics), or any Prometheus holding these series.',
+  description:
+    'Capacity, cost, provisioning, disruption and interruption from the Karpenter metrics nodewright publishes (docs/metrics.md). ' +
+    'Point the datasource at a Prometheus scraping `nodewright sim serve` (/metrics), or any Prometheus holding these series.',
   tags: ['nodewright', 'karpenter'],
   timezone: 'browser',
   editable: true,
@@ -123,9 +188,18 @@ export const dashboard: Dashboard = {
     list: [
       { name: 'datasource', label: 'Prometheus', type: 'datasource', query: 'prometheus', hide: 0, refresh: 1, options: [], includeAll: false, multi: false },
       {
-        name: 'nodepool', label: 'NodePool', type: 'query', datasource: DS,
+        name: 'nodepool',
+        label: 'NodePool',
+        type: 'query',
+        datasource: DS,
         query: { query: 'label_values(karpenter_nodepools_usage, nodepool)', refId: 'nodepools' },
-        includeAll: true, multi: true, allValue: '.*', refresh: 2, sort: 1, hide: 0, options: [],
+        includeAll: true,
+        multi: true,
+        allValue: '.*',
+        refresh: 2,
+        sort: 1,
+        hide: 0,
+        options: [],
       },
     ],
   },

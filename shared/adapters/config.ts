@@ -1,7 +1,8 @@
 /** Environment of the Lambda functions, validated once (zod) with a message naming each bad variable. */
 import * as z from '../core/zod';
 
-const arn = (what: string) => z.string().check(z.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]+$/, `must be the ARN of the ${what} state machine`));
+const arn = (what: string) =>
+  z.string().check(z.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]+$/, `must be the ARN of the ${what} state machine`));
 
 const ConfigSchema = z.object({
   CLUSTER_NAME: z.string().check(z.minLength(1), z.maxLength(100)),
@@ -18,7 +19,7 @@ const ConfigSchema = z.object({
   /** Karpenter's metrics to CloudWatch (EMF): `cloudwatch`, or `off` (default; each series is a billed custom metric). */
   KARPENTER_METRICS: z.optional(z.enum(['cloudwatch', 'off'])),
   /** `<service>-<stage>-`: the controller invokes `<prefix>provisioner` and `<prefix>disruption`. */
-  FUNCTION_NAME_PREFIX: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the deployed functions\' name prefix, e.g. nodewright-dev-'))),
+  FUNCTION_NAME_PREFIX: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/, "must be the deployed functions' name prefix, e.g. nodewright-dev-"))),
 });
 
 export interface Config {

@@ -39,10 +39,31 @@ export interface EncodedCatalog {
 
 /** The fields of a bundled catalog entry, in the order of its keys (CatalogEntry's, less the ones set at run time). */
 export const CATALOG_FIELDS = [
-  'name', 'family', 'category', 'generation', 'size', 'vcpu', 'memoryMiB', 'arch', 'gpuCount', 'gpuManufacturer',
-  'gpuName', 'gpuMemoryMiB', 'hypervisor', 'bareMetal', 'maxENIs', 'ipv4PerENI', 'maxPodsEni', 'localNvmeGB',
-  'networkBandwidthMbps', 'onDemandUsdPerHour', 'acceleratorCount', 'acceleratorName', 'acceleratorManufacturer',
-  'branchENIs', 'specSource',
+  'name',
+  'family',
+  'category',
+  'generation',
+  'size',
+  'vcpu',
+  'memoryMiB',
+  'arch',
+  'gpuCount',
+  'gpuManufacturer',
+  'gpuName',
+  'gpuMemoryMiB',
+  'hypervisor',
+  'bareMetal',
+  'maxENIs',
+  'ipv4PerENI',
+  'maxPodsEni',
+  'localNvmeGB',
+  'networkBandwidthMbps',
+  'onDemandUsdPerHour',
+  'acceleratorCount',
+  'acceleratorName',
+  'acceleratorManufacturer',
+  'branchENIs',
+  'specSource',
 ] as const;
 
 type Stored = Record<string, unknown>;
@@ -57,20 +78,29 @@ const DERIVED = ['family', 'category', 'generation', 'size', 'bareMetal', 'maxPo
 const LAYOUT = {
   /** Always-present columns first, then the ones that usually hold their default (left off the row's end). */
   columns: [
-    'name', 'vcpu', 'memoryMiB', 'arch', 'hypervisor', 'maxENIs', 'ipv4PerENI', 'localNvmeGB', 'networkBandwidthMbps',
-    'onDemandUsdPerHour', 'branchENIs',
-    'gpuCount', 'gpuMemoryMiB', 'gpuManufacturer', 'gpuName', 'specSource', 'acceleratorCount', 'acceleratorName',
+    'name',
+    'vcpu',
+    'memoryMiB',
+    'arch',
+    'hypervisor',
+    'maxENIs',
+    'ipv4PerENI',
+    'localNvmeGB',
+    'networkBandwidthMbps',
+    'onDemandUsdPerHour',
+    'branchENIs',
+    'gpuCount',
+    'gpuMemoryMiB',
+    'gpuManufacturer',
+    'gpuName',
+    'specSource',
+    'acceleratorCount',
+    'acceleratorName',
     'acceleratorManufacturer',
   ],
-  dicts: [
-    'memoryMiB', 'arch', 'hypervisor', 'networkBandwidthMbps', 'gpuManufacturer', 'gpuName', 'specSource',
-    'acceleratorName', 'acceleratorManufacturer',
-  ],
+  dicts: ['memoryMiB', 'arch', 'hypervisor', 'networkBandwidthMbps', 'gpuManufacturer', 'gpuName', 'specSource', 'acceleratorName', 'acceleratorManufacturer'],
   maps: ['onDemandUsdPerHour'],
-  defaults: [
-    'gpuCount', 'gpuMemoryMiB', 'gpuManufacturer', 'gpuName', 'specSource', 'acceleratorCount', 'acceleratorName',
-    'acceleratorManufacturer',
-  ],
+  defaults: ['gpuCount', 'gpuMemoryMiB', 'gpuManufacturer', 'gpuName', 'specSource', 'acceleratorCount', 'acceleratorName', 'acceleratorManufacturer'],
 };
 
 function isValue(v: unknown): v is Value {
@@ -98,18 +128,29 @@ export function encodeCatalog(entries: readonly CatalogEntry[]): EncodedCatalog 
     if (keys !== CATALOG_FIELDS.join(',')) throw new Error(`catalog entry ${i} (${String(e.name)}): keys ${keys}, expected ${CATALOG_FIELDS.join(',')}`);
     for (const f of CATALOG_FIELDS) {
       const v = e[f];
-      const ok = LAYOUT.maps.includes(f)
-        ? typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(isValue)
-        : isValue(v);
+      const ok = LAYOUT.maps.includes(f) ? typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(isValue) : isValue(v);
       if (!ok) throw new Error(`catalog entry ${i} (${String(e.name)}): ${f} cannot be encoded: ${JSON.stringify(v)}`);
     }
   }
   const dicts: Record<string, Value[]> = {};
-  for (const c of LAYOUT.dicts) dicts[c] = byFrequency(records.map((e) => e[c] as Value), (v) => JSON.stringify(v));
+  for (const c of LAYOUT.dicts)
+    dicts[c] = byFrequency(
+      records.map((e) => e[c] as Value),
+      (v) => JSON.stringify(v),
+    );
   const maps: Record<string, string[][]> = {};
-  for (const c of LAYOUT.maps) maps[c] = byFrequency(records.map((e) => Object.keys(e[c] as object)), (k) => JSON.stringify(k));
+  for (const c of LAYOUT.maps)
+    maps[c] = byFrequency(
+      records.map((e) => Object.keys(e[c] as object)),
+      (k) => JSON.stringify(k),
+    );
   const defaults: Record<string, Value> = {};
-  for (const c of LAYOUT.defaults) defaults[c] = byFrequency(records.map((e) => e[c] as Value), (v) => JSON.stringify(v))[0] ?? null;
+  for (const c of LAYOUT.defaults)
+    defaults[c] =
+      byFrequency(
+        records.map((e) => e[c] as Value),
+        (v) => JSON.stringify(v),
+      )[0] ?? null;
 
   const rows = records.map((e) => {
     const row: Cell[] = LAYOUT.columns.map((c) => {
@@ -231,14 +272,31 @@ export function decodeCatalog(c: EncodedCatalog): CatalogEntry[] {
     const ips = ipv4PerENI(row) as number;
     // An object literal in CATALOG_FIELDS order: every entry gets the same shape, in one allocation.
     const entry = {
-      name: n, family: n.slice(0, dot), category: parts?.[1], generation: parts ? Number(parts[3]) : undefined, size,
-      vcpu: vcpu(row), memoryMiB: memoryMiB(row), arch: arch(row), gpuCount: gpuCount(row),
-      gpuManufacturer: gpuManufacturer(row), gpuName: gpuName(row), gpuMemoryMiB: gpuMemoryMiB(row),
-      hypervisor: hypervisor(row), bareMetal: size.includes('metal'), maxENIs: enis, ipv4PerENI: ips,
-      maxPodsEni: enis * (ips - 1) + 2, localNvmeGB: localNvmeGB(row), networkBandwidthMbps: networkBandwidthMbps(row),
-      onDemandUsdPerHour: onDemandUsdPerHour(row), acceleratorCount: acceleratorCount(row),
-      acceleratorName: acceleratorName(row), acceleratorManufacturer: acceleratorManufacturer(row),
-      branchENIs: branchENIs(row), specSource: specSource(row),
+      name: n,
+      family: n.slice(0, dot),
+      category: parts?.[1],
+      generation: parts ? Number(parts[3]) : undefined,
+      size,
+      vcpu: vcpu(row),
+      memoryMiB: memoryMiB(row),
+      arch: arch(row),
+      gpuCount: gpuCount(row),
+      gpuManufacturer: gpuManufacturer(row),
+      gpuName: gpuName(row),
+      gpuMemoryMiB: gpuMemoryMiB(row),
+      hypervisor: hypervisor(row),
+      bareMetal: size.includes('metal'),
+      maxENIs: enis,
+      ipv4PerENI: ips,
+      maxPodsEni: enis * (ips - 1) + 2,
+      localNvmeGB: localNvmeGB(row),
+      networkBandwidthMbps: networkBandwidthMbps(row),
+      onDemandUsdPerHour: onDemandUsdPerHour(row),
+      acceleratorCount: acceleratorCount(row),
+      acceleratorName: acceleratorName(row),
+      acceleratorManufacturer: acceleratorManufacturer(row),
+      branchENIs: branchENIs(row),
+      specSource: specSource(row),
     };
     const exc = exceptions.get(n);
     if (exc) Object.assign(entry, exc); // derived fields only (checked above), which the entry has: the key order stays

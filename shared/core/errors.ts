@@ -11,7 +11,11 @@ abstract class NamedError extends Error {
 
 export class InsufficientCapacityError extends NamedError {
   override readonly name = 'InsufficientCapacityError' as const;
-  constructor(message: string, readonly offerings: { instanceType: string; zone: string; capacityType: string }[] = [], options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly offerings: { instanceType: string; zone: string; capacityType: string }[] = [],
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
@@ -32,7 +36,12 @@ export class InstanceNotOwnedError extends NamedError {
 }
 export class ManifestValidationError extends NamedError {
   override readonly name = 'ManifestValidationError' as const;
-  constructor(readonly file: string, readonly documentIndex: number, readonly path: string, readonly problem: string) {
+  constructor(
+    readonly file: string,
+    readonly documentIndex: number,
+    readonly path: string,
+    readonly problem: string,
+  ) {
     super(`${file}: document ${documentIndex + 1}: ${path ? path + ': ' : ''}${problem}`);
   }
 }

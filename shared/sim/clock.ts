@@ -173,7 +173,10 @@ export class VirtualClock implements Clock {
 
   /** What keeps time from moving, for diagnostics. */
   busy(): string[] {
-    return [...[...this.active].filter((a) => a.sleeping <= 0).map((a) => a.name), ...[...this.probes].map((p) => p()).filter((x): x is string => x !== undefined)];
+    return [
+      ...[...this.active].filter((a) => a.sleeping <= 0).map((a) => a.name),
+      ...[...this.probes].map((p) => p()).filter((x): x is string => x !== undefined),
+    ];
   }
 
   activeCount(): number {

@@ -36,9 +36,13 @@ const SERVICE_TARGETS = new Set(['kube-api', 'ec2', 'sfn', 'dynamodb', 'lambda-i
 
 export function validateFault(f: FaultSpec, where: string): void {
   const invocation = /^(lambda|task):[A-Za-z][A-Za-z0-9]*$/.test(f.target);
-  if (!SERVICE_TARGETS.has(f.target) && !invocation) throw new FaultSpecInvalidError(`${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, ssm, eks, pricing, iam, sqs, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`);
+  if (!SERVICE_TARGETS.has(f.target) && !invocation)
+    throw new FaultSpecInvalidError(
+      `${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, ssm, eks, pricing, iam, sqs, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`,
+    );
   const kinds = invocation ? ['crash', 'timeout'] : f.target === 'sqs' ? ['duplicate'] : ['error', 'throttle', 'timeout', 'hang'];
-  if (!kinds.includes(f.kind)) throw new FaultSpecInvalidError(`${where}: kind for ${f.target} must be one of ${kinds.join(', ')}; got ${JSON.stringify(f.kind)}`);
+  if (!kinds.includes(f.kind))
+    throw new FaultSpecInvalidError(`${where}: kind for ${f.target} must be one of ${kinds.join(', ')}; got ${JSON.stringify(f.kind)}`);
   if (f.rate !== undefined && !(f.rate > 0 && f.rate <= 1)) throw new FaultSpecInvalidError(`${where}: rate must be in (0, 1]; got ${f.rate}`);
 }
 
@@ -53,7 +57,11 @@ export class FaultPlan {
   private readonly draws: number[];
   readonly injected: { t: number; target: string; kind: FaultKind }[] = [];
 
-  constructor(private readonly faults: FaultSpec[], private readonly seed: number, private readonly elapsedSeconds: () => number) {
+  constructor(
+    private readonly faults: FaultSpec[],
+    private readonly seed: number,
+    private readonly elapsedSeconds: () => number,
+  ) {
     this.draws = faults.map(() => 0);
   }
 
@@ -85,11 +93,16 @@ const API_SERVER_REQUEST_TIMEOUT_MS = 60_000;
 /** What the fake API server answers for an injected kube-api fault. */
 export function kubeApiFault(kind: FaultKind | undefined): { status?: number; delayMs?: number } | undefined {
   switch (kind) {
-    case 'error': return { status: 500 };
-    case 'throttle': return { status: 429 };
-    case 'timeout': return { status: 504, delayMs: API_SERVER_REQUEST_TIMEOUT_MS };
-    case 'hang': return { delayMs: Infinity };
-    default: return undefined;
+    case 'error':
+      return { status: 500 };
+    case 'throttle':
+      return { status: 429 };
+    case 'timeout':
+      return { status: 504, delayMs: API_SERVER_REQUEST_TIMEOUT_MS };
+    case 'hang':
+      return { delayMs: Infinity };
+    default:
+      return undefined;
   }
 }
 
@@ -107,5 +120,9 @@ export function awsFault(service: string, kind: FaultKind): Error {
   };
   const [error, throttle] = names[service] ?? ['InternalError', 'ThrottlingException'];
   const name = kind === 'throttle' ? throttle : error;
-  return Object.assign(new Error(`injected fault: ${service} ${kind}`), { name, $fault: kind === 'throttle' ? 'client' : 'server', $metadata: { httpStatusCode: kind === 'throttle' ? 400 : 500 } });
+  return Object.assign(new Error(`injected fault: ${service} ${kind}`), {
+    name,
+    $fault: kind === 'throttle' ? 'client' : 'server',
+    $metadata: { httpStatusCode: kind === 'throttle' ? 400 : 500 },
+  });
 }

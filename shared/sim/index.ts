@@ -1,7 +1,7 @@
 /** The simulator: the production functions, adapters and ASL on a simulated EKS + EC2 in virtual time (docs/simulator.md). */
-export { parseScenario,    } from './scenario/schema';
-export { runScenario,  type SimulationRun } from './scenario/run';
-export type { SimulationResult, SimulatedNode,  SimulationEvent,   } from './scenario/result';
-export {  settle,  } from './clock';
-export { createWorld,  type SimWorld,  } from './scenario/world';
-export { startInteractive,  type InteractiveSession } from './scenario/interactive';
+export { parseScenario } from './scenario/schema';
+export { runScenario, type SimulationRun } from './scenario/run';
+export type { SimulationResult, SimulatedNode, SimulationEvent } from './scenario/result';
+export { settle } from './clock';
+export { createWorld, type SimWorld } from './scenario/world';
+export { startInteractive, type InteractiveSession } from './scenario/interactive';

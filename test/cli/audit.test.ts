@@ -16,10 +16,25 @@ afterEach(() => ddb.reset());
 
 function capture() {
   const lines: string[] = [];
-  return { lines, out: (s: string) => { lines.push(s); } };
+  return {
+    lines,
+    out: (s: string) => {
+      lines.push(s);
+    },
+  };
 }
 
-const record = (at: number, o: Partial<AuditRecord> = {}): AuditRecord => ({ at: epochMs(at), kind: 'disruption', action: 'chosen', reason: 'empty', nodeClaims: ['claim-a'], nodes: ['a'], savingsPerHour: 0.136, detail: { method: 'emptiness', why: 'emptiness: delete of 1 node(s)' }, ...o });
+const record = (at: number, o: Partial<AuditRecord> = {}): AuditRecord => ({
+  at: epochMs(at),
+  kind: 'disruption',
+  action: 'chosen',
+  reason: 'empty',
+  nodeClaims: ['claim-a'],
+  nodes: ['a'],
+  savingsPerHour: 0.136,
+  detail: { method: 'emptiness', why: 'emptiness: delete of 1 node(s)' },
+  ...o,
+});
 
 describe('nodewright audit', () => {
   it('should show why each move of the disruption function was made, newest first', async () => {
@@ -40,8 +55,12 @@ describe('nodewright audit', () => {
     const chosen = lines.findIndex((l) => l.includes('  chosen  '));
     expect(started).toBeGreaterThanOrEqual(0);
     expect(chosen).toBeGreaterThan(started);
-    expect(lines[chosen]).toMatch(/disruption {2}chosen {2}underutilized {2}\(single-node\) {2}claim-ip-192-168-185-240 \(node ip-192-168-185-240\) {2}saves \$0\.\d{4}\/h/);
-    expect(text).toContain('why: disrupting nodeclaim(s) via replace, terminating 1 nodes (1 pods) ip-192-168-185-240/c6g.2xlarge/on-demand and replacing with on-demand node from types c6g.large');
+    expect(lines[chosen]).toMatch(
+      /disruption {2}chosen {2}underutilized {2}\(single-node\) {2}claim-ip-192-168-185-240 \(node ip-192-168-185-240\) {2}saves \$0\.\d{4}\/h/,
+    );
+    expect(text).toContain(
+      'why: disrupting nodeclaim(s) via replace, terminating 1 nodes (1 pods) ip-192-168-185-240/c6g.2xlarge/on-demand and replacing with on-demand node from types c6g.large',
+    );
     expect(text).toMatch(/execution: disrupt\/disrupt-underutilized-/);
     expect(text).toMatch(/replacements: on-demand c6g\.large/);
   });
@@ -52,7 +71,13 @@ describe('nodewright audit', () => {
     ddb.on(QueryCommand).resolves({
       Items: [
         { pk: 'AUDIT#2026-11-22', sk: 'x#1', kind: 'disruption', expiresAtMs: now + 1e9, record: record(now - 120_000) },
-        { pk: 'AUDIT#2026-11-22', sk: 'x#2', kind: 'disruption', expiresAtMs: now + 1e9, record: record(now - 60_000, { action: 'abandoned', detail: { method: 'emptiness', why: 'validation after 15s: pod default/newcomer arrived' } }) },
+        {
+          pk: 'AUDIT#2026-11-22',
+          sk: 'x#2',
+          kind: 'disruption',
+          expiresAtMs: now + 1e9,
+          record: record(now - 60_000, { action: 'abandoned', detail: { method: 'emptiness', why: 'validation after 15s: pod default/newcomer arrived' } }),
+        },
       ],
     });
     const { lines, out } = capture();
@@ -81,7 +106,10 @@ describe('nodewright audit', () => {
 
     // Assess
     const shown = JSON.parse(lines.join('\n')) as AuditRecord[];
-    expect(shown.map((r) => [r.at, r.action, r.nodeClaims])).toEqual([[NOW - 6000, 'chosen', ['claim-0']], [NOW - 8000, 'chosen', ['claim-0']]]);
+    expect(shown.map((r) => [r.at, r.action, r.nodeClaims])).toEqual([
+      [NOW - 6000, 'chosen', ['claim-0']],
+      [NOW - 8000, 'chosen', ['claim-0']],
+    ]);
   });
 
   it('should say so when there is nothing in the window', async () => {
@@ -89,7 +117,10 @@ describe('nodewright audit', () => {
     const { lines, out } = capture();
 
     // Act
-    await auditCommand({ table: 't', region: 'eu-west-1', since: '2026-01-01T00:00:00Z' }, out, { store: new MemoryStateStore({ now: () => NOW }), now: () => NOW });
+    await auditCommand({ table: 't', region: 'eu-west-1', since: '2026-01-01T00:00:00Z' }, out, {
+      store: new MemoryStateStore({ now: () => NOW }),
+      now: () => NOW,
+    });
 
     // Assess
     expect(lines).toEqual(['no audit records since 2026-01-01T00:00:00Z']);
@@ -117,11 +148,23 @@ describe('nodewright audit', () => {
     // Prepare
     const store = new MemoryStateStore({ now: () => NOW });
     await store.audit(record(NOW - 3 * 3600_000));
-    await store.audit(record(NOW - 60_000, { action: 'started', detail: { method: 'emptiness', why: 'disrupting nodeclaim(s) via delete', machine: 'disrupt', execution: 'disrupt-empty-abc' } }));
+    await store.audit(
+      record(NOW - 60_000, {
+        action: 'started',
+        detail: { method: 'emptiness', why: 'disrupting nodeclaim(s) via delete', machine: 'disrupt', execution: 'disrupt-empty-abc' },
+      }),
+    );
     const { lines, out } = capture();
     let code = -1;
     const program = new Command().exitOverride();
-    addAuditCommand(program, (c) => { code = c; }, out, { store, now: () => NOW });
+    addAuditCommand(
+      program,
+      (c) => {
+        code = c;
+      },
+      out,
+      { store, now: () => NOW },
+    );
 
     // Act
     await program.parseAsync(['audit', '--table', 'nodewright-dev-state', '--since', '2h', '--kind', 'disruption', '--nodeclaim', 'a'], { from: 'user' });

@@ -8,13 +8,25 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-s
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { runCli } from './run';
-import { checkAccessEntries, checkCluster, checkDiscovery, checkKubernetes, checkNodeRole, checkPrices, checkQueue, type DoctorTarget } from '../../cli/doctor/checks';
+import {
+  checkAccessEntries,
+  checkCluster,
+  checkDiscovery,
+  checkKubernetes,
+  checkNodeRole,
+  checkPrices,
+  checkQueue,
+  type DoctorTarget,
+} from '../../cli/doctor/checks';
 import type { ClusterSnapshot } from '../../shared/core/ports';
 
 const T: DoctorTarget = { clusterName: 'prod', region: 'eu-west-1', stage: 'prod', nodeRoleName: 'KarpenterNodeRole-prod', queueName: 'prod' };
 const err = (name: string, message = name) => Object.assign(new Error(message), { name, $metadata: {} });
 const mocks: { restore(): void }[] = [];
-afterEach(() => { while (mocks.length) mocks.pop()!.restore(); vi.restoreAllMocks(); });
+afterEach(() => {
+  while (mocks.length) mocks.pop()!.restore();
+  vi.restoreAllMocks();
+});
 function track<M extends { restore(): void }>(m: M): M {
   mocks.push(m);
   return m;
@@ -23,20 +35,35 @@ function track<M extends { restore(): void }>(m: M): M {
 describe('nodewright doctor checks', () => {
   it('should fail a missing cluster and warn when it has no access entries mode', async () => {
     const eks = track(mockClient(EKSClient));
-    eks.on(DescribeClusterCommand).rejectsOnce(err('ResourceNotFoundException', 'No cluster found for name: prod.'))
+    eks
+      .on(DescribeClusterCommand)
+      .rejectsOnce(err('ResourceNotFoundException', 'No cluster found for name: prod.'))
       .resolves({ cluster: { status: 'ACTIVE', version: '1.31', accessConfig: { authenticationMode: 'CONFIG_MAP' } } });
-    expect(await checkCluster(new EKSClient({}), T)).toMatchObject({ status: 'FAIL', detail: expect.stringContaining('No cluster found'), fix: expect.stringContaining('--cluster') });
+    expect(await checkCluster(new EKSClient({}), T)).toMatchObject({
+      status: 'FAIL',
+      detail: expect.stringContaining('No cluster found'),
+      fix: expect.stringContaining('--cluster'),
+    });
     expect(await checkCluster(new EKSClient({}), T)).toMatchObject({ status: 'WARN', fix: expect.stringContaining('aws-auth') });
   });
 
   it('should fail when no function role has an access entry', async () => {
-    track(mockClient(EKSClient)).on(ListAccessEntriesCommand).resolves({ accessEntries: ['arn:aws:iam::1:role/other'] });
+    track(mockClient(EKSClient))
+      .on(ListAccessEntriesCommand)
+      .resolves({ accessEntries: ['arn:aws:iam::1:role/other'] });
     expect(await checkAccessEntries(new EKSClient({}), T, 24)).toMatchObject({ status: 'FAIL', fix: expect.stringContaining('step 5') });
   });
 
   it('should fail an API answer of 403 naming the ClusterRole to apply', async () => {
     const forbidden = Object.assign(new Error('HTTP-Code: 403'), { code: 403 });
-    const r = await checkKubernetes(async () => ({ snapshot: async () => { throw forbidden; } }) as never);
+    const r = await checkKubernetes(
+      async () =>
+        ({
+          snapshot: async () => {
+            throw forbidden;
+          },
+        }) as never,
+    );
     expect(r.result).toMatchObject({ status: 'FAIL', fix: expect.stringContaining('infra/kubernetes/rbac.yaml') });
   });
 
@@ -44,11 +71,25 @@ describe('nodewright doctor checks', () => {
     const ec2 = track(mockClient(EC2Client));
     ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
     ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes' }] });
-    track(mockClient(SSMClient)).on(GetParameterCommand).resolves({ Parameter: { Value: 'ami-123' } });
-    ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-123', Architecture: 'x86_64', CreationDate: '2026-01-01T00:00:00Z', State: 'available' }] });
-    const nc = { name: 'default', subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'prod' } }], securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'prod' } }], amiSelectorTerms: [{ alias: 'al2023@latest' }] };
+    track(mockClient(SSMClient))
+      .on(GetParameterCommand)
+      .resolves({ Parameter: { Value: 'ami-123' } });
+    ec2
+      .on(DescribeImagesCommand)
+      .resolves({ Images: [{ ImageId: 'ami-123', Architecture: 'x86_64', CreationDate: '2026-01-01T00:00:00Z', State: 'available' }] });
+    const nc = {
+      name: 'default',
+      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'prod' } }],
+      securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'prod' } }],
+      amiSelectorTerms: [{ alias: 'al2023@latest' }],
+    };
     const [r] = await checkDiscovery({ ec2: new EC2Client({}), ssm: new SSMClient({}) }, '1.31', { nodeClasses: [nc] } as unknown as ClusterSnapshot);
-    expect(r).toMatchObject({ check: 'discovery default', status: 'FAIL', detail: expect.stringContaining('subnetSelectorTerms'), fix: expect.stringContaining('tag the subnets') });
+    expect(r).toMatchObject({
+      check: 'discovery default',
+      status: 'FAIL',
+      detail: expect.stringContaining('subnetSelectorTerms'),
+      fix: expect.stringContaining('tag the subnets'),
+    });
   });
 
   it('should fail a missing node role, warn on unreadable prices, and fail a queue EventBridge cannot send to', async () => {
@@ -71,7 +112,15 @@ describe('nodewright doctor command', () => {
     const out = JSON.parse(r.stdout) as { ok: boolean; results: { check: string; status: string }[] };
     expect(r.code).toBe(0);
     expect(out.ok).toBe(true);
-    expect(out.results.map((x) => x.check)).toEqual(['cluster', 'access-entries', 'kubernetes-api', 'discovery default', 'node-role', 'prices', 'interruption-queue']);
+    expect(out.results.map((x) => x.check)).toEqual([
+      'cluster',
+      'access-entries',
+      'kubernetes-api',
+      'discovery default',
+      'node-role',
+      'prices',
+      'interruption-queue',
+    ]);
     expect(out.results.every((x) => x.status === 'PASS')).toBe(true);
   }, 60_000);
 

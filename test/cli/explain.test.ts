@@ -36,7 +36,9 @@ describe('nodewright explain', () => {
       const lines = r.stderr.split('\n').filter((l) => /do-not-(evict|consolidate) is deprecated/.test(l));
       expect(lines).toHaveLength(2);
       expect(lines[0]).toMatch(/^warning: karpenter\.sh\/do-not-evict is deprecated.*use karpenter\.sh\/do-not-disrupt: "true" on the pod/);
-      expect(lines[1]).toMatch(/^warning: karpenter\.sh\/do-not-consolidate is deprecated.*consolidation.*not drift or expiration.*karpenter\.sh\/do-not-disrupt/);
+      expect(lines[1]).toMatch(
+        /^warning: karpenter\.sh\/do-not-consolidate is deprecated.*consolidation.*not drift or expiration.*karpenter\.sh\/do-not-disrupt/,
+      );
     }
   });
 });

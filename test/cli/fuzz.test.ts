@@ -29,33 +29,130 @@ const CASE_TIME_LIMIT_MS = 10_000;
 
 type Json = unknown;
 
-const scenarioTexts = readdirSync(`${ROOT}examples/scenarios`).filter((f) => f.endsWith('.yaml')).sort()
+const scenarioTexts = readdirSync(`${ROOT}examples/scenarios`)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()
   .map((f) => readFileSync(`${ROOT}examples/scenarios/${f}`, 'utf8'));
 const manifestTexts = [
   readFileSync(`${ROOT}examples/inflate.yaml`, 'utf8'),
   ...scenarioTexts.map((t) => String((parse(t) as { objects?: string }).objects ?? '').replace(/\$\{CLUSTER_NAME\}/g, 'demo')),
-  ...readdirSync(`${ROOT}test/fixtures/manifests`).filter((f) => f.endsWith('.yaml')).sort()
+  ...readdirSync(`${ROOT}test/fixtures/manifests`)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
     .map((f) => readFileSync(`${ROOT}test/fixtures/manifests/${f}`, 'utf8')),
 ];
 /** Each source file as its list of documents (plain JSON). */
-const manifestSources: Json[][] = manifestTexts.map((t) => parseAllDocuments(t, { merge: true }).map((d) => d.toJS() as Json).filter((d) => d != null));
+const manifestSources: Json[][] = manifestTexts.map((t) =>
+  parseAllDocuments(t, { merge: true })
+    .map((d) => d.toJS() as Json)
+    .filter((d) => d != null),
+);
 const scenarioSources: Json[] = scenarioTexts.map((t) => parse(t, { merge: true }) as Json);
 
 // ---------------------------------------------------------------------------------------------------------
 // Mutations of a JSON tree
 
 const NASTY_SCALARS: Json[] = [
-  null, true, false, 0, -1, 1, 2.5, -0.5, 1e9, -1e9, 2 ** 53, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 99_999,
-  '', ' ', '0', '-1', '-1Gi', '1e999', '20 Gi', '20Gi', '500m', '1.5', 'NaN', 'Infinity', 'Never', '0s', '15m', '1h30m',
-  '100%', '101%', '-5%', 'List', 'PodList', 'GCENodeClass', 'EC2NodeClass', 'karpenter.k8s.aws', 'karpenter.sh/nodepool',
-  'kubernetes.io/hostname', 'In', 'NotIn', 'Gt', 'Exists', 'NoSchedule', '@daily', '* * * * *', 'al2023@latest',
-  '*', '~', 'null', '<<', '${CLUSTER_NAME}', 'é', '🚀', '\u0000', '\u202e', 'a'.repeat(400), '2026-01-01T00:00:00Z',
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1,
+  2.5,
+  -0.5,
+  1e9,
+  -1e9,
+  2 ** 53,
+  1e308,
+  -1e308,
+  Number.MAX_SAFE_INTEGER,
+  99_999,
+  '',
+  ' ',
+  '0',
+  '-1',
+  '-1Gi',
+  '1e999',
+  '20 Gi',
+  '20Gi',
+  '500m',
+  '1.5',
+  'NaN',
+  'Infinity',
+  'Never',
+  '0s',
+  '15m',
+  '1h30m',
+  '100%',
+  '101%',
+  '-5%',
+  'List',
+  'PodList',
+  'GCENodeClass',
+  'EC2NodeClass',
+  'karpenter.k8s.aws',
+  'karpenter.sh/nodepool',
+  'kubernetes.io/hostname',
+  'In',
+  'NotIn',
+  'Gt',
+  'Exists',
+  'NoSchedule',
+  '@daily',
+  '* * * * *',
+  'al2023@latest',
+  '*',
+  '~',
+  'null',
+  '<<',
+  '${CLUSTER_NAME}',
+  'é',
+  '🚀',
+  '\u0000',
+  '\u202e',
+  'a'.repeat(400),
+  '2026-01-01T00:00:00Z',
 ];
 const FIELD_NAMES = [
-  'replicas', 'items', 'kind', 'apiVersion', 'limits', 'volumeSize', 'minValues', 'values', 'weight', 'nodeClassRef',
-  'requirements', 'taints', 'budgets', 'nodes', 'schedule', 'duration', 'consolidateAfter', 'expireAfter', 'parallelism',
-  'completions', 'resources', 'requests', 'nodeSelector', 'affinity', 'topologySpreadConstraints', 'priorityClassName',
-  'events', 'objects', 'apply', 'scale', 'at', 'seed', 'zones', 'region', 'capacity', '__proto__', 'constructor', '',
+  'replicas',
+  'items',
+  'kind',
+  'apiVersion',
+  'limits',
+  'volumeSize',
+  'minValues',
+  'values',
+  'weight',
+  'nodeClassRef',
+  'requirements',
+  'taints',
+  'budgets',
+  'nodes',
+  'schedule',
+  'duration',
+  'consolidateAfter',
+  'expireAfter',
+  'parallelism',
+  'completions',
+  'resources',
+  'requests',
+  'nodeSelector',
+  'affinity',
+  'topologySpreadConstraints',
+  'priorityClassName',
+  'events',
+  'objects',
+  'apply',
+  'scale',
+  'at',
+  'seed',
+  'zones',
+  'region',
+  'capacity',
+  '__proto__',
+  'constructor',
+  '',
 ];
 
 const nastyValue: fc.Arbitrary<Json> = fc.oneof(
@@ -75,12 +172,18 @@ type Op =
   | { kind: 'stringify' }
   | { kind: 'share'; from: number };
 
-interface Mutation { at: number; op: Op }
+interface Mutation {
+  at: number;
+  op: Op;
+}
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Op>({ kind: 'delete' }) },
   { weight: 6, arbitrary: nastyValue.map((value): Op => ({ kind: 'replace', value })) },
-  { weight: 2, arbitrary: fc.record({ key: fc.constantFrom(...FIELD_NAMES), value: nastyValue }).map(({ key, value }): Op => ({ kind: 'insert', key, value })) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ key: fc.constantFrom(...FIELD_NAMES), value: nastyValue }).map(({ key, value }): Op => ({ kind: 'insert', key, value })),
+  },
   { weight: 1, arbitrary: fc.constant<Op>({ kind: 'wrapInList' }) },
   { weight: 1, arbitrary: fc.constant<Op>({ kind: 'stringify' }) },
   // The same object in two places: yaml's stringify writes an anchor and an alias.
@@ -88,7 +191,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 const mutationsArb = fc.array(fc.record({ at: fc.nat(), op: opArb }), { minLength: 1, maxLength: 4 });
 
-interface Slot { parent: Record<string, Json> | Json[]; key: string | number; value: Json }
+interface Slot {
+  parent: Record<string, Json> | Json[];
+  key: string | number;
+  value: Json;
+}
 
 /** Every (parent, key) slot in the tree, depth first. */
 function slots(root: Json[]): Slot[] {
@@ -120,14 +227,20 @@ function mutate(docs: Json[], mutations: Mutation[]): Json[] {
         break;
       // A copy of the generated value: fast-check may hand the same instance to two mutations, and placing it
       // inside itself would make a cycle no YAML file can express (an unintended 'share').
-      case 'replace': setSlot(s, structuredClone(op.value)); break;
+      case 'replace':
+        setSlot(s, structuredClone(op.value));
+        break;
       case 'insert':
         if (s.value && typeof s.value === 'object' && !Array.isArray(s.value)) {
           Object.defineProperty(s.value, op.key, { value: structuredClone(op.value), enumerable: true, writable: true, configurable: true });
         } else setSlot(s, { [op.key]: structuredClone(op.value) });
         break;
-      case 'wrapInList': setSlot(s, [s.value]); break;
-      case 'stringify': setSlot(s, JSON.stringify(s.value) ?? 'undefined'); break;
+      case 'wrapInList':
+        setSlot(s, [s.value]);
+        break;
+      case 'stringify':
+        setSlot(s, JSON.stringify(s.value) ?? 'undefined');
+        break;
       case 'share': {
         const other = all[op.from % all.length];
         if (other.value && typeof other.value === 'object' && !isAncestor(other.value, s)) setSlot(s, other.value);
@@ -149,19 +262,31 @@ function isAncestor(value: Json, s: Slot): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // Text-level mutations (what no JSON tree can express)
 
-const BOMB = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  a: &a ["x","x","x","x","x","x","x","x","x"]\n'
-  + '  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n'
-  + '  e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n  f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n';
+const BOMB =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  a: &a ["x","x","x","x","x","x","x","x","x"]\n' +
+  '  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n' +
+  '  e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n  f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n';
 
-type TextOp = { kind: 'none' } | { kind: 'bomb' } | { kind: 'unresolvedAlias'; at: number } | { kind: 'truncate'; at: number }
-  | { kind: 'insertChars'; at: number; chars: string } | { kind: 'asList' } | { kind: 'duplicateLine'; at: number };
+type TextOp =
+  | { kind: 'none' }
+  | { kind: 'bomb' }
+  | { kind: 'unresolvedAlias'; at: number }
+  | { kind: 'truncate'; at: number }
+  | { kind: 'insertChars'; at: number; chars: string }
+  | { kind: 'asList' }
+  | { kind: 'duplicateLine'; at: number };
 
 const textOpArb: fc.Arbitrary<TextOp> = fc.oneof(
   { weight: 12, arbitrary: fc.constant<TextOp>({ kind: 'none' }) },
   { weight: 1, arbitrary: fc.constant<TextOp>({ kind: 'bomb' }) },
   { weight: 1, arbitrary: fc.nat().map((at): TextOp => ({ kind: 'unresolvedAlias', at })) },
   { weight: 1, arbitrary: fc.nat().map((at): TextOp => ({ kind: 'truncate', at })) },
-  { weight: 1, arbitrary: fc.record({ at: fc.nat(), chars: fc.constantFrom(':', '- ', '{', ']', '&a ', '*a', '\t', '"', '\n---\n', '? ', '!!binary ', '%YAML 1.1\n', '<<: *a\n') }).map((r): TextOp => ({ kind: 'insertChars', ...r })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ at: fc.nat(), chars: fc.constantFrom(':', '- ', '{', ']', '&a ', '*a', '\t', '"', '\n---\n', '? ', '!!binary ', '%YAML 1.1\n', '<<: *a\n') })
+      .map((r): TextOp => ({ kind: 'insertChars', ...r })),
+  },
   { weight: 1, arbitrary: fc.constant<TextOp>({ kind: 'asList' }) },
   { weight: 1, arbitrary: fc.nat().map((at): TextOp => ({ kind: 'duplicateLine', at })) },
 );
@@ -169,19 +294,23 @@ const textOpArb: fc.Arbitrary<TextOp> = fc.oneof(
 function applyText(text: string, op: TextOp, docs: Json[]): string {
   const lines = text.split('\n');
   switch (op.kind) {
-    case 'none': return text;
-    case 'bomb': return `${text}\n---\n${BOMB}`;
+    case 'none':
+      return text;
+    case 'bomb':
+      return `${text}\n---\n${BOMB}`;
     case 'unresolvedAlias': {
       const i = op.at % lines.length;
       lines[i] = lines[i].replace(/: .+$/, ': *nowhere');
       return lines.join('\n');
     }
-    case 'truncate': return text.slice(0, op.at % (text.length + 1));
+    case 'truncate':
+      return text.slice(0, op.at % (text.length + 1));
     case 'insertChars': {
       const at = op.at % (text.length + 1);
       return text.slice(0, at) + op.chars + text.slice(at);
     }
-    case 'asList': return stringify({ apiVersion: 'v1', kind: 'List', items: docs });
+    case 'asList':
+      return stringify({ apiVersion: 'v1', kind: 'List', items: docs });
     case 'duplicateLine': {
       const i = op.at % lines.length;
       lines.splice(i, 0, lines[i]);
@@ -217,7 +346,8 @@ function planOrValidationError(text: string): void {
     const set = parseManifestFiles([{ text, file: 'fuzz.yaml' }]);
     const { json } = runPlan(set, { region: 'us-east-1' });
     const s = json.summary;
-    if (![s.pods, s.scheduled, s.nodeClaims, s.pricePerHour, s.unschedulable].every(Number.isFinite)) throw new Error(`plan summary is not finite: ${JSON.stringify(s)}`);
+    if (![s.pods, s.scheduled, s.nodeClaims, s.pricePerHour, s.unschedulable].every(Number.isFinite))
+      throw new Error(`plan summary is not finite: ${JSON.stringify(s)}`);
     if (s.scheduled + s.unschedulable !== s.pods) throw new Error(`plan summary does not add up: ${JSON.stringify(s)}`);
     JSON.stringify(json);
     stats.plans++;
@@ -242,8 +372,10 @@ function scenarioOrInvalid(text: string): void {
 
 afterAll(() => {
   // Measured figures for docs/manifests.md; printed so a CI log shows them.
-  process.stdout.write(`fuzz: ${RUNS} cases in ${((Date.now() - stats.started) / 1000).toFixed(1)} s — ${stats.plans} plans, `
-    + `${stats.manifestErrors} manifest errors, ${stats.scenarios} scenarios, ${stats.scenarioErrors} scenario errors; slowest case ${Math.round(stats.slowestMs)} ms\n`);
+  process.stdout.write(
+    `fuzz: ${RUNS} cases in ${((Date.now() - stats.started) / 1000).toFixed(1)} s — ${stats.plans} plans, ` +
+      `${stats.manifestErrors} manifest errors, ${stats.scenarios} scenarios, ${stats.scenarioErrors} scenario errors; slowest case ${Math.round(stats.slowestMs)} ms\n`,
+  );
 });
 
 describe('fuzzed CLI input', () => {

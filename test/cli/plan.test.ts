@@ -95,7 +95,12 @@ describe('nodewright plan', () => {
     expect(r.code).toBe(0);
     const plan = json(r);
     expect(plan.nodeClaims).toHaveLength(1);
-    expect(plan.nodeClaims[0]).toMatchObject({ nodePool: 'general', instanceTypes: ['tiny.custom', 'big.custom'], pricePerHour: 0.05, resources: { cpu: '4', memory: '8Gi', pods: '4' } });
+    expect(plan.nodeClaims[0]).toMatchObject({
+      nodePool: 'general',
+      instanceTypes: ['tiny.custom', 'big.custom'],
+      pricePerHour: 0.05,
+      resources: { cpu: '4', memory: '8Gi', pods: '4' },
+    });
   });
 
   it('should take the zones of explicit instance types from their offerings', async () => {
@@ -123,7 +128,17 @@ describe('nodewright plan', () => {
   // restrict the offerings, so tiny.custom (offered only in us-east-1b) was planned in us-east-1b.
   it('should not plan outside --zones with an explicit --instance-types file', async () => {
     // Act
-    const r = await run('plan', '-f', fixture('four-pods.yaml'), '--instance-types', fixture('custom-types.json'), '--zones', 'us-east-1a,us-east-1c', '-o', 'json');
+    const r = await run(
+      'plan',
+      '-f',
+      fixture('four-pods.yaml'),
+      '--instance-types',
+      fixture('custom-types.json'),
+      '--zones',
+      'us-east-1a,us-east-1c',
+      '-o',
+      'json',
+    );
     // Assess
     expect(json(r).nodeClaims.map((c) => c.instanceTypes)).toEqual([['big.custom']]);
   });
@@ -206,7 +221,10 @@ describe('nodewright demo', () => {
     const spy = vi.spyOn(simulate, 'simulateFile').mockResolvedValue(0);
     const { demoCommand, WALKTHROUGH } = await import('../../cli/demo');
     // Act
-    const code = await demoCommand(() => {}, () => {});
+    const code = await demoCommand(
+      () => {},
+      () => {},
+    );
     // Assess
     expect(code).toBe(0);
     expect(WALKTHROUGH).toMatch(/examples\/scenarios\/walkthrough\.yaml$/);
@@ -218,7 +236,11 @@ describe('nodewright demo', () => {
 describe('nodewright plan as a child process', () => {
   it('should print the JSON plan for the seed walkthrough and exit 0', () => {
     // Act
-    const r = spawnSync(process.execPath, ['bin/nodewright.mjs', 'plan', '-f', 'examples/inflate.yaml', '-o', 'json'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['bin/nodewright.mjs', 'plan', '-f', 'examples/inflate.yaml', '-o', 'json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     // Assess
     expect(r.status).toBe(0);
     const plan = JSON.parse(r.stdout) as PlanJson;
@@ -249,8 +271,13 @@ describe('nodewright plan with a static NodePool', () => {
     // Assess
     expect(r.code).toBe(0);
     const plan = json(r);
-    expect(plan.staticNodePools).toEqual([{ nodePool: 'static', replicas: 2, existing: 0, launch: 2, remove: 0, instanceTypes: ['m5.large'], capacityType: 'on-demand', pricePerHour: 0.096 }]);
-    expect(plan.existingNodes.map((n) => [n.name, n.pods.length])).toEqual([['static-replica-1', 1], ['static-replica-2', 1]]);
+    expect(plan.staticNodePools).toEqual([
+      { nodePool: 'static', replicas: 2, existing: 0, launch: 2, remove: 0, instanceTypes: ['m5.large'], capacityType: 'on-demand', pricePerHour: 0.096 },
+    ]);
+    expect(plan.existingNodes.map((n) => [n.name, n.pods.length])).toEqual([
+      ['static-replica-1', 1],
+      ['static-replica-2', 1],
+    ]);
     expect(plan.nodeClaims.map((c) => [c.nodePool, c.pods.length])).toEqual([['default', 1]]);
     expect(table.stdout).toMatch(/Static NodePools: 2 node\(s\) to launch at \$0\.1920\/h/);
   });

@@ -30,13 +30,24 @@ function messageOf(act: () => unknown): string {
 
 describe("zod's English messages", () => {
   it.each([
-    [() => parseLaunchInput({ nodeClaimName: '' }), 'launch execution input {"nodeClaimName"}: nodeClaimName: Too small: expected string to have >=1 characters; nodeClaimName: must be a lowercase RFC 1123 name'],
-    [() => parseLaunchInput({ nodePool: 'default', count: 1.5 }), 'launch execution input {"nodePool", "count"}: count: Invalid input: expected int, received number'],
+    [
+      () => parseLaunchInput({ nodeClaimName: '' }),
+      'launch execution input {"nodeClaimName"}: nodeClaimName: Too small: expected string to have >=1 characters; nodeClaimName: must be a lowercase RFC 1123 name',
+    ],
+    [
+      () => parseLaunchInput({ nodePool: 'default', count: 1.5 }),
+      'launch execution input {"nodePool", "count"}: count: Invalid input: expected int, received number',
+    ],
     [() => parseLaunchInput({ nodePool: 'default', count: 101 }), 'launch execution input {"nodePool", "count"}: count: Too big: expected number to be <=100'],
     [() => parseTerminateInput({ nodeName: 'n', extra: 1 }), 'terminate execution input {"nodeName"}: (input): Unrecognized key: "extra"'],
-    [() => parseDisruptInput({ reason: 'Empty', candidates: [] }), 'disrupt execution input {"reason", "candidates", "replacements"}: candidates: Too small: expected array to have >=1 items'],
-    [() => parseDisruptInput({ reason: 'Empty', candidates: [{ nodeClaimName: 'a' }], interruption: { kind: 'Meteor', drainBy: 1 } }),
-      'disrupt execution input {"reason", "candidates", "replacements"}: interruption.kind: Invalid option: expected one of "SpotInterruption"|"ScheduledChange"|"InstanceStateChange"|"CapacityReservationInterruption"|"RebalanceRecommendation"'],
+    [
+      () => parseDisruptInput({ reason: 'Empty', candidates: [] }),
+      'disrupt execution input {"reason", "candidates", "replacements"}: candidates: Too small: expected array to have >=1 items',
+    ],
+    [
+      () => parseDisruptInput({ reason: 'Empty', candidates: [{ nodeClaimName: 'a' }], interruption: { kind: 'Meteor', drainBy: 1 } }),
+      'disrupt execution input {"reason", "candidates", "replacements"}: interruption.kind: Invalid option: expected one of "SpotInterruption"|"ScheduledChange"|"InstanceStateChange"|"CapacityReservationInterruption"|"RebalanceRecommendation"',
+    ],
   ])('should word state-machine input problems as zod does (%#)', (act, message) => {
     // Act / Assess
     expect(messageOf(act)).toBe(message);
@@ -51,7 +62,9 @@ describe("zod's English messages", () => {
     const message = messageOf(() => parseInterruptionMessage(JSON.stringify(event)));
 
     // Assess
-    expect(message).toBe('interruption message 1e5527d7-bb36-4607-3370-4164db56a40e: invalid spot interruption detail: instance-id: Invalid input: expected string, received null');
+    expect(message).toBe(
+      'interruption message 1e5527d7-bb36-4607-3370-4164db56a40e: invalid spot interruption detail: instance-id: Invalid input: expected string, received null',
+    );
   });
 
   it('should word an instance types file problem as zod does', () => {

@@ -23,14 +23,30 @@ export function instance(id: string, opts: Partial<CloudInstance> = {}): CloudIn
   };
 }
 
-export function nodeClaim(name: string, opts: { instanceId?: string; ageMs?: number; registered?: boolean; launched?: boolean; nodeName?: string } = {}): NodeClaim {
+export function nodeClaim(
+  name: string,
+  opts: { instanceId?: string; ageMs?: number; registered?: boolean; launched?: boolean; nodeName?: string } = {},
+): NodeClaim {
   const launched = opts.launched ?? !!opts.instanceId;
   return {
     name,
-    labels: { 'karpenter.sh/nodepool': 'default', 'node.kubernetes.io/instance-type': 'm5.large', 'topology.kubernetes.io/zone': 'us-west-2a', 'karpenter.sh/capacity-type': 'spot' },
+    labels: {
+      'karpenter.sh/nodepool': 'default',
+      'node.kubernetes.io/instance-type': 'm5.large',
+      'topology.kubernetes.io/zone': 'us-west-2a',
+      'karpenter.sh/capacity-type': 'spot',
+    },
     annotations: {},
     nodePool: 'default',
-    spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
+    spec: {
+      taints: [],
+      startupTaints: [],
+      requirements: [],
+      resources: { requests: {} },
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: null,
+    },
     status: {
       conditions: [
         ...(launched ? [{ type: 'Launched', status: 'True' as const, lastTransitionTime: epochMs(NOW - (opts.ageMs ?? 60 * 60_000)) }] : []),
@@ -45,7 +61,19 @@ export function nodeClaim(name: string, opts: { instanceId?: string; ageMs?: num
 }
 
 export function node(name: string, instanceId: string, ready = true): Node {
-  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: epochMs(NOW - 60 * 60_000), finalizers: [] };
+  return {
+    name,
+    labels: {},
+    annotations: {},
+    taints: [],
+    capacity: {},
+    allocatable: {},
+    providerID: `aws:///us-west-2a/${instanceId}`,
+    unschedulable: false,
+    ready,
+    creationTimestamp: epochMs(NOW - 60 * 60_000),
+    finalizers: [],
+  };
 }
 
 /** The cloud of cluster `demo`: owns what carries its ownership tag. */
@@ -55,4 +83,4 @@ export { FakeCluster } from './ports';
 
 export const fixedClock = { now: () => NOW, sleep: async () => {} };
 
-export { RecordingLogger, RecordingWorkflows as FakeWorkflows,  } from './recording';
+export { RecordingLogger, RecordingWorkflows as FakeWorkflows } from './recording';

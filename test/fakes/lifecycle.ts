@@ -14,49 +14,110 @@ export { FakeClock, FakeCloud, FakeCluster, instanceType } from './ports';
 
 export function nodePool(name = 'default', over: Partial<NodePool> = {}): NodePool {
   return {
-    name, weight: 0,
-    template: { labels: {}, annotations: {}, taints: [], startupTaints: [], requirements: [], nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: 720 * 3600, terminationGracePeriod: null },
+    name,
+    weight: 0,
+    template: {
+      labels: {},
+      annotations: {},
+      taints: [],
+      startupTaints: [],
+      requirements: [],
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: 720 * 3600,
+      terminationGracePeriod: null,
+    },
     disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: 0, budgets: [{ nodes: '10%' }] },
-    limits: {}, ...over,
+    limits: {},
+    ...over,
   };
 }
 
 export function nodeClass(name = 'default'): EC2NodeClass {
   return {
-    name, amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2023@latest' }], subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }], role: 'KarpenterNodeRole-demo', tags: {}, blockDeviceMappings: [],
+    name,
+    amiFamily: 'AL2023',
+    amiSelectorTerms: [{ alias: 'al2023@latest' }],
+    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+    role: 'KarpenterNodeRole-demo',
+    tags: {},
+    blockDeviceMappings: [],
     metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
   };
 }
 
-export function nodeClaim(name: string, over: { nodePool?: string; providerID?: string; nodeName?: string; conditions?: NodeClaimCondition[]; tgp?: number | null; startupTaints?: NodeClaim['spec']['startupTaints'] } = {}): NodeClaim {
+export function nodeClaim(
+  name: string,
+  over: {
+    nodePool?: string;
+    providerID?: string;
+    nodeName?: string;
+    conditions?: NodeClaimCondition[];
+    tgp?: number | null;
+    startupTaints?: NodeClaim['spec']['startupTaints'];
+  } = {},
+): NodeClaim {
   return {
-    name, labels: { 'karpenter.sh/nodepool': over.nodePool ?? 'default' }, annotations: {}, nodePool: over.nodePool ?? 'default',
+    name,
+    labels: { 'karpenter.sh/nodepool': over.nodePool ?? 'default' },
+    annotations: {},
+    nodePool: over.nodePool ?? 'default',
     spec: {
-      taints: [], startupTaints: over.startupTaints ?? [], requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large', 'm5.large'] }],
-      resources: { requests: { cpu: 1000 } }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      expireAfter: null, terminationGracePeriod: over.tgp ?? null,
+      taints: [],
+      startupTaints: over.startupTaints ?? [],
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large', 'm5.large'] }],
+      resources: { requests: { cpu: 1000 } },
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: over.tgp ?? null,
     },
-    status: { conditions: over.conditions ?? [], ...(over.providerID ? { providerID: over.providerID } : {}), ...(over.nodeName ? { nodeName: over.nodeName } : {}) },
-    creationTimestamp: CREATED, finalizers: ['karpenter.sh/termination'],
+    status: {
+      conditions: over.conditions ?? [],
+      ...(over.providerID ? { providerID: over.providerID } : {}),
+      ...(over.nodeName ? { nodeName: over.nodeName } : {}),
+    },
+    creationTimestamp: CREATED,
+    finalizers: ['karpenter.sh/termination'],
   };
 }
 
 export function node(name: string, over: Partial<Node> = {}): Node {
   return {
-    name, labels: {}, annotations: {}, taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }], capacity: { cpu: 2000 }, allocatable: { cpu: 1930 },
-    unschedulable: false, ready: true, creationTimestamp: CREATED, finalizers: [], ...over,
+    name,
+    labels: {},
+    annotations: {},
+    taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }],
+    capacity: { cpu: 2000 },
+    allocatable: { cpu: 1930 },
+    unschedulable: false,
+    ready: true,
+    creationTimestamp: CREATED,
+    finalizers: [],
+    ...over,
   };
 }
 
 export function pod(name: string, over: Partial<Pod> = {}): Pod {
   return {
-    uid: `uid-${name}`, namespace: 'default', name, labels: {}, annotations: {}, creationTimestamp: CREATED, phase: 'Running',
-    requests: { cpu: 500 }, nodeSelector: {}, tolerations: [], topologySpreadConstraints: [], hostPorts: [], volumeClaims: [],
-    owner: { kind: 'ReplicaSet', name: 'web-abc' }, priority: 0, terminationGracePeriodSeconds: 30, ...over,
+    uid: `uid-${name}`,
+    namespace: 'default',
+    name,
+    labels: {},
+    annotations: {},
+    creationTimestamp: CREATED,
+    phase: 'Running',
+    requests: { cpu: 500 },
+    nodeSelector: {},
+    tolerations: [],
+    topologySpreadConstraints: [],
+    hostPorts: [],
+    volumeClaims: [],
+    owner: { kind: 'ReplicaSet', name: 'web-abc' },
+    priority: 0,
+    terminationGracePeriodSeconds: 30,
+    ...over,
   };
 }
-
 
 export interface Fakes extends LifecycleDeps {
   cluster: FakeCluster;
@@ -73,7 +134,15 @@ export function fakes(): Fakes {
   const cluster = new FakeCluster();
   cluster.nodePools = [nodePool()];
   cluster.nodeClasses = [nodeClass()];
-  return { cluster, cloud: new FakeCloud(), workflows: new RecordingWorkflows(), store: new MemoryStateStore(clock), clock, log: new RecordingLogger(), metrics: new RecordingMetrics() };
+  return {
+    cluster,
+    cloud: new FakeCloud(),
+    workflows: new RecordingWorkflows(),
+    store: new MemoryStateStore(clock),
+    clock,
+    log: new RecordingLogger(),
+    metrics: new RecordingMetrics(),
+  };
 }
 
 export { RecordingLogger, RecordingMetrics, RecordingWorkflows } from './recording';

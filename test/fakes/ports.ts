@@ -7,14 +7,30 @@ import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundErro
 import type { InstanceType } from '../../shared/core/instance-types/types';
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../shared/core/model/karpenter';
 import type { Node, Pod } from '../../shared/core/model/kube';
-import type { Clock, CloudInstance, CloudProvider, ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, LaunchRequest, NodePatch } from '../../shared/core/ports';
+import type {
+  Clock,
+  CloudInstance,
+  CloudProvider,
+  ClusterClient,
+  ClusterSnapshot,
+  EvictionResult,
+  KubeEvent,
+  LaunchRequest,
+  NodePatch,
+} from '../../shared/core/ports';
 import { epochMs, type EpochMs } from '../../shared/core/time';
 
 export class FakeClock implements Clock {
   constructor(public ms = Date.UTC(2026, 0, 1)) {}
-  now(): EpochMs { return epochMs(this.ms); }
-  async sleep(ms: number): Promise<void> { this.ms += ms; }
-  advance(ms: number): void { this.ms += ms; }
+  now(): EpochMs {
+    return epochMs(this.ms);
+  }
+  async sleep(ms: number): Promise<void> {
+    this.ms += ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -41,12 +57,31 @@ export class FakeCluster implements ClusterClient {
 
   async snapshot(): Promise<ClusterSnapshot> {
     this.snapshotCalls++;
-    return clone({ pods: this.pods, nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()], nodePools: this.nodePools, nodeClasses: this.nodeClasses, pdbs: [], daemonSets: [], persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [] });
+    return clone({
+      pods: this.pods,
+      nodes: [...this.nodes.values()],
+      nodeClaims: [...this.claims.values()],
+      nodePools: this.nodePools,
+      nodeClasses: this.nodeClasses,
+      pdbs: [],
+      daemonSets: [],
+      persistentVolumes: [],
+      persistentVolumeClaims: [],
+      storageClasses: [],
+    });
   }
-  async getNode(name: string) { return clone(this.nodes.get(name)); }
-  async findNodeByProviderID(providerID: string) { return clone([...this.nodes.values()].find((n) => n.providerID === providerID)); }
-  async listPodsOnNode(nodeName: string) { return clone(this.pods.filter((p) => p.nodeName === nodeName)); }
-  async getNodeClaim(name: string) { return clone(this.claims.get(name)); }
+  async getNode(name: string) {
+    return clone(this.nodes.get(name));
+  }
+  async findNodeByProviderID(providerID: string) {
+    return clone([...this.nodes.values()].find((n) => n.providerID === providerID));
+  }
+  async listPodsOnNode(nodeName: string) {
+    return clone(this.pods.filter((p) => p.nodeName === nodeName));
+  }
+  async getNodeClaim(name: string) {
+    return clone(this.claims.get(name));
+  }
   async createNodeClaim(claim: NodeClaim) {
     this.writes.push(`createNodeClaim ${claim.name}`);
     if (!this.claims.has(claim.name)) this.claims.set(claim.name, clone(claim));
@@ -66,7 +101,11 @@ export class FakeCluster implements ClusterClient {
     const pool = this.nodePools.find((p) => p.name === name);
     if (!pool) return false;
     this.nodePoolStatusWrites.push(name);
-    pool.observedStatus = { resources: status.resources ?? pool.observedStatus?.resources ?? {}, nodes: status.nodes ?? pool.observedStatus?.nodes ?? 0, conditions: status.conditions };
+    pool.observedStatus = {
+      resources: status.resources ?? pool.observedStatus?.resources ?? {},
+      nodes: status.nodes ?? pool.observedStatus?.nodes ?? 0,
+      conditions: status.conditions,
+    };
     pool.ready = status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
     return true;
   }
@@ -81,20 +120,34 @@ export class FakeCluster implements ClusterClient {
     if (!nc) return false;
     const { conditions, ...resolved } = status;
     const ready = conditions.find((c) => c.type === 'Ready');
-    const next = { ...nc, status: { ...nc.status, ...resolved }, ...(ready ? { ready: { status: ready.status, reason: ready.reason, message: ready.message } } : {}) };
+    const next = {
+      ...nc,
+      status: { ...nc.status, ...resolved },
+      ...(ready ? { ready: { status: ready.status, reason: ready.reason, message: ready.message } } : {}),
+    };
     if (JSON.stringify(next) === JSON.stringify(nc)) return false;
     this.nodeClassStatusWrites.push(name);
     Object.assign(nc, next);
     return true;
   }
-  async patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }) {
+  async patchNodeClaimMetadata(
+    name: string,
+    patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] },
+  ) {
     this.writes.push(`patchNodeClaimMetadata ${name}`);
     const c = this.claims.get(name);
     if (!c) throw new NodeClaimNotFoundError(`nodeclaim ${name} not found`);
-    for (const [k, v] of Object.entries(patch.labels ?? {})) { if (v === null) delete c.labels[k]; else c.labels[k] = v; }
-    for (const [k, v] of Object.entries(patch.annotations ?? {})) { if (v === null) delete c.annotations[k]; else c.annotations[k] = v; }
+    for (const [k, v] of Object.entries(patch.labels ?? {})) {
+      if (v === null) delete c.labels[k];
+      else c.labels[k] = v;
+    }
+    for (const [k, v] of Object.entries(patch.annotations ?? {})) {
+      if (v === null) delete c.annotations[k];
+      else c.annotations[k] = v;
+    }
     if (patch.finalizers) {
-      if (c.deletionTimestamp !== undefined && patch.finalizers.some((f) => !c.finalizers.includes(f))) throw new Error(`nodeclaim ${name} is being deleted: no new finalizers`);
+      if (c.deletionTimestamp !== undefined && patch.finalizers.some((f) => !c.finalizers.includes(f)))
+        throw new Error(`nodeclaim ${name} is being deleted: no new finalizers`);
       c.finalizers = [...patch.finalizers];
       if (c.deletionTimestamp !== undefined && c.finalizers.length === 0) this.removeClaim(name);
     }
@@ -120,12 +173,19 @@ export class FakeCluster implements ClusterClient {
     this.writes.push(`patchNode ${name}`);
     const n = this.nodes.get(name);
     if (!n) return false;
-    for (const [k, v] of Object.entries(patch.labels ?? {})) { if (v === null) delete n.labels[k]; else n.labels[k] = v; }
-    for (const [k, v] of Object.entries(patch.annotations ?? {})) { if (v === null) delete n.annotations[k]; else n.annotations[k] = v; }
+    for (const [k, v] of Object.entries(patch.labels ?? {})) {
+      if (v === null) delete n.labels[k];
+      else n.labels[k] = v;
+    }
+    for (const [k, v] of Object.entries(patch.annotations ?? {})) {
+      if (v === null) delete n.annotations[k];
+      else n.annotations[k] = v;
+    }
     if (patch.taints) n.taints = clone(patch.taints);
     if (patch.unschedulable !== undefined) n.unschedulable = patch.unschedulable;
     if (patch.finalizers) {
-      if (n.deletionTimestamp !== undefined && patch.finalizers.some((f) => !n.finalizers.includes(f))) throw new Error(`node ${name} is being deleted: no new finalizers`);
+      if (n.deletionTimestamp !== undefined && patch.finalizers.some((f) => !n.finalizers.includes(f)))
+        throw new Error(`node ${name} is being deleted: no new finalizers`);
       n.finalizers = [...patch.finalizers];
       if (n.deletionTimestamp !== undefined && n.finalizers.length === 0) this.removeNode(name);
     }
@@ -166,7 +226,10 @@ export class FakeCloud implements CloudProvider {
   listCalls = 0;
   private seq = 0;
 
-  constructor(instances: CloudInstance[] = [], readonly clusterName?: string) {
+  constructor(
+    instances: CloudInstance[] = [],
+    readonly clusterName?: string,
+  ) {
     for (const i of instances) this.instances.set(i.providerID, i);
   }
 
@@ -189,18 +252,30 @@ export class FakeCloud implements CloudProvider {
     this.calls.push(`create ${req.nodeClaim.name}`);
     if (this.iceOnce) {
       this.iceOnce = false;
-      throw new InsufficientCapacityError('InsufficientInstanceCapacity', [{ instanceType: req.instanceTypes[0].name, zone: 'eu-west-1a', capacityType: 'spot' }]);
+      throw new InsufficientCapacityError('InsufficientInstanceCapacity', [
+        { instanceType: req.instanceTypes[0].name, zone: 'eu-west-1a', capacityType: 'spot' },
+      ]);
     }
     const id = `i-0abc${String(++this.seq).padStart(12, '0')}`;
     const it = req.instanceTypes[0];
-    const inst: CloudInstance = { instanceId: id, providerID: `aws:///eu-west-1a/${id}`, instanceType: it.name, zone: 'eu-west-1a', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags: {} };
+    const inst: CloudInstance = {
+      instanceId: id,
+      providerID: `aws:///eu-west-1a/${id}`,
+      instanceType: it.name,
+      zone: 'eu-west-1a',
+      capacityType: 'spot',
+      launchTime: epochMs(0),
+      state: 'running',
+      tags: {},
+    };
     this.instances.set(inst.providerID, inst);
     return inst;
   }
   async delete(providerID: string) {
     this.calls.push(`delete ${providerID}`);
     const inst = this.find(providerID);
-    if (!this.owned(inst)) throw new InstanceNotOwnedError(`instance ${inst.instanceId} is not owned${this.clusterName ? ` by cluster ${this.clusterName}` : ''}`);
+    if (!this.owned(inst))
+      throw new InstanceNotOwnedError(`instance ${inst.instanceId} is not owned${this.clusterName ? ` by cluster ${this.clusterName}` : ''}`);
     this.deleted.push(inst.instanceId);
     inst.state = 'shutting-down';
   }
@@ -211,24 +286,44 @@ export class FakeCloud implements CloudProvider {
     this.listCalls++;
     return [...this.instances.values()].filter((i) => i.state !== 'terminated' && this.owned(i));
   }
-  async instanceTypes() { return clone(this.types); }
-  async isDrifted() { return undefined; }
+  async instanceTypes() {
+    return clone(this.types);
+  }
+  async isDrifted() {
+    return undefined;
+  }
   /** What nodeClassStatus answers (every selector matched, the profile exists). */
   nodeClassReport: EC2NodeClassStatus = {
-    subnets: [{ id: 'subnet-a', zone: 'us-east-1a' }], securityGroups: [{ id: 'sg-1' }], amis: [{ id: 'ami-1' }], instanceProfile: 'profile',
-    conditions: ['SubnetsReady', 'SecurityGroupsReady', 'AMIsReady', 'InstanceProfileReady'].map((type) => ({ type, status: 'True' as const, reason: type, message: '' })),
+    subnets: [{ id: 'subnet-a', zone: 'us-east-1a' }],
+    securityGroups: [{ id: 'sg-1' }],
+    amis: [{ id: 'ami-1' }],
+    instanceProfile: 'profile',
+    conditions: ['SubnetsReady', 'SecurityGroupsReady', 'AMIsReady', 'InstanceProfileReady'].map((type) => ({
+      type,
+      status: 'True' as const,
+      reason: type,
+      message: '',
+    })),
   };
-  async nodeClassStatus(): Promise<EC2NodeClassStatus> { return structuredClone(this.nodeClassReport); }
+  async nodeClassStatus(): Promise<EC2NodeClassStatus> {
+    return structuredClone(this.nodeClassReport);
+  }
 }
 
 /** A small on-demand + spot instance type (2 vCPU, 8 GiB) priced `price` $/h spot, 3× on demand. */
 export function instanceType(name: string, price: number): InstanceType {
   return {
-    name, arch: 'amd64', os: 'linux', labels: { 'node.kubernetes.io/instance-type': name },
-    capacity: { cpu: 2000, memory: 8 * 1024 ** 3, pods: 29 }, allocatable: { cpu: 1930, memory: 7 * 1024 ** 3, pods: 29 },
+    name,
+    arch: 'amd64',
+    os: 'linux',
+    labels: { 'node.kubernetes.io/instance-type': name },
+    capacity: { cpu: 2000, memory: 8 * 1024 ** 3, pods: 29 },
+    allocatable: { cpu: 1930, memory: 7 * 1024 ** 3, pods: 29 },
     overhead: { kubeReserved: {}, systemReserved: {}, evictionThreshold: {} },
-    offerings: [{ zone: 'eu-west-1a', capacityType: 'spot', price, available: true }, { zone: 'eu-west-1a', capacityType: 'on-demand', price: price * 3, available: true }],
+    offerings: [
+      { zone: 'eu-west-1a', capacityType: 'spot', price, available: true },
+      { zone: 'eu-west-1a', capacityType: 'on-demand', price: price * 3, available: true },
+    ],
     exotic: false,
   };
 }
-

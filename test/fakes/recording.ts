@@ -15,9 +15,15 @@ export interface LogLine {
 /** Captures log lines (message + fields), as the LifecycleLogger over Powertools emits them. */
 export class RecordingLogger implements LifecycleLogger {
   readonly lines: LogLine[] = [];
-  info(message: string, fields: Record<string, unknown> = {}) { this.lines.push({ level: 'info', message, fields }); }
-  warn(message: string, fields: Record<string, unknown> = {}) { this.lines.push({ level: 'warn', message, fields }); }
-  error(message: string, fields: Record<string, unknown> = {}) { this.lines.push({ level: 'error', message, fields }); }
+  info(message: string, fields: Record<string, unknown> = {}) {
+    this.lines.push({ level: 'info', message, fields });
+  }
+  warn(message: string, fields: Record<string, unknown> = {}) {
+    this.lines.push({ level: 'warn', message, fields });
+  }
+  error(message: string, fields: Record<string, unknown> = {}) {
+    this.lines.push({ level: 'error', message, fields });
+  }
   messages(level?: LogLine['level']): string[] {
     return this.lines.filter((l) => !level || l.level === level).map((l) => l.message);
   }
@@ -73,6 +79,8 @@ export class RecordingMetrics implements MetricsRecorder {
   }
   /** A gauge's latest value per label set. */
   gaugeValue(name: MetricName, labels: MetricLabels = {}): number | undefined {
-    return this.matching(name, labels).filter((r) => r.kind === 'gauge').at(-1)?.value;
+    return this.matching(name, labels)
+      .filter((r) => r.kind === 'gauge')
+      .at(-1)?.value;
   }
 }

@@ -13,7 +13,11 @@ type SpecType = { type: string; element?: SpecType; reference?: { $ref: string }
 type SpecProperty = { type: SpecType; required?: boolean };
 type Db = Awaited<ReturnType<typeof loadAwsServiceSpec>>;
 
-export interface Violation { resource: string; path: string; problem: string }
+export interface Violation {
+  resource: string;
+  path: string;
+  problem: string;
+}
 
 let db: Promise<Db> | undefined;
 const spec = () => (db ??= loadAwsServiceSpec());
@@ -24,17 +28,28 @@ const isIntrinsic = (v: unknown): boolean => {
   return keys.length === 1 && (keys[0] === 'Ref' || keys[0].startsWith('Fn::') || keys[0] === 'Condition');
 };
 
-const describeType = (t: SpecType): string => (t.type === 'array' ? `list of ${describeType(t.element!)}` : t.type === 'map' ? `map of ${describeType(t.element!)}` : t.type === 'union' ? t.types!.map(describeType).join(' | ') : t.type);
+const describeType = (t: SpecType): string =>
+  t.type === 'array'
+    ? `list of ${describeType(t.element!)}`
+    : t.type === 'map'
+      ? `map of ${describeType(t.element!)}`
+      : t.type === 'union'
+        ? t.types!.map(describeType).join(' | ')
+        : t.type;
 
 function checkValue(d: Db, value: unknown, t: SpecType, path: string, out: Omit<Violation, 'resource'>[]): void {
   if (isIntrinsic(value)) return;
-  const fail = (): void => { out.push({ path, problem: `expected ${describeType(t)}, got ${JSON.stringify(value)?.slice(0, 80)}` }); };
+  const fail = (): void => {
+    out.push({ path, problem: `expected ${describeType(t)}, got ${JSON.stringify(value)?.slice(0, 80)}` });
+  };
   switch (t.type) {
-    case 'string': case 'date-time':
+    case 'string':
+    case 'date-time':
       // CloudFormation turns scalars into strings for string properties.
       if (!['string', 'number', 'boolean'].includes(typeof value)) fail();
       return;
-    case 'integer': case 'number':
+    case 'integer':
+    case 'number':
       if (!(typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))))) fail();
       else if (t.type === 'integer' && !Number.isInteger(Number(value))) fail();
       return;
@@ -98,7 +113,10 @@ export async function validateTemplate(template: { Resources: Record<string, { T
   for (const [id, r] of Object.entries(template.Resources)) {
     if (r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource') continue;
     const found = d.lookup('resource', 'cloudFormationType', 'equals', r.Type);
-    if (found.length === 0) { out.push({ resource: id, path: 'Type', problem: `unknown resource type ${r.Type}` }); continue; }
+    if (found.length === 0) {
+      out.push({ resource: id, path: 'Type', problem: `unknown resource type ${r.Type}` });
+      continue;
+    }
     const res = found.only() as unknown as { properties: Record<string, SpecProperty> };
     const problems: Omit<Violation, 'resource'>[] = [];
     checkObject(d, r.Properties ?? {}, res.properties, '', problems);

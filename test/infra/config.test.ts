@@ -22,9 +22,13 @@ describe('function configuration', () => {
 
     // Assess
     expect(config).toEqual({
-      clusterName: 'demo', region: 'eu-west-1', stateTableName: 'nodewright-dev-state',
+      clusterName: 'demo',
+      region: 'eu-west-1',
+      stateTableName: 'nodewright-dev-state',
       stateMachineArns: { launch: env.LAUNCH_STATE_MACHINE_ARN, terminate: env.TERMINATE_STATE_MACHINE_ARN, disrupt: env.DISRUPT_STATE_MACHINE_ARN },
-      interruptionQueueUrl: env.INTERRUPTION_QUEUE_URL, nodeRoleName: 'KarpenterNodeRole-demo', functionNamePrefix: 'nodewright-dev-',
+      interruptionQueueUrl: env.INTERRUPTION_QUEUE_URL,
+      nodeRoleName: 'KarpenterNodeRole-demo',
+      functionNamePrefix: 'nodewright-dev-',
       karpenterMetrics: 'off',
     });
   });
@@ -42,10 +46,12 @@ describe('function configuration', () => {
     const read = () => parseConfig(vars);
 
     // Assess
-    expect(read).toThrowError(expect.objectContaining({
-      name: 'ConfigInvalidError',
-      message: expect.stringMatching(/CLUSTER_NAME: .*; DISRUPT_STATE_MACHINE_ARN: must be the ARN of the disrupt state machine/),
-    }));
+    expect(read).toThrowError(
+      expect.objectContaining({
+        name: 'ConfigInvalidError',
+        message: expect.stringMatching(/CLUSTER_NAME: .*; DISRUPT_STATE_MACHINE_ARN: must be the ARN of the disrupt state machine/),
+      }),
+    );
   });
 
   it("should word zod's own problems in English, as classic zod did (zod/mini has no messages of its own)", () => {
@@ -56,9 +62,12 @@ describe('function configuration', () => {
     const read = () => parseConfig(vars);
 
     // Assess
-    expect(read).toThrowError(expect.objectContaining({
-      name: 'ConfigInvalidError',
-      message: 'nodewright function environment is invalid: STATE_TABLE_NAME: Too small: expected string to have >=3 characters; INTERRUPTION_QUEUE_URL: Invalid URL',
-    }));
+    expect(read).toThrowError(
+      expect.objectContaining({
+        name: 'ConfigInvalidError',
+        message:
+          'nodewright function environment is invalid: STATE_TABLE_NAME: Too small: expected string to have >=3 characters; INTERRUPTION_QUEUE_URL: Invalid URL',
+      }),
+    );
   });
 });

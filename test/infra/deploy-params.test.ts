@@ -15,10 +15,14 @@ const params = (p: Record<string, string>) => ({ resolveVariable: async (v: stri
 describe('deploy parameters', () => {
   it('should put the functions in a VPC only when both subnet and security group ids are given', async () => {
     await expect(vpc(params({}))).resolves.toBeNull();
-    await expect(vpc(params({ subnetIds: 'subnet-0123456789abcdef0, subnet-0123456789abcdef1', securityGroupIds: 'sg-0123456789abcdef0' })))
-      .resolves.toEqual({ subnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'], securityGroupIds: ['sg-0123456789abcdef0'] });
+    await expect(vpc(params({ subnetIds: 'subnet-0123456789abcdef0, subnet-0123456789abcdef1', securityGroupIds: 'sg-0123456789abcdef0' }))).resolves.toEqual({
+      subnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
+      securityGroupIds: ['sg-0123456789abcdef0'],
+    });
     await expect(vpc(params({ subnetIds: 'subnet-0123456789abcdef0' }))).rejects.toThrow(/go together/);
-    await expect(vpc(params({ subnetIds: 'subnet-x', securityGroupIds: 'sg-0123456789abcdef0' }))).rejects.toThrow(/not a subnet or security group id: subnet-x/);
+    await expect(vpc(params({ subnetIds: 'subnet-x', securityGroupIds: 'sg-0123456789abcdef0' }))).rejects.toThrow(
+      /not a subnet or security group id: subnet-x/,
+    );
   });
 
   it('should reserve concurrency by default and none with reserveConcurrency=false (accounts whose quota is 10)', async () => {

@@ -11,7 +11,9 @@ import { DASHBOARD_FILE, dashboard } from '../../infra/grafana/dashboard';
 import { METRICS, type MetricName } from '../../shared/core/metrics/catalog';
 
 const panels = (dashboard.panels ?? []) as (Panel | RowPanel)[];
-const queries = panels.flatMap((p) => ('targets' in p ? (p.targets ?? []) : []).map((t) => ({ panel: p.title ?? '', expr: String((t as { expr?: string }).expr ?? '') })));
+const queries = panels.flatMap((p) =>
+  ('targets' in p ? (p.targets ?? []) : []).map((t) => ({ panel: p.title ?? '', expr: String((t as { expr?: string }).expr ?? '') })),
+);
 
 /** The catalog metric an exposition series name belongs to (histogram and summary series carry suffixes). */
 function metricOf(series: string): MetricName | undefined {

@@ -13,11 +13,24 @@ import { parseScenario, runScenario } from '../../shared/sim';
 
 const ROOT = resolve(__dirname, '../..');
 const SERVICE: Record<string, string> = {
-  EC2Client: 'ec2', SSMClient: 'ssm', EKSClient: 'eks', SFNClient: 'states', DynamoDBDocumentClient: 'dynamodb',
-  PricingClient: 'pricing', IAMClient: 'iam', LambdaClient: 'lambda',
+  EC2Client: 'ec2',
+  SSMClient: 'ssm',
+  EKSClient: 'eks',
+  SFNClient: 'states',
+  DynamoDBDocumentClient: 'dynamodb',
+  PricingClient: 'pricing',
+  IAMClient: 'iam',
+  LambdaClient: 'lambda',
 };
 /** Document-client commands and the DynamoDB actions they are. */
-const DOC_ACTIONS: Record<string, string> = { PutCommand: 'PutItem', GetCommand: 'GetItem', QueryCommand: 'Query', DeleteCommand: 'DeleteItem', UpdateCommand: 'UpdateItem', ScanCommand: 'Scan' };
+const DOC_ACTIONS: Record<string, string> = {
+  PutCommand: 'PutItem',
+  GetCommand: 'GetItem',
+  QueryCommand: 'Query',
+  DeleteCommand: 'DeleteItem',
+  UpdateCommand: 'UpdateItem',
+  ScanCommand: 'Scan',
+};
 const COMMAND_ACTIONS: Record<string, string> = { InvokeCommand: 'InvokeFunction' };
 
 /** Granted but not seen here, on purpose: actions AWS checks implicitly, and `<function> <action>` paths these scenarios do not reach. */
@@ -40,7 +53,8 @@ const UNEXERCISED: Record<string, string> = {
   'garbageCollection iam:DeleteInstanceProfile': 'profile of a deleted node class (test/sim/instance-profiles.test.ts)',
   'garbageCollection ec2:DeleteLaunchTemplate': 'templates of deleted node classes (test/sim/instance-profiles.test.ts)',
   'garbageCollection ec2:TerminateInstances': 'orphan instances (test/core/garbage-collection)',
-  'garbageCollection iam:CreateInstanceProfile': 'a managed profile for a node class no launch has used yet (the same code as a launch: test/adapters/aws/instance-profiles.test.ts)',
+  'garbageCollection iam:CreateInstanceProfile':
+    'a managed profile for a node class no launch has used yet (the same code as a launch: test/adapters/aws/instance-profiles.test.ts)',
   'garbageCollection iam:AddRoleToInstanceProfile': 'a managed profile for a node class no launch has used yet (test/adapters/aws/instance-profiles.test.ts)',
   'garbageCollection states:StartExecution': 'terminate for a NodeClaim or Node deleted with kubectl (test/sim/finalizers.test.ts)',
   'controller states:StartExecution': 'terminate for a NodeClaim or Node deleted with kubectl (test/sim/finalizers.test.ts)',
@@ -52,7 +66,8 @@ const UNEXERCISED: Record<string, string> = {
 type Statement = { Effect: string; Action: string | string[] };
 const roleOf = new Map<string, string>();
 for (const f of readdirSync(resolve(ROOT, 'infra/functions'))) {
-  for (const [key, fn] of Object.entries(parse(readFileSync(resolve(ROOT, 'infra/functions', f), 'utf8')) as Record<string, { role: string }>)) roleOf.set(key, fn.role);
+  for (const [key, fn] of Object.entries(parse(readFileSync(resolve(ROOT, 'infra/functions', f), 'utf8')) as Record<string, { role: string }>))
+    roleOf.set(key, fn.role);
 }
 /** Allowed actions of a policy document: a YAML object, or a JSON text built with Fn::Join (a condition key holds a variable). */
 function allowedActions(doc: unknown): string[] {
@@ -65,10 +80,15 @@ function allowedActions(doc: unknown): string[] {
 
 const actionsOf = new Map<string, string[]>();
 for (const f of readdirSync(resolve(ROOT, 'infra/resources')).filter((x) => x.startsWith('iam-'))) {
-  const doc = parse(readFileSync(resolve(ROOT, 'infra/resources', f), 'utf8')) as { Resources: Record<string, { Type: string; Properties: { Policies?: { PolicyDocument: unknown }[] } }> };
+  const doc = parse(readFileSync(resolve(ROOT, 'infra/resources', f), 'utf8')) as {
+    Resources: Record<string, { Type: string; Properties: { Policies?: { PolicyDocument: unknown }[] } }>;
+  };
   for (const [id, r] of Object.entries(doc.Resources)) {
     if (r.Type !== 'AWS::IAM::Role') continue;
-    actionsOf.set(id, (r.Properties.Policies ?? []).flatMap((p) => allowedActions(p.PolicyDocument)));
+    actionsOf.set(
+      id,
+      (r.Properties.Policies ?? []).flatMap((p) => allowedActions(p.PolicyDocument)),
+    );
   }
 }
 const grants = (granted: string[], action: string) => granted.some((g) => g === action || (g.endsWith('*') && action.startsWith(g.slice(0, -1))));
@@ -76,7 +96,7 @@ const grants = (granted: string[], action: string) => granted.some((g) => g === 
 function actionOf(call: string): string {
   const [client, command] = call.split('.');
   const service = SERVICE[client];
-  const name = client === 'DynamoDBDocumentClient' ? DOC_ACTIONS[command] : COMMAND_ACTIONS[command] ?? command.replace(/Command$/, '');
+  const name = client === 'DynamoDBDocumentClient' ? DOC_ACTIONS[command] : (COMMAND_ACTIONS[command] ?? command.replace(/Command$/, ''));
   return `${service}:${name}`;
 }
 
@@ -93,7 +113,7 @@ describe('IAM roles derived from the calls the functions make', () => {
     // Act
     const missing = [...seen].flatMap(([key, actions]) => {
       const role = roleOf.get(key);
-      const granted = role ? actionsOf.get(role) ?? [] : [];
+      const granted = role ? (actionsOf.get(role) ?? []) : [];
       return [...actions].filter((a) => !grants(granted, a)).map((a) => `${key} (${role ?? 'no role'}): ${a}`);
     });
     // Assess

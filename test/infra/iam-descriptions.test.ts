@@ -12,10 +12,14 @@ const IAM_DESCRIPTION = /^[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*$/;
 type Resource = { Type?: string; Properties?: { Description?: unknown } };
 
 describe('IAM role descriptions', () => {
-  const roles = readdirSync(DIR).filter((f) => f.endsWith('.yml')).flatMap((f) => {
-    const doc = parse(readFileSync(new URL(f, DIR), 'utf8')) as { Resources?: Record<string, Resource> };
-    return Object.entries(doc.Resources ?? {}).filter(([, r]) => r.Type === 'AWS::IAM::Role').map(([name, r]) => ({ file: f, name, description: r.Properties?.Description }));
-  });
+  const roles = readdirSync(DIR)
+    .filter((f) => f.endsWith('.yml'))
+    .flatMap((f) => {
+      const doc = parse(readFileSync(new URL(f, DIR), 'utf8')) as { Resources?: Record<string, Resource> };
+      return Object.entries(doc.Resources ?? {})
+        .filter(([, r]) => r.Type === 'AWS::IAM::Role')
+        .map(([name, r]) => ({ file: f, name, description: r.Properties?.Description }));
+    });
 
   it('should find the roles', () => {
     expect(roles.length).toBeGreaterThan(20);

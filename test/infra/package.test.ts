@@ -29,7 +29,11 @@ const statementsOf = (role: Resource): Statement[] =>
   ((role.Properties.Policies as { PolicyDocument: unknown }[] | undefined) ?? []).flatMap((p) => documentOf(p.PolicyDocument).Statement);
 
 beforeAll(async () => {
-  await promisify(execFile)('npm', ['run', 'package', '--', `--param=clusterName=${CLUSTER}`], { cwd: ROOT, env: { ...process.env, AWS_PROFILE: '' }, maxBuffer: 16 * 1024 * 1024 });
+  await promisify(execFile)('npm', ['run', 'package', '--', `--param=clusterName=${CLUSTER}`], {
+    cwd: ROOT,
+    env: { ...process.env, AWS_PROFILE: '' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
   template = JSON.parse(readFileSync(resolve(ROOT, '.serverless/cloudformation-template-update-stack.json'), 'utf8'));
   resources = template.Resources;
 }, 600_000);
@@ -53,11 +57,13 @@ describe('the packaged CloudFormation template', () => {
     // Act
     const problems = (await validateTemplate(mutated)).map((v) => `${v.resource}.${v.path}: ${v.problem}`);
     // Assess
-    expect(problems).toEqual(expect.arrayContaining([
-      `${fn[0]}.Timeout: expected integer, got "thirty"`,
-      expect.stringMatching(new RegExp(`^${fn[0]}\\.MemorySizeMB: unknown property`)),
-      `${role[0]}.AssumeRolePolicyDocument: required property missing`,
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        `${fn[0]}.Timeout: expected integer, got "thirty"`,
+        expect.stringMatching(new RegExp(`^${fn[0]}\\.MemorySizeMB: unknown property`)),
+        `${role[0]}.AssumeRolePolicyDocument: required property missing`,
+      ]),
+    );
   });
 
   it('should run every function on nodejs22.x with its own role and the shared environment', () => {
@@ -65,7 +71,12 @@ describe('the packaged CloudFormation template', () => {
     const functions = ofType('AWS::Lambda::Function');
 
     // Act
-    const shapes = functions.map(([id, f]) => ({ id, runtime: f.Properties.Runtime, role: f.Properties.Role, env: Object.keys((f.Properties.Environment as { Variables: object }).Variables) }));
+    const shapes = functions.map(([id, f]) => ({
+      id,
+      runtime: f.Properties.Runtime,
+      role: f.Properties.Role,
+      env: Object.keys((f.Properties.Environment as { Variables: object }).Variables),
+    }));
 
     // Assess
     expect(functions.length).toBeGreaterThanOrEqual(18);
@@ -74,7 +85,17 @@ describe('the packaged CloudFormation template', () => {
       const roleId = (s.role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
       expect(roleId, s.id).toBe(s.id.replace(/LambdaFunction$/, 'Role'));
       expect(resources[roleId]?.Type).toBe('AWS::IAM::Role');
-      expect(s.env).toEqual(expect.arrayContaining(['CLUSTER_NAME', 'STATE_TABLE_NAME', 'LAUNCH_STATE_MACHINE_ARN', 'TERMINATE_STATE_MACHINE_ARN', 'DISRUPT_STATE_MACHINE_ARN', 'INTERRUPTION_QUEUE_URL', 'NODE_ROLE_NAME']));
+      expect(s.env).toEqual(
+        expect.arrayContaining([
+          'CLUSTER_NAME',
+          'STATE_TABLE_NAME',
+          'LAUNCH_STATE_MACHINE_ARN',
+          'TERMINATE_STATE_MACHINE_ARN',
+          'DISRUPT_STATE_MACHINE_ARN',
+          'INTERRUPTION_QUEUE_URL',
+          'NODE_ROLE_NAME',
+        ]),
+      );
     }
   });
 
@@ -120,20 +141,25 @@ describe('the packaged CloudFormation template', () => {
     expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
   });
 
-  it('should condition every EC2 write on this cluster\'s ownership tag (except the launch inputs Karpenter leaves open)', () => {
+  it("should condition every EC2 write on this cluster's ownership tag (except the launch inputs Karpenter leaves open)", () => {
     // Prepare
     const writes = /^ec2:(RunInstances|CreateFleet|CreateLaunchTemplate|CreateTags|TerminateInstances|DeleteLaunchTemplate|DeleteTags)$/;
     const openInputs = /(image|snapshot|security-group|subnet|capacity-reservation)\/\*/;
 
     // Act
-    const statements = ofType('AWS::IAM::Role').flatMap(([id, r]) => statementsOf(r).map((s) => ({ id, s }))).filter(({ s }) => s.Effect === 'Allow' && actions(s).some((a) => writes.test(a)));
+    const statements = ofType('AWS::IAM::Role')
+      .flatMap(([id, r]) => statementsOf(r).map((s) => ({ id, s })))
+      .filter(({ s }) => s.Effect === 'Allow' && actions(s).some((a) => writes.test(a)));
 
     // Assess
     expect(statements.length).toBeGreaterThan(0);
     for (const { id, s } of statements) {
       const onlyOpenInputs = Array.isArray(s.Resource) && s.Resource.every((r) => openInputs.test(JSON.stringify(r)));
       if (onlyOpenInputs) {
-        expect(actions(s).every((a) => a === 'ec2:RunInstances' || a === 'ec2:CreateFleet'), `${id}/${s.Sid}`).toBe(true);
+        expect(
+          actions(s).every((a) => a === 'ec2:RunInstances' || a === 'ec2:CreateFleet'),
+          `${id}/${s.Sid}`,
+        ).toBe(true);
         continue;
       }
       // Scoped to this cluster either by the ownership tag key (Karpenter's policy) or by eks:eks-cluster-name=<cluster>.
@@ -149,7 +175,9 @@ describe('the packaged CloudFormation template', () => {
     const roles = ofType('AWS::IAM::Role');
 
     // Act
-    const terminating = roles.filter(([, r]) => statementsOf(r).some((s) => s.Effect === 'Allow' && actions(s).includes('ec2:TerminateInstances'))).map(([id]) => id);
+    const terminating = roles
+      .filter(([, r]) => statementsOf(r).some((s) => s.Effect === 'Allow' && actions(s).includes('ec2:TerminateInstances')))
+      .map(([id]) => id);
 
     // Assess
     expect(terminating.sort()).toEqual(['GarbageCollectionRole', 'TerminateInstanceRole']);

@@ -28,21 +28,40 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'policy.listPodDisruptionBudgetForAllNamespaces': [['policy', 'poddisruptionbudgets', 'list']],
   'storage.listStorageClass': [['storage.k8s.io', 'storageclasses', 'list']],
   'scheduling.listPriorityClass': [['scheduling.k8s.io', 'priorityclasses', 'list']],
-  'custom.listClusterCustomObject': [['karpenter.sh', 'nodepools', 'list'], ['karpenter.sh', 'nodeclaims', 'list'], ['karpenter.k8s.aws', 'ec2nodeclasses', 'list']],
-  'custom.getClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'get'], ['karpenter.sh', 'nodepools', 'get'], ['karpenter.k8s.aws', 'ec2nodeclasses', 'get']],
+  'custom.listClusterCustomObject': [
+    ['karpenter.sh', 'nodepools', 'list'],
+    ['karpenter.sh', 'nodeclaims', 'list'],
+    ['karpenter.k8s.aws', 'ec2nodeclasses', 'list'],
+  ],
+  'custom.getClusterCustomObject': [
+    ['karpenter.sh', 'nodeclaims', 'get'],
+    ['karpenter.sh', 'nodepools', 'get'],
+    ['karpenter.k8s.aws', 'ec2nodeclasses', 'get'],
+  ],
   'custom.createClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'create']],
   'custom.patchClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'patch']],
-  'custom.patchClusterCustomObjectStatus': [['karpenter.sh', 'nodeclaims/status', 'patch'], ['karpenter.sh', 'nodepools/status', 'patch'], ['karpenter.k8s.aws', 'ec2nodeclasses/status', 'patch']],
+  'custom.patchClusterCustomObjectStatus': [
+    ['karpenter.sh', 'nodeclaims/status', 'patch'],
+    ['karpenter.sh', 'nodepools/status', 'patch'],
+    ['karpenter.k8s.aws', 'ec2nodeclasses/status', 'patch'],
+  ],
   'custom.deleteClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'delete']],
 };
 /** The controller's watch streams (shared/adapters/kubernetes/watch.ts). */
-const WATCHES: [string, string, string][] = [['', 'pods', 'watch'], ['', 'nodes', 'watch'], ['karpenter.sh', 'nodeclaims', 'watch'], ['karpenter.sh', 'nodepools', 'watch']];
+const WATCHES: [string, string, string][] = [
+  ['', 'pods', 'watch'],
+  ['', 'nodes', 'watch'],
+  ['karpenter.sh', 'nodeclaims', 'watch'],
+  ['karpenter.sh', 'nodepools', 'watch'],
+];
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 
 function clusterRole(): Rule[] {
   const text = readFileSync(new URL('infra/kubernetes/rbac.yaml', ROOT), 'utf8');
-  const role = parseAllDocuments(text).map((d) => d.toJS() as { kind?: string; rules?: Rule[] }).find((d) => d.kind === 'ClusterRole');
+  const role = parseAllDocuments(text)
+    .map((d) => d.toJS() as { kind?: string; rules?: Rule[] })
+    .find((d) => d.kind === 'ClusterRole');
   return role?.rules ?? [];
 }
 
@@ -53,13 +72,18 @@ describe('the ClusterRole of infra/kubernetes/rbac.yaml', () => {
 
   it('should cover every Kubernetes call the adapters make and every watch of the controller', () => {
     // Prepare
-    const source = readdirSync(ADAPTERS).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(new URL(f, ADAPTERS), 'utf8')).join('\n');
+    const source = readdirSync(ADAPTERS)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => readFileSync(new URL(f, ADAPTERS), 'utf8'))
+      .join('\n');
     const called = [...new Set([...source.matchAll(/\b(core|apps|policy|storage|scheduling|custom)\.(\w+)\(/g)].map((m) => `${m[1]}.${m[2]}`))];
     const rules = clusterRole();
     const allowed = (g: string, r: string, v: string) => rules.some((x) => x.apiGroups.includes(g) && x.resources.includes(r) && x.verbs.includes(v));
     // Act
     const unknown = called.filter((m) => !(m in METHODS));
-    const missing = [...called.flatMap((m) => METHODS[m] ?? []), ...WATCHES].filter(([g, r, v]) => !allowed(g, r, v)).map(([g, r, v]) => `${v} ${g || 'core'}/${r}`);
+    const missing = [...called.flatMap((m) => METHODS[m] ?? []), ...WATCHES]
+      .filter(([g, r, v]) => !allowed(g, r, v))
+      .map(([g, r, v]) => `${v} ${g || 'core'}/${r}`);
     // Assess
     expect(unknown, 'methods called by the adapters that this table does not map yet').toEqual([]);
     expect(missing).toEqual([]);

@@ -24,7 +24,9 @@ describe('VirtualClock', () => {
     // Prepare
     const clock = new VirtualClock(0);
     let release = () => {};
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     // Act
     const done = clock.track('work', async () => {
       await gate;
@@ -49,7 +51,9 @@ describe('VirtualClock', () => {
     const ticks: number[] = [];
     clock.every(60_000, () => ticks.push(clock.now()));
     // Act
-    while (clock.advance(200_000)) { /* fire every due timer */ }
+    while (clock.advance(200_000)) {
+      /* fire every due timer */
+    }
     // Assess
     expect(ticks).toEqual([60_000, 120_000, 180_000]);
     expect(clock.now()).toBe(200_000);

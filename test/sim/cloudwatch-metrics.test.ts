@@ -24,16 +24,29 @@ describe('Karpenter metrics in CloudWatch (the metrics deploy parameter)', () =>
     // Act
     const run = await runScenario(parseScenario(scenario('cloudwatch'), 'cw.yaml'));
     // Assess
-    const metrics = run.controller.cloudWatch.metrics.map((k) => { const [, name, dims] = k.split('|'); return { name, dims: JSON.parse(dims) as Record<string, string> }; });
-    expect(metrics).toContainEqual({ name: 'karpenter_nodeclaims_created_total', dims: { service: 'nodewright', reason: 'provisioned', nodepool: 'default', min_values_relaxed: 'false' } });
+    const metrics = run.controller.cloudWatch.metrics.map((k) => {
+      const [, name, dims] = k.split('|');
+      return { name, dims: JSON.parse(dims) as Record<string, string> };
+    });
+    expect(metrics).toContainEqual({
+      name: 'karpenter_nodeclaims_created_total',
+      dims: { service: 'nodewright', reason: 'provisioned', nodepool: 'default', min_values_relaxed: 'false' },
+    });
     expect(metrics).toContainEqual({ name: 'karpenter_nodes_created_total', dims: { service: 'nodewright', nodepool: 'default' } });
     expect(metrics).toContainEqual({ name: 'karpenter_nodepools_usage', dims: { service: 'nodewright', nodepool: 'default', resource_type: 'cpu' } });
-    expect(metrics.map((m) => m.name)).toEqual(expect.arrayContaining(['karpenter_nodepools_cost_total', 'karpenter_scheduler_scheduling_duration_seconds', 'karpenter_voluntary_disruption_eligible_nodes']));
-    for (const m of metrics) expect(Object.keys(m.dims), m.name).not.toEqual(expect.arrayContaining([expect.stringMatching(/^(node_name|zone|instance_type|arch)$/)]));
+    expect(metrics.map((m) => m.name)).toEqual(
+      expect.arrayContaining([
+        'karpenter_nodepools_cost_total',
+        'karpenter_scheduler_scheduling_duration_seconds',
+        'karpenter_voluntary_disruption_eligible_nodes',
+      ]),
+    );
+    for (const m of metrics)
+      expect(Object.keys(m.dims), m.name).not.toEqual(expect.arrayContaining([expect.stringMatching(/^(node_name|zone|instance_type|arch)$/)]));
     expect(run.violations).toEqual({ pdb: 0, doNotDisrupt: 0, podsLost: 0 });
   }, 120_000);
 
-  it('should publish none of them by default: the handlers\' own success metric only', async () => {
+  it("should publish none of them by default: the handlers' own success metric only", async () => {
     // Act
     const run = await runScenario(parseScenario(scenario('off'), 'off.yaml'));
     // Assess

@@ -36,8 +36,13 @@ describe('the controller on the simulator', () => {
   async function start(faults: FaultSpec[] = []): Promise<void> {
     const scenario = parseScenario(SCENARIO, 'controller.yaml');
     world = await createWorld({
-      clusterName: scenario.clusterName, region: scenario.region, zones: scenario.zones, seed: scenario.seed,
-      nodeStartupSeconds: scenario.settings.nodeStartupSeconds, discoveryTags: selectorTags(scenario.objects), faults,
+      clusterName: scenario.clusterName,
+      region: scenario.region,
+      zones: scenario.zones,
+      seed: scenario.seed,
+      nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
+      discoveryTags: selectorTags(scenario.objects),
+      faults,
     });
     applyObjects(world, scenario.objects);
   }

@@ -67,7 +67,11 @@ describe('the simulator runs what serverless.yml deploys', () => {
     const binding = await bindProduction(clock, env, () => undefined);
     try {
       // Assess
-      expect(binding.functions.map((f) => f.key).sort()).toEqual(deployedFunctions().map((f) => f.key).sort());
+      expect(binding.functions.map((f) => f.key).sort()).toEqual(
+        deployedFunctions()
+          .map((f) => f.key)
+          .sort(),
+      );
       expect(process.env.LAUNCH_STATE_MACHINE_ARN).toBe(env.stateMachineArns.launch);
       expect(binding.functions.find((f) => f.key === 'controller')?.schedules).toEqual([{ everySeconds: 60, input: { source: 'nodewright.schedule' } }]);
       expect(binding.functions.find((f) => f.key === 'provisioner')?.schedules).toEqual([]);

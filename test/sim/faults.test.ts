@@ -6,11 +6,23 @@ describe('fault injection', () => {
   it('should inject only inside its window, only for its target, at its rate, the same way every run', () => {
     // Prepare
     let t = 0;
-    const plan = () => new FaultPlan([{ at: 10, for: 5, target: 'ec2', kind: 'throttle', rate: 0.5 }, { at: 0, for: 100, target: 'task:LaunchNodeClaim', kind: 'timeout' }], 7, () => t);
+    const plan = () =>
+      new FaultPlan(
+        [
+          { at: 10, for: 5, target: 'ec2', kind: 'throttle', rate: 0.5 },
+          { at: 0, for: 100, target: 'task:LaunchNodeClaim', kind: 'timeout' },
+        ],
+        7,
+        () => t,
+      );
     const a = plan();
     const b = plan();
     // Act
-    const draws = (p: FaultPlan) => [9, 10, 11, 12, 13, 14, 15].map((s) => { t = s; return p.check('ec2'); });
+    const draws = (p: FaultPlan) =>
+      [9, 10, 11, 12, 13, 14, 15].map((s) => {
+        t = s;
+        return p.check('ec2');
+      });
     const first = draws(a);
     const second = draws(b);
     // Assess
@@ -26,7 +38,9 @@ describe('fault injection', () => {
     expect(() => validateFault({ at: 0, for: 1, target: 'kube-api', kind: 'hang' }, 'faults.0')).not.toThrow();
     expect(() => validateFault({ at: 0, for: 1, target: 'ec2', kind: 'hang' }, 'faults.0')).not.toThrow();
     expect(() => validateFault({ at: 0, for: 1, target: 'sqs', kind: 'hang' }, 'faults.0')).toThrow(/faults\.0: kind for sqs must be one of duplicate/);
-    expect(() => validateFault({ at: 0, for: 1, target: 'lambda:provisioner', kind: 'throttle' }, 'faults.1')).toThrow(/faults\.1: kind for lambda:provisioner must be one of crash, timeout/);
+    expect(() => validateFault({ at: 0, for: 1, target: 'lambda:provisioner', kind: 'throttle' }, 'faults.1')).toThrow(
+      /faults\.1: kind for lambda:provisioner must be one of crash, timeout/,
+    );
     expect(() => parseScenario('name: x\nfaults: [{at: 1m, for: 10s, target: s3, kind: error}]\n', 'x.yaml')).toThrow(/x\.yaml: faults\.0: target must be/);
   });
 });

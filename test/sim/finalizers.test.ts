@@ -12,7 +12,10 @@ import { NODE_CLASS, nodePool, objects } from './fixtures/objects';
 const SCENARIO = `
 name: finalizers
 objects: |
-${objects(nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']), NODE_CLASS, `apiVersion: apps/v1
+${objects(
+  nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']),
+  NODE_CLASS,
+  `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: inflate}
 spec:
@@ -21,12 +24,14 @@ spec:
   template:
     metadata: {labels: {app: inflate}}
     spec:
-      containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1"}}}]`, `apiVersion: policy/v1
+      containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1"}}}]`,
+  `apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: inflate}
 spec:
   maxUnavailable: 1
-  selector: {matchLabels: {app: inflate}}`)}
+  selector: {matchLabels: {app: inflate}}`,
+)}
 `;
 
 const FINALIZER = 'karpenter.sh/termination';
@@ -40,7 +45,8 @@ describe('kubectl delete of a NodeClaim or a Node (karpenter.sh/termination fina
   const claims = () => listAll(world.api.store, types().nodeClaim);
   const nodes = () => listAll(world.api.store, types().node);
   const pods = () => listAll(world.api.store, types().pod).filter((p) => p.metadata.labels?.app === 'inflate');
-  const running = () => pods().filter((p) => podNodeName(p) && (p.status as { phase?: string } | undefined)?.phase === 'Running' && !p.metadata.deletionTimestamp);
+  const running = () =>
+    pods().filter((p) => podNodeName(p) && (p.status as { phase?: string } | undefined)?.phase === 'Running' && !p.metadata.deletionTimestamp);
   const claimOf = (node: KubeObject) => claims().find((c) => (c.status as { nodeName?: string } | undefined)?.nodeName === node.metadata.name);
 
   const runFor = (seconds: number) => runWorldFor(world, seconds);
@@ -61,10 +67,19 @@ describe('kubectl delete of a NodeClaim or a Node (karpenter.sh/termination fina
 
   function finalState() {
     const live = [...world.ec2.instances.values()].filter((i) => i.state === 'pending' || i.state === 'running');
-    const claimed = new Set(claims().map((c) => String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop()));
+    const claimed = new Set(
+      claims().map((c) =>
+        String((c.status as { providerID?: string } | undefined)?.providerID ?? '')
+          .split('/')
+          .pop(),
+      ),
+    );
     const state = new Map([...world.ec2.instances.values()].map((i) => [i.id, i.state]));
     const leaked = claims().filter((c) => {
-      const id = String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop() ?? '';
+      const id =
+        String((c.status as { providerID?: string } | undefined)?.providerID ?? '')
+          .split('/')
+          .pop() ?? '';
       return id !== '' && (state.get(id) === undefined || state.get(id) === 'terminated' || state.get(id) === 'shutting-down');
     });
     return { orphanInstances: live.filter((i) => !claimed.has(i.id)).length, leakedNodeClaims: leaked.length };
@@ -73,8 +88,12 @@ describe('kubectl delete of a NodeClaim or a Node (karpenter.sh/termination fina
   beforeEach(async () => {
     const scenario = parseScenario(SCENARIO, 'finalizers.yaml');
     world = await createWorld({
-      clusterName: scenario.clusterName, region: scenario.region, zones: scenario.zones, seed: scenario.seed,
-      nodeStartupSeconds: scenario.settings.nodeStartupSeconds, discoveryTags: selectorTags(scenario.objects),
+      clusterName: scenario.clusterName,
+      region: scenario.region,
+      zones: scenario.zones,
+      seed: scenario.seed,
+      nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
+      discoveryTags: selectorTags(scenario.objects),
     });
     observer = new ClusterObserver(world.api, world.clock);
     stopObserver = observer.start();
@@ -102,13 +121,19 @@ describe('kubectl delete of a NodeClaim or a Node (karpenter.sh/termination fina
     // Act: kubectl delete nodeclaim (the API server only marks it)
     const deletedAt = world.clock.now();
     const marked = world.api.store.delete(types().nodeClaim, undefined, first.claim);
-    const firstGone = await runUntil(() => !claims().some((c) => c.metadata.name === first.claim) && !nodes().some((n) => n.metadata.name === first.node) && running().length === 3, 900);
+    const firstGone = await runUntil(
+      () => !claims().some((c) => c.metadata.name === first.claim) && !nodes().some((n) => n.metadata.name === first.node) && running().length === 3,
+      900,
+    );
     const second = placement();
 
     // Act: kubectl delete node on the replacement
     const nodeDeletedAt = world.clock.now();
     const markedNode = world.api.store.delete(types().node, undefined, second.node);
-    const secondGone = await runUntil(() => !claims().some((c) => c.metadata.name === second.claim) && !nodes().some((n) => n.metadata.name === second.node) && running().length === 3, 900);
+    const secondGone = await runUntil(
+      () => !claims().some((c) => c.metadata.name === second.claim) && !nodes().some((n) => n.metadata.name === second.node) && running().length === 3,
+      900,
+    );
     const third = placement();
     await runFor(180); // one more garbage-collection run: nothing left for it to do
 

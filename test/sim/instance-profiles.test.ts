@@ -14,7 +14,10 @@ import { NODE_CLASS, nodePool, objects } from './fixtures/objects';
 const SCENARIO = `
 name: instance-profiles
 objects: |
-${objects(nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']), NODE_CLASS, `apiVersion: apps/v1
+${objects(
+  nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']),
+  NODE_CLASS,
+  `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: inflate}
 spec:
@@ -23,7 +26,8 @@ spec:
   template:
     metadata: {labels: {app: inflate}}
     spec:
-      containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1"}}}]`)}
+      containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1"}}}]`,
+)}
 `;
 
 describe('instance profiles managed from the EC2NodeClass role (and launch templates cleaned up with the class)', () => {
@@ -34,8 +38,12 @@ describe('instance profiles managed from the EC2NodeClass role (and launch templ
     // Prepare
     const scenario = parseScenario(SCENARIO, 'instance-profiles.yaml');
     world = await createWorld({
-      clusterName: scenario.clusterName, region: scenario.region, zones: scenario.zones, seed: scenario.seed,
-      nodeStartupSeconds: scenario.settings.nodeStartupSeconds, discoveryTags: selectorTags(scenario.objects),
+      clusterName: scenario.clusterName,
+      region: scenario.region,
+      zones: scenario.zones,
+      seed: scenario.seed,
+      nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
+      discoveryTags: selectorTags(scenario.objects),
     });
     const types = kubeTypes(world.api.store);
     const pods = () => listAll(world.api.store, types.pod).filter((p) => p.metadata.labels?.app === 'inflate');
@@ -47,7 +55,11 @@ describe('instance profiles managed from the EC2NodeClass role (and launch templ
     expect(profiles).toHaveLength(1);
     expect(profiles[0]).toMatchObject({ roles: ['KarpenterNodeRole'], path: `/karpenter/${scenario.region}/${scenario.clusterName}/default/` });
     expect(profiles[0].name).toMatch(new RegExp(`^${scenario.clusterName}_\\d+$`));
-    expect(profiles[0].tags).toMatchObject({ [`kubernetes.io/cluster/${scenario.clusterName}`]: 'owned', 'karpenter.k8s.aws/ec2nodeclass': 'default', 'topology.kubernetes.io/region': scenario.region });
+    expect(profiles[0].tags).toMatchObject({
+      [`kubernetes.io/cluster/${scenario.clusterName}`]: 'owned',
+      'karpenter.k8s.aws/ec2nodeclass': 'default',
+      'topology.kubernetes.io/region': scenario.region,
+    });
     expect(pods().filter((p) => podNodeName(p)).length).toBe(2);
     expect([...world.ec2.launchTemplates.values()].every((t) => t.instanceProfile === profiles[0].name)).toBe(true);
 

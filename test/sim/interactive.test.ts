@@ -21,11 +21,22 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
   let dir: string;
   let session: InteractiveSession;
   const kubectl = async (...args: string[]) =>
-    (await promisify(execFile)(kubectlBin as string, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], { encoding: 'utf8', timeout: 20_000 })).stdout;
+    (
+      await promisify(execFile)(kubectlBin as string, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      })
+    ).stdout;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'nodewright-serve-'));
-    session = await startInteractive({ scenario: parseScenario(SCENARIO, 'serve.yaml'), kubeconfigPath: join(dir, 'kubeconfig'), speed: 20, nodeStartupSeconds: 5, metricsPort: 0 });
+    session = await startInteractive({
+      scenario: parseScenario(SCENARIO, 'serve.yaml'),
+      kubeconfigPath: join(dir, 'kubeconfig'),
+      speed: 20,
+      nodeStartupSeconds: 5,
+      metricsPort: 0,
+    });
   }, 30_000);
 
   afterAll(async () => {
@@ -50,7 +61,7 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(claims).toMatch(/^nodeclaim\.karpenter\.sh\/default-/m);
   }, 90_000);
 
-  it('should show the NodePool\'s NODES and READY in kubectl get nodepools, from the status the functions write', async () => {
+  it("should show the NodePool's NODES and READY in kubectl get nodepools, from the status the functions write", async () => {
     // Act: the provisioner writes the status from the snapshot each of its invocations reads first.
     const claims = (await kubectl('get', 'nodeclaims', '-o', 'name')).split('\n').filter(Boolean).length;
     let row: string[] = [];
@@ -96,9 +107,11 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(all).toMatch(/Pod\s+Nominated/);
   }, 60_000);
 
-  it('should show the EC2NodeClass Ready with what it resolved, from garbage collection\'s status writes', async () => {
+  it("should show the EC2NodeClass Ready with what it resolved, from garbage collection's status writes", async () => {
     // Act: garbage collection runs every 2 simulated minutes (6 s at speed 20).
-    let nc: { status?: { subnets?: unknown[]; securityGroups?: unknown[]; amis?: unknown[]; instanceProfile?: string; conditions?: { type: string; status: string }[] } } = {};
+    let nc: {
+      status?: { subnets?: unknown[]; securityGroups?: unknown[]; amis?: unknown[]; instanceProfile?: string; conditions?: { type: string; status: string }[] };
+    } = {};
     for (let i = 0; i < 30 && !nc.status?.conditions?.some((c) => c.type === 'Ready'); i++) {
       if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
       nc = JSON.parse(await kubectl('get', 'ec2nodeclass', 'default', '-o', 'json'));
@@ -106,9 +119,16 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     const table = (await kubectl('get', 'ec2nodeclasses', '--no-headers')).trim().split(/\s+/);
     // Assess: NAME READY AGE
     expect(table.slice(0, 2)).toEqual(['default', 'True']);
-    expect(nc.status?.conditions?.map((c) => [c.type, c.status])).toEqual(expect.arrayContaining([
-      ['SubnetsReady', 'True'], ['SecurityGroupsReady', 'True'], ['AMIsReady', 'True'], ['InstanceProfileReady', 'True'], ['ValidationSucceeded', 'True'], ['Ready', 'True'],
-    ]));
+    expect(nc.status?.conditions?.map((c) => [c.type, c.status])).toEqual(
+      expect.arrayContaining([
+        ['SubnetsReady', 'True'],
+        ['SecurityGroupsReady', 'True'],
+        ['AMIsReady', 'True'],
+        ['InstanceProfileReady', 'True'],
+        ['ValidationSucceeded', 'True'],
+        ['Ready', 'True'],
+      ]),
+    );
     expect(nc.status?.subnets?.length).toBeGreaterThan(0);
     expect(nc.status?.securityGroups?.length).toBeGreaterThan(0);
     expect(nc.status?.amis?.length).toBeGreaterThan(0);
@@ -117,7 +137,8 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
   /** Polls until the node and its claim are gone and the 3 pods run elsewhere; the pods table at the end. */
   async function waitGoneAndRescheduled(node: string, claim: string): Promise<{ pods: string; nodes: string; claims: string }> {
     let state = { pods: '', nodes: '', claims: '' };
-    const done = () => !state.nodes.includes(node) && !state.claims.includes(claim) && (state.pods.match(/Running/g) ?? []).length === 3 && !state.pods.includes(node);
+    const done = () =>
+      !state.nodes.includes(node) && !state.claims.includes(claim) && (state.pods.match(/Running/g) ?? []).length === 3 && !state.pods.includes(node);
     for (let i = 0; i < 50 && !done(); i++) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       state = {
@@ -132,8 +153,11 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
   const placement = async () => {
     const pods = await kubectl('get', 'pods', '-o', 'custom-columns=NODE:.spec.nodeName', '--no-headers');
     const node = pods.trim().split('\n')[0].trim();
-    const claim = (await kubectl('get', 'nodeclaims', '-o', 'custom-columns=NAME:.metadata.name,NODE:.status.nodeName', '--no-headers'))
-      .split('\n').map((l) => l.trim().split(/\s+/)).find(([, n]) => n === node)?.[0] ?? '';
+    const claim =
+      (await kubectl('get', 'nodeclaims', '-o', 'custom-columns=NAME:.metadata.name,NODE:.status.nodeName', '--no-headers'))
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .find(([, n]) => n === node)?.[0] ?? '';
     return { node, claim };
   };
 

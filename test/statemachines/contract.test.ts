@@ -72,9 +72,17 @@ describe.each(MACHINES)('the %s state machine contract', (machine) => {
   it('should only catch or retry error names exported by shared/core/errors.ts (or States./Lambda./Sandbox. names)', () => {
     // Prepare
     // Each error class's literal `name` (what Step Functions matches), read from an instance.
-    const exported = new Set(Object.values(errors as Record<string, unknown>).filter((v) => typeof v === 'function' && /Error$/.test((v as { name: string }).name)).map((cls) => {
-      try { return new (cls as new (...args: unknown[]) => Error)('x', 'x', 0, 'x', 'x').name; } catch { return (cls as { name: string }).name; }
-    }));
+    const exported = new Set(
+      Object.values(errors as Record<string, unknown>)
+        .filter((v) => typeof v === 'function' && /Error$/.test((v as { name: string }).name))
+        .map((cls) => {
+          try {
+            return new (cls as new (...args: unknown[]) => Error)('x', 'x', 0, 'x', 'x').name;
+          } catch {
+            return (cls as { name: string }).name;
+          }
+        }),
+    );
 
     // Act
     // Sandbox.Timedout is what a Lambda task reports when the function runs past its timeout.
@@ -95,7 +103,10 @@ describe.each(MACHINES)('the %s state machine contract', (machine) => {
     for (const { name, next } of loopsBack) {
       const target = definition.States[next];
       expect(target.Type, `${name} should lead to a Task that enforces the deadline`).toBe('Task');
-      const handlesDeadline = JSON.stringify(target).includes('DeadlineExceededError') || JSON.stringify(target.Parameters).includes('deadlineMs') || ['EvictPods', 'CheckReplacementsReady'].includes(next);
+      const handlesDeadline =
+        JSON.stringify(target).includes('DeadlineExceededError') ||
+        JSON.stringify(target.Parameters).includes('deadlineMs') ||
+        ['EvictPods', 'CheckReplacementsReady'].includes(next);
       expect(handlesDeadline, `${next} should carry or enforce a deadline`).toBe(true);
     }
   });

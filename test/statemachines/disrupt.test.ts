@@ -59,7 +59,9 @@ describe('disrupt state machine (local)', () => {
   it('should roll back when a replacement launch failed and its claim is gone', async () => {
     // Prepare
     const f = setup();
-    const onWait = () => { f.cluster.claims.delete(NEW); };
+    const onWait = () => {
+      f.cluster.claims.delete(NEW);
+    };
 
     // Act
     const run = await runLocalExecution('disrupt', input, { invoke: localFunctions(f), clock: f.clock, onWait });
@@ -93,9 +95,21 @@ describe('disrupt state machine (local)', () => {
     const healthyPid = 'aws:///eu-west-1a/i-0abc000000000009';
     function withHealthy(): Fakes {
       const f = setup();
-      f.cluster.claims.set('default-healthy', nodeClaim('default-healthy', { providerID: healthyPid, nodeName: HEALTHY, conditions: [{ type: 'Initialized', status: 'True' }] }));
+      f.cluster.claims.set(
+        'default-healthy',
+        nodeClaim('default-healthy', { providerID: healthyPid, nodeName: HEALTHY, conditions: [{ type: 'Initialized', status: 'True' }] }),
+      );
       f.cluster.nodes.set(HEALTHY, node(HEALTHY, { providerID: healthyPid, taints: [] }));
-      f.cloud.instances.set(healthyPid, { instanceId: 'i-0abc000000000009', providerID: healthyPid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: epochMs(0), state: 'running', tags: {} });
+      f.cloud.instances.set(healthyPid, {
+        instanceId: 'i-0abc000000000009',
+        providerID: healthyPid,
+        instanceType: 'm5.large',
+        zone: 'eu-west-1a',
+        capacityType: 'on-demand',
+        launchTime: epochMs(0),
+        state: 'running',
+        tags: {},
+      });
       return f;
     }
 
@@ -145,7 +159,10 @@ describe('disrupt state machine (local)', () => {
         { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
       ];
       const big = nodeClaim('default-big01');
-      big.spec.requirements = [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['r5.24xlarge'] }, { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }];
+      big.spec.requirements = [
+        { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['r5.24xlarge'] },
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
+      ];
       const onlyType = nodeClaim('default-big02');
       onlyType.spec.requirements = [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['r5.24xlarge'] }];
 
@@ -162,7 +179,7 @@ describe('disrupt state machine (local)', () => {
       expect(f.workflows.started).toEqual([]);
     });
 
-    it('should give a replacement the pool\'s requirements, taints and an explicit instance-type list', async () => {
+    it("should give a replacement the pool's requirements, taints and an explicit instance-type list", async () => {
       // Prepare
       const f = setup();
       f.cluster.nodePools[0].template.requirements = [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }];
@@ -171,7 +188,11 @@ describe('disrupt state machine (local)', () => {
       open.spec.requirements = [];
 
       // Act
-      await runLocalExecution('disrupt', { ...input, replacements: [open] }, { invoke: localFunctions(f), clock: f.clock, onWait: () => f.clock.advance(5 * 60_000) });
+      await runLocalExecution(
+        'disrupt',
+        { ...input, replacements: [open] },
+        { invoke: localFunctions(f), clock: f.clock, onWait: () => f.clock.advance(5 * 60_000) },
+      );
 
       // Assess
       const claim = f.cluster.claims.get(NEW);
@@ -185,9 +206,28 @@ describe('disrupt state machine (local)', () => {
     });
 
     it.each([
-      ['a candidate being deleted', (f: Fakes) => { f.cluster.claims.get('default-old01')!.deletionTimestamp = epochMs(1000); }, { nodeClaimName: 'default-old01' }, /already being deleted/],
-      ['a candidate with another claim\'s node', () => undefined, { nodeClaimName: 'default-old01', nodeName: HEALTHY }, /is not nodeclaim "default-old01"'s node/],
-      ['an unmanaged candidate', (f: Fakes) => { f.cluster.claims.get('default-old01')!.spec.nodeClassRef = { group: 'example.com', kind: 'Other', name: 'x' }; }, { nodeClaimName: 'default-old01' }, /not managed by nodewright/],
+      [
+        'a candidate being deleted',
+        (f: Fakes) => {
+          f.cluster.claims.get('default-old01')!.deletionTimestamp = epochMs(1000);
+        },
+        { nodeClaimName: 'default-old01' },
+        /already being deleted/,
+      ],
+      [
+        "a candidate with another claim's node",
+        () => undefined,
+        { nodeClaimName: 'default-old01', nodeName: HEALTHY },
+        /is not nodeclaim "default-old01"'s node/,
+      ],
+      [
+        'an unmanaged candidate',
+        (f: Fakes) => {
+          f.cluster.claims.get('default-old01')!.spec.nodeClassRef = { group: 'example.com', kind: 'Other', name: 'x' };
+        },
+        { nodeClaimName: 'default-old01' },
+        /not managed by nodewright/,
+      ],
     ])('should refuse %s with no side effect', async (_what, prepare, candidate, message) => {
       // Prepare
       const f = withHealthy();

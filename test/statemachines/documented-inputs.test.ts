@@ -7,11 +7,16 @@ const doc = readFileSync(resolve(__dirname, '../../docs/operations.md'), 'utf8')
 
 /** Every `start-execution … --state-machine-arn "$X" … --input '…'` command in docs/operations.md. */
 function documentedCommands(): { machine: string; input: unknown }[] {
-  const commands = doc.split('aws stepfunctions start-execution').slice(1).map((c) => c.split('\n```')[0]);
-  return commands.filter((c) => c.includes('--input')).map((c) => ({
-    machine: /--state-machine-arn "\$(\w+)"/.exec(c)?.[1] ?? '?',
-    input: JSON.parse(/--input '([^']+)'/.exec(c)?.[1] ?? 'null'),
-  }));
+  const commands = doc
+    .split('aws stepfunctions start-execution')
+    .slice(1)
+    .map((c) => c.split('\n```')[0]);
+  return commands
+    .filter((c) => c.includes('--input'))
+    .map((c) => ({
+      machine: /--state-machine-arn "\$(\w+)"/.exec(c)?.[1] ?? '?',
+      input: JSON.parse(/--input '([^']+)'/.exec(c)?.[1] ?? 'null'),
+    }));
 }
 
 describe('the manual executions documented in docs/operations.md', () => {

@@ -31,11 +31,19 @@ describe('launch state machine (local)', () => {
     // Assess
     expect(run.status).toBe('SUCCEEDED');
     const claim = f.cluster.claims.get('default-abcde');
-    expect(claim?.status.conditions.filter((c) => c.status === 'True').map((c) => c.type)).toEqual(expect.arrayContaining(['Launched', 'Registered', 'Initialized']));
+    expect(claim?.status.conditions.filter((c) => c.status === 'True').map((c) => c.type)).toEqual(
+      expect.arrayContaining(['Launched', 'Registered', 'Initialized']),
+    );
     const registered = [...f.cluster.nodes.values()][0];
     expect(registered.labels).toMatchObject({ 'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true', 'karpenter.sh/nodepool': 'default' });
     expect(registered.taints.some((t) => t.key === 'karpenter.sh/unregistered')).toBe(false);
-    expect(f.log.lines.find((l) => l.message === 'launched nodeclaim')?.fields).toMatchObject({ nodeclaim: 'default-abcde', nodepool: 'default', 'instance-type': 'c5.large', zone: 'eu-west-1a', 'capacity-type': 'spot' });
+    expect(f.log.lines.find((l) => l.message === 'launched nodeclaim')?.fields).toMatchObject({
+      nodeclaim: 'default-abcde',
+      nodepool: 'default',
+      'instance-type': 'c5.large',
+      zone: 'eu-west-1a',
+      'capacity-type': 'spot',
+    });
   });
 
   it('should mark the offering unavailable and delete the claim on insufficient capacity', async () => {
@@ -60,7 +68,10 @@ describe('launch state machine (local)', () => {
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde'));
     const create = f.cloud.create.bind(f.cloud);
     let calls = 0;
-    f.cloud.create = async (req) => { if (calls++ === 0) throw new CloudProviderThrottledError('RequestLimitExceeded'); return create(req); };
+    f.cloud.create = async (req) => {
+      if (calls++ === 0) throw new CloudProviderThrottledError('RequestLimitExceeded');
+      return create(req);
+    };
 
     // Act
     const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: kubelet(f) });
@@ -76,7 +87,11 @@ describe('launch state machine (local)', () => {
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde'));
 
     // Act
-    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: kubelet(f, { registers: false, waitAdvanceMs: 5 * 60_000 }) });
+    const run = await runLocalExecution(
+      'launch',
+      { nodeClaimName: 'default-abcde' },
+      { invoke: localFunctions(f), clock: f.clock, onWait: kubelet(f, { registers: false, waitAdvanceMs: 5 * 60_000 }) },
+    );
 
     // Assess
     expect(run).toMatchObject({ status: 'FAILED', error: 'NodeClaimRegistrationTimedOut' });
@@ -105,8 +120,13 @@ describe('launch state machine (local)', () => {
     let solved = 0;
     const planner: Planner = {
       schedulingInputFromSnapshot: (s, types) => ({ pods: s.pods, nodePools: s.nodePools, instanceTypes: types, existingNodes: [], daemonSets: [] }),
-      solve: () => { solved++; return { nodeClaims: [], existingPlacements: [], unschedulable: [], ignored: [] }; },
-      plannedClaimToNodeClaim: () => { throw new Error('unused'); },
+      solve: () => {
+        solved++;
+        return { nodeClaims: [], existingPlacements: [], unschedulable: [], ignored: [] };
+      },
+      plannedClaimToNodeClaim: () => {
+        throw new Error('unused');
+      },
     };
     f.cluster.pods = [{ ...(await import('../fakes/lifecycle')).pod('web-1'), phase: 'Pending', unschedulable: true, nodeName: undefined }];
 

@@ -10,7 +10,16 @@ describe('LocalWorkflowStarter', () => {
     const pid = 'aws:///eu-west-1a/i-0abc000000000005';
     f.cluster.claims.set('default-old01', nodeClaim('default-old01', { providerID: pid, nodeName: 'n5' }));
     f.cluster.nodes.set('n5', node('n5', { providerID: pid, taints: [] }));
-    f.cloud.instances.set(pid, { instanceId: 'i-0abc000000000005', providerID: pid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags: {} });
+    f.cloud.instances.set(pid, {
+      instanceId: 'i-0abc000000000005',
+      providerID: pid,
+      instanceType: 'm5.large',
+      zone: 'eu-west-1a',
+      capacityType: 'spot',
+      launchTime: epochMs(0),
+      state: 'running',
+      tags: {},
+    });
     let invoke: InvokeFunction = async () => undefined;
     const workflows = new LocalWorkflowStarter({ invoke: (key, payload) => invoke(key, payload), clock: f.clock });
     invoke = localFunctions({ ...f, workflows });

@@ -9,7 +9,16 @@ const NODE = 'ip-10-0-0-42.eu-west-1.compute.internal';
 function managedNode(f: Fakes, opts: { tgp?: number | null } = {}) {
   f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PROVIDER_ID, nodeName: NODE, tgp: opts.tgp ?? null }));
   f.cluster.nodes.set(NODE, node(NODE, { providerID: PROVIDER_ID, taints: [] }));
-  f.cloud.instances.set(PROVIDER_ID, { instanceId: 'i-0abc000000000042', providerID: PROVIDER_ID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags: {} });
+  f.cloud.instances.set(PROVIDER_ID, {
+    instanceId: 'i-0abc000000000042',
+    providerID: PROVIDER_ID,
+    instanceType: 'm5.large',
+    zone: 'eu-west-1a',
+    capacityType: 'spot',
+    launchTime: epochMs(0),
+    state: 'running',
+    tags: {},
+  });
 }
 
 /** Moves the fake clock on by `ms` at each Wait, on top of the Wait's own time (which the runner sleeps on it). */
@@ -27,7 +36,10 @@ describe('terminate state machine (local)', () => {
     ];
     let taintedBeforeEviction = false;
     const evict = f.cluster.evict.bind(f.cluster);
-    f.cluster.evict = async (p) => { taintedBeforeEviction ||= !!f.cluster.nodes.get(NODE)?.taints.some((t) => t.key === 'karpenter.sh/disrupted'); return evict(p); };
+    f.cluster.evict = async (p) => {
+      taintedBeforeEviction ||= !!f.cluster.nodes.get(NODE)?.taints.some((t) => t.key === 'karpenter.sh/disrupted');
+      return evict(p);
+    };
 
     // Act
     const run = await runLocalExecution('terminate', { nodeName: NODE }, { invoke: localFunctions(f), clock: f.clock });
@@ -63,15 +75,24 @@ describe('terminate state machine (local)', () => {
     const f = fakes();
     managedNode(f, { tgp: 30 * 24 * 3600 });
     f.cluster.pods = [pod('db-0', { nodeName: NODE })];
-    f.cluster.evictionResults.set('default/db-0', Array.from({ length: 5000 }, () => 'blocked' as const));
+    f.cluster.evictionResults.set(
+      'default/db-0',
+      Array.from({ length: 5000 }, () => 'blocked' as const),
+    );
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeClaimName: 'default-abcde', reason: 'Drifted' }, { invoke: localFunctions(f), clock: f.clock, executionName: 'drift-default-abcde' });
+    const run = await runLocalExecution(
+      'terminate',
+      { nodeClaimName: 'default-abcde', reason: 'Drifted' },
+      { invoke: localFunctions(f), clock: f.clock, executionName: 'drift-default-abcde' },
+    );
 
     // Assess: this execution ended after 2,000 passes, a fresh one carries on for the same claim
     expect(run.status).toBe('SUCCEEDED');
     expect(f.cluster.writes.filter((w) => w === 'evict default/db-0')).toHaveLength(2000);
-    expect(f.workflows.started).toEqual([{ machine: 'terminate', name: 'drift-default-abcde-cont1', input: { nodeClaimName: 'default-abcde', reason: 'Drifted' } }]);
+    expect(f.workflows.started).toEqual([
+      { machine: 'terminate', name: 'drift-default-abcde-cont1', input: { nodeClaimName: 'default-abcde', reason: 'Drifted' } },
+    ]);
     expect(f.cluster.nodes.get(NODE)?.taints.map((t) => t.key)).toContain('karpenter.sh/disrupted');
     expect(f.cloud.instances.get(PROVIDER_ID)?.state).toBe('running');
   }, 120_000);
@@ -84,7 +105,11 @@ describe('terminate state machine (local)', () => {
     f.cluster.evictionResults.set('default/db-0', Array(100).fill('blocked'));
 
     // Act
-    const run = await runLocalExecution('terminate', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: advance(f, 20_000) });
+    const run = await runLocalExecution(
+      'terminate',
+      { nodeClaimName: 'default-abcde' },
+      { invoke: localFunctions(f), clock: f.clock, onWait: advance(f, 20_000) },
+    );
 
     // Assess
     expect(run.status).toBe('SUCCEEDED');
@@ -106,14 +131,18 @@ describe('terminate state machine (local)', () => {
     expect(f.cluster.writes.some((w) => w.startsWith('evict'))).toBe(false);
     expect(f.cloud.instances.get(PROVIDER_ID)?.state).toBe('running');
     expect(f.cluster.nodes.get(NODE)?.taints.map((t) => t.key)).not.toContain('karpenter.sh/disrupted');
-    expect(await f.store.auditLog({ kind: 'termination' })).toContainEqual(expect.objectContaining({ action: 'released', reason: expect.stringContaining('DeadlineExceededError') }));
+    expect(await f.store.auditLog({ kind: 'termination' })).toContainEqual(
+      expect.objectContaining({ action: 'released', reason: expect.stringContaining('DeadlineExceededError') }),
+    );
   });
 
   it('should untaint the node when a step keeps failing after its retries (here TerminateInstance), never leaving it tainted', async () => {
     // Prepare
     const f = fakes();
     managedNode(f, { tgp: null });
-    f.cloud.delete = async () => { throw Object.assign(new Error('not authorized to perform ec2:TerminateInstances'), { name: 'CloudProviderUnauthorizedError' }); };
+    f.cloud.delete = async () => {
+      throw Object.assign(new Error('not authorized to perform ec2:TerminateInstances'), { name: 'CloudProviderUnauthorizedError' });
+    };
 
     // Act
     const run = await runLocalExecution('terminate', { nodeName: NODE }, { invoke: localFunctions(f), clock: f.clock, onWait: advance(f, 60_000) });

@@ -1,9 +1,4 @@
-import {
-  CloudProviderThrottledError,
-  CloudProviderUnauthorizedError,
-  InsufficientCapacityError,
-  NodeClaimNotFoundError,
-} from '../../core/errors';
+import { CloudProviderThrottledError, CloudProviderUnauthorizedError, InsufficientCapacityError, NodeClaimNotFoundError } from '../../core/errors';
 
 /** The spot service-linked role is missing: no spot launch can succeed, so every spot offering is marked. */
 export const SPOT_ROLE_MISSING = 'AuthFailure.ServiceLinkedRoleCreationNotPermitted';
@@ -24,17 +19,31 @@ export const IceErrorCodes: ReadonlySet<string> = new Set([
 ]);
 
 const ThrottleErrorCodes: ReadonlySet<string> = new Set([
-  'RequestLimitExceeded', 'Throttling', 'ThrottlingException', 'TooManyRequestsException', 'ProvisionedThroughputExceededException', 'RequestThrottled',
+  'RequestLimitExceeded',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'ProvisionedThroughputExceededException',
+  'RequestThrottled',
 ]);
 
 const UnauthorizedErrorCodes: ReadonlySet<string> = new Set([
-  'UnauthorizedOperation', 'AccessDenied', 'AccessDeniedException', 'AuthFailure', 'UnrecognizedClientException', 'ExpiredToken', 'ExpiredTokenException',
+  'UnauthorizedOperation',
+  'AccessDenied',
+  'AccessDeniedException',
+  'AuthFailure',
+  'UnrecognizedClientException',
+  'ExpiredToken',
+  'ExpiredTokenException',
 ]);
 
 const NotFoundErrorCodes: ReadonlySet<string> = new Set(['InvalidInstanceID.NotFound', 'InvalidInstanceID.Malformed']);
 
 export const LaunchTemplateNotFoundCodes: ReadonlySet<string> = new Set([
-  'InvalidLaunchTemplateName.NotFoundException', 'InvalidLaunchTemplateId.NotFound', 'InvalidLaunchTemplateId.VersionNotFound', 'LaunchTemplateNotFound',
+  'InvalidLaunchTemplateName.NotFoundException',
+  'InvalidLaunchTemplateId.NotFound',
+  'InvalidLaunchTemplateId.VersionNotFound',
+  'LaunchTemplateNotFound',
 ]);
 
 /** The error code of an SDK v3 service error (its `name`), or undefined for non-service errors. */

@@ -17,7 +17,10 @@ export const KarpenterResources = {
 
 type Json = Record<string, unknown>;
 /** A list answer: `items` and `metadata.continue` for the next page. */
-export interface KubeList { items: Json[]; metadata?: { continue?: string } }
+export interface KubeList {
+  items: Json[];
+  metadata?: { continue?: string };
+}
 type Paging = { _continue?: string | undefined; limit?: number };
 type Named = { name: string };
 type InNamespace = { name: string; namespace: string };
@@ -37,12 +40,16 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
       listNode: (p?: Paging) => list('core.listNode', '/api/v1/nodes', p),
       patchNode: (a: Named & { body: Json }) => call<Json>('core.patchNode', 'PATCH', `/api/v1/nodes/${seg(a.name)}`, undefined, a.body),
       deleteNode: (a: Named) => call<Json>('core.deleteNode', 'DELETE', `/api/v1/nodes/${seg(a.name)}`),
-      listPodForAllNamespaces: (p: Paging & { fieldSelector?: string }) => list('core.listPodForAllNamespaces', '/api/v1/pods', p, { fieldSelector: p.fieldSelector }),
+      listPodForAllNamespaces: (p: Paging & { fieldSelector?: string }) =>
+        list('core.listPodForAllNamespaces', '/api/v1/pods', p, { fieldSelector: p.fieldSelector }),
       deleteNamespacedPod: (a: InNamespace & { gracePeriodSeconds?: number }) =>
-        call<Json>('core.deleteNamespacedPod', 'DELETE', `/api/v1/namespaces/${seg(a.namespace)}/pods/${seg(a.name)}`, { gracePeriodSeconds: a.gracePeriodSeconds }),
+        call<Json>('core.deleteNamespacedPod', 'DELETE', `/api/v1/namespaces/${seg(a.namespace)}/pods/${seg(a.name)}`, {
+          gracePeriodSeconds: a.gracePeriodSeconds,
+        }),
       createNamespacedPodEviction: (a: InNamespace & { body: Json }) =>
         call<Json>('core.createNamespacedPodEviction', 'POST', `/api/v1/namespaces/${seg(a.namespace)}/pods/${seg(a.name)}/eviction`, undefined, a.body),
-      createNamespacedEvent: (a: { namespace: string; body: Json }) => call<Json>('core.createNamespacedEvent', 'POST', `/api/v1/namespaces/${seg(a.namespace)}/events`, undefined, a.body),
+      createNamespacedEvent: (a: { namespace: string; body: Json }) =>
+        call<Json>('core.createNamespacedEvent', 'POST', `/api/v1/namespaces/${seg(a.namespace)}/events`, undefined, a.body),
       readNamespacedEvent: (a: InNamespace) => call<Json>('core.readNamespacedEvent', 'GET', `/api/v1/namespaces/${seg(a.namespace)}/events/${seg(a.name)}`),
       patchNamespacedEvent: (a: InNamespace & { body: Json }) =>
         call<Json>('core.patchNamespacedEvent', 'PATCH', `/api/v1/namespaces/${seg(a.namespace)}/events/${seg(a.name)}`, undefined, a.body),
@@ -50,14 +57,19 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
       listPersistentVolumeClaimForAllNamespaces: (p?: Paging) => list('core.listPersistentVolumeClaimForAllNamespaces', '/api/v1/persistentvolumeclaims', p),
     },
     apps: { listDaemonSetForAllNamespaces: (p?: Paging) => list('apps.listDaemonSetForAllNamespaces', '/apis/apps/v1/daemonsets', p) },
-    policy: { listPodDisruptionBudgetForAllNamespaces: (p?: Paging) => list('policy.listPodDisruptionBudgetForAllNamespaces', '/apis/policy/v1/poddisruptionbudgets', p) },
+    policy: {
+      listPodDisruptionBudgetForAllNamespaces: (p?: Paging) =>
+        list('policy.listPodDisruptionBudgetForAllNamespaces', '/apis/policy/v1/poddisruptionbudgets', p),
+    },
     storage: { listStorageClass: (p?: Paging) => list('storage.listStorageClass', '/apis/storage.k8s.io/v1/storageclasses', p) },
     scheduling: { listPriorityClass: (p?: Paging) => list('scheduling.listPriorityClass', '/apis/scheduling.k8s.io/v1/priorityclasses', p) },
     custom: {
       listClusterCustomObject: (r: CustomResource & Paging) => list('custom.listClusterCustomObject', customPath(r), r),
       getClusterCustomObject: (r: CustomResource & Named) => call<Json>('custom.getClusterCustomObject', 'GET', customPath(r, r.name)),
-      createClusterCustomObject: (r: CustomResource & { body: Json }) => call<Json>('custom.createClusterCustomObject', 'POST', customPath(r), undefined, r.body),
-      patchClusterCustomObject: (r: CustomResource & Named & { body: Json }) => call<Json>('custom.patchClusterCustomObject', 'PATCH', customPath(r, r.name), undefined, r.body),
+      createClusterCustomObject: (r: CustomResource & { body: Json }) =>
+        call<Json>('custom.createClusterCustomObject', 'POST', customPath(r), undefined, r.body),
+      patchClusterCustomObject: (r: CustomResource & Named & { body: Json }) =>
+        call<Json>('custom.patchClusterCustomObject', 'PATCH', customPath(r, r.name), undefined, r.body),
       patchClusterCustomObjectStatus: (r: CustomResource & Named & { body: Json }) =>
         call<Json>('custom.patchClusterCustomObjectStatus', 'PATCH', `${customPath(r, r.name)}/status`, undefined, r.body),
       deleteClusterCustomObject: (r: CustomResource & Named) => call<Json>('custom.deleteClusterCustomObject', 'DELETE', customPath(r, r.name)),

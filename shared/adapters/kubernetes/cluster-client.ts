@@ -7,7 +7,14 @@ import type { Node, Pod } from '../../core/model/kube';
 import type { ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, NodePatch } from '../../core/ports/cluster-client';
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
 import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
-import { mergeClaimStatus, mergeNodeClassStatus, mergeNodePoolStatus, type NodeClaimStatusPatch, type NodeClassStatusPatch, type NodePoolStatusPatch } from './status-patch';
+import {
+  mergeClaimStatus,
+  mergeNodeClassStatus,
+  mergeNodePoolStatus,
+  type NodeClaimStatusPatch,
+  type NodeClassStatusPatch,
+  type NodePoolStatusPatch,
+} from './status-patch';
 import { canonicalJson } from '../../core/model/hash';
 import { EventRecorder } from './events';
 import { epochMs, type EpochMs } from '../../core/time';
@@ -99,18 +106,30 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   async patchNodePoolStatus(name: string, status: NodePoolStatusPatch): Promise<boolean> {
-    return (await this.patchStatus(KarpenterResources.nodePools, name, (current) => mergeNodePoolStatus(current, status, this.now()), { skipUnchanged: true })) === 'written';
+    return (
+      (await this.patchStatus(KarpenterResources.nodePools, name, (current) => mergeNodePoolStatus(current, status, this.now()), { skipUnchanged: true })) ===
+      'written'
+    );
   }
 
   async patchNodeClassStatus(name: string, status: NodeClassStatusPatch): Promise<boolean> {
-    return (await this.patchStatus(KarpenterResources.nodeClasses, name, (current) => mergeNodeClassStatus(current, status, this.now()), { skipUnchanged: true })) === 'written';
+    return (
+      (await this.patchStatus(KarpenterResources.nodeClasses, name, (current) => mergeNodeClassStatus(current, status, this.now()), {
+        skipUnchanged: true,
+      })) === 'written'
+    );
   }
 
   /**
    * GET, merge, and merge-PATCH the status subresource with the read resourceVersion (a 409 Conflict is read and
    * merged again). With `skipUnchanged`, a merge that changes nothing is not sent.
    */
-  private async patchStatus(resource: { group: string; version: string; plural: string }, name: string, merge: (current: Json) => Json, opts: { skipUnchanged: boolean }): Promise<'written' | 'unchanged' | 'gone'> {
+  private async patchStatus(
+    resource: { group: string; version: string; plural: string },
+    name: string,
+    merge: (current: Json) => Json,
+    opts: { skipUnchanged: boolean },
+  ): Promise<'written' | 'unchanged' | 'gone'> {
     for (let attempt = 1; ; attempt++) {
       const raw = await tolerate(() => this.apis.custom.getClusterCustomObject({ ...resource, name }), [404], undefined);
       if (!raw) return 'gone';
@@ -129,7 +148,10 @@ export class KubeClusterClient implements ClusterClient {
     }
   }
 
-  async patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }): Promise<void> {
+  async patchNodeClaimMetadata(
+    name: string,
+    patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] },
+  ): Promise<void> {
     const metadata: Json = {};
     if (patch.labels) metadata.labels = patch.labels;
     if (patch.annotations) metadata.annotations = patch.annotations;
@@ -154,12 +176,23 @@ export class KubeClusterClient implements ClusterClient {
     if (patch.annotations) metadata.annotations = patch.annotations;
     if (patch.finalizers) metadata.finalizers = patch.finalizers.length > 0 ? patch.finalizers : null;
     const spec: Json = {};
-    if (patch.taints) spec.taints = patch.taints.length > 0 ? patch.taints.map((t) => (t.value !== undefined ? { key: t.key, value: t.value, effect: t.effect } : { key: t.key, effect: t.effect })) : null;
+    if (patch.taints)
+      spec.taints =
+        patch.taints.length > 0
+          ? patch.taints.map((t) => (t.value !== undefined ? { key: t.key, value: t.value, effect: t.effect } : { key: t.key, effect: t.effect }))
+          : null;
     if (patch.unschedulable !== undefined) spec.unschedulable = patch.unschedulable ? true : null;
     const body: Json = {};
     if (Object.keys(metadata).length > 0) body.metadata = metadata;
     if (Object.keys(spec).length > 0) body.spec = spec;
-    return tolerate(async () => { await this.apis.core.patchNode({ name, body }); return true; }, [404], false);
+    return tolerate(
+      async () => {
+        await this.apis.core.patchNode({ name, body });
+        return true;
+      },
+      [404],
+      false,
+    );
   }
 
   async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {

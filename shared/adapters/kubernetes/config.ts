@@ -68,7 +68,8 @@ function build(name: string, cluster: { server: string; caData?: string; skipTLS
  * The provider is asked on every request, so a caching provider decides when to refresh.
  */
 export function kubeConfigForEks(opts: { endpoint: string; caData: string; tokenProvider: TokenProvider; name?: string }): KubeConfig {
-  if (!/^https:\/\//.test(opts.endpoint)) throw new KubeConfigInvalidError(`kubeConfigForEks: endpoint must be an https:// URL, got ${JSON.stringify(opts.endpoint)}`);
+  if (!/^https:\/\//.test(opts.endpoint))
+    throw new KubeConfigInvalidError(`kubeConfigForEks: endpoint must be an https:// URL, got ${JSON.stringify(opts.endpoint)}`);
   if (!opts.caData) throw new KubeConfigInvalidError('kubeConfigForEks: caData (the cluster certificate authority, base64) is required');
   const name = opts.name ?? 'eks';
   const kc = reuseAgents(new KubeConfig());
@@ -87,7 +88,8 @@ export function kubeConfigForEks(opts: { endpoint: string; caData: string; token
  * plain http otherwise), so it is set for http; for https pass `caData` (base64 PEM) or `skipTLSVerify`.
  */
 export function kubeConfigForServer(opts: { server: string; token?: string; caData?: string; skipTLSVerify?: boolean; name?: string }): KubeConfig {
-  if (!/^https?:\/\//.test(opts.server)) throw new KubeConfigInvalidError(`kubeConfigForServer: server must be an http(s):// URL, got ${JSON.stringify(opts.server)}`);
+  if (!/^https?:\/\//.test(opts.server))
+    throw new KubeConfigInvalidError(`kubeConfigForServer: server must be an http(s):// URL, got ${JSON.stringify(opts.server)}`);
   const name = opts.name ?? 'server';
   const http = opts.server.startsWith('http://');
   return build(name, { server: opts.server, caData: opts.caData, skipTLSVerify: http || opts.skipTLSVerify }, { name: `${name}-user`, token: opts.token });
@@ -102,7 +104,15 @@ export function cachingTokenProvider(inner: TokenProvider, opts: { ttlMs?: numbe
   return {
     async token() {
       if (cached && now() - cached.at < ttl) return cached.token;
-      inflight ??= inner.token().then((t) => { cached = { token: t, at: now() }; return t; }).finally(() => { inflight = undefined; });
+      inflight ??= inner
+        .token()
+        .then((t) => {
+          cached = { token: t, at: now() };
+          return t;
+        })
+        .finally(() => {
+          inflight = undefined;
+        });
       return inflight;
     },
   };

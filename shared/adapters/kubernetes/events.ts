@@ -10,7 +10,11 @@ import type { KubeEvent } from '../../core/ports';
 import { httpCode, type KubeApis } from './apis';
 
 const API_VERSIONS: Record<KubeEvent['object']['kind'], string> = {
-  Pod: 'v1', Node: 'v1', NodeClaim: 'karpenter.sh/v1', NodePool: 'karpenter.sh/v1', EC2NodeClass: 'karpenter.k8s.aws/v1',
+  Pod: 'v1',
+  Node: 'v1',
+  NodeClaim: 'karpenter.sh/v1',
+  NodePool: 'karpenter.sh/v1',
+  EC2NodeClass: 'karpenter.k8s.aws/v1',
 };
 const DEFAULT_DEDUPE_SECONDS = 120;
 /** Whole seconds, as the API server stores event timestamps (RFC 3339). */
@@ -21,7 +25,10 @@ export class EventRecorder {
   private tokens = 10;
   private refilledAt: number;
 
-  constructor(private readonly core: KubeApis['core'], private readonly now: () => number) {
+  constructor(
+    private readonly core: KubeApis['core'],
+    private readonly now: () => number,
+  ) {
     this.refilledAt = now();
   }
 
@@ -37,10 +44,25 @@ export class EventRecorder {
     const namespace = o.namespace ?? 'default';
     const name = `${o.name}.${fnv1a64(key).slice(0, 16)}`;
     const body = {
-      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace },
-      involvedObject: { apiVersion: API_VERSIONS[o.kind], kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}), ...(o.uid && !o.uid.includes('/') ? { uid: o.uid } : {}) },
-      type: e.type, reason: e.reason, message: e.message, count: 1, firstTimestamp: second(now), lastTimestamp: second(now),
-      source: { component: 'karpenter' }, reportingComponent: 'karpenter', reportingInstance: 'nodewright',
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      involvedObject: {
+        apiVersion: API_VERSIONS[o.kind],
+        kind: o.kind,
+        name: o.name,
+        ...(o.namespace ? { namespace: o.namespace } : {}),
+        ...(o.uid && !o.uid.includes('/') ? { uid: o.uid } : {}),
+      },
+      type: e.type,
+      reason: e.reason,
+      message: e.message,
+      count: 1,
+      firstTimestamp: second(now),
+      lastTimestamp: second(now),
+      source: { component: 'karpenter' },
+      reportingComponent: 'karpenter',
+      reportingInstance: 'nodewright',
     };
     try {
       await this.core.createNamespacedEvent({ namespace, body });

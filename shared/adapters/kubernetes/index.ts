@@ -1,4 +1,3 @@
-export { KubeClusterClient,  } from './cluster-client';
-export { kubeConfigForEks, kubeConfigForServer, cachingTokenProvider, KubeConfigInvalidError,  } from './config';
+export { KubeClusterClient } from './cluster-client';
+export { kubeConfigForEks, kubeConfigForServer, cachingTokenProvider, KubeConfigInvalidError } from './config';
 export { isProvisionable } from './provisionable';
-;

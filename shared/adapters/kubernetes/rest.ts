@@ -24,7 +24,11 @@ export interface KubeRequest {
 
 class KubernetesApiError extends Error {
   override readonly name = 'KubernetesApiError' as const;
-  constructor(readonly code: number, readonly body: string, message: string) {
+  constructor(
+    readonly code: number,
+    readonly body: string,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -78,7 +78,10 @@ export async function retrying<T>(what: string, call: () => Promise<T>, opts: Re
       spentMs += (err instanceof KubernetesRequestTimedOutError ? timeoutMs : 0) + backoffMs;
       if (attempt >= attempts || spentMs + timeoutMs > budgetMs) {
         const status = httpCode(err);
-        throw new KubernetesApiUnavailableError(`${what}: Kubernetes API unavailable after ${attempt} attempts (${status ?? (err instanceof Error ? err.message : String(err))})`, { cause: err });
+        throw new KubernetesApiUnavailableError(
+          `${what}: Kubernetes API unavailable after ${attempt} attempts (${status ?? (err instanceof Error ? err.message : String(err))})`,
+          { cause: err },
+        );
       }
       await sleep(backoffMs);
     }

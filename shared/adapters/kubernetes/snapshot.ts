@@ -1,8 +1,16 @@
 /** One consistent read of everything the planner needs, paged, mapped with the core's from-kube functions. */
 import type { ClusterSnapshot } from '../../core/ports/cluster-client';
 import {
-  daemonSetFromKube, nodeClaimFromKube, nodeClassFromKube, nodeFromKube, nodePoolFromKube, pdbFromKube, podFromKube,
-  pvcFromKube, pvFromKube, storageClassFromKube,
+  daemonSetFromKube,
+  nodeClaimFromKube,
+  nodeClassFromKube,
+  nodeFromKube,
+  nodePoolFromKube,
+  pdbFromKube,
+  podFromKube,
+  pvcFromKube,
+  pvFromKube,
+  storageClassFromKube,
 } from '../../core/model/from-kube';
 import { KarpenterResources, type KubeApis } from './apis';
 
@@ -29,7 +37,10 @@ export async function listAll(fetchPage: (cont: string | undefined, limit: numbe
 /** Pods that hold (or will hold) resources: terminal pods are left out, as Karpenter's cluster state does. */
 export const ACTIVE_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
 
-interface Mapped<T> { ok: T[]; invalid: { kind: string; name: string; reason: string }[] }
+interface Mapped<T> {
+  ok: T[];
+  invalid: { kind: string; name: string; reason: string }[];
+}
 
 function mapEach<T>(kind: string, items: Json[], fn: (o: Json) => T): Mapped<T> {
   const out: Mapped<T> = { ok: [], invalid: [] };
@@ -38,7 +49,7 @@ function mapEach<T>(kind: string, items: Json[], fn: (o: Json) => T): Mapped<T> 
       out.ok.push(fn(o));
     } catch (err) {
       const meta = (o.metadata ?? {}) as { name?: string; namespace?: string };
-      const name = meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : meta.name ?? '';
+      const name = meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : (meta.name ?? '');
       out.invalid.push({ kind, name, reason: err instanceof Error ? err.message : String(err) });
     }
   }
@@ -81,7 +92,9 @@ export async function readSnapshot(apis: KubeApis, pageSize: number): Promise<Cl
     persistentVolumeClaims: mapEach('PersistentVolumeClaim', pvcs, (o) => pvcFromKube(o)),
     storageClasses: mapEach('StorageClass', storageClasses, (o) => storageClassFromKube(o)),
     nodePools: mapEach('NodePool', nodePools, (o) => nodePoolFromKube(o, { file: `nodepool/${String((o.metadata as Json | undefined)?.name ?? '')}` })),
-    nodeClasses: mapEach('EC2NodeClass', nodeClasses, (o) => nodeClassFromKube(o, { file: `ec2nodeclass/${String((o.metadata as Json | undefined)?.name ?? '')}` })),
+    nodeClasses: mapEach('EC2NodeClass', nodeClasses, (o) =>
+      nodeClassFromKube(o, { file: `ec2nodeclass/${String((o.metadata as Json | undefined)?.name ?? '')}` }),
+    ),
     nodeClaims: mapEach('NodeClaim', nodeClaims, (o) => nodeClaimFromKube(o)),
   };
   const invalid = Object.values(results).flatMap((r) => r.invalid);

@@ -9,7 +9,6 @@ export type NodeClaimStatusPatch = Partial<Omit<NodeClaim['status'], 'conditions
 export type NodePoolStatusPatch = Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] };
 export type NodeClassStatusPatch = Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] };
 
-
 /**
  * The complete new status (a merge patch replaces lists, so conditions are sent whole). A condition keeps its
  * lastTransitionTime when its status did not change; otherwise it gets the given time or `nowMs`.
@@ -29,9 +28,10 @@ export function mergeClaimStatus(current: Json, patch: NodeClaimStatusPatch, now
       const next: Json = {
         type: c.type,
         status: c.status,
-        lastTransitionTime: c.lastTransitionTime !== undefined ? toRfc3339(c.lastTransitionTime) : changed ? toRfc3339(nowMs) : prev?.lastTransitionTime ?? toRfc3339(nowMs),
-        reason: c.reason ?? (changed ? c.type : prev?.reason ?? c.type),
-        message: c.message ?? (changed ? '' : prev?.message ?? ''),
+        lastTransitionTime:
+          c.lastTransitionTime !== undefined ? toRfc3339(c.lastTransitionTime) : changed ? toRfc3339(nowMs) : (prev?.lastTransitionTime ?? toRfc3339(nowMs)),
+        reason: c.reason ?? (changed ? c.type : (prev?.reason ?? c.type)),
+        message: c.message ?? (changed ? '' : (prev?.message ?? '')),
       };
       if (i >= 0) conds[i] = next;
       else conds.push(next);
@@ -56,7 +56,8 @@ export function mergeNodeClassStatus(current: Json, patch: NodeClassStatusPatch,
   const out: Json = { ...current };
   if (patch.subnets) out.subnets = patch.subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneID ? { zoneID: s.zoneID } : {}) }));
   if (patch.securityGroups) out.securityGroups = patch.securityGroups.map((g) => ({ id: g.id, ...(g.name ? { name: g.name } : {}) }));
-  if (patch.amis) out.amis = patch.amis.map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}), ...(a.requirements ? { requirements: a.requirements } : {}) }));
+  if (patch.amis)
+    out.amis = patch.amis.map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}), ...(a.requirements ? { requirements: a.requirements } : {}) }));
   if (patch.instanceProfile) out.instanceProfile = patch.instanceProfile;
   out.conditions = mergeClaimStatus(current, { conditions: patch.conditions }, nowMs).conditions;
   return out;

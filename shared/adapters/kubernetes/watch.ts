@@ -30,10 +30,14 @@ function mapObject(kind: WatchedKind, o: Json): WatchedObject | undefined {
   const name = String((o.metadata as Json | undefined)?.name ?? '');
   try {
     switch (kind) {
-      case 'pods': return { kind, name, pod: podFromKube(o) };
-      case 'nodes': return { kind, name, node: nodeFromKube(o) };
-      case 'nodeclaims': return { kind, name, nodeClaim: nodeClaimFromKube(o) };
-      case 'nodepools': return { kind, name, nodePool: nodePoolFromKube(o) };
+      case 'pods':
+        return { kind, name, pod: podFromKube(o) };
+      case 'nodes':
+        return { kind, name, node: nodeFromKube(o) };
+      case 'nodeclaims':
+        return { kind, name, nodeClaim: nodeClaimFromKube(o) };
+      case 'nodepools':
+        return { kind, name, nodePool: nodePoolFromKube(o) };
     }
   } catch {
     return kind === 'nodepools' ? { kind, name } : undefined; // an object the mappers refuse is not ours to act on
@@ -61,24 +65,39 @@ export interface KubeClusterWatchOptions {
 }
 
 export class KubeClusterWatch implements ClusterWatch {
-  constructor(private readonly kc: KubeConfig, private readonly opts: KubeClusterWatchOptions = {}) {}
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly opts: KubeClusterWatchOptions = {},
+  ) {}
 
   /**
    * client-node's Watch resolves only once the server answers the request: a server that never answers would
    * hold the stream (and the controller's view of that kind) forever. Past the connect timeout the watch is
    * reported closed with an error, so the controller retries it; a late answer is aborted when it comes.
    */
-  private async connect<T extends { abort(): void } | undefined>(kind: WatchedKind, start: Promise<T>, onTimeout: (why: WatchClosed) => void): Promise<T | undefined> {
+  private async connect<T extends { abort(): void } | undefined>(
+    kind: WatchedKind,
+    start: Promise<T>,
+    onTimeout: (why: WatchClosed) => void,
+  ): Promise<T | undefined> {
     if (!this.opts.sleep) return start;
     const ms = this.opts.connectTimeoutMs ?? 20_000;
     const r = await firstOrTimeout(start, ms, this.opts.sleep);
     if (r.ok) return r.value;
-    void start.then((late) => late?.abort(), () => undefined);
+    void start.then(
+      (late) => late?.abort(),
+      () => undefined,
+    );
     onTimeout({ gone: false, error: `watch ${kind}: no answer within ${ms / 1000} s` });
     return undefined;
   }
 
-  async watch(kind: WatchedKind, resourceVersion: string | undefined, onEvent: (e: WatchEvent) => void, onClosed: (why: WatchClosed) => void): Promise<WatchHandle> {
+  async watch(
+    kind: WatchedKind,
+    resourceVersion: string | undefined,
+    onEvent: (e: WatchEvent) => void,
+    onClosed: (why: WatchClosed) => void,
+  ): Promise<WatchHandle> {
     let closed = false;
     const close = (why: WatchClosed) => {
       if (closed) return;
@@ -88,28 +107,42 @@ export class KubeClusterWatch implements ClusterWatch {
     const query: Record<string, string | boolean> = { allowWatchBookmarks: true };
     if (resourceVersion) query.resourceVersion = resourceVersion;
     const id = ++watchSeq;
-    const controller = await this.connect(kind, new Watch(withUserAgent(this.kc, id)).watch(PATHS[kind], query, (type: string, raw: unknown) => {
-      if (channel.hasSubscribers) channel.publish({ id: String(id), kind, type });
-      if (closed) return;
-      const o = (raw ?? {}) as Json;
-      if (type === 'ERROR') {
-        const code = Number(o.code);
-        close({ gone: code === 410, error: `watch ${kind}: ${String(o.message ?? o.reason ?? code)}` });
+    const controller = await this.connect(
+      kind,
+      new Watch(withUserAgent(this.kc, id)).watch(
+        PATHS[kind],
+        query,
+        (type: string, raw: unknown) => {
+          if (channel.hasSubscribers) channel.publish({ id: String(id), kind, type });
+          if (closed) return;
+          const o = (raw ?? {}) as Json;
+          if (type === 'ERROR') {
+            const code = Number(o.code);
+            close({ gone: code === 410, error: `watch ${kind}: ${String(o.message ?? o.reason ?? code)}` });
+            controller?.abort();
+            return;
+          }
+          const rv = (o.metadata as Json | undefined)?.resourceVersion;
+          if (type === 'BOOKMARK') {
+            if (typeof rv === 'string') onEvent({ type: 'BOOKMARK', resourceVersion: rv });
+            return;
+          }
+          if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
+          const object = mapObject(kind, o);
+          if (object) onEvent({ type, object, ...(typeof rv === 'string' ? { resourceVersion: rv } : {}) });
+        },
+        (err: unknown) => {
+          const code = (err as { statusCode?: number } | null)?.statusCode;
+          close({ gone: code === 410, ...(err ? { error: `watch ${kind}: ${err instanceof Error ? err.message : String(err)}` } : {}) });
+        },
+      ),
+      close,
+    );
+    return {
+      stop: () => {
+        closed = true;
         controller?.abort();
-        return;
-      }
-      const rv = (o.metadata as Json | undefined)?.resourceVersion;
-      if (type === 'BOOKMARK') {
-        if (typeof rv === 'string') onEvent({ type: 'BOOKMARK', resourceVersion: rv });
-        return;
-      }
-      if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
-      const object = mapObject(kind, o);
-      if (object) onEvent({ type, object, ...(typeof rv === 'string' ? { resourceVersion: rv } : {}) });
-    }, (err: unknown) => {
-      const code = (err as { statusCode?: number } | null)?.statusCode;
-      close({ gone: code === 410, ...(err ? { error: `watch ${kind}: ${err instanceof Error ? err.message : String(err)}` } : {}) });
-    }), close);
-    return { stop: () => { closed = true; controller?.abort(); } };
+      },
+    };
   }
 }

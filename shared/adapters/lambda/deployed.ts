@@ -11,7 +11,12 @@ type Parts = Record<string, Part<unknown>>;
 /** The base plus each named part, built. */
 export type Composed<P extends Parts> = Base & { [K in keyof P]: P[K] extends Part<infer T> ? T : never };
 
-export function deployedHandler<P extends Parts, E, R>(functionKey: string, parts: P, create: (deps: Composed<P>) => PlainHandler<E, R>, opts: { metricsEveryMs?: number } = {}) {
+export function deployedHandler<P extends Parts, E, R>(
+  functionKey: string,
+  parts: P,
+  create: (deps: Composed<P>) => PlainHandler<E, R>,
+  opts: { metricsEveryMs?: number } = {},
+) {
   return lambdaHandler<E, R>(functionKey, async (event, context) => {
     const { deps, handler } = await inContainer(`handler:${functionKey}`, async () => {
       const b = await base(opts);

@@ -37,24 +37,26 @@ export type PlainHandler<E, R> = (event: E, context?: Context) => Promise<R>;
 export function lambdaHandler<E, R>(functionKey: string, handle: PlainHandler<E, R>) {
   // No early-timeout timer: Lambda reports Sandbox.Timedout itself (the state machines retry it), and the
   // handlers that run long budget their own time from context.getRemainingTimeInMillis().
-  return middy<E, R, Error, Context>({ timeoutEarlyInMillis: 0 })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    // No ColdStart metric: Powertools emits it per function name, one billed custom metric for each of the ~25
-    // functions (≈ $7.50/month); cold starts stay visible for free in Lambda's REPORT lines (Init Duration).
-    .use(logMetrics(metrics, { captureColdStartMetric: false, throwOnEmptyMetrics: false }))
-    .use({
-      before: () => {
-        logger.appendKeys({ function: functionKey });
-      },
-      after: () => {
-        // One metric per invocation also keeps Powertools from warning about an empty metrics flush.
-        metrics.addMetric('HandlerSucceeded', MetricUnit.Count, 1);
-      },
-      onError: (request) => {
-        const e = request.error;
-        metrics.addMetric('HandlerError', MetricUnit.Count, 1);
-        logger.error('handler failed', { function: functionKey, errorName: e?.name, errorMessage: e?.message });
-      },
-    })
-    .handler((event: E, context: Context) => handle(event, context));
+  return (
+    middy<E, R, Error, Context>({ timeoutEarlyInMillis: 0 })
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      // No ColdStart metric: Powertools emits it per function name, one billed custom metric for each of the ~25
+      // functions (≈ $7.50/month); cold starts stay visible for free in Lambda's REPORT lines (Init Duration).
+      .use(logMetrics(metrics, { captureColdStartMetric: false, throwOnEmptyMetrics: false }))
+      .use({
+        before: () => {
+          logger.appendKeys({ function: functionKey });
+        },
+        after: () => {
+          // One metric per invocation also keeps Powertools from warning about an empty metrics flush.
+          metrics.addMetric('HandlerSucceeded', MetricUnit.Count, 1);
+        },
+        onError: (request) => {
+          const e = request.error;
+          metrics.addMetric('HandlerError', MetricUnit.Count, 1);
+          logger.error('handler failed', { function: functionKey, errorName: e?.name, errorMessage: e?.message });
+        },
+      })
+      .handler((event: E, context: Context) => handle(event, context))
+  );
 }

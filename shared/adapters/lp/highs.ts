@@ -43,7 +43,9 @@ export class HighsLpSolver implements LpSolver {
     let s: ReturnType<Highs['solve']>;
     try {
       s = this.highs.solve(lpText(lp), {
-        time_limit: Math.max(0.01, options.timeLimitSeconds), output_flag: false, log_to_console: false,
+        time_limit: Math.max(0.01, options.timeLimitSeconds),
+        output_flag: false,
+        log_to_console: false,
         ...(options.relativeGap !== undefined ? { mip_rel_gap: options.relativeGap } : {}),
       });
     } catch {
@@ -54,7 +56,8 @@ export class HighsLpSolver implements LpSolver {
       const j = Number(name.slice(1));
       if ('Primal' in c) x[j] = c.Primal;
     }
-    const feasible = s.Status === 'Optimal' || ((s.Status === 'Time limit reached' || s.Status === 'Iteration limit reached') && Number.isFinite(s.ObjectiveValue));
+    const feasible =
+      s.Status === 'Optimal' || ((s.Status === 'Time limit reached' || s.Status === 'Iteration limit reached') && Number.isFinite(s.ObjectiveValue));
     if (!feasible) return { status: s.Status === 'Infeasible' ? 'infeasible' : 'error', objective: Infinity, x };
     // Row duals (LP): rows with both sides finite are written as two rows; the optimizer uses ≥ rows only.
     const duals: number[] = [];

@@ -43,7 +43,10 @@ export class EmfMetricsRecorder implements MetricsRecorder {
    * `metrics`: a Powertools Metrics instance of its own (not the one logMetrics flushes), reused for every document.
    * `autoFlush`: for a long invocation (the controller), also write what was recorded every `everyMs`.
    */
-  constructor(private readonly metrics: Metrics, private readonly autoFlush?: { everyMs: number; now: () => number }) {}
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly autoFlush?: { everyMs: number; now: () => number },
+  ) {}
 
   private recorded(): void {
     if (!this.autoFlush) return;
@@ -140,7 +143,10 @@ export function teeMetrics(...recorders: MetricsRecorder[]): MetricsRecorder {
  * What a composition root records into: EMF when the deployment turned Karpenter's metrics on (`metrics`: a
  * Powertools instance of their own), and `extra` (the simulator's Prometheus registry); `flush` writes the EMF.
  */
-export function composeMetrics(o: { cloudwatch?: Metrics; extra?: MetricsRecorder; autoFlush?: { everyMs: number; now: () => number } }): { metrics: MetricsRecorder; flush(): void } {
+export function composeMetrics(o: { cloudwatch?: Metrics; extra?: MetricsRecorder; autoFlush?: { everyMs: number; now: () => number } }): {
+  metrics: MetricsRecorder;
+  flush(): void;
+} {
   const emf = o.cloudwatch ? new EmfMetricsRecorder(o.cloudwatch, o.autoFlush) : undefined;
   const recorders = [emf, o.extra].filter((r): r is MetricsRecorder => r !== undefined);
   return { metrics: recorders.length === 1 ? recorders[0] : teeMetrics(...recorders), flush: () => emf?.flush() };

@@ -48,7 +48,10 @@ export function allowedDisruptions(pool: NodePool, reason: DisruptionReason, cou
     if (!active) continue;
     const n = budgetNodes(b, counts.total);
     if (n === 0 && !NODES.test(b.nodes.trim())) return { allowed: 0, why: `invalid budget nodes "${b.nodes}" (fails closed)` };
-    if (n < min) { min = n; why = `budget nodes "${b.nodes}"${b.schedule ? ` schedule "${b.schedule}"` : ''} of ${counts.total} nodes`; }
+    if (n < min) {
+      min = n;
+      why = `budget nodes "${b.nodes}"${b.schedule ? ` schedule "${b.schedule}"` : ''} of ${counts.total} nodes`;
+    }
   }
   const allowed = Math.max(0, min - counts.disrupting);
   return { allowed, why: `${why}, ${counts.disrupting} disrupting → ${allowed === Infinity ? 'unlimited' : allowed} allowed` };
@@ -65,8 +68,12 @@ export class BudgetTracker {
       this.whys.set(p.name, r.why);
     }
   }
-  remaining(pool: string): number { return this.left.get(pool) ?? 0; }
-  why(pool: string): string { return this.whys.get(pool) ?? 'nodepool not found'; }
+  remaining(pool: string): number {
+    return this.left.get(pool) ?? 0;
+  }
+  why(pool: string): string {
+    return this.whys.get(pool) ?? 'nodepool not found';
+  }
   /** Takes one node from the pool's budget; false when none is left. */
   take(pool: string): boolean {
     const n = this.remaining(pool);
@@ -75,5 +82,7 @@ export class BudgetTracker {
     return true;
   }
   /** True when `count` more nodes of the pool fit. */
-  fits(pool: string, count: number): boolean { return this.remaining(pool) >= count; }
+  fits(pool: string, count: number): boolean {
+    return this.remaining(pool) >= count;
+  }
 }

@@ -42,7 +42,8 @@ export function clusterView(input: DisruptionInput): ClusterView {
   for (const p of s.pods) {
     if (!p.nodeName || p.phase === 'Succeeded' || p.phase === 'Failed') continue;
     const l = podsByNode.get(p.nodeName);
-    if (l) l.push(p); else podsByNode.set(p.nodeName, [p]);
+    if (l) l.push(p);
+    else podsByNode.set(p.nodeName, [p]);
   }
   const pools = new Map(s.nodePools.map((p) => [p.name, p]));
   const views: NodeView[] = [];
@@ -88,8 +89,10 @@ export function nodeCheck(view: ClusterView, v: NodeView): string | undefined {
  * annotations). Drift and expiration are not blocked by it.
  */
 export function consolidationCheck(v: NodeView): string | undefined {
-  if (v.node.annotations[Annotation.doNotConsolidate] === 'true') return `node has ${Annotation.doNotConsolidate}: "true" (deprecated; use ${Annotation.doNotDisrupt})`;
-  if (v.claim.annotations[Annotation.doNotConsolidate] === 'true') return `nodeclaim has ${Annotation.doNotConsolidate}: "true" (deprecated; use ${Annotation.doNotDisrupt})`;
+  if (v.node.annotations[Annotation.doNotConsolidate] === 'true')
+    return `node has ${Annotation.doNotConsolidate}: "true" (deprecated; use ${Annotation.doNotDisrupt})`;
+  if (v.claim.annotations[Annotation.doNotConsolidate] === 'true')
+    return `nodeclaim has ${Annotation.doNotConsolidate}: "true" (deprecated; use ${Annotation.doNotDisrupt})`;
   return undefined;
 }
 
@@ -117,7 +120,14 @@ export function toCandidate(view: ClusterView, v: NodeView, priceOptional = fals
   if (price === undefined && !priceOptional) return `no price known for ${instanceType} ${capacityType} in ${zone}`;
   const pods = v.pods.filter(isReschedulable);
   return {
-    nodeClaim: v.claim, node: v.node, nodePool: v.pool!, instanceType: instanceType ?? 'unknown', capacityType: capacityType ?? 'on-demand', zone: zone ?? 'unknown', price: price ?? 0, pods,
+    nodeClaim: v.claim,
+    node: v.node,
+    nodePool: v.pool!,
+    instanceType: instanceType ?? 'unknown',
+    capacityType: capacityType ?? 'on-demand',
+    zone: zone ?? 'unknown',
+    price: price ?? 0,
+    pods,
     disruptionCost: disruptionCost(pods, v.claim.creationTimestamp, v.claim.spec.expireAfter, view.input.now),
   };
 }

@@ -24,7 +24,11 @@ function expirations(view: ClusterView, pass: Pass): Command[] {
     const c = toCandidate(view, v, true);
     if (typeof c === 'string') continue;
     const cmd: Command = { method: 'expiration', reason: 'expired', action: 'delete', candidates: [c], replacements: [], savingsPerHour: 0 };
-    pass.choose(cmd, `expired: created ${new Date(v.claim.creationTimestamp).toISOString()}, expireAfter ${after}s (forceful, budgets do not apply)`, 'expired');
+    pass.choose(
+      cmd,
+      `expired: created ${new Date(v.claim.creationTimestamp).toISOString()}, expireAfter ${after}s (forceful, budgets do not apply)`,
+      'expired',
+    );
     out.push(cmd);
   }
   return out;
@@ -32,8 +36,10 @@ function expirations(view: ClusterView, pass: Pass): Command[] {
 
 function describe(cmd: Command): string {
   const what = cmd.action === 'delete' ? 'delete' : `replace by ${cmd.replacements.length} node(s)`;
-  return `${cmd.method}: ${what} of ${cmd.candidates.length} node(s) (${cmd.candidates.reduce((n, c) => n + c.pods.length, 0)} pods), saving ${money(cmd.savingsPerHour)}`
-    + (cmd.multiReplacement ? ' — multi-replacement (nodewright extension: Karpenter replaces by one node at most)' : '');
+  return (
+    `${cmd.method}: ${what} of ${cmd.candidates.length} node(s) (${cmd.candidates.reduce((n, c) => n + c.pods.length, 0)} pods), saving ${money(cmd.savingsPerHour)}` +
+    (cmd.multiReplacement ? ' — multi-replacement (nodewright extension: Karpenter replaces by one node at most)' : '')
+  );
 }
 
 export function computeDisruption(input: DisruptionInput): DisruptionDecision {
@@ -52,10 +58,20 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
       multi = split;
     }
     if (multi && (!single || multi.savingsPerHour > single.savingsPerHour)) {
-      if (single) pass.reject('single-node', single.candidates, `superseded by a multi-replacement saving ${money(multi.savingsPerHour)} (this one saves ${money(single.savingsPerHour)})`);
+      if (single)
+        pass.reject(
+          'single-node',
+          single.candidates,
+          `superseded by a multi-replacement saving ${money(multi.savingsPerHour)} (this one saves ${money(single.savingsPerHour)})`,
+        );
       command = multi;
     } else {
-      if (multi) pass.reject('multi-node', multi.candidates, `multi-replacement saving ${money(multi.savingsPerHour)} not better than single-node (${money(single!.savingsPerHour)})`);
+      if (multi)
+        pass.reject(
+          'multi-node',
+          multi.candidates,
+          `multi-replacement saving ${money(multi.savingsPerHour)} not better than single-node (${money(single!.savingsPerHour)})`,
+        );
       command = single;
     }
   }
@@ -64,8 +80,15 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
   const blockedBudgets = view.input.snapshot.nodePools.flatMap((p) => {
     const counts = view.counts.get(p.name);
     if (!counts || counts.total === 0) return [];
-    return DISRUPTION_REASONS.filter((reason) => allowedDisruptions(p, reason, counts, view.input.now).allowed === 0).map((reason) => ({ nodePool: p.name, reason }));
+    return DISRUPTION_REASONS.filter((reason) => allowedDisruptions(p, reason, counts, view.input.now).allowed === 0).map((reason) => ({
+      nodePool: p.name,
+      reason,
+    }));
   });
-  const eligible = { empty: pass.consolidatable.filter((c) => c.pods.length === 0).length, drifted: pass.drifted.length, underutilized: pass.underutilized.length };
+  const eligible = {
+    empty: pass.consolidatable.filter((c) => c.pods.length === 0).length,
+    drifted: pass.drifted.length,
+    underutilized: pass.underutilized.length,
+  };
   return { command, expirations: expired, audit: pass.audit, blockedBudgets, eligible };
 }

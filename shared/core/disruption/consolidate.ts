@@ -15,8 +15,7 @@ const EPS = 1e-6;
 const money = (n: number) => `$${n.toFixed(4)}/h`;
 
 export type Outcome =
-  | { ok: true; action: 'delete' | 'replace'; replacements: PlannedNodeClaim[]; savingsPerHour: number; note?: string }
-  | { ok: false; why: string };
+  { ok: true; action: 'delete' | 'replace'; replacements: PlannedNodeClaim[]; savingsPerHour: number; note?: string } | { ok: false; why: string };
 
 export interface ConsolidationMode {
   method: 'multi-node' | 'single-node';
@@ -74,10 +73,19 @@ function replaceMany(claims: PlannedNodeClaim[], candidates: Candidate[], mode: 
   const slack = total - mins.reduce((s, m) => s + m, 0);
   if (!(slack > EPS)) return { ok: false, why: `not cheaper: ${claims.length} replacements cost at least ${money(total - slack)}, candidates ${money(total)}` };
   const share = slack / claims.length;
-  const out = claims.map((c, i) => restrict(c, c.instanceTypes.filter((it) => worstPrice(it, c, cts[i]) < mins[i] + share - EPS / claims.length), cts[i]));
+  const out = claims.map((c, i) =>
+    restrict(
+      c,
+      c.instanceTypes.filter((it) => worstPrice(it, c, cts[i]) < mins[i] + share - EPS / claims.length),
+      cts[i],
+    ),
+  );
   const price = out.reduce((s, c) => s + c.price, 0);
   return {
-    ok: true, action: 'replace', replacements: out, savingsPerHour: total - price,
+    ok: true,
+    action: 'replace',
+    replacements: out,
+    savingsPerHour: total - price,
     note: `multi-replacement: ${candidates.length} nodes (${money(total)}) replaced by ${out.length} nodes (≤ ${money(total)} at worst, ${money(price)} expected) using the scheduler's packing`,
   };
 }
@@ -90,5 +98,9 @@ export function computeConsolidation(view: ClusterView, candidates: Candidate[],
   const n = sim.newClaims.length;
   if (n === 0) return { ok: true, action: 'delete', replacements: [], savingsPerHour: sum(candidates) };
   if (n > mode.maxReplacements) return { ok: false, why: `would need ${n} new nodes (at most ${mode.maxReplacements})` };
-  return n === 1 && mode.maxReplacements === 1 ? replaceOne(sim.newClaims[0], candidates, mode) : n === 1 ? replaceOne(sim.newClaims[0], candidates, { ...mode, method: 'multi-node' }) : replaceMany(sim.newClaims, candidates, mode);
+  return n === 1 && mode.maxReplacements === 1
+    ? replaceOne(sim.newClaims[0], candidates, mode)
+    : n === 1
+      ? replaceOne(sim.newClaims[0], candidates, { ...mode, method: 'multi-node' })
+      : replaceMany(sim.newClaims, candidates, mode);
 }

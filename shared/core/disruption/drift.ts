@@ -12,11 +12,18 @@ import type { EpochMs } from '../time';
 function violates(r: NodeSelectorRequirement, value: string | undefined): boolean {
   const values = r.values ?? [];
   switch (r.operator) {
-    case 'In': return value !== undefined && !values.includes(value);
-    case 'NotIn': return value !== undefined && values.includes(value);
-    case 'DoesNotExist': return value !== undefined;
-    case 'Exists': return false;
-    case 'Gt': case 'Gte': case 'Lt': case 'Lte': {
+    case 'In':
+      return value !== undefined && !values.includes(value);
+    case 'NotIn':
+      return value !== undefined && values.includes(value);
+    case 'DoesNotExist':
+      return value !== undefined;
+    case 'Exists':
+      return false;
+    case 'Gt':
+    case 'Gte':
+    case 'Lt':
+    case 'Lte': {
       if (value === undefined) return false;
       const v = Number(value);
       const b = Number(values[0]);
@@ -27,17 +34,31 @@ function violates(r: NodeSelectorRequirement, value: string | undefined): boolea
 }
 
 /** The drift reason of a managed node, or undefined. Hashes are compared only at the same hash version. */
-export function driftReason(v: NodeView, pool: NodePool, nodeClass: EC2NodeClass | undefined, external: Record<string, string> | undefined): string | undefined {
+export function driftReason(
+  v: NodeView,
+  pool: NodePool,
+  nodeClass: EC2NodeClass | undefined,
+  external: Record<string, string> | undefined,
+): string | undefined {
   const a = v.claim.annotations;
   const poolHash = a[Annotation.nodePoolHash];
-  if (poolHash !== undefined && (a[Annotation.nodePoolHashVersion] ?? NodePoolHashVersion) === NodePoolHashVersion
-      && poolHash !== (pool.hash ?? nodePoolHash(pool))) return 'NodePoolDrifted';
+  if (
+    poolHash !== undefined &&
+    (a[Annotation.nodePoolHashVersion] ?? NodePoolHashVersion) === NodePoolHashVersion &&
+    poolHash !== (pool.hash ?? nodePoolHash(pool))
+  )
+    return 'NodePoolDrifted';
   const labels = { ...v.node.labels, ...v.claim.labels };
   const bad = pool.template.requirements.find((r) => violates(r, labels[r.key]));
   if (bad) return 'RequirementsDrifted';
   const classHash = a[Annotation.nodeClassHash];
-  if (nodeClass && classHash !== undefined && (a[Annotation.nodeClassHashVersion] ?? NodeClassHashVersion) === NodeClassHashVersion
-      && classHash !== (nodeClass.hash ?? nodeClassHash(nodeClass))) return 'NodeClassDrift';
+  if (
+    nodeClass &&
+    classHash !== undefined &&
+    (a[Annotation.nodeClassHashVersion] ?? NodeClassHashVersion) === NodeClassHashVersion &&
+    classHash !== (nodeClass.hash ?? nodeClassHash(nodeClass))
+  )
+    return 'NodeClassDrift';
   const ext = external?.[v.claim.name];
   if (ext) return ext;
   const cond = v.claim.status.conditions.find((c) => c.type === 'Drifted' && c.status === 'True');

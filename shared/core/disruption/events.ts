@@ -42,8 +42,11 @@ export function blockedEvents(audit: readonly DisruptionAuditRecord[]): KubeEven
  */
 export function budgetBlockedEvents(blocked: readonly { nodePool: string; reason: string }[]): KubeEvent[] {
   return blocked.map(({ nodePool, reason }) => ({
-    object: { kind: 'NodePool' as const, name: nodePool }, type: 'Normal' as const, reason: 'DisruptionBlocked',
-    message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, dedupeSeconds: 60,
+    object: { kind: 'NodePool' as const, name: nodePool },
+    type: 'Normal' as const,
+    reason: 'DisruptionBlocked',
+    message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`,
+    dedupeSeconds: 60,
   }));
 }
 
@@ -64,7 +67,11 @@ export function unconsolidatableEvents(audit: readonly DisruptionAuditRecord[]):
 /** DisruptionTerminating on each candidate's Node and NodeClaim of a command that started. */
 export function disruptingEvents(cmd: Command): KubeEvent[] {
   const reason = title(cmd.reason);
-  return cmd.candidates.flatMap((c) => onBoth(c.node.name, c.nodeClaim.name, (kind) => ({
-    type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting ${kind}: ${reason}`,
-  })));
+  return cmd.candidates.flatMap((c) =>
+    onBoth(c.node.name, c.nodeClaim.name, (kind) => ({
+      type: 'Normal',
+      reason: 'DisruptionTerminating',
+      message: `Disrupting ${kind}: ${reason}`,
+    })),
+  );
 }

@@ -22,10 +22,17 @@ interface DisruptExecutionInput {
   replacements: NodeClaim[];
 }
 
-export interface ExecutionRequest { machine: WorkflowName; name: string; input: unknown }
+export interface ExecutionRequest {
+  machine: WorkflowName;
+  name: string;
+  input: unknown;
+}
 
 /** Pools and classes to stamp the drift hashes on replacements (a replacement may land in another pool). */
-export interface ReplacementContext { nodePools?: NodePool[]; nodeClasses?: EC2NodeClass[] }
+export interface ReplacementContext {
+  nodePools?: NodePool[];
+  nodeClasses?: EC2NodeClass[];
+}
 
 /**
  * The replacement NodeClaim objects, named deterministically from the command and `nowMs`, annotated with
@@ -35,7 +42,7 @@ export function replacementClaims(cmd: Command, nowMs: EpochMs, context: Replace
   return cmd.replacements.map((r, i) => {
     const pool = context.nodePools?.find((p) => p.name === r.nodePool) ?? cmd.candidates.find((c) => c.nodePool.name === r.nodePool)?.nodePool;
     const name = nodeClaimName(r.nodePool, [...cmd.candidates.map((c) => c.nodeClaim.name), ...r.pods.map((p) => p.uid)], nowMs, i);
-    const claim = plannedClaimToNodeClaim(r, name, nowMs, pool ? pool.hash ?? nodePoolHash(pool) : undefined);
+    const claim = plannedClaimToNodeClaim(r, name, nowMs, pool ? (pool.hash ?? nodePoolHash(pool)) : undefined);
     const cls = context.nodeClasses?.find((c) => c.name === r.nodeClassRef.name);
     if (cls) {
       claim.annotations[Annotation.nodeClassHash] = cls.hash ?? nodeClassHash(cls);
@@ -71,7 +78,10 @@ export function commandLogLine(cmd: Command): string {
   const nodes = cmd.candidates.map((c) => `${c.node.name}/${c.instanceType}/${c.capacityType}`).join(', ');
   let line = `disrupting nodeclaim(s) via ${cmd.action}, terminating ${cmd.candidates.length} nodes (${pods} pods) ${nodes}`;
   for (const r of cmd.replacements) {
-    line += ` and replacing with ${r.capacityType} node from types ${r.instanceTypes.slice(0, 5).map((t) => t.name).join(', ')}${r.instanceTypes.length > 5 ? ` and ${r.instanceTypes.length - 5} other(s)` : ''}`;
+    line += ` and replacing with ${r.capacityType} node from types ${r.instanceTypes
+      .slice(0, 5)
+      .map((t) => t.name)
+      .join(', ')}${r.instanceTypes.length > 5 ? ` and ${r.instanceTypes.length - 5} other(s)` : ''}`;
   }
   return `${line} (reason ${cmd.reason}${cmd.driftReasons ? `: ${Object.values(cmd.driftReasons).join(', ')}` : ''}, method ${cmd.method}, savings $${cmd.savingsPerHour.toFixed(4)}/h)`;
 }

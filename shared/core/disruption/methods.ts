@@ -16,30 +16,60 @@ export function emptiness(pass: Pass): Command | undefined {
   const budget = budgets(pass.view, 'Empty');
   const chosen: Candidate[] = [];
   for (const c of pass.consolidatable.filter((x) => x.pods.length === 0).sort(byDisruptionCost)) {
-    if (chosen.length >= MaxCommandCandidates) { pass.reject('emptiness', [c], `left for the next pass: a command holds at most ${MaxCommandCandidates} nodes (disrupt execution input)`, { reason: 'empty' }); continue; }
-    if (!budget.take(c.nodePool.name)) { pass.reject('emptiness', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'empty' }); continue; }
+    if (chosen.length >= MaxCommandCandidates) {
+      pass.reject('emptiness', [c], `left for the next pass: a command holds at most ${MaxCommandCandidates} nodes (disrupt execution input)`, {
+        reason: 'empty',
+      });
+      continue;
+    }
+    if (!budget.take(c.nodePool.name)) {
+      pass.reject('emptiness', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'empty' });
+      continue;
+    }
     chosen.push(c);
   }
   if (chosen.length === 0) return undefined;
-  return { method: 'emptiness', reason: 'empty', action: 'delete', candidates: chosen, replacements: [], savingsPerHour: chosen.reduce((s, c) => s + c.price, 0) };
+  return {
+    method: 'emptiness',
+    reason: 'empty',
+    action: 'delete',
+    candidates: chosen,
+    replacements: [],
+    savingsPerHour: chosen.reduce((s, c) => s + c.price, 0),
+  };
 }
 
 export function drift(pass: Pass): Command | undefined {
   const budget = budgets(pass.view, 'Drifted');
   const drifted = [...pass.drifted].sort((a, b) => Number(a.candidate.pods.length > 0) - Number(b.candidate.pods.length > 0) || a.since - b.since);
   for (const { candidate: c, reason } of drifted) {
-    if (budget.remaining(c.nodePool.name) <= 0) { pass.reject('drift', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'drifted', drift: reason }); continue; }
+    if (budget.remaining(c.nodePool.name) <= 0) {
+      pass.reject('drift', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'drifted', drift: reason });
+      continue;
+    }
     const driftReasons = { [c.nodeClaim.name]: reason };
     if (isStatic(c.nodePool)) {
       const cmd = staticDrift(pass, c, driftReasons);
       if (cmd) return cmd;
       continue;
     }
-    if (c.pods.length === 0) return { method: 'drift', reason: 'drifted', action: 'delete', candidates: [c], replacements: [], savingsPerHour: c.price, driftReasons };
+    if (c.pods.length === 0)
+      return { method: 'drift', reason: 'drifted', action: 'delete', candidates: [c], replacements: [], savingsPerHour: c.price, driftReasons };
     const sim = simulate(pass.view, [c]);
-    if (sim.failure) { pass.reject('drift', [c], sim.failure, { drift: reason }); continue; }
+    if (sim.failure) {
+      pass.reject('drift', [c], sim.failure, { drift: reason });
+      continue;
+    }
     const price = sim.newClaims.reduce((s, x) => s + x.price, 0);
-    return { method: 'drift', reason: 'drifted', action: sim.newClaims.length ? 'replace' : 'delete', candidates: [c], replacements: sim.newClaims, savingsPerHour: c.price - price, driftReasons };
+    return {
+      method: 'drift',
+      reason: 'drifted',
+      action: sim.newClaims.length ? 'replace' : 'delete',
+      candidates: [c],
+      replacements: sim.newClaims,
+      savingsPerHour: c.price - price,
+      driftReasons,
+    };
   }
   return undefined;
 }
@@ -53,14 +83,32 @@ function staticDrift(pass: Pass, c: Candidate, driftReasons: Record<string, stri
   const pool = c.nodePool;
   const claims = pass.view.input.snapshot.nodeClaims.filter((x) => x.nodePool === pool.name);
   const alive = claims.filter((x) => x.deletionTimestamp === undefined).length;
-  if (alive > pool.replicas!) { pass.reject('drift', [c], `static NodePool has ${alive} nodes for ${pool.replicas} replicas: the scale-down goes first`, { drift: driftReasons[c.nodeClaim.name] }); return undefined; }
+  if (alive > pool.replicas!) {
+    pass.reject('drift', [c], `static NodePool has ${alive} nodes for ${pool.replicas} replicas: the scale-down goes first`, {
+      drift: driftReasons[c.nodeClaim.name],
+    });
+    return undefined;
+  }
   if (pool.limits.nodes !== undefined && claims.length + 1 > pool.limits.nodes) {
-    pass.reject('drift', [c], `a replacement would pass limits.nodes ${pool.limits.nodes} (${claims.length} claims)`, { drift: driftReasons[c.nodeClaim.name] });
+    pass.reject('drift', [c], `a replacement would pass limits.nodes ${pool.limits.nodes} (${claims.length} claims)`, {
+      drift: driftReasons[c.nodeClaim.name],
+    });
     return undefined;
   }
   const replacement = staticNodeClaim(pool, pass.view.input.instanceTypes[pool.name] ?? [], pass.view.input.snapshot.daemonSets);
-  if (typeof replacement === 'string') { pass.reject('drift', [c], replacement, { drift: driftReasons[c.nodeClaim.name] }); return undefined; }
-  return { method: 'drift', reason: 'drifted', action: 'replace', candidates: [c], replacements: [replacement], savingsPerHour: c.price - replacement.price, driftReasons };
+  if (typeof replacement === 'string') {
+    pass.reject('drift', [c], replacement, { drift: driftReasons[c.nodeClaim.name] });
+    return undefined;
+  }
+  return {
+    method: 'drift',
+    reason: 'drifted',
+    action: 'replace',
+    candidates: [c],
+    replacements: [replacement],
+    savingsPerHour: c.price - replacement.price,
+    driftReasons,
+  };
 }
 
 /** Underutilized candidates within budget, cost order, capped (Karpenter: 100). */
@@ -69,7 +117,10 @@ function withinBudget(pass: Pass, list: Candidate[], cap: number): Candidate[] {
   const out: Candidate[] = [];
   for (const c of list) {
     if (out.length >= cap) break;
-    if (!budget.take(c.nodePool.name)) { pass.reject('multi-node', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'underutilized' }); continue; }
+    if (!budget.take(c.nodePool.name)) {
+      pass.reject('multi-node', [c], `budget: ${budget.why(c.nodePool.name)}`, { reason: 'underutilized' });
+      continue;
+    }
     out.push(c);
   }
   return out;
@@ -77,7 +128,12 @@ function withinBudget(pass: Pass, list: Candidate[], cap: number): Candidate[] {
 
 function toCommand(method: Command['method'], cs: Candidate[], o: Outcome & { ok: true }): Command {
   return {
-    method, reason: 'underutilized', action: o.action, candidates: cs, replacements: o.replacements, savingsPerHour: o.savingsPerHour,
+    method,
+    reason: 'underutilized',
+    action: o.action,
+    candidates: cs,
+    replacements: o.replacements,
+    savingsPerHour: o.savingsPerHour,
     ...(o.replacements.length > 1 ? { multiReplacement: true } : {}),
   };
 }
@@ -91,7 +147,11 @@ function searchPrefixes(pass: Pass, list: Candidate[], maxReplacements: (n: numb
     const mid = (lo + hi) >> 1;
     const prefix = list.slice(0, mid + 1);
     const o = computeConsolidation(pass.view, prefix, { method: 'multi-node', maxReplacements: maxReplacements(prefix.length), spotToSpot: pass.spotToSpot });
-    if (o.ok) { best = toCommand('multi-node', prefix, o); lo = mid + 1; if (o.note) pass.note('multi-node', prefix, o.note); } else {
+    if (o.ok) {
+      best = toCommand('multi-node', prefix, o);
+      lo = mid + 1;
+      if (o.note) pass.note('multi-node', prefix, o.note);
+    } else {
       pass.reject('multi-node', prefix, `${label}: ${o.why}`);
       hi = mid - 1;
     }
@@ -99,7 +159,8 @@ function searchPrefixes(pass: Pass, list: Candidate[], maxReplacements: (n: numb
   return best;
 }
 
-const budgeted = (pass: Pass) => pass.budgetedUnderutilized((l) => withinBudget(pass, l, Math.min(MaxCommandCandidates, pass.view.input.options?.maxMultiNodeCandidates ?? 100)));
+const budgeted = (pass: Pass) =>
+  pass.budgetedUnderutilized((l) => withinBudget(pass, l, Math.min(MaxCommandCandidates, pass.view.input.options?.maxMultiNodeCandidates ?? 100)));
 
 export function multiNode(pass: Pass): Command | undefined {
   const list = budgeted(pass);
@@ -110,7 +171,11 @@ export function multiNode(pass: Pass): Command | undefined {
 /** Candidates interleaved across pools, each pool in cost order (docs/karpenter-reference.md §4.3 single-node). */
 function interleave(list: Candidate[]): Candidate[] {
   const byPool = new Map<string, Candidate[]>();
-  for (const c of list) { const l = byPool.get(c.nodePool.name); if (l) l.push(c); else byPool.set(c.nodePool.name, [c]); }
+  for (const c of list) {
+    const l = byPool.get(c.nodePool.name);
+    if (l) l.push(c);
+    else byPool.set(c.nodePool.name, [c]);
+  }
   const queues = [...byPool.keys()].sort().map((k) => byPool.get(k)!);
   const out: Candidate[] = [];
   for (let i = 0; out.length < list.length; i++) for (const q of queues) if (i < q.length) out.push(q[i]);
@@ -120,8 +185,14 @@ function interleave(list: Candidate[]): Candidate[] {
 export function singleNode(pass: Pass): Command | undefined {
   const budget = budgets(pass.view, 'Underutilized');
   for (const c of interleave(pass.underutilized)) {
-    if (pass.expired('single')) { pass.reject('single-node', [c], 'not evaluated: single-node timeout'); continue; }
-    if (budget.remaining(c.nodePool.name) <= 0) { pass.reject('single-node', [c], `budget: ${budget.why(c.nodePool.name)}`); continue; }
+    if (pass.expired('single')) {
+      pass.reject('single-node', [c], 'not evaluated: single-node timeout');
+      continue;
+    }
+    if (budget.remaining(c.nodePool.name) <= 0) {
+      pass.reject('single-node', [c], `budget: ${budget.why(c.nodePool.name)}`);
+      continue;
+    }
     const o = computeConsolidation(pass.view, [c], { method: 'single-node', maxReplacements: 1, spotToSpot: pass.spotToSpot });
     if (o.ok) return toCommand('single-node', [c], o);
     pass.reject('single-node', [c], o.why);
@@ -150,13 +221,19 @@ export function singleNodeSplit(pass: Pass): Command | undefined {
     }
     return v;
   };
-  const tries = pass.underutilized.filter((c) => c.pods.length >= 2 && c.price > 2 * floor(c.nodePool.name) * (1 + SplitMinSaving)).sort((a, b) => b.price - a.price || (a.nodeClaim.name < b.nodeClaim.name ? -1 : 1)).slice(0, MaxSplitTries);
+  const tries = pass.underutilized
+    .filter((c) => c.pods.length >= 2 && c.price > 2 * floor(c.nodePool.name) * (1 + SplitMinSaving))
+    .sort((a, b) => b.price - a.price || (a.nodeClaim.name < b.nodeClaim.name ? -1 : 1))
+    .slice(0, MaxSplitTries);
   for (const c of tries) {
     if (pass.expired('single')) break;
     if (budget.remaining(c.nodePool.name) <= 0) continue;
     const o = computeConsolidation(pass.view, [c], { method: 'single-node', maxReplacements: MaxSplit, spotToSpot: pass.spotToSpot, split: true });
     if (!o.ok || o.action !== 'replace' || o.replacements.length < 2) continue;
-    if (o.savingsPerHour < SplitMinSaving * c.price) { pass.note('single-node', [c], `a split into ${o.replacements.length} nodes would save only ${o.savingsPerHour.toFixed(4)}/h`); continue; }
+    if (o.savingsPerHour < SplitMinSaving * c.price) {
+      pass.note('single-node', [c], `a split into ${o.replacements.length} nodes would save only ${o.savingsPerHour.toFixed(4)}/h`);
+      continue;
+    }
     return { ...toCommand('single-node', [c], o), multiReplacement: true };
   }
   return undefined;

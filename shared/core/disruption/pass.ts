@@ -3,13 +3,27 @@
  * not), the audit trail, and the search deadlines.
  */
 import type { EC2NodeClass } from '../model/karpenter';
-import { consolidatable, consolidationCheck, isDisrupting, nodeCheck, podCheck, toCandidate, byDisruptionCost, type ClusterView, type NodeView } from './candidates';
+import {
+  consolidatable,
+  consolidationCheck,
+  isDisrupting,
+  nodeCheck,
+  podCheck,
+  toCandidate,
+  byDisruptionCost,
+  type ClusterView,
+  type NodeView,
+} from './candidates';
 import { driftedSince, driftReason } from './drift';
 import { isStatic } from '../scheduling/static-claim';
 import type { Candidate, Command, DisruptionAuditRecord, DisruptionMethod } from './types';
 import type { EpochMs } from '../time';
 
-export interface DriftedCandidate { candidate: Candidate; reason: string; since: EpochMs }
+export interface DriftedCandidate {
+  candidate: Candidate;
+  reason: string;
+  since: EpochMs;
+}
 
 type Who = { nodeClaim: { name: string }; node: { name: string } };
 
@@ -24,25 +38,46 @@ export class Pass {
   private readonly starts = new Map<string, number>();
   private budgeted?: Candidate[];
 
-  constructor(readonly view: ClusterView, excluded: ReadonlySet<string>) {
+  constructor(
+    readonly view: ClusterView,
+    excluded: ReadonlySet<string>,
+  ) {
     this.spotToSpot = view.input.options?.spotToSpotConsolidation === true;
     const classes = new Map<string, EC2NodeClass>(view.input.snapshot.nodeClasses.map((c) => [c.name, c]));
     for (const v of view.views) {
       if (excluded.has(v.claim.name) || isDisrupting(v)) continue;
       const nc = nodeCheck(view, v);
-      if (nc) { this.record('skipped', 'candidates', [this.who(v)], nc); continue; }
+      if (nc) {
+        this.record('skipped', 'candidates', [this.who(v)], nc);
+        continue;
+      }
       const pool = v.pool!;
       const dr = driftReason(v, pool, classes.get(pool.template.nodeClassRef.name), view.input.drifted);
       if (dr) this.addDrifted(v, dr);
-      if (isStatic(pool)) { this.record('skipped', 'candidates', [this.who(v)], `static NodePool (replicas ${pool.replicas}): its nodes are not consolidated`); continue; }
+      if (isStatic(pool)) {
+        this.record('skipped', 'candidates', [this.who(v)], `static NodePool (replicas ${pool.replicas}): its nodes are not consolidated`);
+        continue;
+      }
       const dnc = consolidationCheck(v);
-      if (dnc) { this.record('skipped', 'candidates', [this.who(v)], dnc); continue; }
+      if (dnc) {
+        this.record('skipped', 'candidates', [this.who(v)], dnc);
+        continue;
+      }
       const block = podCheck(view, v, false);
-      if (block) { this.record('skipped', 'candidates', [this.who(v)], block.why, { deadlock: block.deadlock, blocker: block.kind }); continue; }
+      if (block) {
+        this.record('skipped', 'candidates', [this.who(v)], block.why, { deadlock: block.deadlock, blocker: block.kind });
+        continue;
+      }
       const c = toCandidate(view, v);
-      if (typeof c === 'string') { this.record('skipped', 'candidates', [this.who(v)], c); continue; }
+      if (typeof c === 'string') {
+        this.record('skipped', 'candidates', [this.who(v)], c);
+        continue;
+      }
       const notYet = consolidatable(v, view.input.now);
-      if (notYet) { this.record('skipped', 'candidates', [this.who(v)], notYet); continue; }
+      if (notYet) {
+        this.record('skipped', 'candidates', [this.who(v)], notYet);
+        continue;
+      }
       if (c.pods.length > 0 && pool.disruption.consolidationPolicy === 'WhenEmpty') {
         this.record('skipped', 'candidates', [this.who(v)], 'consolidationPolicy WhenEmpty and the node is not empty');
         continue;
@@ -55,19 +90,38 @@ export class Pass {
 
   private addDrifted(v: NodeView, reason: string): void {
     const block = podCheck(this.view, v, true);
-    if (block) { this.record('rejected', 'drift', [this.who(v)], block.why, { drift: reason, deadlock: block.deadlock, blocker: block.kind }); return; }
+    if (block) {
+      this.record('rejected', 'drift', [this.who(v)], block.why, { drift: reason, deadlock: block.deadlock, blocker: block.kind });
+      return;
+    }
     const c = toCandidate(this.view, v, true);
-    if (typeof c === 'string') { this.record('rejected', 'drift', [this.who(v)], c, { drift: reason }); return; }
+    if (typeof c === 'string') {
+      this.record('rejected', 'drift', [this.who(v)], c, { drift: reason });
+      return;
+    }
     this.drifted.push({ candidate: c, reason, since: driftedSince(v, this.view.input.now) });
   }
 
-  private who(v: NodeView): Who { return { nodeClaim: v.claim, node: v.node }; }
+  private who(v: NodeView): Who {
+    return { nodeClaim: v.claim, node: v.node };
+  }
 
-  record(action: DisruptionAuditRecord['action'], method: DisruptionMethod | 'candidates', who: Who[], why: string, extra: Record<string, unknown> = {}, savingsPerHour?: number, reason?: string): void {
+  record(
+    action: DisruptionAuditRecord['action'],
+    method: DisruptionMethod | 'candidates',
+    who: Who[],
+    why: string,
+    extra: Record<string, unknown> = {},
+    savingsPerHour?: number,
+    reason?: string,
+  ): void {
     this.audit.push({
-      at: this.view.input.now, kind: 'disruption', action,
+      at: this.view.input.now,
+      kind: 'disruption',
+      action,
       ...(reason ? { reason } : {}),
-      nodeClaims: who.map((w) => w.nodeClaim.name), nodes: who.map((w) => w.node.name),
+      nodeClaims: who.map((w) => w.nodeClaim.name),
+      nodes: who.map((w) => w.node.name),
       ...(savingsPerHour !== undefined ? { savingsPerHour } : {}),
       detail: { method, why, ...extra },
     });
@@ -82,13 +136,33 @@ export class Pass {
   }
 
   choose(cmd: Command, why: string, action: 'chosen' | 'expired' = 'chosen'): void {
-    this.record(action, cmd.method, cmd.candidates, why, {
-      action: cmd.action,
-      replacements: cmd.replacements.map((r) => ({ nodePool: r.nodePool, capacityType: r.capacityType, instanceTypes: r.instanceTypes.slice(0, 10).map((t) => t.name), price: r.price })),
-      candidates: cmd.candidates.map((c) => ({ nodeClaim: c.nodeClaim.name, instanceType: c.instanceType, capacityType: c.capacityType, zone: c.zone, price: c.price, pods: c.pods.length })),
-      ...(cmd.driftReasons ? { drift: cmd.driftReasons } : {}),
-      ...(cmd.multiReplacement ? { multiReplacement: true } : {}),
-    }, cmd.savingsPerHour, cmd.reason);
+    this.record(
+      action,
+      cmd.method,
+      cmd.candidates,
+      why,
+      {
+        action: cmd.action,
+        replacements: cmd.replacements.map((r) => ({
+          nodePool: r.nodePool,
+          capacityType: r.capacityType,
+          instanceTypes: r.instanceTypes.slice(0, 10).map((t) => t.name),
+          price: r.price,
+        })),
+        candidates: cmd.candidates.map((c) => ({
+          nodeClaim: c.nodeClaim.name,
+          instanceType: c.instanceType,
+          capacityType: c.capacityType,
+          zone: c.zone,
+          price: c.price,
+          pods: c.pods.length,
+        })),
+        ...(cmd.driftReasons ? { drift: cmd.driftReasons } : {}),
+        ...(cmd.multiReplacement ? { multiReplacement: true } : {}),
+      },
+      cmd.savingsPerHour,
+      cmd.reason,
+    );
   }
 
   /** Underutilized candidates within the Underutilized budget, at most `cap` (computed once per pass). */

@@ -23,7 +23,8 @@ export function podEventUpdates(snapshot: ClusterSnapshot, nowMs: EpochMs): PodE
   for (const p of snapshot.pods) {
     if (!p.nodeName || p.phase === 'Succeeded' || p.phase === 'Failed' || p.owner?.kind === 'DaemonSet') continue;
     const l = podsByNode.get(p.nodeName);
-    if (l) l.push(p.uid); else podsByNode.set(p.nodeName, [p.uid]);
+    if (l) l.push(p.uid);
+    else podsByNode.set(p.nodeName, [p.uid]);
   }
   const out: PodEventUpdate[] = [];
   for (const c of snapshot.nodeClaims) {

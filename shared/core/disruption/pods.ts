@@ -31,7 +31,11 @@ function doNotDisruptBlock(p: Pod, nowMs: EpochMs): string | undefined {
   if (v === undefined) return undefined;
   if (v === 'true') return `pod ${podKey(p)} has ${Annotation.doNotDisrupt}: "true"`;
   let seconds: number;
-  try { seconds = parseDuration(v); } catch { return undefined; } // an invalid value is ignored
+  try {
+    seconds = parseDuration(v);
+  } catch {
+    return undefined;
+  } // an invalid value is ignored
   const start = p.startTime ?? p.creationTimestamp;
   const until = addSeconds(start, seconds);
   if (nowMs < until) return `pod ${podKey(p)} has ${Annotation.doNotDisrupt}: "${v}" (active until ${new Date(until).toISOString()})`;
@@ -80,14 +84,21 @@ export class PdbIndex {
       }
       for (const p of selected) {
         const l = this.byPod.get(p.uid);
-        if (l) l.push(state); else this.byPod.set(p.uid, [state]);
+        if (l) l.push(state);
+        else this.byPod.set(p.uid, [state]);
       }
     }
   }
-  of(p: Pod): PdbState[] { return this.byPod.get(p.uid) ?? []; }
+  of(p: Pod): PdbState[] {
+    return this.byPod.get(p.uid) ?? [];
+  }
 }
 
-export interface PodBlock { why: string; deadlock: boolean; kind: 'do-not-disrupt' | 'pdb' }
+export interface PodBlock {
+  why: string;
+  deadlock: boolean;
+  kind: 'do-not-disrupt' | 'pdb';
+}
 
 /** The first reason these pods block a disruption, or undefined. */
 export function podsBlock(pods: Pod[], pdbs: PdbIndex, nowMs: EpochMs): PodBlock | undefined {
@@ -102,7 +113,11 @@ export function podsBlock(pods: Pod[], pdbs: PdbIndex, nowMs: EpochMs): PodBlock
     if (!isActive(p)) continue;
     const states = pdbs.of(p);
     if (states.length > 1) {
-      return { why: `PDB deadlock: pod ${podKey(p)} is selected by multiple PDBs (${states.map((s) => s.key).join(', ')}), so the eviction API always refuses it`, deadlock: true, kind: 'pdb' };
+      return {
+        why: `PDB deadlock: pod ${podKey(p)} is selected by multiple PDBs (${states.map((s) => s.key).join(', ')}), so the eviction API always refuses it`,
+        deadlock: true,
+        kind: 'pdb',
+      };
     }
     const s = states[0];
     if (!s || s.allowed > 0) continue;

@@ -13,8 +13,15 @@ import type { ClusterView } from './candidates';
 import { schedulingBase } from './simulate';
 import type { Candidate } from './types';
 
-interface Room { name: string; free: ResourceList }
-interface Cache { rooms: Room[]; maxFree: ResourceList; types: { it: InstanceType; price: number }[] }
+interface Room {
+  name: string;
+  free: ResourceList;
+}
+interface Cache {
+  rooms: Room[];
+  maxFree: ResourceList;
+  types: { it: InstanceType; price: number }[];
+}
 const caches = new WeakMap<ClusterView, Cache>();
 
 function cache(view: ClusterView): Cache {
@@ -25,7 +32,10 @@ function cache(view: ClusterView): Cache {
   for (const n of schedulingBase(view).existingNodes) {
     if (!n.initialized || n.markedForDeletion || n.inFlight) continue;
     const free: ResourceList = { ...n.allocatable };
-    for (const p of n.pods) { for (const k in p.requests) free[k] = (free[k] ?? 0) - p.requests[k]; free.pods = (free.pods ?? 0) - 1; }
+    for (const p of n.pods) {
+      for (const k in p.requests) free[k] = (free[k] ?? 0) - p.requests[k];
+      free.pods = (free.pods ?? 0) - 1;
+    }
     rooms.push({ name: n.name, free });
     for (const k in free) if (free[k] > (maxFree[k] ?? -Infinity)) maxFree[k] = free[k];
   }
@@ -34,7 +44,8 @@ function cache(view: ClusterView): Cache {
   for (const pool of view.input.snapshot.nodePools) {
     if (pool.deleting || pool.ready === false) continue;
     const ctReq = pool.template.requirements.find((r) => r.key === Label.capacityType);
-    const allows = (ct: string) => !ctReq || (ctReq.operator === 'In' ? (ctReq.values ?? []).includes(ct) : ctReq.operator === 'NotIn' ? !(ctReq.values ?? []).includes(ct) : true);
+    const allows = (ct: string) =>
+      !ctReq || (ctReq.operator === 'In' ? (ctReq.values ?? []).includes(ct) : ctReq.operator === 'NotIn' ? !(ctReq.values ?? []).includes(ct) : true);
     for (const it of view.input.instanceTypes[pool.name] ?? []) {
       let price = Infinity;
       for (const o of it.offerings) if (o.available && allows(o.capacityType) && o.price < price) price = o.price;

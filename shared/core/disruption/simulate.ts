@@ -17,7 +17,10 @@ const bases = new WeakMap<ClusterView, SchedulingInput>();
 /** The scheduling input of the pass (pending pods, existing nodes), built once per ClusterView. */
 export function schedulingBase(view: ClusterView): SchedulingInput {
   let b = bases.get(view);
-  if (!b) { b = schedulingInputFromSnapshot(view.input.snapshot, view.input.instanceTypes); bases.set(view, b); }
+  if (!b) {
+    b = schedulingInputFromSnapshot(view.input.snapshot, view.input.instanceTypes);
+    bases.set(view, b);
+  }
   return b;
 }
 
@@ -80,7 +83,8 @@ export function restrict(claim: PlannedNodeClaim, types: InstanceType[], ct: Cap
   });
   if (!requirements.some((r) => r.key === Label.capacityType)) requirements.push({ key: Label.capacityType, operator: 'In', values: [ct] });
   const labels: Record<string, string> = { ...claim.labels, [Label.capacityType]: ct };
-  if (names.length === 1) labels[Label.instanceType] = names[0]; else delete labels[Label.instanceType];
+  if (names.length === 1) labels[Label.instanceType] = names[0];
+  else delete labels[Label.instanceType];
   return { ...claim, instanceTypes: sorted, requirements, capacityType: ct, labels, price: sorted.length ? cheapestPrice(sorted[0], claim, ct) : claim.price };
 }
 

@@ -36,13 +36,17 @@ function freshCandidates(view: ClusterView, cmd: Command): Candidate[] | string 
     }
     const c = toCandidate(view, v, cmd.method === 'drift' || cmd.method === 'expiration');
     if (typeof c === 'string') return `nodeclaim ${old.nodeClaim.name}: ${c}`;
-    if (cmd.reason === 'empty' && c.pods.length > 0) return `nodeclaim ${old.nodeClaim.name} is no longer empty: pod ${c.pods[0].namespace}/${c.pods[0].name} arrived`;
+    if (cmd.reason === 'empty' && c.pods.length > 0)
+      return `nodeclaim ${old.nodeClaim.name} is no longer empty: pod ${c.pods[0].namespace}/${c.pods[0].name} arrived`;
     out.push(c);
   }
   return out;
 }
 
-const superset = (now: string[], before: string[]) => { const s = new Set(now); return before.every((n) => s.has(n)); };
+const superset = (now: string[], before: string[]) => {
+  const s = new Set(now);
+  return before.every((n) => s.has(n));
+};
 
 /** Re-checks a command against a fresh snapshot; invalid means abandon it (nothing was done yet). */
 export function validateCommand(cmd: Command, fresh: DisruptionInput): Validation {
@@ -53,7 +57,8 @@ export function validateCommand(cmd: Command, fresh: DisruptionInput): Validatio
   const budget = budgets(view, BudgetReasonOf[cmd.reason as keyof typeof BudgetReasonOf]);
   const perPool = new Map<string, number>();
   for (const c of cs) perPool.set(c.nodePool.name, (perPool.get(c.nodePool.name) ?? 0) + 1);
-  for (const [pool, n] of perPool) if (!budget.fits(pool, n)) return invalid(`budget: nodepool ${pool} allows fewer than ${n} more disruption(s) now (${budget.why(pool)})`);
+  for (const [pool, n] of perPool)
+    if (!budget.fits(pool, n)) return invalid(`budget: nodepool ${pool} allows fewer than ${n} more disruption(s) now (${budget.why(pool)})`);
   if (cmd.method === 'emptiness') return { valid: true };
   if (cmd.method === 'drift') {
     if (cs[0].pods.length === 0) return { valid: true };
@@ -68,7 +73,8 @@ export function validateCommand(cmd: Command, fresh: DisruptionInput): Validatio
   });
   if (!o.ok) return invalid(`re-simulation: ${o.why}`);
   if (cmd.action === 'delete') return o.action === 'delete' ? { valid: true } : invalid(`a delete now needs ${o.replacements.length} new node(s)`);
-  if (o.replacements.length !== cmd.replacements.length) return invalid(`the replacement list changed: ${cmd.replacements.length} node(s) before, ${o.replacements.length} now`);
+  if (o.replacements.length !== cmd.replacements.length)
+    return invalid(`the replacement list changed: ${cmd.replacements.length} node(s) before, ${o.replacements.length} now`);
   for (let i = 0; i < cmd.replacements.length; i++) {
     const before = cmd.replacements[i].instanceTypes.map((t) => t.name);
     const now = o.replacements[i].instanceTypes.map((t) => t.name);

@@ -62,7 +62,10 @@ function launchedAt(claim: NodeClaim): EpochMs {
 }
 
 function nodeFor(claim: NodeClaim, nodesByProviderID: Map<string, Node>, nodesByName: Map<string, Node>): Node | undefined {
-  return (claim.status.providerID ? nodesByProviderID.get(claim.status.providerID) : undefined) ?? (claim.status.nodeName ? nodesByName.get(claim.status.nodeName) : undefined);
+  return (
+    (claim.status.providerID ? nodesByProviderID.get(claim.status.providerID) : undefined) ??
+    (claim.status.nodeName ? nodesByName.get(claim.status.nodeName) : undefined)
+  );
 }
 
 export function decideGarbageCollection(input: GarbageCollectionInput): GarbageCollectionAction[] {
@@ -88,7 +91,13 @@ export function decideGarbageCollection(input: GarbageCollectionInput): GarbageC
     const ageMs = now - instance.launchTime;
     if (ageMs < timings.orphanGracePeriodMs) continue;
     const node = nodesByProviderID.get(instance.providerID);
-    actions.push({ type: 'terminateOrphanInstance', instanceId: instance.instanceId, providerID: instance.providerID, ...(node ? { nodeName: node.name } : {}), ageMs });
+    actions.push({
+      type: 'terminateOrphanInstance',
+      instanceId: instance.instanceId,
+      providerID: instance.providerID,
+      ...(node ? { nodeName: node.name } : {}),
+      ageMs,
+    });
   }
 
   // 2. Claims: never one being deleted (the terminate flow owns it), never one within its deadlines.

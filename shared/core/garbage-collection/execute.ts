@@ -60,8 +60,17 @@ export async function executeGarbageCollection(deps: ExecuteDeps, action: Garbag
       const result = await terminateInstance(deps, action.providerID);
       if (result === 'refused') return 'refused';
       if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
-      deps.log.info('garbage collected instance with no nodeclaim', { instanceId: action.instanceId, providerID: action.providerID, node: action.nodeName, ageSeconds: Math.round(action.ageMs / 1000), result });
-      await audit({ ...(action.nodeName ? { nodes: [action.nodeName] } : {}), detail: { instanceId: action.instanceId, providerID: action.providerID, result } });
+      deps.log.info('garbage collected instance with no nodeclaim', {
+        instanceId: action.instanceId,
+        providerID: action.providerID,
+        node: action.nodeName,
+        ageSeconds: Math.round(action.ageMs / 1000),
+        result,
+      });
+      await audit({
+        ...(action.nodeName ? { nodes: [action.nodeName] } : {}),
+        detail: { instanceId: action.instanceId, providerID: action.providerID, result },
+      });
       return 'done';
     }
     case 'removeClaimWithoutInstance': {
@@ -71,7 +80,11 @@ export async function executeGarbageCollection(deps: ExecuteDeps, action: Garbag
       }
       if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
       await removeClaim(deps, action.nodeClaim);
-      deps.log.info('garbage collecting nodeclaim with no cloudprovider representation', { nodeclaim: action.nodeClaim, providerID: action.providerID, node: action.nodeName });
+      deps.log.info('garbage collecting nodeclaim with no cloudprovider representation', {
+        nodeclaim: action.nodeClaim,
+        providerID: action.providerID,
+        node: action.nodeName,
+      });
       await audit({ nodeClaims: [action.nodeClaim], ...(action.nodeName ? { nodes: [action.nodeName] } : {}), detail: { providerID: action.providerID } });
       return 'done';
     }
@@ -85,7 +98,12 @@ export async function executeGarbageCollection(deps: ExecuteDeps, action: Garbag
       const result = action.providerID ? await terminateInstance(deps, action.providerID) : 'gone';
       if (action.nodeName) await deleteAndReleaseNode(deps.cluster, action.nodeName);
       await removeClaim(deps, action.nodeClaim);
-      deps.log.info('deleting nodeclaim, registration timed out', { nodeclaim: action.nodeClaim, providerID: action.providerID, ageSeconds: Math.round(action.ageMs / 1000), result });
+      deps.log.info('deleting nodeclaim, registration timed out', {
+        nodeclaim: action.nodeClaim,
+        providerID: action.providerID,
+        ageSeconds: Math.round(action.ageMs / 1000),
+        result,
+      });
       await audit({ nodeClaims: [action.nodeClaim], detail: { providerID: action.providerID, ageMs: action.ageMs, result } });
       return 'done';
     }

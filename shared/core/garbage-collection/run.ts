@@ -64,10 +64,12 @@ export async function runGarbageCollection(deps: GarbageCollectionDeps): Promise
     }
   }
   const deletions = deps.workflows ? await reconcileDeletions({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot) : [];
-  const swept = deps.workflows ? await sweepStaleTaints({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot).catch((error: unknown) => {
-    deps.log.error('stale taint sweep failed', { error });
-    return [] as string[];
-  }) : [];
+  const swept = deps.workflows
+    ? await sweepStaleTaints({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot).catch((error: unknown) => {
+        deps.log.error('stale taint sweep failed', { error });
+        return [] as string[];
+      })
+    : [];
   // EC2NodeClass status (resolved subnets, security groups, AMIs, instance profile, conditions), as Karpenter's
   // nodeclass controller keeps it; NodePools follow its Ready.
   const nodeClassesWritten = await reconcileNodeClassStatuses({ cloud: deps.cloud, cluster: deps.cluster, log: deps.log }, snapshot);
@@ -99,6 +101,17 @@ export async function runGarbageCollection(deps: GarbageCollectionDeps): Promise
     }
   }
   const failed = results.filter((r) => r.outcome === 'failed').length + deletions.filter((d) => d.result === 'failed').length;
-  deps.log.info('garbage collection finished', { instances: instances.length, nodeClaims: snapshot.nodeClaims.length, actions: results.length, deletions: deletions.length, failed });
-  return { actions: results, failed, deletions: deletions.map((d) => ({ type: d.action.type, target: d.action.nodeClaimName, outcome: d.result })), staleTaintsRemoved: swept };
+  deps.log.info('garbage collection finished', {
+    instances: instances.length,
+    nodeClaims: snapshot.nodeClaims.length,
+    actions: results.length,
+    deletions: deletions.length,
+    failed,
+  });
+  return {
+    actions: results,
+    failed,
+    deletions: deletions.map((d) => ({ type: d.action.type, target: d.action.nodeClaimName, outcome: d.result })),
+    staleTaintsRemoved: swept,
+  };
 }

@@ -23,7 +23,14 @@ export interface AmiFamilyTraits {
 }
 
 const linux = { os: 'linux', eniLimitedPods: true, podsPerCore: true, eniLimitedMemoryOverhead: true } as const;
-const windows = { os: 'windows', eniLimitedPods: false, podsPerCore: true, eniLimitedMemoryOverhead: false, ephemeralDevice: '/dev/sda1', defaultEphemeralBytes: 50 * GiB } as const;
+const windows = {
+  os: 'windows',
+  eniLimitedPods: false,
+  podsPerCore: true,
+  eniLimitedMemoryOverhead: false,
+  ephemeralDevice: '/dev/sda1',
+  defaultEphemeralBytes: 50 * GiB,
+} as const;
 
 const TRAITS: Record<AmiFamily, AmiFamilyTraits> = {
   AL2: { ...linux, ephemeralDevice: '/dev/xvda', defaultEphemeralBytes: 20 * GiB },

@@ -14,7 +14,7 @@ import { resolveProfile, type BuildProfile } from './profile';
 import type { CatalogEntry, InstanceType } from './types';
 import { EBS_CSI_DRIVER, ebsVolumeLimit, nodeVolumes } from './volume-limits';
 
-export { KubeletConfigurationInvalidError,  } from './profile';
+export { KubeletConfigurationInvalidError } from './profile';
 
 export interface BuildInstanceTypesOptions {
   region: string;

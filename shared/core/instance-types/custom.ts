@@ -18,7 +18,12 @@ import type { CatalogEntry, InstanceType, Offering } from './types';
 export class InstanceTypesFileInvalidError extends Error {
   override readonly name = 'InstanceTypesFileInvalidError' as const;
   /** entryIndex is the 0-based array index (-1 for the file as a whole); path is the field, dotted. */
-  constructor(readonly entryIndex: number, readonly path: string, readonly problem: string, entryName?: string) {
+  constructor(
+    readonly entryIndex: number,
+    readonly path: string,
+    readonly problem: string,
+    entryName?: string,
+  ) {
     super(`instance types file: ${entryIndex < 0 ? '' : `entry [${entryIndex}]${entryName ? ` (${entryName})` : ''}: `}${path ? `${path}: ` : ''}${problem}`);
   }
 }
@@ -79,7 +84,11 @@ function explicitLabels(e: ExplicitFormEntry, capacity: ResourceList, region: st
   }
   if (capacity.cpu % 1000 === 0) l[Label.instanceCpu] = String(capacity.cpu / 1000);
   l[Label.instanceMemory] = String(Math.floor(capacity.memory / 2 ** 20));
-  for (const [res, maker] of [[Resource.nvidiaGpu, 'nvidia'], [Resource.amdGpu, 'amd'], [Resource.habanaGaudi, 'habana']] as const) {
+  for (const [res, maker] of [
+    [Resource.nvidiaGpu, 'nvidia'],
+    [Resource.amdGpu, 'amd'],
+    [Resource.habanaGaudi, 'habana'],
+  ] as const) {
     if ((capacity[res] ?? 0) > 0) {
       l[Label.instanceGpuCount] = String(capacity[res]);
       l[Label.instanceGpuManufacturer] = maker;
@@ -100,7 +109,12 @@ function explicitInstanceType(e: ExplicitFormEntry, index: number, opts: BuildIn
   for (const k in allocatable) {
     if (capacity[k] === undefined) throw new InstanceTypesFileInvalidError(index, `allocatable.${k}`, 'has no capacity', e.name);
     if (allocatable[k] > capacity[k]) {
-      throw new InstanceTypesFileInvalidError(index, `allocatable.${k}`, `${formatResource(k, allocatable[k])} exceeds capacity ${formatResource(k, capacity[k])}`, e.name);
+      throw new InstanceTypesFileInvalidError(
+        index,
+        `allocatable.${k}`,
+        `${formatResource(k, allocatable[k])} exceeds capacity ${formatResource(k, capacity[k])}`,
+        e.name,
+      );
     }
     if (capacity[k] - allocatable[k] > 0) kubeReserved[k] = capacity[k] - allocatable[k];
   }
@@ -151,10 +165,14 @@ export function parseInstanceTypesFile(json: unknown, opts: BuildInstanceTypesOp
     if (name !== undefined) seen.set(name, index);
     if ('capacity' in rec) return explicitInstanceType(validate(ExplicitFormEntry, item, index, name), index, opts, unavailable);
     if ('vcpu' in rec || 'memoryMiB' in rec) return toCatalogEntry(validate(CatalogFormEntry, item, index, name), index);
-    throw new InstanceTypesFileInvalidError(index, '', 'expected either the catalog form (vcpu, memoryMiB, …) or the explicit form (capacity, offerings, …)', name);
+    throw new InstanceTypesFileInvalidError(
+      index,
+      '',
+      'expected either the catalog form (vcpu, memoryMiB, …) or the explicit form (capacity, offerings, …)',
+      name,
+    );
   });
   const catalogEntries = result.filter((r): r is CatalogEntry => 'vcpu' in r);
   const built = new Map(buildInstanceTypes(catalogEntries, opts).map((it) => [it.name, it]));
   return result.map((r) => ('vcpu' in r ? (built.get(r.name) as InstanceType) : r));
 }
-

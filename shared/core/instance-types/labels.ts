@@ -36,7 +36,12 @@ export function entryLabels(e: CatalogEntry): Record<string, string> {
 }
 
 /** Adds the node-class/region dependent labels (os, region, windows build) to the entry's labels. */
-export function withContextLabels(base: Record<string, string>, os: 'linux' | 'windows', region: string, windowsBuild: string | undefined): Readonly<Record<string, string>> {
+export function withContextLabels(
+  base: Record<string, string>,
+  os: 'linux' | 'windows',
+  region: string,
+  windowsBuild: string | undefined,
+): Readonly<Record<string, string>> {
   const l: Record<string, string> = { ...base, [Label.os]: os };
   if (region) l[Label.region] = region;
   if (windowsBuild) l[Label.windowsBuild] = windowsBuild;
@@ -49,11 +54,22 @@ export function labelsMatch(labels: Record<string, string>, reqs: { key: string;
     const v = labels[r.key];
     const values = r.values ?? [];
     switch (r.operator) {
-      case 'In': if (v === undefined || !values.includes(v)) return false; break;
-      case 'NotIn': if (v !== undefined && values.includes(v)) return false; break;
-      case 'Exists': if (v === undefined) return false; break;
-      case 'DoesNotExist': if (v !== undefined) return false; break;
-      case 'Gt': case 'Lt': case 'Gte': case 'Lte': {
+      case 'In':
+        if (v === undefined || !values.includes(v)) return false;
+        break;
+      case 'NotIn':
+        if (v !== undefined && values.includes(v)) return false;
+        break;
+      case 'Exists':
+        if (v === undefined) return false;
+        break;
+      case 'DoesNotExist':
+        if (v !== undefined) return false;
+        break;
+      case 'Gt':
+      case 'Lt':
+      case 'Gte':
+      case 'Lte': {
         const n = Number(v);
         const bound = Number(values[0]);
         if (v === undefined || !Number.isFinite(n) || !Number.isFinite(bound)) return false;
@@ -61,7 +77,8 @@ export function labelsMatch(labels: Record<string, string>, reqs: { key: string;
         if ((r.operator === 'Gte' && !(n >= bound)) || (r.operator === 'Lte' && !(n <= bound))) return false;
         break;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
   return true;

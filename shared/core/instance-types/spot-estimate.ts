@@ -12,9 +12,29 @@ const SPOT_DISCOUNT_MAX = 0.75;
 
 /** Base discount by instance category (the letters before the generation digit). */
 const CATEGORY_BASE: Record<string, number> = {
-  t: 0.64, m: 0.65, a: 0.65, c: 0.63, r: 0.67, x: 0.66, z: 0.64, u: 0.62,
-  i: 0.68, im: 0.68, is: 0.68, d: 0.68, h: 0.67,
-  p: 0.58, g: 0.6, gr: 0.6, inf: 0.6, trn: 0.58, dl: 0.57, dl2q: 0.57, vt: 0.6, f: 0.6, hpc: 0.56,
+  t: 0.64,
+  m: 0.65,
+  a: 0.65,
+  c: 0.63,
+  r: 0.67,
+  x: 0.66,
+  z: 0.64,
+  u: 0.62,
+  i: 0.68,
+  im: 0.68,
+  is: 0.68,
+  d: 0.68,
+  h: 0.67,
+  p: 0.58,
+  g: 0.6,
+  gr: 0.6,
+  inf: 0.6,
+  trn: 0.58,
+  dl: 0.57,
+  dl2q: 0.57,
+  vt: 0.6,
+  f: 0.6,
+  hpc: 0.56,
 };
 const DEFAULT_BASE = 0.63;
 

@@ -113,7 +113,12 @@ export function parseInterruptionMessage(body: string): InterruptionMessage {
     switch (e['detail-type']) {
       case DetailType.spotInterruption: {
         const d = parseDetail(spotDetail, e.detail, 'spot interruption', e.id);
-        return { ...base, kind: 'SpotInterruption', instanceIds: [d['instance-id']], ...(d['instance-action'] ? { instanceAction: d['instance-action'] } : {}) };
+        return {
+          ...base,
+          kind: 'SpotInterruption',
+          instanceIds: [d['instance-id']],
+          ...(d['instance-action'] ? { instanceAction: d['instance-action'] } : {}),
+        };
       }
       case DetailType.rebalanceRecommendation: {
         const d = parseDetail(rebalanceDetail, e.detail, 'rebalance recommendation', e.id);

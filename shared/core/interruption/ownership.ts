@@ -73,7 +73,11 @@ function fromInstance(instance: CloudInstance): OwnedInstance {
  * The claim an instance without a claim pointing at it may still belong to: the claim its tag names, when
  * that claim exists, has recorded no providerID yet and no other listed instance carries the same tag.
  */
-function launchingClaimByTag(instance: Pick<CloudInstance, 'instanceId' | 'tags'>, instances: Pick<CloudInstance, 'instanceId' | 'tags' | 'state'>[], nodeClaims: NodeClaim[]): NodeClaim | undefined {
+function launchingClaimByTag(
+  instance: Pick<CloudInstance, 'instanceId' | 'tags'>,
+  instances: Pick<CloudInstance, 'instanceId' | 'tags' | 'state'>[],
+  nodeClaims: NodeClaim[],
+): NodeClaim | undefined {
   const name = instance.tags[Tag.nodeClaim];
   if (!name) return undefined;
   const claim = nodeClaims.find((c) => c.name === name);
@@ -87,7 +91,12 @@ function launchingClaimByTag(instance: Pick<CloudInstance, 'instanceId' | 'tags'
  * labels; the claim (and its node) is the one whose providerID names the instance, or the launching claim
  * its tag names (see launchingClaimByTag) — never a claim whose providerID names another instance.
  */
-export function buildOwnershipIndex(clusterName: string, instances: CloudInstance[], nodeClaims: NodeClaim[], nodes: Pick<Node, 'name' | 'taints'>[] = []): Map<string, OwnedInstance> {
+export function buildOwnershipIndex(
+  clusterName: string,
+  instances: CloudInstance[],
+  nodeClaims: NodeClaim[],
+  nodes: Pick<Node, 'name' | 'taints'>[] = [],
+): Map<string, OwnedInstance> {
   const index = new Map<string, OwnedInstance>();
   const tainted = new Set(nodes.filter((n) => n.taints.some((t) => t.key === TaintKey.disrupted)).map((n) => n.name));
   for (const claim of nodeClaims) {

@@ -40,8 +40,12 @@ export interface ProcessMessageDeps {
 
 /** Karpenter's message_type label values. */
 const MESSAGE_TYPES: Record<InterruptionMessage['kind'], string> = {
-  SpotInterruption: 'spot_interrupted', RebalanceRecommendation: 'rebalance_recommendation', ScheduledChange: 'scheduled_change',
-  InstanceStateChange: 'state_change', CapacityReservationInterruption: 'capacity_reservation_interrupted', NoOp: 'no_op',
+  SpotInterruption: 'spot_interrupted',
+  RebalanceRecommendation: 'rebalance_recommendation',
+  ScheduledChange: 'scheduled_change',
+  InstanceStateChange: 'state_change',
+  CapacityReservationInterruption: 'capacity_reservation_interrupted',
+  NoOp: 'no_op',
 };
 const messageType = (kind: InterruptionMessage['kind']): string => MESSAGE_TYPES[kind] ?? 'unknown';
 
@@ -99,7 +103,12 @@ function drainBy(message: InterruptionMessage, nowMs: EpochMs): EpochMs {
 /** One lease per instance: the warning and the state change that follows it are one interruption, not two. */
 const instanceLease = (instanceId: string) => `interruption-instance/${instanceId}`;
 
-async function planFor(deps: ProcessMessageDeps, nodeClaim: string, message: InterruptionMessage, fields: Record<string, unknown>): Promise<InterruptionReplacementPlan | undefined> {
+async function planFor(
+  deps: ProcessMessageDeps,
+  nodeClaim: string,
+  message: InterruptionMessage,
+  fields: Record<string, unknown>,
+): Promise<InterruptionReplacementPlan | undefined> {
   if (!deps.planReplacements || !deps.cluster.snapshot) return undefined;
   const plan = await deps.planReplacements(await deps.cluster.snapshot(), nodeClaim, message.eventId, message.time ?? deps.clock.now());
   for (const u of plan.unschedulable.slice(0, 10)) {
@@ -146,17 +155,33 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
     deps.log.info('interruption message already handled', { ...fields, executionArn });
     return;
   }
-  deps.metrics?.count('karpenter_nodeclaims_disrupted_total', { reason: messageType(message.kind), nodepool: claim.nodePool, capacity_type: claim.labels[Label.capacityType] ?? '' });
+  deps.metrics?.count('karpenter_nodeclaims_disrupted_total', {
+    reason: messageType(message.kind),
+    nodepool: claim.nodePool,
+    capacity_type: claim.labels[Label.capacityType] ?? '',
+  });
   deps.log.info('initiating delete from interruption message', {
-    ...fields, action: 'CordonAndDrain', executionArn, replacements: input.replacements.map((r) => r.name).join(', '), drainBy: new Date(input.interruption.drainBy).toISOString(),
+    ...fields,
+    action: 'CordonAndDrain',
+    executionArn,
+    replacements: input.replacements.map((r) => r.name).join(', '),
+    drainBy: new Date(input.interruption.drainBy).toISOString(),
   });
 
   let markedUnavailable = false;
   const mark = action.markUnavailable;
   if (mark) {
-    markedUnavailable = await bestEffort(deps, 'mark offering unavailable', fields, () => deps.store.markUnavailable(mark.offering, mark.ttlSeconds, mark.reason));
+    markedUnavailable = await bestEffort(deps, 'mark offering unavailable', fields, () =>
+      deps.store.markUnavailable(mark.offering, mark.ttlSeconds, mark.reason),
+    );
     if (markedUnavailable) {
-      deps.log.info('marked offering unavailable', { ...fields, 'instance-type': mark.offering.instanceType, zone: mark.offering.zone, 'capacity-type': mark.offering.capacityType, ttlSeconds: mark.ttlSeconds });
+      deps.log.info('marked offering unavailable', {
+        ...fields,
+        'instance-type': mark.offering.instanceType,
+        zone: mark.offering.zone,
+        'capacity-type': mark.offering.capacityType,
+        ttlSeconds: mark.ttlSeconds,
+      });
     }
   }
   await bestEffort(deps, 'audit', fields, () =>
@@ -167,8 +192,13 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
       reason: message.kind,
       nodeClaims: [action.nodeClaim],
       detail: {
-        instanceId: action.instanceId, eventId: message.eventId, executionArn, markedUnavailable,
-        replacements: input.replacements.map((r) => r.name), drainBy: input.interruption.drainBy, ...(mark ? { offering: mark.offering } : {}),
+        instanceId: action.instanceId,
+        eventId: message.eventId,
+        executionArn,
+        markedUnavailable,
+        replacements: input.replacements.map((r) => r.name),
+        drainBy: input.interruption.drainBy,
+        ...(mark ? { offering: mark.offering } : {}),
       },
     }),
   );
@@ -188,15 +218,24 @@ async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage,
   }
   if (policy === 'drain' && action.nodeClaim) {
     const drain: CordonAndDrain = {
-      type: 'cordonAndDrain', instanceId: action.instanceId, nodeClaim: action.nodeClaim,
-      executionName: interruptionExecutionName(action.instanceId, message.eventId), input: { nodeClaimName: action.nodeClaim, reason: message.kind }, triggerProvisioning: true,
+      type: 'cordonAndDrain',
+      instanceId: action.instanceId,
+      nodeClaim: action.nodeClaim,
+      executionName: interruptionExecutionName(action.instanceId, message.eventId),
+      input: { nodeClaimName: action.nodeClaim, reason: message.kind },
+      triggerProvisioning: true,
     };
     await cordonAndDrain(deps, message, drain, messageId);
     return;
   }
   deps.log.info('received rebalance recommendation', { ...fields, policy: policy ?? 'record' });
   let launched: string[] = [];
-  if (policy === 'pre-provision' && action.nodeClaim && deps.launchReplacement && (await claimFollowUps(deps, `rebalance/${action.instanceId}`, messageId, fields))) {
+  if (
+    policy === 'pre-provision' &&
+    action.nodeClaim &&
+    deps.launchReplacement &&
+    (await claimFollowUps(deps, `rebalance/${action.instanceId}`, messageId, fields))
+  ) {
     const plan = await planFor(deps, action.nodeClaim, message, fields);
     // Marked as this pre-provisioning's own (launchReplacement never adopts a claim it did not create); the
     // plan's names come from the event, so a later recommendation plans claims of its own.
@@ -234,12 +273,19 @@ export async function processInterruptionRecord(deps: ProcessMessageDeps & { own
   }
   deps.metrics?.count('karpenter_interruption_received_messages_total', { message_type: messageType(message.kind) });
   const sent = Number(record.attributes?.SentTimestamp);
-  if (Number.isFinite(sent) && sent > 0) deps.metrics?.observe('karpenter_interruption_message_queue_duration_seconds', {}, Math.max(0, (deps.clock.now() - sent) / 1000));
+  if (Number.isFinite(sent) && sent > 0)
+    deps.metrics?.observe('karpenter_interruption_message_queue_duration_seconds', {}, Math.max(0, (deps.clock.now() - sent) / 1000));
   const lookup = message.kind === 'NoOp' ? () => undefined : await deps.ownership(message.instanceIds);
   for (const action of decideInterruption(message, lookup)) {
     switch (action.type) {
       case 'drop':
-        deps.log.info('dropping interruption message', { messageKind: message.kind, eventId: message.eventId, messageId: record.messageId, instanceId: action.instanceId, reason: action.reason });
+        deps.log.info('dropping interruption message', {
+          messageKind: message.kind,
+          eventId: message.eventId,
+          messageId: record.messageId,
+          instanceId: action.instanceId,
+          reason: action.reason,
+        });
         break;
       case 'record':
         await rebalance(deps, message, action, record.messageId);

@@ -40,8 +40,8 @@ export function planInterruptionReplacements(
   eventTimeMs: EpochMs,
 ): InterruptionReplacementPlan {
   const claim = snapshot.nodeClaims.find((c) => c.name === claimName);
-  const nodeName = claim?.status.nodeName
-    ?? snapshot.nodes.find((n) => claim?.status.providerID !== undefined && n.providerID === claim.status.providerID)?.name;
+  const nodeName =
+    claim?.status.nodeName ?? snapshot.nodes.find((n) => claim?.status.providerID !== undefined && n.providerID === claim.status.providerID)?.name;
   if (!nodeName) return { moving: 0, replacements: [], unschedulable: [] };
   const moving: Pod[] = snapshot.pods
     .filter((p) => p.nodeName === nodeName && isReschedulable(p))
@@ -56,7 +56,7 @@ export function planInterruptionReplacements(
   const replacements = chosen.map((planned, i) => {
     const pool = snapshot.nodePools.find((p) => p.name === planned.nodePool);
     const name = nodeClaimName(planned.nodePool, [claimName, seed, ...planned.pods.map((p) => p.uid)], eventTimeMs, i);
-    const out = plannedClaimToNodeClaim(planned, name, eventTimeMs, pool ? pool.hash ?? nodePoolHash(pool) : undefined);
+    const out = plannedClaimToNodeClaim(planned, name, eventTimeMs, pool ? (pool.hash ?? nodePoolHash(pool)) : undefined);
     const cls = snapshot.nodeClasses.find((c) => c.name === planned.nodeClassRef.name);
     if (cls) {
       out.annotations[Annotation.nodeClassHash] = cls.hash ?? nodeClassHash(cls);

@@ -67,7 +67,10 @@ function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanc
   const dims = new Dims(Object.keys(nodePool.limits).filter((k) => k !== 'nodes'));
   const template = buildTemplate(nodePool, instanceTypes, snapshot.daemonSets, dims);
   if (template.options.length === 0) {
-    throw invalid('nodePool', `no available instance type satisfies nodepool "${poolName}"'s requirements (${instanceTypes.length} type(s) offered by its ec2nodeclass)`);
+    throw invalid(
+      'nodePool',
+      `no available instance type satisfies nodepool "${poolName}"'s requirements (${instanceTypes.length} type(s) offered by its ec2nodeclass)`,
+    );
   }
   for (const r of template.requirements.values()) {
     if (r.minValues === undefined) continue;
@@ -78,7 +81,10 @@ function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanc
   const usage = poolUsage(snapshot, nodePool, instanceTypes, new Set(names));
   const limits = nodePool.limits;
   if (limits.nodes !== undefined && usage.nodes + count > limits.nodes) {
-    throw invalid('count', `nodepool "${poolName}" limits.nodes is ${limits.nodes} and ${usage.nodes} node(s) are in use; ${count} more would exceed it by ${usage.nodes + count - limits.nodes}`);
+    throw invalid(
+      'count',
+      `nodepool "${poolName}" limits.nodes is ${limits.nodes} and ${usage.nodes} node(s) are in use; ${count} more would exceed it by ${usage.nodes + count - limits.nodes}`,
+    );
   }
   const keys = Object.keys(limits).filter((k) => k !== 'nodes');
   const remaining: ResourceList = {};
@@ -88,7 +94,10 @@ function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanc
     smallest[k] = Math.min(...template.options.map((o) => o.it.capacity[k] ?? 0));
     const need = count * smallest[k];
     if (need > remaining[k]) {
-      throw invalid('count', `nodepool "${poolName}" limits.${k} is ${fmt(k, limits[k])} and ${fmt(k, usage[k] ?? 0)} is in use; ${count} node(s) need at least ${fmt(k, need)} (${fmt(k, smallest[k])} each, the smallest compatible instance type) — ${fmt(k, need - Math.max(remaining[k], 0))} over the limit`);
+      throw invalid(
+        'count',
+        `nodepool "${poolName}" limits.${k} is ${fmt(k, limits[k])} and ${fmt(k, usage[k] ?? 0)} is in use; ${count} node(s) need at least ${fmt(k, need)} (${fmt(k, smallest[k])} each, the smallest compatible instance type) — ${fmt(k, need - Math.max(remaining[k], 0))} over the limit`,
+      );
     }
   }
 
@@ -128,7 +137,10 @@ function manualClaimNames(nodePool: string, seed: string, count: number): string
 }
 
 /** Plans (read-only) what `createClaimsFromPool` would create; throws ExecutionInputInvalidError when it cannot. */
-async function planCapacity(deps: Pick<LifecycleDeps, 'cluster' | 'cloud' | 'store' | 'clock'>, input: { nodePool: string; count: number; seed: string }): Promise<NodeClaim[]> {
+async function planCapacity(
+  deps: Pick<LifecycleDeps, 'cluster' | 'cloud' | 'store' | 'clock'>,
+  input: { nodePool: string; count: number; seed: string },
+): Promise<NodeClaim[]> {
   const snapshot = await deps.cluster.snapshot();
   const types = await poolInstanceTypes(deps, snapshot, input.nodePool);
   return planClaimsFromPool(snapshot, input.nodePool, types, manualClaimNames(input.nodePool, input.seed, input.count), deps.clock.now());
@@ -146,7 +158,9 @@ export async function createClaimsFromPool(deps: LifecycleDeps, input: { nodePoo
   for (const planned of claims) {
     const claim = await deps.cluster.createNodeClaim(planned);
     deps.log.info('created nodeclaim', {
-      nodeclaim: claim.name, nodepool: input.nodePool, requests: claim.spec.resources.requests,
+      nodeclaim: claim.name,
+      nodepool: input.nodePool,
+      requests: claim.spec.resources.requests,
       'instance-types': (claim.spec.requirements.find((r) => r.key === Label.instanceType)?.values ?? []).slice(0, 5).join(', '),
     });
     await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });

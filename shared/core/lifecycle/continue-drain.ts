@@ -23,10 +23,19 @@ function continuationName(executionName: string): string {
   return `${base.slice(0, MAX_NAME - suffix.length)}${suffix}`;
 }
 
-export async function continueDrain(deps: Pick<LifecycleDeps, 'workflows' | 'log'>, target: DrainingTarget, executionName: string): Promise<{ continuedAs: string; passes: number }> {
+export async function continueDrain(
+  deps: Pick<LifecycleDeps, 'workflows' | 'log'>,
+  target: DrainingTarget,
+  executionName: string,
+): Promise<{ continuedAs: string; passes: number }> {
   const name = continuationName(executionName);
   const input = target.nodeClaimName ? { nodeClaimName: target.nodeClaimName, reason: target.reason } : { nodeName: target.nodeName, reason: target.reason };
   await deps.workflows.start('terminate', name, input);
-  deps.log.info('drain continues in a new terminate execution', { node: target.nodeName, nodeclaim: target.nodeClaimName, passes: target.passes, execution: name });
+  deps.log.info('drain continues in a new terminate execution', {
+    node: target.nodeName,
+    nodeclaim: target.nodeClaimName,
+    passes: target.passes,
+    execution: name,
+  });
   return { continuedAs: name, passes: target.passes ?? 0 };
 }

@@ -31,7 +31,7 @@ export async function acquire(deps: LeaseDeps, holder: string, untilMs: EpochMs)
       return false;
     }
     const now = deps.clock.now();
-    const handsOverAt = current ? current.untilMs ?? current.expiresAt : now;
+    const handsOverAt = current ? (current.untilMs ?? current.expiresAt) : now;
     if (handsOverAt - now > HANDOVER_WINDOW_MS || now + 2 * RENEW_EVERY_MS >= untilMs) return false;
     // Sleep until the planned hand-over, then poll each second: a minute of 1 s polls would be 60 writes.
     await deps.clock.sleep(Math.max(1_000, handsOverAt - now));

@@ -49,7 +49,10 @@ export class ControllerState {
   private readonly staticPrints = new Map<string, string>();
   private readonly staticDeleting = new Set<string>();
 
-  constructor(private readonly t: ControllerTimings, startMs: number) {
+  constructor(
+    private readonly t: ControllerTimings,
+    startMs: number,
+  ) {
     this.nextPeriodic = startMs + t.everyMs;
   }
 
@@ -65,7 +68,10 @@ export class ControllerState {
         this.retryDelayMs = RETRY_FIRST_MS;
       } else if (!wanted) {
         this.provisionable.delete(o.pod.uid);
-        if (this.provisionable.size === 0) { this.retryAt = undefined; this.retryDelayMs = RETRY_FIRST_MS; }
+        if (this.provisionable.size === 0) {
+          this.retryAt = undefined;
+          this.retryDelayMs = RETRY_FIRST_MS;
+        }
       }
     }
     if (o.kind === 'nodepools') {
@@ -81,7 +87,10 @@ export class ControllerState {
     }
     if (o.kind === 'nodeclaims' && this.staticPools.has(o.nodeClaim.nodePool)) {
       // A static pool's claim going away (deleted, expired, drift-replaced) may leave it short of its replicas.
-      if (e.type === 'DELETED') { this.staticDue = true; this.staticDeleting.delete(o.name); } else if (o.nodeClaim.deletionTimestamp !== undefined && !this.staticDeleting.has(o.name)) {
+      if (e.type === 'DELETED') {
+        this.staticDue = true;
+        this.staticDeleting.delete(o.name);
+      } else if (o.nodeClaim.deletionTimestamp !== undefined && !this.staticDeleting.has(o.name)) {
         this.staticDeleting.add(o.name);
         this.staticDue = true;
       }
@@ -102,8 +111,14 @@ export class ControllerState {
   /** Pods handed to a round that are still pending are planned again (their claim went away). */
   private replan(now: EpochMs): void {
     let any = false;
-    for (const uid of this.provisionable.keys()) { this.provisionable.set(uid, false); any = true; }
-    if (any) { this.batchFirst ??= now; this.batchLast = now; }
+    for (const uid of this.provisionable.keys()) {
+      this.provisionable.set(uid, false);
+      any = true;
+    }
+    if (any) {
+      this.batchFirst ??= now;
+      this.batchLast = now;
+    }
   }
 
   private changed(now: EpochMs): void {

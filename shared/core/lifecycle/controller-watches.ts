@@ -25,7 +25,11 @@ export class ControllerWatches {
   private readonly versions = new Map<WatchedKind, string>();
   private readonly failedOpens = new Map<WatchedKind, number>();
 
-  constructor(private readonly deps: WatchesDeps, private readonly state: ControllerState, private readonly wake: () => void) {}
+  constructor(
+    private readonly deps: WatchesDeps,
+    private readonly state: ControllerState,
+    private readonly wake: () => void,
+  ) {}
 
   /** Nothing arrived since the loop last looked. */
   get idle(): boolean {
@@ -40,15 +44,20 @@ export class ControllerWatches {
   }
 
   private async open(kind: WatchedKind): Promise<void> {
-    const handle = await this.deps.watch.watch(kind, this.versions.get(kind), (e) => {
-      this.queue.push(e);
-      this.failedOpens.delete(kind);
-      if (e.type !== 'BOOKMARK') this.events++;
-      this.wake();
-    }, (why) => {
-      this.closed.push({ kind, why });
-      this.wake();
-    });
+    const handle = await this.deps.watch.watch(
+      kind,
+      this.versions.get(kind),
+      (e) => {
+        this.queue.push(e);
+        this.failedOpens.delete(kind);
+        if (e.type !== 'BOOKMARK') this.events++;
+        this.wake();
+      },
+      (why) => {
+        this.closed.push({ kind, why });
+        this.wake();
+      },
+    );
     this.handles.set(kind, handle);
   }
 

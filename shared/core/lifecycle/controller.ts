@@ -70,7 +70,12 @@ export async function runController(deps: ControllerDeps, options: ControllerOpt
     await loop.stop();
   }
   const result = loop.result();
-  deps.log.info('controller handing over', { holder: options.holder, events: result.events, provisionerRuns: result.provisionerRuns, disruptionRuns: result.disruptionRuns });
+  deps.log.info('controller handing over', {
+    holder: options.holder,
+    events: result.events,
+    provisionerRuns: result.provisionerRuns,
+    disruptionRuns: result.disruptionRuns,
+  });
   return result;
 }
 
@@ -93,11 +98,22 @@ class ControllerLoop {
   private lastRenew: EpochMs;
   private leaseValidUntil: EpochMs;
 
-  constructor(private readonly deps: ControllerDeps, private readonly options: ControllerOptions, start: EpochMs, private readonly end: EpochMs) {
-    this.state = new ControllerState({
-      idleMs: options.idleMs ?? 1_000, maxBatchMs: options.maxBatchMs ?? 10_000,
-      quietMs: options.disruptionQuietMs ?? 2_000, minIntervalMs: options.disruptionMinIntervalMs ?? 10_000, everyMs: options.disruptionEveryMs ?? 5 * 60_000,
-    }, start);
+  constructor(
+    private readonly deps: ControllerDeps,
+    private readonly options: ControllerOptions,
+    start: EpochMs,
+    private readonly end: EpochMs,
+  ) {
+    this.state = new ControllerState(
+      {
+        idleMs: options.idleMs ?? 1_000,
+        maxBatchMs: options.maxBatchMs ?? 10_000,
+        quietMs: options.disruptionQuietMs ?? 2_000,
+        minIntervalMs: options.disruptionMinIntervalMs ?? 10_000,
+        everyMs: options.disruptionEveryMs ?? 5 * 60_000,
+      },
+      start,
+    );
     this.watches = new ControllerWatches(deps, this.state, () => this.wake.abort());
     this.startups = new PodStartups(deps.metrics);
     this.lastRenew = start;
@@ -105,7 +121,13 @@ class ControllerLoop {
   }
 
   result(): ControllerResult {
-    return { skipped: false, provisionerRuns: this.provisionerRuns, disruptionRuns: this.disruptionRuns, events: this.watches.events, rewatches: this.watches.rewatches };
+    return {
+      skipped: false,
+      provisionerRuns: this.provisionerRuns,
+      disruptionRuns: this.disruptionRuns,
+      events: this.watches.events,
+      rewatches: this.watches.rewatches,
+    };
   }
 
   async run(): Promise<void> {
@@ -130,10 +152,12 @@ class ControllerLoop {
       this.state.apply(e, now, isProvisionable);
       const o = e.object;
       if (o.kind === 'nodes') {
-        if (e.type === 'DELETED') this.nodes.delete(o.name); else this.nodes.set(o.name, o.node);
+        if (e.type === 'DELETED') this.nodes.delete(o.name);
+        else this.nodes.set(o.name, o.node);
         if (e.type !== 'DELETED' && o.node.deletionTimestamp !== undefined) this.deletionsDue = true;
       } else if (o.kind === 'nodeclaims') {
-        if (e.type === 'DELETED') this.claims.delete(o.name); else this.claims.set(o.name, o.nodeClaim);
+        if (e.type === 'DELETED') this.claims.delete(o.name);
+        else this.claims.set(o.name, o.nodeClaim);
         if (e.type !== 'DELETED' && o.nodeClaim.deletionTimestamp !== undefined) this.deletionsDue = true;
       } else if (o.kind === 'pods') {
         this.startups.apply(e.type, o.pod, now);
@@ -154,14 +178,20 @@ class ControllerLoop {
     if (!this.provisioning && this.state.batchReady(now)) {
       const pods = this.state.takeBatch(now);
       this.provisionerRuns++;
-      this.provisioning = invoke(this.deps, 'provisioner', { reconcile: true, batched: true, source: 'nodewright.controller', pods: pods.length })
-        .finally(() => { this.provisioning = undefined; this.wake.abort(); });
+      this.provisioning = invoke(this.deps, 'provisioner', { reconcile: true, batched: true, source: 'nodewright.controller', pods: pods.length }).finally(
+        () => {
+          this.provisioning = undefined;
+          this.wake.abort();
+        },
+      );
     }
     if (!this.disrupting && this.state.disruptionDue(now)) {
       this.state.disruptionStarted(now);
       this.disruptionRuns++;
-      this.disrupting = invoke(this.deps, 'disruption', { reconcile: true, source: 'nodewright.controller' })
-        .finally(() => { this.disrupting = undefined; this.wake.abort(); });
+      this.disrupting = invoke(this.deps, 'disruption', { reconcile: true, source: 'nodewright.controller' }).finally(() => {
+        this.disrupting = undefined;
+        this.wake.abort();
+      });
     }
   }
 
@@ -181,7 +211,12 @@ class ControllerLoop {
 
   /** Sleeps until the next thing is due, unless events or closes are waiting. */
   private async sleep(): Promise<void> {
-    const next = Math.min(this.end, this.lastRenew + RENEW_EVERY_MS, this.deletionsRetryAt, this.state.nextDue({ provisioning: this.provisioning !== undefined, disrupting: this.disrupting !== undefined }));
+    const next = Math.min(
+      this.end,
+      this.lastRenew + RENEW_EVERY_MS,
+      this.deletionsRetryAt,
+      this.state.nextDue({ provisioning: this.provisioning !== undefined, disrupting: this.disrupting !== undefined }),
+    );
     if (!this.watches.idle) return;
     this.wake = new AbortController();
     await this.deps.clock.sleep(Math.max(0, next - this.deps.clock.now()), this.wake.signal);

@@ -35,7 +35,9 @@ export const deletionExecutionName = (nodeClaimName: string, deletionTimestamp: 
 
 /** The Node of a claim (by provider ID, else by the node name it recorded). */
 export function nodeOf(claim: NodeClaim, nodes: readonly Node[]): Node | undefined {
-  return nodes.find((n) => (!!claim.status.providerID && n.providerID === claim.status.providerID) || (!!claim.status.nodeName && n.name === claim.status.nodeName));
+  return nodes.find(
+    (n) => (!!claim.status.providerID && n.providerID === claim.status.providerID) || (!!claim.status.nodeName && n.name === claim.status.nodeName),
+  );
 }
 
 function claimOf(node: Node, claims: readonly NodeClaim[]): NodeClaim | undefined {
@@ -53,8 +55,11 @@ export function decideDeletions(snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeC
     const node = nodeOf(claim, snapshot.nodes);
     if (terminationStarted(node)) continue;
     actions.push({
-      type: 'terminate', nodeClaimName: claim.name, ...(node ? { nodeName: node.name } : {}),
-      deletionTimestamp: claim.deletionTimestamp, executionName: deletionExecutionName(claim.name, claim.deletionTimestamp),
+      type: 'terminate',
+      nodeClaimName: claim.name,
+      ...(node ? { nodeName: node.name } : {}),
+      deletionTimestamp: claim.deletionTimestamp,
+      executionName: deletionExecutionName(claim.name, claim.deletionTimestamp),
     });
   }
   const nodes = [...snapshot.nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -96,7 +101,12 @@ export async function reconcileDeletions(deps: DeletionDeps, snapshot: Pick<Clus
         started.add(action.executionName);
         const r = await deps.workflows.start('terminate', action.executionName, { nodeClaimName: action.nodeClaimName, reason: DELETED_REASON });
         if (!r.alreadyStarted) {
-          deps.log.info('terminating deleted nodeclaim', { nodeclaim: action.nodeClaimName, node: action.nodeName, execution: action.executionName, reason: DELETED_REASON });
+          deps.log.info('terminating deleted nodeclaim', {
+            nodeclaim: action.nodeClaimName,
+            node: action.nodeName,
+            execution: action.executionName,
+            reason: DELETED_REASON,
+          });
         }
         outcomes.push({ action, result: r.alreadyStarted ? 'alreadyStarted' : 'started' });
       } else {

@@ -53,8 +53,13 @@ function commandFields(cmd: Command, commandId: string): Record<string, unknown>
 
 function startedRecord(deps: LifecycleDeps, cmd: Command, started: StartedExecution, why: string): AuditRecord {
   return {
-    at: deps.clock.now(), kind: 'disruption', action: started.alreadyStarted ? 'already-started' : 'started', reason: cmd.reason,
-    nodeClaims: cmd.candidates.map((c) => c.nodeClaim.name), nodes: cmd.candidates.map((c) => c.node.name), savingsPerHour: cmd.savingsPerHour,
+    at: deps.clock.now(),
+    kind: 'disruption',
+    action: started.alreadyStarted ? 'already-started' : 'started',
+    reason: cmd.reason,
+    nodeClaims: cmd.candidates.map((c) => c.nodeClaim.name),
+    nodes: cmd.candidates.map((c) => c.node.name),
+    savingsPerHour: cmd.savingsPerHour,
     detail: { method: cmd.method, why, machine: started.machine, execution: started.name, action: cmd.action },
   };
 }
@@ -89,14 +94,20 @@ export async function startCommand(deps: LifecycleDeps, cmd: Command, namingTime
   const outcome: ActOutcome = { started: [], audit: [] };
   const message = disruptingMessage(cmd);
   for (const req of requests) {
-    const nodeClaims = cmd.method === 'expiration' ? [String((req.input as { nodeClaimName: string }).nodeClaimName)] : cmd.candidates.map((c) => c.nodeClaim.name);
+    const nodeClaims =
+      cmd.method === 'expiration' ? [String((req.input as { nodeClaimName: string }).nodeClaimName)] : cmd.candidates.map((c) => c.nodeClaim.name);
     if (req.machine === 'disrupt') {
       const conflict = await claimCandidates(deps, cmd, req.name);
       if (conflict) {
         deps.log.info('skipping disruption command', { ...commandFields(cmd, req.name), why: conflict });
         outcome.skipped = conflict;
         outcome.audit.push({
-          at: deps.clock.now(), kind: 'disruption', action: 'abandoned', reason: cmd.reason, nodeClaims, nodes: cmd.candidates.map((c) => c.node.name),
+          at: deps.clock.now(),
+          kind: 'disruption',
+          action: 'abandoned',
+          reason: cmd.reason,
+          nodeClaims,
+          nodes: cmd.candidates.map((c) => c.node.name),
           detail: { method: cmd.method, why: conflict, execution: req.name },
         });
         continue;

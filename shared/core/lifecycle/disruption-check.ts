@@ -46,7 +46,10 @@ function replacementPool(snapshot: ClusterSnapshot, r: NodeClaim, field: string)
   const ref = r.spec.nodeClassRef ?? pool.template.nodeClassRef;
   const want = pool.template.nodeClassRef;
   if (ref.group !== want.group || ref.kind !== want.kind || ref.name !== want.name) {
-    throw invalidDisruptInput(`${field}.spec.nodeClassRef`, `${ref.group}/${ref.kind}/${ref.name} is not nodepool "${pool.name}"'s ${want.group}/${want.kind}/${want.name}`);
+    throw invalidDisruptInput(
+      `${field}.spec.nodeClassRef`,
+      `${ref.group}/${ref.kind}/${ref.name} is not nodepool "${pool.name}"'s ${want.group}/${want.kind}/${want.name}`,
+    );
   }
   return pool;
 }
@@ -74,13 +77,27 @@ function replacementTypes(field: string, pool: NodePool, poolReqs: Requirements,
   if (listed && !listed.complement && listed.gte === undefined && listed.lte === undefined) {
     types = [...listed.values].sort();
     const unknown = types.filter((t) => !catalog.some((it) => it.name === t));
-    if (unknown.length) throw invalidDisruptInput(`${field}.spec.requirements`, `instance type(s) ${unknown.join(', ')} are not offered by nodepool "${pool.name}"'s ec2nodeclass`);
+    if (unknown.length)
+      throw invalidDisruptInput(
+        `${field}.spec.requirements`,
+        `instance type(s) ${unknown.join(', ')} are not offered by nodepool "${pool.name}"'s ec2nodeclass`,
+      );
     const outside = types.filter((t) => !fits(catalog.find((it) => it.name === t)!));
-    if (outside.length) throw invalidDisruptInput(`${field}.spec.requirements`, `instance type(s) ${outside.join(', ')} do not satisfy nodepool "${pool.name}"'s requirements (${poolReqs.toNodeSelector().map((x) => JSON.stringify(x)).join(', ')})`);
+    if (outside.length)
+      throw invalidDisruptInput(
+        `${field}.spec.requirements`,
+        `instance type(s) ${outside.join(', ')} do not satisfy nodepool "${pool.name}"'s requirements (${poolReqs
+          .toNodeSelector()
+          .map((x) => JSON.stringify(x))
+          .join(', ')})`,
+      );
   } else {
-    types = catalog.filter(fits).filter((it) => it.offerings.some((o) => o.available))
+    types = catalog
+      .filter(fits)
+      .filter((it) => it.offerings.some((o) => o.available))
       .sort((a, b) => cheapestAvailablePrice(a) - cheapestAvailablePrice(b) || a.name.localeCompare(b.name))
-      .slice(0, MAX_INSTANCE_TYPES).map((it) => it.name);
+      .slice(0, MAX_INSTANCE_TYPES)
+      .map((it) => it.name);
     if (types.length === 0) throw invalidDisruptInput(`${field}.spec.requirements`, `no instance type of nodepool "${pool.name}" satisfies them`);
   }
   return types;
@@ -92,7 +109,13 @@ function replacementTypes(field: string, pool: NodePool, poolReqs: Requirements,
  * instance-type list (the listed types, or the pool's compatible types cheapest first), the pool's taints, annotations and
  * labels, a fresh status. Throws ExecutionInputInvalidError on anything outside the pool.
  */
-export function checkReplacement(snapshot: ClusterSnapshot, typesByPool: Record<string, InstanceType[]>, r: NodeClaim, index: number, disruptionId: string): NodeClaim {
+export function checkReplacement(
+  snapshot: ClusterSnapshot,
+  typesByPool: Record<string, InstanceType[]>,
+  r: NodeClaim,
+  index: number,
+  disruptionId: string,
+): NodeClaim {
   const field = `replacements[${index}]`;
   const pool = replacementPool(snapshot, r, field);
   const poolReqs = poolRequirements(pool);
@@ -135,10 +158,13 @@ export function checkCandidates(snapshot: ClusterSnapshot, candidates: DisruptIn
     if (!claim) throw invalidDisruptInput('candidates', `nodeclaim "${c.nodeClaimName}" does not exist`);
     if (!isManaged(claim)) throw invalidDisruptInput(field, `nodeclaim "${c.nodeClaimName}" is not managed by nodewright (no nodepool or EC2NodeClass)`);
     if (claim.deletionTimestamp !== undefined) throw invalidDisruptInput(field, `nodeclaim "${c.nodeClaimName}" is already being deleted`);
-    const nodeName = claim.status.nodeName
-      ?? (claim.status.providerID ? snapshot.nodes.find((n) => n.providerID === claim.status.providerID)?.name : undefined);
+    const nodeName =
+      claim.status.nodeName ?? (claim.status.providerID ? snapshot.nodes.find((n) => n.providerID === claim.status.providerID)?.name : undefined);
     if (c.nodeName !== undefined && c.nodeName !== nodeName) {
-      throw invalidDisruptInput(`${field}.nodeName`, `node "${c.nodeName}" is not nodeclaim "${c.nodeClaimName}"'s node (${nodeName ? `that is "${nodeName}"` : 'it has none yet'})`);
+      throw invalidDisruptInput(
+        `${field}.nodeName`,
+        `node "${c.nodeName}" is not nodeclaim "${c.nodeClaimName}"'s node (${nodeName ? `that is "${nodeName}"` : 'it has none yet'})`,
+      );
     }
     return { nodeClaimName: c.nodeClaimName, ...(nodeName ? { nodeName } : {}) };
   });

@@ -22,8 +22,9 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
 
 /** Claims worth asking about: launched, not deleting, with a known node class. */
 function askable(snapshot: ClusterSnapshot, claim: NodeClaim): boolean {
-  return claim.status.providerID !== undefined && claim.deletionTimestamp === undefined
-    && snapshot.nodeClasses.some((c) => c.name === claim.spec.nodeClassRef.name);
+  return (
+    claim.status.providerID !== undefined && claim.deletionTimestamp === undefined && snapshot.nodeClasses.some((c) => c.name === claim.spec.nodeClassRef.name)
+  );
 }
 
 /**

@@ -4,7 +4,20 @@
  * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
  * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
  */
-import { applyPodEventUpdates, blockedEvents, budgetBlockedEvents, computeDisruption, disruptingEvents, podEventUpdates, unconsolidatableEvents, PodsFingerprintAnnotation, validateCommand, type Command, type DisruptionInput, type DisruptionOptions } from '../disruption';
+import {
+  applyPodEventUpdates,
+  blockedEvents,
+  budgetBlockedEvents,
+  computeDisruption,
+  disruptingEvents,
+  podEventUpdates,
+  unconsolidatableEvents,
+  PodsFingerprintAnnotation,
+  validateCommand,
+  type Command,
+  type DisruptionInput,
+  type DisruptionOptions,
+} from '../disruption';
 import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
 import { instanceTypesByPool } from './provisionable';
@@ -76,27 +89,40 @@ const claimsOf = (cmd: Command) => cmd.candidates.map((c) => c.nodeClaim.name);
 /** Records pod arrivals/departures on the NodeClaims (lastPodEventTime), which `consolidateAfter` counts from. */
 async function recordPodEvents(s: PassState, snapshot: ClusterSnapshot): Promise<void> {
   const updates = podEventUpdates(snapshot, s.deps.clock.now());
-  await Promise.all(updates.map(async (u) => {
-    try {
-      await s.deps.cluster.patchNodeClaimMetadata(u.nodeClaim, { annotations: { [PodsFingerprintAnnotation]: u.fingerprint } });
-      if (u.lastPodEventTime !== undefined) await s.deps.cluster.patchNodeClaimStatus(u.nodeClaim, { lastPodEventTime: u.lastPodEventTime });
-    } catch (e) {
-      s.deps.log.warn('could not record pod event', { nodeclaim: u.nodeClaim, error: e instanceof Error ? e.message : String(e) });
-    }
-  }));
+  await Promise.all(
+    updates.map(async (u) => {
+      try {
+        await s.deps.cluster.patchNodeClaimMetadata(u.nodeClaim, { annotations: { [PodsFingerprintAnnotation]: u.fingerprint } });
+        if (u.lastPodEventTime !== undefined) await s.deps.cluster.patchNodeClaimStatus(u.nodeClaim, { lastPodEventTime: u.lastPodEventTime });
+      } catch (e) {
+        s.deps.log.warn('could not record pod event', { nodeclaim: u.nodeClaim, error: e instanceof Error ? e.message : String(e) });
+      }
+    }),
+  );
   applyPodEventUpdates(snapshot, updates);
 }
 
 async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise<DisruptionInput> {
   for (const w of legacyAnnotationWarnings(snapshot)) {
-    if (!s.warned.has(w)) { s.warned.add(w); s.deps.log.warn(w); }
+    if (!s.warned.has(w)) {
+      s.warned.add(w);
+      s.deps.log.warn(w);
+    }
   }
   await recordPodEvents(s, snapshot);
   const instanceTypes = await instanceTypesByPool(s.deps, snapshot);
   const drifted = await cloudDrift(s.deps, snapshot, s.drift);
   return {
-    snapshot, instanceTypes, drifted, now: s.deps.clock.now(),
-    options: { multiNodeTimeoutMs: DisruptionTimings.multiNodeTimeoutMs, singleNodeTimeoutMs: DisruptionTimings.singleNodeTimeoutMs, ...s.options.core, clock: s.deps.clock },
+    snapshot,
+    instanceTypes,
+    drifted,
+    now: s.deps.clock.now(),
+    options: {
+      multiNodeTimeoutMs: DisruptionTimings.multiNodeTimeoutMs,
+      singleNodeTimeoutMs: DisruptionTimings.singleNodeTimeoutMs,
+      ...s.options.core,
+      clock: s.deps.clock,
+    },
   };
 }
 
@@ -108,13 +134,22 @@ async function stillValid(s: PassState, cmd: Command, audit: AuditRecord[]): Pro
   if (v.valid) return true;
   const why = `validation after ${(s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) / 1000}s: ${v.reason}`;
   s.deps.log.info('abandoning disruption command', {
-    reason: cmd.reason, method: cmd.method, nodeclaim: claimsOf(cmd).join(', '),
-    nodepool: [...new Set(cmd.candidates.map((c) => c.nodePool.name))].join(', '), why,
+    reason: cmd.reason,
+    method: cmd.method,
+    nodeclaim: claimsOf(cmd).join(', '),
+    nodepool: [...new Set(cmd.candidates.map((c) => c.nodePool.name))].join(', '),
+    why,
   });
   s.result.abandoned.push({ method: cmd.method, nodeClaims: claimsOf(cmd), why });
   audit.push({
-    at: s.deps.clock.now(), kind: 'disruption', action: 'abandoned', reason: cmd.reason, nodeClaims: claimsOf(cmd),
-    nodes: cmd.candidates.map((c) => c.node.name), savingsPerHour: cmd.savingsPerHour, detail: { method: cmd.method, why },
+    at: s.deps.clock.now(),
+    kind: 'disruption',
+    action: 'abandoned',
+    reason: cmd.reason,
+    nodeClaims: claimsOf(cmd),
+    nodes: cmd.candidates.map((c) => c.node.name),
+    savingsPerHour: cmd.savingsPerHour,
+    detail: { method: cmd.method, why },
   });
   return false;
 }
@@ -140,13 +175,21 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
   const input = await disruptionInput(s, await s.deps.cluster.snapshot());
   // What the pass sees, as Karpenter's metrics controllers publish it (usage, limits, allocatable, cost).
   recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);
-  const decision = await s.deps.metrics.time('karpenter_voluntary_disruption_decision_evaluation_duration_seconds', { reason: 'all', consolidation_type: '' }, async () => computeDisruption(input));
+  const decision = await s.deps.metrics.time(
+    'karpenter_voluntary_disruption_decision_evaluation_duration_seconds',
+    { reason: 'all', consolidation_type: '' },
+    async () => computeDisruption(input),
+  );
   for (const [reason, n] of Object.entries(decision.eligible)) s.deps.metrics.gauge('karpenter_voluntary_disruption_eligible_nodes', { reason }, n);
   const audit: AuditRecord[] = [...decision.audit];
   let acted = false;
   // kubectl describe node / nodeclaim: what keeps a node from being disrupted (a PDB, do-not-disrupt), and why
   // consolidation cannot do better for it.
-  await recordEvents(s.deps, [...blockedEvents(decision.audit), ...(await unconsolidatableDue(s, decision.audit)), ...budgetBlockedEvents(decision.blockedBudgets)]);
+  await recordEvents(s.deps, [
+    ...blockedEvents(decision.audit),
+    ...(await unconsolidatableDue(s, decision.audit)),
+    ...budgetBlockedEvents(decision.blockedBudgets),
+  ]);
   const context = { nodePools: input.snapshot.nodePools, nodeClasses: input.snapshot.nodeClasses };
   // Expiration is forceful: started at once, no validation wait, no budget.
   for (const cmd of decision.expirations) {
@@ -192,10 +235,14 @@ const QUIET_AUDIT_SECONDS = 600;
  * passes that chose nothing only the last one is (the why of every node), and at most every 10 minutes.
  */
 export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunOptions): Promise<DisruptionRunResult> {
-  const lastPassMs = (options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs + DisruptionTimings.singleNodeTimeoutMs;
+  const lastPassMs =
+    (options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs + DisruptionTimings.singleNodeTimeoutMs;
   // Never start a pass that could run into the function's timeout: the budget ends a last pass's worst case
   // plus a safety margin before it.
-  const budgetMs = Math.min(options.budgetMs ?? DisruptionTimings.budgetMs, options.remainingMs !== undefined ? Math.max(0, options.remainingMs - lastPassMs - DisruptionTimings.safetyMarginMs) : Infinity);
+  const budgetMs = Math.min(
+    options.budgetMs ?? DisruptionTimings.budgetMs,
+    options.remainingMs !== undefined ? Math.max(0, options.remainingMs - lastPassMs - DisruptionTimings.safetyMarginMs) : Infinity,
+  );
   const pollMs = options.pollMs ?? DisruptionTimings.pollMs;
   const start = deps.clock.now();
   const result: DisruptionRunResult = { skipped: false, passes: 0, executions: [], abandoned: [], auditRecords: 0 };

@@ -9,18 +9,26 @@ import type { DisruptionState } from './disruption';
 
 const Fields = {
   reason: z.string().check(z.minLength(1)),
-  candidates: z.array(z.looseObject({ nodeClaimName: z.string().check(z.minLength(1)), nodeName: z.optional(z.string().check(z.minLength(1))) })).check(z.minLength(1)),
+  candidates: z
+    .array(z.looseObject({ nodeClaimName: z.string().check(z.minLength(1)), nodeName: z.optional(z.string().check(z.minLength(1))) }))
+    .check(z.minLength(1)),
   replacements: z.array(z.looseObject({ name: z.string().check(z.minLength(1)) })),
   disruptionId: z.string().check(z.minLength(1)),
   deadlineMs: z.number().check(z.int(), z.nonnegative()),
 };
 
 /** CheckReplacementsReady, TaintCandidates, StartTerminations: the disruption state. */
-export const DisruptionStateInput = z.pipe(z.looseObject(Fields), z.transform((s) => s as unknown as DisruptionState));
+export const DisruptionStateInput = z.pipe(
+  z.looseObject(Fields),
+  z.transform((s) => s as unknown as DisruptionState),
+);
 
 /** UntaintCandidates (the rollback): the state and the error that ended the disruption. */
 const RollbackFields = z.looseObject({ ...Fields, error: z.optional(z.looseObject({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })) });
-export const RollbackInput = z.pipe(RollbackFields, z.transform(({ error, ...state }: z.output<typeof RollbackFields>) => ({ state: state as unknown as DisruptionState, error: error?.Error })));
+export const RollbackInput = z.pipe(
+  RollbackFields,
+  z.transform(({ error, ...state }: z.output<typeof RollbackFields>) => ({ state: state as unknown as DisruptionState, error: error?.Error })),
+);
 
 /**
  * LaunchReplacement (one item of the Map): a replacement claim as ValidateDisruptInput planned it (validated
@@ -32,6 +40,11 @@ const LaunchReplacementFields = z.looseObject({
   /** The disruption's reason (metrics: karpenter_nodeclaims_created_total{reason}). */
   reason: z.optional(z.string()),
 });
-export const LaunchReplacementInput = z.pipe(LaunchReplacementFields, z.transform(({ nodeClaim, disruptionId, reason }: z.output<typeof LaunchReplacementFields>) => ({
-  nodeClaim: nodeClaim as unknown as NodeClaim, disruptionId, ...(reason ? { reason } : {}),
-})));
+export const LaunchReplacementInput = z.pipe(
+  LaunchReplacementFields,
+  z.transform(({ nodeClaim, disruptionId, reason }: z.output<typeof LaunchReplacementFields>) => ({
+    nodeClaim: nodeClaim as unknown as NodeClaim,
+    disruptionId,
+    ...(reason ? { reason } : {}),
+  })),
+);

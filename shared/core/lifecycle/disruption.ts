@@ -40,8 +40,15 @@ export function disruptionIdOf(name: string): string {
 }
 
 /** Names and marks replacements as `disruptionId`'s (what ValidateDisruptInput does; callers may do it first for their logs). */
-export function nameReplacements<T extends { nodePool: string; name: string; annotations: Record<string, string> }>(replacements: T[], disruptionId: string): T[] {
-  return replacements.map((r, i) => ({ ...r, name: replacementClaimName(r.nodePool, disruptionId, i), annotations: { ...r.annotations, [Annotation.disruptionId]: disruptionId } }));
+export function nameReplacements<T extends { nodePool: string; name: string; annotations: Record<string, string> }>(
+  replacements: T[],
+  disruptionId: string,
+): T[] {
+  return replacements.map((r, i) => ({
+    ...r,
+    name: replacementClaimName(r.nodePool, disruptionId, i),
+    annotations: { ...r.annotations, [Annotation.disruptionId]: disruptionId },
+  }));
 }
 
 /**
@@ -49,7 +56,11 @@ export function nameReplacements<T extends { nodePool: string; name: string; ann
  * deadline. `executionName` (the `disrupt` execution's) makes the id unique per execution and stable for its
  * retried steps; without it (a direct call) the id derives from the input.
  */
-export async function prepareDisruption(deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster'>, input: DisruptInput, name?: string): Promise<DisruptionState> {
+export async function prepareDisruption(
+  deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster'>,
+  input: DisruptInput,
+  name?: string,
+): Promise<DisruptionState> {
   const snapshot = await deps.cluster.snapshot();
   const candidates = checkCandidates(snapshot, input.candidates);
   const seed = [...input.candidates.map((c) => c.nodeClaimName), '|', ...input.replacements.map((r) => r.name)].join(',');
@@ -58,10 +69,13 @@ export async function prepareDisruption(deps: Pick<LifecycleDeps, 'clock' | 'clo
   for (const poolName of new Set(input.replacements.map((r) => r.nodePool))) {
     const pool = snapshot.nodePools.find((p) => p.name === poolName);
     const nodeClass = pool && snapshot.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
-    if (pool && !nodeClass) throw invalidDisruptInput('replacements', `nodepool "${poolName}"'s ec2nodeclass "${pool.template.nodeClassRef.name}" does not exist`);
+    if (pool && !nodeClass)
+      throw invalidDisruptInput('replacements', `nodepool "${poolName}"'s ec2nodeclass "${pool.template.nodeClassRef.name}" does not exist`);
     if (pool && nodeClass) typesByPool[poolName] = await deps.cloud.instanceTypes(nodeClass, pool);
   }
-  const replacements = input.replacements.map((r, i) => checkReplacement(snapshot, typesByPool, r as unknown as NodeClaim, i, disruptionId)) as unknown as DisruptInput['replacements'];
+  const replacements = input.replacements.map((r, i) =>
+    checkReplacement(snapshot, typesByPool, r as unknown as NodeClaim, i, disruptionId),
+  ) as unknown as DisruptInput['replacements'];
   const state = { ...input, candidates, replacements, disruptionId };
   if (input.interruption) return { ...state, deadlineMs: epochMs(input.interruption.drainBy), pollSeconds: INTERRUPTION_POLL_SECONDS };
   return { ...state, deadlineMs: epochMs(deps.clock.now() + LifecycleTimings.replacementReadyTimeoutMs), pollSeconds: POLL_SECONDS };
@@ -74,12 +88,19 @@ async function candidateNode(deps: Pick<LifecycleDeps, 'cluster'>, c: { nodeClai
   return c.nodeName ?? (await deps.cluster.getNodeClaim(c.nodeClaimName))?.status.nodeName;
 }
 
-export async function taintCandidates(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, state: DisruptionState, disruptedBy?: string): Promise<DisruptionState> {
+export async function taintCandidates(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>,
+  state: DisruptionState,
+  disruptedBy?: string,
+): Promise<DisruptionState> {
   for (const c of state.candidates) {
     const nodeName = await candidateNode(deps, c);
     const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
     if (node && !node.taints.some((t) => t.key === TaintKey.disrupted)) {
-      await deps.cluster.patchNode(node.name, { taints: [...node.taints, { key: TaintKey.disrupted, effect: 'NoSchedule' }], ...(disruptedBy ? { annotations: { [Annotation.disruptedBy]: disruptedBy } } : {}) });
+      await deps.cluster.patchNode(node.name, {
+        taints: [...node.taints, { key: TaintKey.disrupted, effect: 'NoSchedule' }],
+        ...(disruptedBy ? { annotations: { [Annotation.disruptedBy]: disruptedBy } } : {}),
+      });
       deps.log.info('tainted node', { node: node.name, nodeclaim: c.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: state.reason });
     }
     await deps.cluster.patchNodeClaimStatus(c.nodeClaimName, { conditions: [condition('DisruptionReason', 'True', deps.clock.now(), state.reason)] });
@@ -95,26 +116,39 @@ const snakeCase = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2'
  * name that this disruption did not create is never adopted: NodeClaimConflictError, nothing launched.
  * A claim this disruption created (a retried step) is launched again, which is idempotent.
  */
-export async function launchReplacement(deps: Pick<LifecycleDeps, 'cluster' | 'log' | 'metrics' | 'workflows'>, input: { nodeClaim: NodeClaim; disruptionId: string; reason?: string }): Promise<{ nodeClaimName: string }> {
+export async function launchReplacement(
+  deps: Pick<LifecycleDeps, 'cluster' | 'log' | 'metrics' | 'workflows'>,
+  input: { nodeClaim: NodeClaim; disruptionId: string; reason?: string },
+): Promise<{ nodeClaimName: string }> {
   const name = input.nodeClaim.name;
   if (!createdBy(input.nodeClaim, input.disruptionId)) {
-    throw new ExecutionInputInvalidError(`replacement nodeclaim "${name}" is not marked ${Annotation.disruptionId}=${input.disruptionId} (ValidateDisruptInput names and marks replacements)`);
+    throw new ExecutionInputInvalidError(
+      `replacement nodeclaim "${name}" is not marked ${Annotation.disruptionId}=${input.disruptionId} (ValidateDisruptInput names and marks replacements)`,
+    );
   }
-  const conflict = (claim: NodeClaim) => new NodeClaimConflictError(
-    `nodeclaim "${name}" already exists and was not created by disruption ${input.disruptionId} (${Annotation.disruptionId}=${claim.annotations?.[Annotation.disruptionId] ?? 'unset'}); not adopting it`,
-  );
+  const conflict = (claim: NodeClaim) =>
+    new NodeClaimConflictError(
+      `nodeclaim "${name}" already exists and was not created by disruption ${input.disruptionId} (${Annotation.disruptionId}=${claim.annotations?.[Annotation.disruptionId] ?? 'unset'}); not adopting it`,
+    );
   const existing = await deps.cluster.getNodeClaim(name);
   if (existing && !createdBy(existing, input.disruptionId)) throw conflict(existing);
   // The API server answers a create that lost a race with the existing object (409): check whose it is.
   const claim = existing ?? (await deps.cluster.createNodeClaim(input.nodeClaim));
   if (!createdBy(claim, input.disruptionId)) throw conflict(claim);
   deps.log.info('created nodeclaim', {
-    nodeclaim: claim.name, nodepool: claim.nodePool, disruption: input.disruptionId,
+    nodeclaim: claim.name,
+    nodepool: claim.nodePool,
+    disruption: input.disruptionId,
     'instance-types': (claim.spec.requirements.find((r) => r.key === Label.instanceType)?.values ?? []).slice(0, 5).join(', '),
   });
   await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
   // Once per replacement: a retried step finds its own claim and does not count it again.
-  if (!existing) deps.metrics.count('karpenter_nodeclaims_created_total', { reason: snakeCase(input.reason ?? 'disruption'), nodepool: claim.nodePool, min_values_relaxed: 'false' });
+  if (!existing)
+    deps.metrics.count('karpenter_nodeclaims_created_total', {
+      reason: snakeCase(input.reason ?? 'disruption'),
+      nodepool: claim.nodePool,
+      min_values_relaxed: 'false',
+    });
   return { nodeClaimName: claim.name };
 }
 
@@ -122,7 +156,10 @@ export async function launchReplacement(deps: Pick<LifecycleDeps, 'cluster' | 'l
  * Are the replacements initialized? A gone replacement (failed launch) or the deadline fails a disruption
  * (rollback); an interruption drains anyway — its node is going — and the provisioner plans the pods left.
  */
-export async function checkReplacementsReady(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, state: DisruptionState): Promise<DisruptionState & { ready: boolean }> {
+export async function checkReplacementsReady(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>,
+  state: DisruptionState,
+): Promise<DisruptionState & { ready: boolean }> {
   const waiting: string[] = [];
   const gone: string[] = [];
   for (const r of state.replacements) {
@@ -134,8 +171,10 @@ export async function checkReplacementsReady(deps: Pick<LifecycleDeps, 'clock' |
   if (state.interruption) {
     if (gone.length || late) {
       deps.log.warn('draining interrupted node before its replacements are ready', {
-        nodeclaim: state.candidates.map((c) => c.nodeClaimName).join(', '), reason: state.reason,
-        ...(gone.length ? { failed: gone.join(', ') } : {}), ...(late ? { waiting: waiting.join(', ') } : {}),
+        nodeclaim: state.candidates.map((c) => c.nodeClaimName).join(', '),
+        reason: state.reason,
+        ...(gone.length ? { failed: gone.join(', ') } : {}),
+        ...(late ? { waiting: waiting.join(', ') } : {}),
       });
       return { ...state, ready: true };
     }
@@ -147,7 +186,10 @@ export async function checkReplacementsReady(deps: Pick<LifecycleDeps, 'clock' |
 }
 
 /** One `terminate` execution per candidate, named `<nodeclaim>-<disruptionId>` so a retry starts nothing twice. */
-export async function startTerminations(deps: Pick<LifecycleDeps, 'clock' | 'store' | 'workflows'>, state: DisruptionState): Promise<DisruptionState & { terminations: string[] }> {
+export async function startTerminations(
+  deps: Pick<LifecycleDeps, 'clock' | 'store' | 'workflows'>,
+  state: DisruptionState,
+): Promise<DisruptionState & { terminations: string[] }> {
   const terminations: string[] = [];
   for (const c of state.candidates) {
     const name = executionName(c.nodeClaimName, state.disruptionId);
@@ -155,20 +197,31 @@ export async function startTerminations(deps: Pick<LifecycleDeps, 'clock' | 'sto
     terminations.push(name);
   }
   await deps.store.audit({
-    at: deps.clock.now(), kind: 'disruption', action: 'disrupting', reason: state.reason,
-    nodeClaims: state.candidates.map((c) => c.nodeClaimName), detail: { replacements: state.replacements.map((r) => r.name), disruptionId: state.disruptionId },
+    at: deps.clock.now(),
+    kind: 'disruption',
+    action: 'disrupting',
+    reason: state.reason,
+    nodeClaims: state.candidates.map((c) => c.nodeClaimName),
+    detail: { replacements: state.replacements.map((r) => r.name), disruptionId: state.disruptionId },
   });
   return { ...state, terminations };
 }
 
 /** Rollback: remove the disrupted taint from the candidates and terminate any replacement that was created. */
-export async function untaintCandidates(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store' | 'workflows'>, state: DisruptionState, failure?: string): Promise<{ disruptionId: string; untainted: string[]; rolledBack: string[] }> {
+export async function untaintCandidates(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store' | 'workflows'>,
+  state: DisruptionState,
+  failure?: string,
+): Promise<{ disruptionId: string; untainted: string[]; rolledBack: string[] }> {
   const untainted: string[] = [];
   for (const c of state.candidates) {
     const nodeName = await candidateNode(deps, c);
     const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
     if (node && node.taints.some((t) => t.key === TaintKey.disrupted)) {
-      await deps.cluster.patchNode(node.name, { taints: node.taints.filter((t) => t.key !== TaintKey.disrupted), annotations: { [Annotation.disruptedBy]: null } });
+      await deps.cluster.patchNode(node.name, {
+        taints: node.taints.filter((t) => t.key !== TaintKey.disrupted),
+        annotations: { [Annotation.disruptedBy]: null },
+      });
       untainted.push(node.name);
       deps.log.info('untainted node', { node: node.name, nodeclaim: c.nodeClaimName, reason: failure });
     }
@@ -183,7 +236,11 @@ export async function untaintCandidates(deps: Pick<LifecycleDeps, 'clock' | 'clu
     if (claim && !createdBy(claim, state.disruptionId)) {
       // Not ours (another actor's claim under this name): never terminated by this rollback.
       skipped.push(r.name);
-      deps.log.warn('not rolling back nodeclaim: not created by this disruption', { nodeclaim: r.name, disruption: state.disruptionId, owner: claim.annotations?.[Annotation.disruptionId] ?? 'none' });
+      deps.log.warn('not rolling back nodeclaim: not created by this disruption', {
+        nodeclaim: r.name,
+        disruption: state.disruptionId,
+        owner: claim.annotations?.[Annotation.disruptionId] ?? 'none',
+      });
       continue;
     }
     if (claim) {
@@ -192,8 +249,12 @@ export async function untaintCandidates(deps: Pick<LifecycleDeps, 'clock' | 'clu
     }
   }
   await deps.store.audit({
-    at: deps.clock.now(), kind: 'disruption', action: 'rolled-back', reason: failure ?? state.reason,
-    nodeClaims: state.candidates.map((c) => c.nodeClaimName), detail: { replacements: rolledBack, disruptionId: state.disruptionId, ...(skipped.length ? { notOurs: skipped } : {}) },
+    at: deps.clock.now(),
+    kind: 'disruption',
+    action: 'rolled-back',
+    reason: failure ?? state.reason,
+    nodeClaims: state.candidates.map((c) => c.nodeClaimName),
+    detail: { replacements: rolledBack, disruptionId: state.disruptionId, ...(skipped.length ? { notOurs: skipped } : {}) },
   });
   return { disruptionId: state.disruptionId, untainted, rolledBack };
 }

@@ -45,8 +45,9 @@ function drainIgnores(pod: Pod, nowMs: EpochMs): boolean {
 }
 
 /** do-not-disrupt (any value but "false"), or its pre-v1 alias do-not-evict: "true": the drain waits rather than evicts. */
-const doNotDisrupt = (pod: Pod) => (pod.annotations[Annotation.doNotDisrupt] !== undefined && pod.annotations[Annotation.doNotDisrupt] !== 'false')
-  || pod.annotations[Annotation.doNotEvict] === 'true';
+const doNotDisrupt = (pod: Pod) =>
+  (pod.annotations[Annotation.doNotDisrupt] !== undefined && pod.annotations[Annotation.doNotDisrupt] !== 'false') ||
+  pod.annotations[Annotation.doNotEvict] === 'true';
 
 /**
  * Waits grow with the drain's age (5 s for the first minute — an interrupted node has two — then 10 s to ~5 min,
@@ -70,7 +71,9 @@ export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
   }
   pass.remaining = pods.length;
   if (now >= target.drainDeadlineMs && !target.forceAtDeadline) {
-    throw new DeadlineExceededError(`node "${target.nodeName}" still has ${pods.length} pod(s) after the drain deadline and its nodeclaim has no terminationGracePeriod; it stays tainted`);
+    throw new DeadlineExceededError(
+      `node "${target.nodeName}" still has ${pods.length} pod(s) after the drain deadline and its nodeclaim has no terminationGracePeriod; it stays tainted`,
+    );
   }
   // terminationGracePeriod: a pod is deleted (PDBs and do-not-disrupt bypassed) once the deadline minus its own grace is reached.
   const live: Pod[] = [];
@@ -100,6 +103,11 @@ export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
     if (result === 'blocked') pass.blocked++;
     else pass.evicted++;
   }
-  deps.log.info('draining node', { node: target.nodeName, nodeclaim: target.nodeClaimName, tier: Number.isFinite(firstTier) ? firstTier + 1 : undefined, ...pass });
+  deps.log.info('draining node', {
+    node: target.nodeName,
+    nodeclaim: target.nodeClaimName,
+    tier: Number.isFinite(firstTier) ? firstTier + 1 : undefined,
+    ...pass,
+  });
   return { ...target, ...pass };
 }

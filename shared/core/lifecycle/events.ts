@@ -12,29 +12,52 @@ const podRef = (p: Pod): KubeEvent['object'] => ({ kind: 'Pod', name: p.name, na
 const claimRef = (c: Pick<NodeClaim, 'name' | 'uid'>): KubeEvent['object'] => ({ kind: 'NodeClaim', name: c.name, ...(c.uid ? { uid: c.uid } : {}) });
 
 /** Karpenter's NominatePodEvent: where the pod should schedule (a new claim, or an existing node / claim). */
-export const nominated = (pod: Pod, target: string): KubeEvent => ({ object: podRef(pod), type: 'Normal', reason: 'Nominated', message: `Pod should schedule on: ${target}` });
+export const nominated = (pod: Pod, target: string): KubeEvent => ({
+  object: podRef(pod),
+  type: 'Normal',
+  reason: 'Nominated',
+  message: `Pod should schedule on: ${target}`,
+});
 
 /** Karpenter's PodFailedToScheduleEvent (deduplicated for 5 minutes). */
 export const failedScheduling = (pod: Pod, reason: string): KubeEvent => ({
-  object: podRef(pod), type: 'Warning', reason: 'FailedScheduling', message: `Failed to schedule pod, ${reason}`, dedupeSeconds: 300,
+  object: podRef(pod),
+  type: 'Warning',
+  reason: 'FailedScheduling',
+  message: `Failed to schedule pod, ${reason}`,
+  dedupeSeconds: 300,
 });
 
 /** Karpenter's InsufficientCapacityError event on the NodeClaim. */
 export const insufficientCapacity = (claim: Pick<NodeClaim, 'name' | 'uid'>, message: string): KubeEvent => ({
-  object: claimRef(claim), type: 'Warning', reason: 'InsufficientCapacityError', message: `NodeClaim ${claim.name} event: ${message.slice(0, 300)}`,
+  object: claimRef(claim),
+  type: 'Warning',
+  reason: 'InsufficientCapacityError',
+  message: `NodeClaim ${claim.name} event: ${message.slice(0, 300)}`,
 });
 
 /** Lifecycle steps of a NodeClaim (Karpenter logs these; nodewright also records them, for `kubectl describe`). */
 export const claimStep = (claim: Pick<NodeClaim, 'name' | 'uid'>, reason: 'Launched' | 'Registered' | 'Initialized', message: string): KubeEvent => ({
-  object: claimRef(claim), type: 'Normal', reason, message,
+  object: claimRef(claim),
+  type: 'Normal',
+  reason,
+  message,
 });
 
 /**
  * A NodePool or EC2NodeClass nodewright cannot read (beside its ValidationSucceeded=False condition): the reason
  * names the field. Written when the status changes to it, so once per change, not every round.
  */
-export const invalidObjectEvent = (kind: 'NodePool' | 'EC2NodeClass', name: string, reason: 'NodePoolValidationFailed' | 'NodeClassValidationFailed', message: string): KubeEvent => ({
-  object: { kind, name }, type: 'Warning', reason, message: message.slice(0, 1000),
+export const invalidObjectEvent = (
+  kind: 'NodePool' | 'EC2NodeClass',
+  name: string,
+  reason: 'NodePoolValidationFailed' | 'NodeClassValidationFailed',
+  message: string,
+): KubeEvent => ({
+  object: { kind, name },
+  type: 'Warning',
+  reason,
+  message: message.slice(0, 1000),
 });
 
 /** At most this many events are written at once (each is one API request). */
@@ -49,7 +72,12 @@ export async function recordEvents(deps: Pick<LifecycleDeps, 'cluster' | 'log'>,
       try {
         await deps.cluster.recordEvent(e);
       } catch (err) {
-        if (!failed) deps.log.warn('could not record event', { reason: e.reason, object: `${e.object.kind}/${e.object.name}`, error: err instanceof Error ? err.message : String(err) });
+        if (!failed)
+          deps.log.warn('could not record event', {
+            reason: e.reason,
+            object: `${e.object.kind}/${e.object.name}`,
+            error: err instanceof Error ? err.message : String(err),
+          });
         failed = true;
       }
     }

@@ -14,7 +14,7 @@ export * from './disruption-state';
 export * from './task-input';
 export * from './launch-input';
 export * from './termination-input';
-export {  replacementClaimName } from './disruption-check';
+export { replacementClaimName } from './disruption-check';
 export * from './provisionable';
 export * from './provisioner';
 export * from './controller';

@@ -11,10 +11,17 @@ import { epochMs, type EpochMs } from '../time';
 export const ClaimDeadlineInput = z.looseObject({ nodeClaimName: StateFields.nodeClaimName, deadlineMs: StateFields.deadlineMs });
 
 /** InitializeNode. */
-export const InitializeNodeInput = z.looseObject({ nodeClaimName: StateFields.nodeClaimName, nodeName: StateFields.nodeName, deadlineMs: StateFields.deadlineMs });
+export const InitializeNodeInput = z.looseObject({
+  nodeClaimName: StateFields.nodeClaimName,
+  nodeName: StateFields.nodeName,
+  deadlineMs: StateFields.deadlineMs,
+});
 
 /** MarkOfferingUnavailable: the claim and the error its launch failed with. */
-export const MarkOfferingUnavailableInput = z.looseObject({ nodeClaimName: StateFields.nodeClaimName, error: z.optional(z.looseObject({ Error: z.optional(z.string()) })) });
+export const MarkOfferingUnavailableInput = z.looseObject({
+  nodeClaimName: StateFields.nodeClaimName,
+  error: z.optional(z.looseObject({ Error: z.optional(z.string()) })),
+});
 
 /** CreateNodeClaims (a static pool's launch): `count` claims, named from the execution. */
 export const CreateNodeClaimsInput = z.looseObject({
@@ -24,9 +31,7 @@ export const CreateNodeClaimsInput = z.looseObject({
 });
 
 export type ValidatedLaunch =
-  | { kind: 'claim'; nodeClaimName: string; deadlineMs: EpochMs }
-  | { kind: 'pool'; nodePool: string; count: number }
-  | { kind: 'reconcile' };
+  { kind: 'claim'; nodeClaimName: string; deadlineMs: EpochMs } | { kind: 'pool'; nodePool: string; count: number } | { kind: 'reconcile' };
 
 /** ValidateLaunchInput: a `launch` execution's input, checked before any side effect. */
 export async function validateLaunchInput(deps: Pick<LifecycleDeps, 'clock' | 'cluster'>, event: unknown): Promise<ValidatedLaunch> {

@@ -21,7 +21,10 @@ const ICE_REASON = 'InsufficientCapacity';
  * CloudProvider.create for the claim, then the claim's status (providerID, capacity, Launched=True).
  * Runs once: a claim already launched is returned as is, so a retried Task never launches twice.
  */
-export async function launchNodeClaim(deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster' | 'log' | 'metrics'>, nodeClaimName: string): Promise<LaunchResult> {
+export async function launchNodeClaim(
+  deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster' | 'log' | 'metrics'>,
+  nodeClaimName: string,
+): Promise<LaunchResult> {
   const claim = await requireNodeClaim(deps.cluster, nodeClaimName);
   if (conditionIsTrue(claim, 'Launched') && claim.status.providerID) {
     return {
@@ -40,7 +43,12 @@ export async function launchNodeClaim(deps: Pick<LifecycleDeps, 'clock' | 'cloud
     if (instanceTypes.length === 0) throw new InsufficientCapacityError(`no instance type of nodeclaim "${nodeClaimName}" is available`);
     instance = await deps.cloud.create({ nodeClaim: claim, nodePool, nodeClass, instanceTypes });
   } catch (e) {
-    deps.metrics.count('karpenter_cloudprovider_errors_total', { controller: 'nodeclaim.lifecycle', method: 'Create', provider: 'aws', error: e instanceof Error ? e.name : 'Error' });
+    deps.metrics.count('karpenter_cloudprovider_errors_total', {
+      controller: 'nodeclaim.lifecycle',
+      method: 'Create',
+      provider: 'aws',
+      error: e instanceof Error ? e.name : 'Error',
+    });
     if (isInsufficientCapacityError(e)) {
       // Step Functions only carries the error name and message: keep the offerings on the claim for MarkOfferingUnavailable.
       await deps.cluster.patchNodeClaimStatus(nodeClaimName, {
@@ -60,10 +68,16 @@ export async function launchNodeClaim(deps: Pick<LifecycleDeps, 'clock' | 'cloud
     ...(type ? { capacity: type.capacity, allocatable: type.allocatable } : {}),
     conditions: [condition('Launched', 'True', deps.clock.now())],
   });
-  await recordEvents(deps, [claimStep(claim, 'Launched', `Launched ${instance.providerID} (${instance.instanceType}, ${instance.zone}, ${instance.capacityType})`)]);
+  await recordEvents(deps, [
+    claimStep(claim, 'Launched', `Launched ${instance.providerID} (${instance.instanceType}, ${instance.zone}, ${instance.capacityType})`),
+  ]);
   deps.log.info('launched nodeclaim', {
-    nodeclaim: nodeClaimName, nodepool: claim.nodePool, 'provider-id': instance.providerID,
-    'instance-type': instance.instanceType, zone: instance.zone, 'capacity-type': instance.capacityType,
+    nodeclaim: nodeClaimName,
+    nodepool: claim.nodePool,
+    'provider-id': instance.providerID,
+    'instance-type': instance.instanceType,
+    zone: instance.zone,
+    'capacity-type': instance.capacityType,
   });
   return { nodeClaimName, providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType };
 }
@@ -73,8 +87,10 @@ function offeringsFromCondition(message: string | undefined): OfferingKey[] {
   try {
     const parsed: unknown = JSON.parse(message);
     if (!Array.isArray(parsed)) return [];
-    return parsed.filter((o): o is OfferingKey =>
-      typeof o === 'object' && o !== null && typeof o.instanceType === 'string' && typeof o.zone === 'string' && typeof o.capacityType === 'string');
+    return parsed.filter(
+      (o): o is OfferingKey =>
+        typeof o === 'object' && o !== null && typeof o.instanceType === 'string' && typeof o.zone === 'string' && typeof o.capacityType === 'string',
+    );
   } catch {
     return [];
   }
@@ -84,18 +100,38 @@ function offeringsFromCondition(message: string | undefined): OfferingKey[] {
  * After InsufficientCapacityError: mark the failed offerings unavailable (ICE cache, 3 min) and delete the
  * claim, so the next plan chooses again among what is left.
  */
-export async function markOfferingUnavailable(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store'>, nodeClaimName: string, errorName = ICE_REASON): Promise<{ nodeClaimName: string; markedUnavailable: number }> {
+export async function markOfferingUnavailable(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store'>,
+  nodeClaimName: string,
+  errorName = ICE_REASON,
+): Promise<{ nodeClaimName: string; markedUnavailable: number }> {
   const claim = await deps.cluster.getNodeClaim(nodeClaimName);
   const launched = claim?.status.conditions.find((c) => c.type === 'Launched');
   const offerings = launched?.reason === ICE_REASON ? offeringsFromCondition(launched.message) : [];
   for (const o of offerings) {
-    await deps.store.markUnavailable({ instanceType: o.instanceType, zone: o.zone, capacityType: o.capacityType }, LifecycleTimings.unavailableOfferingTtlSeconds, errorName);
+    await deps.store.markUnavailable(
+      { instanceType: o.instanceType, zone: o.zone, capacityType: o.capacityType },
+      LifecycleTimings.unavailableOfferingTtlSeconds,
+      errorName,
+    );
   }
   if (claim) {
     if (claim.finalizers.length) await deps.cluster.patchNodeClaimMetadata(nodeClaimName, { finalizers: [] });
     await deps.cluster.deleteNodeClaim(nodeClaimName);
   }
-  await deps.store.audit({ at: deps.clock.now(), kind: 'provisioning', action: 'launch-failed', reason: errorName, nodeClaims: [nodeClaimName], detail: { offerings } });
-  deps.log.warn('deleted nodeclaim after failed launch', { nodeclaim: nodeClaimName, nodepool: claim?.nodePool, reason: errorName, 'unavailable-offerings': offerings.length });
+  await deps.store.audit({
+    at: deps.clock.now(),
+    kind: 'provisioning',
+    action: 'launch-failed',
+    reason: errorName,
+    nodeClaims: [nodeClaimName],
+    detail: { offerings },
+  });
+  deps.log.warn('deleted nodeclaim after failed launch', {
+    nodeclaim: nodeClaimName,
+    nodepool: claim?.nodePool,
+    reason: errorName,
+    'unavailable-offerings': offerings.length,
+  });
   return { nodeClaimName, markedUnavailable: offerings.length };
 }

@@ -15,10 +15,7 @@ const launchClaimInput = z.strictObject({ nodeClaimName: k8sName });
 const launchPoolInput = z.strictObject({ nodePool: k8sName, count: z.number().check(z.int(), z.gte(1), z.lte(100)) });
 const reconcileInput = z.strictObject({ reconcile: z.literal(true) });
 
-export type LaunchInput =
-  | ({ kind: 'claim' } & z.infer<typeof launchClaimInput>)
-  | ({ kind: 'pool' } & z.infer<typeof launchPoolInput>)
-  | { kind: 'reconcile' };
+export type LaunchInput = ({ kind: 'claim' } & z.infer<typeof launchClaimInput>) | ({ kind: 'pool' } & z.infer<typeof launchPoolInput>) | { kind: 'reconcile' };
 
 const terminateByNode = z.strictObject({ nodeName: k8sName, reason });
 const terminateByInstance = z.strictObject({ instanceId, reason });
@@ -49,7 +46,17 @@ const interruptionMode = z.strictObject({
 });
 
 const disruptInput = z.strictObject({
-  reason: z.union([z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']), z.string().check(z.regex(/^(SpotInterruption|ScheduledChange|CapacityReservationInterruption|RebalanceRecommendation|InstanceStateChange:[a-z-]+)$/, 'must be Underutilized, Empty, Drifted, Expired, Manual or an interruption kind'))]),
+  reason: z.union([
+    z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']),
+    z
+      .string()
+      .check(
+        z.regex(
+          /^(SpotInterruption|ScheduledChange|CapacityReservationInterruption|RebalanceRecommendation|InstanceStateChange:[a-z-]+)$/,
+          'must be Underutilized, Empty, Drifted, Expired, Manual or an interruption kind',
+        ),
+      ),
+  ]),
   candidates: z.array(z.strictObject({ nodeClaimName: k8sName, nodeName: z.optional(k8sName) })).check(z.minLength(1), z.maxLength(100)),
   replacements: z._default(z.array(replacementClaim).check(z.maxLength(100)), []),
   interruption: z.optional(interruptionMode),
@@ -57,9 +64,7 @@ const disruptInput = z.strictObject({
 export type DisruptInput = z.infer<typeof disruptInput>;
 
 function describeIssues(error: z.core.$ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
-    .join('; ');
+  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');
 }
 
 function parseWith<S extends z.ZodMiniType>(machine: WorkflowName, schema: S, input: unknown, shape: string): z.infer<S> {
@@ -94,7 +99,9 @@ export function parseTerminateInput(input: unknown): TerminateInput {
   const o = requireObject('terminate', input, TERMINATE_SHAPES);
   const keys = ['nodeName', 'instanceId', 'nodeClaimName'].filter((k) => k in o);
   if (keys.length !== 1) {
-    throw new ExecutionInputInvalidError(`terminate execution input must name exactly one target, one of ${TERMINATE_SHAPES}; got keys [${Object.keys(o).join(', ')}]`);
+    throw new ExecutionInputInvalidError(
+      `terminate execution input must name exactly one target, one of ${TERMINATE_SHAPES}; got keys [${Object.keys(o).join(', ')}]`,
+    );
   }
   if (keys[0] === 'nodeName') return { kind: 'node', ...parseWith('terminate', terminateByNode, o, '{"nodeName"}') };
   if (keys[0] === 'instanceId') return { kind: 'instance', ...parseWith('terminate', terminateByInstance, o, '{"instanceId"}') };

@@ -37,7 +37,10 @@ export function nodeClaimName(nodePool: string, podUids: readonly string[], nowM
 
 /** Step Functions execution names: 1..80 chars of [A-Za-z0-9-_]. */
 export function executionName(...parts: string[]): string {
-  const raw = parts.filter((p) => p.length > 0).join('-').replace(/[^A-Za-z0-9_-]/g, '-');
+  const raw = parts
+    .filter((p) => p.length > 0)
+    .join('-')
+    .replace(/[^A-Za-z0-9_-]/g, '-');
   if (raw.length <= 80) return raw;
   return `${raw.slice(0, 73)}-${stableSuffix(raw, 6)}`;
 }

@@ -31,7 +31,9 @@ export async function reconcileNodeClassStatuses(deps: Pick<LifecycleDeps, 'clou
   }
   for (const bad of snapshot.invalid ?? []) {
     if (bad.kind !== 'EC2NodeClass') continue;
-    await write(bad.name, async () => ({ conditions: withReady([{ type: 'ValidationSucceeded', status: 'False', reason: 'NodeClassValidationFailed', message: bad.reason }]) }));
+    await write(bad.name, async () => ({
+      conditions: withReady([{ type: 'ValidationSucceeded', status: 'False', reason: 'NodeClassValidationFailed', message: bad.reason }]),
+    }));
     if (written.includes(bad.name)) await recordEvents(deps, [invalidObjectEvent('EC2NodeClass', bad.name, 'NodeClassValidationFailed', bad.reason)]);
   }
   return written;

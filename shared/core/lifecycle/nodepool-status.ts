@@ -42,14 +42,18 @@ function nodeClassReady(pool: NodePool, snapshot: ClusterSnapshot): Condition {
   if (nc.deleting) return { type: 'NodeClassReady', status: 'False', reason: 'NodeClassTerminating', message: 'NodeClass is Terminating' };
   // A node class without a Ready condition counts as ready: nodewright does not write EC2NodeClass conditions yet
   // (Karpenter would report NodeClassReadinessUnknown), and a launch still checks the class itself.
-  if (nc.ready?.status === 'False') return { type: 'NodeClassReady', status: 'False', reason: nc.ready.reason || 'NodeClassNotReady', message: nc.ready.message };
+  if (nc.ready?.status === 'False')
+    return { type: 'NodeClassReady', status: 'False', reason: nc.ready.reason || 'NodeClassNotReady', message: nc.ready.message };
   return trueCondition('NodeClassReady');
 }
 
 /** Ready is True when every other condition is; else False with the ones that are not (operatorpkg's root condition). */
 export function withReady(conditions: Condition[]): Condition[] {
   const bad = conditions.filter((c) => c.status !== 'True');
-  const ready: Condition = bad.length === 0 ? trueCondition('Ready') : { type: 'Ready', status: 'False', reason: 'UnhealthyDependents', message: bad.map((c) => `${c.type}=${c.status}`).join(', ') };
+  const ready: Condition =
+    bad.length === 0
+      ? trueCondition('Ready')
+      : { type: 'Ready', status: 'False', reason: 'UnhealthyDependents', message: bad.map((c) => `${c.type}=${c.status}`).join(', ') };
   return [...conditions, ready];
 }
 
@@ -84,7 +88,9 @@ export async function reconcileNodePoolStatuses(deps: Pick<LifecycleDeps, 'clust
   }
   for (const bad of snapshot.invalid ?? []) {
     if (bad.kind !== 'NodePool') continue;
-    await write(bad.name, { conditions: withReady([{ type: 'ValidationSucceeded', status: 'False', reason: 'NodePoolValidationFailed', message: bad.reason }]) });
+    await write(bad.name, {
+      conditions: withReady([{ type: 'ValidationSucceeded', status: 'False', reason: 'NodePoolValidationFailed', message: bad.reason }]),
+    });
     // And a Warning on the pool when its status changes to it (kubectl describe nodepool; never a silent skip).
     if (written.includes(bad.name)) await recordEvents(deps, [invalidObjectEvent('NodePool', bad.name, 'NodePoolValidationFailed', bad.reason)]);
   }

@@ -7,8 +7,15 @@ import type { EpochMs } from '../time';
 
 /** Karpenter's IsProvisionable (docs/karpenter-reference.md §2.1): unbound, failed by kube-scheduler, not nominated, not DaemonSet/Node-owned. */
 export function isProvisionable(pod: Pod): boolean {
-  return !pod.nodeName && pod.phase === 'Pending' && pod.unschedulable === true && !pod.nominatedNodeName
-    && pod.deletionTimestamp === undefined && pod.owner?.kind !== 'DaemonSet' && pod.owner?.kind !== 'Node';
+  return (
+    !pod.nodeName &&
+    pod.phase === 'Pending' &&
+    pod.unschedulable === true &&
+    !pod.nominatedNodeName &&
+    pod.deletionTimestamp === undefined &&
+    pod.owner?.kind !== 'DaemonSet' &&
+    pod.owner?.kind !== 'Node'
+  );
 }
 
 export function provisionablePods(snapshot: ClusterSnapshot): Pod[] {
@@ -27,7 +34,10 @@ export function applyUnavailable(types: InstanceType[], unavailable: Unavailable
 }
 
 /** CloudProvider.instanceTypes per usable pool, with the ICE cache applied. A pool whose class fails is skipped with a log line. */
-export async function instanceTypesByPool(deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'log' | 'store'>, snapshot: ClusterSnapshot): Promise<Record<string, InstanceType[]>> {
+export async function instanceTypesByPool(
+  deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'log' | 'store'>,
+  snapshot: ClusterSnapshot,
+): Promise<Record<string, InstanceType[]>> {
   // The ICE cache only steers away from offerings that just failed: when it cannot be read, plan without it
   // (a launch into a still-unavailable offering fails fast and marks it again) rather than plan nothing.
   const unavailable = await deps.store.unavailableOfferings().catch((e: unknown) => {
@@ -46,7 +56,10 @@ export async function instanceTypesByPool(deps: Pick<LifecycleDeps, 'clock' | 'c
     try {
       out[pool.name] = applyUnavailable(await deps.cloud.instanceTypes(nodeClass, pool), unavailable, now);
     } catch (e) {
-      deps.log.warn('skipping nodepool: instance types unavailable', { nodepool: pool.name, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+      deps.log.warn('skipping nodepool: instance types unavailable', {
+        nodepool: pool.name,
+        error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+      });
     }
   }
   return out;

@@ -112,7 +112,13 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
 }
 
 /** Karpenter's batcher: wait until no new pod for `idleMs`, or `maxBatchMs` in total. */
-async function batch(deps: Pick<LifecycleDeps, 'clock' | 'cluster'>, first: ClusterSnapshot, firstPending: Pod[], idleMs: number, maxBatchMs: number): Promise<{ snapshot: ClusterSnapshot; pending: Pod[] }> {
+async function batch(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster'>,
+  first: ClusterSnapshot,
+  firstPending: Pod[],
+  idleMs: number,
+  maxBatchMs: number,
+): Promise<{ snapshot: ClusterSnapshot; pending: Pod[] }> {
   const batchStart = deps.clock.now();
   const seen = new Set(firstPending.map((p) => p.uid));
   let snapshot = first;
@@ -141,22 +147,42 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
   const types = await instanceTypesByPool(deps, snapshot);
   const controller = { controller: 'provisioner' };
   deps.metrics.gauge('karpenter_scheduler_queue_depth', controller, pending.length);
-  const plan = await deps.metrics.time('karpenter_scheduler_scheduling_duration_seconds', controller, async () => planner.solve(planner.schedulingInputFromSnapshot(snapshot, types)));
+  const plan = await deps.metrics.time('karpenter_scheduler_scheduling_duration_seconds', controller, async () =>
+    planner.solve(planner.schedulingInputFromSnapshot(snapshot, types)),
+  );
   deps.metrics.gauge('karpenter_scheduler_unschedulable_pods_count', controller, plan.unschedulable.length);
   const now = deps.clock.now();
   if (plan.nodeClaims.length > 0) {
-    deps.log.info('computed new nodeclaim(s) to fit pod(s)', { nodeclaims: plan.nodeClaims.length, pods: plan.nodeClaims.reduce((n, c) => n + c.pods.length, 0) });
+    deps.log.info('computed new nodeclaim(s) to fit pod(s)', {
+      nodeclaims: plan.nodeClaims.length,
+      pods: plan.nodeClaims.reduce((n, c) => n + c.pods.length, 0),
+    });
   }
   for (const [index, planned] of plan.nodeClaims.entries()) {
-    const name = nodeClaimName(planned.nodePool, planned.pods.map((p) => p.uid), now, index);
+    const name = nodeClaimName(
+      planned.nodePool,
+      planned.pods.map((p) => p.uid),
+      now,
+      index,
+    );
     const hash = snapshot.nodePools.find((p) => p.name === planned.nodePool)?.hash;
     const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, hash));
     deps.log.info('created nodeclaim', {
-      nodeclaim: claim.name, nodepool: planned.nodePool, requests: planned.requests,
-      'instance-types': planned.instanceTypes.slice(0, 5).map((t) => t.name).join(', ') + (planned.instanceTypes.length > 5 ? ` and ${planned.instanceTypes.length - 5} other(s)` : ''),
+      nodeclaim: claim.name,
+      nodepool: planned.nodePool,
+      requests: planned.requests,
+      'instance-types':
+        planned.instanceTypes
+          .slice(0, 5)
+          .map((t) => t.name)
+          .join(', ') + (planned.instanceTypes.length > 5 ? ` and ${planned.instanceTypes.length - 5} other(s)` : ''),
     });
     await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
-    deps.metrics.count('karpenter_nodeclaims_created_total', { reason: 'provisioned', nodepool: planned.nodePool, min_values_relaxed: String(planned.minValuesRelaxed === true) });
+    deps.metrics.count('karpenter_nodeclaims_created_total', {
+      reason: 'provisioned',
+      nodepool: planned.nodePool,
+      min_values_relaxed: String(planned.minValuesRelaxed === true),
+    });
     result.nodeClaims.push(claim.name);
   }
   for (const u of plan.unschedulable.slice(0, 10)) {
@@ -173,6 +199,12 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
   ]);
   result.unschedulable += plan.unschedulable.length;
   if (plan.nodeClaims.length > 0) {
-    await deps.store.audit({ at: now, kind: 'provisioning', action: 'launched', nodeClaims: plan.nodeClaims.map((_, i) => result.nodeClaims[result.nodeClaims.length - plan.nodeClaims.length + i]), detail: { pods: pending.length, unschedulable: plan.unschedulable.length } });
+    await deps.store.audit({
+      at: now,
+      kind: 'provisioning',
+      action: 'launched',
+      nodeClaims: plan.nodeClaims.map((_, i) => result.nodeClaims[result.nodeClaims.length - plan.nodeClaims.length + i]),
+      detail: { pods: pending.length, unschedulable: plan.unschedulable.length },
+    });
   }
 }

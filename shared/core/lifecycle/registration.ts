@@ -43,13 +43,22 @@ function nodeAnnotationsFromClaim(claim: NodeClaim): Record<string, string> {
  * and set Registered=True. Past the deadline without a Node: `timedOut`, and the machine terminates the
  * instance and deletes the claim.
  */
-export async function checkRegistration(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics'>, input: { nodeClaimName: string; deadlineMs: EpochMs }): Promise<RegistrationResult> {
+export async function checkRegistration(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics'>,
+  input: { nodeClaimName: string; deadlineMs: EpochMs },
+): Promise<RegistrationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
   const providerID = claim.status.providerID;
   const node = providerID ? await deps.cluster.findNodeByProviderID(providerID) : undefined;
   const now = deps.clock.now();
   if (!node || !providerID) {
-    return { nodeClaimName: input.nodeClaimName, registered: false, timedOut: now >= input.deadlineMs, deadlineMs: input.deadlineMs, ...(providerID ? { providerID } : {}) };
+    return {
+      nodeClaimName: input.nodeClaimName,
+      registered: false,
+      timedOut: now >= input.deadlineMs,
+      deadlineMs: input.deadlineMs,
+      ...(providerID ? { providerID } : {}),
+    };
   }
   if (!conditionIsTrue(claim, 'Registered')) {
     await deps.cluster.patchNode(node.name, {
@@ -64,7 +73,13 @@ export async function checkRegistration(deps: Pick<LifecycleDeps, 'clock' | 'clu
     deps.metrics.count('karpenter_nodes_created_total', { nodepool: claim.nodePool, zone: node.labels[Label.zone] ?? claim.labels[Label.zone] ?? '' });
     deps.log.info('registered nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: node.name, 'provider-id': providerID });
   }
-  return { nodeClaimName: input.nodeClaimName, registered: true, nodeName: node.name, providerID, deadlineMs: epochMs(now + LifecycleTimings.initializationTimeoutMs) };
+  return {
+    nodeClaimName: input.nodeClaimName,
+    registered: true,
+    nodeName: node.name,
+    providerID,
+    deadlineMs: epochMs(now + LifecycleTimings.initializationTimeoutMs),
+  };
 }
 
 export type InitializationResult = { nodeClaimName: string; nodeName: string; initialized: boolean; deadlineMs: EpochMs; waitingFor?: string };
@@ -73,7 +88,10 @@ export type InitializationResult = { nodeClaimName: string; nodeName: string; in
  * Initialized when the Node is Ready, the claim's startup taints and the ephemeral taints are gone, and
  * requested extended resources show allocatable. Then `karpenter.sh/initialized=true` and Initialized=True.
  */
-export async function initializeNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, input: { nodeClaimName: string; nodeName: string; deadlineMs: EpochMs }): Promise<InitializationResult> {
+export async function initializeNode(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>,
+  input: { nodeClaimName: string; nodeName: string; deadlineMs: EpochMs },
+): Promise<InitializationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
   const base = { nodeClaimName: input.nodeClaimName, nodeName: input.nodeName, deadlineMs: input.deadlineMs };
   if (conditionIsTrue(claim, 'Initialized')) return { ...base, initialized: true };
@@ -91,7 +109,7 @@ export async function initializeNode(deps: Pick<LifecycleDeps, 'clock' | 'cluste
     conditions: [condition('Initialized', 'True', deps.clock.now()), condition('Ready', 'True', deps.clock.now())],
   });
   await recordEvents(deps, [claimStep(claim, 'Initialized', `Initialized node/${input.nodeName}`)]);
-  deps.log.info('initialized nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: input.nodeName, 'allocatable': node?.allocatable });
+  deps.log.info('initialized nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: input.nodeName, allocatable: node?.allocatable });
   return { ...base, initialized: true };
 }
 

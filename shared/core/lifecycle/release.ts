@@ -15,17 +15,28 @@ export interface ReleaseResult {
   failure: string;
 }
 
-export async function releaseNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store'>, target: TerminationTarget, failure: string): Promise<ReleaseResult> {
+export async function releaseNode(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'store'>,
+  target: TerminationTarget,
+  failure: string,
+): Promise<ReleaseResult> {
   const nodeName = target.nodeName ?? (target.nodeClaimName ? (await deps.cluster.getNodeClaim(target.nodeClaimName))?.status.nodeName : undefined);
   const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
   let untainted = false;
   if (node && node.taints.some((t) => t.key === TaintKey.disrupted)) {
-    untainted = await deps.cluster.patchNode(node.name, { taints: node.taints.filter((t) => t.key !== TaintKey.disrupted), annotations: { [Annotation.disruptedBy]: null } });
+    untainted = await deps.cluster.patchNode(node.name, {
+      taints: node.taints.filter((t) => t.key !== TaintKey.disrupted),
+      annotations: { [Annotation.disruptedBy]: null },
+    });
     deps.log.warn('untainted node after a failed termination', { node: node.name, nodeclaim: target.nodeClaimName, reason: target.reason, failure });
   }
   await deps.store.audit({
-    at: deps.clock.now(), kind: 'termination', action: 'released', reason: failure,
-    ...(target.nodeClaimName ? { nodeClaims: [target.nodeClaimName] } : {}), ...(node ? { nodes: [node.name] } : {}),
+    at: deps.clock.now(),
+    kind: 'termination',
+    action: 'released',
+    reason: failure,
+    ...(target.nodeClaimName ? { nodeClaims: [target.nodeClaimName] } : {}),
+    ...(node ? { nodes: [node.name] } : {}),
     detail: { untainted, terminationReason: target.reason },
   });
   return { ...(node ? { nodeName: node.name } : {}), untainted, failure };

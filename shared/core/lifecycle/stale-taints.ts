@@ -27,7 +27,8 @@ type StaleTaintCandidate =
 
 /** Tainted nodes whose taint names its execution, not being deleted (nor their claim). Pure. */
 function staleTaintCandidates(snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeClaims'>): StaleTaintCandidate[] {
-  const claimOf = (n: Node): NodeClaim | undefined => snapshot.nodeClaims.find((c) => c.status.nodeName === n.name || (!!n.providerID && c.status.providerID === n.providerID));
+  const claimOf = (n: Node): NodeClaim | undefined =>
+    snapshot.nodeClaims.find((c) => c.status.nodeName === n.name || (!!n.providerID && c.status.providerID === n.providerID));
   const out: StaleTaintCandidate[] = [];
   for (const n of snapshot.nodes) {
     if (n.deletionTimestamp !== undefined || claimOf(n)?.deletionTimestamp !== undefined) continue;
@@ -40,13 +41,16 @@ function staleTaintCandidates(snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeCla
   return out;
 }
 
-export async function sweepStaleTaints(deps: { cluster: Pick<ClusterClient, 'getNode' | 'patchNode'>; workflows: WorkflowStarter; log: LifecycleLogger }, snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeClaims'>): Promise<string[]> {
+export async function sweepStaleTaints(
+  deps: { cluster: Pick<ClusterClient, 'getNode' | 'patchNode'>; workflows: WorkflowStarter; log: LifecycleLogger },
+  snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeClaims'>,
+): Promise<string[]> {
   const status = deps.workflows.status?.bind(deps.workflows);
   const swept: string[] = [];
   for (const c of staleTaintCandidates(snapshot)) {
     let why: Record<string, string>;
     if ('unannotated' in c) {
-      why = { reason: 'no nodewright execution holds it (Karpenter\'s or an older nodewright\'s taint)' };
+      why = { reason: "no nodewright execution holds it (Karpenter's or an older nodewright's taint)" };
     } else {
       const s = status ? await status(c.machine, c.execution) : undefined;
       if (!s || !ENDED_BADLY.has(s)) continue;
@@ -55,8 +59,17 @@ export async function sweepStaleTaints(deps: { cluster: Pick<ClusterClient, 'get
     const node = await deps.cluster.getNode(c.node);
     // Changed meanwhile: untainted, re-annotated by an execution, or being deleted.
     const expected = 'unannotated' in c ? undefined : `${c.machine}/${c.execution}`;
-    if (!node || node.deletionTimestamp !== undefined || node.annotations[Annotation.disruptedBy] !== expected || !node.taints.some((t) => t.key === TaintKey.disrupted)) continue;
-    await deps.cluster.patchNode(node.name, { taints: node.taints.filter((t) => t.key !== TaintKey.disrupted), ...(expected ? { annotations: { [Annotation.disruptedBy]: null } } : {}) });
+    if (
+      !node ||
+      node.deletionTimestamp !== undefined ||
+      node.annotations[Annotation.disruptedBy] !== expected ||
+      !node.taints.some((t) => t.key === TaintKey.disrupted)
+    )
+      continue;
+    await deps.cluster.patchNode(node.name, {
+      taints: node.taints.filter((t) => t.key !== TaintKey.disrupted),
+      ...(expected ? { annotations: { [Annotation.disruptedBy]: null } } : {}),
+    });
     deps.log.warn('removed a stale disrupted taint', { node: node.name, ...why });
     swept.push(node.name);
   }

@@ -30,7 +30,10 @@ function decideStalledClaims(claims: readonly NodeClaim[], nowMs: EpochMs): Stal
   return out;
 }
 
-export async function reconcileStalledClaims(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'workflows'>, snapshot: Pick<ClusterSnapshot, 'nodeClaims'>): Promise<StalledAction[]> {
+export async function reconcileStalledClaims(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'workflows'>,
+  snapshot: Pick<ClusterSnapshot, 'nodeClaims'>,
+): Promise<StalledAction[]> {
   const actions = decideStalledClaims(snapshot.nodeClaims, deps.clock.now());
   for (const a of actions) {
     if (a.type === 'relaunch') {

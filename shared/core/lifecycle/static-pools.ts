@@ -41,7 +41,6 @@ export interface StaticPoolDecision {
 const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
 const doNotDisrupt = (p: Pod) => p.annotations[Annotation.doNotDisrupt] === 'true';
 
-
 /** What to do for every static NodePool (pure). */
 export function decideStaticPools(snapshot: Pick<ClusterSnapshot, 'nodePools' | 'nodeClaims' | 'nodes' | 'pods'>, nowMs: EpochMs): StaticPoolDecision[] {
   const out: StaticPoolDecision[] = [];
@@ -73,11 +72,12 @@ function surplus(claims: NodeClaim[], nodeByClaim: Map<string, Node | undefined>
   for (const p of pods) {
     if (!p.nodeName || isTerminal(p)) continue;
     const l = podsOn.get(p.nodeName);
-    if (l) l.push(p); else podsOn.set(p.nodeName, [p]);
+    if (l) l.push(p);
+    else podsOn.set(p.nodeName, [p]);
   }
   const ranked = claims.map((c) => {
     const node = nodeByClaim.get(c.name);
-    const onNode = node ? podsOn.get(node.name) ?? [] : [];
+    const onNode = node ? (podsOn.get(node.name) ?? []) : [];
     const workload = onNode.filter((p) => p.owner?.kind !== 'DaemonSet');
     const blocked = onNode.some(doNotDisrupt);
     // 0: never launched; 1: empty; 2: pods, none do-not-disrupt; 3: a do-not-disrupt pod.
@@ -89,7 +89,10 @@ function surplus(claims: NodeClaim[], nodeByClaim: Map<string, Node | undefined>
   return ranked.slice(0, count).map((r) => r.name);
 }
 
-export interface StaticPoolsResult { created: string[]; deleted: string[] }
+export interface StaticPoolsResult {
+  created: string[];
+  deleted: string[];
+}
 
 /** Applies `decideStaticPools` through the ports. A failure is logged; the next round tries again. */
 export async function reconcileStaticPools(
@@ -109,11 +112,19 @@ export async function reconcileStaticPools(
     const pool = pools.get(d.pool)!;
     if (d.limited) deps.log.warn('nodepool node limit reached', { nodepool: d.pool, replicas: d.replicas, running: d.running, reason: d.limited });
     if (d.create > 0) {
-      deps.log.info('provisioning nodeclaims to satisfy replica count', { nodepool: d.pool, current: d.running, desired: d.replicas, 'provision-count': d.create });
+      deps.log.info('provisioning nodeclaims to satisfy replica count', {
+        nodepool: d.pool,
+        current: d.running,
+        desired: d.replicas,
+        'provision-count': d.create,
+      });
     }
     for (let i = 0; i < d.create; i++) {
       const planned = staticNodeClaim(pool, types[d.pool] ?? [], snapshot.daemonSets, i);
-      if (typeof planned === 'string') { deps.log.error('cannot create a static nodeclaim', { nodepool: d.pool, reason: planned }); break; }
+      if (typeof planned === 'string') {
+        deps.log.error('cannot create a static nodeclaim', { nodepool: d.pool, reason: planned });
+        break;
+      }
       try {
         const name = nodeClaimName(d.pool, [`static-${d.running + d.disrupting + i}`], now, i);
         const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, pool.hash));
@@ -127,7 +138,12 @@ export async function reconcileStaticPools(
       }
     }
     if (d.delete.length > 0) {
-      deps.log.info('deprovisioning nodeclaims to satisfy replica count', { nodepool: d.pool, current: d.running, desired: d.replicas, 'deprovision-count': d.delete.length });
+      deps.log.info('deprovisioning nodeclaims to satisfy replica count', {
+        nodepool: d.pool,
+        current: d.running,
+        desired: d.replicas,
+        'deprovision-count': d.delete.length,
+      });
     }
     for (const name of d.delete) {
       try {
@@ -145,7 +161,13 @@ export async function reconcileStaticPools(
     await reconcileDeletions(deps, fresh);
   }
   if (result.created.length + result.deleted.length > 0) {
-    await deps.store.audit({ at: now, kind: 'provisioning', action: 'static-replicas', nodeClaims: [...result.created, ...result.deleted], detail: { created: result.created, deleted: result.deleted } });
+    await deps.store.audit({
+      at: now,
+      kind: 'provisioning',
+      action: 'static-replicas',
+      nodeClaims: [...result.created, ...result.deleted],
+      detail: { created: result.created, deleted: result.deleted },
+    });
   }
   return result;
 }

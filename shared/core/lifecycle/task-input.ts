@@ -16,7 +16,10 @@ export function parseStateInput<S extends z.ZodMiniType>(functionKey: string, sc
 }
 
 /** An instant the machine carries (epoch ms, an integer on the wire): EpochMs once parsed. */
-export const instant = z.pipe(z.number().check(z.int(), z.nonnegative()), z.transform((ms: number) => epochMs(ms)));
+export const instant = z.pipe(
+  z.number().check(z.int(), z.nonnegative()),
+  z.transform((ms: number) => epochMs(ms)),
+);
 
 export const StateFields = {
   nodeClaimName: z.string().check(z.minLength(1)),

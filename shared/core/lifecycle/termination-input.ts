@@ -10,7 +10,9 @@ const TargetFields = {
   reason: z._default(StateFields.reason, 'Manual'),
 };
 
-export const TargetSchema = z.looseObject(TargetFields).check(z.refine((t) => t.nodeClaimName !== undefined || t.nodeName !== undefined, { message: 'nodeClaimName or nodeName is required' }));
+export const TargetSchema = z
+  .looseObject(TargetFields)
+  .check(z.refine((t) => t.nodeClaimName !== undefined || t.nodeName !== undefined, { message: 'nodeClaimName or nodeName is required' }));
 
 /** EvictPods, ContinueDrain: a target being drained. */
 export const DrainingSchema = z.looseObject({

@@ -39,11 +39,17 @@ export async function resolveTerminationTarget(deps: Pick<LifecycleDeps, 'cluste
     const node = snapshot.nodes.find((n) => n.name === input.nodeName);
     const claim = snapshot.nodeClaims.find((c) => c.status.nodeName === input.nodeName || (!!node?.providerID && c.status.providerID === node.providerID));
     if (!node && !claim) throw new ExecutionInputInvalidError(`terminate execution input nodeName: node "${input.nodeName}" does not exist`);
-    if (!claim) throw new ExecutionInputInvalidError(`terminate execution input nodeName: node "${input.nodeName}" has no NodeClaim; nodewright only drains nodes it manages`);
+    if (!claim)
+      throw new ExecutionInputInvalidError(
+        `terminate execution input nodeName: node "${input.nodeName}" has no NodeClaim; nodewright only drains nodes it manages`,
+      );
     return { ...targetOf(claim, reason), nodeName: input.nodeName };
   }
   const claim = snapshot.nodeClaims.find((c) => endsWithInstance(c.status.providerID, input.instanceId));
-  if (!claim) throw new ExecutionInputInvalidError(`terminate execution input instanceId: instance "${input.instanceId}" belongs to no NodeClaim; nodewright only terminates instances it manages`);
+  if (!claim)
+    throw new ExecutionInputInvalidError(
+      `terminate execution input instanceId: instance "${input.instanceId}" belongs to no NodeClaim; nodewright only terminates instances it manages`,
+    );
   const node = snapshot.nodes.find((n) => endsWithInstance(n.providerID, input.instanceId));
   return { ...targetOf(claim, reason), ...(node ? { nodeName: node.name } : {}) };
 }
@@ -62,13 +68,21 @@ function targetOf(claim: NodeClaim, reason: string): TerminationTarget {
  * the drain deadline (claim's terminationGracePeriod, kept in the termination-timestamp annotation so a
  * retried step keeps the first deadline).
  */
-export async function taintNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, target: TerminationTarget, disruptedBy?: string): Promise<DrainingTarget> {
+export async function taintNode(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>,
+  target: TerminationTarget,
+  disruptedBy?: string,
+): Promise<DrainingTarget> {
   const now = deps.clock.now();
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
   const tgp = claim?.spec.terminationGracePeriod ?? null;
   const recorded = claim?.annotations[Annotation.terminationTimestamp];
   const recordedMs = recorded ? Date.parse(recorded) : Number.NaN;
-  const drainDeadlineMs = Number.isFinite(recordedMs) ? epochMs(recordedMs) : tgp !== null ? addSeconds(now, tgp) : epochMs(now + LifecycleTimings.maxDrainWithoutGracePeriodMs);
+  const drainDeadlineMs = Number.isFinite(recordedMs)
+    ? epochMs(recordedMs)
+    : tgp !== null
+      ? addSeconds(now, tgp)
+      : epochMs(now + LifecycleTimings.maxDrainWithoutGracePeriodMs);
   if (claim && tgp !== null && !recorded) {
     await deps.cluster.patchNodeClaimMetadata(claim.name, { annotations: { [Annotation.terminationTimestamp]: new Date(drainDeadlineMs).toISOString() } });
   }
@@ -77,8 +91,13 @@ export async function taintNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
     if (node) {
       const tainted = node.taints.some((t) => t.key === TaintKey.disrupted);
       const taints = tainted ? node.taints : [...node.taints, { key: TaintKey.disrupted, effect: 'NoSchedule' as const }];
-      await deps.cluster.patchNode(node.name, { taints, labels: { [Label.excludeFromExternalLB]: 'true' }, ...(disruptedBy ? { annotations: { [Annotation.disruptedBy]: disruptedBy } } : {}) });
-      if (!tainted) deps.log.info('tainted node', { node: node.name, nodeclaim: target.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: target.reason });
+      await deps.cluster.patchNode(node.name, {
+        taints,
+        labels: { [Label.excludeFromExternalLB]: 'true' },
+        ...(disruptedBy ? { annotations: { [Annotation.disruptedBy]: disruptedBy } } : {}),
+      });
+      if (!tainted)
+        deps.log.info('tainted node', { node: node.name, nodeclaim: target.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: target.reason });
     }
   }
   return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null, passes: 0 };
@@ -89,7 +108,10 @@ export async function taintNode(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
  * already gone is success. A target whose providerID is not the claim's is refused (InstanceNotOwnedError,
  * nothing terminated); foreign instances are refused by the CloudProvider.
  */
-export async function terminateInstance(deps: Pick<LifecycleDeps, 'cloud' | 'cluster' | 'log' | 'metrics'>, target: TerminationTarget): Promise<TerminationTarget & { terminated: boolean }> {
+export async function terminateInstance(
+  deps: Pick<LifecycleDeps, 'cloud' | 'cluster' | 'log' | 'metrics'>,
+  target: TerminationTarget,
+): Promise<TerminationTarget & { terminated: boolean }> {
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
   const own = claim?.status.providerID;
   if (own && target.providerID && own !== target.providerID) {
@@ -102,7 +124,12 @@ export async function terminateInstance(deps: Pick<LifecycleDeps, 'cloud' | 'clu
     await deps.cloud.delete(providerID);
   } catch (e) {
     if (!isNodeClaimNotFoundError(e)) {
-      deps.metrics.count('karpenter_cloudprovider_errors_total', { controller: 'node.termination', method: 'Delete', provider: 'aws', error: e instanceof Error ? e.name : 'Error' });
+      deps.metrics.count('karpenter_cloudprovider_errors_total', {
+        controller: 'node.termination',
+        method: 'Delete',
+        provider: 'aws',
+        error: e instanceof Error ? e.name : 'Error',
+      });
       throw e;
     }
   }
@@ -122,11 +149,18 @@ function recordTerminated(deps: Pick<LifecycleDeps, 'clock' | 'metrics'>, claim:
   if (!nodeName) return;
   deps.metrics.count('karpenter_nodes_terminated_total', { nodepool: claim.nodePool, zone });
   if (claim.deletionTimestamp !== undefined) {
-    deps.metrics.observe('karpenter_nodes_termination_duration_seconds', { nodepool: claim.nodePool }, Math.max(0, toSeconds(deps.clock.now()) - toSeconds(claim.deletionTimestamp)));
+    deps.metrics.observe(
+      'karpenter_nodes_termination_duration_seconds',
+      { nodepool: claim.nodePool },
+      Math.max(0, toSeconds(deps.clock.now()) - toSeconds(claim.deletionTimestamp)),
+    );
   }
 }
 
-export async function finalizeNodeClaim(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics' | 'store'>, target: TerminationTarget): Promise<{ nodeClaimName?: string; nodeName?: string; finalized: true }> {
+export async function finalizeNodeClaim(
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics' | 'store'>,
+  target: TerminationTarget,
+): Promise<{ nodeClaimName?: string; nodeName?: string; finalized: true }> {
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
   if (target.nodeName) {
     await deleteAndReleaseNode(deps.cluster, target.nodeName);
@@ -138,8 +172,16 @@ export async function finalizeNodeClaim(deps: Pick<LifecycleDeps, 'clock' | 'clu
     recordTerminated(deps, claim, target.nodeName);
   }
   await deps.store.audit({
-    at: deps.clock.now(), kind: 'termination', action: 'terminated', reason: target.reason,
-    ...(target.nodeClaimName ? { nodeClaims: [target.nodeClaimName] } : {}), ...(target.nodeName ? { nodes: [target.nodeName] } : {}),
+    at: deps.clock.now(),
+    kind: 'termination',
+    action: 'terminated',
+    reason: target.reason,
+    ...(target.nodeClaimName ? { nodeClaims: [target.nodeClaimName] } : {}),
+    ...(target.nodeName ? { nodes: [target.nodeName] } : {}),
   });
-  return { ...(target.nodeClaimName ? { nodeClaimName: target.nodeClaimName } : {}), ...(target.nodeName ? { nodeName: target.nodeName } : {}), finalized: true };
+  return {
+    ...(target.nodeClaimName ? { nodeClaimName: target.nodeClaimName } : {}),
+    ...(target.nodeName ? { nodeName: target.nodeName } : {}),
+    finalized: true,
+  };
 }

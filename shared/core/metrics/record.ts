@@ -35,8 +35,12 @@ export function recordClusterState(metrics: MetricsRecorder, snapshot: ClusterSn
     const nodepool = n.labels[Label.nodePool];
     if (!nodepool) continue;
     const base = {
-      node_name: n.name, nodepool, zone: n.labels[Label.zone] ?? '', capacity_type: n.labels[Label.capacityType] ?? '',
-      instance_type: n.labels[Label.instanceType] ?? '', arch: n.labels[Label.arch] ?? '',
+      node_name: n.name,
+      nodepool,
+      zone: n.labels[Label.zone] ?? '',
+      capacity_type: n.labels[Label.capacityType] ?? '',
+      instance_type: n.labels[Label.instanceType] ?? '',
+      arch: n.labels[Label.arch] ?? '',
     };
     const pods = podsOn.get(n.name) ?? [];
     for (const r of RESOURCES) {
@@ -81,7 +85,11 @@ const consolidationType = (method: DisruptionMethod): string =>
 
 /** A started disruption command: one decision, and each of its NodeClaims disrupted. */
 export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command): void {
-  metrics.count('karpenter_voluntary_disruption_decisions_total', { decision: cmd.action, reason: cmd.reason, consolidation_type: consolidationType(cmd.method) });
+  metrics.count('karpenter_voluntary_disruption_decisions_total', {
+    decision: cmd.action,
+    reason: cmd.reason,
+    consolidation_type: consolidationType(cmd.method),
+  });
   for (const c of cmd.candidates) {
     metrics.count('karpenter_nodeclaims_disrupted_total', { reason: cmd.reason, nodepool: c.nodePool.name, capacity_type: c.capacityType });
   }

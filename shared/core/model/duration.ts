@@ -42,9 +42,16 @@ export function formatDuration(seconds: number | null): string {
   if (seconds === 0) return '0s';
   const parts: string[] = [];
   let rest = seconds;
-  for (const [u, n] of [['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [u, n] of [
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     const q = Math.floor(rest / n);
-    if (q > 0) { parts.push(`${q}${u}`); rest -= q * n; }
+    if (q > 0) {
+      parts.push(`${q}${u}`);
+      rest -= q * n;
+    }
   }
   if (rest > 0) parts.push(`${Math.round(rest * 1000)}ms`);
   return parts.join('');

@@ -4,7 +4,7 @@
  * `{file, documentIndex}` used in ManifestValidationError messages. The implementations live in
  * ./manifests/*; this module is the stable entry point.
  */
-export { podFromKube,   } from './manifests/pod';
+export { podFromKube } from './manifests/pod';
 export { nodeFromKube, daemonSetFromKube, pdbFromKube, pvFromKube, pvcFromKube, storageClassFromKube } from './manifests/cluster-objects';
 /** Validates and applies defaults; throws ManifestValidationError with a field path. */
 export { nodePoolFromKube } from './manifests/nodepool';

@@ -40,15 +40,17 @@ export function canonicalJson(value: unknown): string {
  */
 export function nodePoolHash(pool: Pick<NodePool, 'template'>): string {
   const t = pool.template;
-  return fnv1a64(canonicalJson({
-    labels: t.labels,
-    annotations: t.annotations,
-    taints: t.taints,
-    startupTaints: t.startupTaints,
-    nodeClassRef: { group: t.nodeClassRef.group, kind: t.nodeClassRef.kind, name: t.nodeClassRef.name },
-    expireAfter: t.expireAfter,
-    terminationGracePeriod: t.terminationGracePeriod,
-  }));
+  return fnv1a64(
+    canonicalJson({
+      labels: t.labels,
+      annotations: t.annotations,
+      taints: t.taints,
+      startupTaints: t.startupTaints,
+      nodeClassRef: { group: t.nodeClassRef.group, kind: t.nodeClassRef.kind, name: t.nodeClassRef.name },
+      expireAfter: t.expireAfter,
+      terminationGracePeriod: t.terminationGracePeriod,
+    }),
+  );
 }
 
 /**
@@ -58,18 +60,20 @@ export function nodePoolHash(pool: Pick<NodePool, 'template'>): string {
  * are status, name and uid.
  */
 export function nodeClassHash(nodeClass: EC2NodeClass): string {
-  return fnv1a64(canonicalJson({
-    amiFamily: nodeClass.amiFamily,
-    userData: nodeClass.userData,
-    tags: nodeClass.tags,
-    blockDeviceMappings: nodeClass.blockDeviceMappings,
-    metadataOptions: nodeClass.metadataOptions,
-    kubelet: nodeClass.kubelet,
-    role: nodeClass.role,
-    instanceProfile: nodeClass.instanceProfile,
-    detailedMonitoring: nodeClass.detailedMonitoring,
-    associatePublicIPAddress: nodeClass.associatePublicIPAddress,
-    instanceStorePolicy: nodeClass.instanceStorePolicy,
-    context: nodeClass.context,
-  }));
+  return fnv1a64(
+    canonicalJson({
+      amiFamily: nodeClass.amiFamily,
+      userData: nodeClass.userData,
+      tags: nodeClass.tags,
+      blockDeviceMappings: nodeClass.blockDeviceMappings,
+      metadataOptions: nodeClass.metadataOptions,
+      kubelet: nodeClass.kubelet,
+      role: nodeClass.role,
+      instanceProfile: nodeClass.instanceProfile,
+      detailedMonitoring: nodeClass.detailedMonitoring,
+      associatePublicIPAddress: nodeClass.associatePublicIPAddress,
+      instanceStorePolicy: nodeClass.instanceStorePolicy,
+      context: nodeClass.context,
+    }),
+  );
 }

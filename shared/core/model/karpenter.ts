@@ -69,7 +69,12 @@ export interface NodePool {
 }
 
 /** A status condition as written (its lastTransitionTime is kept by the adapter while the status holds). */
-export interface StatusCondition { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }
+export interface StatusCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+}
 
 /** A NodePool's status as Karpenter writes it (nodepool.counter and nodepool.readiness / validation controllers). */
 export interface NodePoolStatus {
@@ -165,7 +170,18 @@ export interface EC2NodeClass {
 }
 
 export interface NodeClaimCondition {
-  type: 'Launched' | 'Registered' | 'Initialized' | 'Consolidatable' | 'Drifted' | 'Drained' | 'VolumesDetached' | 'InstanceTerminating' | 'DisruptionReason' | 'Ready' | string;
+  type:
+    | 'Launched'
+    | 'Registered'
+    | 'Initialized'
+    | 'Consolidatable'
+    | 'Drifted'
+    | 'Drained'
+    | 'VolumesDetached'
+    | 'InstanceTerminating'
+    | 'DisruptionReason'
+    | 'Ready'
+    | string;
   status: 'True' | 'False' | 'Unknown';
   reason?: string;
   message?: string;

@@ -9,7 +9,11 @@ import { Annotation } from './labels';
 
 const LEGACY: readonly { key: string; on: string; what: string }[] = [
   { key: Annotation.doNotEvict, on: 'pods', what: `blocks voluntary disruption of the pod's node; use ${Annotation.doNotDisrupt}: "true" on the pod` },
-  { key: Annotation.doNotConsolidate, on: 'nodes', what: `blocks consolidation of the node (not drift or expiration); use ${Annotation.doNotDisrupt}: "true" on the node or the NodePool template` },
+  {
+    key: Annotation.doNotConsolidate,
+    on: 'nodes',
+    what: `blocks consolidation of the node (not drift or expiration); use ${Annotation.doNotDisrupt}: "true" on the node or the NodePool template`,
+  },
 ];
 
 export interface AnnotatedObjects {
@@ -25,6 +29,5 @@ export function legacyAnnotationWarnings(o: AnnotatedObjects): string[] {
     pods: (o.pods ?? []).map((p) => p.annotations),
     nodes: [...(o.nodes ?? []), ...(o.nodeClaims ?? [])].map((n) => n.annotations).concat((o.nodePools ?? []).map((p) => p.template.annotations)),
   };
-  return LEGACY.filter((l) => maps[l.on].some((a) => a?.[l.key] === 'true'))
-    .map((l) => `${l.key} is deprecated and honoured as an alias: it ${l.what}`);
+  return LEGACY.filter((l) => maps[l.on].some((a) => a?.[l.key] === 'true')).map((l) => `${l.key} is deprecated and honoured as an alias: it ${l.what}`);
 }

@@ -4,7 +4,10 @@
  */
 export class QuantityParseError extends Error {
   override readonly name = 'QuantityParseError' as const;
-  constructor(readonly input: unknown, message?: string) {
+  constructor(
+    readonly input: unknown,
+    message?: string,
+  ) {
     super(message ?? `invalid quantity ${JSON.stringify(input)}`);
   }
 }
@@ -65,7 +68,12 @@ function formatCpu(milli: number): string {
 
 function formatBytes(bytes: number): string {
   if (bytes === 0) return '0';
-  for (const [suffix, mult] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+  for (const [suffix, mult] of [
+    ['Ti', 2 ** 40],
+    ['Gi', 2 ** 30],
+    ['Mi', 2 ** 20],
+    ['Ki', 2 ** 10],
+  ] as const) {
     if (bytes % mult === 0) return `${bytes / mult}${suffix}`;
   }
   if (bytes >= 2 ** 20) return `${Math.ceil(bytes / 2 ** 20)}Mi`;

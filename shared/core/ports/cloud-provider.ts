@@ -29,7 +29,8 @@ export interface LaunchRequest {
   instanceTypes: InstanceType[];
 }
 
-export type DriftReason = 'AMIDrift' | 'SubnetDrift' | 'SecurityGroupDrift' | 'NodeClassDrift' | 'NodePoolDrifted' | 'RequirementsDrifted' | 'InstanceTypeNotFound';
+export type DriftReason =
+  'AMIDrift' | 'SubnetDrift' | 'SecurityGroupDrift' | 'NodeClassDrift' | 'NodePoolDrifted' | 'RequirementsDrifted' | 'InstanceTypeNotFound';
 
 /**
  * The cloud as nodewright uses it. Errors are part of the contract (see ../errors.ts):

@@ -61,7 +61,10 @@ export interface ClusterClient {
   patchNodeClassStatus(name: string, status: Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] }): Promise<boolean>;
   /** Records an Event (best effort is the caller's choice: it throws on API errors). */
   recordEvent(event: KubeEvent): Promise<void>;
-  patchNodeClaimMetadata(name: string, patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] }): Promise<void>;
+  patchNodeClaimMetadata(
+    name: string,
+    patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] },
+  ): Promise<void>;
   /** Deletes (or marks for deletion, when finalizers remain); a missing claim is success. */
   deleteNodeClaim(name: string): Promise<void>;
   /** Merge-patches labels/annotations/taints; a missing node is success and returns false. */

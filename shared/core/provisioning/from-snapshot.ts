@@ -28,8 +28,15 @@ function nodeIsDeleting(n: Node, claim: NodeClaim | undefined): boolean {
 export function reschedulablePods(snapshot: ClusterSnapshot): Pod[] {
   const claimsByNode = new Map(snapshot.nodeClaims.filter((c) => c.status.nodeName).map((c) => [c.status.nodeName!, c]));
   const deleting = new Set(snapshot.nodes.filter((n) => nodeIsDeleting(n, claimsByNode.get(n.name))).map((n) => n.name));
-  return snapshot.pods.filter((p) => p.nodeName && deleting.has(p.nodeName) && !isTerminal(p) && p.deletionTimestamp === undefined
-    && p.owner?.kind !== 'DaemonSet' && p.owner?.kind !== 'Node');
+  return snapshot.pods.filter(
+    (p) =>
+      p.nodeName &&
+      deleting.has(p.nodeName) &&
+      !isTerminal(p) &&
+      p.deletionTimestamp === undefined &&
+      p.owner?.kind !== 'DaemonSet' &&
+      p.owner?.kind !== 'Node',
+  );
 }
 
 /** The smallest allocatable of the named types, per resource (what a claim of any of them can hold). */
@@ -58,7 +65,10 @@ function minVolumeLimits(types: InstanceType[]): Record<string, number> | undefi
   let out: Record<string, number> | undefined;
   for (const t of types) {
     if (!t.volumeLimits) return undefined; // a type without a known limit: none can be assumed
-    if (!out) { out = { ...t.volumeLimits }; continue; }
+    if (!out) {
+      out = { ...t.volumeLimits };
+      continue;
+    }
     for (const k of Object.keys(out)) out[k] = t.volumeLimits[k] === undefined ? out[k] : Math.min(out[k], t.volumeLimits[k]);
   }
   return out;
@@ -71,7 +81,8 @@ export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTyp
   for (const p of snapshot.pods) {
     if (!p.nodeName || isTerminal(p)) continue;
     const l = podsByNode.get(p.nodeName);
-    if (l) l.push(p); else podsByNode.set(p.nodeName, [p]);
+    if (l) l.push(p);
+    else podsByNode.set(p.nodeName, [p]);
   }
   const claimByProvider = new Map(snapshot.nodeClaims.filter((c) => c.status.providerID).map((c) => [c.status.providerID!, c]));
   const claimByNode = new Map(snapshot.nodeClaims.filter((c) => c.status.nodeName).map((c) => [c.status.nodeName!, c]));
@@ -122,7 +133,11 @@ export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTyp
   return out;
 }
 
-export function schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]>, options: FromSnapshotOptions = {}): SchedulingInput {
+export function schedulingInputFromSnapshot(
+  snapshot: ClusterSnapshot,
+  instanceTypesByPool: Record<string, InstanceType[]>,
+  options: FromSnapshotOptions = {},
+): SchedulingInput {
   const { pendingPods, ...schedulingOptions } = options;
   const pods = pendingPods ?? [...snapshot.pods.filter(isProvisionable), ...reschedulablePods(snapshot)];
   return {
@@ -145,7 +160,10 @@ export function schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceT
  */
 export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: EpochMs, nodePoolHash?: string): NodeClaim {
   const annotations: Record<string, string> = { ...claim.annotations };
-  if (nodePoolHash) { annotations[Annotation.nodePoolHash] = nodePoolHash; annotations[Annotation.nodePoolHashVersion] = 'v3'; }
+  if (nodePoolHash) {
+    annotations[Annotation.nodePoolHash] = nodePoolHash;
+    annotations[Annotation.nodePoolHashVersion] = 'v3';
+  }
   if (claim.minValuesRelaxed) annotations[Annotation.minValuesRelaxed] = 'true';
   return {
     name,

@@ -75,16 +75,25 @@ function planPricing(catalog: readonly CatalogEntry[], region: string): PlanPric
   const listed = catalog.some((e) => e.onDemandUsdPerHour[region] !== undefined);
   if (listed) return { region, onDemand: 'list', spot: 'estimate' };
   return {
-    region, onDemand: 'estimate', spot: 'estimate',
+    region,
+    onDemand: 'estimate',
+    spot: 'estimate',
     note: `prices for ${region} are estimates: on-demand at the bundled ${FALLBACK_PRICE_REGION} list prices, spot at nodewright's estimate (deployed, nodewright reads the Price List API and DescribeSpotPriceHistory)`,
   };
 }
 
 function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
   return {
-    pods: set.pods, nodes: set.nodes, nodeClaims: set.nodeClaims, nodePools: set.nodePools, nodeClasses: set.nodeClasses,
-    pdbs: set.pdbs, daemonSets: set.daemonSets, persistentVolumes: set.persistentVolumes,
-    persistentVolumeClaims: set.persistentVolumeClaims, storageClasses: set.storageClasses,
+    pods: set.pods,
+    nodes: set.nodes,
+    nodeClaims: set.nodeClaims,
+    nodePools: set.nodePools,
+    nodeClasses: set.nodeClasses,
+    pdbs: set.pdbs,
+    daemonSets: set.daemonSets,
+    persistentVolumes: set.persistentVolumes,
+    persistentVolumeClaims: set.persistentVolumeClaims,
+    storageClasses: set.storageClasses,
   };
 }
 
@@ -103,7 +112,10 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
   const unusablePools: OfflinePlan['unusablePools'] = [];
   const instanceTypes: Record<string, InstanceType[]> = {};
   for (const pool of set.nodePools) {
-    if (opts.instanceTypes) { instanceTypes[pool.name] = opts.instanceTypes; continue; }
+    if (opts.instanceTypes) {
+      instanceTypes[pool.name] = opts.instanceTypes;
+      continue;
+    }
     const ref = pool.template.nodeClassRef.name;
     const nodeClass = set.nodeClasses.find((c) => c.name === ref);
     if (!nodeClass && set.nodeClasses.length > 0) {
@@ -145,9 +157,18 @@ function planStaticPools(set: ManifestSet, pools: ManifestSet['nodePools'], inst
     const existing = Math.max(claims, nodes);
     const replicas = pool.replicas!;
     const limit = pool.limits.nodes ?? Infinity;
-    const out: StaticPoolPlan = { nodePool: pool.name, replicas, existing, launch: Math.max(0, Math.min(replicas, limit) - existing), remove: Math.max(0, existing - replicas) };
+    const out: StaticPoolPlan = {
+      nodePool: pool.name,
+      replicas,
+      existing,
+      launch: Math.max(0, Math.min(replicas, limit) - existing),
+      remove: Math.max(0, existing - replicas),
+    };
     const claim = staticNodeClaim(pool, instanceTypes[pool.name] ?? [], set.daemonSets);
-    if (typeof claim === 'string') { out.reason = claim; out.launch = 0; } else out.nodeClaim = claim;
+    if (typeof claim === 'string') {
+      out.reason = claim;
+      out.launch = 0;
+    } else out.nodeClaim = claim;
     return out;
   });
 }
@@ -156,12 +177,23 @@ function planStaticPools(set: ManifestSet, pools: ManifestSet['nodePools'], inst
 function staticInFlight(p: StaticPoolPlan): ExistingNode[] {
   const c = p.nodeClaim;
   if (!c || p.launch === 0) return [];
-  const allocatable = minAllocatable(c.instanceTypes, c.instanceTypes.map((t) => t.name))!;
+  const allocatable = minAllocatable(
+    c.instanceTypes,
+    c.instanceTypes.map((t) => t.name),
+  )!;
   return Array.from({ length: p.launch }, (_, i) => {
     const name = `${p.nodePool}-replica-${i + 1}`;
     return {
-      name, labels: { ...c.labels, [Label.nodePool]: p.nodePool, [Label.hostname]: name }, taints: c.taints, allocatable, capacity: allocatable,
-      pods: [], nodePool: p.nodePool, initialized: false, inFlight: true, price: c.price,
+      name,
+      labels: { ...c.labels, [Label.nodePool]: p.nodePool, [Label.hostname]: name },
+      taints: c.taints,
+      allocatable,
+      capacity: allocatable,
+      pods: [],
+      nodePool: p.nodePool,
+      initialized: false,
+      inFlight: true,
+      price: c.price,
     };
   });
 }

@@ -26,20 +26,48 @@ export interface PlanJson {
    * Static NodePools (spec.replicas; added field, absent when there are none): nodes kept, to launch or remove.
    * Their launches are not in `nodeClaims` or the summary; pods planned onto them are under `existingNodes`.
    */
-  staticNodePools?: { nodePool: string; replicas: number; existing: number; launch: number; remove: number; instanceTypes: string[]; capacityType?: string; pricePerHour: number; reason?: string }[];
+  staticNodePools?: {
+    nodePool: string;
+    replicas: number;
+    existing: number;
+    launch: number;
+    remove: number;
+    instanceTypes: string[];
+    capacityType?: string;
+    pricePerHour: number;
+    reason?: string;
+  }[];
   /**
    * The cost optimization over the Karpenter-style plan (added field; absent with --no-optimize or when nothing
    * could move): what the greedy pass would have cost, what the plan costs, and a lower bound on the re-packed
    * part, per group of movable pods.
    */
-  optimization?: { greedyPricePerHour: number; pricePerHour: number; groups: { nodePool: string; pods: number; greedyPricePerHour: number; pricePerHour: number; lowerBoundPerHour: number; kept: 'optimized' | 'greedy'; why?: string }[] };
+  optimization?: {
+    greedyPricePerHour: number;
+    pricePerHour: number;
+    groups: {
+      nodePool: string;
+      pods: number;
+      greedyPricePerHour: number;
+      pricePerHour: number;
+      lowerBoundPerHour: number;
+      kept: 'optimized' | 'greedy';
+      why?: string;
+    }[];
+  };
   /** Where the prices come from (added field; absent when unknown). */
   pricing?: { region: string; onDemand: 'list' | 'estimate'; spot: 'estimate'; note?: string };
 }
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
-export function planToJson(plan: Plan, pendingCount: number, existing: ExistingNode[] = [], pricing?: PlanJson['pricing'], statics: StaticPoolPlan[] = []): PlanJson {
+export function planToJson(
+  plan: Plan,
+  pendingCount: number,
+  existing: ExistingNode[] = [],
+  pricing?: PlanJson['pricing'],
+  statics: StaticPoolPlan[] = [],
+): PlanJson {
   const placed = new Map(plan.existingPlacements.map((e) => [e.node, e.pods.map(podKey)]));
   const nodeClaims = plan.nodeClaims.map((c) => ({
     nodePool: c.nodePool,
@@ -66,13 +94,21 @@ export function planToJson(plan: Plan, pendingCount: number, existing: ExistingN
       pricePerHour: round(nodeClaims.reduce((s, c) => s + c.pricePerHour, 0)),
       unschedulable: unschedulable.length,
     },
-    ...(statics.length > 0 ? {
-      staticNodePools: statics.map((s) => ({
-        nodePool: s.nodePool, replicas: s.replicas, existing: s.existing, launch: s.launch, remove: s.remove,
-        instanceTypes: s.nodeClaim?.instanceTypes.map((t) => t.name) ?? [], ...(s.nodeClaim ? { capacityType: s.nodeClaim.capacityType } : {}),
-        pricePerHour: round(s.nodeClaim?.price ?? 0), ...(s.reason ? { reason: s.reason } : {}),
-      })),
-    } : {}),
+    ...(statics.length > 0
+      ? {
+          staticNodePools: statics.map((s) => ({
+            nodePool: s.nodePool,
+            replicas: s.replicas,
+            existing: s.existing,
+            launch: s.launch,
+            remove: s.remove,
+            instanceTypes: s.nodeClaim?.instanceTypes.map((t) => t.name) ?? [],
+            ...(s.nodeClaim ? { capacityType: s.nodeClaim.capacityType } : {}),
+            pricePerHour: round(s.nodeClaim?.price ?? 0),
+            ...(s.reason ? { reason: s.reason } : {}),
+          })),
+        }
+      : {}),
     ...(pricing ? { pricing } : {}),
   };
 }
@@ -80,8 +116,13 @@ export function planToJson(plan: Plan, pendingCount: number, existing: ExistingN
 /** `planPricePerHour`: the (optimized) plan's total, as in `summary`. */
 export function optimizationJson(report: RepackReport, planPricePerHour: number): NonNullable<PlanJson['optimization']> {
   const groups = report.groups.map((g) => ({
-    nodePool: g.nodePool, pods: g.pods, greedyPricePerHour: round(g.greedyPerHour), pricePerHour: round(g.optimizedPerHour),
-    lowerBoundPerHour: round(g.lowerBoundPerHour), kept: g.kept, ...(g.why ? { why: g.why } : {}),
+    nodePool: g.nodePool,
+    pods: g.pods,
+    greedyPricePerHour: round(g.greedyPerHour),
+    pricePerHour: round(g.optimizedPerHour),
+    lowerBoundPerHour: round(g.lowerBoundPerHour),
+    kept: g.kept,
+    ...(g.why ? { why: g.why } : {}),
   }));
   const saved = report.groups.reduce((s, g) => s + g.greedyPerHour - g.optimizedPerHour, 0);
   return { greedyPricePerHour: round(planPricePerHour + saved), pricePerHour: round(planPricePerHour), groups };

@@ -17,7 +17,9 @@ export class Dims {
     }
   }
 
-  get size(): number { return this.names.length; }
+  get size(): number {
+    return this.names.length;
+  }
 
   /** ResourceList → vector (names outside the dims are dropped: no pod asks for them). */
   vec(r: ResourceList): Float64Array {
@@ -53,7 +55,11 @@ export function unionIdx(a: number[], b: number[]): number[] {
   while (i < a.length || j < b.length) {
     if (j >= b.length || (i < a.length && a[i] < b[j])) out.push(a[i++]);
     else if (i >= a.length || b[j] < a[i]) out.push(b[j++]);
-    else { out.push(a[i]); i++; j++; }
+    else {
+      out.push(a[i]);
+      i++;
+      j++;
+    }
   }
   return out;
 }

@@ -23,7 +23,12 @@ export class ExistingNodeState {
 
   private readonly volumes = new VolumeUsage();
 
-  constructor(readonly node: ExistingNode, daemonSets: DaemonSet[], private readonly dims: Dims, volumesOf?: (pod: ExistingNode['pods'][number]) => PodVolume[]) {
+  constructor(
+    readonly node: ExistingNode,
+    daemonSets: DaemonSet[],
+    private readonly dims: Dims,
+    volumesOf?: (pod: ExistingNode['pods'][number]) => PodVolume[],
+  ) {
     this.hostname = node.labels[Label.hostname] ?? node.name;
     this.labels = { ...node.labels, [Label.hostname]: this.hostname };
     this.requirements = Requirements.fromLabels(this.labels);
@@ -41,7 +46,14 @@ export class ExistingNodeState {
     for (const ds of daemonSets) {
       if (running.has(ds.name)) continue;
       const pod = ds.template;
-      if (untoleratedTaint(pod, node.taints.filter((t) => t.effect !== 'PreferNoSchedule'), { ignoreEphemeral: true })) continue;
+      if (
+        untoleratedTaint(
+          pod,
+          node.taints.filter((t) => t.effect !== 'PreferNoSchedule'),
+          { ignoreEphemeral: true },
+        )
+      )
+        continue;
       if (!Requirements.fromLabels(pod.nodeSelector).matchesLabels(node.labels)) continue;
       const terms = pod.affinity?.nodeAffinity?.required ?? [];
       if (terms.length > 0 && !terms.some((t) => Requirements.fromNodeSelector(t.matchExpressions).matchesLabels(node.labels))) continue;
@@ -88,4 +100,3 @@ export class ExistingNodeState {
     return JSON.stringify(formatResourceList(this.dims.list(this.remaining)));
   }
 }
-

@@ -17,7 +17,10 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
   const match = offeringMatcher(reqs);
   // Zone, zone ID and capacity type as the pool has them: an option's price is its cheapest offering (minPrice).
   const tmpl = claim.template.requirements;
-  const poolOfferings = reqs.get(Label.zone) === tmpl.get(Label.zone) && reqs.get(Label.capacityType) === tmpl.get(Label.capacityType) && reqs.get(Label.zoneId) === tmpl.get(Label.zoneId);
+  const poolOfferings =
+    reqs.get(Label.zone) === tmpl.get(Label.zone) &&
+    reqs.get(Label.capacityType) === tmpl.get(Label.capacityType) &&
+    reqs.get(Label.zoneId) === tmpl.get(Label.zoneId);
   const options = cheapestOptions(claim, maxInstanceTypes, poolOfferings, match);
   const { offered, capacityType, price } = launchCapacity(options, poolOfferings, match);
 
@@ -81,7 +84,11 @@ function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolO
  * Capacity type the launch would request: reserved > spot > on-demand; spot dearer than the cheapest
  * on-demand offering is ignored (docs/karpenter-reference.md §2.8). Also the capacity types offered, and the price.
  */
-function launchCapacity(options: TypeOption[], poolOfferings: boolean, match: OfferingMatch): { offered: Set<string>; capacityType: CapacityTypeValue; price: number } {
+function launchCapacity(
+  options: TypeOption[],
+  poolOfferings: boolean,
+  match: OfferingMatch,
+): { offered: Set<string>; capacityType: CapacityTypeValue; price: number } {
   let cheapestOnDemand = Infinity;
   const offered = new Set<string>();
   if (poolOfferings) {
@@ -92,11 +99,12 @@ function launchCapacity(options: TypeOption[], poolOfferings: boolean, match: Of
       if (od !== undefined && od < cheapestOnDemand) cheapestOnDemand = od;
     }
   } else {
-    for (const o of options) for (const x of o.offerings) {
-      if (!match(x)) continue;
-      offered.add(x.capacityType);
-      if (x.capacityType === CapacityType.onDemand && x.price < cheapestOnDemand) cheapestOnDemand = x.price;
-    }
+    for (const o of options)
+      for (const x of o.offerings) {
+        if (!match(x)) continue;
+        offered.add(x.capacityType);
+        if (x.capacityType === CapacityType.onDemand && x.price < cheapestOnDemand) cheapestOnDemand = x.price;
+      }
   }
   const usable = (ct: CapacityTypeValue, price: number) => ct !== CapacityType.spot || price <= cheapestOnDemand || !Number.isFinite(cheapestOnDemand);
   let capacityType: CapacityTypeValue = CapacityType.onDemand;
@@ -111,7 +119,10 @@ function launchCapacity(options: TypeOption[], poolOfferings: boolean, match: Of
     } else {
       for (const o of options) for (const x of o.offerings) if (x.capacityType === ct && x.price < price && usable(ct, x.price) && match(x)) price = x.price;
     }
-    if (Number.isFinite(price)) { capacityType = ct; break; }
+    if (Number.isFinite(price)) {
+      capacityType = ct;
+      break;
+    }
   }
   return { offered, capacityType, price };
 }

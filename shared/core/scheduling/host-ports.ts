@@ -10,7 +10,8 @@ export function hostPortConflict(used: ReadonlySet<string>, ports: readonly Host
     const anyIp = `${p.protocol}/*/${p.port}`;
     const exact = `${p.protocol}/${p.hostIP && p.hostIP !== '0.0.0.0' ? p.hostIP : '*'}/${p.port}`;
     if (used.has(anyIp) || used.has(exact)) return `host port ${p.port}/${p.protocol} already in use`;
-    if (exact === anyIp) for (const u of used) if (u.startsWith(`${p.protocol}/`) && u.endsWith(`/${p.port}`)) return `host port ${p.port}/${p.protocol} already in use`;
+    if (exact === anyIp)
+      for (const u of used) if (u.startsWith(`${p.protocol}/`) && u.endsWith(`/${p.port}`)) return `host port ${p.port}/${p.protocol} already in use`;
   }
   return undefined;
 }

@@ -64,7 +64,8 @@ export class InProgressClaim {
       if (quick) return quick;
     }
     const pv = s.reqVec;
-    for (const i of s.reqNz) if (this.reqVec[i] + pv[i] > this.maxEff[i]) return `no instance type has enough ${this.dims.names[i]}${this.pods.length > 0 ? " left" : ""}`;
+    for (const i of s.reqNz)
+      if (this.reqVec[i] + pv[i] > this.maxEff[i]) return `no instance type has enough ${this.dims.names[i]}${this.pods.length > 0 ? ' left' : ''}`;
     if (this.template.taints.length > 0) {
       const taint = untoleratedTaint(s, this.template.taints);
       if (taint) return `did not tolerate taint ${taintString(taint)}`;
@@ -82,7 +83,10 @@ export class InProgressClaim {
     let last = '';
     for (const alt of s.volumeAlternatives) {
       const badVol = base.incompatibleKey(alt);
-      if (badVol !== undefined) { last = `incompatible volume requirements, ${incompatibleMessage(badVol, base, alt)}`; continue; }
+      if (badVol !== undefined) {
+        last = `incompatible volume requirements, ${incompatibleMessage(badVol, base, alt)}`;
+        continue;
+      }
       const r = this.tryAdd(s, topology, base.intersect(alt));
       if (typeof r !== 'string') return r;
       last = r;
@@ -116,8 +120,17 @@ export class InProgressClaim {
     const allFit = requestsFit(reqVec, nz, this.minEff);
     const scan = !allFit || changedTypeKeys.length > 0 || match !== undefined || ports !== undefined || hasVolumes;
     // A fresh claim narrowed by resources only: the same first requests give the same options.
-    const memoKey = scan && allFit === false && this.pods.length === 0 && all === this.template.options && changedTypeKeys.length === 0
-      && match === undefined && ports === undefined && !hasVolumes ? reqVec.join(',') : undefined;
+    const memoKey =
+      scan &&
+      allFit === false &&
+      this.pods.length === 0 &&
+      all === this.template.options &&
+      changedTypeKeys.length === 0 &&
+      match === undefined &&
+      ports === undefined &&
+      !hasVolumes
+        ? reqVec.join(',')
+        : undefined;
     const memo = memoKey !== undefined ? this.template.freshFits.get(memoKey) : undefined;
     if (memo) return this.finishAdd(merged, memo.options, reqVec, nz, memo.maxEff, memo.minEff);
     for (let j = 0; scan && j < all.length; j++) {
@@ -127,9 +140,15 @@ export class InProgressClaim {
       if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
       if (ok && match && !(fullOk && o.full) && !o.offerings.some(match)) ok = false;
       // The type's DaemonSet pods hold host ports the pod wants (Karpenter's per-group HostPortUsage).
-      if (ok && ports && o.daemonPorts.size > 0 && hostPortConflict(o.daemonPorts, ports)) { ok = false; portConflict ??= hostPortConflict(o.daemonPorts, ports); }
+      if (ok && ports && o.daemonPorts.size > 0 && hostPortConflict(o.daemonPorts, ports)) {
+        ok = false;
+        portConflict ??= hostPortConflict(o.daemonPorts, ports);
+      }
       // The type cannot attach that many volumes of a driver (e.g. EBS): per-type CSI attach limits.
-      if (ok && hasVolumes && this.volumes.wouldExceed(s.volumes, o.it.volumeLimits)) { ok = false; volumeLimited = true; }
+      if (ok && hasVolumes && this.volumes.wouldExceed(s.volumes, o.it.volumeLimits)) {
+        ok = false;
+        volumeLimited = true;
+      }
       if (!ok) {
         if (options === all) options = all.slice(0, j);
         continue;
@@ -170,7 +189,14 @@ export class InProgressClaim {
     return offeringsChanged;
   }
 
-  private finishAdd(merged: Requirements, options: TypeOption[], reqVec: Float64Array, nz: number[], maxEff: Float64Array, minEff: Float64Array): AddPlan | string {
+  private finishAdd(
+    merged: Requirements,
+    options: TypeOption[],
+    reqVec: Float64Array,
+    nz: number[],
+    maxEff: Float64Array,
+    minEff: Float64Array,
+  ): AddPlan | string {
     if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(this.dims.list(reqVec)))} and requirements`;
     let minValuesRelaxed = this.minValuesRelaxed;
     for (const r of merged.values()) {
@@ -247,6 +273,7 @@ export function distinctValues(options: readonly TypeOption[], key: string, reqs
 function incompatibleMessage(key: string, have: Requirements, want: Requirements): string {
   const h = have.get(key);
   const w = want.get(key);
-  const fmt = (r: typeof h) => (r ? `${r.operator()}${r.complement ? (r.values.size ? ' [' + [...r.values].join(',') + ']' : '') : ' [' + [...r.values].join(',') + ']'}` : 'undefined');
+  const fmt = (r: typeof h) =>
+    r ? `${r.operator()}${r.complement ? (r.values.size ? ' [' + [...r.values].join(',') + ']' : '') : ' [' + [...r.values].join(',') + ']'}` : 'undefined';
   return `incompatible requirements, key ${key}, ${fmt(w)} not in ${fmt(h)}`;
 }

@@ -122,7 +122,10 @@ export function relax(s: PodState, poolTaints: readonly Taint[][]): string | und
   } else if (s.scheduleAnyway.length > 0) {
     s.scheduleAnyway = s.scheduleAnyway.slice(1);
     what = 'removed ScheduleAnyway topology spread constraint';
-  } else if (!s.tolerations.some((t) => t.operator === 'Exists' && !t.key && t.effect === 'PreferNoSchedule') && poolTaints.some((ts) => ts.some((t) => t.effect === 'PreferNoSchedule'))) {
+  } else if (
+    !s.tolerations.some((t) => t.operator === 'Exists' && !t.key && t.effect === 'PreferNoSchedule') &&
+    poolTaints.some((ts) => ts.some((t) => t.effect === 'PreferNoSchedule'))
+  ) {
     s.tolerations = [...s.tolerations, { operator: 'Exists', effect: 'PreferNoSchedule' }];
     what = 'tolerated PreferNoSchedule taints';
   }

@@ -21,22 +21,35 @@ export class Requirement {
   static in(key: string, values: Iterable<string>, minValues?: number): Requirement {
     return new Requirement(key, false, new Set(values), undefined, undefined, minValues);
   }
-  static exists(key: string): Requirement { return new Requirement(key, true, EMPTY); }
-  static doesNotExist(key: string): Requirement { return new Requirement(key, false, EMPTY); }
+  static exists(key: string): Requirement {
+    return new Requirement(key, true, EMPTY);
+  }
+  static doesNotExist(key: string): Requirement {
+    return new Requirement(key, false, EMPTY);
+  }
 
   static from(r: NodeSelectorRequirement): Requirement {
     const key = NormalizedLabels[r.key] ?? r.key;
     const values = r.values ?? [];
     switch (r.operator) {
-      case 'In': return new Requirement(key, false, new Set(values), undefined, undefined, r.minValues);
-      case 'NotIn': return new Requirement(key, true, new Set(values), undefined, undefined, r.minValues);
-      case 'Exists': return new Requirement(key, true, EMPTY, undefined, undefined, r.minValues);
-      case 'DoesNotExist': return new Requirement(key, false, EMPTY);
-      case 'Gt': return new Requirement(key, true, EMPTY, Number.parseInt(values[0], 10) + 1, undefined, r.minValues);
-      case 'Gte': return new Requirement(key, true, EMPTY, Number.parseInt(values[0], 10), undefined, r.minValues);
-      case 'Lt': return new Requirement(key, true, EMPTY, undefined, Number.parseInt(values[0], 10) - 1, r.minValues);
-      case 'Lte': return new Requirement(key, true, EMPTY, undefined, Number.parseInt(values[0], 10), r.minValues);
-      default: throw new Error(`unsupported operator ${String((r as { operator: string }).operator)}`);
+      case 'In':
+        return new Requirement(key, false, new Set(values), undefined, undefined, r.minValues);
+      case 'NotIn':
+        return new Requirement(key, true, new Set(values), undefined, undefined, r.minValues);
+      case 'Exists':
+        return new Requirement(key, true, EMPTY, undefined, undefined, r.minValues);
+      case 'DoesNotExist':
+        return new Requirement(key, false, EMPTY);
+      case 'Gt':
+        return new Requirement(key, true, EMPTY, Number.parseInt(values[0], 10) + 1, undefined, r.minValues);
+      case 'Gte':
+        return new Requirement(key, true, EMPTY, Number.parseInt(values[0], 10), undefined, r.minValues);
+      case 'Lt':
+        return new Requirement(key, true, EMPTY, undefined, Number.parseInt(values[0], 10) - 1, r.minValues);
+      case 'Lte':
+        return new Requirement(key, true, EMPTY, undefined, Number.parseInt(values[0], 10), r.minValues);
+      default:
+        throw new Error(`unsupported operator ${String((r as { operator: string }).operator)}`);
     }
   }
 
@@ -151,7 +164,10 @@ function min(a?: number, b?: number): number | undefined {
 export class Requirements {
   readonly byKey: Map<string, Requirement>;
   constructor(reqs?: Iterable<Requirement> | Map<string, Requirement>) {
-    if (reqs instanceof Map) { this.byKey = reqs; return; }
+    if (reqs instanceof Map) {
+      this.byKey = reqs;
+      return;
+    }
     this.byKey = new Map();
     if (reqs) for (const r of reqs) this.addInPlace(r);
   }
@@ -166,10 +182,18 @@ export class Requirements {
     return out;
   }
 
-  get(key: string): Requirement | undefined { return this.byKey.get(key); }
-  has(key: string): boolean { return this.byKey.has(key); }
-  keys(): IterableIterator<string> { return this.byKey.keys(); }
-  values(): IterableIterator<Requirement> { return this.byKey.values(); }
+  get(key: string): Requirement | undefined {
+    return this.byKey.get(key);
+  }
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+  keys(): IterableIterator<string> {
+    return this.byKey.keys();
+  }
+  values(): IterableIterator<Requirement> {
+    return this.byKey.values();
+  }
 
   /** Mutating add (intersects with an existing requirement on the same key). Only for construction. */
   addInPlace(r: Requirement): this {
@@ -178,7 +202,9 @@ export class Requirements {
     return this;
   }
 
-  clone(): Requirements { return new Requirements(new Map(this.byKey)); }
+  clone(): Requirements {
+    return new Requirements(new Map(this.byKey));
+  }
 
   /** A new set with `other` intersected in. */
   intersect(other: Requirements): Requirements {
@@ -225,7 +251,8 @@ export class Requirements {
   /** Single-valued In requirements as labels. */
   labels(): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const r of this.byKey.values()) if (!r.complement && r.values.size === 1 && r.gte === undefined && r.lte === undefined) out[r.key] = r.values.values().next().value as string;
+    for (const r of this.byKey.values())
+      if (!r.complement && r.values.size === 1 && r.gte === undefined && r.lte === undefined) out[r.key] = r.values.values().next().value as string;
     return out;
   }
 }

@@ -16,10 +16,18 @@ export function compileSelector(sel: LabelSelector | undefined | null): LabelMat
     for (const e of me) {
       const v = labels[e.key];
       switch (e.op) {
-        case 'In': if (v === undefined || !e.values.has(v)) return false; break;
-        case 'NotIn': if (v !== undefined && e.values.has(v)) return false; break;
-        case 'Exists': if (v === undefined) return false; break;
-        case 'DoesNotExist': if (v !== undefined) return false; break;
+        case 'In':
+          if (v === undefined || !e.values.has(v)) return false;
+          break;
+        case 'NotIn':
+          if (v !== undefined && e.values.has(v)) return false;
+          break;
+        case 'Exists':
+          if (v === undefined) return false;
+          break;
+        case 'DoesNotExist':
+          if (v !== undefined) return false;
+          break;
       }
     }
     return true;
@@ -52,7 +60,11 @@ export function tolerates(tolerations: readonly Toleration[], taint: Taint): boo
 const EphemeralTaintKeys: ReadonlySet<string> = new Set([TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered]);
 
 /** The first taint the pod does not tolerate, or undefined. */
-export function untoleratedTaint(pod: Pod | { tolerations: readonly Toleration[] }, taints: readonly Taint[], opts: { ignoreEphemeral?: boolean } = {}): Taint | undefined {
+export function untoleratedTaint(
+  pod: Pod | { tolerations: readonly Toleration[] },
+  taints: readonly Taint[],
+  opts: { ignoreEphemeral?: boolean } = {},
+): Taint | undefined {
   for (const taint of taints) {
     if (opts.ignoreEphemeral && EphemeralTaintKeys.has(taint.key)) continue;
     if (!tolerates(pod.tolerations, taint)) return taint;

@@ -25,10 +25,16 @@ function ignoreReason(pod: Pod): string | undefined {
   return undefined;
 }
 
-interface Limits { remaining: ResourceList }
+interface Limits {
+  remaining: ResourceList;
+}
 
 /** The claims whose hostname count in `g` is still within `threshold` (see claimCandidates in solve.ts). */
-export interface HostIndex { g: TopologyGroup; threshold: number; claims: Set<InProgressClaim> }
+export interface HostIndex {
+  g: TopologyGroup;
+  threshold: number;
+  claims: Set<InProgressClaim>;
+}
 
 /** One solve's working state: built by prepare(), changed as pods are placed. */
 export interface SolveRun {
@@ -63,7 +69,9 @@ export function prepare(input: SchedulingInput): { run: SolveRun; states: PodSta
   const pools = input.nodePools
     .filter((p) => !p.deleting && p.ready !== false && !isStatic(p))
     .sort((a, b) => b.weight - a.weight || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
-  const templates: Template[] = pools.map((p) => buildTemplate(p, input.instanceTypes[p.name] ?? [], input.daemonSets, dims)).filter((t) => t.options.length > 0);
+  const templates: Template[] = pools
+    .map((p) => buildTemplate(p, input.instanceTypes[p.name] ?? [], input.daemonSets, dims))
+    .filter((t) => t.options.length > 0);
   const emptyPools = pools.filter((p) => !templates.some((t) => t.pool === p)).map((p) => p.name);
 
   const vidx = volumeIndex(input.persistentVolumes, input.persistentVolumeClaims, input.storageClasses);
@@ -77,9 +85,19 @@ export function prepare(input: SchedulingInput): { run: SolveRun; states: PodSta
   for (const n of existing) for (let i = 0; i < dims.size; i++) if (n.remaining[i] > existingRoom[i]) existingRoom[i] = n.remaining[i];
 
   const run: SolveRun = {
-    input, dims, minValuesPolicy: opts.minValuesPolicy ?? 'Strict', pools, templates, emptyPools, existing, existingRoom,
-    topology: buildTopology(input, templates, states, existing), limits: poolLimits(input, pools),
-    claims: [], hostnameSeq: 0, hostIndex: new Map(),
+    input,
+    dims,
+    minValuesPolicy: opts.minValuesPolicy ?? 'Strict',
+    pools,
+    templates,
+    emptyPools,
+    existing,
+    existingRoom,
+    topology: buildTopology(input, templates, states, existing),
+    limits: poolLimits(input, pools),
+    claims: [],
+    hostnameSeq: 0,
+    hostIndex: new Map(),
   };
   return { run, states, ignored };
 }
@@ -91,9 +109,15 @@ function podStates(input: SchedulingInput, vidx: VolumeIndex, ignorePrefs: boole
   input.pods.forEach((pod, i) => {
     if (pod.owner?.kind === 'DaemonSet') return;
     const why = ignoreReason(pod);
-    if (why) { ignored.push({ pod, reason: why }); return; }
+    if (why) {
+      ignored.push({ pod, reason: why });
+      return;
+    }
     const vr = volumeRequirements(pod, vidx);
-    if (typeof vr === 'string') { ignored.push({ pod, reason: vr }); return; }
+    if (typeof vr === 'string') {
+      ignored.push({ pod, reason: vr });
+      return;
+    }
     const st = podStateIn(pod, i, vr, ignorePrefs, dims);
     if (pod.volumeClaims.length > 0) st.volumes = podVolumes(pod, vidx);
     states.push(st);
@@ -107,7 +131,10 @@ function podStates(input: SchedulingInput, vidx: VolumeIndex, ignorePrefs: boole
  * counted with the running pods.
  */
 function buildTopology(input: SchedulingInput, templates: Template[], states: PodState[], existing: ExistingNodeState[]): Topology {
-  const topology = new Topology(templates, existing.map((n) => ({ labels: n.labels, taints: n.node.taints })));
+  const topology = new Topology(
+    templates,
+    existing.map((n) => ({ labels: n.labels, taints: n.node.taints })),
+  );
   for (const s of states) topology.ownedGroups(s);
   for (const n of input.existingNodes) for (const p of n.pods) topology.requiredAntiOf(p);
   if (topology.hasGroups) {

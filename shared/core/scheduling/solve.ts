@@ -49,7 +49,10 @@ function schedule(run: SolveRun, states: PodState[]): UnschedulablePod[] {
       work = cloneState(s);
       while (err !== undefined && relax(work, poolTaints)) err = tryAdd(run, work);
     }
-    if (err === undefined) { errors.delete(s.pod.uid); continue; }
+    if (err === undefined) {
+      errors.delete(s.pod.uid);
+      continue;
+    }
     errors.set(s.pod.uid, { pod: s.pod, reason: err });
     queue.push(s);
     lastLen.set(s.pod.uid, queue.length - head);
@@ -77,7 +80,10 @@ function placeOnExisting(run: SolveRun, s: PodState): true | string | undefined 
   for (const n of existing) {
     for (let i = 0; i < seen.length; i++) if (n.remaining[i] > seen[i]) seen[i] = n.remaining[i];
     const r = n.canAdd(s, topology);
-    if (typeof r === 'string') { firstError ??= r; continue; }
+    if (typeof r === 'string') {
+      firstError ??= r;
+      continue;
+    }
     n.commit(s);
     if (topology.hasGroups) topology.record(s, r, n.placement);
     return true;
@@ -93,9 +99,15 @@ function placeOnClaim(run: SolveRun, s: PodState): boolean {
     const plan = c.canAdd(s, topology);
     if (typeof plan === 'string') continue;
     c.commit(s, plan);
-    if (topology.hasGroups) { topology.record(s, plan.requirements, { matches: (f) => plan.requirements.compatible(f), taints: c.template.taints }); unblock(run, s, c); }
+    if (topology.hasGroups) {
+      topology.record(s, plan.requirements, { matches: (f) => plan.requirements.compatible(f), taints: c.template.taints });
+      unblock(run, s, c);
+    }
     let i = c.pos;
-    while (i + 1 < claims.length && claimOrder(claims[i], claims[i + 1]) > 0) { swap(claims, i, i + 1); i++; }
+    while (i + 1 < claims.length && claimOrder(claims[i], claims[i + 1]) > 0) {
+      swap(claims, i, i + 1);
+      i++;
+    }
     return true;
   }
   return false;
@@ -109,19 +121,31 @@ function openClaim(run: SolveRun, s: PodState, existingError: string | undefined
     let options = t.options;
     const lim = run.limits.get(t.pool.name);
     if (lim) {
-      if (lim.remaining.nodes !== undefined && lim.remaining.nodes <= 0) { reasons.push(`nodepool "${t.pool.name}": limit on nodes reached`); continue; }
+      if (lim.remaining.nodes !== undefined && lim.remaining.nodes <= 0) {
+        reasons.push(`nodepool "${t.pool.name}": limit on nodes reached`);
+        continue;
+      }
       options = options.filter((o) => Object.keys(lim.remaining).every((k) => k === 'nodes' || (o.it.capacity[k] ?? 0) <= lim.remaining[k]));
-      if (options.length === 0) { reasons.push(`nodepool "${t.pool.name}": all instance types exceed the nodepool's remaining limits`); continue; }
+      if (options.length === 0) {
+        reasons.push(`nodepool "${t.pool.name}": all instance types exceed the nodepool's remaining limits`);
+        continue;
+      }
     }
     const hostname = `hostname-placeholder-${String(run.hostnameSeq).padStart(4, '0')}`;
     topology.registerDomain(Label.hostname, hostname);
     const reqs: Requirements = t.requirements.with(Requirement.in(Label.hostname, [hostname]));
     const claim = new InProgressClaim(t, hostname, run.hostnameSeq, reqs, options, run.minValuesPolicy, run.dims);
     const plan = claim.canAdd(s, topology);
-    if (typeof plan === 'string') { reasons.push(`nodepool "${t.pool.name}": ${plan}`); continue; }
+    if (typeof plan === 'string') {
+      reasons.push(`nodepool "${t.pool.name}": ${plan}`);
+      continue;
+    }
     run.hostnameSeq++;
     claim.commit(s, plan);
-    if (topology.hasGroups) { topology.record(s, plan.requirements, { matches: (f) => plan.requirements.compatible(f), taints: t.taints }); unblock(run, s, claim); }
+    if (topology.hasGroups) {
+      topology.record(s, plan.requirements, { matches: (f) => plan.requirements.compatible(f), taints: t.taints });
+      unblock(run, s, claim);
+    }
     if (lim) subtractMax(lim.remaining, claim.options);
     addClaim(run, claim);
     return undefined;
@@ -136,13 +160,18 @@ function noTemplateReason(run: SolveRun): string {
   const { input, pools } = run;
   const statics = input.nodePools.filter(isStatic).length;
   return pools.length === 0
-    ? (statics > 0 && statics === input.nodePools.length ? 'only static NodePools exist (spec.replicas): they are not used for pending pods' : 'no NodePool is ready')
+    ? statics > 0 && statics === input.nodePools.length
+      ? 'only static NodePools exist (spec.replicas): they are not used for pending pods'
+      : 'no NodePool is ready'
     : `no instance types available for nodepool(s) ${run.emptyPools.map((n) => `"${n}"`).join(', ')}`;
 }
 
 function subtractMax(rem: ResourceList, options: TypeOption[]): void {
   for (const k of Object.keys(rem)) {
-    if (k === 'nodes') { rem.nodes -= 1; continue; }
+    if (k === 'nodes') {
+      rem.nodes -= 1;
+      continue;
+    }
     let m = 0;
     for (const o of options) m = Math.max(m, o.it.capacity[k] ?? 0);
     rem[k] -= m;
@@ -165,7 +194,10 @@ function addClaim(run: SolveRun, claim: InProgressClaim): void {
   for (const ix of run.hostIndex.values()) if (ix.g.count(claim.hostname) <= ix.threshold) ix.claims.add(claim);
   let i = claims.push(claim) - 1;
   claim.pos = i;
-  while (i > 0 && claimOrder(claims[i - 1], claims[i]) > 0) { swap(claims, i - 1, i); i--; }
+  while (i > 0 && claimOrder(claims[i - 1], claims[i]) > 0) {
+    swap(claims, i - 1, i);
+    i--;
+  }
 }
 
 // Hostname anti-affinity and hostname spread are the quadratic cases (replicas need their own nodes): per

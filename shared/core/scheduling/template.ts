@@ -14,11 +14,29 @@ import { untoleratedTaint } from './selectors';
 
 /** Label keys whose values come from the instance type itself (a missing label = DoesNotExist). */
 export const TypeLabelKeys: ReadonlySet<string> = new Set([
-  Label.instanceType, Label.arch, Label.os, Label.instanceCategory, Label.instanceFamily, Label.instanceGeneration,
-  Label.instanceSize, Label.instanceCpu, Label.instanceCpuManufacturer, Label.instanceMemory, Label.instanceHypervisor,
-  Label.instanceEbsBandwidth, Label.instanceNetworkBandwidth, Label.instanceGpuName, Label.instanceGpuManufacturer,
-  Label.instanceGpuCount, Label.instanceGpuMemory, Label.instanceAcceleratorName, Label.instanceAcceleratorManufacturer,
-  Label.instanceAcceleratorCount, Label.instanceLocalNvme, Label.instanceTenancy, Label.windowsBuild,
+  Label.instanceType,
+  Label.arch,
+  Label.os,
+  Label.instanceCategory,
+  Label.instanceFamily,
+  Label.instanceGeneration,
+  Label.instanceSize,
+  Label.instanceCpu,
+  Label.instanceCpuManufacturer,
+  Label.instanceMemory,
+  Label.instanceHypervisor,
+  Label.instanceEbsBandwidth,
+  Label.instanceNetworkBandwidth,
+  Label.instanceGpuName,
+  Label.instanceGpuManufacturer,
+  Label.instanceGpuCount,
+  Label.instanceGpuMemory,
+  Label.instanceAcceleratorName,
+  Label.instanceAcceleratorManufacturer,
+  Label.instanceAcceleratorCount,
+  Label.instanceLocalNvme,
+  Label.instanceTenancy,
+  Label.windowsBuild,
 ]);
 
 /** Keys resolved by offerings rather than labels. */
@@ -103,7 +121,13 @@ export function offeringMatcher(reqs: Requirements): (o: Offering) => boolean {
 }
 
 /** A DaemonSet pod's scheduling constraints, compiled once per build. */
-interface DaemonPod { requests: ResourceList; ports: string[]; selector: Requirements; terms: Requirements[]; tolerates: boolean }
+interface DaemonPod {
+  requests: ResourceList;
+  ports: string[];
+  selector: Requirements;
+  terms: Requirements[];
+  tolerates: boolean;
+}
 
 function compileDaemons(daemonSets: DaemonSet[], taints: Taint[]): DaemonPod[] {
   const hard = taints.filter((t) => t.effect !== 'PreferNoSchedule');
@@ -120,9 +144,15 @@ function compileDaemons(daemonSets: DaemonSet[], taints: Taint[]): DaemonPod[] {
 function nodeSatisfies(tmplReqs: Requirements, it: InstanceType, reqs: Requirements): boolean {
   for (const [k, r] of reqs.byKey) {
     const t = tmplReqs.get(k);
-    if (t) { if (!t.intersects(r)) return false; continue; }
+    if (t) {
+      if (!t.intersects(r)) return false;
+      continue;
+    }
     const v = it.labels[k];
-    if (v !== undefined) { if (!r.has(v)) return false; continue; }
+    if (v !== undefined) {
+      if (!r.has(v)) return false;
+      continue;
+    }
     if (!r.isNegative() && !WellKnownLabels.has(k)) return false;
   }
   return true;
@@ -166,7 +196,10 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
   const reqs = Requirements.fromNodeSelector(pool.template.requirements);
   for (const [k, v] of Object.entries(pool.template.labels)) reqs.addInPlace(Requirement.in(k, [v]));
   reqs.addInPlace(Requirement.in(Label.nodePool, [pool.name]));
-  const dsReqs = reqs.clone().addInPlace(Requirement.in(Label.registered, ['true'])).addInPlace(Requirement.in(Label.initialized, ['true']));
+  const dsReqs = reqs
+    .clone()
+    .addInPlace(Requirement.in(Label.registered, ['true']))
+    .addInPlace(Requirement.in(Label.initialized, ['true']));
   // Which DaemonSets run on the pool's nodes is decided by its taints only: startup taints are removed once the
   // node is initialized and keep no DaemonSet off it (Karpenter: the template's Spec.Taints).
   const daemons = compileDaemons(daemonSets, pool.template.taints);
@@ -187,10 +220,23 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     if (!daemonsFit) continue;
     const byCapacity: Partial<Record<string, number>> = {};
     for (const x of offerings) if (!(x.price >= (byCapacity[x.capacityType] ?? Infinity))) byCapacity[x.capacityType] = x.price;
-    options.push({ it, effective, eff: dims.vec(effective), daemon, daemonPorts, offerings, rank: 0, minPrice: Math.min(...offerings.map((x) => x.price)), full: false, byCapacity });
+    options.push({
+      it,
+      effective,
+      eff: dims.vec(effective),
+      daemon,
+      daemonPorts,
+      offerings,
+      rank: 0,
+      minPrice: Math.min(...offerings.map((x) => x.price)),
+      full: false,
+      byCapacity,
+    });
   }
   options.sort((a, b) => a.minPrice - b.minPrice || (a.it.name < b.it.name ? -1 : 1));
-  options.forEach((o, i) => { o.rank = i; });
+  options.forEach((o, i) => {
+    o.rank = i;
+  });
   const zones = [...new Set(options.flatMap((o) => o.offerings.map((x) => x.zone)))].sort();
   const capacityTypes = [...new Set(options.flatMap((o) => o.offerings.map((x) => x.capacityType)))].sort();
   for (const o of options) {

@@ -13,7 +13,10 @@ const EXISTS_CACHE = new Map<string, Requirement>();
 /** `key Exists`, one shared instance per key (the hot path must not build one per check). */
 export function exists(key: string): Requirement {
   let r = EXISTS_CACHE.get(key);
-  if (!r) { r = Requirement.exists(key); EXISTS_CACHE.set(key, r); }
+  if (!r) {
+    r = Requirement.exists(key);
+    EXISTS_CACHE.set(key, r);
+  }
   return r;
 }
 
@@ -29,7 +32,13 @@ export function pinned(reqs: Requirements, key: string): string | undefined {
  * `universe` is the spread's domains (under its node filter). Returns undefined when `nodeDomains` already
  * pins one acceptable domain.
  */
-export function nextDomainSpread(g: TopologyGroup, s: PodState, nodeDomains: Requirement, universe: ReadonlySet<string>, feasible?: DomainFilter): Requirement | string | undefined {
+export function nextDomainSpread(
+  g: TopologyGroup,
+  s: PodState,
+  nodeDomains: Requirement,
+  universe: ReadonlySet<string>,
+  feasible?: DomainFilter,
+): Requirement | string | undefined {
   const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
   let min = 0;
   if (g.key !== Label.hostname) {
@@ -49,7 +58,10 @@ export function nextDomainSpread(g: TopologyGroup, s: PodState, nodeDomains: Req
   const consider = (d: string) => {
     if (!universe.has(d) || !podDomains.has(d) || (feasible && !feasible(g.key, d))) return;
     const c = g.count(d) + self;
-    if (c - min <= g.maxSkew && (c < bestCount || (c === bestCount && best !== undefined && d < best))) { best = d; bestCount = c; }
+    if (c - min <= g.maxSkew && (c < bestCount || (c === bestCount && best !== undefined && d < best))) {
+      best = d;
+      bestCount = c;
+    }
   };
   if (!nodeDomains.complement) for (const d of nodeDomains.values) consider(d);
   else for (const d of universe) if (nodeDomains.has(d)) consider(d);
@@ -59,16 +71,30 @@ export function nextDomainSpread(g: TopologyGroup, s: PodState, nodeDomains: Req
 }
 
 /** Affinity: the domains holding a matching pod; a pod matching its own term bootstraps the first allowed domain. */
-export function nextDomainAffinity(g: TopologyGroup, s: PodState, nodeDomains: Requirement, universe: ReadonlySet<string>, feasible?: DomainFilter): Requirement | string | undefined {
+export function nextDomainAffinity(
+  g: TopologyGroup,
+  s: PodState,
+  nodeDomains: Requirement,
+  universe: ReadonlySet<string>,
+  feasible?: DomainFilter,
+): Requirement | string | undefined {
   const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
   const options: string[] = [];
   for (const [d, c] of g.counts) if (c > 0 && podDomains.has(d)) options.push(d);
   if (options.length === 0 && g.selects(s.pod)) {
     let pick: string | undefined;
     if (!nodeDomains.complement) {
-      for (const d of [...nodeDomains.values].sort()) if (universe.has(d) && podDomains.has(d) && (!feasible || feasible(g.key, d))) { pick = d; break; }
+      for (const d of [...nodeDomains.values].sort())
+        if (universe.has(d) && podDomains.has(d) && (!feasible || feasible(g.key, d))) {
+          pick = d;
+          break;
+        }
     } else {
-      for (const d of [...universe].sort()) if (podDomains.has(d) && nodeDomains.has(d) && (!feasible || feasible(g.key, d))) { pick = d; break; }
+      for (const d of [...universe].sort())
+        if (podDomains.has(d) && nodeDomains.has(d) && (!feasible || feasible(g.key, d))) {
+          pick = d;
+          break;
+        }
     }
     if (pick !== undefined) options.push(pick);
   }
@@ -79,7 +105,13 @@ export function nextDomainAffinity(g: TopologyGroup, s: PodState, nodeDomains: R
 }
 
 /** Anti-affinity: the first allowed domain (by name) with no matching pod; undefined when `nodeDomains` pins an empty one. */
-export function nextDomainAnti(g: TopologyGroup, s: PodState, nodeDomains: Requirement, universe: ReadonlySet<string>, feasible?: DomainFilter): Requirement | string | undefined {
+export function nextDomainAnti(
+  g: TopologyGroup,
+  s: PodState,
+  nodeDomains: Requirement,
+  universe: ReadonlySet<string>,
+  feasible?: DomainFilter,
+): Requirement | string | undefined {
   const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
   if (!nodeDomains.complement && nodeDomains.values.size === 1) {
     const d = nodeDomains.values.values().next().value as string;

@@ -9,12 +9,21 @@ export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
 export type DomainFilter = (key: string, domain: string) => boolean;
 
 /** Domains a NodePool's nodes could have (per key), with the pool's taints (for nodeTaintsPolicy Honor). */
-export interface PoolDomains { taints: readonly Taint[]; domains: ReadonlyMap<string, ReadonlySet<string>> }
+export interface PoolDomains {
+  taints: readonly Taint[];
+  domains: ReadonlyMap<string, ReadonlySet<string>>;
+}
 /** An existing node as a source of domains. */
-export interface NodeDomains { labels: Record<string, string>; taints: readonly Taint[] }
+export interface NodeDomains {
+  labels: Record<string, string>;
+  taints: readonly Taint[];
+}
 
 /** Where a placed pod lands, for a spread's node filter: does it match a filter, and what are its taints. */
-export interface Placement { matches: (filter: Requirements) => boolean; taints: readonly Taint[] }
+export interface Placement {
+  matches: (filter: Requirements) => boolean;
+  taints: readonly Taint[];
+}
 
 export const hardTaints = (taints: readonly Taint[]) => taints.filter((t) => t.effect !== 'PreferNoSchedule');
 

@@ -16,7 +16,12 @@ import { hardTaints, TopologyGroup, type DomainFilter, type GroupType, type Node
 
 export { TopologyGroup, type DomainFilter, type GroupType, type NodeDomains, type Placement, type PoolDomains } from './topology-group';
 
-interface OwnedGroups { spread: TopologyGroup[]; affinity: TopologyGroup[]; anti: TopologyGroup[]; requiredAnti: TopologyGroup[] }
+interface OwnedGroups {
+  spread: TopologyGroup[];
+  affinity: TopologyGroup[];
+  anti: TopologyGroup[];
+  requiredAnti: TopologyGroup[];
+}
 
 const NO_DOMAINS: ReadonlySet<string> = new Set();
 
@@ -32,14 +37,20 @@ export class Topology {
   readonly domains = new Map<string, Set<string>>();
   private readonly filtered: TopologyGroup[] = [];
 
-  constructor(private readonly pools: readonly PoolDomains[], private readonly nodes: readonly NodeDomains[]) {
+  constructor(
+    private readonly pools: readonly PoolDomains[],
+    private readonly nodes: readonly NodeDomains[],
+  ) {
     for (const p of pools) for (const [k, vs] of p.domains) for (const v of vs) this.addDomain(k, v);
     for (const n of nodes) for (const k in n.labels) this.addDomain(k, n.labels[k]);
   }
 
   private addDomain(key: string, value: string): void {
     let s = this.domains.get(key);
-    if (!s) { s = new Set(); this.domains.set(key, s); }
+    if (!s) {
+      s = new Set();
+      this.domains.set(key, s);
+    }
     s.add(value);
   }
 
@@ -48,9 +59,22 @@ export class Topology {
     for (const g of this.filtered) if (g.key === key) g.universe!.add(value);
   }
 
-  get hasGroups(): boolean { return this.groups.size > 0; }
+  get hasGroups(): boolean {
+    return this.groups.size > 0;
+  }
 
-  private group(type: GroupType, owner: Pod, key: string, selector: LabelSelector | undefined, namespaces: ReadonlySet<string> | 'all', maxSkew: number, minDomains: number | undefined, nodeFilter: Requirements[] | undefined, taintFilter: TopologyGroup['taintFilter'], matchLabelKeys?: string[]): TopologyGroup {
+  private group(
+    type: GroupType,
+    owner: Pod,
+    key: string,
+    selector: LabelSelector | undefined,
+    namespaces: ReadonlySet<string> | 'all',
+    maxSkew: number,
+    minDomains: number | undefined,
+    nodeFilter: Requirements[] | undefined,
+    taintFilter: TopologyGroup['taintFilter'],
+    matchLabelKeys?: string[],
+  ): TopologyGroup {
     let sel = selector;
     if (matchLabelKeys?.length && sel) {
       const extra: Record<string, string> = {};
@@ -58,7 +82,8 @@ export class Topology {
       sel = { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), ...extra } };
     }
     const nsKey = namespaces === 'all' ? '*' : [...namespaces].sort().join(',');
-    const filterKey = (nodeFilter ? JSON.stringify(nodeFilter.map((f) => f.toNodeSelector())) : '') + (taintFilter ? `|taints:${JSON.stringify(taintFilter.tolerations)}` : '');
+    const filterKey =
+      (nodeFilter ? JSON.stringify(nodeFilter.map((f) => f.toNodeSelector())) : '') + (taintFilter ? `|taints:${JSON.stringify(taintFilter.tolerations)}` : '');
     const id = `${type}|${key}|${nsKey}|${selectorKey(sel)}|${maxSkew}|${minDomains ?? ''}|${filterKey}`;
     let g = this.groups.get(id);
     if (!g) {
@@ -66,10 +91,14 @@ export class Topology {
       const indexLabel = first ? `${first[0]}=${first[1]}` : undefined;
       g = new TopologyGroup(this.groups.size, type, key, namespaces, compileSelector(sel), indexLabel, maxSkew, minDomains, nodeFilter, taintFilter);
       this.groups.set(id, g);
-      if (nodeFilter || taintFilter) { g.universe = this.filteredUniverse(g); this.filtered.push(g); }
+      if (nodeFilter || taintFilter) {
+        g.universe = this.filteredUniverse(g);
+        this.filtered.push(g);
+      }
       if (indexLabel) {
         const l = this.indexed.get(indexLabel);
-        if (l) l.push(g); else this.indexed.set(indexLabel, [g]);
+        if (l) l.push(g);
+        else this.indexed.set(indexLabel, [g]);
       } else this.unindexed.push(g);
       if (type === 'anti-affinity') this.antiGroups.push(g);
       this.selecting.clear();
@@ -90,10 +119,21 @@ export class Topology {
     if (memo && memo.version === s.version) return memo.groups;
     const pod = s.pod;
     const spread = activeSpreads(s).map((c) =>
-      this.group('spread', pod, c.topologyKey, c.labelSelector, new Set([pod.namespace]), c.maxSkew, c.minDomains,
+      this.group(
+        'spread',
+        pod,
+        c.topologyKey,
+        c.labelSelector,
+        new Set([pod.namespace]),
+        c.maxSkew,
+        c.minDomains,
         c.nodeAffinityPolicy === 'Ignore' ? undefined : nodeFilterOf(s),
-        c.nodeTaintsPolicy === 'Honor' ? { tolerations: pod.tolerations } : undefined, c.matchLabelKeys));
-    const term = (type: GroupType, t: PodAffinityTerm) => this.group(type, pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys);
+        c.nodeTaintsPolicy === 'Honor' ? { tolerations: pod.tolerations } : undefined,
+        c.matchLabelKeys,
+      ),
+    );
+    const term = (type: GroupType, t: PodAffinityTerm) =>
+      this.group(type, pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys);
     const reqAff = pod.affinity?.podAffinity?.required ?? [];
     const reqAnti = pod.affinity?.podAntiAffinity?.required ?? [];
     const affinity = [...reqAff.map((t) => term('affinity', t)), ...s.preferredAffinity.map((w) => term('affinity', w.podAffinityTerm))];
@@ -179,7 +219,11 @@ export class Topology {
       const d = pinned(reqs, g.key);
       if (d === undefined || g.count(d) > 0) continue;
       let elsewhere = false;
-      for (const c of g.counts.values()) if (c > 0) { elsewhere = true; break; }
+      for (const c of g.counts.values())
+        if (c > 0) {
+          elsewhere = true;
+          break;
+        }
       if (elsewhere || !g.selects(s.pod)) return g.reasons.affinityElsewhere;
     }
     for (const g of this.selectingGroups(s.pod)) {
@@ -226,8 +270,9 @@ export class Topology {
       if ((g.nodeFilter || g.taintFilter) && !g.countsOn(at)) continue;
       const dr = reqs.get(g.key);
       if (g.type === 'anti-affinity') {
-        if (!dr || dr.complement) { for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.add(d); }
-        else for (const d of dr.values) g.add(d);
+        if (!dr || dr.complement) {
+          for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.add(d);
+        } else for (const d of dr.values) g.add(d);
       } else if (dr && !dr.complement && dr.values.size === 1) {
         g.add(dr.values.values().next().value as string);
       }
@@ -235,14 +280,17 @@ export class Topology {
     const owned = 'pod' in s ? this.ownedGroups(s).requiredAnti : this.requiredAntiOf(pod);
     for (const g of owned) {
       const dr = reqs.get(g.key);
-      if (!dr || dr.complement) { for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.ownerDomains.add(d); }
-      else for (const d of dr.values) g.ownerDomains.add(d);
+      if (!dr || dr.complement) {
+        for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.ownerDomains.add(d);
+      } else for (const d of dr.values) g.ownerDomains.add(d);
     }
   }
 
   /** Required anti-affinity groups of an already-running pod (inverse anti-affinity). */
   requiredAntiOf(pod: Pod): TopologyGroup[] {
-    return (pod.affinity?.podAntiAffinity?.required ?? []).map((t) => this.group('anti-affinity', pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys));
+    return (pod.affinity?.podAntiAffinity?.required ?? []).map((t) =>
+      this.group('anti-affinity', pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys),
+    );
   }
 }
 

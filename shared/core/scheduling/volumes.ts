@@ -112,7 +112,10 @@ export function volumeRequirements(pod: Pod, idx: VolumeIndex): Requirements[] |
 }
 
 /** A volume a pod attaches through a CSI driver (`id` = the claim, so a claim two pods share counts once). */
-export interface PodVolume { driver: string; id: string }
+export interface PodVolume {
+  driver: string;
+  id: string;
+}
 
 /** The CSI volumes a pod attaches, with their drivers (from the bound PV, else the StorageClass provisioner). */
 export function podVolumes(pod: Pod, idx: VolumeIndex): PodVolume[] {

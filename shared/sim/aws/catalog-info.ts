@@ -4,9 +4,17 @@ import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
 import type { CatalogEntry } from '../../core/instance-types/types';
 
 export function instanceTypeInfo(e: CatalogEntry): InstanceTypeInfo {
-  const gpus = e.gpuCount > 0
-    ? [{ Count: e.gpuCount, Name: e.gpuName ?? undefined, Manufacturer: e.gpuManufacturer ?? undefined, MemoryInfo: e.gpuMemoryMiB ? { SizeInMiB: e.gpuMemoryMiB } : undefined }]
-    : undefined;
+  const gpus =
+    e.gpuCount > 0
+      ? [
+          {
+            Count: e.gpuCount,
+            Name: e.gpuName ?? undefined,
+            Manufacturer: e.gpuManufacturer ?? undefined,
+            MemoryInfo: e.gpuMemoryMiB ? { SizeInMiB: e.gpuMemoryMiB } : undefined,
+          },
+        ]
+      : undefined;
   const neuron = e.acceleratorCount && e.acceleratorName ? { NeuronDevices: [{ Count: e.acceleratorCount, Name: e.acceleratorName }] } : undefined;
   return {
     InstanceType: e.name as never,
@@ -25,7 +33,9 @@ export function instanceTypeInfo(e: CatalogEntry): InstanceTypeInfo {
       MaximumNetworkInterfaces: e.maxENIs,
       Ipv4AddressesPerInterface: e.ipv4PerENI,
       DefaultNetworkCardIndex: 0,
-      NetworkCards: [{ NetworkCardIndex: 0, MaximumNetworkInterfaces: e.maxENIs, ...(e.networkBandwidthMbps ? { PeakBandwidthInGbps: e.networkBandwidthMbps / 1000 } : {}) }],
+      NetworkCards: [
+        { NetworkCardIndex: 0, MaximumNetworkInterfaces: e.maxENIs, ...(e.networkBandwidthMbps ? { PeakBandwidthInGbps: e.networkBandwidthMbps / 1000 } : {}) },
+      ],
     },
   };
 }

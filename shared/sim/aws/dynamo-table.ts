@@ -20,10 +20,20 @@ class DynamoExpressionUnsupportedError extends Error {
 }
 
 function conditionalCheckFailed(): DynamoDBServiceException {
-  return new DynamoDBServiceException({ name: 'ConditionalCheckFailedException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message: 'The conditional request failed' });
+  return new DynamoDBServiceException({
+    name: 'ConditionalCheckFailedException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    message: 'The conditional request failed',
+  });
 }
 
-export function evaluate(expression: string | undefined, item: Item | undefined, values: Record<string, unknown> = {}, names: Record<string, string> = {}): boolean {
+export function evaluate(
+  expression: string | undefined,
+  item: Item | undefined,
+  values: Record<string, unknown> = {},
+  names: Record<string, string> = {},
+): boolean {
   if (!expression) return true;
   const attr = (a: string) => names[a.trim()] ?? a.trim();
   const value = (v: string) => {
@@ -47,38 +57,61 @@ export function evaluate(expression: string | undefined, item: Item | undefined,
       const right = value(m[3]) as string | number | undefined;
       if (left === undefined || right === undefined) return m[2] === '<>' ? left !== right : false;
       switch (m[2]) {
-        case '=': return left === right;
-        case '<>': return left !== right;
-        case '<': return left < right;
-        case '<=': return left <= right;
-        case '>': return left > right;
-        default: return left >= right;
+        case '=':
+          return left === right;
+        case '<>':
+          return left !== right;
+        case '<':
+          return left < right;
+        case '<=':
+          return left <= right;
+        case '>':
+          return left > right;
+        default:
+          return left >= right;
       }
-    }));
+    }),
+  );
 }
 
 export class DynamoTable {
   private readonly items = new Map<string, Item>();
 
-  constructor(readonly partitionKey = 'pk', readonly sortKey = 'sk', private readonly capacity?: TableCapacityMeter) {}
+  constructor(
+    readonly partitionKey = 'pk',
+    readonly sortKey = 'sk',
+    private readonly capacity?: TableCapacityMeter,
+  ) {}
 
   private key(k: Item): string {
     return JSON.stringify([k[this.partitionKey], k[this.sortKey]]);
   }
 
-  put(input: { Item?: Item; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown>; ExpressionAttributeNames?: Record<string, string> }): Record<string, never> {
+  put(input: {
+    Item?: Item;
+    ConditionExpression?: string;
+    ExpressionAttributeValues?: Record<string, unknown>;
+    ExpressionAttributeNames?: Record<string, string>;
+  }): Record<string, never> {
     const item = structuredClone(input.Item ?? {});
     const k = this.key(item);
     this.capacity?.dynamoWrite(Math.max(dynamoItemBytes(item), dynamoItemBytes(this.items.get(k))));
-    if (!evaluate(input.ConditionExpression, this.items.get(k), input.ExpressionAttributeValues, input.ExpressionAttributeNames)) throw conditionalCheckFailed();
+    if (!evaluate(input.ConditionExpression, this.items.get(k), input.ExpressionAttributeValues, input.ExpressionAttributeNames))
+      throw conditionalCheckFailed();
     this.items.set(k, item);
     return {};
   }
 
-  delete(input: { Key?: Item; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown>; ExpressionAttributeNames?: Record<string, string> }): Record<string, never> {
+  delete(input: {
+    Key?: Item;
+    ConditionExpression?: string;
+    ExpressionAttributeValues?: Record<string, unknown>;
+    ExpressionAttributeNames?: Record<string, string>;
+  }): Record<string, never> {
     const k = this.key(input.Key ?? {});
     this.capacity?.dynamoWrite(dynamoItemBytes(this.items.get(k)));
-    if (!evaluate(input.ConditionExpression, this.items.get(k), input.ExpressionAttributeValues, input.ExpressionAttributeNames)) throw conditionalCheckFailed();
+    if (!evaluate(input.ConditionExpression, this.items.get(k), input.ExpressionAttributeValues, input.ExpressionAttributeNames))
+      throw conditionalCheckFailed();
     this.items.delete(k);
     return {};
   }
@@ -89,7 +122,15 @@ export class DynamoTable {
     return item ? { Item: structuredClone(item) } : {};
   }
 
-  query(input: { KeyConditionExpression?: string; FilterExpression?: string; ExpressionAttributeValues?: Record<string, unknown>; ExpressionAttributeNames?: Record<string, string>; ExclusiveStartKey?: Item; Limit?: number; ConsistentRead?: boolean }): { Items: Item[]; Count: number; LastEvaluatedKey?: Item } {
+  query(input: {
+    KeyConditionExpression?: string;
+    FilterExpression?: string;
+    ExpressionAttributeValues?: Record<string, unknown>;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExclusiveStartKey?: Item;
+    Limit?: number;
+    ConsistentRead?: boolean;
+  }): { Items: Item[]; Count: number; LastEvaluatedKey?: Item } {
     const matching = [...this.items.values()]
       .filter((i) => evaluate(input.KeyConditionExpression, i, input.ExpressionAttributeValues, input.ExpressionAttributeNames))
       .sort((a, b) => String(a[this.sortKey]).localeCompare(String(b[this.sortKey])));
@@ -97,10 +138,19 @@ export class DynamoTable {
     if (input.ExclusiveStartKey) start = matching.findIndex((i) => this.key(i) === this.key(input.ExclusiveStartKey as Item)) + 1;
     const limit = input.Limit ?? 1000;
     const slice = matching.slice(start, start + limit);
-    this.capacity?.dynamoRead(slice.reduce((s, i) => s + dynamoItemBytes(i), 0), input.ConsistentRead === true);
-    const items = slice.filter((i) => evaluate(input.FilterExpression, i, input.ExpressionAttributeValues, input.ExpressionAttributeNames)).map((i) => structuredClone(i));
+    this.capacity?.dynamoRead(
+      slice.reduce((s, i) => s + dynamoItemBytes(i), 0),
+      input.ConsistentRead === true,
+    );
+    const items = slice
+      .filter((i) => evaluate(input.FilterExpression, i, input.ExpressionAttributeValues, input.ExpressionAttributeNames))
+      .map((i) => structuredClone(i));
     const last = start + limit < matching.length ? slice[slice.length - 1] : undefined;
-    return { Items: items, Count: items.length, ...(last ? { LastEvaluatedKey: { [this.partitionKey]: last[this.partitionKey], [this.sortKey]: last[this.sortKey] } } : {}) };
+    return {
+      Items: items,
+      Count: items.length,
+      ...(last ? { LastEvaluatedKey: { [this.partitionKey]: last[this.partitionKey], [this.sortKey]: last[this.sortKey] } } : {}),
+    };
   }
 
   size(): number {

@@ -6,10 +6,20 @@ import type { CreateFleetCommand, CreateFleetError, CreateFleetInstance } from '
 import { tagRecord } from './filters';
 import { hashHex, type Ec2World, type SimInstance } from './ec2-world';
 
-interface FleetCandidate { template: string; type: string; subnetId: string; zone: string; price: number }
+interface FleetCandidate {
+  template: string;
+  type: string;
+  subnetId: string;
+  zone: string;
+  price: number;
+}
 
 /** Every override of the request checked: those that can launch now, with their price, and an error for each that cannot. */
-function fleetCandidates(world: Ec2World, input: CreateFleetCommand['input'], capacityType: SimInstance['capacityType']): { candidates: FleetCandidate[]; errors: CreateFleetError[] } {
+function fleetCandidates(
+  world: Ec2World,
+  input: CreateFleetCommand['input'],
+  capacityType: SimInstance['capacityType'],
+): { candidates: FleetCandidate[]; errors: CreateFleetError[] } {
   const candidates: FleetCandidate[] = [];
   const errors: CreateFleetError[] = [];
   for (const cfg of input.LaunchTemplateConfigs ?? []) {
@@ -18,21 +28,44 @@ function fleetCandidates(world: Ec2World, input: CreateFleetCommand['input'], ca
     for (const o of cfg.Overrides ?? []) {
       const type = String(o.InstanceType ?? '');
       const subnet = world.subnets.find((s) => s.id === o.SubnetId) ?? world.subnets.find((s) => s.zone === o.AvailabilityZone);
-      const overrides = { LaunchTemplateSpecification: cfg.LaunchTemplateSpecification, Overrides: { InstanceType: type as never, SubnetId: o.SubnetId, AvailabilityZone: subnet?.zone ?? o.AvailabilityZone } };
+      const overrides = {
+        LaunchTemplateSpecification: cfg.LaunchTemplateSpecification,
+        Overrides: { InstanceType: type as never, SubnetId: o.SubnetId, AvailabilityZone: subnet?.zone ?? o.AvailabilityZone },
+      };
       if (!lt) {
-        errors.push({ ErrorCode: 'InvalidLaunchTemplateName.NotFoundException', ErrorMessage: `The specified launch template, with template name ${ltName}, does not exist.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+        errors.push({
+          ErrorCode: 'InvalidLaunchTemplateName.NotFoundException',
+          ErrorMessage: `The specified launch template, with template name ${ltName}, does not exist.`,
+          LaunchTemplateAndOverrides: overrides,
+          Lifecycle: capacityType,
+        });
         continue;
       }
       // EC2 checks the template's instance profile at launch: it must exist and carry a role.
-      if (lt.instanceProfile !== undefined && !(world.instanceProfiles.get(lt.instanceProfile)?.roles.length)) {
-        errors.push({ ErrorCode: 'InvalidParameterValue', ErrorMessage: `Value (${lt.instanceProfile}) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+      if (lt.instanceProfile !== undefined && !world.instanceProfiles.get(lt.instanceProfile)?.roles.length) {
+        errors.push({
+          ErrorCode: 'InvalidParameterValue',
+          ErrorMessage: `Value (${lt.instanceProfile}) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name`,
+          LaunchTemplateAndOverrides: overrides,
+          Lifecycle: capacityType,
+        });
         continue;
       }
       const price = subnet ? world.price(type, subnet.zone, capacityType) : undefined;
       if (!subnet || price === undefined) {
-        errors.push({ ErrorCode: 'Unsupported', ErrorMessage: `Your requested instance type (${type}) is not supported in your requested Availability Zone.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+        errors.push({
+          ErrorCode: 'Unsupported',
+          ErrorMessage: `Your requested instance type (${type}) is not supported in your requested Availability Zone.`,
+          LaunchTemplateAndOverrides: overrides,
+          Lifecycle: capacityType,
+        });
       } else if (!world.hasCapacity(type, subnet.zone, capacityType)) {
-        errors.push({ ErrorCode: 'InsufficientInstanceCapacity', ErrorMessage: `There is no ${capacityType} capacity for ${type} in ${subnet.zone}.`, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+        errors.push({
+          ErrorCode: 'InsufficientInstanceCapacity',
+          ErrorMessage: `There is no ${capacityType} capacity for ${type} in ${subnet.zone}.`,
+          LaunchTemplateAndOverrides: overrides,
+          Lifecycle: capacityType,
+        });
       } else {
         candidates.push({ template: ltName, type, subnetId: subnet.id, zone: subnet.zone, price });
       }
@@ -56,17 +89,31 @@ export function createFleet(world: Ec2World, input: CreateFleetCommand['input'])
   const lt = world.launchTemplates.get(chosen.template);
   const tags = tagRecord(input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags);
   const instance = world.launch({
-    type: chosen.type, zone: chosen.zone, subnetId: chosen.subnetId, capacityType, imageId: lt?.imageId ?? 'ami-unknown', launchTemplateName: chosen.template,
-    securityGroupIds: lt?.securityGroupIds ?? [], tags, ...(lt?.userData ? { userData: lt.userData } : {}), ...(token ? { clientToken: token } : {}),
+    type: chosen.type,
+    zone: chosen.zone,
+    subnetId: chosen.subnetId,
+    capacityType,
+    imageId: lt?.imageId ?? 'ami-unknown',
+    launchTemplateName: chosen.template,
+    securityGroupIds: lt?.securityGroupIds ?? [],
+    tags,
+    ...(lt?.userData ? { userData: lt.userData } : {}),
+    ...(token ? { clientToken: token } : {}),
   });
   return fleetAnswer(instance, errors, input);
 }
 
 function fleetAnswer(i: SimInstance, errors: CreateFleetError[], input: CreateFleetCommand['input']) {
-  const cfg = input.LaunchTemplateConfigs?.find((c) => c.LaunchTemplateSpecification?.LaunchTemplateName === i.launchTemplateName) ?? input.LaunchTemplateConfigs?.[0];
+  const cfg =
+    input.LaunchTemplateConfigs?.find((c) => c.LaunchTemplateSpecification?.LaunchTemplateName === i.launchTemplateName) ?? input.LaunchTemplateConfigs?.[0];
   const launched: CreateFleetInstance = {
-    InstanceIds: [i.id], InstanceType: i.type as never, Lifecycle: i.capacityType,
-    LaunchTemplateAndOverrides: { LaunchTemplateSpecification: cfg?.LaunchTemplateSpecification, Overrides: { InstanceType: i.type as never, SubnetId: i.subnetId, AvailabilityZone: i.zone } },
+    InstanceIds: [i.id],
+    InstanceType: i.type as never,
+    Lifecycle: i.capacityType,
+    LaunchTemplateAndOverrides: {
+      LaunchTemplateSpecification: cfg?.LaunchTemplateSpecification,
+      Overrides: { InstanceType: i.type as never, SubnetId: i.subnetId, AvailabilityZone: i.zone },
+    },
   };
   return { FleetId: `fleet-${hashHex('fleet', i.id).slice(0, 17)}`, Instances: [launched], Errors: errors };
 }

@@ -3,9 +3,21 @@
  * with aws-sdk-client-mock, so the production Ec2CloudProvider runs unchanged against the simulated state.
  */
 import {
-  CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand,
-  DescribeInstanceTypesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSpotPriceHistoryCommand,
-  DescribeSubnetsCommand, EC2ServiceException, TerminateInstancesCommand, type Instance, type Filter,
+  CreateFleetCommand,
+  CreateLaunchTemplateCommand,
+  DeleteLaunchTemplateCommand,
+  DescribeImagesCommand,
+  DescribeInstancesCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  DescribeLaunchTemplatesCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSpotPriceHistoryCommand,
+  DescribeSubnetsCommand,
+  EC2ServiceException,
+  TerminateInstancesCommand,
+  type Instance,
+  type Filter,
 } from '@aws-sdk/client-ec2';
 import { ec2Architecture, instanceTypeInfo } from './catalog-info';
 import { matchesFilters, page, tagList, tagRecord } from './filters';
@@ -30,7 +42,7 @@ function toInstance(world: Ec2World, i: SimInstance): Instance {
     PrivateDnsName: i.state === 'terminated' ? '' : i.privateDnsName,
     State: { Name: i.state, Code: { pending: 0, running: 16, 'shutting-down': 32, terminated: 48 }[i.state] },
     LaunchTime: new Date(i.launchTimeMs),
-    Architecture: (world.catalogEntry(i.type)?.arch === 'arm64' ? 'arm64' : 'x86_64'),
+    Architecture: world.catalogEntry(i.type)?.arch === 'arm64' ? 'arm64' : 'x86_64',
     SecurityGroups: i.securityGroupIds.map((GroupId) => ({ GroupId })),
     Tags: tagList(i.tags),
     ...(i.capacityType === 'spot' ? { InstanceLifecycle: 'spot' as const } : {}),
@@ -39,8 +51,15 @@ function toInstance(world: Ec2World, i: SimInstance): Instance {
 
 function instanceAttributes(i: SimInstance): Record<string, string | string[]> {
   return {
-    'instance-id': i.id, 'instance-state-name': i.state, 'instance-type': i.type, 'availability-zone': i.zone, 'subnet-id': i.subnetId,
-    'image-id': i.imageId, 'private-dns-name': i.privateDnsName, 'instance-lifecycle': i.capacityType === 'spot' ? 'spot' : [], 'vpc-id': 'vpc-0sim',
+    'instance-id': i.id,
+    'instance-state-name': i.state,
+    'instance-type': i.type,
+    'availability-zone': i.zone,
+    'subnet-id': i.subnetId,
+    'image-id': i.imageId,
+    'private-dns-name': i.privateDnsName,
+    'instance-lifecycle': i.capacityType === 'spot' ? 'spot' : [],
+    'vpc-id': 'vpc-0sim',
   };
 }
 
@@ -55,7 +74,9 @@ type On = (command: unknown, fn: (input: any) => unknown) => void;
 
 /** Installs the EC2 answers; `world()` is read on each call so one mock serves successive scenarios. */
 export function installEc2(mock: CommandStub, world: () => Ec2World): void {
-  const on: On = (command, fn) => { mock.on(command).callsFake(async (input: never) => fn(input)); };
+  const on: On = (command, fn) => {
+    mock.on(command).callsFake(async (input: never) => fn(input));
+  };
   installNetworkAndImages(on, world);
   installLaunchTemplates(on, world);
   installInstances(on, world);
@@ -66,24 +87,60 @@ export function installEc2(mock: CommandStub, world: () => Ec2World): void {
 function installNetworkAndImages(on: On, world: () => Ec2World): void {
   on(DescribeSubnetsCommand, (input: { Filters?: Filter[]; SubnetIds?: string[]; NextToken?: string; MaxResults?: number }) => {
     const w = world();
-    const all = w.subnets.filter((s) => (!input.SubnetIds || input.SubnetIds.includes(s.id))
-      && matchesFilters(input.Filters, { 'subnet-id': s.id, 'availability-zone': s.zone, 'availability-zone-id': s.zoneId, 'vpc-id': 'vpc-0sim', state: 'available' }, s.tags));
+    const all = w.subnets.filter(
+      (s) =>
+        (!input.SubnetIds || input.SubnetIds.includes(s.id)) &&
+        matchesFilters(
+          input.Filters,
+          { 'subnet-id': s.id, 'availability-zone': s.zone, 'availability-zone-id': s.zoneId, 'vpc-id': 'vpc-0sim', state: 'available' },
+          s.tags,
+        ),
+    );
     const p = page(all, input.NextToken, input.MaxResults);
     return {
-      Subnets: p.items.map((s) => ({ SubnetId: s.id, AvailabilityZone: s.zone, AvailabilityZoneId: s.zoneId, CidrBlock: s.cidr, VpcId: 'vpc-0sim', AvailableIpAddressCount: 8000, State: 'available' as const, Tags: tagList(s.tags) })),
+      Subnets: p.items.map((s) => ({
+        SubnetId: s.id,
+        AvailabilityZone: s.zone,
+        AvailabilityZoneId: s.zoneId,
+        CidrBlock: s.cidr,
+        VpcId: 'vpc-0sim',
+        AvailableIpAddressCount: 8000,
+        State: 'available' as const,
+        Tags: tagList(s.tags),
+      })),
       ...(p.NextToken ? { NextToken: p.NextToken } : {}),
     };
   });
   on(DescribeSecurityGroupsCommand, (input: { Filters?: Filter[]; GroupIds?: string[]; NextToken?: string; MaxResults?: number }) => {
-    const all = world().securityGroups.filter((g) => (!input.GroupIds || input.GroupIds.includes(g.id)) && matchesFilters(input.Filters, { 'group-id': g.id, 'group-name': g.name, 'vpc-id': 'vpc-0sim' }, g.tags));
+    const all = world().securityGroups.filter(
+      (g) =>
+        (!input.GroupIds || input.GroupIds.includes(g.id)) &&
+        matchesFilters(input.Filters, { 'group-id': g.id, 'group-name': g.name, 'vpc-id': 'vpc-0sim' }, g.tags),
+    );
     const p = page(all, input.NextToken, input.MaxResults);
-    return { SecurityGroups: p.items.map((g) => ({ GroupId: g.id, GroupName: g.name, VpcId: 'vpc-0sim', Tags: tagList(g.tags) })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+    return {
+      SecurityGroups: p.items.map((g) => ({ GroupId: g.id, GroupName: g.name, VpcId: 'vpc-0sim', Tags: tagList(g.tags) })),
+      ...(p.NextToken ? { NextToken: p.NextToken } : {}),
+    };
   });
   on(DescribeImagesCommand, (input: { Filters?: Filter[]; ImageIds?: string[]; NextToken?: string; MaxResults?: number }) => {
-    const all = [...world().images.values()].filter((i) => (!input.ImageIds || input.ImageIds.includes(i.id))
-      && matchesFilters(input.Filters, { 'image-id': i.id, name: i.name, architecture: i.arch, state: 'available' }, i.tags));
+    const all = [...world().images.values()].filter(
+      (i) =>
+        (!input.ImageIds || input.ImageIds.includes(i.id)) &&
+        matchesFilters(input.Filters, { 'image-id': i.id, name: i.name, architecture: i.arch, state: 'available' }, i.tags),
+    );
     const p = page(all, input.NextToken, input.MaxResults);
-    return { Images: p.items.map((i) => ({ ImageId: i.id, Name: i.name, Architecture: i.arch, CreationDate: i.creationDate, State: 'available' as const, Tags: tagList(i.tags) })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+    return {
+      Images: p.items.map((i) => ({
+        ImageId: i.id,
+        Name: i.name,
+        Architecture: i.arch,
+        CreationDate: i.creationDate,
+        State: 'available' as const,
+        Tags: tagList(i.tags),
+      })),
+      ...(p.NextToken ? { NextToken: p.NextToken } : {}),
+    };
   });
 }
 
@@ -96,21 +153,40 @@ function installLaunchTemplates(on: On, world: () => Ec2World): void {
     const d = input.LaunchTemplateData ?? {};
     const sgs = d.SecurityGroupIds ?? d.NetworkInterfaces?.flatMap((n) => n.Groups ?? []) ?? [];
     const lt = {
-      name, id: `lt-${hashHex('lt', name).slice(0, 17)}`, imageId: d.ImageId, userData: d.UserData ? Buffer.from(d.UserData, 'base64').toString('utf8') : undefined,
-      securityGroupIds: sgs, tags: tagRecord(input.TagSpecifications?.[0]?.Tags), ...(d.IamInstanceProfile?.Name ? { instanceProfile: d.IamInstanceProfile.Name } : {}),
+      name,
+      id: `lt-${hashHex('lt', name).slice(0, 17)}`,
+      imageId: d.ImageId,
+      userData: d.UserData ? Buffer.from(d.UserData, 'base64').toString('utf8') : undefined,
+      securityGroupIds: sgs,
+      tags: tagRecord(input.TagSpecifications?.[0]?.Tags),
+      ...(d.IamInstanceProfile?.Name ? { instanceProfile: d.IamInstanceProfile.Name } : {}),
       createdMs: w.opts.clock.now(),
     };
     w.launchTemplates.set(name, lt);
     return { LaunchTemplate: { LaunchTemplateName: name, LaunchTemplateId: lt.id, LatestVersionNumber: 1, DefaultVersionNumber: 1 } };
   });
   on(DescribeLaunchTemplatesCommand, (input: { Filters?: Filter[]; LaunchTemplateNames?: string[] }) => ({
-    LaunchTemplates: [...world().launchTemplates.values()].filter((t) => (!input.LaunchTemplateNames || input.LaunchTemplateNames.includes(t.name)) && matchesFilters(input.Filters, { 'launch-template-name': t.name }, t.tags))
-      .map((t) => ({ LaunchTemplateName: t.name, LaunchTemplateId: t.id, Tags: tagList(t.tags), ...(t.createdMs !== undefined ? { CreateTime: new Date(t.createdMs) } : {}) })),
+    LaunchTemplates: [...world().launchTemplates.values()]
+      .filter(
+        (t) =>
+          (!input.LaunchTemplateNames || input.LaunchTemplateNames.includes(t.name)) &&
+          matchesFilters(input.Filters, { 'launch-template-name': t.name }, t.tags),
+      )
+      .map((t) => ({
+        LaunchTemplateName: t.name,
+        LaunchTemplateId: t.id,
+        Tags: tagList(t.tags),
+        ...(t.createdMs !== undefined ? { CreateTime: new Date(t.createdMs) } : {}),
+      })),
   }));
   on(DeleteLaunchTemplateCommand, (input: { LaunchTemplateName?: string }) => {
     const w = world();
     const t = w.launchTemplates.get(input.LaunchTemplateName ?? '');
-    if (!t) throw ec2Error('InvalidLaunchTemplateName.NotFoundException', `The specified launch template, with template name ${input.LaunchTemplateName}, does not exist.`);
+    if (!t)
+      throw ec2Error(
+        'InvalidLaunchTemplateName.NotFoundException',
+        `The specified launch template, with template name ${input.LaunchTemplateName}, does not exist.`,
+      );
     w.launchTemplates.delete(t.name);
     return { LaunchTemplate: { LaunchTemplateName: t.name, LaunchTemplateId: t.id } };
   });
@@ -128,7 +204,10 @@ function installInstances(on: On, world: () => Ec2World): void {
       .sort((a, b) => a.launchTimeMs - b.launchTimeMs || a.id.localeCompare(b.id));
     if (input.InstanceIds && all.length === 0) throw ec2Error('InvalidInstanceID.NotFound', `The instance IDs '${input.InstanceIds.join(', ')}' do not exist`);
     const p = page(all, input.NextToken, input.MaxResults, 1000);
-    return { Reservations: p.items.map((i) => ({ ReservationId: `r-${i.id.slice(2)}`, Instances: [toInstance(w, i)] })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
+    return {
+      Reservations: p.items.map((i) => ({ ReservationId: `r-${i.id.slice(2)}`, Instances: [toInstance(w, i)] })),
+      ...(p.NextToken ? { NextToken: p.NextToken } : {}),
+    };
   });
   on(TerminateInstancesCommand, (input: { InstanceIds?: string[] }) => {
     const w = world();
@@ -147,14 +226,30 @@ function installInstances(on: On, world: () => Ec2World): void {
 /** Instance types, their offerings per zone and spot prices, from the world's catalog. */
 function installInstanceTypes(on: On, world: () => Ec2World): void {
   on(DescribeInstanceTypesCommand, (input: { Filters?: Filter[]; InstanceTypes?: string[]; NextToken?: string; MaxResults?: number }) => {
-    const all = world().catalog().filter((e) => (!input.InstanceTypes || input.InstanceTypes.includes(e.name))
-      && matchesFilters(input.Filters, { 'instance-type': e.name, 'processor-info.supported-architecture': ec2Architecture(e), 'supported-virtualization-type': 'hvm', 'current-generation': 'true' }, {}));
+    const all = world()
+      .catalog()
+      .filter(
+        (e) =>
+          (!input.InstanceTypes || input.InstanceTypes.includes(e.name)) &&
+          matchesFilters(
+            input.Filters,
+            {
+              'instance-type': e.name,
+              'processor-info.supported-architecture': ec2Architecture(e),
+              'supported-virtualization-type': 'hvm',
+              'current-generation': 'true',
+            },
+            {},
+          ),
+      );
     const p = page(all, input.NextToken, input.MaxResults, 100);
     return { InstanceTypes: p.items.map(instanceTypeInfo), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
   });
   on(DescribeInstanceTypeOfferingsCommand, (input: { NextToken?: string; MaxResults?: number; Filters?: Filter[] }) => {
     const w = world();
-    const all = w.catalog().filter((e) => w.onDemandPrice(e.name) !== undefined)
+    const all = w
+      .catalog()
+      .filter((e) => w.onDemandPrice(e.name) !== undefined)
       .flatMap((e) => w.subnets.map((s) => ({ InstanceType: e.name as never, LocationType: 'availability-zone' as const, Location: s.zone })))
       .filter((o) => matchesFilters(input.Filters, { 'instance-type': o.InstanceType, location: o.Location }, {}));
     const p = page(all, input.NextToken, input.MaxResults, 1000);
@@ -163,8 +258,20 @@ function installInstanceTypes(on: On, world: () => Ec2World): void {
   on(DescribeSpotPriceHistoryCommand, (input: { NextToken?: string; MaxResults?: number; InstanceTypes?: string[] }) => {
     const w = world();
     const at = new Date(w.opts.clock.now());
-    const all = w.catalog().filter((e) => (!input.InstanceTypes || input.InstanceTypes.includes(e.name)) && w.subnets.length > 0 && w.spotPrice(e.name, w.subnets[0].zone) !== undefined)
-      .flatMap((e) => w.subnets.map((s) => ({ InstanceType: e.name as never, AvailabilityZone: s.zone, ProductDescription: 'Linux/UNIX' as const, SpotPrice: String(w.spotPrice(e.name, s.zone)), Timestamp: at })));
+    const all = w
+      .catalog()
+      .filter(
+        (e) => (!input.InstanceTypes || input.InstanceTypes.includes(e.name)) && w.subnets.length > 0 && w.spotPrice(e.name, w.subnets[0].zone) !== undefined,
+      )
+      .flatMap((e) =>
+        w.subnets.map((s) => ({
+          InstanceType: e.name as never,
+          AvailabilityZone: s.zone,
+          ProductDescription: 'Linux/UNIX' as const,
+          SpotPrice: String(w.spotPrice(e.name, s.zone)),
+          Timestamp: at,
+        })),
+      );
     const p = page(all, input.NextToken, input.MaxResults, 1000);
     return { SpotPriceHistory: p.items, ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
   });

@@ -38,7 +38,12 @@ export interface SimInstance {
 }
 
 /** An EventBridge event as the interruption queue receives it. */
-export interface Ec2Event { 'detail-type': string; source: string; detail: Record<string, unknown>; resources?: string[] }
+export interface Ec2Event {
+  'detail-type': string;
+  source: string;
+  detail: Record<string, unknown>;
+  resources?: string[];
+}
 
 export interface Ec2WorldOptions {
   region: string;
@@ -85,7 +90,13 @@ export class Ec2World {
       cidr: `10.0.${i * 32}.0/19`,
       tags: { ...discovery, Name: `${opts.clusterName}-private-${zone}` },
     }));
-    this.securityGroups = [{ id: `sg-${hashHex('sg', opts.clusterName).slice(0, 17)}`, name: `eks-cluster-sg-${opts.clusterName}`, tags: { ...discovery, Name: `${opts.clusterName}-node` } }];
+    this.securityGroups = [
+      {
+        id: `sg-${hashHex('sg', opts.clusterName).slice(0, 17)}`,
+        name: `eks-cluster-sg-${opts.clusterName}`,
+        tags: { ...discovery, Name: `${opts.clusterName}-node` },
+      },
+    ];
   }
 
   get region(): string {
@@ -138,7 +149,13 @@ export class Ec2World {
     let image = this.images.get(id);
     if (!image) {
       const arch = /arm64|aarch64/.test(parameter) ? 'arm64' : 'x86_64';
-      image = { id, name: parameter.split('/').filter(Boolean).slice(-3, -1).join('-') || id, arch, creationDate: new Date(this.opts.clock.startMs - 86_400_000).toISOString(), tags: {} };
+      image = {
+        id,
+        name: parameter.split('/').filter(Boolean).slice(-3, -1).join('-') || id,
+        arch,
+        creationDate: new Date(this.opts.clock.startMs - 86_400_000).toISOString(),
+        tags: {},
+      };
       this.images.set(id, image);
     }
     return image;
@@ -146,7 +163,8 @@ export class Ec2World {
 
   hasCapacity(type: string, zone: string, capacityType: 'spot' | 'on-demand'): boolean {
     const now = this.opts.clock.now();
-    const matches = (w: { instanceType: string; zone?: string; capacityType?: string }) => w.instanceType === type && (!w.zone || w.zone === zone) && (!w.capacityType || w.capacityType === capacityType);
+    const matches = (w: { instanceType: string; zone?: string; capacityType?: string }) =>
+      w.instanceType === type && (!w.zone || w.zone === zone) && (!w.capacityType || w.capacityType === capacityType);
     if (this.capacityWindows.some((w) => matches(w) && now >= w.fromMs && now < w.untilMs)) return false;
     for (const limit of this.capacityLimits.filter(matches)) {
       let live = 0;
@@ -172,7 +190,10 @@ export class Ec2World {
     const h = hashHex('instance', this.opts.seed, req.clientToken ?? '', req.type, req.zone, this.opts.clock.now());
     let id = `i-${h.slice(0, 17)}`;
     if (this.instances.has(id)) id = `i-${hashHex(h, 'again').slice(0, 17)}`;
-    const subnetIndex = Math.max(0, this.subnets.findIndex((s) => s.id === req.subnetId));
+    const subnetIndex = Math.max(
+      0,
+      this.subnets.findIndex((s) => s.id === req.subnetId),
+    );
     // A VPC never hands one private address to two instances: probe on from the hashed one (deterministic).
     const used = new Set([...this.instances.values()].map((i) => i.privateIp));
     const start = parseInt(h.slice(17, 23), 16) % (32 * 250);
@@ -240,7 +261,12 @@ export class Ec2World {
   /** A spot interruption: the 2-minute warning now, then EC2 terminates the instance. */
   interruptSpot(i: SimInstance): void {
     i.interruptedAtMs = this.opts.clock.now();
-    this.emit({ 'detail-type': 'EC2 Spot Instance Interruption Warning', source: 'aws.ec2', detail: { 'instance-id': i.id, 'instance-action': 'terminate' }, resources: [this.arn(i)] });
+    this.emit({
+      'detail-type': 'EC2 Spot Instance Interruption Warning',
+      source: 'aws.ec2',
+      detail: { 'instance-id': i.id, 'instance-action': 'terminate' },
+      resources: [this.arn(i)],
+    });
     this.opts.clock.after(SPOT_NOTICE_SECONDS * 1000, () => this.terminate(i.id, 'spot-interrupted'));
   }
 
@@ -253,7 +279,12 @@ export class Ec2World {
     this.emit({
       'detail-type': 'AWS Health Event',
       source: 'aws.health',
-      detail: { service: 'EC2', eventTypeCategory: 'scheduledChange', eventTypeCode: 'AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED', affectedEntities: [{ entityValue: i.id }] },
+      detail: {
+        service: 'EC2',
+        eventTypeCategory: 'scheduledChange',
+        eventTypeCode: 'AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED',
+        affectedEntities: [{ entityValue: i.id }],
+      },
       resources: [i.id],
     });
   }

@@ -2,7 +2,12 @@
 import type { Filter, Tag } from '@aws-sdk/client-ec2';
 
 const wildcard = (pattern: string): RegExp =>
-  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
 
 const anyMatches = (values: readonly string[], candidates: readonly string[]): boolean =>
   values.some((v) => {
@@ -14,7 +19,11 @@ const anyMatches = (values: readonly string[], candidates: readonly string[]): b
  * True when a resource with these attributes (filter name → value(s)) and tags passes every filter.
  * An unknown filter name matches nothing, as EC2 would reject it.
  */
-export function matchesFilters(filters: readonly Filter[] | undefined, attributes: Record<string, string | string[] | undefined>, tags: Record<string, string>): boolean {
+export function matchesFilters(
+  filters: readonly Filter[] | undefined,
+  attributes: Record<string, string | string[] | undefined>,
+  tags: Record<string, string>,
+): boolean {
   for (const f of filters ?? []) {
     const name = f.Name ?? '';
     const values = f.Values ?? [];
@@ -36,13 +45,20 @@ export function matchesFilters(filters: readonly Filter[] | undefined, attribute
 }
 
 export const tagList = (tags: Record<string, string>): Tag[] =>
-  Object.entries(tags).sort(([a], [b]) => a.localeCompare(b)).map(([Key, Value]) => ({ Key, Value }));
+  Object.entries(tags)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([Key, Value]) => ({ Key, Value }));
 
 export const tagRecord = (tags: readonly Tag[] | undefined): Record<string, string> =>
   Object.fromEntries((tags ?? []).filter((t) => t.Key).map((t) => [t.Key as string, t.Value ?? '']));
 
 /** Pages `items` for a NextToken API (the token is the next index). */
-export function page<T>(items: readonly T[], nextToken: string | undefined, maxResults: number | undefined, defaultSize = 100): { items: T[]; NextToken?: string } {
+export function page<T>(
+  items: readonly T[],
+  nextToken: string | undefined,
+  maxResults: number | undefined,
+  defaultSize = 100,
+): { items: T[]; NextToken?: string } {
   const start = nextToken ? Number(nextToken) : 0;
   const size = Math.max(1, maxResults ?? defaultSize);
   const slice = items.slice(start, start + size);

@@ -8,8 +8,18 @@
 import type { CatalogEntry } from '../../core/instance-types/types';
 
 const REGION_FACTOR: Record<string, number> = {
-  'us-east-2': 1, 'us-west-2': 1, 'us-west-1': 1.167, 'eu-west-1': 1.115, 'eu-central-1': 1.198, 'eu-west-2': 1.156,
-  'eu-north-1': 1.063, 'ap-southeast-1': 1.25, 'ap-northeast-1': 1.292, 'ap-south-1': 1.052, 'sa-east-1': 1.594, 'ca-central-1': 1.115,
+  'us-east-2': 1,
+  'us-west-2': 1,
+  'us-west-1': 1.167,
+  'eu-west-1': 1.115,
+  'eu-central-1': 1.198,
+  'eu-west-2': 1.156,
+  'eu-north-1': 1.063,
+  'ap-southeast-1': 1.25,
+  'ap-northeast-1': 1.292,
+  'ap-south-1': 1.052,
+  'sa-east-1': 1.594,
+  'ca-central-1': 1.115,
 };
 
 export function simulatedListPrice(e: CatalogEntry, region: string): number | undefined {
@@ -19,9 +29,15 @@ export function simulatedListPrice(e: CatalogEntry, region: string): number | un
   return base === undefined ? undefined : Math.round(base * (REGION_FACTOR[region] ?? 1.1) * 1e5) / 1e5;
 }
 
-interface Filter { Field?: string; Value?: string }
+interface Filter {
+  Field?: string;
+  Value?: string;
+}
 
-export function simulatedGetProducts(catalog: readonly CatalogEntry[], input: { ServiceCode?: string; Filters?: Filter[]; NextToken?: string; MaxResults?: number }): { PriceList: string[]; NextToken?: string; FormatVersion: string } {
+export function simulatedGetProducts(
+  catalog: readonly CatalogEntry[],
+  input: { ServiceCode?: string; Filters?: Filter[]; NextToken?: string; MaxResults?: number },
+): { PriceList: string[]; NextToken?: string; FormatVersion: string } {
   const f = new Map((input.Filters ?? []).map((x) => [x.Field ?? '', x.Value ?? '']));
   if (input.ServiceCode !== 'AmazonEC2') return { PriceList: [], FormatVersion: 'aws_v1' };
   const region = f.get('regionCode') ?? '';
@@ -32,10 +48,26 @@ export function simulatedGetProducts(catalog: readonly CatalogEntry[], input: { 
     .filter((r): r is { e: CatalogEntry; price: number } => r.price !== undefined);
   const start = Number(input.NextToken ?? 0);
   const size = Math.min(100, input.MaxResults ?? 100);
-  const page = rows.slice(start, start + size).map(({ e, price }) => JSON.stringify({
-    product: { productFamily: metal ? 'Compute Instance (bare metal)' : 'Compute Instance', attributes: { instanceType: e.name, regionCode: region, operatingSystem: 'Linux', tenancy: metal ? 'Dedicated' : 'Shared', preInstalledSw: 'NA', capacitystatus: 'Used' } },
-    serviceCode: 'AmazonEC2',
-    terms: { OnDemand: { [`${e.name}.JRTCKXETXF`]: { priceDimensions: { [`${e.name}.JRTCKXETXF.6YS6EN2CT7`]: { unit: 'Hrs', pricePerUnit: { USD: price.toFixed(10) } } } } } },
-  }));
+  const page = rows.slice(start, start + size).map(({ e, price }) =>
+    JSON.stringify({
+      product: {
+        productFamily: metal ? 'Compute Instance (bare metal)' : 'Compute Instance',
+        attributes: {
+          instanceType: e.name,
+          regionCode: region,
+          operatingSystem: 'Linux',
+          tenancy: metal ? 'Dedicated' : 'Shared',
+          preInstalledSw: 'NA',
+          capacitystatus: 'Used',
+        },
+      },
+      serviceCode: 'AmazonEC2',
+      terms: {
+        OnDemand: {
+          [`${e.name}.JRTCKXETXF`]: { priceDimensions: { [`${e.name}.JRTCKXETXF.6YS6EN2CT7`]: { unit: 'Hrs', pricePerUnit: { USD: price.toFixed(10) } } } },
+        },
+      },
+    }),
+  );
   return { PriceList: page, FormatVersion: 'aws_v1', ...(start + size < rows.length ? { NextToken: String(start + size) } : {}) };
 }

@@ -60,7 +60,12 @@ export function installSdkBehaviour(opts: SdkBehaviourOptions): () => void {
         const timeoutMs = await requestTimeoutOf(client);
         if (!timeoutMs) return new Promise<never>(() => undefined);
         await opts.clock.sleep(timeoutMs);
-        throw Object.assign(new Error(`@smithy/node-http-handler - [ERROR] a request has exceeded the configured ${timeoutMs} ms requestTimeout. (injected fault: ${service} ${kind})`), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+        throw Object.assign(
+          new Error(
+            `@smithy/node-http-handler - [ERROR] a request has exceeded the configured ${timeoutMs} ms requestTimeout. (injected fault: ${service} ${kind})`,
+          ),
+          { name: 'TimeoutError', code: 'ETIMEDOUT' },
+        );
       }
       if (kind) throw awsFault(service, kind);
       return original.call(client, command, ...rest);
@@ -85,7 +90,9 @@ export function installSdkBehaviour(opts: SdkBehaviourOptions): () => void {
         }
       }
     };
-    undo.push(() => { proto.send = original; });
+    undo.push(() => {
+      proto.send = original;
+    });
   }
   return () => undo.reverse().forEach((u) => u());
 }

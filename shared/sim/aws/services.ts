@@ -52,7 +52,8 @@ function mockStepFunctions(current: () => SimulatedAws) {
   const sfn = mockClient(SFNClient);
   sfn.on(StartExecutionCommand).callsFake(async (input: { stateMachineArn?: string; name?: string; input?: string }) => {
     const started = current().stepFunctions.start(input.stateMachineArn ?? '', input.name ?? '', input.input ?? '{}');
-    if (started.existing && !started.sameInput) throw new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${started.executionArn}'` });
+    if (started.existing && !started.sameInput)
+      throw new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${started.executionArn}'` });
     return { executionArn: started.executionArn, startDate: started.startDate };
   });
   sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn?: string }) => {
@@ -67,7 +68,7 @@ function mockStepFunctions(current: () => SimulatedAws) {
 function mockLambdaInvoke(current: () => SimulatedAws) {
   const lambda = mockClient(LambdaClient);
   lambda.on(InvokeCommand).callsFake(async (input: { FunctionName?: string; Payload?: Uint8Array }) => {
-    const payload = input.Payload ? JSON.parse(new TextDecoder().decode(input.Payload)) as unknown : {};
+    const payload = input.Payload ? (JSON.parse(new TextDecoder().decode(input.Payload)) as unknown) : {};
     try {
       const invoke = current().invokeFunction;
       if (!invoke) throw new Error(`no simulated function behind ${String(input.FunctionName)}`);
@@ -100,8 +101,13 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
     if (input.name !== c.name) throw new ResourceNotFoundException({ $metadata: {}, message: `No cluster found for name: ${input.name}.` });
     return {
       cluster: {
-        name: c.name, arn: `arn:aws:eks:${current().world.region}:000000000000:cluster/${c.name}`, endpoint: c.endpoint, status: 'ACTIVE', version: c.version,
-        certificateAuthority: { data: c.caData }, kubernetesNetworkConfig: { serviceIpv4Cidr: '10.100.0.0/16', ipFamily: 'ipv4' },
+        name: c.name,
+        arn: `arn:aws:eks:${current().world.region}:000000000000:cluster/${c.name}`,
+        endpoint: c.endpoint,
+        status: 'ACTIVE',
+        version: c.version,
+        certificateAuthority: { data: c.caData },
+        kubernetesNetworkConfig: { serviceIpv4Cidr: '10.100.0.0/16', ipFamily: 'ipv4' },
       },
     };
   });
@@ -126,7 +132,8 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
   // by their EKS token) and the interruption queue EventBridge sends to.
   eks.on(ListAccessEntriesCommand).callsFake(async (input: { clusterName?: string }) => {
     const c = current();
-    if (input.clusterName !== c.cluster.name) throw new ResourceNotFoundException({ $metadata: {}, message: `No cluster found for name: ${input.clusterName}.` });
+    if (input.clusterName !== c.cluster.name)
+      throw new ResourceNotFoundException({ $metadata: {}, message: `No cluster found for name: ${input.clusterName}.` });
     return { accessEntries: (c.functionRoles ?? []).map((r) => `arn:aws:iam::000000000000:role/${r}`) };
   });
   const sqs = mockClient(SQSClient);
@@ -136,7 +143,12 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
     return { QueueUrl: `https://sqs.${c.world.region}.amazonaws.com/000000000000/${input.QueueName}` };
   });
   sqs.on(GetQueueAttributesCommand).callsFake(async () => ({
-    Attributes: { ApproximateNumberOfMessages: '0', Policy: JSON.stringify({ Statement: [{ Effect: 'Allow', Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] }, Action: 'sqs:SendMessage' }] }) },
+    Attributes: {
+      ApproximateNumberOfMessages: '0',
+      Policy: JSON.stringify({
+        Statement: [{ Effect: 'Allow', Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] }, Action: 'sqs:SendMessage' }],
+      }),
+    },
   }));
 
   return () => {

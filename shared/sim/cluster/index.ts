@@ -7,7 +7,7 @@ import { runScheduler } from './scheduler';
 import { collectOrphanPods, reconcileDaemonSets, reconcileDeployments, type WorkloadEvents } from './workloads';
 
 export { runScheduler } from './scheduler';
-export { kubeletFromUserData, nodeObjectFor,  } from './kubelet';
+export { kubeletFromUserData, nodeObjectFor } from './kubelet';
 export { reconcileDeployments, reconcileDaemonSets, collectOrphanPods } from './workloads';
 
 export interface ClusterControllerOptions extends KubeletEvents, WorkloadEvents {

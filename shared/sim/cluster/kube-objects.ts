@@ -41,9 +41,17 @@ export const podNodeName = (p: KubeObject): string | undefined => (p.spec as { n
 export const isDaemonSetPod = (p: KubeObject): boolean => (p.metadata.ownerReferences ?? []).some((r) => (r as { kind?: string }).kind === 'DaemonSet');
 
 /** Sets (or replaces) one condition in a status.conditions array. */
-export function withCondition(conditions: Record<string, unknown>[] | undefined, c: { type: string; status: string; reason?: string; message?: string }, nowIso: string): Record<string, unknown>[] {
+export function withCondition(
+  conditions: Record<string, unknown>[] | undefined,
+  c: { type: string; status: string; reason?: string; message?: string },
+  nowIso: string,
+): Record<string, unknown>[] {
   const out = (conditions ?? []).filter((x) => x.type !== c.type);
   const old = (conditions ?? []).find((x) => x.type === c.type);
-  out.push({ ...c, lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : nowIso, ...(c.type === 'Ready' ? { lastHeartbeatTime: nowIso } : {}) });
+  out.push({
+    ...c,
+    lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : nowIso,
+    ...(c.type === 'Ready' ? { lastHeartbeatTime: nowIso } : {}),
+  });
   return out;
 }

@@ -46,7 +46,7 @@ export function kubeletFromUserData(userData: string | undefined): UserDataKubel
   // Bottlerocket: TOML settings, read with the same TOML library that wrote them.
   if (/^\s*\[settings/m.test(userData) && !/^MIME-Version:/m.test(userData)) {
     try {
-      const kube = ((parseToml(userData) as { settings?: { kubernetes?: Record<string, unknown> } }).settings?.kubernetes ?? {});
+      const kube = (parseToml(userData) as { settings?: { kubernetes?: Record<string, unknown> } }).settings?.kubernetes ?? {};
       for (const [k, v] of Object.entries((kube['node-labels'] ?? {}) as Record<string, unknown>)) out.labels[k] = String(v);
       for (const [k, vs] of Object.entries((kube['node-taints'] ?? {}) as Record<string, unknown>)) {
         for (const v of Array.isArray(vs) ? vs : [vs]) {
@@ -75,7 +75,12 @@ export function nodeObjectFor(world: Ec2World, i: SimInstance, nowIso: string): 
     capacity.pods = kubelet.maxPods;
     allocatable.pods = kubelet.maxPods;
   }
-  const fmt = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([, v]) => v > 0).map(([k, v]) => [k, formatResource(k, v)]));
+  const fmt = (r: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(r)
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => [k, formatResource(k, v)]),
+    );
   const subnet = world.subnets.find((s) => s.id === i.subnetId);
   const labels: Record<string, string> = {
     ...kubelet.labels,
@@ -96,9 +101,19 @@ export function nodeObjectFor(world: Ec2World, i: SimInstance, nowIso: string): 
     status: {
       capacity: fmt(capacity),
       allocatable: fmt(allocatable),
-      addresses: [{ type: 'InternalIP', address: i.privateIp }, { type: 'Hostname', address: i.privateDnsName }, { type: 'InternalDNS', address: i.privateDnsName }],
+      addresses: [
+        { type: 'InternalIP', address: i.privateIp },
+        { type: 'Hostname', address: i.privateDnsName },
+        { type: 'InternalDNS', address: i.privateDnsName },
+      ],
       conditions: withCondition([], { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }, nowIso),
-      nodeInfo: { architecture: entry?.arch ?? 'amd64', operatingSystem: 'linux', kubeletVersion: 'v1.31.0-sim', containerRuntimeVersion: 'containerd://1.7.0', osImage: 'simulated' },
+      nodeInfo: {
+        architecture: entry?.arch ?? 'amd64',
+        operatingSystem: 'linux',
+        kubeletVersion: 'v1.31.0-sim',
+        containerRuntimeVersion: 'containerd://1.7.0',
+        osImage: 'simulated',
+      },
     },
   };
 }
@@ -130,9 +145,16 @@ export function startKubelet(world: Ec2World, store: KubeStore, opts: { startupS
       const nowIso = store.timestamp();
       const next = structuredClone(node);
       const taints = ((next.spec?.taints as Taint[] | undefined) ?? []).filter((t) => t.key !== TaintKey.unreachable);
-      next.spec = { ...(next.spec ?? {}), taints: [...taints, { key: TaintKey.unreachable, effect: 'NoSchedule' }, { key: TaintKey.unreachable, effect: 'NoExecute' }] };
+      next.spec = {
+        ...(next.spec ?? {}),
+        taints: [...taints, { key: TaintKey.unreachable, effect: 'NoSchedule' }, { key: TaintKey.unreachable, effect: 'NoExecute' }],
+      };
       const updated = store.update(types.node, undefined, i.privateDnsName, next);
-      const conditions = withCondition((node.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions, { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }, nowIso);
+      const conditions = withCondition(
+        (node.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions,
+        { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
+        nowIso,
+      );
       store.update(types.node, undefined, i.privateDnsName, { ...updated, status: { ...(node.status ?? {}), conditions } }, { subresource: 'status' });
     }
   });

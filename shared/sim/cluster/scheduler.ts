@@ -41,7 +41,8 @@ function nodeAffinityOk(pod: Pod, node: Node): boolean {
 }
 
 const termMatches = (term: PodAffinityTerm, owner: Pod, other: Pod): boolean =>
-  (term.namespaces?.length ? term.namespaces.includes(other.namespace) : other.namespace === owner.namespace) && compileSelector(term.labelSelector)(other.labels);
+  (term.namespaces?.length ? term.namespaces.includes(other.namespace) : other.namespace === owner.namespace) &&
+  compileSelector(term.labelSelector)(other.labels);
 
 function podAffinityOk(pod: Pod, n: NodeState, all: NodeState[]): boolean {
   const domainPods = (key: string): Pod[] => {
@@ -90,7 +91,10 @@ function spreadOk(pod: Pod, n: NodeState, all: NodeState[]): boolean {
 function misfit(pod: Pod, n: NodeState, all: NodeState[]): string | undefined {
   if (!n.node.ready) return 'node(s) were not ready';
   if (n.node.unschedulable || n.node.deletionTimestamp !== undefined) return 'node(s) were unschedulable';
-  const taint = untoleratedTaint(pod, n.node.taints.filter((t) => t.effect !== 'PreferNoSchedule'));
+  const taint = untoleratedTaint(
+    pod,
+    n.node.taints.filter((t) => t.effect !== 'PreferNoSchedule'),
+  );
   if (taint) return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
   if (!nodeAffinityOk(pod, n.node)) return "node(s) didn't match Pod's node affinity/selector";
   const res = fitsResources(pod, n);
@@ -140,15 +144,38 @@ function bindPod(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, 
   const next = structuredClone(obj);
   next.spec = { ...(next.spec ?? {}), nodeName };
   const bound = store.update(types.pod, pod.namespace, pod.name, next);
-  const conditions = withCondition(withCondition(status.conditions, { type: 'PodScheduled', status: 'True' }, nowIso), { type: 'Ready', status: 'True' }, nowIso);
-  store.update(types.pod, pod.namespace, pod.name, { ...bound, status: { ...status, phase: 'Running', startTime: nowIso, conditions } }, { subresource: 'status' });
+  const conditions = withCondition(
+    withCondition(status.conditions, { type: 'PodScheduled', status: 'True' }, nowIso),
+    { type: 'Ready', status: 'True' },
+    nowIso,
+  );
+  store.update(
+    types.pod,
+    pod.namespace,
+    pod.name,
+    { ...bound, status: { ...status, phase: 'Running', startTime: nowIso, conditions } },
+    { subresource: 'status' },
+  );
 }
 
 /** PodScheduled=False reason Unschedulable with the message (written only when it changes). */
 function markUnschedulable(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, message: string, status: PodStatus, nowIso: string): void {
   const current = status.conditions?.find((c) => c.type === 'PodScheduled');
   if (current?.status !== 'False' || current.message !== message) {
-    store.update(types.pod, pod.namespace, pod.name, { ...structuredClone(obj), status: { ...status, phase: 'Pending', conditions: withCondition(status.conditions, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, nowIso) } }, { subresource: 'status' });
+    store.update(
+      types.pod,
+      pod.namespace,
+      pod.name,
+      {
+        ...structuredClone(obj),
+        status: {
+          ...status,
+          phase: 'Pending',
+          conditions: withCondition(status.conditions, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, nowIso),
+        },
+      },
+      { subresource: 'status' },
+    );
   }
 }
 
@@ -170,7 +197,12 @@ export function runScheduler(store: KubeStore): SchedulerResult {
       pending.push({ obj, pod });
     }
   }
-  pending.sort((a, b) => b.pod.priority - a.pod.priority || a.pod.creationTimestamp - b.pod.creationTimestamp || `${a.pod.namespace}/${a.pod.name}`.localeCompare(`${b.pod.namespace}/${b.pod.name}`));
+  pending.sort(
+    (a, b) =>
+      b.pod.priority - a.pod.priority ||
+      a.pod.creationTimestamp - b.pod.creationTimestamp ||
+      `${a.pod.namespace}/${a.pod.name}`.localeCompare(`${b.pod.namespace}/${b.pod.name}`),
+  );
   const out: SchedulerResult = { bound: [], unschedulable: [] };
   const sorted = [...nodes].sort((a, b) => a.node.name.localeCompare(b.node.name));
   for (const { obj, pod } of pending) {

@@ -13,19 +13,27 @@ import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName, type KubeTypes } from './kube-objects';
 
-export const templateHash = (template: unknown): string => createHash('sha256').update(JSON.stringify(template ?? {})).digest('hex').slice(0, 10);
+export const templateHash = (template: unknown): string =>
+  createHash('sha256')
+    .update(JSON.stringify(template ?? {}))
+    .digest('hex')
+    .slice(0, 10);
 
 const ownerName = (p: KubeObject, kind: string): string | undefined =>
   (p.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === kind)?.name;
 
-interface PodTemplate { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> }
+interface PodTemplate {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+}
 
 interface DeploymentSpec {
   strategy?: { type?: string; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } };
 }
 
 const isReady = (p: KubeObject): boolean =>
-  Boolean(podNodeName(p)) && ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  Boolean(podNodeName(p)) &&
+  ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** Pods a rolling update may take down at once: maxUnavailable (default 25 %, rounded down), at least 1. */
 function maxUnavailable(spec: DeploymentSpec, replicas: number): number {
@@ -57,8 +65,14 @@ function reconcileReplicaSets(store: KubeStore, d: KubeObject, currentHash: stri
     if (!existing) {
       const template = structuredClone(((d.spec ?? {}) as { template?: Record<string, unknown> }).template ?? {});
       store.create(rsType, ns, {
-        apiVersion: 'apps/v1', kind: 'ReplicaSet',
-        metadata: { name: rsName, namespace: ns, labels: { 'pod-template-hash': hash }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }] },
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: {
+          name: rsName,
+          namespace: ns,
+          labels: { 'pod-template-hash': hash },
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        },
         spec: { replicas: want, selector: (d.spec as { selector?: unknown } | undefined)?.selector ?? {}, template },
       });
       changes++;
@@ -94,7 +108,16 @@ function collectDeletedDeployments(store: KubeStore): number {
 }
 
 /** The Deployment's missing pods (`<name>-<i>`, i < replicas) created Pending from the template, owned by the current ReplicaSet. */
-function createMissingPods(store: KubeStore, types: KubeTypes, ns: string, name: string, hash: string, replicas: number, template: PodTemplate | undefined, byName: Map<string, KubeObject>): number {
+function createMissingPods(
+  store: KubeStore,
+  types: KubeTypes,
+  ns: string,
+  name: string,
+  hash: string,
+  replicas: number,
+  template: PodTemplate | undefined,
+  byName: Map<string, KubeObject>,
+): number {
   const rsName = `${name}-${hash}`;
   let changes = 0;
   for (let i = 0; i < replicas; i++) {
@@ -109,7 +132,16 @@ function createMissingPods(store: KubeStore, types: KubeTypes, ns: string, name:
         namespace: ns,
         labels: { ...(template?.metadata?.labels ?? {}), 'pod-template-hash': hash, 'nodewright.sim/deployment': name },
         ...(template?.metadata?.annotations ? { annotations: template.metadata.annotations } : {}),
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rsName, uid: store.tryGet(store.typeOf('apps/v1', 'ReplicaSet'), ns, rsName)?.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: rsName,
+            uid: store.tryGet(store.typeOf('apps/v1', 'ReplicaSet'), ns, rsName)?.metadata.uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec: structuredClone(template?.spec ?? {}),
       status: { phase: 'Pending' },
@@ -123,10 +155,22 @@ function createMissingPods(store: KubeStore, types: KubeTypes, ns: string, name:
 function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replicas: number): void {
   const ns = d.metadata.namespace ?? 'default';
   const name = d.metadata.name ?? '';
-  const ready = listAll(store, types.pod).filter((p) => p.metadata.namespace === ns && p.metadata.labels?.['nodewright.sim/deployment'] === name && podNodeName(p) && (p.status as { phase?: string })?.phase === 'Running').length;
+  const ready = listAll(store, types.pod).filter(
+    (p) =>
+      p.metadata.namespace === ns &&
+      p.metadata.labels?.['nodewright.sim/deployment'] === name &&
+      podNodeName(p) &&
+      (p.status as { phase?: string })?.phase === 'Running',
+  ).length;
   const status = d.status as { replicas?: number; readyReplicas?: number } | undefined;
   if (status?.replicas !== replicas || status?.readyReplicas !== ready) {
-    store.update(types.deployment, ns, name, { ...d, status: { ...(d.status ?? {}), replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } }, { subresource: 'status' });
+    store.update(
+      types.deployment,
+      ns,
+      name,
+      { ...d, status: { ...(d.status ?? {}), replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } },
+      { subresource: 'status' },
+    );
   }
 }
 
@@ -140,7 +184,9 @@ export function reconcileDeployments(store: KubeStore): number {
     const spec = (d.spec ?? {}) as { replicas?: number; template?: PodTemplate };
     const replicas = spec.replicas ?? 1;
     const hash = templateHash(spec.template);
-    const owned = pods.filter((p) => p.metadata.namespace === ns && ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`) && p.metadata.labels?.['nodewright.sim/deployment'] === name);
+    const owned = pods.filter(
+      (p) => p.metadata.namespace === ns && ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`) && p.metadata.labels?.['nodewright.sim/deployment'] === name,
+    );
     changes += reconcileReplicaSets(store, d, hash, replicas, new Set(owned.map((p) => p.metadata.labels?.['pod-template-hash'] ?? hash)));
     const byName = new Map(owned.map((p) => [p.metadata.name ?? '', p]));
     const indexOf = (p: KubeObject) => Number((p.metadata.name ?? '').slice(name.length + 1));
@@ -184,8 +230,8 @@ export function reconcileDaemonSets(store: KubeStore): number {
   for (const ds of listAll(store, types.daemonSet)) {
     const ns = ds.metadata.namespace ?? 'default';
     const name = ds.metadata.name ?? '';
-    const template = ((ds.spec as { template?: { metadata?: { labels?: Record<string, string> }; spec?: Record<string, unknown> } } | undefined)?.template) ?? {};
-    const tolerations = [...(((template.spec?.tolerations as Toleration[] | undefined) ?? [])), ...DAEMONSET_TOLERATIONS];
+    const template = (ds.spec as { template?: { metadata?: { labels?: Record<string, string> }; spec?: Record<string, unknown> } } | undefined)?.template ?? {};
+    const tolerations = [...((template.spec?.tolerations as Toleration[] | undefined) ?? []), ...DAEMONSET_TOLERATIONS];
     const selector = (template.spec?.nodeSelector as Record<string, string> | undefined) ?? {};
     for (const n of nodes) {
       const nodeName = n.metadata.name ?? '';
@@ -197,7 +243,12 @@ export function reconcileDaemonSets(store: KubeStore): number {
         store.create(types.pod, ns, {
           apiVersion: 'v1',
           kind: 'Pod',
-          metadata: { name: podName, namespace: ns, labels: template.metadata?.labels ?? {}, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name, uid: ds.metadata.uid, controller: true }] },
+          metadata: {
+            name: podName,
+            namespace: ns,
+            labels: template.metadata?.labels ?? {},
+            ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name, uid: ds.metadata.uid, controller: true }],
+          },
           spec: { ...structuredClone(template.spec ?? {}), nodeName, tolerations },
           status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
         });

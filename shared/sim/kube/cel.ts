@@ -24,8 +24,20 @@ interface Rule {
 }
 
 const env = new Environment({ unlistedVariablesAreDyn: true })
-  .registerFunction({ name: 'find', receiverType: 'string', returnType: 'string', params: [{ name: 'regex', type: 'string' }], handler: (s: string, re: string) => new RegExp(re).exec(s)?.[0] ?? '' })
-  .registerFunction({ name: 'findAll', receiverType: 'string', returnType: 'list<string>', params: [{ name: 'regex', type: 'string' }], handler: (s: string, re: string) => [...s.matchAll(new RegExp(re, 'g'))].map((m) => m[0]) });
+  .registerFunction({
+    name: 'find',
+    receiverType: 'string',
+    returnType: 'string',
+    params: [{ name: 'regex', type: 'string' }],
+    handler: (s: string, re: string) => new RegExp(re).exec(s)?.[0] ?? '',
+  })
+  .registerFunction({
+    name: 'findAll',
+    receiverType: 'string',
+    returnType: 'list<string>',
+    params: [{ name: 'regex', type: 'string' }],
+    handler: (s: string, re: string) => [...s.matchAll(new RegExp(re, 'g'))].map((m) => m[0]),
+  });
 
 const compiled = new Map<string, (ctx: Record<string, unknown>) => unknown>();
 
@@ -52,7 +64,8 @@ function toCel(value: unknown, schema: Json | undefined): unknown {
   return value;
 }
 
-const typeName = (v: unknown): string => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+const typeName = (v: unknown): string =>
+  Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
 
 /** `spec.template.spec.requirements` from the path parts (array indexes as `[i]`). */
 const join = (path: (string | number)[]): string => path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
@@ -67,12 +80,20 @@ function evaluateRules(schema: Json, value: unknown, old: unknown, path: (string
     } catch (e) {
       // e.g. `x.values.size()` on a requirement without values: the API server refuses the object too.
       const error = (e as Error).message.split('\n')[0].replace(/^No such key/, 'no such key');
-      causes.push({ reason: 'FieldValueInvalid', field: join(path), message: `Invalid value: ${JSON.stringify(typeName(value))}: ${error} evaluating rule: ${r.message ?? r.rule}` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: join(path),
+        message: `Invalid value: ${JSON.stringify(typeName(value))}: ${error} evaluating rule: ${r.message ?? r.rule}`,
+      });
       continue;
     }
     if (ok !== true) {
       const field = join(r.fieldPath ? [...path, ...r.fieldPath.replace(/^\./, '').split('.')] : path);
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(typeName(value))}: ${r.message ?? `failed rule: ${r.rule}`}` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${JSON.stringify(typeName(value))}: ${r.message ?? `failed rule: ${r.rule}`}`,
+      });
     }
   }
 }

@@ -2,7 +2,17 @@
 import type { ResourceRegistry } from './resources';
 import { apiVersionOf, type Json } from './types';
 
-export const SERVER_VERSION = { major: '1', minor: '31', gitVersion: 'v1.31.0-nodewright-sim', gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-08-13T00:00:00Z', goVersion: 'go1.22.5', compiler: 'gc', platform: 'linux/amd64' } as const;
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '31',
+  gitVersion: 'v1.31.0-nodewright-sim',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2024-08-13T00:00:00Z',
+  goVersion: 'go1.22.5',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+} as const;
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update'];
 
@@ -13,19 +23,29 @@ const SUBRESOURCE_KINDS: Record<string, { group: string; version: string; kind: 
 };
 
 export function apiResourceList(registry: ResourceRegistry, group: string, version: string): Json | undefined {
-  const types = registry.all().filter((t) => t.group === group && t.version === version).sort((a, b) => a.resource.localeCompare(b.resource));
+  const types = registry
+    .all()
+    .filter((t) => t.group === group && t.version === version)
+    .sort((a, b) => a.resource.localeCompare(b.resource));
   if (types.length === 0) return undefined;
   const resources: Json[] = [];
   for (const t of types) {
     resources.push({
-      name: t.resource, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: VERBS,
-      ...(t.shortNames ? { shortNames: t.shortNames } : {}), ...(t.categories ? { categories: t.categories } : {}),
+      name: t.resource,
+      singularName: t.singular,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: VERBS,
+      ...(t.shortNames ? { shortNames: t.shortNames } : {}),
+      ...(t.categories ? { categories: t.categories } : {}),
     });
     for (const sub of t.subresources) {
       const s = SUBRESOURCE_KINDS[sub];
-      resources.push(s
-        ? { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, group: s.group, version: s.version, kind: s.kind, verbs: s.verbs }
-        : { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
+      resources.push(
+        s
+          ? { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, group: s.group, version: s.version, kind: s.kind, verbs: s.verbs }
+          : { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] },
+      );
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources };
@@ -64,5 +84,7 @@ export function apiGroupDoc(registry: ResourceRegistry, group: string): Json | u
 }
 
 export const apiVersions = (serverAddress: string): Json => ({
-  kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  kind: 'APIVersions',
+  versions: ['v1'],
+  serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
 });

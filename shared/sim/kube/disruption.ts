@@ -5,7 +5,7 @@ import type { KubeStore } from './store';
 import type { Json, KubeObject, ResourceType } from './types';
 
 const podReady = (p: KubeObject): boolean => {
-  const conds = ((p.status?.conditions ?? []) as { type: string; status: string }[]);
+  const conds = (p.status?.conditions ?? []) as { type: string; status: string }[];
   return !p.metadata.deletionTimestamp && p.status?.phase === 'Running' && conds.some((c) => c.type === 'Ready' && c.status === 'True');
 };
 
@@ -40,8 +40,13 @@ function expectedFromControllers(store: KubeStore | undefined, namespace: string
       const rs = store.registry.get('apps', 'replicasets');
       const owner = rs && ref?.name ? store.tryGet(rs, namespace, ref.name) : undefined;
       const up = owner ? controllerOf(owner) : undefined;
-      if (up?.kind === 'Deployment') { ref = up; kind = 'Deployment'; }
-      else if (owner) { seen.set(`ReplicaSet/${ref?.name}`, Number(owner.spec?.replicas ?? 1)); continue; }
+      if (up?.kind === 'Deployment') {
+        ref = up;
+        kind = 'Deployment';
+      } else if (owner) {
+        seen.set(`ReplicaSet/${ref?.name}`, Number(owner.spec?.replicas ?? 1));
+        continue;
+      }
     }
     const plural = kind === 'Deployment' ? 'deployments' : kind === 'StatefulSet' ? 'statefulsets' : kind === 'ReplicaSet' ? 'replicasets' : undefined;
     const rt = plural ? store.registry.get('apps', plural) : undefined;
@@ -55,8 +60,9 @@ function expectedFromControllers(store: KubeStore | undefined, namespace: string
 /** disruptionsAllowed from the budget and the readiness of the pods it selects (terminating pods do not count). */
 export function pdbFigures(pdb: KubeObject, podsInNamespace: KubeObject[], store?: KubeStore): PdbFigures {
   const spec = pdb.spec ?? {};
-  const pods = podsInNamespace.filter((p) => matchesStructuredSelector(p.metadata.labels, spec.selector as Json | undefined)
-    && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  const pods = podsInNamespace.filter(
+    (p) => matchesStructuredSelector(p.metadata.labels, spec.selector as Json | undefined) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
+  );
   const expectedPods = expectedFromControllers(store, pdb.metadata.namespace, pods) ?? pods.filter((p) => !p.metadata.deletionTimestamp).length;
   const currentHealthy = pods.filter(podReady).length;
   let desiredHealthy = 0;
@@ -77,14 +83,16 @@ export function decoratePdb(pdb: KubeObject, store: KubeStore): KubeObject {
     ...(pdb.status ?? {}),
     observedGeneration: pdb.metadata.generation ?? 1,
     ...f,
-    conditions: [{
-      type: 'DisruptionAllowed',
-      status: f.disruptionsAllowed > 0 ? 'True' : 'False',
-      reason: f.disruptionsAllowed > 0 ? 'SufficientPods' : 'InsufficientPods',
-      message: '',
-      observedGeneration: pdb.metadata.generation ?? 1,
-      lastTransitionTime: pdb.metadata.creationTimestamp,
-    }],
+    conditions: [
+      {
+        type: 'DisruptionAllowed',
+        status: f.disruptionsAllowed > 0 ? 'True' : 'False',
+        reason: f.disruptionsAllowed > 0 ? 'SufficientPods' : 'InsufficientPods',
+        message: '',
+        observedGeneration: pdb.metadata.generation ?? 1,
+        lastTransitionTime: pdb.metadata.creationTimestamp,
+      },
+    ],
   };
   return pdb;
 }
@@ -100,15 +108,23 @@ export function evictPod(store: KubeStore, podType: ResourceType, namespace: str
   const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' || pod.status?.phase === 'Pending';
   if (!pod.metadata.deletionTimestamp && !terminal) {
     const pdbType = store.registry.get('policy', 'poddisruptionbudgets');
-    const pdbs = pdbType ? store.list(pdbType, { namespace }).items.filter((b) => matchesStructuredSelector(pod.metadata.labels, b.spec?.selector as Json | undefined)) : [];
-    if (pdbs.length > 1) throw new KubeApiStatusError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    const pdbs = pdbType
+      ? store.list(pdbType, { namespace }).items.filter((b) => matchesStructuredSelector(pod.metadata.labels, b.spec?.selector as Json | undefined))
+      : [];
+    if (pdbs.length > 1)
+      throw new KubeApiStatusError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     if (pdbs.length === 1) {
       const f = pdbFigures(pdbs[0], podsOf(store, namespace), store);
       const alwaysAllowUnhealthy = pdbs[0].spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow';
       const allowed = podReady(pod) ? f.disruptionsAllowed > 0 : alwaysAllowUnhealthy || f.currentHealthy >= f.desiredHealthy;
       if (!allowed) {
-        throw new KubeApiStatusError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', {
-          causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdbs[0].metadata.name} needs ${f.desiredHealthy} healthy pods and has ${f.currentHealthy} currently` }],
+        throw new KubeApiStatusError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
+          causes: [
+            {
+              reason: 'DisruptionBudget',
+              message: `The disruption budget ${pdbs[0].metadata.name} needs ${f.desiredHealthy} healthy pods and has ${f.currentHealthy} currently`,
+            },
+          ],
         });
       }
     }
@@ -124,13 +140,20 @@ export function bindPod(store: KubeStore, podType: ResourceType, namespace: stri
   const pod = store.get(podType, namespace, name);
   const spec = pod.spec ?? {};
   if (spec.nodeName) {
-    throw new KubeApiStatusError(409, 'Conflict', `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "${String(spec.nodeName)}"`);
+    throw new KubeApiStatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "${String(spec.nodeName)}"`,
+    );
   }
   pod.spec = { ...spec, nodeName: target.name };
   store.update(podType, namespace, name, pod);
   const current = store.get(podType, namespace, name);
   const conds = ((current.status?.conditions ?? []) as { type: string }[]).filter((c) => c.type !== 'PodScheduled');
-  current.status = { ...(current.status ?? {}), conditions: [...conds, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: store.timestamp() }] };
+  current.status = {
+    ...(current.status ?? {}),
+    conditions: [...conds, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: store.timestamp() }],
+  };
   store.update(podType, namespace, name, current, { subresource: 'status' });
   return statusBody(201, 'Success', '');
 }

@@ -61,7 +61,8 @@ function resolveTarget(store: KubeStore, group: string, version: string, rest: s
 }
 
 function list(store: KubeStore, t: Target, q: URLSearchParams): Json {
-  if (q.get('watch') === 'true' || q.get('watch') === '1') throw new KubeApiStatusError(405, 'MethodNotAllowed', 'watch is not supported by the nodewright fake API server');
+  if (q.get('watch') === 'true' || q.get('watch') === '1')
+    throw new KubeApiStatusError(405, 'MethodNotAllowed', 'watch is not supported by the nodewright fake API server');
   const limit = q.get('limit') ? Number(q.get('limit')) : undefined;
   const r = store.list(t.rt, {
     namespace: t.namespace,
@@ -90,11 +91,15 @@ function deleteOptions(q: URLSearchParams, body: unknown): { gracePeriodSeconds?
 function resourceRequest(store: KubeStore, t: Target, req: KubeRequest): KubeResponse {
   const { rt, namespace, name, subresource } = t;
   const method = req.method.toUpperCase();
-  if (subresource && !rt.subresources.includes(subresource)) throw new KubeApiStatusError(404, 'NotFound', `the server could not find the requested resource (${rt.resource}/${subresource})`);
+  if (subresource && !rt.subresources.includes(subresource))
+    throw new KubeApiStatusError(404, 'NotFound', `the server could not find the requested resource (${rt.resource}/${subresource})`);
   if (!name) {
     if (method === 'GET') {
       const l = list(store, t, req.query);
-      return { status: 200, body: wantsTable(req.headers.accept) ? toTable(store, rt, l.items as KubeObject[], l.metadata as Json, req.query.get('includeObject')) : l };
+      return {
+        status: 200,
+        body: wantsTable(req.headers.accept) ? toTable(store, rt, l.items as KubeObject[], l.metadata as Json, req.query.get('includeObject')) : l,
+      };
     }
     if (method === 'POST') return { status: 201, body: store.create(rt, namespace, parseBody(req) as KubeObject) };
     throw new KubeApiStatusError(405, 'MethodNotAllowed', `${method} is not supported on a collection`);
@@ -110,10 +115,18 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest): KubeRes
   switch (method) {
     case 'GET': {
       const o = store.get(rt, namespace, name);
-      return { status: 200, body: wantsTable(req.headers.accept) && !subresource ? toTable(store, rt, [o], { resourceVersion: o.metadata.resourceVersion }, req.query.get('includeObject')) : o };
+      return {
+        status: 200,
+        body:
+          wantsTable(req.headers.accept) && !subresource
+            ? toTable(store, rt, [o], { resourceVersion: o.metadata.resourceVersion }, req.query.get('includeObject'))
+            : o,
+      };
     }
-    case 'PUT': return { status: 200, body: store.update(rt, namespace, name, body as KubeObject, sub) };
-    case 'PATCH': return { status: 200, body: store.patch(rt, namespace, name, req.headers['content-type'], body, sub) };
+    case 'PUT':
+      return { status: 200, body: store.update(rt, namespace, name, body as KubeObject, sub) };
+    case 'PATCH':
+      return { status: 200, body: store.patch(rt, namespace, name, req.headers['content-type'], body, sub) };
     case 'DELETE': {
       if (subresource) break;
       // 200 with the object, whether it went or was only marked (finalizers, graceful pod deletion), as the API server answers.
@@ -127,7 +140,9 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest): KubeRes
 function route(store: KubeStore, req: KubeRequest, opts: HandlerOptions): KubeResponse {
   const parts = req.path.split('/').filter(Boolean);
   const ok = (body: unknown): KubeResponse => ({ status: 200, body });
-  const missing = (): never => { throw new KubeApiStatusError(404, 'NotFound', 'the server could not find the requested resource'); };
+  const missing = (): never => {
+    throw new KubeApiStatusError(404, 'NotFound', 'the server could not find the requested resource');
+  };
   if (parts[0] === 'version' && parts.length === 1) return ok(SERVER_VERSION);
   if (['healthz', 'readyz', 'livez'].includes(parts[0])) return ok('ok');
   if (parts[0] === 'openapi' && parts[1] === 'v3') {
@@ -146,7 +161,9 @@ function route(store: KubeStore, req: KubeRequest, opts: HandlerOptions): KubeRe
     const group = parts[1];
     if (parts.length === 2) return ok(apiGroupDoc(store.registry, group) ?? missing());
     if (parts.length === 3) {
-      const doc = apiResourceList(store.registry, group, parts[2]) ?? (apiGroupDoc(store.registry, group) ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${parts[2]}`, resources: [] } : undefined);
+      const doc =
+        apiResourceList(store.registry, group, parts[2]) ??
+        (apiGroupDoc(store.registry, group) ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${parts[2]}`, resources: [] } : undefined);
       return ok(doc ?? missing());
     }
     const t = resolveTarget(store, group, parts[2], parts.slice(3));

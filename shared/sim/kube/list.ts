@@ -32,14 +32,24 @@ function continueAfter(token: string | undefined): string {
  * One page of `bucket` (stored objects by key) in key order. `read` copies a stored object as served (with
  * computed fields when `decorated`); field selectors then run on what is served.
  */
-export function listObjects(bucket: ReadonlyMap<string, KubeObject>, rt: ResourceType, opts: ListOptions, read: (o: KubeObject) => KubeObject, decorated: boolean, resourceVersion: string): ListResult {
+export function listObjects(
+  bucket: ReadonlyMap<string, KubeObject>,
+  rt: ResourceType,
+  opts: ListOptions,
+  read: (o: KubeObject) => KubeObject,
+  decorated: boolean,
+  resourceVersion: string,
+): ListResult {
   const labels = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : [];
   const fields = opts.fieldSelector ? parseFieldSelector(opts.fieldSelector) : [];
   const prefix = rt.namespaced && opts.namespace ? `${opts.namespace}/` : '';
   const start = continueAfter(opts.continue);
   // Selectors run on the stored objects first (labels are never computed), so only matches are copied.
   const all = [...bucket.entries()]
-    .filter(([k, o]) => k.startsWith(prefix) && (!start || k > start) && matchesLabelSelector(o.metadata.labels, labels) && (decorated || matchesFieldSelector(o, fields)))
+    .filter(
+      ([k, o]) =>
+        k.startsWith(prefix) && (!start || k > start) && matchesLabelSelector(o.metadata.labels, labels) && (decorated || matchesFieldSelector(o, fields)),
+    )
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([k, o]) => [k, read(o)] as const)
     .filter(([, o]) => !decorated || matchesFieldSelector(o, fields));

@@ -9,7 +9,12 @@ const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 export function validateName(rt: ResourceType, name: unknown): void {
   if (typeof name !== 'string' || name === '') throw invalid(rt.kind, '', 'metadata.name', 'Required value: name or generateName is required');
   if (name.length > 253 || !NAME_RE.test(name)) {
-    throw invalid(rt.kind, name, 'metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+    throw invalid(
+      rt.kind,
+      name,
+      'metadata.name',
+      `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+    );
   }
 }
 

@@ -61,7 +61,8 @@ function add(doc: unknown, pointer: string, value: unknown, replace: boolean): u
   const { parent, key } = parentOf(doc, tokens, pointer);
   if (Array.isArray(parent)) {
     const idx = key === '-' ? parent.length : Number(key);
-    if (!Number.isInteger(idx) || idx < 0 || idx > parent.length) throw new KubeApiStatusError(422, 'Invalid', `the JSON patch index in "${pointer}" is out of range`);
+    if (!Number.isInteger(idx) || idx < 0 || idx > parent.length)
+      throw new KubeApiStatusError(422, 'Invalid', `the JSON patch index in "${pointer}" is out of range`);
     if (replace) parent[idx] = structuredClone(value);
     else parent.splice(idx, 0, structuredClone(value));
   } else {
@@ -77,15 +78,29 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
   let out = structuredClone(doc);
   for (const raw of ops as Op[]) {
     switch (raw.op) {
-      case 'add': out = add(out, raw.path, raw.value, false); break;
-      case 'replace': out = add(out, raw.path, raw.value, true); break;
-      case 'remove': remove(out, raw.path); break;
-      case 'move': { const v = remove(out, raw.from ?? ''); out = add(out, raw.path, v, false); break; }
-      case 'copy': out = add(out, raw.path, getAt(out, raw.from ?? ''), false); break;
-      case 'test':
-        if (JSON.stringify(getAt(out, raw.path)) !== JSON.stringify(raw.value)) throw new KubeApiStatusError(422, 'Invalid', `the JSON patch test at "${raw.path}" failed`);
+      case 'add':
+        out = add(out, raw.path, raw.value, false);
         break;
-      default: throw badRequest(`unknown JSON patch operation "${String(raw.op)}"`);
+      case 'replace':
+        out = add(out, raw.path, raw.value, true);
+        break;
+      case 'remove':
+        remove(out, raw.path);
+        break;
+      case 'move': {
+        const v = remove(out, raw.from ?? '');
+        out = add(out, raw.path, v, false);
+        break;
+      }
+      case 'copy':
+        out = add(out, raw.path, getAt(out, raw.from ?? ''), false);
+        break;
+      case 'test':
+        if (JSON.stringify(getAt(out, raw.path)) !== JSON.stringify(raw.value))
+          throw new KubeApiStatusError(422, 'Invalid', `the JSON patch test at "${raw.path}" failed`);
+        break;
+      default:
+        throw badRequest(`unknown JSON patch operation "${String(raw.op)}"`);
     }
   }
   return out;
@@ -104,5 +119,9 @@ export function applyPatch(contentType: string | undefined, doc: unknown, patch:
     return mergePatch(doc, patch);
   }
   if (ct === PatchType.json) return jsonPatch(doc, patch);
-  throw new KubeApiStatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.values(PatchType).join(', ')}`);
+  throw new KubeApiStatusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${Object.values(PatchType).join(', ')}`,
+  );
 }

@@ -5,8 +5,24 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { Json, ResourceType } from './types';
 
-const t = (group: string, version: string, resource: string, kind: string, namespaced: boolean, subresources: string[] = [], shortNames?: string[], singular?: string): ResourceType => ({
-  group, version, resource, kind, namespaced, subresources, shortNames, singular: singular ?? kind.toLowerCase(),
+const t = (
+  group: string,
+  version: string,
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+  subresources: string[] = [],
+  shortNames?: string[],
+  singular?: string,
+): ResourceType => ({
+  group,
+  version,
+  resource,
+  kind,
+  namespaced,
+  subresources,
+  shortNames,
+  singular: singular ?? kind.toLowerCase(),
 });
 
 export const BUILTIN_RESOURCES: readonly ResourceType[] = [
@@ -51,7 +67,7 @@ export function resourceTypeFromCrd(crd: Json, where = 'CustomResourceDefinition
     shortNames: (names.shortNames as string[] | undefined) ?? undefined,
     categories: (names.categories as string[] | undefined) ?? undefined,
     subresources: Object.keys(sub).filter((k) => k === 'status' || k === 'scale'),
-    ...(((served.schema as Json | undefined)?.openAPIV3Schema) ? { schema: (served.schema as Json).openAPIV3Schema as Json } : {}),
+    ...((served.schema as Json | undefined)?.openAPIV3Schema ? { schema: (served.schema as Json).openAPIV3Schema as Json } : {}),
   };
 }
 
@@ -66,7 +82,9 @@ function defaultCrdDir(): string {
 
 /** Parses every CRD document of every .yaml file in `dir`. */
 export function loadCrds(dir: string = defaultCrdDir()): Json[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') || f.endsWith('.yml')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+    .sort();
   const out: Json[] = [];
   for (const f of files) {
     for (const doc of parseAllDocuments(readFileSync(join(dir, f), 'utf8'))) {

@@ -21,7 +21,15 @@ function toScale(o: KubeObject): Json {
   };
 }
 
-export function writeScale(store: KubeStore, rt: ResourceType, namespace: string | undefined, name: string, method: string, contentType: string | undefined, body: unknown): Json {
+export function writeScale(
+  store: KubeStore,
+  rt: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  method: string,
+  contentType: string | undefined,
+  body: unknown,
+): Json {
   const o = store.get(rt, namespace, name);
   const current = toScale(o);
   const next = (method === 'PATCH' ? applyPatch(contentType, current, body) : body) as Json;

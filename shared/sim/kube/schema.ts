@@ -16,7 +16,10 @@ const compiled = new WeakMap<object, ValidateFunction>();
 
 /** `/spec/template/spec/requirements/0/operator` → `spec.template.spec.requirements[0].operator`. */
 function fieldPath(pointer: string): string {
-  return pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
 }
 
@@ -31,17 +34,37 @@ function cause(e: ErrorObject): { reason: string; field: string; message: string
       return { reason: 'FieldValueRequired', field: f, message: 'Required value' };
     }
     case 'enum':
-      return { reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${quoted(e.data)}: supported values: ${(p.allowedValues as unknown[]).map(quoted).join(', ')}` };
+      return {
+        reason: 'FieldValueNotSupported',
+        field,
+        message: `Unsupported value: ${quoted(e.data)}: supported values: ${(p.allowedValues as unknown[]).map(quoted).join(', ')}`,
+      };
     case 'type':
-      return { reason: 'FieldValueTypeInvalid', field, message: `Invalid value: ${quoted(typeof e.data)}: ${field} in body must be of type ${String(p.type)}: ${quoted(typeof e.data)}` };
+      return {
+        reason: 'FieldValueTypeInvalid',
+        field,
+        message: `Invalid value: ${quoted(typeof e.data)}: ${field} in body must be of type ${String(p.type)}: ${quoted(typeof e.data)}`,
+      };
     case 'minimum':
-      return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${quoted(e.data)}: ${field} in body should be greater than or equal to ${String(p.limit)}` };
+      return {
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${quoted(e.data)}: ${field} in body should be greater than or equal to ${String(p.limit)}`,
+      };
     case 'maximum':
-      return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${quoted(e.data)}: ${field} in body should be less than or equal to ${String(p.limit)}` };
+      return {
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${quoted(e.data)}: ${field} in body should be less than or equal to ${String(p.limit)}`,
+      };
     case 'maxItems':
       return { reason: 'FieldValueTooMany', field, message: `Too many: ${(e.data as unknown[]).length}: must have at most ${String(p.limit)} items` };
     case 'minItems':
-      return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${(e.data as unknown[]).length}: ${field} in body should have at least ${String(p.limit)} items` };
+      return {
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${(e.data as unknown[]).length}: ${field} in body should have at least ${String(p.limit)} items`,
+      };
     case 'pattern':
       return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${quoted(e.data)}: ${field} in body should match '${String(p.pattern)}'` };
     default:
@@ -61,11 +84,16 @@ export function validateAgainstSchema(rt: ResourceType, obj: KubeObject, old?: K
   // anyOf / oneOf report each branch; the API server names the field once.
   const causes = validate(obj as unknown)
     ? celCauses(rt.schema as Json, obj, old)
-    : (validate.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf').map(cause)
-      .filter((c, i, all) => all.findIndex((x) => x.field === c.field && x.message === c.message) === i);
+    : (validate.errors ?? [])
+        .filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf')
+        .map(cause)
+        .filter((c, i, all) => all.findIndex((x) => x.field === c.field && x.message === c.message) === i);
   if (causes.length === 0) return;
   const kind = rt.group ? `${rt.kind}.${rt.group}` : rt.kind;
   throw new KubeApiStatusError(422, 'Invalid', `${kind} "${name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`, {
-    name, group: rt.group, kind: rt.kind, causes,
+    name,
+    group: rt.group,
+    kind: rt.kind,
+    causes,
   });
 }

@@ -3,9 +3,7 @@ import { badRequest } from './status';
 import type { Json, KubeObject } from './types';
 
 type LabelRequirement =
-  | { key: string; op: 'eq' | 'neq'; value: string }
-  | { key: string; op: 'in' | 'notin'; values: string[] }
-  | { key: string; op: 'exists' | 'notexists' };
+  { key: string; op: 'eq' | 'neq'; value: string } | { key: string; op: 'in' | 'notin'; values: string[] } | { key: string; op: 'exists' | 'notexists' };
 
 /** Splits on commas that are not inside parentheses. */
 function splitTopLevel(s: string): string[] {
@@ -15,7 +13,11 @@ function splitTopLevel(s: string): string[] {
   for (const ch of s) {
     if (ch === '(') depth++;
     if (ch === ')') depth--;
-    if (ch === ',' && depth === 0) { parts.push(cur); cur = ''; continue; }
+    if (ch === ',' && depth === 0) {
+      parts.push(cur);
+      cur = '';
+      continue;
+    }
     cur += ch;
   }
   parts.push(cur);
@@ -29,7 +31,15 @@ const KEY_RE = /^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$/;
 export function parseLabelSelector(selector: string): LabelRequirement[] {
   return splitTopLevel(selector).map((part) => {
     let m = SET_RE.exec(part);
-    if (m) return { key: m[1], op: m[2] as 'in' | 'notin', values: m[3].split(',').map((v) => v.trim()).filter(Boolean) };
+    if (m)
+      return {
+        key: m[1],
+        op: m[2] as 'in' | 'notin',
+        values: m[3]
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean),
+      };
     m = CMP_RE.exec(part);
     if (m) return { key: m[1], op: m[2] === '!=' ? 'neq' : 'eq', value: m[3].trim() };
     if (part.startsWith('!') && KEY_RE.test(part.slice(1).trim())) return { key: part.slice(1).trim(), op: 'notexists' };
@@ -43,12 +53,18 @@ export function matchesLabelSelector(labels: Record<string, string> | undefined,
   return reqs.every((r) => {
     const has = Object.prototype.hasOwnProperty.call(l, r.key);
     switch (r.op) {
-      case 'eq': return has && l[r.key] === r.value;
-      case 'neq': return !has || l[r.key] !== r.value;
-      case 'in': return has && r.values.includes(l[r.key]);
-      case 'notin': return !has || !r.values.includes(l[r.key]);
-      case 'exists': return has;
-      case 'notexists': return !has;
+      case 'eq':
+        return has && l[r.key] === r.value;
+      case 'neq':
+        return !has || l[r.key] !== r.value;
+      case 'in':
+        return has && r.values.includes(l[r.key]);
+      case 'notin':
+        return !has || !r.values.includes(l[r.key]);
+      case 'exists':
+        return has;
+      case 'notexists':
+        return !has;
     }
   });
 }

@@ -58,7 +58,8 @@ export class FakeKubeApi {
     });
     const nsType = registry.get('', 'namespaces');
     for (const ns of opts.namespaces ?? ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
-      if (nsType && !this.store.tryGet(nsType, undefined, ns)) this.store.create(nsType, undefined, { metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+      if (nsType && !this.store.tryGet(nsType, undefined, ns))
+        this.store.create(nsType, undefined, { metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
     }
   }
 
@@ -81,7 +82,7 @@ export class FakeKubeApi {
   apply(obj: KubeObject): KubeObject {
     if (!obj?.apiVersion || !obj.kind || !obj.metadata?.name) throw new KubeApiStatusError(422, 'Invalid', 'apply needs apiVersion, kind and metadata.name');
     const rt = this.store.typeOf(obj.apiVersion, obj.kind);
-    const ns = rt.namespaced ? obj.metadata.namespace ?? 'default' : undefined;
+    const ns = rt.namespaced ? (obj.metadata.namespace ?? 'default') : undefined;
     const existing = this.store.tryGet(rt, ns, obj.metadata.name);
     if (!existing) return this.store.create(rt, ns, obj);
     const next = structuredClone(obj);
@@ -92,7 +93,7 @@ export class FakeKubeApi {
   /** Deletes by apiVersion/kind/name (finalizers honoured); false when it was not there. */
   remove(apiVersion: string, kind: string, name: string, namespace?: string): boolean {
     const rt = this.store.typeOf(apiVersion, kind);
-    const ns = rt.namespaced ? namespace ?? 'default' : undefined;
+    const ns = rt.namespaced ? (namespace ?? 'default') : undefined;
     if (!this.store.tryGet(rt, ns, name)) return false;
     this.store.delete(rt, ns, name);
     return true;
@@ -121,11 +122,12 @@ export class FakeKubeApi {
       url: `${material ? 'https' : 'http'}://127.0.0.1:${port}`,
       caData: material ? Buffer.from(material.ca).toString('base64') : undefined,
       tls: material,
-      close: () => new Promise<void>((resolve) => {
-        this.servers.delete(server);
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
+      close: () =>
+        new Promise<void>((resolve) => {
+          this.servers.delete(server);
+          server.closeAllConnections?.();
+          server.close(() => resolve());
+        }),
     };
   }
 
@@ -150,7 +152,11 @@ export class FakeKubeApi {
       const status = injected.status ?? 504;
       const reason = status === 429 ? 'TooManyRequests' : status === 504 ? 'Timeout' : 'InternalError';
       res.writeHead(status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(statusBody(status, reason, status === 504 ? 'the server was unable to return a response in the time allotted (injected fault)' : 'injected fault')));
+      res.end(
+        JSON.stringify(
+          statusBody(status, reason, status === 504 ? 'the server was unable to return a response in the time allotted (injected fault)' : 'injected fault'),
+        ),
+      );
     };
     if (!injected.delayMs) return answer();
     if (req.socket.remotePort !== undefined) this.onHold?.(req.socket.remotePort);
@@ -184,7 +190,9 @@ export class FakeKubeApi {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
-      const denied = this.rbacRules ? rbacDenial(this.rbacRules, { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, authorization: headers.authorization }) : undefined;
+      const denied = this.rbacRules
+        ? rbacDenial(this.rbacRules, { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, authorization: headers.authorization })
+        : undefined;
       if (denied) {
         res.writeHead(denied.status, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify(denied.body));
@@ -193,9 +201,15 @@ export class FakeKubeApi {
       const watch = url.searchParams.get('watch');
       if ((req.method ?? 'GET') === 'GET' && (watch === 'true' || watch === '1') && this.serveWatch(url, headers, res)) return;
       const addr = server.address() as AddressInfo | null;
-      const out = this.handle({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, body: Buffer.concat(chunks).toString('utf8') }, addr ? `127.0.0.1:${addr.port}` : undefined);
+      const out = this.handle(
+        { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, body: Buffer.concat(chunks).toString('utf8') },
+        addr ? `127.0.0.1:${addr.port}` : undefined,
+      );
       const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
-      res.writeHead(out.status, { 'Content-Type': typeof out.body === 'string' ? 'text/plain' : 'application/json', 'Content-Length': Buffer.byteLength(text) });
+      res.writeHead(out.status, {
+        'Content-Type': typeof out.body === 'string' ? 'text/plain' : 'application/json',
+        'Content-Length': Buffer.byteLength(text),
+      });
       res.end(text);
     });
   }
@@ -216,7 +230,10 @@ export function createFakeKubeApi(opts: FakeKubeApiOptions = {}): FakeKubeApi {
  * Interactive mode in one call: HTTPS on 127.0.0.1 (ephemeral port unless `port`) and a kubeconfig at
  * `kubeconfigPath` that kubectl can use at once (`KUBECONFIG=<path> kubectl get nodes`).
  */
-export async function serveForKubectl(api: FakeKubeApi, opts: { kubeconfigPath: string; port?: number }): Promise<RunningKubeServer & { kubeconfigPath: string }> {
+export async function serveForKubectl(
+  api: FakeKubeApi,
+  opts: { kubeconfigPath: string; port?: number },
+): Promise<RunningKubeServer & { kubeconfigPath: string }> {
   const server = await api.listen({ tls: true, port: opts.port });
   writeKubeconfig(opts.kubeconfigPath, { server: server.url, caData: server.caData, token: api.token });
   return { ...server, kubeconfigPath: opts.kubeconfigPath };

@@ -1,12 +1,29 @@
 /** Kubernetes `Status` error bodies, and the error class the store and handler throw. */
 import type { Json } from './types';
 
-export type StatusReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'BadRequest' | 'TooManyRequests' | 'Timeout' | 'Forbidden'
-  | 'MethodNotAllowed' | 'Unauthorized' | 'UnsupportedMediaType' | 'InternalError' | 'NotAcceptable';
+export type StatusReason =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'BadRequest'
+  | 'TooManyRequests'
+  | 'Timeout'
+  | 'Forbidden'
+  | 'MethodNotAllowed'
+  | 'Unauthorized'
+  | 'UnsupportedMediaType'
+  | 'InternalError'
+  | 'NotAcceptable';
 
 export class KubeApiStatusError extends Error {
   override readonly name = 'KubeApiStatusError' as const;
-  constructor(readonly code: number, readonly reason: StatusReason, message: string, readonly details?: Json) {
+  constructor(
+    readonly code: number,
+    readonly reason: StatusReason,
+    message: string,
+    readonly details?: Json,
+  ) {
     super(message);
   }
   toStatus(): Json {
@@ -41,7 +58,9 @@ export const conflict = (group: string, resource: string, name: string, why: str
 
 export const invalid = (kind: string, name: string, field: string, problem: string): KubeApiStatusError =>
   new KubeApiStatusError(422, 'Invalid', `${kind} "${name}" is invalid: ${field}: ${problem}`, {
-    name, kind, causes: [{ reason: 'FieldValueInvalid', message: problem, field }],
+    name,
+    kind,
+    causes: [{ reason: 'FieldValueInvalid', message: problem, field }],
   });
 
 export const badRequest = (message: string): KubeApiStatusError => new KubeApiStatusError(400, 'BadRequest', message);

@@ -133,14 +133,22 @@ export class KubeStore {
     const old = this.bucket(rt).get(key);
     if (!old) throw notFound(rt.group, rt.resource, name);
     if (!input || typeof input !== 'object' || typeof input.metadata !== 'object') throw invalid(rt.kind, name, 'metadata', 'Required value');
-    if (input.metadata.name !== undefined && input.metadata.name !== name) throw badRequest(`the name of the object (${String(input.metadata.name)}) does not match the name on the URL (${name})`);
+    if (input.metadata.name !== undefined && input.metadata.name !== name)
+      throw badRequest(`the name of the object (${String(input.metadata.name)}) does not match the name on the URL (${name})`);
     const rv = input.metadata.resourceVersion;
     checkResourceVersion(rt, name, old, rv === '' ? undefined : rv); // PUT: an empty resourceVersion is no precondition
     return this.commit(rt, key, old, applyStatusRule(rt, old, clone(input), opts.subresource));
   }
 
   /** PATCH with merge, strategic-merge (as merge) or JSON patch, on the object or its status. */
-  patch(rt: ResourceType, namespace: string | undefined, name: string, contentType: string | undefined, body: unknown, opts: { subresource?: 'status' } = {}): KubeObject {
+  patch(
+    rt: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    contentType: string | undefined,
+    body: unknown,
+    opts: { subresource?: 'status' } = {},
+  ): KubeObject {
     const key = this.key(rt, namespace, name);
     const old = this.bucket(rt).get(key);
     if (!old) throw notFound(rt.group, rt.resource, name);
@@ -154,12 +162,24 @@ export class KubeStore {
    * DELETE. With finalizers the object is only marked (deletionTimestamp); it goes when the last one is removed.
    * Returns the object as it was deleted or marked, and whether it is gone.
    */
-  delete(rt: ResourceType, namespace: string | undefined, name: string, opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } } = {}): { object: KubeObject; gone: boolean } {
+  delete(
+    rt: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } } = {},
+  ): { object: KubeObject; gone: boolean } {
     const key = this.key(rt, namespace, name);
     const old = this.bucket(rt).get(key);
     if (!old) throw notFound(rt.group, rt.resource, name);
-    if (opts.preconditions?.uid && opts.preconditions.uid !== old.metadata.uid) throw conflict(rt.group, rt.resource, name, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${old.metadata.uid}`);
-    if (opts.preconditions?.resourceVersion && opts.preconditions.resourceVersion !== old.metadata.resourceVersion) throw conflict(rt.group, rt.resource, name, 'Precondition failed: resourceVersion');
+    if (opts.preconditions?.uid && opts.preconditions.uid !== old.metadata.uid)
+      throw conflict(
+        rt.group,
+        rt.resource,
+        name,
+        `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${old.metadata.uid}`,
+      );
+    if (opts.preconditions?.resourceVersion && opts.preconditions.resourceVersion !== old.metadata.resourceVersion)
+      throw conflict(rt.group, rt.resource, name, 'Precondition failed: resourceVersion');
     const grace = opts.gracePeriodSeconds ?? Number(old.spec?.terminationGracePeriodSeconds ?? 30);
     const gracefulPod = this.graceful && rt.group === '' && rt.resource === 'pods' && Boolean(old.spec?.nodeName) && grace > 0;
     if ((old.metadata.finalizers ?? []).length > 0 || gracefulPod) {
@@ -213,7 +233,11 @@ export class KubeStore {
   private emit(e: ChangeEvent): void {
     const errors: unknown[] = [];
     for (const fn of [...this.listeners]) {
-      try { fn(e); } catch (err) { errors.push(err); }
+      try {
+        fn(e);
+      } catch (err) {
+        errors.push(err);
+      }
     }
     if (errors.length > 0) throw errors[0];
   }
@@ -221,7 +245,10 @@ export class KubeStore {
   private bucket(rt: ResourceType): Map<string, KubeObject> {
     const k = `${rt.group}/${rt.resource}`;
     let b = this.data.get(k);
-    if (!b) { b = new Map(); this.data.set(k, b); }
+    if (!b) {
+      b = new Map();
+      this.data.set(k, b);
+    }
     return b;
   }
 

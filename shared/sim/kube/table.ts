@@ -6,7 +6,13 @@
 import type { KubeStore } from './store';
 import type { Json, KubeObject, ResourceType } from './types';
 
-interface Column { name: string; type: string; format?: string; priority: number; value: (o: KubeObject) => unknown }
+interface Column {
+  name: string;
+  type: string;
+  format?: string;
+  priority: number;
+  value: (o: KubeObject) => unknown;
+}
 
 /** k8s.io/apimachinery HumanDuration. */
 export function humanDuration(ms: number): string {
@@ -35,11 +41,22 @@ function parseJsonPath(path: string): Step[] {
   const steps: Step[] = [];
   let i = path.startsWith('.') ? 1 : 0;
   let cur = '';
-  const flush = () => { if (cur) steps.push({ field: cur }); cur = ''; };
+  const flush = () => {
+    if (cur) steps.push({ field: cur });
+    cur = '';
+  };
   while (i < path.length) {
     const ch = path[i];
-    if (ch === '\\' && i + 1 < path.length) { cur += path[i + 1]; i += 2; continue; }
-    if (ch === '.') { flush(); i++; continue; }
+    if (ch === '\\' && i + 1 < path.length) {
+      cur += path[i + 1];
+      i += 2;
+      continue;
+    }
+    if (ch === '.') {
+      flush();
+      i++;
+      continue;
+    }
     if (ch === '[') {
       flush();
       const end = path.indexOf(']', i);
@@ -74,10 +91,12 @@ export function evalJsonPath(obj: unknown, path: string): unknown {
   return values.length === 1 ? values[0] : values.join(',');
 }
 
-const age = (store: KubeStore) => (o: KubeObject): string => {
-  const t = Date.parse(o.metadata.creationTimestamp ?? '');
-  return Number.isNaN(t) ? '<unknown>' : humanDuration(store.now() - t);
-};
+const age =
+  (store: KubeStore) =>
+  (o: KubeObject): string => {
+    const t = Date.parse(o.metadata.creationTimestamp ?? '');
+    return Number.isNaN(t) ? '<unknown>' : humanDuration(store.now() - t);
+  };
 
 const condition = (o: KubeObject, type: string): string | undefined =>
   ((o.status?.conditions ?? []) as { type: string; status: string }[]).find((c) => c.type === type)?.status;
@@ -85,39 +104,45 @@ const condition = (o: KubeObject, type: string): string | undefined =>
 function builtinColumns(rt: ResourceType, store: KubeStore): Column[] | undefined {
   const col = (name: string, value: (o: KubeObject) => unknown, priority = 0, type = 'string'): Column => ({ name, type, priority, value });
   switch (`${rt.group}/${rt.resource}`) {
-    case '/nodes': return [
-      col('Status', (o) => (condition(o, 'Ready') === 'True' ? 'Ready' : 'NotReady') + (o.spec?.unschedulable ? ',SchedulingDisabled' : '')),
-      col('Roles', () => '<none>'),
-      col('Age', age(store)),
-      col('Version', (o) => evalJsonPath(o, '.status.nodeInfo.kubeletVersion') ?? ''),
-      col('Instance-Type', (o) => o.metadata.labels?.['node.kubernetes.io/instance-type'] ?? '', 1),
-      col('Zone', (o) => o.metadata.labels?.['topology.kubernetes.io/zone'] ?? '', 1),
-    ];
-    case '/pods': return [
-      col('Ready', (o) => {
-        const total = ((o.spec?.containers ?? []) as unknown[]).length;
-        const ready = ((o.status?.containerStatuses ?? []) as { ready?: boolean }[]).filter((c) => c.ready).length;
-        return `${condition(o, 'Ready') === 'True' && ready === 0 ? total : ready}/${total}`;
-      }),
-      col('Status', (o) => (o.metadata.deletionTimestamp ? 'Terminating' : String(o.status?.phase ?? 'Pending'))),
-      col('Restarts', () => 0, 0, 'integer'),
-      col('Age', age(store)),
-      col('Node', (o) => o.spec?.nodeName ?? '<none>', 1),
-    ];
-    case 'apps/deployments': return [
-      col('Ready', (o) => `${Number(o.status?.readyReplicas ?? 0)}/${Number(o.spec?.replicas ?? 1)}`),
-      col('Up-to-date', (o) => Number(o.status?.updatedReplicas ?? 0), 0, 'integer'),
-      col('Available', (o) => Number(o.status?.availableReplicas ?? 0), 0, 'integer'),
-      col('Age', age(store)),
-    ];
-    case 'policy/poddisruptionbudgets': return [
-      col('Min Available', (o) => (o.spec?.minAvailable !== undefined ? String(o.spec.minAvailable) : 'N/A')),
-      col('Max Unavailable', (o) => (o.spec?.maxUnavailable !== undefined ? String(o.spec.maxUnavailable) : 'N/A')),
-      col('Allowed Disruptions', (o) => Number(o.status?.disruptionsAllowed ?? 0), 0, 'integer'),
-      col('Age', age(store)),
-    ];
-    case '/namespaces': return [col('Status', (o) => String(o.status?.phase ?? 'Active')), col('Age', age(store))];
-    default: return undefined;
+    case '/nodes':
+      return [
+        col('Status', (o) => (condition(o, 'Ready') === 'True' ? 'Ready' : 'NotReady') + (o.spec?.unschedulable ? ',SchedulingDisabled' : '')),
+        col('Roles', () => '<none>'),
+        col('Age', age(store)),
+        col('Version', (o) => evalJsonPath(o, '.status.nodeInfo.kubeletVersion') ?? ''),
+        col('Instance-Type', (o) => o.metadata.labels?.['node.kubernetes.io/instance-type'] ?? '', 1),
+        col('Zone', (o) => o.metadata.labels?.['topology.kubernetes.io/zone'] ?? '', 1),
+      ];
+    case '/pods':
+      return [
+        col('Ready', (o) => {
+          const total = ((o.spec?.containers ?? []) as unknown[]).length;
+          const ready = ((o.status?.containerStatuses ?? []) as { ready?: boolean }[]).filter((c) => c.ready).length;
+          return `${condition(o, 'Ready') === 'True' && ready === 0 ? total : ready}/${total}`;
+        }),
+        col('Status', (o) => (o.metadata.deletionTimestamp ? 'Terminating' : String(o.status?.phase ?? 'Pending'))),
+        col('Restarts', () => 0, 0, 'integer'),
+        col('Age', age(store)),
+        col('Node', (o) => o.spec?.nodeName ?? '<none>', 1),
+      ];
+    case 'apps/deployments':
+      return [
+        col('Ready', (o) => `${Number(o.status?.readyReplicas ?? 0)}/${Number(o.spec?.replicas ?? 1)}`),
+        col('Up-to-date', (o) => Number(o.status?.updatedReplicas ?? 0), 0, 'integer'),
+        col('Available', (o) => Number(o.status?.availableReplicas ?? 0), 0, 'integer'),
+        col('Age', age(store)),
+      ];
+    case 'policy/poddisruptionbudgets':
+      return [
+        col('Min Available', (o) => (o.spec?.minAvailable !== undefined ? String(o.spec.minAvailable) : 'N/A')),
+        col('Max Unavailable', (o) => (o.spec?.maxUnavailable !== undefined ? String(o.spec.maxUnavailable) : 'N/A')),
+        col('Allowed Disruptions', (o) => Number(o.status?.disruptionsAllowed ?? 0), 0, 'integer'),
+        col('Age', age(store)),
+      ];
+    case '/namespaces':
+      return [col('Status', (o) => String(o.status?.phase ?? 'Active')), col('Age', age(store))];
+    default:
+      return undefined;
   }
 }
 
@@ -129,10 +154,17 @@ function crdColumns(rt: ResourceType, store: KubeStore): Column[] | undefined {
   const printer = (version?.additionalPrinterColumns ?? []) as { name: string; type: string; jsonPath: string; priority?: number }[];
   if (printer.length === 0) return undefined;
   return printer.map((p) => ({
-    name: p.name, type: p.type === 'date' ? 'string' : p.type, priority: p.priority ?? 0,
-    value: p.type === 'date'
-      ? (o: KubeObject) => { const v = evalJsonPath(o, p.jsonPath); const t = Date.parse(String(v ?? '')); return Number.isNaN(t) ? '<unknown>' : humanDuration(store.now() - t); }
-      : (o: KubeObject) => evalJsonPath(o, p.jsonPath) ?? null,
+    name: p.name,
+    type: p.type === 'date' ? 'string' : p.type,
+    priority: p.priority ?? 0,
+    value:
+      p.type === 'date'
+        ? (o: KubeObject) => {
+            const v = evalJsonPath(o, p.jsonPath);
+            const t = Date.parse(String(v ?? ''));
+            return Number.isNaN(t) ? '<unknown>' : humanDuration(store.now() - t);
+          }
+        : (o: KubeObject) => evalJsonPath(o, p.jsonPath) ?? null,
   }));
 }
 

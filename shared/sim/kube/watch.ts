@@ -54,9 +54,11 @@ export class WatchHub {
     const tag = TAGGED_WATCH.exec(userAgent ?? '')?.[1];
     const labels = parseLabelSelector(query.get('labelSelector') ?? '');
     const fields = parseFieldSelector(query.get('fieldSelector') ?? '');
-    const matches = (o: KubeObject) => (!target.namespace || o.metadata.namespace === target.namespace)
-      && (!target.name || o.metadata.name === target.name)
-      && matchesLabelSelector(o.metadata.labels, labels) && matchesFieldSelector(o, fields);
+    const matches = (o: KubeObject) =>
+      (!target.namespace || o.metadata.namespace === target.namespace) &&
+      (!target.name || o.metadata.name === target.name) &&
+      matchesLabelSelector(o.metadata.labels, labels) &&
+      matchesFieldSelector(o, fields);
     const table = wantsTable(accept);
     const send = (type: string, o: KubeObject) => {
       const object = table ? toTable(this.store, target.rt, [o], { resourceVersion: o.metadata.resourceVersion }, query.get('includeObject')) : o;
@@ -70,7 +72,9 @@ export class WatchHub {
     const oldest = this.history.length === HISTORY ? Number(this.history[0].object.metadata.resourceVersion) : 0;
     if (since > 0 && since < oldest - 1) {
       // As the API server: the history no longer reaches back there — 410 Gone as an ERROR event, then the end.
-      res.write(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `too old resource version: ${since} (${oldest})`, reason: 'Expired', code: 410 } })}\n`);
+      res.write(
+        `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `too old resource version: ${since} (${oldest})`, reason: 'Expired', code: 410 } })}\n`,
+      );
       if (tag !== undefined) this.sentByWatch.set(tag, (this.sentByWatch.get(tag) ?? 0) + 1);
       res.end();
       return;
@@ -87,7 +91,11 @@ export class WatchHub {
     const timeout = Number(query.get('timeoutSeconds') ?? '0');
     const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
     timer?.unref();
-    res.on('close', () => { this.watchers.delete(w); if (timer) clearTimeout(timer); if (tag !== undefined) this.sentByWatch.delete(tag); });
+    res.on('close', () => {
+      this.watchers.delete(w);
+      if (timer) clearTimeout(timer);
+      if (tag !== undefined) this.sentByWatch.delete(tag);
+    });
   }
 }
 

@@ -48,7 +48,13 @@ export function carryOverMetadata(rt: ResourceType, old: KubeObject, next: KubeO
     meta.deletionTimestamp = oldMeta.deletionTimestamp;
     meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     const added = (meta.finalizers ?? []).filter((f) => !(oldMeta.finalizers ?? []).includes(f));
-    if (added.length > 0) throw invalid(rt.kind, String(meta.name), 'metadata.finalizers', `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`);
+    if (added.length > 0)
+      throw invalid(
+        rt.kind,
+        String(meta.name),
+        'metadata.finalizers',
+        `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+      );
   } else {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;

@@ -19,7 +19,7 @@ export interface FunctionSizing {
 export function functionSizing(functionsDir = FUNCTIONS_DIR, serverlessFile = resolve(REPO_ROOT, 'serverless.yml')): (key: string) => FunctionSizing {
   let provider: { memorySize?: number; architecture?: string } = {};
   try {
-    provider = ((parse(readFileSync(serverlessFile, 'utf8')) as { provider?: typeof provider } | null)?.provider) ?? {};
+    provider = (parse(readFileSync(serverlessFile, 'utf8')) as { provider?: typeof provider } | null)?.provider ?? {};
   } catch {
     provider = {};
   }
@@ -45,7 +45,20 @@ export interface ControllerBill {
     invocations: number;
     coldStarts: number;
     gbSeconds: number;
-    functions: Record<string, { invocations: number; coldStarts: number; memoryMB: number; architecture: string; virtualSeconds: number; billedSeconds: number; gbSeconds: number; kubeRequests: number; slowAwsCalls: number }>;
+    functions: Record<
+      string,
+      {
+        invocations: number;
+        coldStarts: number;
+        memoryMB: number;
+        architecture: string;
+        virtualSeconds: number;
+        billedSeconds: number;
+        gbSeconds: number;
+        kubeRequests: number;
+        slowAwsCalls: number;
+      }
+    >;
   };
   stepFunctions: { executions: number; stateTransitions: number };
   sqs: { sends: number; receives: number; deletes: number; idleReceives: number; requests: number };
@@ -53,7 +66,17 @@ export interface ControllerBill {
   cloudWatch: { customMetrics: number; metrics: string[]; logBytes: number };
   scheduler: { invocations: number };
   /** Each quantity × (30 days / periodSeconds) × its price; custom metrics are per month already. */
-  usdPerMonth: { lambdaRequests: number; lambdaCompute: number; stepFunctions: number; sqs: number; dynamodb: number; customMetrics: number; logs: number; scheduler: number; total: number };
+  usdPerMonth: {
+    lambdaRequests: number;
+    lambdaCompute: number;
+    stepFunctions: number;
+    sqs: number;
+    dynamodb: number;
+    customMetrics: number;
+    logs: number;
+    scheduler: number;
+    total: number;
+  };
 }
 
 export interface BillInputs {
@@ -83,8 +106,15 @@ export function controllerBill(inputs: BillInputs): ControllerBill {
     gbSeconds += gbs;
     computeUsd += gbs * PRICES.lambdaGbSecond[s.architecture];
     functions[key] = {
-      invocations: u.invocations, coldStarts: u.coldStarts, memoryMB: s.memoryMB, architecture: s.architecture,
-      virtualSeconds: r2(u.virtualMs / 1000, 3), billedSeconds: r2(u.billedMs / 1000, 3), gbSeconds: r2(gbs, 3), kubeRequests: u.kubeRequests, slowAwsCalls: u.slowAwsCalls,
+      invocations: u.invocations,
+      coldStarts: u.coldStarts,
+      memoryMB: s.memoryMB,
+      architecture: s.architecture,
+      virtualSeconds: r2(u.virtualMs / 1000, 3),
+      billedSeconds: r2(u.billedMs / 1000, 3),
+      gbSeconds: r2(gbs, 3),
+      kubeRequests: u.kubeRequests,
+      slowAwsCalls: u.slowAwsCalls,
     };
   }
   const invocations = Object.values(functions).reduce((s, f) => s + f.invocations, 0);
@@ -115,6 +145,9 @@ export function controllerBill(inputs: BillInputs): ControllerBill {
     dynamodb: { readRequestUnits: r2(meter.dynamo.readRequestUnits, 1), writeRequestUnits: meter.dynamo.writeRequestUnits },
     cloudWatch: { customMetrics: metrics.length, metrics, logBytes: meter.logBytes },
     scheduler: { invocations: scheduled },
-    usdPerMonth: { ...(Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, r2(v, 2)])) as Omit<ControllerBill['usdPerMonth'], 'total'>), total: r2(total, 2) },
+    usdPerMonth: {
+      ...(Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, r2(v, 2)])) as Omit<ControllerBill['usdPerMonth'], 'total'>),
+      total: r2(total, 2),
+    },
   };
 }

@@ -49,12 +49,16 @@ function reserved(key: string, value: unknown): { reservedConcurrency?: number }
     const table = (createRequire(import.meta.url)(resolve(REPO_ROOT, 'infra/concurrency.cjs')) as { reserved: Record<string, number> }).reserved;
     return table[key] !== undefined ? { reservedConcurrency: table[key] } : {};
   }
-  throw new FunctionDefinitionInvalidError(`function ${key}: reservedConcurrency ${JSON.stringify(value)} is neither a number nor an infra/concurrency.cjs reference`);
+  throw new FunctionDefinitionInvalidError(
+    `function ${key}: reservedConcurrency ${JSON.stringify(value)} is neither a number nor an infra/concurrency.cjs reference`,
+  );
 }
 
 export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
   const out: DeployedFunction[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yml')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.yml'))
+    .sort()) {
     const doc = parse(readFileSync(resolve(dir, file), 'utf8')) as Record<string, Record<string, unknown>>;
     for (const [key, fn] of Object.entries(doc ?? {})) {
       const handler = String(fn.handler ?? '');
@@ -68,11 +72,13 @@ export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
         exportName: handler.slice(dot + 1),
         timeoutSeconds: Number(fn.timeout ?? 30),
         ...reserved(key, fn.reservedConcurrency),
-        schedules: events.filter((e) => e.schedule).map((e) => {
-          const s = e.schedule as string | { rate: string | string[]; input?: unknown; enabled?: boolean };
-          const rate = typeof s === 'string' ? s : Array.isArray(s.rate) ? s.rate[0] : s.rate;
-          return { everySeconds: rateSeconds(rate, `${file}: ${key}`), ...(typeof s === 'object' && s.input !== undefined ? { input: s.input } : {}) };
-        }),
+        schedules: events
+          .filter((e) => e.schedule)
+          .map((e) => {
+            const s = e.schedule as string | { rate: string | string[]; input?: unknown; enabled?: boolean };
+            const rate = typeof s === 'string' ? s : Array.isArray(s.rate) ? s.rate[0] : s.rate;
+            return { everySeconds: rateSeconds(rate, `${file}: ${key}`), ...(typeof s === 'object' && s.input !== undefined ? { input: s.input } : {}) };
+          }),
         sqs: events.some((e) => e.sqs),
       });
     }

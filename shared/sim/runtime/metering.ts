@@ -84,7 +84,12 @@ export function dynamoItemBytes(item: Record<string, unknown> | undefined): numb
 }
 
 type SendFn = (this: unknown, command: unknown, ...rest: unknown[]) => unknown;
-type MetricsLike = { publishStoredMetrics(): unknown; captureColdStartMetric(functionName?: string): void; hasStoredMetrics(): boolean; serializeMetrics(): unknown };
+type MetricsLike = {
+  publishStoredMetrics(): unknown;
+  captureColdStartMetric(functionName?: string): void;
+  hasStoredMetrics(): boolean;
+  serializeMetrics(): unknown;
+};
 type Emf = { _aws?: { CloudWatchMetrics?: { Namespace?: string; Dimensions?: string[][]; Metrics?: { Name: string }[] }[] } } & Record<string, unknown>;
 
 /** Counts what one world's functions use. One per world; `stop()` undoes every patch and subscription. */
@@ -122,7 +127,8 @@ export class Meter {
 
   /** Starts counting again (warm sandboxes and metric names are kept): a bill for the steady state only. */
   reset(): void {
-    for (const u of this.functions.values()) Object.assign(u, { invocations: 0, coldStarts: 0, virtualMs: 0, kubeRequests: 0, slowAwsCalls: 0, billedMs: 0, logBytes: 0 });
+    for (const u of this.functions.values())
+      Object.assign(u, { invocations: 0, coldStarts: 0, virtualMs: 0, kubeRequests: 0, slowAwsCalls: 0, billedMs: 0, logBytes: 0 });
     this.dynamo.readRequestUnits = 0;
     this.dynamo.writeRequestUnits = 0;
     this.logBytes = 0;

@@ -29,7 +29,19 @@ export interface CapturedLog {
 }
 
 /** Powertools keys that describe the invocation, not the event. */
-const ENVELOPE_KEYS = new Set(['level', 'message', 'timestamp', 'service', 'cold_start', 'function_arn', 'function_memory_size', 'function_name', 'function_request_id', 'xray_trace_id', 'sampling_rate']);
+const ENVELOPE_KEYS = new Set([
+  'level',
+  'message',
+  'timestamp',
+  'service',
+  'cold_start',
+  'function_arn',
+  'function_memory_size',
+  'function_name',
+  'function_request_id',
+  'xray_trace_id',
+  'sampling_rate',
+]);
 
 export interface ProductionEnv {
   clusterName: string;
@@ -213,7 +225,9 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
     const activity = clock.current();
     const n = activity ? ++activity.invocations : ++requests;
     let deadline = clock.now() + fn.timeoutSeconds * 1000;
-    const context = lambdaContext(functionKey, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () => Math.max(0, deadline - clock.now()));
+    const context = lambdaContext(functionKey, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () =>
+      Math.max(0, deadline - clock.now()),
+    );
     // The function timeout is enforced here on virtual time (a timer, not a sleep, so the invocation still
     // counts as running).
     let cancel = () => {};
@@ -229,7 +243,8 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
           cancel = clock.at(deadline, () => reject(new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`)));
         });
         // crash: the runtime dies before the handler does anything; timeout: the handler's effects happen, its answer is lost.
-        if (fault === 'crash') throw new FunctionCrashedError(`RequestId: ${context.awsRequestId} Error: Runtime exited with error: signal: killed (injected fault)`);
+        if (fault === 'crash')
+          throw new FunctionCrashedError(`RequestId: ${context.awsRequestId} Error: Runtime exited with error: signal: killed (injected fault)`);
         const out = await Promise.race([o.invocation.run(functionKey, () => handler(event, context)), timedOut]);
         if (fault === 'timeout') throw new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds (injected fault)`);
         return out;

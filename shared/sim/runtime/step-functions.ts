@@ -63,7 +63,13 @@ export class SimulatedStepFunctions implements ExecutionStarter {
     if (!machine) throw Object.assign(new Error(`State Machine Does Not Exist: '${stateMachineArn}'`), { name: 'StateMachineDoesNotExist' });
     const arn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
     const existing = this.byArn.get(arn);
-    if (existing) return { executionArn: arn, startDate: new Date(existing.startedMs), existing: true, sameInput: existing.status === 'RUNNING' && existing.input === input };
+    if (existing)
+      return {
+        executionArn: arn,
+        startDate: new Date(existing.startedMs),
+        existing: true,
+        sameInput: existing.status === 'RUNNING' && existing.input === input,
+      };
     const record: ExecutionRecord = { machine, name, arn, input, startedMs: this.clock.now(), status: 'RUNNING', tasks: [] };
     this.executions.push(record);
     this.byArn.set(arn, record);
@@ -74,7 +80,13 @@ export class SimulatedStepFunctions implements ExecutionStarter {
   describe(executionArn: string) {
     const e = this.byArn.get(executionArn);
     if (!e) return undefined;
-    return { status: e.status, startDate: new Date(e.startedMs), ...(e.stoppedMs !== undefined ? { stopDate: new Date(e.stoppedMs) } : {}), input: e.input, ...(e.output !== undefined ? { output: e.output } : {}) };
+    return {
+      status: e.status,
+      startDate: new Date(e.startedMs),
+      ...(e.stoppedMs !== undefined ? { stopDate: new Date(e.stoppedMs) } : {}),
+      input: e.input,
+      ...(e.output !== undefined ? { output: e.output } : {}),
+    };
   }
 
   running(): ExecutionRecord[] {
@@ -91,7 +103,9 @@ export class SimulatedStepFunctions implements ExecutionStarter {
         executionName: record.name,
         executionArn: record.arn,
         onTask: (key) => record.tasks.push(key),
-        onTransitions: (n) => { record.transitions = n; },
+        onTransitions: (n) => {
+          record.transitions = n;
+        },
       });
       record.status = result.status;
       if (result.status === 'SUCCEEDED') record.output = JSON.stringify(result.output ?? null);

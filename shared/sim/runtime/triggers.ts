@@ -19,7 +19,13 @@ export interface InvocationRecord {
   error?: string;
 }
 
-export function startSchedules(clock: VirtualClock, functions: DeployedFunction[], invoke: Invoke, region: string, record: (r: InvocationRecord) => void): () => void {
+export function startSchedules(
+  clock: VirtualClock,
+  functions: DeployedFunction[],
+  invoke: Invoke,
+  region: string,
+  record: (r: InvocationRecord) => void,
+): () => void {
   const stops: (() => void)[] = [];
   for (const fn of functions) {
     for (const schedule of fn.schedules) {
@@ -27,25 +33,38 @@ export function startSchedules(clock: VirtualClock, functions: DeployedFunction[
       // A function whose run spans several of its own ticks (the controller: 900 s vs 1 min) was already running
       // when the scenario began; the others first fire one interval in, as EventBridge does after a deploy.
       const first = fn.timeoutSeconds >= 5 * schedule.everySeconds ? clock.now() : clock.now() + schedule.everySeconds * 1000;
-      stops.push(clock.every(schedule.everySeconds * 1000, () => {
-        if (running >= (fn.reservedConcurrency ?? 1)) return;
-        running++;
-        const event = schedule.input ?? {
-          version: '0', id: `sim-${fn.key}-${clock.now()}`, 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000',
-          time: new Date(clock.now()).toISOString(), region, resources: [`arn:aws:events:${region}:000000000000:rule/${fn.key}`], detail: {},
-        };
-        void clock.track(`schedule:${fn.key}`, async () => {
-          const t = clock.elapsedSeconds();
-          try {
-            await invoke(fn.key, event);
-            record({ functionKey: fn.key, t, ok: true });
-          } catch (e) {
-            record({ functionKey: fn.key, t, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
-          } finally {
-            running--;
-          }
-        });
-      }, first));
+      stops.push(
+        clock.every(
+          schedule.everySeconds * 1000,
+          () => {
+            if (running >= (fn.reservedConcurrency ?? 1)) return;
+            running++;
+            const event = schedule.input ?? {
+              version: '0',
+              id: `sim-${fn.key}-${clock.now()}`,
+              'detail-type': 'Scheduled Event',
+              source: 'aws.events',
+              account: '000000000000',
+              time: new Date(clock.now()).toISOString(),
+              region,
+              resources: [`arn:aws:events:${region}:000000000000:rule/${fn.key}`],
+              detail: {},
+            };
+            void clock.track(`schedule:${fn.key}`, async () => {
+              const t = clock.elapsedSeconds();
+              try {
+                await invoke(fn.key, event);
+                record({ functionKey: fn.key, t, ok: true });
+              } catch (e) {
+                record({ functionKey: fn.key, t, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+              } finally {
+                running--;
+              }
+            });
+          },
+          first,
+        ),
+      );
     }
   }
   return () => stops.forEach((s) => s());
@@ -76,20 +95,42 @@ export class SimulatedQueue {
   /** SQS requests made on the queue: SendMessage, ReceiveMessage that returned messages, DeleteMessageBatch (metering.ts). */
   readonly requests = { sends: 0, receives: 0, deletes: 0 };
 
-  constructor(private readonly clock: VirtualClock, private readonly invoke: Invoke, private readonly opts: QueueOptions, private readonly record: (r: InvocationRecord) => void) {}
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly invoke: Invoke,
+    private readonly opts: QueueOptions,
+    private readonly record: (r: InvocationRecord) => void,
+  ) {}
 
   /** An EventBridge rule target: the event as the message body. */
   sendEvent(e: Ec2Event): void {
     const time = new Date(this.clock.now()).toISOString();
-    const id = createHash('sha256').update(`${e['detail-type']}|${JSON.stringify(e.detail)}|${this.clock.now()}`).digest('hex');
+    const id = createHash('sha256')
+      .update(`${e['detail-type']}|${JSON.stringify(e.detail)}|${this.clock.now()}`)
+      .digest('hex');
     const uuid = `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20, 32)}`;
-    const body = JSON.stringify({ version: '0', id: uuid, 'detail-type': e['detail-type'], source: e.source, account: '000000000000', time, region: this.opts.region, resources: e.resources ?? [], detail: e.detail });
+    const body = JSON.stringify({
+      version: '0',
+      id: uuid,
+      'detail-type': e['detail-type'],
+      source: e.source,
+      account: '000000000000',
+      time,
+      region: this.opts.region,
+      resources: e.resources ?? [],
+      detail: e.detail,
+    });
     this.messages.push({ id: uuid, body, receiveCount: 0, sentMs: this.clock.now() });
     this.requests.sends++;
     // EventBridge delivers at least once: the same event (same id, same body) again, as another SQS message.
     if (this.duplicates?.()) {
       const again = createHash('sha256').update(`${uuid}|again`).digest('hex');
-      this.messages.push({ id: `${again.slice(0, 8)}-${again.slice(8, 12)}-${again.slice(12, 16)}-${again.slice(16, 20)}-${again.slice(20, 32)}`, body, receiveCount: 0, sentMs: this.clock.now() + 1_000 });
+      this.messages.push({
+        id: `${again.slice(0, 8)}-${again.slice(8, 12)}-${again.slice(12, 16)}-${again.slice(16, 20)}-${again.slice(20, 32)}`,
+        body,
+        receiveCount: 0,
+        sentMs: this.clock.now() + 1_000,
+      });
       this.requests.sends++;
     }
     this.poll();
@@ -120,9 +161,20 @@ export class SimulatedQueue {
     this.requests.receives++;
     for (const m of visible) m.receiveCount++;
     const records: SQSRecord[] = visible.map((m) => ({
-      messageId: m.id, receiptHandle: `${m.id}-${m.receiveCount}`, body: m.body,
-      attributes: { ApproximateReceiveCount: String(m.receiveCount), SentTimestamp: String(m.sentMs), SenderId: 'events.amazonaws.com', ApproximateFirstReceiveTimestamp: String(now) },
-      messageAttributes: {}, md5OfBody: createHash('md5').update(m.body).digest('hex'), eventSource: 'aws:sqs', eventSourceARN: this.opts.queueArn, awsRegion: this.opts.region,
+      messageId: m.id,
+      receiptHandle: `${m.id}-${m.receiveCount}`,
+      body: m.body,
+      attributes: {
+        ApproximateReceiveCount: String(m.receiveCount),
+        SentTimestamp: String(m.sentMs),
+        SenderId: 'events.amazonaws.com',
+        ApproximateFirstReceiveTimestamp: String(now),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(m.body).digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.opts.queueArn,
+      awsRegion: this.opts.region,
     }));
     const event: SQSEvent = { Records: records };
     await this.clock.track(`sqs:${this.opts.functionKey}`, async () => {

@@ -7,8 +7,20 @@ import type { SimWorld } from './world';
 import type { Scenario, ScenarioEvent } from './schema';
 
 const API_VERSIONS: Record<string, string> = {
-  Deployment: 'apps/v1', DaemonSet: 'apps/v1', StatefulSet: 'apps/v1', ReplicaSet: 'apps/v1', Pod: 'v1', Node: 'v1', Namespace: 'v1', Service: 'v1', ConfigMap: 'v1',
-  PodDisruptionBudget: 'policy/v1', NodePool: 'karpenter.sh/v1', NodeClaim: 'karpenter.sh/v1', EC2NodeClass: 'karpenter.k8s.aws/v1', PriorityClass: 'scheduling.k8s.io/v1',
+  Deployment: 'apps/v1',
+  DaemonSet: 'apps/v1',
+  StatefulSet: 'apps/v1',
+  ReplicaSet: 'apps/v1',
+  Pod: 'v1',
+  Node: 'v1',
+  Namespace: 'v1',
+  Service: 'v1',
+  ConfigMap: 'v1',
+  PodDisruptionBudget: 'policy/v1',
+  NodePool: 'karpenter.sh/v1',
+  NodeClaim: 'karpenter.sh/v1',
+  EC2NodeClass: 'karpenter.k8s.aws/v1',
+  PriorityClass: 'scheduling.k8s.io/v1',
 };
 
 export interface AppliedEvent {
@@ -32,7 +44,8 @@ export function applyObjects(world: SimWorld, objects: KubeObject[]): void {
 
 /** The instance an `interrupt` event targets: a node name, or `any` = the oldest running instance (spot first for spot interruptions). */
 function interruptTarget(world: SimWorld, node: string, kind: string): SimInstance | undefined {
-  const running = [...world.ec2.instances.values()].filter((i) => i.state === 'running' && i.interruptedAtMs === undefined)
+  const running = [...world.ec2.instances.values()]
+    .filter((i) => i.state === 'running' && i.interruptedAtMs === undefined)
     .sort((a, b) => a.launchTimeMs - b.launchTimeMs || a.id.localeCompare(b.id));
   if (node !== 'any') return running.find((i) => i.privateDnsName === node || i.id === node);
   if (kind === 'spot-interruption') return running.find((i) => i.capacityType === 'spot') ?? running[0];
@@ -52,7 +65,9 @@ export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent
     }
     if (e.apply) {
       const text = e.apply.replace(/\$\{CLUSTER_NAME\}|\$CLUSTER_NAME\b/g, scenario.clusterName);
-      const objects = parseAllDocuments(text, { merge: true }).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null && typeof o === 'object');
+      const objects = parseAllDocuments(text, { merge: true })
+        .map((d) => d.toJS() as KubeObject | null)
+        .filter((o): o is KubeObject => o !== null && typeof o === 'object');
       applyObjects(world, objects);
       return { t, kind: 'apply', description: `apply ${objects.map((o) => `${o.kind}/${o.metadata?.name}`).join(', ')}`, ok: true };
     }
@@ -67,22 +82,46 @@ export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent
       if (!target) return { t, kind: 'interrupt', description: `${e.interrupt.kind} of ${e.interrupt.node}: no running instance`, ok: false };
       const what = `${e.interrupt.kind} of ${target.privateDnsName} (${target.id}, ${target.capacityType})`;
       switch (e.interrupt.kind) {
-        case 'spot-interruption': world.ec2.interruptSpot(target); break;
-        case 'rebalance': world.ec2.rebalance(target); break;
-        case 'scheduled-change': world.ec2.scheduledChange(target); break;
-        default: world.ec2.externalTermination(target);
+        case 'spot-interruption':
+          world.ec2.interruptSpot(target);
+          break;
+        case 'rebalance':
+          world.ec2.rebalance(target);
+          break;
+        case 'scheduled-change':
+          world.ec2.scheduledChange(target);
+          break;
+        default:
+          world.ec2.externalTermination(target);
       }
       return { t, kind: 'interrupt', description: what, ok: true };
     }
     if (e.unavailable) {
       const u = e.unavailable;
       const now = world.clock.now();
-      world.ec2.addCapacityWindow({ instanceType: u.instanceType, ...(u.zone ? { zone: u.zone } : {}), ...(u.capacityType ? { capacityType: u.capacityType } : {}), fromMs: now, untilMs: now + u.for * 1000 });
-      return { t, kind: 'unavailable', description: `no ${u.capacityType ?? 'spot or on-demand'} capacity for ${u.instanceType} in ${u.zone ?? 'any zone'} for ${u.for}s`, ok: true };
+      world.ec2.addCapacityWindow({
+        instanceType: u.instanceType,
+        ...(u.zone ? { zone: u.zone } : {}),
+        ...(u.capacityType ? { capacityType: u.capacityType } : {}),
+        fromMs: now,
+        untilMs: now + u.for * 1000,
+      });
+      return {
+        t,
+        kind: 'unavailable',
+        description: `no ${u.capacityType ?? 'spot or on-demand'} capacity for ${u.instanceType} in ${u.zone ?? 'any zone'} for ${u.for}s`,
+        ok: true,
+      };
     }
   } catch (err) {
     const message = err instanceof KubeApiStatusError || err instanceof Error ? err.message : String(err);
-    return { t, kind: e.scale ? 'scale' : e.apply ? 'apply' : e.delete ? 'delete' : e.interrupt ? 'interrupt' : 'unavailable', description: 'event failed', ok: false, error: message };
+    return {
+      t,
+      kind: e.scale ? 'scale' : e.apply ? 'apply' : e.delete ? 'delete' : e.interrupt ? 'interrupt' : 'unavailable',
+      description: 'event failed',
+      ok: false,
+      error: message,
+    };
   }
   return { t, kind: 'apply', description: 'empty event', ok: false };
 }

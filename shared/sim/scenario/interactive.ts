@@ -65,7 +65,12 @@ export async function startInteractive(opts: InteractiveOptions): Promise<Intera
   });
   // The server checks no token (nodewright's EKS tokens could not be verified locally); kubectl still needs
   // one in its kubeconfig, or it prompts for a username.
-  writeKubeconfig(opts.kubeconfigPath, { server: world.server.url, ...(world.server.caData ? { caData: world.server.caData } : {}), token: 'nodewright-sim', name: clusterName });
+  writeKubeconfig(opts.kubeconfigPath, {
+    server: world.server.url,
+    ...(world.server.caData ? { caData: world.server.caData } : {}),
+    token: 'nodewright-sim',
+    name: clusterName,
+  });
   if (s) {
     applyObjects(world, s.objects);
     for (const e of s.events) world.clock.at(world.clock.startMs + e.at * 1000, () => void applyEvent(world, s, e));

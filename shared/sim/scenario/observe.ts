@@ -7,7 +7,8 @@ import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube
 import { templateHash } from '../cluster/workloads';
 
 const podReady = (p: KubeObject): boolean =>
-  Boolean(podNodeName(p)) && ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  Boolean(podNodeName(p)) &&
+  ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 export class ClusterObserver {
   readonly pendingSince = new Map<string, number>();
@@ -20,7 +21,10 @@ export class ClusterObserver {
   private readonly seenPods = new Set<string>();
   violations = { pdb: 0, doNotDisrupt: 0, podsLost: 0 };
 
-  constructor(private readonly api: FakeKubeApi, private readonly clock: VirtualClock) {}
+  constructor(
+    private readonly api: FakeKubeApi,
+    private readonly clock: VirtualClock,
+  ) {}
 
   start(): () => void {
     const types = kubeTypes(this.api.store);
@@ -28,7 +32,9 @@ export class ClusterObserver {
       const t = this.clock.elapsedSeconds();
       const o = e.object;
       if (e.resource.resource === 'nodes') {
-        const ready = ((o.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+        const ready = ((o.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some(
+          (c) => c.type === 'Ready' && c.status === 'True',
+        );
         if (ready && !this.nodeReadyAt.has(o.metadata.name ?? '')) this.nodeReadyAt.set(o.metadata.name ?? '', t);
         return;
       }
@@ -88,7 +94,9 @@ export class ClusterObserver {
     const d = this.api.store.tryGet(types.deployment, ns, deployment);
     const key = `${ns}/${deployment}`;
     const desired = (d?.spec as { replicas?: number } | undefined)?.replicas ?? 0;
-    const ready = listAll(this.api.store, types.pod).filter((p) => p.metadata.namespace === ns && p.metadata.labels?.['nodewright.sim/deployment'] === deployment && podReady(p)).length;
+    const ready = listAll(this.api.store, types.pod).filter(
+      (p) => p.metadata.namespace === ns && p.metadata.labels?.['nodewright.sim/deployment'] === deployment && podReady(p),
+    ).length;
     if (!this.fullyReady.has(key)) {
       if (desired > 0 && ready >= desired) {
         this.fullyReady.add(key);

@@ -89,6 +89,7 @@ export function disruptionReason(detail: string): DisruptionReason {
   if (r.includes('empty')) return 'empty';
   if (r.includes('drift')) return 'drifted';
   if (r.includes('expir')) return 'expired';
-  if (r.includes('interrupt') || r.includes('spot') || r.includes('rebalance') || r.includes('scheduled') || r.includes('state') || r.includes('health')) return 'interrupted';
+  if (r.includes('interrupt') || r.includes('spot') || r.includes('rebalance') || r.includes('scheduled') || r.includes('state') || r.includes('health'))
+    return 'interrupted';
   return 'other';
 }

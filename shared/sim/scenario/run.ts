@@ -10,7 +10,15 @@ import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './eve
 import { finalState, podSummary, summarizeFaults } from './summary';
 import { parseObjects } from './schema';
 import { ClusterObserver } from './observe';
-import { disruptionReason, round, type SimulatedDisruption, type SimulatedNode, type SimulationEvent, type SimulationResult, type TimelinePoint } from './result';
+import {
+  disruptionReason,
+  round,
+  type SimulatedDisruption,
+  type SimulatedNode,
+  type SimulationEvent,
+  type SimulationResult,
+  type TimelinePoint,
+} from './result';
 import type { Scenario } from './schema';
 import { createWorld, type SimWorld } from './world';
 
@@ -32,28 +40,39 @@ const byT = <T extends { t: number }>(a: T, b: T) => a.t - b.t;
 function sampleTimeline(world: SimWorld): TimelinePoint {
   const types = kubeTypes(world.api.store);
   const pending = listAll(world.api.store, types.pod).filter((p) => !podNodeName(p) && !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length;
-  return { t: world.clock.elapsedSeconds(), nodes: listAll(world.api.store, types.node).length, pendingPods: pending, pricePerHour: round(world.ec2.pricePerHourNow(), 4) };
+  return {
+    t: world.clock.elapsedSeconds(),
+    nodes: listAll(world.api.store, types.node).length,
+    pendingPods: pending,
+    pricePerHour: round(world.ec2.pricePerHourNow(), 4),
+  };
 }
 
 function collectNodes(world: SimWorld, observer: ClusterObserver, terminateReasons: Map<string, string>): SimulatedNode[] {
   const t = (ms: number | undefined) => (ms === undefined ? undefined : (ms - world.clock.startMs) / 1000);
-  return [...world.ec2.instances.values()].map((i) => {
-    const claim = i.tags['karpenter.sh/nodeclaim'];
-    const reason = (claim ? terminateReasons.get(claim) : undefined) ?? i.terminationReason;
-    const readyAt = observer.nodeReadyAt.get(i.privateDnsName);
-    const node: SimulatedNode = {
-      name: i.privateDnsName, instanceId: i.id, instanceType: i.type, capacityType: i.capacityType, zone: i.zone,
-      ...(i.tags['karpenter.sh/nodepool'] ? { nodePool: i.tags['karpenter.sh/nodepool'] } : {}),
-      ...(claim ? { nodeClaim: claim } : {}),
-      launchedAt: t(i.launchTimeMs) ?? 0,
-      ...(readyAt !== undefined ? { readyAt } : {}),
-      ...(i.interruptedAtMs !== undefined ? { interruptedAt: t(i.interruptedAtMs) } : {}),
-      ...(i.terminatedAtMs !== undefined ? { terminatedAt: t(i.terminatedAtMs) } : {}),
-      ...(i.state === 'shutting-down' || i.state === 'terminated' ? { terminationReason: reason ?? 'terminated' } : {}),
-      pricePerHour: i.pricePerHour,
-    };
-    return node;
-  }).sort((a, b) => a.launchedAt - b.launchedAt || a.name.localeCompare(b.name));
+  return [...world.ec2.instances.values()]
+    .map((i) => {
+      const claim = i.tags['karpenter.sh/nodeclaim'];
+      const reason = (claim ? terminateReasons.get(claim) : undefined) ?? i.terminationReason;
+      const readyAt = observer.nodeReadyAt.get(i.privateDnsName);
+      const node: SimulatedNode = {
+        name: i.privateDnsName,
+        instanceId: i.id,
+        instanceType: i.type,
+        capacityType: i.capacityType,
+        zone: i.zone,
+        ...(i.tags['karpenter.sh/nodepool'] ? { nodePool: i.tags['karpenter.sh/nodepool'] } : {}),
+        ...(claim ? { nodeClaim: claim } : {}),
+        launchedAt: t(i.launchTimeMs) ?? 0,
+        ...(readyAt !== undefined ? { readyAt } : {}),
+        ...(i.interruptedAtMs !== undefined ? { interruptedAt: t(i.interruptedAtMs) } : {}),
+        ...(i.terminatedAtMs !== undefined ? { terminatedAt: t(i.terminatedAtMs) } : {}),
+        ...(i.state === 'shutting-down' || i.state === 'terminated' ? { terminationReason: reason ?? 'terminated' } : {}),
+        pricePerHour: i.pricePerHour,
+      };
+      return node;
+    })
+    .sort((a, b) => a.launchedAt - b.launchedAt || a.name.localeCompare(b.name));
 }
 
 function parseInput(input: string): Record<string, unknown> {
@@ -71,10 +90,18 @@ function collectDisruptions(world: SimWorld, terminateReasons: Map<string, strin
   for (const e of world.stepFunctions.executions) {
     if (e.machine !== 'disrupt') continue;
     const input = parseInput(e.input);
-    const candidates = ((input.candidates as { nodeClaimName?: string; nodeName?: string }[] | undefined) ?? []).map((c) => c.nodeClaimName ?? c.nodeName ?? '');
+    const candidates = ((input.candidates as { nodeClaimName?: string; nodeName?: string }[] | undefined) ?? []).map(
+      (c) => c.nodeClaimName ?? c.nodeName ?? '',
+    );
     candidates.forEach((c) => inDisrupt.add(c));
     const detail = String(input.reason ?? 'unknown');
-    out.push({ t: (e.startedMs - world.clock.startMs) / 1000, reason: disruptionReason(detail), detail, nodes: candidates.map(claimNode), replacements: ((input.replacements as unknown[] | undefined) ?? []).length });
+    out.push({
+      t: (e.startedMs - world.clock.startMs) / 1000,
+      reason: disruptionReason(detail),
+      detail,
+      nodes: candidates.map(claimNode),
+      replacements: ((input.replacements as unknown[] | undefined) ?? []).length,
+    });
   }
   for (const e of world.stepFunctions.executions) {
     if (e.machine !== 'terminate') continue;
@@ -83,7 +110,13 @@ function collectDisruptions(world: SimWorld, terminateReasons: Map<string, strin
     const detail = String(input.reason ?? 'Manual');
     if (input.nodeClaimName) terminateReasons.set(String(input.nodeClaimName), detail);
     if (inDisrupt.has(target)) continue;
-    out.push({ t: (e.startedMs - world.clock.startMs) / 1000, reason: disruptionReason(detail), detail, nodes: [input.nodeClaimName ? claimNode(target) : target], replacements: 0 });
+    out.push({
+      t: (e.startedMs - world.clock.startMs) / 1000,
+      reason: disruptionReason(detail),
+      detail,
+      nodes: [input.nodeClaimName ? claimNode(target) : target],
+      replacements: 0,
+    });
   }
   return out.sort((a, b) => a.t - b.t || a.nodes.join().localeCompare(b.nodes.join()));
 }
@@ -91,15 +124,27 @@ function collectDisruptions(world: SimWorld, terminateReasons: Map<string, strin
 const stableJson = (v: unknown) => JSON.stringify(v);
 
 /** Where the controller's bill starts (settings.meterFrom): seconds into the run, and the counts then. */
-interface MeterStart { seconds: number; transitions: number; queue: { sends: number; receives: number; deletes: number } }
+interface MeterStart {
+  seconds: number;
+  transitions: number;
+  queue: { sends: number; receives: number; deletes: number };
+}
 
 export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Promise<SimulationRun> {
   const logs: CapturedLog[] = [];
   const world = await createWorld({
-    clusterName: scenario.clusterName, region: scenario.region, zones: scenario.zones, seed: scenario.seed,
-    nodeStartupSeconds: scenario.settings.nodeStartupSeconds, onLog: (l) => logs.push(l), faults: scenario.faults,
+    clusterName: scenario.clusterName,
+    region: scenario.region,
+    zones: scenario.zones,
+    seed: scenario.seed,
+    nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
+    onLog: (l) => logs.push(l),
+    faults: scenario.faults,
     ...(scenario.settings.metrics ? { metrics: scenario.settings.metrics } : {}),
-    discoveryTags: selectorTags([...scenario.objects, ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : []))]),
+    discoveryTags: selectorTags([
+      ...scenario.objects,
+      ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : [])),
+    ]),
   });
   try {
     world.ec2.capacityLimits.push(...scenario.settings.capacity);
@@ -115,7 +160,11 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
 }
 
 /** Applies the objects at t=0 and puts the timed events, the timeline samples and the meter start on the clock. */
-function scheduleScenario(world: SimWorld, scenario: Scenario, opts: RunOptions): { applied: AppliedEvent[]; timeline: TimelinePoint[]; meterFrom: MeterStart } {
+function scheduleScenario(
+  world: SimWorld,
+  scenario: Scenario,
+  opts: RunOptions,
+): { applied: AppliedEvent[]; timeline: TimelinePoint[]; meterFrom: MeterStart } {
   const applied: AppliedEvent[] = [];
   applyObjects(world, scenario.objects);
   for (const e of scenario.events) world.clock.at(world.clock.startMs + e.at * 1000, () => applied.push(applyEvent(world, scenario, e)));
@@ -152,38 +201,75 @@ async function runToEnd(world: SimWorld, scenario: Scenario, opts: RunOptions): 
   opts.onProgress?.(scenario.durationSeconds, scenario.durationSeconds);
 }
 
-interface Collected { observer: ClusterObserver; logs: CapturedLog[]; applied: AppliedEvent[]; timeline: TimelinePoint[]; meterFrom: MeterStart }
+interface Collected {
+  observer: ClusterObserver;
+  logs: CapturedLog[];
+  applied: AppliedEvent[];
+  timeline: TimelinePoint[];
+  meterFrom: MeterStart;
+}
 
 function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, applied, timeline, meterFrom }: Collected): SimulationRun {
   const terminateReasons = new Map<string, string>();
   const disruptions = collectDisruptions(world, terminateReasons);
   const nodes = collectNodes(world, observer, terminateReasons);
   const events: SimulationEvent[] = [...logs]
-    .sort((a, b) => byT(a, b) || a.order[0] - b.order[0] || a.order[1].localeCompare(b.order[1]) || a.order[2] - b.order[2]
-      || a.message.localeCompare(b.message) || stableJson(a.fields).localeCompare(stableJson(b.fields)))
+    .sort(
+      (a, b) =>
+        byT(a, b) ||
+        a.order[0] - b.order[0] ||
+        a.order[1].localeCompare(b.order[1]) ||
+        a.order[2] - b.order[2] ||
+        a.message.localeCompare(b.message) ||
+        stableJson(a.fields).localeCompare(stableJson(b.fields)),
+    )
     .map((l) => ({ t: l.t, level: l.level, message: l.message, fields: l.fields }));
   return {
-    scenario: { name: scenario.name, seed: scenario.seed, region: scenario.region, zones: scenario.zones, durationSeconds: scenario.durationSeconds, startedAt: new Date(world.clock.startMs).toISOString() },
+    scenario: {
+      name: scenario.name,
+      seed: scenario.seed,
+      region: scenario.region,
+      zones: scenario.zones,
+      durationSeconds: scenario.durationSeconds,
+      startedAt: new Date(world.clock.startMs).toISOString(),
+    },
     nodes,
     disruptions,
     pods: podSummary(world, observer),
     cost: { total: round(world.ec2.costUntil(world.clock.now()), 4), perHourAtEnd: round(world.ec2.pricePerHourNow(), 4) },
     controller: controllerBill({
-      meter: world.production.meter, periodSeconds: world.clock.elapsedSeconds() - meterFrom.seconds, functions: world.production.functions,
-      executions: world.stepFunctions.executions, baseline: { transitions: meterFrom.transitions, startMs: world.clock.startMs + meterFrom.seconds * 1000 },
-      queue: { sends: world.queue.requests.sends - meterFrom.queue.sends, receives: world.queue.requests.receives - meterFrom.queue.receives, deletes: world.queue.requests.deletes - meterFrom.queue.deletes },
+      meter: world.production.meter,
+      periodSeconds: world.clock.elapsedSeconds() - meterFrom.seconds,
+      functions: world.production.functions,
+      executions: world.stepFunctions.executions,
+      baseline: { transitions: meterFrom.transitions, startMs: world.clock.startMs + meterFrom.seconds * 1000 },
+      queue: {
+        sends: world.queue.requests.sends - meterFrom.queue.sends,
+        receives: world.queue.requests.receives - meterFrom.queue.receives,
+        deletes: world.queue.requests.deletes - meterFrom.queue.deletes,
+      },
     }),
     violations: { ...observer.violations, podsLost: world.lostPods.length },
     ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
     final: finalState(world),
-    executions: world.stepFunctions.executions.map((e) => ({
-      machine: e.machine, name: e.name, startedAt: (e.startedMs - world.clock.startMs) / 1000,
-      ...(e.stoppedMs !== undefined ? { stoppedAt: (e.stoppedMs - world.clock.startMs) / 1000 } : {}), status: e.status, ...(e.error ? { error: e.error } : {}), tasks: [...e.tasks],
-    })).sort((a, b) => a.startedAt - b.startedAt || a.machine.localeCompare(b.machine) || a.name.localeCompare(b.name)),
+    executions: world.stepFunctions.executions
+      .map((e) => ({
+        machine: e.machine,
+        name: e.name,
+        startedAt: (e.startedMs - world.clock.startMs) / 1000,
+        ...(e.stoppedMs !== undefined ? { stoppedAt: (e.stoppedMs - world.clock.startMs) / 1000 } : {}),
+        status: e.status,
+        ...(e.error ? { error: e.error } : {}),
+        tasks: [...e.tasks],
+      }))
+      .sort((a, b) => a.startedAt - b.startedAt || a.machine.localeCompare(b.machine) || a.name.localeCompare(b.name)),
     events,
     timeline,
     scenarioEvents: applied,
     awsCalls: Object.fromEntries([...world.production.meter.awsCalls].map(([k, v]) => [k, [...v].sort()])),
-    invocationErrors: world.invocations.filter((i) => !i.ok).map((i) => ({ functionKey: i.functionKey, t: i.t, ...(i.error ? { error: i.error } : {}) })).sort(byT),
+    invocationErrors: world.invocations
+      .filter((i) => !i.ok)
+      .map((i) => ({ functionKey: i.functionKey, t: i.t, ...(i.error ? { error: i.error } : {}) }))
+      .sort(byT),
   };
 }

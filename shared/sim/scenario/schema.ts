@@ -10,15 +10,18 @@ class ScenarioInvalidError extends Error {
   override readonly name = 'ScenarioInvalidError' as const;
 }
 
-const duration = z.pipe(z.union([z.string(), z.number()]), z.transform((v: string | number, payload) => {
-  try {
-    return parseDuration(v);
-  } catch {
-    // zod/mini's transform gets the bare parse payload (no addIssue): the issue goes on its list, as addIssue would put it.
-    payload.issues.push({ code: 'custom', message: `"${v}" is not a duration (e.g. 90s, 5m, 1h30m)`, input: v });
-    return z.NEVER;
-  }
-}));
+const duration = z.pipe(
+  z.union([z.string(), z.number()]),
+  z.transform((v: string | number, payload) => {
+    try {
+      return parseDuration(v);
+    } catch {
+      // zod/mini's transform gets the bare parse payload (no addIssue): the issue goes on its list, as addIssue would put it.
+      payload.issues.push({ code: 'custom', message: `"${v}" is not a duration (e.g. 90s, 5m, 1h30m)`, input: v });
+      return z.NEVER;
+    }
+  }),
+);
 
 /** The longest scenario `simulate` runs (a week): the run, its timeline and its report stay bounded. */
 const MAX_SCENARIO_SECONDS = 168 * 3600;
@@ -26,16 +29,34 @@ const MAX_SCENARIO_SECONDS = 168 * 3600;
 const nsName = z.string().check(z.regex(/^([a-z0-9-]+\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected <namespace>/<name> or <name>'));
 const capacityType = z.enum(['spot', 'on-demand']);
 
-const EventSchema = z.object({
-  at: duration,
-  scale: z.optional(z.object({ deployment: nsName, replicas: z.number().check(z.int(), z.gte(0), z.lte(MAX_EXPANDED_PODS, `replicas must be at most ${MAX_EXPANDED_PODS} (the pod cap, see docs/manifests.md)`)) })),
-  apply: z.optional(z.string().check(z.minLength(1))),
-  delete: z.optional(z.object({ kind: z.string().check(z.minLength(1)), name: nsName, apiVersion: z.optional(z.string()) })),
-  interrupt: z.optional(z.object({ node: z._default(z.string().check(z.minLength(1)), 'any'), kind: z._default(z.enum(['spot-interruption', 'rebalance', 'scheduled-change', 'state-change']), 'spot-interruption') })),
-  unavailable: z.optional(z.object({ instanceType: z.string().check(z.minLength(1)), zone: z.optional(z.string()), capacityType: z.optional(capacityType), for: duration })),
-}).check(z.refine((e) => [e.scale, e.apply, e.delete, e.interrupt, e.unavailable].filter((x) => x !== undefined).length === 1, {
-  message: 'each event needs exactly one of scale, apply, delete, interrupt, unavailable',
-}));
+const EventSchema = z
+  .object({
+    at: duration,
+    scale: z.optional(
+      z.object({
+        deployment: nsName,
+        replicas: z
+          .number()
+          .check(z.int(), z.gte(0), z.lte(MAX_EXPANDED_PODS, `replicas must be at most ${MAX_EXPANDED_PODS} (the pod cap, see docs/manifests.md)`)),
+      }),
+    ),
+    apply: z.optional(z.string().check(z.minLength(1))),
+    delete: z.optional(z.object({ kind: z.string().check(z.minLength(1)), name: nsName, apiVersion: z.optional(z.string()) })),
+    interrupt: z.optional(
+      z.object({
+        node: z._default(z.string().check(z.minLength(1)), 'any'),
+        kind: z._default(z.enum(['spot-interruption', 'rebalance', 'scheduled-change', 'state-change']), 'spot-interruption'),
+      }),
+    ),
+    unavailable: z.optional(
+      z.object({ instanceType: z.string().check(z.minLength(1)), zone: z.optional(z.string()), capacityType: z.optional(capacityType), for: duration }),
+    ),
+  })
+  .check(
+    z.refine((e) => [e.scale, e.apply, e.delete, e.interrupt, e.unavailable].filter((x) => x !== undefined).length === 1, {
+      message: 'each event needs exactly one of scale, apply, delete, interrupt, unavailable',
+    }),
+  );
 
 const FaultSchema = z.object({
   at: duration,
@@ -53,15 +74,28 @@ const ScenarioSchema = z.object({
   zones: z.optional(z.array(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'must be a zone such as us-east-1a'))).check(z.minLength(1))),
   clusterName: z._default(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/), z.maxLength(100)), 'nodewright-sim'),
   duration: z._default(duration.check(z.refine((d) => d <= MAX_SCENARIO_SECONDS, 'at most 168h (one week) can be simulated')), 3600),
-  settings: z._default(z.object({
-    nodeStartup: z.optional(duration),
-    /** The controller's bill counts from here (e.g. after a large cluster's creation: the steady state). */
-    meterFrom: z.optional(duration),
-    /** The deployment's `metrics` parameter: Karpenter's metrics to CloudWatch (billed per series) or off. */
-    metrics: z.optional(z.enum(['cloudwatch', 'off'])),
-    /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
-    capacity: z._default(z.array(z.object({ instanceType: z.string().check(z.minLength(1)), zone: z.optional(z.string()), capacityType: z.optional(capacityType), max: z.number().check(z.int(), z.gte(0)) })), []),
-  }), { capacity: [] }),
+  settings: z._default(
+    z.object({
+      nodeStartup: z.optional(duration),
+      /** The controller's bill counts from here (e.g. after a large cluster's creation: the steady state). */
+      meterFrom: z.optional(duration),
+      /** The deployment's `metrics` parameter: Karpenter's metrics to CloudWatch (billed per series) or off. */
+      metrics: z.optional(z.enum(['cloudwatch', 'off'])),
+      /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
+      capacity: z._default(
+        z.array(
+          z.object({
+            instanceType: z.string().check(z.minLength(1)),
+            zone: z.optional(z.string()),
+            capacityType: z.optional(capacityType),
+            max: z.number().check(z.int(), z.gte(0)),
+          }),
+        ),
+        [],
+      ),
+    }),
+    { capacity: [] },
+  ),
   objects: z._default(z.string(), ''),
   events: z._default(z.array(EventSchema), []),
   /** Faults injected on virtual time (shared/sim/faults.ts). */
@@ -79,7 +113,12 @@ export interface Scenario {
   clusterName: string;
   /** Seconds. */
   durationSeconds: number;
-  settings: { nodeStartupSeconds: number; meterFromSeconds?: number; metrics?: 'cloudwatch' | 'off'; capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[] };
+  settings: {
+    nodeStartupSeconds: number;
+    meterFromSeconds?: number;
+    metrics?: 'cloudwatch' | 'off';
+    capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[];
+  };
   /** The objects applied at t=0 (raw Kubernetes JSON, ${CLUSTER_NAME} substituted). */
   objects: KubeObject[];
   /** Sorted by `at` (seconds); file order kept for equal times. */
@@ -136,7 +175,12 @@ export function parseScenario(yamlText: string, file: string): Scenario {
     zones,
     clusterName: s.clusterName,
     durationSeconds: s.duration,
-    settings: { nodeStartupSeconds: s.settings.nodeStartup ?? 35, capacity: s.settings.capacity, ...(s.settings.meterFrom !== undefined ? { meterFromSeconds: s.settings.meterFrom } : {}), ...(s.settings.metrics ? { metrics: s.settings.metrics } : {}) },
+    settings: {
+      nodeStartupSeconds: s.settings.nodeStartup ?? 35,
+      capacity: s.settings.capacity,
+      ...(s.settings.meterFrom !== undefined ? { meterFromSeconds: s.settings.meterFrom } : {}),
+      ...(s.settings.metrics ? { metrics: s.settings.metrics } : {}),
+    },
     objects,
     events: s.events.map((e, index) => ({ ...e, index })).sort((a, b) => a.at - b.at || a.index - b.index),
     faults: s.faults.map((f, i) => {

@@ -11,11 +11,20 @@ import type { SimWorld } from './world';
 export function finalState(world: SimWorld): SimulationResult['final'] {
   const types = kubeTypes(world.api.store);
   const claims = listAll(world.api.store, types.nodeClaim);
-  const claimedInstances = new Set(claims.map((c) => String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop()));
+  const claimedInstances = new Set(
+    claims.map((c) =>
+      String((c.status as { providerID?: string } | undefined)?.providerID ?? '')
+        .split('/')
+        .pop(),
+    ),
+  );
   const live = [...world.ec2.instances.values()].filter((i) => i.state === 'pending' || i.state === 'running');
   const instanceState = new Map([...world.ec2.instances.values()].map((i) => [i.id, i.state]));
   const leaked = claims.filter((c) => {
-    const id = String((c.status as { providerID?: string } | undefined)?.providerID ?? '').split('/').pop() ?? '';
+    const id =
+      String((c.status as { providerID?: string } | undefined)?.providerID ?? '')
+        .split('/')
+        .pop() ?? '';
     const state = id ? instanceState.get(id) : undefined;
     return !id ? false : state === undefined || state === 'terminated';
   }).length;

@@ -77,7 +77,9 @@ class SimulationBusyError extends Error {
 
 function queueSettings(): { visibilityTimeoutSeconds: number; maxReceiveCount: number } {
   try {
-    const doc = parse(readFileSync(resolve(REPO_ROOT, 'infra/resources/interruption.yml'), 'utf8')) as { Resources: { InterruptionQueue: { Properties: { VisibilityTimeout?: number; RedrivePolicy?: { maxReceiveCount?: number } } } } };
+    const doc = parse(readFileSync(resolve(REPO_ROOT, 'infra/resources/interruption.yml'), 'utf8')) as {
+      Resources: { InterruptionQueue: { Properties: { VisibilityTimeout?: number; RedrivePolicy?: { maxReceiveCount?: number } } } };
+    };
     const p = doc.Resources.InterruptionQueue.Properties;
     return { visibilityTimeoutSeconds: p.VisibilityTimeout ?? 45, maxReceiveCount: p.RedrivePolicy?.maxReceiveCount ?? 3 };
   } catch {
@@ -88,7 +90,15 @@ function queueSettings(): { visibilityTimeoutSeconds: number; maxReceiveCount: n
 export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   if (active) throw new SimulationBusyError('another simulation is running in this process; run scenarios one after another');
   const clock = new VirtualClock(opts.startMs ?? Date.UTC(2025, 0, 6, 9, 0, 0));
-  const ec2 = new Ec2World({ region: opts.region, zones: opts.zones, clusterName: opts.clusterName, seed: opts.seed, clock, catalog: opts.catalog ?? loadCatalog(), ...(opts.discoveryTags ? { discoveryTags: opts.discoveryTags } : {}) });
+  const ec2 = new Ec2World({
+    region: opts.region,
+    zones: opts.zones,
+    clusterName: opts.clusterName,
+    seed: opts.seed,
+    clock,
+    catalog: opts.catalog ?? loadCatalog(),
+    ...(opts.discoveryTags ? { discoveryTags: opts.discoveryTags } : {}),
+  });
   const { api, server } = await startKubeApi(opts, clock);
   const env: ProductionEnv = { ...simulatedEnv(opts.clusterName, opts.region), ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}) };
   const http = new HttpInFlight().start();
@@ -122,7 +132,16 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const stopControllers = startClusterControllers(clock, ec2, api.store, { startupSeconds: opts.nodeStartupSeconds, ...lostPodRecorder(clock, api, lostPods) });
   const stopSchedules = startSchedules(clock, production.functions, production.invoke, opts.region, record);
   const world: SimWorld = {
-    clock, ec2, api, server, stepFunctions, queue, production, invocations, lostPods, faults,
+    clock,
+    ec2,
+    api,
+    server,
+    stepFunctions,
+    queue,
+    production,
+    invocations,
+    lostPods,
+    faults,
     close: async () => {
       clock.halt();
       stopSchedules();
@@ -155,7 +174,15 @@ async function startKubeApi(opts: WorldOptions, clock: VirtualClock): Promise<{ 
 }
 
 /** What the AWS mocks answer from: EC2, the state table, the cluster, Step Functions, the functions' roles, Lambda Invoke. */
-function simulatedAws(opts: WorldOptions, env: ProductionEnv, clock: VirtualClock, ec2: Ec2World, server: RunningKubeServer, stepFunctions: SimulatedStepFunctions, production: ProductionBinding): SimulatedAws {
+function simulatedAws(
+  opts: WorldOptions,
+  env: ProductionEnv,
+  clock: VirtualClock,
+  ec2: Ec2World,
+  server: RunningKubeServer,
+  stepFunctions: SimulatedStepFunctions,
+  production: ProductionBinding,
+): SimulatedAws {
   return {
     world: ec2,
     table: new DynamoTable('pk', 'sk', production.meter),
@@ -172,21 +199,43 @@ function simulatedAws(opts: WorldOptions, env: ProductionEnv, clock: VirtualCloc
 
 /** SDK behaviour (latency, throttling, injected faults) on every AWS client the functions use. Returns remove. */
 function installAwsBehaviour(clock: VirtualClock, faults: FaultPlan, seed: number): () => void {
-  return installSdkBehaviour({ clock, plan: faults, seed, clients: [
-    { service: 'ec2', cls: EC2Client }, { service: 'sfn', cls: SFNClient }, { service: 'dynamodb', cls: DynamoDBDocumentClient }, { service: 'lambda-invoke', cls: LambdaClient },
-    { service: 'ssm', cls: SSMClient }, { service: 'eks', cls: EKSClient }, { service: 'pricing', cls: PricingClient }, { service: 'iam', cls: IAMClient },
-  ] });
+  return installSdkBehaviour({
+    clock,
+    plan: faults,
+    seed,
+    clients: [
+      { service: 'ec2', cls: EC2Client },
+      { service: 'sfn', cls: SFNClient },
+      { service: 'dynamodb', cls: DynamoDBDocumentClient },
+      { service: 'lambda-invoke', cls: LambdaClient },
+      { service: 'ssm', cls: SSMClient },
+      { service: 'eks', cls: EKSClient },
+      { service: 'pricing', cls: PricingClient },
+      { service: 'iam', cls: IAMClient },
+    ],
+  });
 }
 
 /** The interruption queue feeding the function subscribed to SQS, with the deployed queue's settings. */
-function interruptionQueue(opts: WorldOptions, clock: VirtualClock, production: ProductionBinding, faults: FaultPlan, record: (r: InvocationRecord) => void): SimulatedQueue {
+function interruptionQueue(
+  opts: WorldOptions,
+  clock: VirtualClock,
+  production: ProductionBinding,
+  faults: FaultPlan,
+  record: (r: InvocationRecord) => void,
+): SimulatedQueue {
   const queueFn = production.functions.find((f) => f.sqs);
-  const queue = new SimulatedQueue(clock, production.invoke, {
-    functionKey: queueFn?.key ?? 'interruption',
-    queueArn: `arn:aws:sqs:${opts.region}:000000000000:${opts.clusterName}`,
-    region: opts.region,
-    ...queueSettings(),
-  }, record);
+  const queue = new SimulatedQueue(
+    clock,
+    production.invoke,
+    {
+      functionKey: queueFn?.key ?? 'interruption',
+      queueArn: `arn:aws:sqs:${opts.region}:000000000000:${opts.clusterName}`,
+      region: opts.region,
+      ...queueSettings(),
+    },
+    record,
+  );
   queue.duplicates = () => faults.check('sqs') === 'duplicate';
   return queue;
 }
@@ -198,7 +247,8 @@ function lostPodRecorder(clock: VirtualClock, api: FakeKubeApi, lostPods: SimWor
     onNodeLost: (_i, node) => {
       for (const p of listAll(api.store, kubeTypes(api.store).pod)) {
         const name = `${p.metadata.namespace}/${p.metadata.name}`;
-        if (podNodeName(p) === node && !isDaemonSetPod(p) && !lostPods.some((l) => l.pod === name && l.node === node)) lostPods.push({ t: clock.elapsedSeconds(), pod: name, node });
+        if (podNodeName(p) === node && !isDaemonSetPod(p) && !lostPods.some((l) => l.pod === name && l.node === node))
+          lostPods.push({ t: clock.elapsedSeconds(), pod: name, node });
       }
     },
     onPodLost: (pod, node) => {

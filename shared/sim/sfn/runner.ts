@@ -62,7 +62,10 @@ class Run {
   private entered = 0;
   private retries = 0;
 
-  constructor(private readonly options: LocalRunOptions, private readonly name: string) {}
+  constructor(
+    private readonly options: LocalRunOptions,
+    private readonly name: string,
+  ) {}
 
   handlers(definition: AslDefinition): Record<string, LocalHandler> {
     const out: Record<string, LocalHandler> = {};
@@ -140,6 +143,12 @@ export async function runLocalExecution(machine: WorkflowName, input: unknown, o
     await counting.catch(() => undefined);
     if (!(e instanceof ExecutionError)) throw e;
     const cause = (e as { cause?: { name?: string; message?: string; cause?: string } }).cause;
-    return { status: 'FAILED', error: cause?.name ?? e.name, cause: cause?.cause ?? cause?.message ?? e.message, tasks: run.tasks, transitions: run.transitions() };
+    return {
+      status: 'FAILED',
+      error: cause?.name ?? e.name,
+      cause: cause?.cause ?? cause?.message ?? e.message,
+      tasks: run.tasks,
+      transitions: run.transitions(),
+    };
   }
 }

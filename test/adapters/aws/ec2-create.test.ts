@@ -1,6 +1,4 @@
-import {
-  CreateFleetCommand, CreateLaunchTemplateCommand, EC2Client, type CreateFleetCommandInput,
-} from '@aws-sdk/client-ec2';
+import { CreateFleetCommand, CreateLaunchTemplateCommand, EC2Client, type CreateFleetCommandInput } from '@aws-sdk/client-ec2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Ec2CloudProvider } from '../../../shared/adapters/aws/ec2';
@@ -8,18 +6,32 @@ import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { isInsufficientCapacityError } from '../../../shared/core/errors';
 import { CLUSTER, clusterInfo, ec2, instanceType, launchRequest, resetAndMockNodeClassDiscovery, T0 } from './fixtures';
 
-
 function provider(store = new MemoryStateStore({ now: () => T0 })) {
   return new Ec2CloudProvider({
-    ec2: new EC2Client({ region: 'us-east-1' }), ssm: new SSMClient({ region: 'us-east-1' }), clusterName: CLUSTER, region: 'us-east-1',
-    stateStore: store, clock: { now: () => T0 }, catalog: [], cluster: clusterInfo,
+    ec2: new EC2Client({ region: 'us-east-1' }),
+    ssm: new SSMClient({ region: 'us-east-1' }),
+    clusterName: CLUSTER,
+    region: 'us-east-1',
+    stateStore: store,
+    clock: { now: () => T0 },
+    catalog: [],
+    cluster: clusterInfo,
   });
 }
 
 const fleetInput = (i = 0): CreateFleetCommandInput => ec2.commandCalls(CreateFleetCommand)[i].args[0].input;
 const overrides = (input: CreateFleetCommandInput) => (input.LaunchTemplateConfigs ?? []).flatMap((c) => c.Overrides ?? []);
 const launched = (type: string, zone: string, lifecycle: 'spot' | 'on-demand') => ({
-  Instances: [{ InstanceIds: ['i-0123456789abcdef0'], InstanceType: type as never, Lifecycle: lifecycle, LaunchTemplateAndOverrides: { Overrides: { InstanceType: type as never, AvailabilityZone: zone, SubnetId: zone.endsWith('a') ? 'subnet-a' : 'subnet-b' } } }],
+  Instances: [
+    {
+      InstanceIds: ['i-0123456789abcdef0'],
+      InstanceType: type as never,
+      Lifecycle: lifecycle,
+      LaunchTemplateAndOverrides: {
+        Overrides: { InstanceType: type as never, AvailabilityZone: zone, SubnetId: zone.endsWith('a') ? 'subnet-a' : 'subnet-b' },
+      },
+    },
+  ],
   Errors: [],
 });
 
@@ -38,7 +50,8 @@ describe('Ec2CloudProvider.create', () => {
     // Assess
     const input = fleetInput();
     expect(input).toMatchObject({
-      Type: 'instant', ClientToken: 'general-x7k2p',
+      Type: 'instant',
+      ClientToken: 'general-x7k2p',
       TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'spot' },
       SpotOptions: { AllocationStrategy: 'price-capacity-optimized' },
     });
@@ -52,12 +65,23 @@ describe('Ec2CloudProvider.create', () => {
     expect(input.TagSpecifications?.map((t) => t.ResourceType)).toEqual(['instance', 'volume', 'fleet']);
     const tags = Object.fromEntries((input.TagSpecifications?.[0].Tags ?? []).map((t) => [t.Key, t.Value]));
     expect(tags).toEqual({
-      team: 'platform', 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'general', 'eks:eks-cluster-name': 'demo',
-      'karpenter.k8s.aws/ec2nodeclass': 'default', 'karpenter.sh/nodeclaim': 'general-x7k2p',
+      team: 'platform',
+      'kubernetes.io/cluster/demo': 'owned',
+      'karpenter.sh/nodepool': 'general',
+      'eks:eks-cluster-name': 'demo',
+      'karpenter.k8s.aws/ec2nodeclass': 'default',
+      'karpenter.sh/nodeclaim': 'general-x7k2p',
     });
     expect(instance).toMatchObject({
-      instanceId: 'i-0123456789abcdef0', providerID: 'aws:///us-east-1a/i-0123456789abcdef0', instanceType: 'm5.large', zone: 'us-east-1a',
-      capacityType: 'spot', imageId: 'ami-x86', subnetId: 'subnet-a', state: 'pending', launchTime: T0,
+      instanceId: 'i-0123456789abcdef0',
+      providerID: 'aws:///us-east-1a/i-0123456789abcdef0',
+      instanceType: 'm5.large',
+      zone: 'us-east-1a',
+      capacityType: 'spot',
+      imageId: 'ami-x86',
+      subnetId: 'subnet-a',
+      state: 'pending',
+      launchTime: T0,
     });
   });
 
@@ -68,7 +92,10 @@ describe('Ec2CloudProvider.create', () => {
     // Act
     const instance = await provider().create(req);
     // Assess
-    expect(fleetInput()).toMatchObject({ TargetCapacitySpecification: { DefaultTargetCapacityType: 'on-demand' }, OnDemandOptions: { AllocationStrategy: 'lowest-price' } });
+    expect(fleetInput()).toMatchObject({
+      TargetCapacitySpecification: { DefaultTargetCapacityType: 'on-demand' },
+      OnDemandOptions: { AllocationStrategy: 'lowest-price' },
+    });
     expect(fleetInput().SpotOptions).toBeUndefined();
     expect(instance.capacityType).toBe('on-demand');
   });
@@ -77,11 +104,10 @@ describe('Ec2CloudProvider.create', () => {
     // Prepare
     ec2.on(CreateFleetCommand).resolves(launched('c5.large', 'us-east-1a', 'spot'));
     const many = Array.from({ length: 40 }, (_, i) => instanceType(`c5.t${i}`, 1 + i, 0.02 + i / 1000));
-    const req = launchRequest([
-      instanceType('p3.2xlarge', 3.06, 0.01, { exotic: true }),
-      instanceType('r5.large', 0.126, 0.2),
-      ...many,
-    ], [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1a', 'us-east-1b'] }]);
+    const req = launchRequest(
+      [instanceType('p3.2xlarge', 3.06, 0.01, { exotic: true }), instanceType('r5.large', 0.126, 0.2), ...many],
+      [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1a', 'us-east-1b'] }],
+    );
     // Act
     await provider().create(req);
     // Assess
@@ -106,10 +132,23 @@ describe('Ec2CloudProvider.create', () => {
   it('should mark ICE offerings unavailable for 3 minutes and fail with InsufficientCapacityError when nothing launched', async () => {
     // Prepare
     const store = new MemoryStateStore({ now: () => T0 });
-    ec2.on(CreateFleetCommand).resolves({ Instances: [], Errors: [
-      { ErrorCode: 'InsufficientInstanceCapacity', ErrorMessage: 'no capacity', Lifecycle: 'spot', LaunchTemplateAndOverrides: { Overrides: { InstanceType: 'm5.large', AvailabilityZone: 'us-east-1a', SubnetId: 'subnet-a' } } },
-      { ErrorCode: 'UnfulfillableCapacity', ErrorMessage: 'no capacity', Lifecycle: 'spot', LaunchTemplateAndOverrides: { Overrides: { InstanceType: 'm5.large', SubnetId: 'subnet-b' } } },
-    ] });
+    ec2.on(CreateFleetCommand).resolves({
+      Instances: [],
+      Errors: [
+        {
+          ErrorCode: 'InsufficientInstanceCapacity',
+          ErrorMessage: 'no capacity',
+          Lifecycle: 'spot',
+          LaunchTemplateAndOverrides: { Overrides: { InstanceType: 'm5.large', AvailabilityZone: 'us-east-1a', SubnetId: 'subnet-a' } },
+        },
+        {
+          ErrorCode: 'UnfulfillableCapacity',
+          ErrorMessage: 'no capacity',
+          Lifecycle: 'spot',
+          LaunchTemplateAndOverrides: { Overrides: { InstanceType: 'm5.large', SubnetId: 'subnet-b' } },
+        },
+      ],
+    });
     // Act
     const act = provider(store).create(launchRequest([instanceType('m5.large', 0.096, 0.04)]));
     // Assess
@@ -144,7 +183,9 @@ describe('Ec2CloudProvider.create', () => {
     const lt = calls[0].args[0].input;
     expect(lt.LaunchTemplateName).toMatch(/^nodewright\/[0-9a-f]{20}$/);
     expect(lt.LaunchTemplateData).toMatchObject({
-      ImageId: 'ami-x86', IamInstanceProfile: { Name: 'KarpenterNodeInstanceProfile-demo' }, SecurityGroupIds: ['sg-1'],
+      ImageId: 'ami-x86',
+      IamInstanceProfile: { Name: 'KarpenterNodeInstanceProfile-demo' },
+      SecurityGroupIds: ['sg-1'],
       MetadataOptions: { HttpEndpoint: 'enabled', HttpProtocolIpv6: 'disabled', HttpPutResponseHopLimit: 1, HttpTokens: 'required' },
       BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { VolumeSize: 20, VolumeType: 'gp3', Encrypted: true, DeleteOnTermination: true } }],
     });
@@ -161,7 +202,10 @@ describe('Ec2CloudProvider.create', () => {
   it('should recreate a launch template that disappeared and retry the fleet once', async () => {
     // Prepare
     const notFound = Object.assign(new Error('The specified launch template does not exist'), { name: 'InvalidLaunchTemplateName.NotFoundException' });
-    ec2.on(CreateFleetCommand).rejectsOnce(notFound).resolves(launched('m5.large', 'us-east-1a', 'spot'));
+    ec2
+      .on(CreateFleetCommand)
+      .rejectsOnce(notFound)
+      .resolves(launched('m5.large', 'us-east-1a', 'spot'));
     const p = provider();
     // Act
     const instance = await p.create(launchRequest([instanceType('m5.large', 0.096, 0.04)]));

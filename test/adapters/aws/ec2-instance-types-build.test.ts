@@ -1,6 +1,4 @@
-import {
-  DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeSpotPriceHistoryCommand, EC2Client,
-} from '@aws-sdk/client-ec2';
+import { DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeSpotPriceHistoryCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Ec2CloudProvider } from '../../../shared/adapters/aws/ec2';
@@ -13,23 +11,43 @@ describe('Ec2CloudProvider.instanceTypes with the real builder and catalog', () 
 
   it('should price offerings from spot history and the catalog and mark ICE-cached ones unavailable', async () => {
     // Prepare
-    ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [{
-      InstanceType: 'm5.large', VCpuInfo: { DefaultVCpus: 2 }, MemoryInfo: { SizeInMiB: 8192 }, Hypervisor: 'nitro', BareMetal: false,
-      ProcessorInfo: { SupportedArchitectures: ['x86_64'] }, NetworkInfo: { MaximumNetworkInterfaces: 3, Ipv4AddressesPerInterface: 10 },
-    }] });
-    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: [
-      { InstanceType: 'm5.large', Location: 'us-east-1a' }, { InstanceType: 'm5.large', Location: 'us-east-1b' },
-    ] });
-    ec2.on(DescribeSpotPriceHistoryCommand).resolves({ SpotPriceHistory: [
-      { InstanceType: 'm5.large', AvailabilityZone: 'us-east-1a', SpotPrice: '0.0400', Timestamp: new Date(T0) },
-      { InstanceType: 'm5.large', AvailabilityZone: 'us-east-1b', SpotPrice: '0.0410', Timestamp: new Date(T0) },
-    ] });
+    ec2.on(DescribeInstanceTypesCommand).resolves({
+      InstanceTypes: [
+        {
+          InstanceType: 'm5.large',
+          VCpuInfo: { DefaultVCpus: 2 },
+          MemoryInfo: { SizeInMiB: 8192 },
+          Hypervisor: 'nitro',
+          BareMetal: false,
+          ProcessorInfo: { SupportedArchitectures: ['x86_64'] },
+          NetworkInfo: { MaximumNetworkInterfaces: 3, Ipv4AddressesPerInterface: 10 },
+        },
+      ],
+    });
+    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+      InstanceTypeOfferings: [
+        { InstanceType: 'm5.large', Location: 'us-east-1a' },
+        { InstanceType: 'm5.large', Location: 'us-east-1b' },
+      ],
+    });
+    ec2.on(DescribeSpotPriceHistoryCommand).resolves({
+      SpotPriceHistory: [
+        { InstanceType: 'm5.large', AvailabilityZone: 'us-east-1a', SpotPrice: '0.0400', Timestamp: new Date(T0) },
+        { InstanceType: 'm5.large', AvailabilityZone: 'us-east-1b', SpotPrice: '0.0410', Timestamp: new Date(T0) },
+      ],
+    });
     const clock = { now: () => T0 };
     const store = new MemoryStateStore(clock);
     await store.markUnavailable({ instanceType: 'm5.large', zone: 'us-east-1b', capacityType: 'spot' }, 180, 'InsufficientInstanceCapacity');
     const provider = new Ec2CloudProvider({
-      ec2: new EC2Client({ region: 'us-east-1' }), ssm: new SSMClient({ region: 'us-east-1' }), clusterName: CLUSTER, region: 'us-east-1',
-      stateStore: store, clock, catalog: loadCatalog(), cluster: clusterInfo,
+      ec2: new EC2Client({ region: 'us-east-1' }),
+      ssm: new SSMClient({ region: 'us-east-1' }),
+      clusterName: CLUSTER,
+      region: 'us-east-1',
+      stateStore: store,
+      clock,
+      catalog: loadCatalog(),
+      cluster: clusterInfo,
     });
     // Act
     const types = await provider.instanceTypes(nodeClass());
@@ -45,7 +63,10 @@ describe('Ec2CloudProvider.instanceTypes with the real builder and catalog', () 
   it('should not offer types of an architecture the node class has no AMI for', async () => {
     // Prepare
     const info = (name: string, arch: 'x86_64' | 'arm64') => ({
-      InstanceType: name as never, VCpuInfo: { DefaultVCpus: 2 }, MemoryInfo: { SizeInMiB: 8192 }, ProcessorInfo: { SupportedArchitectures: [arch] },
+      InstanceType: name as never,
+      VCpuInfo: { DefaultVCpus: 2 },
+      MemoryInfo: { SizeInMiB: 8192 },
+      ProcessorInfo: { SupportedArchitectures: [arch] },
       NetworkInfo: { MaximumNetworkInterfaces: 3, Ipv4AddressesPerInterface: 10 },
     });
     ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [info('m5.large', 'x86_64'), info('m6g.large', 'arm64')] });
@@ -57,8 +78,14 @@ describe('Ec2CloudProvider.instanceTypes with the real builder and catalog', () 
     });
     const clock = { now: () => T0 };
     const provider = new Ec2CloudProvider({
-      ec2: new EC2Client({ region: 'us-east-1' }), ssm: new SSMClient({ region: 'us-east-1' }), clusterName: CLUSTER, region: 'us-east-1',
-      stateStore: new MemoryStateStore(clock), clock, catalog: loadCatalog(), cluster: clusterInfo,
+      ec2: new EC2Client({ region: 'us-east-1' }),
+      ssm: new SSMClient({ region: 'us-east-1' }),
+      clusterName: CLUSTER,
+      region: 'us-east-1',
+      stateStore: new MemoryStateStore(clock),
+      clock,
+      catalog: loadCatalog(),
+      cluster: clusterInfo,
     });
     // Act
     const types = await provider.instanceTypes(nodeClass());

@@ -7,27 +7,45 @@ import { isInstanceNotOwnedError, isNodeClaimNotFoundError, isThrottledError } f
 import { CLUSTER, clusterInfo, ec2, nodeClaim, nodeClass, resetAndMockNodeClassDiscovery, T0 } from './fixtures';
 
 const ID = 'i-0123456789abcdef0';
-const owned = [{ Key: 'kubernetes.io/cluster/demo', Value: 'owned' }, { Key: 'karpenter.sh/nodepool', Value: 'general' }];
+const owned = [
+  { Key: 'kubernetes.io/cluster/demo', Value: 'owned' },
+  { Key: 'karpenter.sh/nodepool', Value: 'general' },
+];
 
 function instance(over: Partial<Instance> = {}): Instance {
   return {
-    InstanceId: ID, InstanceType: 'm5.large', Placement: { AvailabilityZone: 'us-east-1a' }, State: { Name: 'running' },
-    ImageId: 'ami-x86', SubnetId: 'subnet-a', SecurityGroups: [{ GroupId: 'sg-1' }], LaunchTime: new Date(T0), InstanceLifecycle: 'spot',
-    Tags: owned, PrivateDnsName: 'ip-10-0-1-23.ec2.internal', ...over,
+    InstanceId: ID,
+    InstanceType: 'm5.large',
+    Placement: { AvailabilityZone: 'us-east-1a' },
+    State: { Name: 'running' },
+    ImageId: 'ami-x86',
+    SubnetId: 'subnet-a',
+    SecurityGroups: [{ GroupId: 'sg-1' }],
+    LaunchTime: new Date(T0),
+    InstanceLifecycle: 'spot',
+    Tags: owned,
+    PrivateDnsName: 'ip-10-0-1-23.ec2.internal',
+    ...over,
   };
 }
 
 function provider() {
   return new Ec2CloudProvider({
-    ec2: new EC2Client({ region: 'us-east-1' }), ssm: new SSMClient({ region: 'us-east-1' }), clusterName: CLUSTER, region: 'us-east-1',
-    stateStore: new MemoryStateStore({ now: () => T0 }), clock: { now: () => T0 }, catalog: [], cluster: clusterInfo,
+    ec2: new EC2Client({ region: 'us-east-1' }),
+    ssm: new SSMClient({ region: 'us-east-1' }),
+    clusterName: CLUSTER,
+    region: 'us-east-1',
+    stateStore: new MemoryStateStore({ now: () => T0 }),
+    clock: { now: () => T0 },
+    catalog: [],
+    cluster: clusterInfo,
   });
 }
 
 describe('Ec2CloudProvider.delete', () => {
   beforeEach(() => resetAndMockNodeClassDiscovery());
 
-  it('should terminate an instance that carries this cluster\'s ownership tags', async () => {
+  it("should terminate an instance that carries this cluster's ownership tags", async () => {
     // Prepare
     ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: [instance()] }] });
     ec2.on(TerminateInstancesCommand).resolves({});
@@ -39,9 +57,27 @@ describe('Ec2CloudProvider.delete', () => {
 
   it.each([
     ['no tags at all', []],
-    ['another cluster', [{ Key: 'kubernetes.io/cluster/other', Value: 'owned' }, { Key: 'karpenter.sh/nodepool', Value: 'general' }]],
-    ['a shared (not owned) cluster tag', [{ Key: 'kubernetes.io/cluster/demo', Value: 'shared' }, { Key: 'karpenter.sh/nodepool', Value: 'general' }]],
-    ['a managed node group instance (cluster tag, no nodepool tag)', [{ Key: 'kubernetes.io/cluster/demo', Value: 'owned' }, { Key: 'eks:nodegroup-name', Value: 'ng-1' }]],
+    [
+      'another cluster',
+      [
+        { Key: 'kubernetes.io/cluster/other', Value: 'owned' },
+        { Key: 'karpenter.sh/nodepool', Value: 'general' },
+      ],
+    ],
+    [
+      'a shared (not owned) cluster tag',
+      [
+        { Key: 'kubernetes.io/cluster/demo', Value: 'shared' },
+        { Key: 'karpenter.sh/nodepool', Value: 'general' },
+      ],
+    ],
+    [
+      'a managed node group instance (cluster tag, no nodepool tag)',
+      [
+        { Key: 'kubernetes.io/cluster/demo', Value: 'owned' },
+        { Key: 'eks:nodegroup-name', Value: 'ng-1' },
+      ],
+    ],
   ])('should refuse to terminate a foreign instance with %s and never call TerminateInstances', async (_what, tags) => {
     // Prepare
     ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: [instance({ Tags: tags })] }] });
@@ -55,7 +91,8 @@ describe('Ec2CloudProvider.delete', () => {
 
   it('should report NodeClaimNotFoundError for an instance already shutting down or unknown to EC2', async () => {
     // Prepare
-    ec2.on(DescribeInstancesCommand)
+    ec2
+      .on(DescribeInstancesCommand)
       .resolvesOnce({ Reservations: [{ Instances: [instance({ State: { Name: 'shutting-down' } })] }] })
       .rejectsOnce(Object.assign(new Error(`The instance ID '${ID}' does not exist`), { name: 'InvalidInstanceID.NotFound' }));
     const p = provider();
@@ -97,21 +134,34 @@ describe('Ec2CloudProvider.get / list', () => {
     const got = await provider().get(`aws:///us-east-1a/${ID}`);
     // Assess
     expect(got).toEqual({
-      instanceId: ID, providerID: `aws:///us-east-1a/${ID}`, instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot',
-      imageId: 'ami-x86', subnetId: 'subnet-a', securityGroupIds: ['sg-1'], launchTime: T0, state: 'running',
-      tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'general' }, privateDnsName: 'ip-10-0-1-23.ec2.internal',
+      instanceId: ID,
+      providerID: `aws:///us-east-1a/${ID}`,
+      instanceType: 'm5.large',
+      zone: 'us-east-1a',
+      capacityType: 'spot',
+      imageId: 'ami-x86',
+      subnetId: 'subnet-a',
+      securityGroupIds: ['sg-1'],
+      launchTime: T0,
+      state: 'running',
+      tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'general' },
+      privateDnsName: 'ip-10-0-1-23.ec2.internal',
     });
   });
 
   it('should list owned instances across pages with the ownership filters and without terminated ones', async () => {
     // Prepare
-    ec2.on(DescribeInstancesCommand)
+    ec2
+      .on(DescribeInstancesCommand)
       .resolvesOnce({ Reservations: [{ Instances: [instance()] }], NextToken: 'page2' })
       .resolvesOnce({ Reservations: [{ Instances: [instance({ InstanceId: 'i-0fedcba9876543210', InstanceLifecycle: undefined })] }] });
     // Act
     const all = await provider().list();
     // Assess
-    expect(all.map((i) => [i.instanceId, i.capacityType])).toEqual([[ID, 'spot'], ['i-0fedcba9876543210', 'on-demand']]);
+    expect(all.map((i) => [i.instanceId, i.capacityType])).toEqual([
+      [ID, 'spot'],
+      ['i-0fedcba9876543210', 'on-demand'],
+    ]);
     const calls = ec2.commandCalls(DescribeInstancesCommand).map((c) => c.args[0].input);
     expect(calls[1].NextToken).toBe('page2');
     expect(calls[0].Filters).toEqual([

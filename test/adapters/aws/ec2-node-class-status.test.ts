@@ -6,10 +6,17 @@ import { Ec2CloudProvider } from '../../../shared/adapters/aws/ec2';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store';
 import { CLUSTER, clusterInfo, ec2, nodeClass, resetAndMockNodeClassDiscovery, T0 } from './fixtures';
 
-const provider = () => new Ec2CloudProvider({
-  ec2: new EC2Client({ region: 'us-east-1' }), ssm: new SSMClient({ region: 'us-east-1' }), clusterName: CLUSTER, region: 'us-east-1',
-  stateStore: new MemoryStateStore({ now: () => T0 }), clock: { now: () => T0 }, catalog: [], cluster: clusterInfo,
-});
+const provider = () =>
+  new Ec2CloudProvider({
+    ec2: new EC2Client({ region: 'us-east-1' }),
+    ssm: new SSMClient({ region: 'us-east-1' }),
+    clusterName: CLUSTER,
+    region: 'us-east-1',
+    stateStore: new MemoryStateStore({ now: () => T0 }),
+    clock: { now: () => T0 },
+    catalog: [],
+    cluster: clusterInfo,
+  });
 const conditions = (s: { conditions: { type: string; status: string; reason: string }[] }) => s.conditions.map((c) => [c.type, c.status, c.reason]);
 
 describe('Ec2CloudProvider.nodeClassStatus', () => {
@@ -19,16 +26,22 @@ describe('Ec2CloudProvider.nodeClassStatus', () => {
     // Act
     const status = await provider().nodeClassStatus(nodeClass());
     // Assess
-    expect(status.subnets).toEqual([{ id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' }, { id: 'subnet-b', zone: 'us-east-1b', zoneID: 'use1-az2' }]);
+    expect(status.subnets).toEqual([
+      { id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' },
+      { id: 'subnet-b', zone: 'us-east-1b', zoneID: 'use1-az2' },
+    ]);
     expect(status.securityGroups).toEqual([{ id: 'sg-1', name: 'nodes' }]);
     expect(status.amis?.map((a) => a.id)).toEqual(expect.arrayContaining(['ami-arm', 'ami-x86']));
     expect(status.instanceProfile).toBe('KarpenterNodeInstanceProfile-demo');
     expect(conditions(status)).toEqual([
-      ['SubnetsReady', 'True', 'SubnetsReady'], ['SecurityGroupsReady', 'True', 'SecurityGroupsReady'], ['AMIsReady', 'True', 'AMIsReady'], ['InstanceProfileReady', 'True', 'InstanceProfileReady'],
+      ['SubnetsReady', 'True', 'SubnetsReady'],
+      ['SecurityGroupsReady', 'True', 'SecurityGroupsReady'],
+      ['AMIsReady', 'True', 'AMIsReady'],
+      ['InstanceProfileReady', 'True', 'InstanceProfileReady'],
     ]);
   });
 
-  it('should report Karpenter\'s reasons for selectors that match nothing, without throwing', async () => {
+  it("should report Karpenter's reasons for selectors that match nothing, without throwing", async () => {
     // Prepare
     ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
     ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });

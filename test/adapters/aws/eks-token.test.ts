@@ -52,14 +52,25 @@ describe('describeCluster', () => {
   it('should return the endpoint, CA and version of an active cluster', async () => {
     // Prepare
     eks.reset();
-    eks.on(DescribeClusterCommand, { name: 'demo' }).resolves({ cluster: {
-      name: 'demo', endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com', certificateAuthority: { data: 'LS0tLS1CRUdJTg==' },
-      version: '1.31', status: 'ACTIVE', kubernetesNetworkConfig: { serviceIpv4Cidr: '10.100.0.0/16', ipFamily: 'ipv4' },
-    } });
+    eks.on(DescribeClusterCommand, { name: 'demo' }).resolves({
+      cluster: {
+        name: 'demo',
+        endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com',
+        certificateAuthority: { data: 'LS0tLS1CRUdJTg==' },
+        version: '1.31',
+        status: 'ACTIVE',
+        kubernetesNetworkConfig: { serviceIpv4Cidr: '10.100.0.0/16', ipFamily: 'ipv4' },
+      },
+    });
     // Act
     const info = await describeCluster(new EKSClient({ region: 'us-east-1' }), 'demo');
     // Assess
-    expect(info).toMatchObject({ endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com', certificateAuthority: 'LS0tLS1CRUdJTg==', version: '1.31', serviceIpv4Cidr: '10.100.0.0/16' });
+    expect(info).toMatchObject({
+      endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com',
+      certificateAuthority: 'LS0tLS1CRUdJTg==',
+      version: '1.31',
+      serviceIpv4Cidr: '10.100.0.0/16',
+    });
   });
 
   it('should fail clearly while the cluster has no endpoint yet', async () => {
@@ -79,8 +90,13 @@ describe('EksTokenProvider, concurrent callers', () => {
     // Prepare
     let signings = 0;
     const provider = new EksTokenProvider({
-      clusterName: 'demo', region: 'us-east-1', clock: () => T0,
-      credentials: async () => { signings += 1; return credentials; },
+      clusterName: 'demo',
+      region: 'us-east-1',
+      clock: () => T0,
+      credentials: async () => {
+        signings += 1;
+        return credentials;
+      },
     });
     // Act
     const tokens = await Promise.all([provider.token(), provider.token(), provider.token()]);

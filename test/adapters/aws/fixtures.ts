@@ -11,7 +11,11 @@ import { epochMs } from '../../../shared/core/time';
 export const T0 = epochMs(Date.UTC(2026, 10, 21, 12, 0, 0));
 export const CLUSTER = 'demo';
 export const clusterInfo: EksClusterInfo = {
-  name: CLUSTER, endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com', certificateAuthority: 'Q0FEQVRB', version: '1.31', serviceIpv4Cidr: '10.100.0.0/16',
+  name: CLUSTER,
+  endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com',
+  certificateAuthority: 'Q0FEQVRB',
+  version: '1.31',
+  serviceIpv4Cidr: '10.100.0.0/16',
 };
 
 export function nodeClass(over: Partial<EC2NodeClass> = {}): EC2NodeClass {
@@ -35,8 +39,14 @@ function nodePool(over: Partial<NodePool> = {}): NodePool {
     name: 'general',
     weight: 0,
     template: {
-      labels: { team: 'platform' }, annotations: {}, taints: [], startupTaints: [], requirements: [],
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: 2592000, terminationGracePeriod: null,
+      labels: { team: 'platform' },
+      annotations: {},
+      taints: [],
+      startupTaints: [],
+      requirements: [],
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: 2592000,
+      terminationGracePeriod: null,
     },
     disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: 0, budgets: [{ nodes: '10%' }] },
     limits: {},
@@ -47,10 +57,17 @@ function nodePool(over: Partial<NodePool> = {}): NodePool {
 export function nodeClaim(requirements: NodeSelectorRequirement[] = [], over: Partial<NodeClaim> = {}): NodeClaim {
   return {
     name: 'general-x7k2p',
-    labels: {}, annotations: {}, nodePool: 'general',
+    labels: {},
+    annotations: {},
+    nodePool: 'general',
     spec: {
-      taints: [], startupTaints: [], requirements, resources: { requests: { cpu: 1000, memory: 1024 ** 3 } },
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null,
+      taints: [],
+      startupTaints: [],
+      requirements,
+      resources: { requests: { cpu: 1000, memory: 1024 ** 3 } },
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: null,
     },
     status: { conditions: [] },
     creationTimestamp: T0,
@@ -68,8 +85,16 @@ export function instanceType(name: string, od: number, spot: number, over: Parti
     { zone, capacityType: 'spot' as const, price: spot + i * 0.001, available: true },
   ]);
   return {
-    name, arch: 'amd64', os: 'linux', labels: {}, capacity: {}, allocatable: {},
-    overhead: { kubeReserved: {}, systemReserved: {}, evictionThreshold: {} }, offerings, exotic: false, ...over,
+    name,
+    arch: 'amd64',
+    os: 'linux',
+    labels: {},
+    capacity: {},
+    allocatable: {},
+    overhead: { kubeReserved: {}, systemReserved: {}, evictionThreshold: {} },
+    offerings,
+    exotic: false,
+    ...over,
   };
 }
 
@@ -85,10 +110,12 @@ export const ssm = mockClient(SSMClient);
 export function resetAndMockNodeClassDiscovery(): void {
   ec2.reset();
   ssm.reset();
-  ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [
-    { SubnetId: 'subnet-a', AvailabilityZone: 'us-east-1a', AvailabilityZoneId: 'use1-az1', AvailableIpAddressCount: 100, State: 'available' },
-    { SubnetId: 'subnet-b', AvailabilityZone: 'us-east-1b', AvailabilityZoneId: 'use1-az2', AvailableIpAddressCount: 50, State: 'available' },
-  ] });
+  ec2.on(DescribeSubnetsCommand).resolves({
+    Subnets: [
+      { SubnetId: 'subnet-a', AvailabilityZone: 'us-east-1a', AvailabilityZoneId: 'use1-az1', AvailableIpAddressCount: 100, State: 'available' },
+      { SubnetId: 'subnet-b', AvailabilityZone: 'us-east-1b', AvailabilityZoneId: 'use1-az2', AvailableIpAddressCount: 50, State: 'available' },
+    ],
+  });
   ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes' }] });
   ec2.on(DescribeImagesCommand).resolves({ Images: [] });
   ssm.on(GetParameterCommand).callsFake((input: { Name: string }) => ({

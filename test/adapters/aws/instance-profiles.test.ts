@@ -1,8 +1,15 @@
 /** Instance profiles managed from an EC2NodeClass role, against IAM's API (aws-sdk-client-mock). */
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, EntityAlreadyExistsException, GetInstanceProfileCommand,
-  IAMClient, ListInstanceProfilesCommand, NoSuchEntityException, RemoveRoleFromInstanceProfileCommand,
+  AddRoleToInstanceProfileCommand,
+  CreateInstanceProfileCommand,
+  DeleteInstanceProfileCommand,
+  EntityAlreadyExistsException,
+  GetInstanceProfileCommand,
+  IAMClient,
+  ListInstanceProfilesCommand,
+  NoSuchEntityException,
+  RemoveRoleFromInstanceProfileCommand,
 } from '@aws-sdk/client-iam';
 import { mockClient } from 'aws-sdk-client-mock';
 import { InstanceProfiles } from '../../../shared/adapters/aws/iam/instance-profiles';
@@ -14,7 +21,7 @@ const missing = () => new NoSuchEntityException({ $metadata: {}, message: 'not f
 const nodeClass = { name: 'default', role: 'KarpenterNodeRole-prod', tags: { team: 'platform' } };
 
 describe('instance profiles from EC2NodeClass roles', () => {
-  it('should create the profile under the cluster\'s path with Karpenter\'s tags and add the role, once per container', async () => {
+  it("should create the profile under the cluster's path with Karpenter's tags and add the role, once per container", async () => {
     // Prepare
     iam.on(GetInstanceProfileCommand).rejects(missing());
     iam.on(CreateInstanceProfileCommand).resolves({ InstanceProfile: { InstanceProfileName: 'x', Roles: [] } as never });
@@ -27,15 +34,22 @@ describe('instance profiles from EC2NodeClass roles', () => {
     expect(again).toBe(name);
     const create = iam.commandCalls(CreateInstanceProfileCommand)[0].args[0].input;
     expect(create).toMatchObject({ InstanceProfileName: name, Path: '/karpenter/eu-west-1/prod/default/' });
-    expect(create.Tags).toEqual(expect.arrayContaining([
-      { Key: 'kubernetes.io/cluster/prod', Value: 'owned' }, { Key: 'eks:eks-cluster-name', Value: 'prod' },
-      { Key: 'karpenter.k8s.aws/ec2nodeclass', Value: 'default' }, { Key: 'topology.kubernetes.io/region', Value: 'eu-west-1' }, { Key: 'team', Value: 'platform' },
-    ]));
-    expect(iam.commandCalls(AddRoleToInstanceProfileCommand).map((c) => c.args[0].input)).toEqual([{ InstanceProfileName: name, RoleName: 'KarpenterNodeRole-prod' }]);
+    expect(create.Tags).toEqual(
+      expect.arrayContaining([
+        { Key: 'kubernetes.io/cluster/prod', Value: 'owned' },
+        { Key: 'eks:eks-cluster-name', Value: 'prod' },
+        { Key: 'karpenter.k8s.aws/ec2nodeclass', Value: 'default' },
+        { Key: 'topology.kubernetes.io/region', Value: 'eu-west-1' },
+        { Key: 'team', Value: 'platform' },
+      ]),
+    );
+    expect(iam.commandCalls(AddRoleToInstanceProfileCommand).map((c) => c.args[0].input)).toEqual([
+      { InstanceProfileName: name, RoleName: 'KarpenterNodeRole-prod' },
+    ]);
     expect(iam.commandCalls(GetInstanceProfileCommand)).toHaveLength(1);
   });
 
-  it('should name a changed role\'s profile anew and swap a foreign role out of an existing profile', async () => {
+  it("should name a changed role's profile anew and swap a foreign role out of an existing profile", async () => {
     // Prepare
     const p = profiles();
     const first = p.nameFor(nodeClass, 'RoleA');
@@ -51,7 +65,10 @@ describe('instance profiles from EC2NodeClass roles', () => {
 
   it('should use a profile another invocation created meanwhile, and name the class, profile and role when IAM refuses', async () => {
     // Prepare
-    iam.on(GetInstanceProfileCommand).rejectsOnce(missing()).resolves({ InstanceProfile: { Roles: [{ RoleName: 'KarpenterNodeRole-prod' }] } as never });
+    iam
+      .on(GetInstanceProfileCommand)
+      .rejectsOnce(missing())
+      .resolves({ InstanceProfile: { Roles: [{ RoleName: 'KarpenterNodeRole-prod' }] } as never });
     iam.on(CreateInstanceProfileCommand).rejects(new EntityAlreadyExistsException({ $metadata: {}, message: 'exists' }));
     // Act
     await profiles().ensure(nodeClass);
@@ -60,16 +77,22 @@ describe('instance profiles from EC2NodeClass roles', () => {
     const denied = profiles().ensure(nodeClass);
     // Assess
     expect(iam.commandCalls(AddRoleToInstanceProfileCommand)).toHaveLength(0);
-    await expect(denied).rejects.toMatchObject({ name: 'InstanceProfileError', message: expect.stringMatching(/EC2NodeClass default: instance profile prod_\d+ for role KarpenterNodeRole-prod: AccessDenied/) });
+    await expect(denied).rejects.toMatchObject({
+      name: 'InstanceProfileError',
+      message: expect.stringMatching(/EC2NodeClass default: instance profile prod_\d+ for role KarpenterNodeRole-prod: AccessDenied/),
+    });
   });
 
-  it('should delete only this cluster\'s profiles whose class is gone and unused', async () => {
+  it("should delete only this cluster's profiles whose class is gone and unused", async () => {
     // Prepare
-    iam.on(ListInstanceProfilesCommand).resolves({ InstanceProfiles: [
-      { InstanceProfileName: 'prod_1', Path: '/karpenter/eu-west-1/prod/gone/', Roles: [{ RoleName: 'R' }] },
-      { InstanceProfileName: 'prod_2', Path: '/karpenter/eu-west-1/prod/default/', Roles: [{ RoleName: 'R' }] },
-      { InstanceProfileName: 'prod_3', Path: '/karpenter/eu-west-1/prod/draining/', Roles: [] },
-    ] as never, IsTruncated: false });
+    iam.on(ListInstanceProfilesCommand).resolves({
+      InstanceProfiles: [
+        { InstanceProfileName: 'prod_1', Path: '/karpenter/eu-west-1/prod/gone/', Roles: [{ RoleName: 'R' }] },
+        { InstanceProfileName: 'prod_2', Path: '/karpenter/eu-west-1/prod/default/', Roles: [{ RoleName: 'R' }] },
+        { InstanceProfileName: 'prod_3', Path: '/karpenter/eu-west-1/prod/draining/', Roles: [] },
+      ] as never,
+      IsTruncated: false,
+    });
     // Act
     const deleted = await profiles().collect(new Set(['default']), new Set(['draining']));
     // Assess

@@ -23,8 +23,12 @@ describe('SfnWorkflowStarter', () => {
 
   it('should read an execution status by name, and answer undefined for one that does not exist', async () => {
     // Prepare
-    sfn.on(DescribeExecutionCommand, { executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:x1' }).resolves({ status: 'ABORTED' });
-    sfn.on(DescribeExecutionCommand, { executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:x2' }).rejects(new ExecutionDoesNotExist({ message: 'Execution Does Not Exist', $metadata: {} }));
+    sfn
+      .on(DescribeExecutionCommand, { executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:x1' })
+      .resolves({ status: 'ABORTED' });
+    sfn
+      .on(DescribeExecutionCommand, { executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:x2' })
+      .rejects(new ExecutionDoesNotExist({ message: 'Execution Does Not Exist', $metadata: {} }));
     // Act
     const [aborted, none] = [await starter().status('terminate', 'x1'), await starter().status('terminate', 'x2')];
     // Assess

@@ -8,7 +8,12 @@ import { epochMs } from '../../../shared/core/time';
 const T0 = epochMs(Date.UTC(2026, 10, 21, 12, 0, 0));
 const fakeClock = (start = T0) => {
   let now = start;
-  return { now: () => now, advance: (ms: number) => { now = epochMs(now + ms); } };
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now = epochMs(now + ms);
+    },
+  };
 };
 const offering = { instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot' as const };
 
@@ -76,7 +81,12 @@ describe('DynamoStateStore', () => {
   const ddb = mockClient(DynamoDBDocumentClient);
   beforeEach(() => ddb.reset());
   const make = (clock = fakeClock()) =>
-    new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), tableName: 'nodewright-state', clock, newId: () => 'id1' });
+    new DynamoStateStore({
+      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      tableName: 'nodewright-state',
+      clock,
+      newId: () => 'id1',
+    });
 
   it('should report DynamoDB throttling as StateStoreThrottledError, the name the state machines retry', async () => {
     // Prepare
@@ -103,7 +113,8 @@ describe('DynamoStateStore', () => {
   it('should skip expired ICE marks DynamoDB has not deleted yet, across pages', async () => {
     // Prepare
     const clock = fakeClock();
-    ddb.on(QueryCommand)
+    ddb
+      .on(QueryCommand)
       .resolvesOnce({ Items: [{ ...offering, reason: 'r', expiresAtMs: T0 + 1000 }], LastEvaluatedKey: { pk: 'ICE', sk: 'x' } })
       .resolvesOnce({ Items: [{ ...offering, zone: 'us-east-1b', reason: 'r', expiresAtMs: T0 - 1 }] });
     const store = make(clock);
@@ -118,7 +129,8 @@ describe('DynamoStateStore', () => {
 
   it('should acquire a lease with a conditional write and report false when another holder has it', async () => {
     // Prepare
-    ddb.on(PutCommand)
+    ddb
+      .on(PutCommand)
       .resolvesOnce({})
       .rejectsOnce(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
     const store = make();
@@ -158,19 +170,24 @@ describe('DynamoStateStore', () => {
     // Prepare
     const clock = fakeClock();
     ddb.on(PutCommand).resolves({});
-    ddb.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'AUDIT#2026-11-20' } }).resolves({ Items: [
-      { record: { at: T0 - 20 * 3600_000, kind: 'provisioning', action: 'launched' }, expiresAtMs: T0 + 1e9 },
-    ] });
-    ddb.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'AUDIT#2026-11-21' } }).resolves({ Items: [
-      { record: { at: epochMs(T0 - 1000), kind: 'provisioning', action: 'skipped' }, expiresAtMs: T0 + 1e9 },
-    ] });
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'AUDIT#2026-11-20' } })
+      .resolves({ Items: [{ record: { at: T0 - 20 * 3600_000, kind: 'provisioning', action: 'launched' }, expiresAtMs: T0 + 1e9 }] });
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'AUDIT#2026-11-21' } })
+      .resolves({ Items: [{ record: { at: epochMs(T0 - 1000), kind: 'provisioning', action: 'skipped' }, expiresAtMs: T0 + 1e9 }] });
     const store = make(clock);
     // Act
     await store.audit({ at: T0, kind: 'disruption', action: 'disrupting', reason: undefined, detail: { node: undefined, count: 2 } });
     const log = await store.auditLog({ sinceMs: T0 - 24 * 3600_000 });
     // Assess
     expect(ddb.commandCalls(PutCommand)[0].args[0].input.Item).toMatchObject({ pk: 'AUDIT#2026-11-21', sk: `00${T0}#id1`, kind: 'disruption' });
-    expect(ddb.commandCalls(PutCommand)[0].args[0].input.Item?.record).toStrictEqual({ at: T0, kind: 'disruption', action: 'disrupting', detail: { count: 2 } });
+    expect(ddb.commandCalls(PutCommand)[0].args[0].input.Item?.record).toStrictEqual({
+      at: T0,
+      kind: 'disruption',
+      action: 'disrupting',
+      detail: { count: 2 },
+    });
     expect(ddb.commandCalls(QueryCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':pk'])).toEqual(['AUDIT#2026-11-20', 'AUDIT#2026-11-21']);
     expect(log.map((r) => r.action)).toEqual(['launched', 'skipped']);
   });

@@ -9,13 +9,16 @@ describe('KubeClusterClient against the fake API server', () => {
   let h: Harness;
   let client: KubeClusterClient;
   const t = () => h.api.store;
-  const put = (apiVersion: string, kind: string, obj: Parameters<ReturnType<typeof t>['create']>[2], ns?: string) => t().create(t().typeOf(apiVersion, kind), ns, obj);
+  const put = (apiVersion: string, kind: string, obj: Parameters<ReturnType<typeof t>['create']>[2], ns?: string) =>
+    t().create(t().typeOf(apiVersion, kind), ns, obj);
 
   beforeEach(async () => {
     h = await startHarness();
     client = new KubeClusterClient(h.kc, { pageSize: 2, now: () => epochMs(h.clock.now) });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   describe('snapshot', () => {
     it('should read every kind across pages and map it to the core model', async () => {
@@ -50,7 +53,11 @@ describe('KubeClusterClient against the fake API server', () => {
         const rt = t().typeOf(apiVersion, kind);
         const schema = rt.schema;
         delete rt.schema;
-        try { put(apiVersion, kind, obj); } finally { rt.schema = schema; }
+        try {
+          put(apiVersion, kind, obj);
+        } finally {
+          rt.schema = schema;
+        }
       };
       unchecked('karpenter.sh/v1', 'NodePool', nodePoolJson('bad', { requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In' }] }));
       const broken = nodeClassJson('broken');
@@ -103,7 +110,14 @@ describe('KubeClusterClient against the fake API server', () => {
       await client.patchNodeClaimStatus('default-x2', { providerID: 'aws:///us-east-1a/i-0123', conditions: [{ type: 'Launched', status: 'True' }] });
       h.clock.now += 30_000;
       // Act
-      await client.patchNodeClaimStatus('default-x2', { nodeName: 'ip-10-0-0-1', capacity: { cpu: 2000 }, conditions: [{ type: 'Launched', status: 'True' }, { type: 'Registered', status: 'True' }] });
+      await client.patchNodeClaimStatus('default-x2', {
+        nodeName: 'ip-10-0-0-1',
+        capacity: { cpu: 2000 },
+        conditions: [
+          { type: 'Launched', status: 'True' },
+          { type: 'Registered', status: 'True' },
+        ],
+      });
       const claim = await client.getNodeClaim('default-x2');
       // Assess
       expect(claim?.status.providerID).toBe('aws:///us-east-1a/i-0123');
@@ -146,8 +160,20 @@ describe('KubeClusterClient against the fake API server', () => {
   });
 
   describe('events', () => {
-    const events = () => t().list(t().typeOf('v1', 'Event')).items as unknown as { involvedObject: { kind: string; name: string; uid?: string }; reason: string; message: string; count: number; type: string }[];
-    const nominate = { object: { kind: 'Pod' as const, name: 'web-1', namespace: 'default', uid: 'uid-1' }, type: 'Normal' as const, reason: 'Nominated', message: 'Pod should schedule on: nodeclaim/default-abcde' };
+    const events = () =>
+      t().list(t().typeOf('v1', 'Event')).items as unknown as {
+        involvedObject: { kind: string; name: string; uid?: string };
+        reason: string;
+        message: string;
+        count: number;
+        type: string;
+      }[];
+    const nominate = {
+      object: { kind: 'Pod' as const, name: 'web-1', namespace: 'default', uid: 'uid-1' },
+      type: 'Normal' as const,
+      reason: 'Nominated',
+      message: 'Pod should schedule on: nodeclaim/default-abcde',
+    };
 
     it('should create an Event on the object, drop a repeat within its dedupe window and count one after it', async () => {
       // Act
@@ -156,9 +182,15 @@ describe('KubeClusterClient against the fake API server', () => {
       h.clock.now += 121_000;
       await client.recordEvent(nominate);
       // Assess
-      expect(events()).toEqual([expect.objectContaining({
-        involvedObject: expect.objectContaining({ kind: 'Pod', name: 'web-1', uid: 'uid-1' }), type: 'Normal', reason: 'Nominated', message: 'Pod should schedule on: nodeclaim/default-abcde', count: 2,
-      })]);
+      expect(events()).toEqual([
+        expect.objectContaining({
+          involvedObject: expect.objectContaining({ kind: 'Pod', name: 'web-1', uid: 'uid-1' }),
+          type: 'Normal',
+          reason: 'Nominated',
+          message: 'Pod should schedule on: nodeclaim/default-abcde',
+          count: 2,
+        }),
+      ]);
     });
 
     it('should count an event another container recorded first (one Event per object, reason and message)', async () => {
@@ -195,7 +227,8 @@ describe('KubeClusterClient against the fake API server', () => {
       // Prepare
       put('karpenter.sh/v1', 'NodePool', nodePoolJson('default'));
       await client.patchNodePoolStatus('default', { resources: { nodes: '1' }, nodes: 1, conditions: ready });
-      const first = (t().get(t().typeOf('karpenter.sh/v1', 'NodePool'), undefined, 'default')!.status as { conditions: { lastTransitionTime: string }[] }).conditions[0].lastTransitionTime;
+      const first = (t().get(t().typeOf('karpenter.sh/v1', 'NodePool'), undefined, 'default')!.status as { conditions: { lastTransitionTime: string }[] })
+        .conditions[0].lastTransitionTime;
       h.clock.now += 60_000;
       // Act
       const same = await client.patchNodePoolStatus('default', { resources: { nodes: '1' }, nodes: 1, conditions: ready });
@@ -203,23 +236,37 @@ describe('KubeClusterClient against the fake API server', () => {
       // Assess
       expect(same).toBe(false);
       expect(more).toBe(true);
-      const after = t().get(t().typeOf('karpenter.sh/v1', 'NodePool'), undefined, 'default')!.status as { nodes: number; conditions: { lastTransitionTime: string }[] };
+      const after = t().get(t().typeOf('karpenter.sh/v1', 'NodePool'), undefined, 'default')!.status as {
+        nodes: number;
+        conditions: { lastTransitionTime: string }[];
+      };
       expect(after.nodes).toBe(2);
       expect(after.conditions[0].lastTransitionTime).toBe(first);
     });
 
-    it('should write an EC2NodeClass status in Karpenter\'s field names, read back as its Ready', async () => {
+    it("should write an EC2NodeClass status in Karpenter's field names, read back as its Ready", async () => {
       // Prepare
       put('karpenter.k8s.aws/v1', 'EC2NodeClass', nodeClassJson('default'));
       // Act
       const wrote = await client.patchNodeClassStatus('default', {
-        subnets: [{ id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' }], securityGroups: [{ id: 'sg-1' }], amis: [{ id: 'ami-1', name: 'al2023' }], instanceProfile: 'profile',
-        conditions: [{ type: 'SubnetsReady', status: 'True', reason: 'SubnetsReady', message: '' }, { type: 'Ready', status: 'True', reason: 'Ready', message: '' }],
+        subnets: [{ id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' }],
+        securityGroups: [{ id: 'sg-1' }],
+        amis: [{ id: 'ami-1', name: 'al2023' }],
+        instanceProfile: 'profile',
+        conditions: [
+          { type: 'SubnetsReady', status: 'True', reason: 'SubnetsReady', message: '' },
+          { type: 'Ready', status: 'True', reason: 'Ready', message: '' },
+        ],
       });
       // Assess
       expect(wrote).toBe(true);
       const stored = t().get(t().typeOf('karpenter.k8s.aws/v1', 'EC2NodeClass'), undefined, 'default')!.status as Record<string, unknown>;
-      expect(stored).toMatchObject({ subnets: [{ id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' }], securityGroups: [{ id: 'sg-1' }], amis: [{ id: 'ami-1', name: 'al2023' }], instanceProfile: 'profile' });
+      expect(stored).toMatchObject({
+        subnets: [{ id: 'subnet-a', zone: 'us-east-1a', zoneID: 'use1-az1' }],
+        securityGroups: [{ id: 'sg-1' }],
+        amis: [{ id: 'ami-1', name: 'al2023' }],
+        instanceProfile: 'profile',
+      });
       const snap = await client.snapshot();
       expect(snap.nodeClasses[0].ready).toEqual({ status: 'True', reason: 'Ready', message: '' });
     });
@@ -234,7 +281,12 @@ describe('KubeClusterClient against the fake API server', () => {
       // Prepare
       put('v1', 'Node', nodeJson('node-a', { labels: { old: 'x' } }));
       // Act
-      const ok = await client.patchNode('node-a', { labels: { old: null, 'karpenter.sh/registered': 'true' }, annotations: { a: '1' }, taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }], unschedulable: true });
+      const ok = await client.patchNode('node-a', {
+        labels: { old: null, 'karpenter.sh/registered': 'true' },
+        annotations: { a: '1' },
+        taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }],
+        unschedulable: true,
+      });
       const missing = await client.patchNode('nope', { unschedulable: true });
       const node = await client.getNode('node-a');
       // Assess
@@ -271,7 +323,8 @@ describe('KubeClusterClient against the fake API server', () => {
   describe('pods', () => {
     beforeEach(() => {
       put('apps/v1', 'Deployment', deploymentJson('web', 2), 'default');
-      for (const n of ['web-1', 'web-2']) put('v1', 'Pod', podJson(n, { labels: { app: 'web' }, nodeName: 'node-a', ready: true, owner: { kind: 'Deployment', name: 'web' } }), 'default');
+      for (const n of ['web-1', 'web-2'])
+        put('v1', 'Pod', podJson(n, { labels: { app: 'web' }, nodeName: 'node-a', ready: true, owner: { kind: 'Deployment', name: 'web' } }), 'default');
       put('policy/v1', 'PodDisruptionBudget', pdbJson('web', { app: 'web' }, { minAvailable: 1 }), 'default');
     });
 

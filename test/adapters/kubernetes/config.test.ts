@@ -5,14 +5,22 @@ import { createFakeKubeApi, type RunningKubeServer } from '../../../shared/sim/k
 
 describe('kubeconfig factories', () => {
   let server: RunningKubeServer | undefined;
-  afterEach(async () => { await server?.close(); server = undefined; });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
 
   it('should ask the token provider on every request and verify the cluster CA over HTTPS', async () => {
     // Prepare
     const api = createFakeKubeApi({ token: 'k8s-aws-v1.first' });
     server = await api.listen({ tls: true });
     const issued: string[] = [];
-    const tokenProvider = { token: async () => { issued.push('k8s-aws-v1.first'); return 'k8s-aws-v1.first'; } };
+    const tokenProvider = {
+      token: async () => {
+        issued.push('k8s-aws-v1.first');
+        return 'k8s-aws-v1.first';
+      },
+    };
     const core = kubeConfigForEks({ endpoint: server.url, caData: server.caData as string, tokenProvider }).makeApiClient(CoreV1Api);
     // Act
     await core.listNode();
@@ -25,7 +33,11 @@ describe('kubeconfig factories', () => {
     // Prepare
     const api = createFakeKubeApi({ token: 'k8s-aws-v1.good' });
     server = await api.listen({ tls: true });
-    const core = kubeConfigForEks({ endpoint: server.url, caData: server.caData as string, tokenProvider: { token: async () => 'k8s-aws-v1.expired' } }).makeApiClient(CoreV1Api);
+    const core = kubeConfigForEks({
+      endpoint: server.url,
+      caData: server.caData as string,
+      tokenProvider: { token: async () => 'k8s-aws-v1.expired' },
+    }).makeApiClient(CoreV1Api);
     // Act
     const err = await core.listNode().catch((e: unknown) => e);
     // Assess

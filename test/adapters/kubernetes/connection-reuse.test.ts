@@ -5,7 +5,9 @@ import { createFakeKubeApi } from '../../../shared/sim/kube';
 
 describe('KubeClusterClient connections', () => {
   const api = createFakeKubeApi({ token: 't' });
-  afterAll(async () => { for (const s of (api as unknown as { servers: Set<Server> }).servers) s.closeAllConnections(); });
+  afterAll(async () => {
+    for (const s of (api as unknown as { servers: Set<Server> }).servers) s.closeAllConnections();
+  });
 
   it('should reuse TLS connections across snapshots instead of a handshake per request', async () => {
     // Prepare

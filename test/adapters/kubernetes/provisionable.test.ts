@@ -5,7 +5,12 @@ import { podJson } from '../../sim/kube/fixtures';
 
 const pod = (o: Parameters<typeof podJson>[1], extra: Record<string, unknown> = {}) => {
   const json = podJson('p', o);
-  return podFromKube({ ...json, ...extra, metadata: { ...json.metadata, ...((extra.metadata as object) ?? {}) }, status: { ...json.status, ...((extra.status as object) ?? {}) } });
+  return podFromKube({
+    ...json,
+    ...extra,
+    metadata: { ...json.metadata, ...((extra.metadata as object) ?? {}) },
+    status: { ...json.status, ...((extra.status as object) ?? {}) },
+  });
 };
 
 describe('isProvisionable (Karpenter docs/karpenter-reference.md §2.1)', () => {

@@ -19,7 +19,12 @@ describe('Kubernetes API retries', () => {
     // Prepare
     const waits: number[] = [];
     let calls = 0;
-    const readNode = async () => { calls++; if (calls === 1) throw apiError(503); if (calls === 2) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }); return 'node'; };
+    const readNode = async () => {
+      calls++;
+      if (calls === 1) throw apiError(503);
+      if (calls === 2) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+      return 'node';
+    };
     // Act
     const out = await retrying('core.readNode', readNode, { sleep: backoffOnly(waits) });
     // Assess
@@ -29,7 +34,13 @@ describe('Kubernetes API retries', () => {
 
   it('should give up with KubernetesApiUnavailableError after the attempts, naming the call', async () => {
     // Act
-    const call = retrying('core.listNode', async () => { throw apiError(500); }, { sleep: backoffOnly([]) });
+    const call = retrying(
+      'core.listNode',
+      async () => {
+        throw apiError(500);
+      },
+      { sleep: backoffOnly([]) },
+    );
     // Assess
     await expect(call).rejects.toMatchObject({ name: 'KubernetesApiUnavailableError', message: expect.stringContaining('core.listNode') });
   });
@@ -52,7 +63,10 @@ describe('Kubernetes API retries', () => {
     // Prepare: a server that reads requests and never answers them
     const held: IncomingMessage[] = [];
     let closed = 0;
-    const server = createServer((req) => { held.push(req); req.socket.on('close', () => closed++); });
+    const server = createServer((req) => {
+      held.push(req);
+      req.socket.on('close', () => closed++);
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const kc = kubeConfigForServer({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
     const { core } = makeApis(kc, { attempts: 4, baseMs: 1, timeoutMs: 50, budgetMs: 120 });
@@ -60,7 +74,10 @@ describe('Kubernetes API retries', () => {
       // Act
       const call = core.listNode();
       // Assess: two attempts, each aborted (its connection closed), then the named error
-      await expect(call).rejects.toMatchObject({ name: 'KubernetesApiUnavailableError', message: expect.stringMatching(/core\.listNode.*2 attempts.*no answer within 0\.05 s/) });
+      await expect(call).rejects.toMatchObject({
+        name: 'KubernetesApiUnavailableError',
+        message: expect.stringMatching(/core\.listNode.*2 attempts.*no answer within 0\.05 s/),
+      });
       await new Promise((r) => setTimeout(r, 20));
       expect(held).toHaveLength(2);
       expect(closed).toBe(2);

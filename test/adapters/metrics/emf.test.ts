@@ -96,7 +96,15 @@ describe('EmfMetricsRecorder', () => {
   it('should sum a gauge over its emfDrop labels, so two nodes of one nodepool give one value', () => {
     // Prepare
     const { recorder, documents } = setup();
-    const node = (name: string, zone: string) => ({ node_name: name, nodepool: 'default', resource_type: 'cpu', zone, capacity_type: 'spot', instance_type: 'm5.large', arch: 'amd64' });
+    const node = (name: string, zone: string) => ({
+      node_name: name,
+      nodepool: 'default',
+      resource_type: 'cpu',
+      zone,
+      capacity_type: 'spot',
+      instance_type: 'm5.large',
+      arch: 'amd64',
+    });
     // Act
     recorder.gaugeSet('karpenter_nodes_allocatable', [
       { labels: node('ip-10-0-0-1', 'eu-west-1a'), value: 1.93 },
@@ -115,7 +123,10 @@ describe('EmfMetricsRecorder', () => {
     // Prepare
     const { recorder, documents } = setup();
     const node = (name: string) => ({ node_name: name, nodepool: 'default', resource_type: 'cpu' });
-    recorder.gaugeSet('karpenter_nodes_allocatable', [{ labels: node('ip-10-0-0-1'), value: 2 }, { labels: node('ip-10-0-0-2'), value: 4 }]);
+    recorder.gaugeSet('karpenter_nodes_allocatable', [
+      { labels: node('ip-10-0-0-1'), value: 2 },
+      { labels: node('ip-10-0-0-2'), value: 4 },
+    ]);
     // Act
     recorder.gaugeSet('karpenter_nodes_allocatable', [{ labels: node('ip-10-0-0-1'), value: 2 }]);
     recorder.flush();

@@ -5,7 +5,8 @@ import { DURATION_BUCKETS } from '../../../shared/core/metrics/catalog';
 /** The sample lines of the exposition (no comments, no blank lines). */
 const samples = (text: string): string[] => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
 /** The sample lines of one metric family (the name itself or name_bucket/_sum/_count). */
-const family = (text: string, name: string): string[] => samples(text).filter((l) => l === name || l.startsWith(`${name}{`) || l.startsWith(`${name}_`) || l.startsWith(`${name} `));
+const family = (text: string, name: string): string[] =>
+  samples(text).filter((l) => l === name || l.startsWith(`${name}{`) || l.startsWith(`${name}_`) || l.startsWith(`${name} `));
 
 describe('PrometheusMetricsRecorder', () => {
   it('should expose a counter in Prometheus text with HELP and TYPE lines and Karpenter names and labels', async () => {
@@ -109,7 +110,9 @@ describe('PrometheusMetricsRecorder', () => {
     const text = await recorder.text();
     // Assess
     expect(text).toContain('# TYPE karpenter_nodes_termination_duration_seconds summary');
-    const quantiles = family(text, 'karpenter_nodes_termination_duration_seconds').map((l) => /quantile="([^"]+)"/.exec(l)?.[1]).filter(Boolean);
+    const quantiles = family(text, 'karpenter_nodes_termination_duration_seconds')
+      .map((l) => /quantile="([^"]+)"/.exec(l)?.[1])
+      .filter(Boolean);
     expect(quantiles).toEqual(['0', '0.5', '0.9', '0.99', '1']);
     const lines = samples(text);
     expect(lines).toContain('karpenter_nodes_termination_duration_seconds{quantile="0",nodepool="default"} 10');
@@ -122,8 +125,19 @@ describe('PrometheusMetricsRecorder', () => {
   it('should replace the whole gauge on gaugeSet, so a node no longer in the set has no series', async () => {
     // Prepare
     const recorder = new PrometheusMetricsRecorder();
-    const node = (name: string) => ({ node_name: name, nodepool: 'default', resource_type: 'cpu', zone: 'eu-west-1a', capacity_type: 'spot', instance_type: 'm5.large', arch: 'amd64' });
-    recorder.gaugeSet('karpenter_nodes_allocatable', [{ labels: node('ip-10-0-0-1'), value: 1.93 }, { labels: node('ip-10-0-0-2'), value: 1.93 }]);
+    const node = (name: string) => ({
+      node_name: name,
+      nodepool: 'default',
+      resource_type: 'cpu',
+      zone: 'eu-west-1a',
+      capacity_type: 'spot',
+      instance_type: 'm5.large',
+      arch: 'amd64',
+    });
+    recorder.gaugeSet('karpenter_nodes_allocatable', [
+      { labels: node('ip-10-0-0-1'), value: 1.93 },
+      { labels: node('ip-10-0-0-2'), value: 1.93 },
+    ]);
     // Act
     recorder.gaugeSet('karpenter_nodes_allocatable', [{ labels: node('ip-10-0-0-1'), value: 1.5 }]);
     const text = await recorder.text();

@@ -5,7 +5,17 @@ import { ago, bound, c6g, cluster, input, managed, pdb, pool } from './builders'
 import type { EpochMs } from '../../../shared/core/time';
 
 /** Two 8-vCPU nodes: "a" has one 1-vCPU pod that fits on "b" (2 × 3 vCPU), so single-node consolidation deletes "a". */
-function twoNodes(o: { podAnnotations?: Record<string, string>; nodeAnnotations?: Record<string, string>; pdbs?: ReturnType<typeof pdb>[]; lastPodEventTime?: EpochMs; p?: ReturnType<typeof pool>; podLabels?: Record<string, string>; replicas?: number } = {}) {
+function twoNodes(
+  o: {
+    podAnnotations?: Record<string, string>;
+    nodeAnnotations?: Record<string, string>;
+    pdbs?: ReturnType<typeof pdb>[];
+    lastPodEventTime?: EpochMs;
+    p?: ReturnType<typeof pool>;
+    podLabels?: Record<string, string>;
+    replicas?: number;
+  } = {},
+) {
   const p = o.p ?? pool({ budgets: [{ nodes: '100%' }] });
   const a = managed('a', { pool: p, type: c6g.x2large, nodeAnnotations: o.nodeAnnotations, lastPodEventTime: o.lastPodEventTime });
   const b = managed('b', { pool: p, type: c6g.x2large });
@@ -109,7 +119,7 @@ describe('disruption blockers', () => {
 
   it('should wait consolidateAfter from the last pod event, and never consolidate with Never', () => {
     // Prepare
-    const recent = twoNodes({ p: pool({ budgets: [{ nodes: '100%' }], consolidateAfter: 600 }), lastPodEventTime: ago(60)});
+    const recent = twoNodes({ p: pool({ budgets: [{ nodes: '100%' }], consolidateAfter: 600 }), lastPodEventTime: ago(60) });
     const never = twoNodes({ p: pool({ budgets: [{ nodes: '100%' }], consolidateAfter: null }) });
 
     // Act
@@ -136,7 +146,7 @@ describe('disruption blockers', () => {
     const i = twoNodes({ podAnnotations: {} });
     i.snapshot.pods.push(
       { ...bound('a', { name: 'done', annotations: { [Annotation.doNotDisrupt]: 'true' } }), phase: 'Succeeded' },
-      { ...bound('a', { name: 'leaving', annotations: { [Annotation.doNotDisrupt]: 'true' } }), deletionTimestamp: ago(5)},
+      { ...bound('a', { name: 'leaving', annotations: { [Annotation.doNotDisrupt]: 'true' } }), deletionTimestamp: ago(5) },
     );
 
     // Act

@@ -19,7 +19,8 @@ export const HOUR = 3600;
 const zones = ['zone-a', 'zone-b'];
 export const onDemand = (price: number): Offering[] => zones.map((zone) => ({ zone, capacityType: 'on-demand', price, available: true }));
 export const spotAndOnDemand = (price: number, spot = price * 0.4): Offering[] => [
-  ...onDemand(price), ...zones.map((zone) => ({ zone, capacityType: 'spot' as const, price: spot, available: true })),
+  ...onDemand(price),
+  ...zones.map((zone) => ({ zone, capacityType: 'spot' as const, price: spot, available: true })),
 ];
 
 /** An instance type with `cpu` vCPUs, 2 GiB per vCPU, and the given offerings. */
@@ -39,7 +40,15 @@ export const c6g = {
   x2large: reserved(sized('c6g.2xlarge', 8, onDemand(0.272))),
 };
 
-export function pool(o: PoolOptions & { budgets?: Budget[]; consolidateAfter?: number | null; policy?: NodePool['disruption']['consolidationPolicy']; expireAfter?: number | null; terminationGracePeriod?: number | null } = {}): NodePool {
+export function pool(
+  o: PoolOptions & {
+    budgets?: Budget[];
+    consolidateAfter?: number | null;
+    policy?: NodePool['disruption']['consolidationPolicy'];
+    expireAfter?: number | null;
+    terminationGracePeriod?: number | null;
+  } = {},
+): NodePool {
   const p = nodePool(o);
   if (o.budgets) p.disruption.budgets = o.budgets;
   if (o.consolidateAfter !== undefined) p.disruption.consolidateAfter = o.consolidateAfter;
@@ -65,7 +74,10 @@ export interface ManagedOptions {
   driftedCondition?: { reason: string; at: EpochMs };
 }
 
-export interface Managed { node: Node; claim: NodeClaim }
+export interface Managed {
+  node: Node;
+  claim: NodeClaim;
+}
 
 export function managed(name: string, o: ManagedOptions): Managed {
   const p = o.pool ?? pool();
@@ -74,14 +86,28 @@ export function managed(name: string, o: ManagedOptions): Managed {
   const created = o.createdAt ?? ago(HOUR);
   const initialized = o.initialized ?? true;
   const labels = {
-    ...o.type.labels, [Label.zone]: zone, [Label.capacityType]: ct, [Label.hostname]: name, [Label.nodePool]: p.name,
-    [Label.registered]: 'true', ...(initialized ? { [Label.initialized]: 'true' } : {}),
+    ...o.type.labels,
+    [Label.zone]: zone,
+    [Label.capacityType]: ct,
+    [Label.hostname]: name,
+    [Label.nodePool]: p.name,
+    [Label.registered]: 'true',
+    ...(initialized ? { [Label.initialized]: 'true' } : {}),
   };
   const providerID = `aws:///${zone}/i-${name}`;
   const node: Node = {
-    name, labels, annotations: o.nodeAnnotations ?? {}, taints: o.disrupted ? [{ key: TaintKey.disrupted, effect: 'NoSchedule' }] : [],
-    capacity: o.type.capacity, allocatable: o.type.allocatable, providerID, unschedulable: false, ready: true,
-    creationTimestamp: created, finalizers: [Finalizer.termination], ...(o.deleting ? { deletionTimestamp: ago(10) } : {}),
+    name,
+    labels,
+    annotations: o.nodeAnnotations ?? {},
+    taints: o.disrupted ? [{ key: TaintKey.disrupted, effect: 'NoSchedule' }] : [],
+    capacity: o.type.capacity,
+    allocatable: o.type.allocatable,
+    providerID,
+    unschedulable: false,
+    ready: true,
+    creationTimestamp: created,
+    finalizers: [Finalizer.termination],
+    ...(o.deleting ? { deletionTimestamp: ago(10) } : {}),
   };
   const claim: NodeClaim = {
     name: `claim-${name}`,
@@ -89,15 +115,25 @@ export function managed(name: string, o: ManagedOptions): Managed {
     annotations: { [Annotation.nodePoolHash]: nodePoolHash(p), [Annotation.nodePoolHashVersion]: 'v3', ...(o.claimAnnotations ?? {}) },
     nodePool: p.name,
     spec: {
-      taints: [], startupTaints: [], requirements: [], resources: { requests: {} },
-      nodeClassRef: p.template.nodeClassRef, expireAfter: p.template.expireAfter, terminationGracePeriod: p.template.terminationGracePeriod,
+      taints: [],
+      startupTaints: [],
+      requirements: [],
+      resources: { requests: {} },
+      nodeClassRef: p.template.nodeClassRef,
+      expireAfter: p.template.expireAfter,
+      terminationGracePeriod: p.template.terminationGracePeriod,
     },
     status: {
-      nodeName: name, providerID, capacity: o.type.capacity, allocatable: o.type.allocatable,
+      nodeName: name,
+      providerID,
+      capacity: o.type.capacity,
+      allocatable: o.type.allocatable,
       ...(o.lastPodEventTime !== undefined ? { lastPodEventTime: o.lastPodEventTime } : {}),
       conditions: [
         ...(initialized ? [{ type: 'Initialized', status: 'True' as const, lastTransitionTime: addSeconds(created, 60) }] : []),
-        ...(o.driftedCondition ? [{ type: 'Drifted', status: 'True' as const, reason: o.driftedCondition.reason, lastTransitionTime: o.driftedCondition.at }] : []),
+        ...(o.driftedCondition
+          ? [{ type: 'Drifted', status: 'True' as const, reason: o.driftedCondition.reason, lastTransitionTime: o.driftedCondition.at }]
+          : []),
       ],
     },
     creationTimestamp: created,
@@ -118,15 +154,29 @@ export function pdb(name: string, selector: Record<string, string>, o: Partial<P
 
 export function cluster(o: { pools?: NodePool[]; nodes?: Managed[]; pods?: Pod[]; pdbs?: PodDisruptionBudget[] }): ClusterSnapshot {
   return {
-    pods: o.pods ?? [], nodes: (o.nodes ?? []).map((m) => m.node), nodeClaims: (o.nodes ?? []).map((m) => m.claim),
-    nodePools: o.pools ?? [pool()], nodeClasses: [], pdbs: o.pdbs ?? [], daemonSets: [],
-    persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [],
+    pods: o.pods ?? [],
+    nodes: (o.nodes ?? []).map((m) => m.node),
+    nodeClaims: (o.nodes ?? []).map((m) => m.claim),
+    nodePools: o.pools ?? [pool()],
+    nodeClasses: [],
+    pdbs: o.pdbs ?? [],
+    daemonSets: [],
+    persistentVolumes: [],
+    persistentVolumeClaims: [],
+    storageClasses: [],
   };
 }
 
-export function input(snapshot: ClusterSnapshot, types: InstanceType[], o: { now?: EpochMs; options?: DisruptionOptions; drifted?: Record<string, string> } = {}): DisruptionInput {
+export function input(
+  snapshot: ClusterSnapshot,
+  types: InstanceType[],
+  o: { now?: EpochMs; options?: DisruptionOptions; drifted?: Record<string, string> } = {},
+): DisruptionInput {
   return {
-    snapshot, now: o.now ?? NOW, options: o.options, drifted: o.drifted,
+    snapshot,
+    now: o.now ?? NOW,
+    options: o.options,
+    drifted: o.drifted,
     instanceTypes: Object.fromEntries(snapshot.nodePools.map((p) => [p.name, types])),
   };
 }

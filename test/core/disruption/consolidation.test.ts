@@ -72,7 +72,8 @@ describe('consolidation', () => {
   });
 
   describe('spot-to-spot', () => {
-    const spotTypes = (n: number) => Array.from({ length: n }, (_, i) => sized(`spot-${String(i).padStart(2, '0')}`, 2, spotAndOnDemand(0.1 + i * 0.001, 0.05 + i * 0.001)));
+    const spotTypes = (n: number) =>
+      Array.from({ length: n }, (_, i) => sized(`spot-${String(i).padStart(2, '0')}`, 2, spotAndOnDemand(0.1 + i * 0.001, 0.05 + i * 0.001)));
     const spotNode = (types: ReturnType<typeof spotTypes>, o: { gate?: boolean } = {}) => {
       const bigType = sized('spot-big', 8, spotAndOnDemand(0.4, 0.2));
       const p = budget100();
@@ -185,7 +186,13 @@ describe('consolidation beside pending pods', () => {
     const p = pool({ budgets: [{ nodes: '100%' }] });
     const a = managed('a', { pool: p, type: c6g.x2large });
     const b = managed('b', { pool: p, type: c6g.x2large });
-    const pending = { ...bound('nowhere', { name: 'big-pending', cpu: '6' }), nodeName: undefined, phase: 'Pending' as const, unschedulable: true, ready: false };
+    const pending = {
+      ...bound('nowhere', { name: 'big-pending', cpu: '6' }),
+      nodeName: undefined,
+      phase: 'Pending' as const,
+      unschedulable: true,
+      ready: false,
+    };
     const pods = [bound(a), bound(b, { cpu: '3' }), bound(b, { cpu: '3' }), pending];
 
     // Act
@@ -220,7 +227,7 @@ describe('consolidation that splits (nodewright, issue #12 item 2)', () => {
     expect(d.command?.savingsPerHour).toBeCloseTo(2.4 - 0.2 * d.command!.replacements.length);
   });
 
-  it('should keep Karpenter\'s one-for-one replacement when a split saves nothing more', () => {
+  it("should keep Karpenter's one-for-one replacement when a split saves nothing more", () => {
     // Prepare: one pod on the giant node: one small node replaces it
     const p = budget100();
     const a = managed('a', { pool: p, type: giant });

@@ -47,8 +47,8 @@ describe('drift', () => {
   it('should order drifted nodes by when they drifted and take cloud-provider reasons as given', () => {
     // Prepare
     const p = pool({ budgets: [{ nodes: '1' }], consolidateAfter: null });
-    const late = managed('late', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'SubnetDrift', at: ago(60)} });
-    const early = managed('early', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'SubnetDrift', at: ago(600)} });
+    const late = managed('late', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'SubnetDrift', at: ago(60) } });
+    const early = managed('early', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'SubnetDrift', at: ago(600) } });
     const other = managed('other', { pool: p, type: c6g.x2large });
     const pods = [bound(late), bound(early), bound(other)];
 
@@ -76,8 +76,13 @@ describe('drift', () => {
   it('should detect NodeClassDrift when the EC2NodeClass hash changed since launch, at the same hash version', () => {
     // Prepare
     const cls: EC2NodeClass = {
-      name: 'default', amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2023@latest' }], subnetSelectorTerms: [{ id: 'subnet-1' }],
-      securityGroupSelectorTerms: [{ id: 'sg-1' }], tags: {}, blockDeviceMappings: [],
+      name: 'default',
+      amiFamily: 'AL2023',
+      amiSelectorTerms: [{ alias: 'al2023@latest' }],
+      subnetSelectorTerms: [{ id: 'subnet-1' }],
+      securityGroupSelectorTerms: [{ id: 'sg-1' }],
+      tags: {},
+      blockDeviceMappings: [],
       metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
     };
     const launchedWith = { [Annotation.nodeClassHash]: nodeClassHash(cls), [Annotation.nodeClassHashVersion]: NodeClassHashVersion };
@@ -117,7 +122,7 @@ describe('drift', () => {
   it('should run emptiness before drift', () => {
     // Prepare
     const p = pool({ budgets: [{ nodes: '100%' }] });
-    const driftedBusy = managed('drifted', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'AMIDrift', at: ago(600)} });
+    const driftedBusy = managed('drifted', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'AMIDrift', at: ago(600) } });
     const empty = managed('empty', { pool: p, type: c6g.xlarge });
 
     // Act

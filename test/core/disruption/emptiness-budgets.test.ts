@@ -103,8 +103,8 @@ describe('emptiness and budgets', () => {
   it('should expire claims past expireAfter even when the budget is 0', () => {
     // Prepare
     const p = pool({ budgets: [{ nodes: '0' }], expireAfter: 720 * HOUR });
-    const old = managed('old', { pool: p, type: c6g.xlarge, createdAt: ago(721 * HOUR)});
-    const young = managed('young', { pool: p, type: c6g.xlarge, createdAt: ago(10 * HOUR)});
+    const old = managed('old', { pool: p, type: c6g.xlarge, createdAt: ago(721 * HOUR) });
+    const young = managed('young', { pool: p, type: c6g.xlarge, createdAt: ago(10 * HOUR) });
     const snap = cluster({ pools: [p], nodes: [old, young], pods: [bound(old), bound(young)] });
 
     // Act

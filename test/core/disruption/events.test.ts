@@ -6,7 +6,12 @@ import type { Command, DisruptionAuditRecord } from '../../../shared/core/disrup
 import { epochMs } from '../../../shared/core/time';
 
 const skipped = (why: string, detail: Record<string, unknown> = {}): DisruptionAuditRecord => ({
-  at: epochMs(0), kind: 'disruption', action: 'skipped', nodeClaims: ['default-a'], nodes: ['node-a'], detail: { method: 'candidates', why, ...detail },
+  at: epochMs(0),
+  kind: 'disruption',
+  action: 'skipped',
+  nodeClaims: ['default-a'],
+  nodes: ['node-a'],
+  detail: { method: 'candidates', why, ...detail },
 });
 
 describe('blockedEvents', () => {
@@ -31,7 +36,12 @@ describe('unconsolidatableEvents', () => {
   it('should say why single-node consolidation cannot do better for a node, not for budgets or notes', () => {
     // Prepare
     const rejected = (why: string, extra: Record<string, unknown> = {}): DisruptionAuditRecord => ({
-      at: epochMs(0), kind: 'disruption', action: 'rejected', nodeClaims: ['default-a'], nodes: ['node-a'], detail: { method: 'single-node', why, ...extra },
+      at: epochMs(0),
+      kind: 'disruption',
+      action: 'rejected',
+      nodeClaims: ['default-a'],
+      nodes: ['node-a'],
+      detail: { method: 'single-node', why, ...extra },
     });
     // Act
     const events = unconsolidatableEvents([

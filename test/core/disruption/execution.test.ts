@@ -23,7 +23,11 @@ describe('executions for commands', () => {
     const parsed = parseDisruptInput(first[0].input);
     expect(parsed.candidates).toEqual([{ nodeClaimName: 'claim-a', nodeName: 'a' }]);
     expect(parsed.replacements).toHaveLength(1);
-    const r = parsed.replacements[0] as unknown as { nodePool: string; annotations: Record<string, string>; spec: { requirements: { key: string; values?: string[] }[] } };
+    const r = parsed.replacements[0] as unknown as {
+      nodePool: string;
+      annotations: Record<string, string>;
+      spec: { requirements: { key: string; values?: string[] }[] };
+    };
     expect(r.nodePool).toBe('default');
     expect(r.annotations[Annotation.nodePoolHash]).toBeDefined();
     expect(r.spec.requirements.find((x) => x.key === Label.instanceType)?.values).toEqual(['c6g.large']);
@@ -35,8 +39,13 @@ describe('executions for commands', () => {
     const a = managed('a', { pool: p, type: c6g.x2large });
     const cmd = computeDisruption(input(cluster({ pools: [p], nodes: [a], pods: [bound(a)] }), [c6g.large, c6g.x2large])).command!;
     const cls: EC2NodeClass = {
-      name: 'default', amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2023@latest' }], subnetSelectorTerms: [{ id: 'subnet-1' }],
-      securityGroupSelectorTerms: [{ id: 'sg-1' }], tags: {}, blockDeviceMappings: [],
+      name: 'default',
+      amiFamily: 'AL2023',
+      amiSelectorTerms: [{ alias: 'al2023@latest' }],
+      subnetSelectorTerms: [{ id: 'subnet-1' }],
+      securityGroupSelectorTerms: [{ id: 'sg-1' }],
+      tags: {},
+      blockDeviceMappings: [],
       metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
     };
 
@@ -45,15 +54,17 @@ describe('executions for commands', () => {
 
     // Assess
     expect(claim.annotations).toMatchObject({
-      [Annotation.nodePoolHash]: nodePoolHash(p), [Annotation.nodePoolHashVersion]: NodePoolHashVersion,
-      [Annotation.nodeClassHash]: nodeClassHash(cls), [Annotation.nodeClassHashVersion]: NodeClassHashVersion,
+      [Annotation.nodePoolHash]: nodePoolHash(p),
+      [Annotation.nodePoolHashVersion]: NodePoolHashVersion,
+      [Annotation.nodeClassHash]: nodeClassHash(cls),
+      [Annotation.nodeClassHashVersion]: NodeClassHashVersion,
     });
   });
 
   it('should turn an expiration into terminate executions (forceful, no pre-spin)', () => {
     // Prepare
     const p = pool({ expireAfter: HOUR });
-    const a = managed('a', { pool: p, type: c6g.large, createdAt: ago(2 * HOUR)});
+    const a = managed('a', { pool: p, type: c6g.large, createdAt: ago(2 * HOUR) });
     const d = computeDisruption(input(cluster({ pools: [p], nodes: [a] }), [c6g.large]));
 
     // Act

@@ -21,7 +21,10 @@ function nodes(o: { podAnnotations?: Record<string, string>; nodeAnnotations?: R
 }
 
 const whyNot = (d: ReturnType<typeof computeDisruption>, claim: string) =>
-  d.audit.filter((r) => r.nodeClaims?.includes(claim) && r.action !== 'chosen').map((r) => String(r.detail.why)).join('\n');
+  d.audit
+    .filter((r) => r.nodeClaims?.includes(claim) && r.action !== 'chosen')
+    .map((r) => String(r.detail.why))
+    .join('\n');
 
 describe('do-not-disrupt on the NodeClaim', () => {
   it('should skip a node whose NodeClaim (not Node) carries do-not-disrupt "true"', () => {
@@ -91,7 +94,7 @@ describe('legacyAnnotationWarnings', () => {
     expect(legacyAnnotationWarnings(nodes({ podAnnotations: { [Annotation.doNotEvict]: 'false', [Annotation.doNotDisrupt]: 'true' } }).snapshot)).toEqual([]);
   });
 
-  it('should see do-not-consolidate in a NodePool template (a converted Provisioner\'s annotations)', () => {
+  it("should see do-not-consolidate in a NodePool template (a converted Provisioner's annotations)", () => {
     const p = pool();
     p.template.annotations = { [Annotation.doNotConsolidate]: 'true' };
 

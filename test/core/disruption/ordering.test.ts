@@ -31,14 +31,12 @@ describe('candidate ordering by disruption cost', () => {
     // Prepare: "a" and "b" each fit on "c"; "a" runs a pod with a high deletion cost
     const p = pool({ budgets: [{ nodes: '100%' }] });
     const [a, b, c] = ['a', 'b', 'c'].map((n) => managed(n, { pool: p, type: c6g.x2large }));
-    const pods = [
-      bound(a, { annotations: { [Annotation.podDeletionCost]: String(2 ** 28) } }),
-      bound(b),
-      bound(c, { cpu: '5' }),
-    ];
+    const pods = [bound(a, { annotations: { [Annotation.podDeletionCost]: String(2 ** 28) } }), bound(b), bound(c, { cpu: '5' })];
 
     // Act
-    const d = computeDisruption(input(cluster({ pools: [p], nodes: [a, b, c], pods }), [c6g.large, c6g.xlarge, c6g.x2large], { options: { multiReplacement: false } }));
+    const d = computeDisruption(
+      input(cluster({ pools: [p], nodes: [a, b, c], pods }), [c6g.large, c6g.xlarge, c6g.x2large], { options: { multiReplacement: false } }),
+    );
 
     // Assess
     expect(d.command?.candidates[0].node.name).toBe('b');

@@ -6,13 +6,34 @@ import { pod } from '../../fixtures/builders';
 import { epochMs } from '../../../shared/core/time';
 
 const claim = (annotations: Record<string, string> = {}): NodeClaim => ({
-  name: 'default-abcde', labels: {}, annotations, nodePool: 'default',
-  spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
-  status: { nodeName: 'node-1', conditions: [] }, creationTimestamp: epochMs(0), finalizers: [],
+  name: 'default-abcde',
+  labels: {},
+  annotations,
+  nodePool: 'default',
+  spec: {
+    taints: [],
+    startupTaints: [],
+    requirements: [],
+    resources: { requests: {} },
+    nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+    expireAfter: null,
+    terminationGracePeriod: null,
+  },
+  status: { nodeName: 'node-1', conditions: [] },
+  creationTimestamp: epochMs(0),
+  finalizers: [],
 });
 const snapshot = (c: NodeClaim, podNames: string[]): ClusterSnapshot => ({
   pods: podNames.map((name) => ({ ...pod({ name, cpu: '100m' }), nodeName: 'node-1', phase: 'Running' as const })),
-  nodes: [], nodeClaims: [c], nodePools: [], nodeClasses: [], pdbs: [], daemonSets: [], persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [],
+  nodes: [],
+  nodeClaims: [c],
+  nodePools: [],
+  nodeClasses: [],
+  pdbs: [],
+  daemonSets: [],
+  persistentVolumes: [],
+  persistentVolumeClaims: [],
+  storageClasses: [],
 });
 
 describe('pod events for consolidateAfter', () => {

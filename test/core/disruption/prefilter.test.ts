@@ -8,7 +8,10 @@ import { bound, c6g, cluster, input, managed, pool } from './builders';
 /** Deterministic PRNG so every run checks the same clusters. */
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 
 describe('prefilter before simulating', () => {

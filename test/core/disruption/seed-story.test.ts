@@ -34,7 +34,9 @@ describe('seed story: inflate 12 → 5 → 1 → deleted', () => {
     // Assess
     expect(d.command).toMatchObject({ method: 'single-node', reason: 'underutilized', action: 'delete', replacements: [] });
     expect(d.command?.candidates.map((c) => c.node.name)).toEqual(['ip-192-168-132-48']);
-    expect(commandLogLine(d.command!)).toMatch(/^disrupting nodeclaim\(s\) via delete, terminating 1 nodes \(2 pods\) ip-192-168-132-48\/c6g\.2xlarge\/on-demand/);
+    expect(commandLogLine(d.command!)).toMatch(
+      /^disrupting nodeclaim\(s\) via delete, terminating 1 nodes \(2 pods\) ip-192-168-132-48\/c6g\.2xlarge\/on-demand/,
+    );
   });
 
   it('should replace the last node with a cheaper type when scaled to 1', () => {

@@ -29,7 +29,10 @@ describe('validation re-check', () => {
     const arrived = managed('a', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(-10) });
 
     // Act
-    const v = validateCommand(cmd, input(cluster({ pools: [p], nodes: [arrived], pods: [bound(arrived, { name: 'newcomer' })] }), types, { now: addSeconds(NOW, 15) }));
+    const v = validateCommand(
+      cmd,
+      input(cluster({ pools: [p], nodes: [arrived], pods: [bound(arrived, { name: 'newcomer' })] }), types, { now: addSeconds(NOW, 15) }),
+    );
 
     // Assess
     expect(v.valid).toBe(false);

@@ -11,7 +11,16 @@ const MIN = 60 * SEC;
 const ownedTags = { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' };
 
 function instance(id: string, ageMs: number, tags: Record<string, string> = ownedTags, state: CloudInstance['state'] = 'running'): CloudInstance {
-  return { instanceId: id, providerID: `aws:///us-west-2a/${id}`, instanceType: 'm5.large', zone: 'us-west-2a', capacityType: 'on-demand', launchTime: epochMs(NOW - ageMs), state, tags };
+  return {
+    instanceId: id,
+    providerID: `aws:///us-west-2a/${id}`,
+    instanceType: 'm5.large',
+    zone: 'us-west-2a',
+    capacityType: 'on-demand',
+    launchTime: epochMs(NOW - ageMs),
+    state,
+    tags,
+  };
 }
 
 function claim(name: string, ageMs: number, opts: { instanceId?: string; conditions?: NodeClaimCondition[]; deleting?: boolean } = {}): NodeClaim {
@@ -20,7 +29,15 @@ function claim(name: string, ageMs: number, opts: { instanceId?: string; conditi
     labels: {},
     annotations: {},
     nodePool: 'default',
-    spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
+    spec: {
+      taints: [],
+      startupTaints: [],
+      requirements: [],
+      resources: { requests: {} },
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: null,
+    },
     status: { conditions: opts.conditions ?? [], ...(opts.instanceId ? { providerID: `aws:///us-west-2a/${opts.instanceId}` } : {}) },
     creationTimestamp: epochMs(NOW - ageMs),
     ...(opts.deleting ? { deletionTimestamp: epochMs(NOW - 1000) } : {}),
@@ -29,7 +46,19 @@ function claim(name: string, ageMs: number, opts: { instanceId?: string; conditi
 }
 
 function node(name: string, instanceId: string, ready: boolean): Node {
-  return { name, labels: {}, annotations: {}, taints: [], capacity: {}, allocatable: {}, providerID: `aws:///us-west-2a/${instanceId}`, unschedulable: false, ready, creationTimestamp: epochMs(NOW - 10 * MIN), finalizers: [] };
+  return {
+    name,
+    labels: {},
+    annotations: {},
+    taints: [],
+    capacity: {},
+    allocatable: {},
+    providerID: `aws:///us-west-2a/${instanceId}`,
+    unschedulable: false,
+    ready,
+    creationTimestamp: epochMs(NOW - 10 * MIN),
+    finalizers: [],
+  };
 }
 
 const launched: NodeClaimCondition = { type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 10 * MIN) };
@@ -48,7 +77,15 @@ describe('decideGarbageCollection', () => {
     // Act
     const actions = decideGarbageCollection(input);
     // Assess
-    expect(actions).toEqual([{ type: 'terminateOrphanInstance', instanceId: 'i-00000000000000001', providerID: 'aws:///us-west-2a/i-00000000000000001', nodeName: 'ip-10-0-0-1', ageMs: 31 * SEC }]);
+    expect(actions).toEqual([
+      {
+        type: 'terminateOrphanInstance',
+        instanceId: 'i-00000000000000001',
+        providerID: 'aws:///us-west-2a/i-00000000000000001',
+        nodeName: 'ip-10-0-0-1',
+        ageMs: 31 * SEC,
+      },
+    ]);
   });
 
   it('should never terminate a claimed, foreign, node-group or already-terminating instance', () => {
@@ -63,10 +100,7 @@ describe('decideGarbageCollection', () => {
         instance('i-00000000000000004', 5 * MIN, { 'kubernetes.io/cluster/demo': 'owned', 'eks:nodegroup-name': 'system' }),
         instance('i-00000000000000005', 5 * MIN, ownedTags, 'shutting-down'),
       ],
-      nodeClaims: [
-        claim('default-a', 6 * MIN, { instanceId: 'i-00000000000000001', conditions: [launched, registered] }),
-        claim('default-b', 20 * SEC),
-      ],
+      nodeClaims: [claim('default-a', 6 * MIN, { instanceId: 'i-00000000000000001', conditions: [launched, registered] }), claim('default-b', 20 * SEC)],
       nodes: [],
     };
     // Act
@@ -90,7 +124,9 @@ describe('decideGarbageCollection', () => {
     // Act
     const actions = decideGarbageCollection(input);
     // Assess
-    expect(actions).toEqual([{ type: 'removeClaimWithoutInstance', nodeClaim: 'default-gone', providerID: 'aws:///us-west-2a/i-00000000000000007', nodeName: 'ip-10-0-0-7' }]);
+    expect(actions).toEqual([
+      { type: 'removeClaimWithoutInstance', nodeClaim: 'default-gone', providerID: 'aws:///us-west-2a/i-00000000000000007', nodeName: 'ip-10-0-0-7' },
+    ]);
   });
 
   it('should terminate and delete a claim launched but not registered within 15 minutes, once the workflow had its turn', () => {
@@ -106,7 +142,9 @@ describe('decideGarbageCollection', () => {
     // Act
     const actions = decideGarbageCollection(input);
     // Assess
-    expect(actions).toEqual([{ type: 'registrationTimeout', nodeClaim: 'default-stuck', providerID: 'aws:///us-west-2a/i-00000000000000009', ageMs: 17 * MIN }]);
+    expect(actions).toEqual([
+      { type: 'registrationTimeout', nodeClaim: 'default-stuck', providerID: 'aws:///us-west-2a/i-00000000000000009', ageMs: 17 * MIN },
+    ]);
   });
 
   it('should leave claims alone while their launch and registration are within their deadlines', () => {
@@ -119,8 +157,14 @@ describe('decideGarbageCollection', () => {
         claim('default-launching', 4 * MIN),
         claim('default-booting', 14 * MIN, { instanceId: 'i-0000000000000000a', conditions: [launched] }),
         // Created 20 min ago but launched 15.5 min ago: the launch workflow's own deadline goes first.
-        claim('default-slow-launch', 20 * MIN, { instanceId: 'i-0000000000000000a', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 15.5 * MIN) }] }),
-        claim('default-just-launched', 20 * SEC, { instanceId: 'i-0000000000000000b', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 10 * SEC) }] }),
+        claim('default-slow-launch', 20 * MIN, {
+          instanceId: 'i-0000000000000000a',
+          conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 15.5 * MIN) }],
+        }),
+        claim('default-just-launched', 20 * SEC, {
+          instanceId: 'i-0000000000000000b',
+          conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - 10 * SEC) }],
+        }),
         claim('default-deleting', 60 * MIN, { deleting: true }),
       ],
       nodes: [],
@@ -140,7 +184,7 @@ describe('decideGarbageCollection', () => {
     expect(actions).toEqual([{ type: 'launchTimeout', nodeClaim: 'default-never', ageMs: 6 * MIN }]);
   });
 
-  it('should reclaim a stray instance carrying a claim\'s tag after its grace period, never the claim\'s own instance', () => {
+  it("should reclaim a stray instance carrying a claim's tag after its grace period, never the claim's own instance", () => {
     // Prepare: claim default-x runs on i-…b; i-…a carries default-x's tag too
     const tags = { ...ownedTags, 'karpenter.sh/nodeclaim': 'default-x' };
     const base = {
@@ -150,10 +194,18 @@ describe('decideGarbageCollection', () => {
       nodes: [node('ip-10-0-0-2', 'i-0000000000000000b', true)],
     };
     // Act
-    const early = decideGarbageCollection({ ...base, instances: [instance('i-0000000000000000a', 10 * SEC, tags), instance('i-0000000000000000b', 20 * MIN, tags)] });
-    const late = decideGarbageCollection({ ...base, instances: [instance('i-0000000000000000a', 31 * SEC, tags), instance('i-0000000000000000b', 20 * MIN, tags)] });
+    const early = decideGarbageCollection({
+      ...base,
+      instances: [instance('i-0000000000000000a', 10 * SEC, tags), instance('i-0000000000000000b', 20 * MIN, tags)],
+    });
+    const late = decideGarbageCollection({
+      ...base,
+      instances: [instance('i-0000000000000000a', 31 * SEC, tags), instance('i-0000000000000000b', 20 * MIN, tags)],
+    });
     // Assess
     expect(early).toEqual([]);
-    expect(late).toEqual([{ type: 'terminateOrphanInstance', instanceId: 'i-0000000000000000a', providerID: 'aws:///us-west-2a/i-0000000000000000a', ageMs: 31 * SEC }]);
+    expect(late).toEqual([
+      { type: 'terminateOrphanInstance', instanceId: 'i-0000000000000000a', providerID: 'aws:///us-west-2a/i-0000000000000000a', ageMs: 31 * SEC },
+    ]);
   });
 });

@@ -111,7 +111,7 @@ describe('instance type capacity and allocatable', () => {
     const it = build('m5.xlarge', { nodeClass: nodeClass({ kubelet }) });
 
     // Assess
-    expect(it.overhead.evictionThreshold.memory).toBe(Math.ceil(((16384 - 1229) * MiB) / 100 * 5));
+    expect(it.overhead.evictionThreshold.memory).toBe(Math.ceil((((16384 - 1229) * MiB) / 100) * 5));
     expect(it.overhead.evictionThreshold['ephemeral-storage']).toBe(0);
     expect(it.allocatable['ephemeral-storage']).toBe(19 * GiB);
   });

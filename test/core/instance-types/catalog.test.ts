@@ -41,11 +41,31 @@ const entry = (name: string, over: Partial<CatalogEntry> = {}): CatalogEntry => 
   const [family, size] = name.split('.');
   const m = /(^[a-z]+)(-[0-9]+tb)?([0-9]+).*\./.exec(name);
   const base: CatalogEntry = {
-    name, family, category: m?.[1] ?? 'x', generation: m ? Number(m[3]) : 0, size, vcpu: 2, memoryMiB: 4096, arch: 'amd64',
-    gpuCount: 0, gpuManufacturer: null, gpuName: null, gpuMemoryMiB: 0, hypervisor: 'nitro', bareMetal: size.includes('metal'),
-    maxENIs: 3, ipv4PerENI: 10, maxPodsEni: 29, localNvmeGB: 0, networkBandwidthMbps: 750,
-    onDemandUsdPerHour: { 'us-east-1': 0.1 }, acceleratorCount: 0, acceleratorName: null, acceleratorManufacturer: null,
-    branchENIs: 0, specSource: 'karpenter-docs@692ccdd0',
+    name,
+    family,
+    category: m?.[1] ?? 'x',
+    generation: m ? Number(m[3]) : 0,
+    size,
+    vcpu: 2,
+    memoryMiB: 4096,
+    arch: 'amd64',
+    gpuCount: 0,
+    gpuManufacturer: null,
+    gpuName: null,
+    gpuMemoryMiB: 0,
+    hypervisor: 'nitro',
+    bareMetal: size.includes('metal'),
+    maxENIs: 3,
+    ipv4PerENI: 10,
+    maxPodsEni: 29,
+    localNvmeGB: 0,
+    networkBandwidthMbps: 750,
+    onDemandUsdPerHour: { 'us-east-1': 0.1 },
+    acceleratorCount: 0,
+    acceleratorName: null,
+    acceleratorManufacturer: null,
+    branchENIs: 0,
+    specSource: 'karpenter-docs@692ccdd0',
   };
   return { ...base, ...over };
 };
@@ -84,8 +104,17 @@ describe('bundled instance-type catalog', () => {
     // Assess
     expect(Object.keys(e)).toEqual([...CATALOG_FIELDS, 'ebsAttachments']);
     expect(e).toMatchObject({
-      family: 'p3', category: 'p', generation: 3, size: '8xlarge', arch: 'amd64', gpuCount: 4, gpuManufacturer: 'nvidia',
-      gpuName: 'v100', hypervisor: 'xen', bareMetal: false, specSource: 'karpenter-docs@9e1d72fd',
+      family: 'p3',
+      category: 'p',
+      generation: 3,
+      size: '8xlarge',
+      arch: 'amd64',
+      gpuCount: 4,
+      gpuManufacturer: 'nvidia',
+      gpuName: 'v100',
+      hypervisor: 'xen',
+      bareMetal: false,
+      specSource: 'karpenter-docs@9e1d72fd',
     });
     expect(e.maxPodsEni).toBe(e.maxENIs * (e.ipv4PerENI - 1) + 2);
   });
@@ -160,32 +189,51 @@ describe('bundled instance-type catalog', () => {
     // Prepare
     const str = fc.constantFrom('a', 'nvidia', '', 'x-y', 'karpenter-docs@1');
     const num = fc.oneof(fc.integer({ min: 0, max: 10_000_000 }), fc.double({ min: 0, max: 1000, noNaN: true, noDefaultInfinity: true }));
-    const entryArb = fc.record({
-      name: fc.stringMatching(/^[a-z0-9-]{1,8}\.[a-z0-9-]{1,8}$/),
-      family: fc.option(str, { nil: undefined }), category: fc.option(str, { nil: undefined }),
-      generation: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }), size: fc.option(str, { nil: undefined }),
-      vcpu: fc.integer({ min: 1, max: 512 }), memoryMiB: num, arch: fc.constantFrom('amd64' as const, 'arm64' as const),
-      gpuCount: fc.integer({ min: 0, max: 16 }), gpuManufacturer: fc.option(str), gpuName: fc.option(str), gpuMemoryMiB: fc.option(num),
-      hypervisor: fc.option(str), bareMetal: fc.option(fc.boolean(), { nil: undefined }), maxENIs: fc.integer({ min: 0, max: 100 }),
-      ipv4PerENI: fc.integer({ min: 0, max: 100 }), maxPodsEni: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
-      localNvmeGB: fc.option(num), networkBandwidthMbps: fc.option(num),
-      onDemandUsdPerHour: fc.dictionary(fc.constantFrom('us-east-1', 'eu-west-1', 'ap-south-1'), num),
-      acceleratorCount: fc.option(fc.integer({ min: 0, max: 16 })), acceleratorName: fc.option(str), acceleratorManufacturer: fc.option(str),
-      branchENIs: fc.integer({ min: 0, max: 120 }), specSource: str,
-    }).map((r) => {
-      // The derived fields: as the rules give them unless the generator drew a value.
-      const base = entry(r.name);
-      const e = { ...r } as Record<string, unknown>;
-      for (const f of ['family', 'category', 'generation', 'size', 'bareMetal'] as const) e[f] ??= base[f];
-      e.maxPodsEni ??= r.maxENIs * (r.ipv4PerENI - 1) + 2;
-      return Object.fromEntries(CATALOG_FIELDS.map((f) => [f, e[f]])) as unknown as CatalogEntry;
-    });
+    const entryArb = fc
+      .record({
+        name: fc.stringMatching(/^[a-z0-9-]{1,8}\.[a-z0-9-]{1,8}$/),
+        family: fc.option(str, { nil: undefined }),
+        category: fc.option(str, { nil: undefined }),
+        generation: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
+        size: fc.option(str, { nil: undefined }),
+        vcpu: fc.integer({ min: 1, max: 512 }),
+        memoryMiB: num,
+        arch: fc.constantFrom('amd64' as const, 'arm64' as const),
+        gpuCount: fc.integer({ min: 0, max: 16 }),
+        gpuManufacturer: fc.option(str),
+        gpuName: fc.option(str),
+        gpuMemoryMiB: fc.option(num),
+        hypervisor: fc.option(str),
+        bareMetal: fc.option(fc.boolean(), { nil: undefined }),
+        maxENIs: fc.integer({ min: 0, max: 100 }),
+        ipv4PerENI: fc.integer({ min: 0, max: 100 }),
+        maxPodsEni: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
+        localNvmeGB: fc.option(num),
+        networkBandwidthMbps: fc.option(num),
+        onDemandUsdPerHour: fc.dictionary(fc.constantFrom('us-east-1', 'eu-west-1', 'ap-south-1'), num),
+        acceleratorCount: fc.option(fc.integer({ min: 0, max: 16 })),
+        acceleratorName: fc.option(str),
+        acceleratorManufacturer: fc.option(str),
+        branchENIs: fc.integer({ min: 0, max: 120 }),
+        specSource: str,
+      })
+      .map((r) => {
+        // The derived fields: as the rules give them unless the generator drew a value.
+        const base = entry(r.name);
+        const e = { ...r } as Record<string, unknown>;
+        for (const f of ['family', 'category', 'generation', 'size', 'bareMetal'] as const) e[f] ??= base[f];
+        e.maxPodsEni ??= r.maxENIs * (r.ipv4PerENI - 1) + 2;
+        return Object.fromEntries(CATALOG_FIELDS.map((f) => [f, e[f]])) as unknown as CatalogEntry;
+      });
     const entriesArb = fc.uniqueArray(entryArb, { selector: (e) => e.name, maxLength: 30 });
 
     // Act / Assess
-    fc.assert(fc.property(entriesArb, (entries) => {
-      expect(JSON.stringify(roundTrip(entries))).toBe(JSON.stringify(entries));
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(entriesArb, (entries) => {
+        expect(JSON.stringify(roundTrip(entries))).toBe(JSON.stringify(entries));
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('should refuse entries it cannot encode exactly', () => {

@@ -5,8 +5,7 @@ import { estimatedSpotDiscount, estimateSpotPrice } from '../../../shared/core/i
 import type { Offering } from '../../../shared/core/instance-types/types';
 import { ZONES, build, catalogEntry, nodeClass } from './helpers';
 
-const find = (offerings: Offering[], zone: string, capacityType: string) =>
-  offerings.find((o) => o.zone === zone && o.capacityType === capacityType);
+const find = (offerings: Offering[], zone: string, capacityType: string) => offerings.find((o) => o.zone === zone && o.capacityType === capacityType);
 
 describe('instance type offerings and prices', () => {
   it('should offer every zone for on-demand and spot at the catalog on-demand price', () => {

@@ -16,7 +16,16 @@ const owned: OwnedInstance = { instanceId: OWNED, nodeClaim: 'default-abcde', in
 const lookup = (id: string) => (id === OWNED ? owned : undefined);
 
 function instance(id: string, tags: Record<string, string>): CloudInstance {
-  return { instanceId: id, providerID: `aws:///us-west-2b/${id}`, instanceType: 'c5.xlarge', zone: 'us-west-2b', capacityType: 'spot', launchTime: epochMs(0), state: 'running', tags };
+  return {
+    instanceId: id,
+    providerID: `aws:///us-west-2b/${id}`,
+    instanceType: 'c5.xlarge',
+    zone: 'us-west-2b',
+    capacityType: 'spot',
+    launchTime: epochMs(0),
+    state: 'running',
+    tags,
+  };
 }
 
 function claim(name: string, providerID?: string): NodeClaim {
@@ -25,7 +34,15 @@ function claim(name: string, providerID?: string): NodeClaim {
     labels: { 'node.kubernetes.io/instance-type': 'm5.large', 'topology.kubernetes.io/zone': 'us-west-2a', 'karpenter.sh/capacity-type': 'on-demand' },
     annotations: {},
     nodePool: 'default',
-    spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: {} }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
+    spec: {
+      taints: [],
+      startupTaints: [],
+      requirements: [],
+      resources: { requests: {} },
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: null,
+    },
     status: { conditions: [], ...(providerID ? { providerID, nodeName: `node-${name}` } : {}) },
     creationTimestamp: epochMs(0),
     finalizers: [],
@@ -89,7 +106,10 @@ describe('decideInterruption', () => {
     // Act
     const actions = decideInterruption(parseInterruptionMessage(eventBody('health-scheduled-change')), lookup);
     // Assess
-    expect(actions.map((a) => [a.type, a.instanceId])).toEqual([['cordonAndDrain', OWNED], ['drop', 'i-0a1b2c3d4e5f60718']]);
+    expect(actions.map((a) => [a.type, a.instanceId])).toEqual([
+      ['cordonAndDrain', OWNED],
+      ['drop', 'i-0a1b2c3d4e5f60718'],
+    ]);
   });
 
   it('should mark the reserved offering of a capacity reservation interruption', () => {
@@ -137,7 +157,9 @@ describe('a shutting-down notice for a node nodewright is already taking away', 
     // Act
     const during = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, claims, [taintedNode]).get(id));
     const untainted = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, claims, [{ ...taintedNode, taints: [] }]).get(id));
-    const deleting = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, [{ ...claims[0], deletionTimestamp: epochMs(1000) }], []).get(id));
+    const deleting = decideInterruption(message, (id) =>
+      buildOwnershipIndex('demo', instances, [{ ...claims[0], deletionTimestamp: epochMs(1000) }], []).get(id),
+    );
     // Assess
     expect(during).toEqual([{ type: 'drop', instanceId: OWNED, reason: expect.stringContaining('already being disrupted') }]);
     expect(deleting[0].type).toBe('drop');
@@ -168,14 +190,19 @@ describe('buildOwnershipIndex', () => {
     // Assess
     expect([...index.keys()].sort()).toEqual(['i-00000000000000001', 'i-00000000000000004']);
     expect(index.get('i-00000000000000001')).toMatchObject({ nodeClaim: 'default-x', instanceType: 'c5.xlarge', zone: 'us-west-2b', capacityType: 'spot' });
-    expect(index.get('i-00000000000000004')).toMatchObject({ nodeClaim: 'default-y', nodeName: 'node-default-y', instanceType: 'm5.large', capacityType: 'on-demand' });
+    expect(index.get('i-00000000000000004')).toMatchObject({
+      nodeClaim: 'default-y',
+      nodeName: 'node-default-y',
+      instanceType: 'm5.large',
+      capacityType: 'on-demand',
+    });
   });
 });
 
 describe('buildOwnershipIndex maps instances to claims by providerID', () => {
   const tagged = (claimName: string) => ({ 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': claimName });
 
-  it('should give a stray instance carrying a claim\'s tag no claim when the claim\'s providerID names another instance', () => {
+  it("should give a stray instance carrying a claim's tag no claim when the claim's providerID names another instance", () => {
     // Prepare
     const instances = [instance('i-0000000000000000a', tagged('default-x')), instance('i-0000000000000000b', tagged('default-x'))];
     const claims = [claim('default-x', 'aws:///us-west-2a/i-0000000000000000b')];

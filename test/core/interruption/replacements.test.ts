@@ -8,7 +8,10 @@ const NODE = 'ip-10-0-0-1';
 
 function interruptedCluster() {
   const f = fakes();
-  f.cluster.claims.set('default-aaaaa', nodeClaim('default-aaaaa', { nodeName: NODE, conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: epochMs(0) }] }));
+  f.cluster.claims.set(
+    'default-aaaaa',
+    nodeClaim('default-aaaaa', { nodeName: NODE, conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: epochMs(0) }] }),
+  );
   f.cluster.nodes.set(NODE, node(NODE, { taints: [], labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/initialized': 'true' } }));
   f.cluster.pods = [1, 2, 3].map((i) => pod(`web-${i}`, { nodeName: NODE }));
   f.cluster.pods.push(pod('daemon', { nodeName: NODE, owner: { kind: 'DaemonSet', name: 'ds' } }));
@@ -21,7 +24,13 @@ describe('planInterruptionReplacements', () => {
     const f = interruptedCluster();
     const snapshot = await f.cluster.snapshot();
     // Act
-    const plan = planInterruptionReplacements(snapshot, { default: [instanceType('c5.large', 0.03)] }, 'default-aaaaa', 'event-1', epochMs(Date.UTC(2026, 0, 1)));
+    const plan = planInterruptionReplacements(
+      snapshot,
+      { default: [instanceType('c5.large', 0.03)] },
+      'default-aaaaa',
+      'event-1',
+      epochMs(Date.UTC(2026, 0, 1)),
+    );
     // Assess
     expect(plan.nodeName).toBe(NODE);
     expect(plan.moving).toBe(3);
@@ -46,7 +55,15 @@ describe('planInterruptionReplacements', () => {
   it('should plan nothing when the pods fit on another node', async () => {
     // Prepare
     const f = interruptedCluster();
-    f.cluster.nodes.set('ip-10-0-0-2', node('ip-10-0-0-2', { taints: [], capacity: { cpu: 8000, pods: 110 }, allocatable: { cpu: 8000, memory: 32 * 1024 ** 3, pods: 110 }, labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/initialized': 'true' } }));
+    f.cluster.nodes.set(
+      'ip-10-0-0-2',
+      node('ip-10-0-0-2', {
+        taints: [],
+        capacity: { cpu: 8000, pods: 110 },
+        allocatable: { cpu: 8000, memory: 32 * 1024 ** 3, pods: 110 },
+        labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/initialized': 'true' },
+      }),
+    );
     // Act
     const plan = planInterruptionReplacements(await f.cluster.snapshot(), { default: [instanceType('c5.large', 0.03)] }, 'default-aaaaa', 'e', epochMs(0));
     // Assess
@@ -60,7 +77,12 @@ describe('the disrupt workflow in interruption mode', () => {
     // Prepare
     const f = interruptedCluster();
     // Act
-    const state = await prepareDisruption(f, { reason: 'SpotInterruption', candidates: [{ nodeClaimName: 'default-aaaaa' }], replacements: [], interruption: { kind: 'SpotInterruption', drainBy: f.clock.now() + 60_000 } });
+    const state = await prepareDisruption(f, {
+      reason: 'SpotInterruption',
+      candidates: [{ nodeClaimName: 'default-aaaaa' }],
+      replacements: [],
+      interruption: { kind: 'SpotInterruption', drainBy: f.clock.now() + 60_000 },
+    });
     // Assess
     expect(state.pollSeconds).toBe(5);
     expect(state.deadlineMs).toBe(f.clock.now() + 60_000);
@@ -69,13 +91,27 @@ describe('the disrupt workflow in interruption mode', () => {
   it('should start draining when a replacement failed or the deadline passed, where a disruption would roll back', async () => {
     // Prepare
     const f = interruptedCluster();
-    const base = { reason: 'SpotInterruption', candidates: [{ nodeClaimName: 'default-aaaaa' }], replacements: [nodeClaim('default-gone1')] as unknown as DisruptionState['replacements'], disruptionId: 'x', pollSeconds: 5 };
+    const base = {
+      reason: 'SpotInterruption',
+      candidates: [{ nodeClaimName: 'default-aaaaa' }],
+      replacements: [nodeClaim('default-gone1')] as unknown as DisruptionState['replacements'],
+      disruptionId: 'x',
+      pollSeconds: 5,
+    };
     f.cluster.claims.set('default-slow1', nodeClaim('default-slow1'));
     const late = { ...base, replacements: [nodeClaim('default-slow1')] as unknown as DisruptionState['replacements'], deadlineMs: epochMs(f.clock.now() - 1) };
     // Act
-    const gone = await checkReplacementsReady(f, { ...base, deadlineMs: epochMs(f.clock.now() + 60_000), interruption: { kind: 'SpotInterruption', drainBy: 0 } });
+    const gone = await checkReplacementsReady(f, {
+      ...base,
+      deadlineMs: epochMs(f.clock.now() + 60_000),
+      interruption: { kind: 'SpotInterruption', drainBy: 0 },
+    });
     const pastDeadline = await checkReplacementsReady(f, { ...late, interruption: { kind: 'SpotInterruption', drainBy: 0 } });
-    const waiting = await checkReplacementsReady(f, { ...late, deadlineMs: epochMs(f.clock.now() + 1000), interruption: { kind: 'SpotInterruption', drainBy: 0 } });
+    const waiting = await checkReplacementsReady(f, {
+      ...late,
+      deadlineMs: epochMs(f.clock.now() + 1000),
+      interruption: { kind: 'SpotInterruption', drainBy: 0 },
+    });
     // Assess
     expect(gone.ready).toBe(true);
     expect(pastDeadline.ready).toBe(true);

@@ -8,33 +8,43 @@ import { fakes, instanceType, nodeClaim, nodePool, type Fakes } from '../../fake
 function typed(name: string, price: number, arch: 'amd64' | 'arm64', category: string, cpu: number): InstanceType {
   const it = instanceType(name, price);
   return {
-    ...it, arch,
+    ...it,
+    arch,
     labels: { ...it.labels, 'kubernetes.io/arch': arch, 'karpenter.k8s.aws/instance-category': category, 'karpenter.k8s.aws/instance-cpu': String(cpu) },
-    capacity: { ...it.capacity, cpu: cpu * 1000 }, allocatable: { ...it.allocatable, cpu: cpu * 1000 - 70 },
+    capacity: { ...it.capacity, cpu: cpu * 1000 },
+    allocatable: { ...it.allocatable, cpu: cpu * 1000 - 70 },
   };
 }
 
 /** The pool of the report: amd64, category m, on-demand; the cheapest type in the catalog is an arm64 t4g.nano. */
 function reportedWorld(limits: Record<string, number> = {}): Fakes {
   const f = fakes();
-  f.cloud.types = [typed('t4g.nano', 0.0042, 'arm64', 't', 2), typed('m5.large', 0.096, 'amd64', 'm', 2), typed('c5.large', 0.085, 'amd64', 'c', 2), typed('m5.xlarge', 0.192, 'amd64', 'm', 4)];
-  f.cluster.nodePools = [nodePool('default', {
-    limits,
-    template: {
-      ...nodePool().template,
-      labels: { team: 'web' },
-      taints: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }],
-      requirements: [
-        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-        { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m'] },
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-      ],
-    },
-  })];
+  f.cloud.types = [
+    typed('t4g.nano', 0.0042, 'arm64', 't', 2),
+    typed('m5.large', 0.096, 'amd64', 'm', 2),
+    typed('c5.large', 0.085, 'amd64', 'c', 2),
+    typed('m5.xlarge', 0.192, 'amd64', 'm', 4),
+  ];
+  f.cluster.nodePools = [
+    nodePool('default', {
+      limits,
+      template: {
+        ...nodePool().template,
+        labels: { team: 'web' },
+        taints: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }],
+        requirements: [
+          { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+          { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m'] },
+          { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+        ],
+      },
+    }),
+  ];
   return f;
 }
 
-const req = (claim: { spec: { requirements: { key: string; values?: string[] }[] } }, key: string) => claim.spec.requirements.find((r) => r.key === key)?.values;
+const req = (claim: { spec: { requirements: { key: string; values?: string[] }[] } }, key: string) =>
+  claim.spec.requirements.find((r) => r.key === key)?.values;
 
 describe('add capacity now (launch {nodePool, count})', () => {
   it('should plan claims with the pool requirements, taints and labels, cheapest compatible type first', async () => {
@@ -96,7 +106,9 @@ describe('add capacity now (launch {nodePool, count})', () => {
     const over = createClaimsFromPool(f, { nodePool: 'default', count: 1, seed: 'add-1-more' });
 
     // Assess
-    const largest = nodeClaims.map((n) => Math.max(...req(f.cluster.claims.get(n)!, 'node.kubernetes.io/instance-type')!.map((t) => f.cloud.types.find((x) => x.name === t)!.capacity.cpu)));
+    const largest = nodeClaims.map((n) =>
+      Math.max(...req(f.cluster.claims.get(n)!, 'node.kubernetes.io/instance-type')!.map((t) => f.cloud.types.find((x) => x.name === t)!.capacity.cpu)),
+    );
     expect(2000 + largest.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(8000);
     await expect(over).rejects.toMatchObject({ message: expect.stringMatching(/limits\.cpu is 8 and \S+ is in use; 1 node\(s\) need at least 2/) });
   });
@@ -115,11 +127,41 @@ describe('add capacity now (launch {nodePool, count})', () => {
   });
 
   it.each([
-    ['missing', (f: Fakes) => { f.cluster.nodePools = []; }, /nodepool "default" does not exist/],
-    ['not ready', (f: Fakes) => { f.cluster.nodePools[0].ready = false; }, /nodepool "default" is not ready/],
-    ['deleting', (f: Fakes) => { f.cluster.nodePools[0].deleting = true; }, /nodepool "default" is being deleted/],
-    ['nodes limit', (f: Fakes) => { f.cluster.nodePools[0].limits = { nodes: 1 }; }, /limits\.nodes is 1 and 0 node\(s\) are in use; 2 more would exceed it by 1/],
-    ['no compatible type', (f: Fakes) => { f.cloud.types = f.cloud.types.filter((t) => t.labels['karpenter.k8s.aws/instance-category'] !== 'm'); }, /no available instance type satisfies/],
+    [
+      'missing',
+      (f: Fakes) => {
+        f.cluster.nodePools = [];
+      },
+      /nodepool "default" does not exist/,
+    ],
+    [
+      'not ready',
+      (f: Fakes) => {
+        f.cluster.nodePools[0].ready = false;
+      },
+      /nodepool "default" is not ready/,
+    ],
+    [
+      'deleting',
+      (f: Fakes) => {
+        f.cluster.nodePools[0].deleting = true;
+      },
+      /nodepool "default" is being deleted/,
+    ],
+    [
+      'nodes limit',
+      (f: Fakes) => {
+        f.cluster.nodePools[0].limits = { nodes: 1 };
+      },
+      /limits\.nodes is 1 and 0 node\(s\) are in use; 2 more would exceed it by 1/,
+    ],
+    [
+      'no compatible type',
+      (f: Fakes) => {
+        f.cloud.types = f.cloud.types.filter((t) => t.labels['karpenter.k8s.aws/instance-category'] !== 'm');
+      },
+      /no available instance type satisfies/,
+    ],
   ])('should fail with no side effect when the pool is %s', async (_what, setup, message) => {
     // Prepare
     const f = reportedWorld();

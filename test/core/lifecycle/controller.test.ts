@@ -14,12 +14,19 @@ const T0 = Date.UTC(2026, 0, 1);
 class ScriptedWatch implements ClusterWatch {
   readonly opened: { kind: WatchedKind; resourceVersion?: string }[] = [];
   private readonly streams = new Map<WatchedKind, { onEvent: (e: WatchEvent) => void; onClosed: (w: WatchClosed) => void }>();
-  async watch(kind: WatchedKind, resourceVersion: string | undefined, onEvent: (e: WatchEvent) => void, onClosed: (w: WatchClosed) => void): Promise<WatchHandle> {
+  async watch(
+    kind: WatchedKind,
+    resourceVersion: string | undefined,
+    onEvent: (e: WatchEvent) => void,
+    onClosed: (w: WatchClosed) => void,
+  ): Promise<WatchHandle> {
     this.opened.push({ kind, ...(resourceVersion ? { resourceVersion } : {}) });
     this.streams.set(kind, { onEvent, onClosed });
     return { stop: () => this.streams.delete(kind) };
   }
-  emit(kind: WatchedKind, e: WatchEvent): void { this.streams.get(kind)?.onEvent(e); }
+  emit(kind: WatchedKind, e: WatchEvent): void {
+    this.streams.get(kind)?.onEvent(e);
+  }
   close(kind: WatchedKind, why: WatchClosed): void {
     const s = this.streams.get(kind);
     this.streams.delete(kind);
@@ -52,7 +59,9 @@ async function run(w: ReturnType<typeof world>, budgetSeconds: number, script: [
   for (const [at, fire] of script) w.clock.at(T0 + at * 1000, fire);
   const done = w.clock.track('controller', () => runController(w, { holder, budgetMs: budgetSeconds * 1000 }));
   let result: ControllerResult | undefined;
-  void done.then((r) => { result = r; });
+  void done.then((r) => {
+    result = r;
+  });
   for (;;) {
     await settle(w.clock);
     if (result || !w.clock.advance(T0 + (budgetSeconds + 120) * 1000)) break;
@@ -91,10 +100,15 @@ describe('runController', () => {
     // Prepare
     const w = world();
     // Act
-    await run(w, 30, [[3, () => {
-      w.watch.emit('pods', added(pod('bound', { nodeName: 'n1' })));
-      w.watch.emit('pods', added(pod('fresh', { phase: 'Pending', nodeName: undefined })));
-    }]]);
+    await run(w, 30, [
+      [
+        3,
+        () => {
+          w.watch.emit('pods', added(pod('bound', { nodeName: 'n1' })));
+          w.watch.emit('pods', added(pod('fresh', { phase: 'Pending', nodeName: undefined })));
+        },
+      ],
+    ]);
     // Assess
     expect(provisionerCalls(w)).toEqual([]);
   });
@@ -102,7 +116,11 @@ describe('runController', () => {
   it('should plan the pods again at once when the claim made for them is deleted, and retry with backoff while they stay pending', async () => {
     // Prepare
     const w = world();
-    const claim = { kind: 'nodeclaims' as const, name: 'default-abcde', nodeClaim: { name: 'default-abcde', status: { conditions: [] }, annotations: {} } as never };
+    const claim = {
+      kind: 'nodeclaims' as const,
+      name: 'default-abcde',
+      nodeClaim: { name: 'default-abcde', status: { conditions: [] }, annotations: {} } as never,
+    };
     // Act
     await run(w, 120, [
       [2, () => w.watch.emit('pods', added(pending('a')))],
@@ -116,7 +134,11 @@ describe('runController', () => {
     // Prepare
     const w = world();
     const pool = (replicas: number) => ({ kind: 'nodepools' as const, name: 'static', nodePool: { ...staticPoolOf(replicas) } });
-    const claimOf = (nodePool: string, deletionTimestamp?: EpochMs) => ({ kind: 'nodeclaims' as const, name: `${nodePool}-x`, nodeClaim: { ...nodeClaim(`${nodePool}-x`, { nodePool }), deletionTimestamp } });
+    const claimOf = (nodePool: string, deletionTimestamp?: EpochMs) => ({
+      kind: 'nodeclaims' as const,
+      name: `${nodePool}-x`,
+      nodeClaim: { ...nodeClaim(`${nodePool}-x`, { nodePool }), deletionTimestamp },
+    });
     // Act
     await run(w, 60, [
       [5.5, () => w.watch.emit('nodepools', { type: 'ADDED', object: pool(3) })],
@@ -139,7 +161,10 @@ describe('runController', () => {
     await run(w, 100, [
       [1, () => w.watch.emit('nodes', { type: 'ADDED', object: { kind: 'nodes', name: 'n1', node: n } })],
       [30, () => w.watch.emit('nodes', { type: 'MODIFIED', object: { kind: 'nodes', name: 'n1', node: { ...n, allocatable: { cpu: 1 } } } })],
-      [60, () => w.watch.emit('nodes', { type: 'MODIFIED', object: { kind: 'nodes', name: 'n1', node: { ...n, taints: [{ key: 'x', effect: 'NoSchedule' }] } } })],
+      [
+        60,
+        () => w.watch.emit('nodes', { type: 'MODIFIED', object: { kind: 'nodes', name: 'n1', node: { ...n, taints: [{ key: 'x', effect: 'NoSchedule' }] } } }),
+      ],
     ]);
     // Assess
     expect(w.invoker.calls.filter((c) => c.fn === 'disruption').map((c) => c.at)).toEqual([3, 62]);
@@ -198,7 +223,10 @@ describe('runController', () => {
       [9.7, () => w.watch.emit('nodes', { type: 'MODIFIED', object: { kind: 'nodes', name: 'n2', node: n2 } })],
     ]);
     // Assess
-    expect(w.workflows.started.map((s) => [s.machine, (s.input as { nodeClaimName: string }).nodeClaimName])).toEqual([['terminate', 'default-aaaaa'], ['terminate', 'default-bbbbb']]);
+    expect(w.workflows.started.map((s) => [s.machine, (s.input as { nodeClaimName: string }).nodeClaimName])).toEqual([
+      ['terminate', 'default-aaaaa'],
+      ['terminate', 'default-bbbbb'],
+    ]);
     expect(w.cluster.writes).toContain('deleteNodeClaim default-bbbbb');
   });
 
@@ -217,4 +245,3 @@ describe('runController', () => {
     expect((await w.store.readLease(CONTROLLER_LEASE))?.holder).toBe('thief');
   });
 });
-

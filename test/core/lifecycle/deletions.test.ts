@@ -23,7 +23,9 @@ describe('decideDeletions', () => {
     // Act
     const actions = decideDeletions(await f.cluster.snapshot());
     // Assess
-    expect(actions).toEqual([{ type: 'terminate', nodeClaimName: 'default-abcde', nodeName: 'n1', deletionTimestamp: DELETED_AT, executionName: 'default-abcde-deleted-1767229200' }]);
+    expect(actions).toEqual([
+      { type: 'terminate', nodeClaimName: 'default-abcde', nodeName: 'n1', deletionTimestamp: DELETED_AT, executionName: 'default-abcde-deleted-1767229200' },
+    ]);
     expect(deletionExecutionName('default-abcde', DELETED_AT)).toBe('default-abcde-deleted-1767229200');
   });
 
@@ -45,13 +47,18 @@ describe('decideDeletions', () => {
     // Act
     const actions = decideDeletions(await f.cluster.snapshot());
     // Assess
-    expect(actions).toEqual([{ type: 'terminate', nodeClaimName: 'default-early', deletionTimestamp: DELETED_AT, executionName: 'default-early-deleted-1767229200' }]);
+    expect(actions).toEqual([
+      { type: 'terminate', nodeClaimName: 'default-early', deletionTimestamp: DELETED_AT, executionName: 'default-early-deleted-1767229200' },
+    ]);
   });
 
   it('should delete the NodeClaim of a deleted Node, and ignore a deleted Node without one', async () => {
     // Prepare
     const f = world();
-    f.cluster.nodes.set('foreign', node('foreign', { providerID: 'aws:///eu-west-1a/i-0ffff00000000009', finalizers: ['other'], deletionTimestamp: DELETED_AT }));
+    f.cluster.nodes.set(
+      'foreign',
+      node('foreign', { providerID: 'aws:///eu-west-1a/i-0ffff00000000009', finalizers: ['other'], deletionTimestamp: DELETED_AT }),
+    );
     await f.cluster.deleteNode('n1');
     // Act
     const actions = decideDeletions(await f.cluster.snapshot());
@@ -81,7 +88,9 @@ describe('reconcileDeletions', () => {
     // Assess
     expect(first.map((o) => o.result)).toEqual(['started']);
     expect(again.map((o) => o.result)).toEqual(['alreadyStarted']);
-    expect(f.workflows.started).toEqual([{ machine: 'terminate', name: 'default-abcde-deleted-1767229200', input: { nodeClaimName: 'default-abcde', reason: 'Deleted' } }]);
+    expect(f.workflows.started).toEqual([
+      { machine: 'terminate', name: 'default-abcde-deleted-1767229200', input: { nodeClaimName: 'default-abcde', reason: 'Deleted' } },
+    ]);
     expect(f.log.messages()).toEqual(['terminating deleted nodeclaim']);
   });
 
@@ -92,7 +101,10 @@ describe('reconcileDeletions', () => {
     // Act
     const outcomes = await reconcileDeletions(f, await f.cluster.snapshot());
     // Assess
-    expect(outcomes.map((o) => [o.action.type, o.result])).toEqual([['deleteNodeClaim', 'deleted'], ['terminate', 'started']]);
+    expect(outcomes.map((o) => [o.action.type, o.result])).toEqual([
+      ['deleteNodeClaim', 'deleted'],
+      ['terminate', 'started'],
+    ]);
     expect(f.cluster.claims.get('default-abcde')?.deletionTimestamp).toBe(DELETED_AT);
     expect(f.cluster.nodes.get('n1')?.deletionTimestamp).toBe(DELETED_AT);
     expect(f.workflows.started.map((s) => s.input)).toEqual([{ nodeClaimName: 'default-abcde', reason: 'Deleted' }]);
@@ -112,7 +124,10 @@ describe('reconcileDeletions', () => {
     // Act
     const outcomes = await reconcileDeletions(f, await f.cluster.snapshot());
     // Assess
-    expect(outcomes.map((o) => [o.action.nodeClaimName, o.result])).toEqual([['default-abcde', 'failed'], ['default-zzzzz', 'started']]);
+    expect(outcomes.map((o) => [o.action.nodeClaimName, o.result])).toEqual([
+      ['default-abcde', 'failed'],
+      ['default-zzzzz', 'started'],
+    ]);
     expect(f.log.lines.filter((l) => l.level === 'error').map((l) => l.fields?.error)).toEqual(['throttled']);
   });
 });
@@ -144,7 +159,7 @@ describe('the termination finalizer on Nodes', () => {
     expect(f.cluster.writes.slice(writes)).toEqual([]);
   });
 
-  it('should keep other controllers\' finalizers: the objects stay marked until those go', async () => {
+  it("should keep other controllers' finalizers: the objects stay marked until those go", async () => {
     // Prepare
     const f = world();
     f.cluster.nodes.get('n1')?.finalizers.push('other');

@@ -15,7 +15,11 @@ describe('replacements belong to their disruption', () => {
     // Prepare
     const f = fakes();
     const get = f.cluster.getNodeClaim.bind(f.cluster);
-    f.cluster.getNodeClaim = async (name) => { const c = await get(name); f.cluster.claims.set('default-r0001', nodeClaim('default-r0001')); return c; };
+    f.cluster.getNodeClaim = async (name) => {
+      const c = await get(name);
+      f.cluster.claims.set('default-r0001', nodeClaim('default-r0001'));
+      return c;
+    };
 
     // Act
     const attempt = launchReplacement(f, { nodeClaim: ours('default-r0001', 'abcd1234'), disruptionId: 'abcd1234' });
@@ -50,7 +54,7 @@ describe('replacements belong to their disruption', () => {
     expect(f.cluster.writes).toEqual([]);
   });
 
-  it('should roll back only the replacements carrying this disruption\'s annotation', async () => {
+  it("should roll back only the replacements carrying this disruption's annotation", async () => {
     // Prepare
     const f = fakes();
     f.cluster.claims.set('default-old01', nodeClaim('default-old01'));
@@ -58,7 +62,11 @@ describe('replacements belong to their disruption', () => {
     f.cluster.claims.set('default-other', nodeClaim('default-other'));
     f.cluster.claims.set('default-r0003', ours('default-r0003', 'zzzz9999'));
     const state = {
-      reason: 'Manual', candidates: [{ nodeClaimName: 'default-old01' }], disruptionId: 'abcd1234', deadlineMs: 0, pollSeconds: 10,
+      reason: 'Manual',
+      candidates: [{ nodeClaimName: 'default-old01' }],
+      disruptionId: 'abcd1234',
+      deadlineMs: 0,
+      pollSeconds: 10,
       replacements: [ours('default-r0001', 'abcd1234'), ours('default-other', 'abcd1234'), ours('default-r0003', 'abcd1234')],
     } as unknown as DisruptionState;
 

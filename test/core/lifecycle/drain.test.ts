@@ -4,7 +4,14 @@ import { fakes, node, pod } from '../../fakes/lifecycle';
 import { epochMs } from '../../../shared/core/time';
 
 const NODE = 'ip-10-0-0-1';
-const target = (over: Partial<DrainingTarget> = {}): DrainingTarget => ({ nodeName: NODE, nodeClaimName: 'default-abcde', reason: 'Manual', drainDeadlineMs: epochMs(Date.UTC(2026, 0, 1) + 3600_000), forceAtDeadline: true, ...over });
+const target = (over: Partial<DrainingTarget> = {}): DrainingTarget => ({
+  nodeName: NODE,
+  nodeClaimName: 'default-abcde',
+  reason: 'Manual',
+  drainDeadlineMs: epochMs(Date.UTC(2026, 0, 1) + 3600_000),
+  forceAtDeadline: true,
+  ...over,
+});
 
 describe('evictPods', () => {
   it('should evict only the first non-empty tier in one pass', async () => {

@@ -15,7 +15,11 @@ describe('manual execution input', () => {
 
   it('should accept the documented terminate inputs with an optional reason', () => {
     // Prepare
-    const inputs = [{ nodeName: 'ip-10-0-1-2.eu-west-1.compute.internal' }, { instanceId: 'i-0123456789abcdef0', reason: 'SpotInterrupted' }, { nodeClaimName: 'default-abcde' }];
+    const inputs = [
+      { nodeName: 'ip-10-0-1-2.eu-west-1.compute.internal' },
+      { instanceId: 'i-0123456789abcdef0', reason: 'SpotInterrupted' },
+      { nodeClaimName: 'default-abcde' },
+    ];
 
     // Act
     const parsed = inputs.map(parseTerminateInput);

@@ -13,20 +13,53 @@ const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 
 /** One claim for the first pod; every other pod unschedulable. */
 const planner: Planner = {
-  schedulingInputFromSnapshot: (s, types) => ({ pods: s.pods.filter((p) => !p.nodeName), nodePools: s.nodePools, instanceTypes: types, existingNodes: [], daemonSets: [] }),
+  schedulingInputFromSnapshot: (s, types) => ({
+    pods: s.pods.filter((p) => !p.nodeName),
+    nodePools: s.nodePools,
+    instanceTypes: types,
+    existingNodes: [],
+    daemonSets: [],
+  }),
   solve: (input: SchedulingInput) => {
     const [first, ...rest] = input.pods;
     const claim: PlannedNodeClaim = {
-      hostname: 'hostname-1', nodePool: 'default', instanceTypes: [instanceType('c5.large', 0.085)], requirements: [], capacityType: 'spot', zone: null,
-      pods: [first], requests: { cpu: 500 }, daemonOverhead: {}, price: 0.085, labels: {}, taints: [], startupTaints: [], minValuesRelaxed: true,
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null,
+      hostname: 'hostname-1',
+      nodePool: 'default',
+      instanceTypes: [instanceType('c5.large', 0.085)],
+      requirements: [],
+      capacityType: 'spot',
+      zone: null,
+      pods: [first],
+      requests: { cpu: 500 },
+      daemonOverhead: {},
+      price: 0.085,
+      labels: {},
+      taints: [],
+      startupTaints: [],
+      minValuesRelaxed: true,
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: null,
     };
     return { nodeClaims: [claim], existingPlacements: [], unschedulable: rest.map((p) => ({ pod: p, reason: 'no instance type fits' })), ignored: [] };
   },
   plannedClaimToNodeClaim: (claim, name, nowMs) => ({
-    name, labels: {}, annotations: {}, nodePool: claim.nodePool,
-    spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: claim.requests }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
-    status: { conditions: [] }, creationTimestamp: wholeSecond(nowMs), finalizers: [],
+    name,
+    labels: {},
+    annotations: {},
+    nodePool: claim.nodePool,
+    spec: {
+      taints: [],
+      startupTaints: [],
+      requirements: [],
+      resources: { requests: claim.requests },
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: null,
+    },
+    status: { conditions: [] },
+    creationTimestamp: wholeSecond(nowMs),
+    finalizers: [],
   }),
 };
 
@@ -39,7 +72,12 @@ describe('lifecycle metrics', () => {
     await runProvisioner(f, planner, { holder: 'req-1', once: true, batched: true });
     // Assess
     expect(f.metrics.matching('karpenter_nodeclaims_created_total')).toEqual([
-      { kind: 'count', name: 'karpenter_nodeclaims_created_total', labels: { reason: 'provisioned', nodepool: 'default', min_values_relaxed: 'true' }, value: 1 },
+      {
+        kind: 'count',
+        name: 'karpenter_nodeclaims_created_total',
+        labels: { reason: 'provisioned', nodepool: 'default', min_values_relaxed: 'true' },
+        value: 1,
+      },
     ]);
     expect(f.metrics.gaugeValue('karpenter_scheduler_queue_depth', { controller: 'provisioner' })).toBe(3);
     expect(f.metrics.gaugeValue('karpenter_scheduler_unschedulable_pods_count', { controller: 'provisioner' })).toBe(2);

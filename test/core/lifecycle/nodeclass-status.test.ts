@@ -18,23 +18,35 @@ describe('reconcileNodeClassStatuses', () => {
     expect(nc.ready).toEqual({ status: 'True', reason: 'Ready', message: '' });
   });
 
-  it('should make the NodePool not Ready with the node class\'s reason when a selector matches nothing', async () => {
+  it("should make the NodePool not Ready with the node class's reason when a selector matches nothing", async () => {
     // Prepare
     const f = fakes();
-    f.cloud.nodeClassReport.conditions[0] = { type: 'SubnetsReady', status: 'False', reason: 'SubnetsNotFound', message: 'SubnetSelector did not match any Subnets' };
+    f.cloud.nodeClassReport.conditions[0] = {
+      type: 'SubnetsReady',
+      status: 'False',
+      reason: 'SubnetsNotFound',
+      message: 'SubnetSelector did not match any Subnets',
+    };
     // Act
     await reconcileNodeClassStatuses(f, await f.cluster.snapshot());
     const pool = desiredNodePoolStatus(f.cluster.nodePools[0], await f.cluster.snapshot());
     // Assess
     expect(f.cluster.nodeClasses[0].ready).toEqual({ status: 'False', reason: 'UnhealthyDependents', message: 'SubnetsReady=False' });
-    expect(pool.conditions.find((c) => c.type === 'NodeClassReady')).toEqual({ type: 'NodeClassReady', status: 'False', reason: 'UnhealthyDependents', message: 'SubnetsReady=False' });
+    expect(pool.conditions.find((c) => c.type === 'NodeClassReady')).toEqual({
+      type: 'NodeClassReady',
+      status: 'False',
+      reason: 'UnhealthyDependents',
+      message: 'SubnetsReady=False',
+    });
     expect(pool.conditions.find((c) => c.type === 'Ready')?.status).toBe('False');
   });
 
   it('should log and go on when the cloud cannot answer', async () => {
     // Prepare
     const f = fakes();
-    f.cloud.nodeClassStatus = async () => { throw new Error('RequestLimitExceeded'); };
+    f.cloud.nodeClassStatus = async () => {
+      throw new Error('RequestLimitExceeded');
+    };
     // Act
     const written = await reconcileNodeClassStatuses(f, await f.cluster.snapshot());
     // Assess

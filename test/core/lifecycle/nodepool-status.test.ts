@@ -7,10 +7,13 @@ import { desiredNodePoolStatus, reconcileNodePoolStatuses } from '../../../share
 import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
 
 describe('reconcileNodePoolStatuses', () => {
-  it('should count the pool\'s NodeClaims and their capacity, and report Ready', async () => {
+  it("should count the pool's NodeClaims and their capacity, and report Ready", async () => {
     // Prepare: one registered claim (its node's capacity counts) and one launched, not registered (the claim's).
     const f = fakes();
-    f.cluster.claims.set('default-a', { ...nodeClaim('default-a', { nodeName: 'node-a' }), status: { conditions: [], nodeName: 'node-a', capacity: { cpu: 1000 } } });
+    f.cluster.claims.set('default-a', {
+      ...nodeClaim('default-a', { nodeName: 'node-a' }),
+      status: { conditions: [], nodeName: 'node-a', capacity: { cpu: 1000 } },
+    });
     f.cluster.nodes.set('node-a', node('node-a', { capacity: { cpu: 2000, memory: 8 * 2 ** 30, pods: 29 } }));
     f.cluster.claims.set('default-b', { ...nodeClaim('default-b'), status: { conditions: [], capacity: { cpu: 4000, memory: 16 * 2 ** 30, pods: 58 } } });
     f.cluster.claims.set('other-c', nodeClaim('other-c', { nodePool: 'other' }));
@@ -21,7 +24,11 @@ describe('reconcileNodePoolStatuses', () => {
     const status = f.cluster.nodePools[0].observedStatus!;
     expect(status.nodes).toBe(2);
     expect(status.resources).toEqual({ cpu: '6', memory: '24Gi', pods: '87', 'ephemeral-storage': '0', nodes: '2' });
-    expect(status.conditions.map((c) => [c.type, c.status])).toEqual([['ValidationSucceeded', 'True'], ['NodeClassReady', 'True'], ['Ready', 'True']]);
+    expect(status.conditions.map((c) => [c.type, c.status])).toEqual([
+      ['ValidationSucceeded', 'True'],
+      ['NodeClassReady', 'True'],
+      ['Ready', 'True'],
+    ]);
   });
 
   it('should not write a status that did not change', async () => {
@@ -55,14 +62,22 @@ describe('reconcileNodePoolStatuses', () => {
     // Prepare
     const f = fakes();
     f.cluster.nodePools.push({ ...f.cluster.nodePools[0], name: 'bad' });
-    const snapshot = { ...(await f.cluster.snapshot()), invalid: [{ kind: 'NodePool', name: 'bad', reason: 'spec.template.spec.requirements[0].operator: Invalid enum value "Inn"' }] };
+    const snapshot = {
+      ...(await f.cluster.snapshot()),
+      invalid: [{ kind: 'NodePool', name: 'bad', reason: 'spec.template.spec.requirements[0].operator: Invalid enum value "Inn"' }],
+    };
     snapshot.nodePools = snapshot.nodePools.filter((p) => p.name !== 'bad');
     // Act
     await reconcileNodePoolStatuses(f, snapshot);
     // Assess
     const bad = f.cluster.nodePools.find((p) => p.name === 'bad')!;
     expect(bad.observedStatus?.conditions).toEqual([
-      { type: 'ValidationSucceeded', status: 'False', reason: 'NodePoolValidationFailed', message: 'spec.template.spec.requirements[0].operator: Invalid enum value "Inn"' },
+      {
+        type: 'ValidationSucceeded',
+        status: 'False',
+        reason: 'NodePoolValidationFailed',
+        message: 'spec.template.spec.requirements[0].operator: Invalid enum value "Inn"',
+      },
       { type: 'Ready', status: 'False', reason: 'UnhealthyDependents', message: 'ValidationSucceeded=False' },
     ]);
     expect(bad.ready).toBe(false);

@@ -14,8 +14,16 @@ describe('PodStartups', () => {
     // Act
     startups.apply('ADDED', pod('web-1', { phase: 'Pending', nodeName: undefined, creationTimestamp: CREATED }), CREATED);
     startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: false, creationTimestamp: CREATED }), addSeconds(CREATED, 40));
-    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: true, readySince: addSeconds(CREATED, 47), creationTimestamp: CREATED }), addSeconds(CREATED, 48));
-    startups.apply('MODIFIED', pod('web-1', { phase: 'Running', ready: true, readySince: addSeconds(CREATED, 47), creationTimestamp: CREATED }), addSeconds(CREATED, 60));
+    startups.apply(
+      'MODIFIED',
+      pod('web-1', { phase: 'Running', ready: true, readySince: addSeconds(CREATED, 47), creationTimestamp: CREATED }),
+      addSeconds(CREATED, 48),
+    );
+    startups.apply(
+      'MODIFIED',
+      pod('web-1', { phase: 'Running', ready: true, readySince: addSeconds(CREATED, 47), creationTimestamp: CREATED }),
+      addSeconds(CREATED, 60),
+    );
     // Assess
     expect(metrics.matching('karpenter_pods_startup_duration_seconds').map((r) => r.value)).toEqual([47]);
     expect(startups.waiting).toBe(0);

@@ -11,20 +11,52 @@ const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulab
 function recordingPlanner(f: Fakes) {
   const solves: { at: number; pods: string[] }[] = [];
   const planner: Planner = {
-    schedulingInputFromSnapshot: (s, types) => ({ pods: s.pods.filter((p) => !p.nodeName), nodePools: s.nodePools, instanceTypes: types, existingNodes: [], daemonSets: [] }),
+    schedulingInputFromSnapshot: (s, types) => ({
+      pods: s.pods.filter((p) => !p.nodeName),
+      nodePools: s.nodePools,
+      instanceTypes: types,
+      existingNodes: [],
+      daemonSets: [],
+    }),
     solve: (input: SchedulingInput) => {
       solves.push({ at: f.clock.now(), pods: input.pods.map((p) => p.name) });
       const claim: PlannedNodeClaim = {
-        hostname: 'hostname-1', nodePool: 'default', instanceTypes: [instanceType('c5.large', 0.085)], requirements: [], capacityType: 'spot', zone: null,
-        pods: input.pods, requests: { cpu: 500 * input.pods.length }, daemonOverhead: {}, price: 0.085, labels: {}, taints: [], startupTaints: [],
-        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null,
+        hostname: 'hostname-1',
+        nodePool: 'default',
+        instanceTypes: [instanceType('c5.large', 0.085)],
+        requirements: [],
+        capacityType: 'spot',
+        zone: null,
+        pods: input.pods,
+        requests: { cpu: 500 * input.pods.length },
+        daemonOverhead: {},
+        price: 0.085,
+        labels: {},
+        taints: [],
+        startupTaints: [],
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+        expireAfter: null,
+        terminationGracePeriod: null,
       };
       return { nodeClaims: [claim], existingPlacements: [], unschedulable: [], ignored: [] };
     },
     plannedClaimToNodeClaim: (claim, name, nowMs) => ({
-      name, labels: {}, annotations: {}, nodePool: claim.nodePool,
-      spec: { taints: [], startupTaints: [], requirements: [], resources: { requests: claim.requests }, nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, expireAfter: null, terminationGracePeriod: null },
-      status: { conditions: [] }, creationTimestamp: wholeSecond(nowMs), finalizers: [],
+      name,
+      labels: {},
+      annotations: {},
+      nodePool: claim.nodePool,
+      spec: {
+        taints: [],
+        startupTaints: [],
+        requirements: [],
+        resources: { requests: claim.requests },
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+        expireAfter: null,
+        terminationGracePeriod: null,
+      },
+      status: { conditions: [] },
+      creationTimestamp: wholeSecond(nowMs),
+      finalizers: [],
     }),
   };
   return { planner, solves };
@@ -33,7 +65,10 @@ function recordingPlanner(f: Fakes) {
 /** Runs `arrive(elapsedMs)` on each clock sleep, so pods can show up while the provisioner batches. */
 function onSleep(f: Fakes, arrive: (elapsedMs: number) => void) {
   const start = f.clock.now();
-  f.clock.sleep = async (ms: number) => { f.clock.advance(ms); arrive(f.clock.now() - start); };
+  f.clock.sleep = async (ms: number) => {
+    f.clock.advance(ms);
+    arrive(f.clock.now() - start);
+  };
 }
 
 describe('runProvisioner', () => {
@@ -42,7 +77,9 @@ describe('runProvisioner', () => {
     const f = fakes();
     const { planner, solves } = recordingPlanner(f);
     f.cluster.pods = [pending('web-1')];
-    onSleep(f, (elapsed) => { if (elapsed === 1000) f.cluster.pods.push(pending('web-2')); });
+    onSleep(f, (elapsed) => {
+      if (elapsed === 1000) f.cluster.pods.push(pending('web-2'));
+    });
 
     // Act
     const result = await runProvisioner(f, planner, { holder: 'req-1', once: true });
@@ -55,14 +92,19 @@ describe('runProvisioner', () => {
     expect(f.log.messages()).toEqual(expect.arrayContaining(['found provisionable pod(s)', 'computed new nodeclaim(s) to fit pod(s)', 'created nodeclaim']));
   });
 
-  it('should record Karpenter\'s Nominated and FailedScheduling events on the pods', async () => {
+  it("should record Karpenter's Nominated and FailedScheduling events on the pods", async () => {
     // Prepare: the planner puts web-1 on a new claim and cannot place web-2.
     const f = fakes();
     const { planner } = recordingPlanner(f);
     const solve = planner.solve;
     planner.solve = (input) => {
       const plan = solve({ ...input, pods: input.pods.filter((p) => p.name === 'web-1') }) as ReturnType<Planner['solve']> & { unschedulable: unknown[] };
-      return { ...plan, unschedulable: input.pods.filter((p) => p.name === 'web-2').map((p) => ({ pod: p, reason: 'incompatible with nodepool "default", no instance type satisfied resources' })) };
+      return {
+        ...plan,
+        unschedulable: input.pods
+          .filter((p) => p.name === 'web-2')
+          .map((p) => ({ pod: p, reason: 'incompatible with nodepool "default", no instance type satisfied resources' })),
+      };
     };
     f.cluster.pods = [pending('web-1'), pending('web-2')];
     // Act
@@ -96,7 +138,9 @@ describe('runProvisioner', () => {
     const f = fakes();
     const { planner, solves } = recordingPlanner(f);
     f.cluster.pods = [pending('web-1')];
-    onSleep(f, (elapsed) => { if (elapsed >= 20_000 && !f.cluster.pods.some((p) => p.name === 'web-2')) f.cluster.pods.push(pending('web-2')); });
+    onSleep(f, (elapsed) => {
+      if (elapsed >= 20_000 && !f.cluster.pods.some((p) => p.name === 'web-2')) f.cluster.pods.push(pending('web-2'));
+    });
 
     // Act
     const result = await runProvisioner(f, planner, { holder: 'req-1' });
@@ -113,7 +157,12 @@ describe('runProvisioner', () => {
     const { planner, solves } = recordingPlanner(f);
     f.cluster.pods = [pending('web-1')];
     let cleared = false;
-    onSleep(f, (elapsed) => { if (elapsed >= 10_000 && !cleared) { cleared = true; f.cluster.claims.clear(); } });
+    onSleep(f, (elapsed) => {
+      if (elapsed >= 10_000 && !cleared) {
+        cleared = true;
+        f.cluster.claims.clear();
+      }
+    });
 
     // Act
     const result = await runProvisioner(f, planner, { holder: 'req-1' });
@@ -180,7 +229,12 @@ describe('nodeClaimName', () => {
     const uids = ['b', 'a'];
 
     // Act
-    const names = [nodeClaimName('default', uids, 1000), nodeClaimName('default', ['a', 'b'], 1000), nodeClaimName('default', uids, 2000), nodeClaimName('default', uids, 1000, 1)];
+    const names = [
+      nodeClaimName('default', uids, 1000),
+      nodeClaimName('default', ['a', 'b'], 1000),
+      nodeClaimName('default', uids, 2000),
+      nodeClaimName('default', uids, 1000, 1),
+    ];
 
     // Assess
     expect(names[0]).toMatch(/^default-[a-z0-9]{5}$/);

@@ -4,15 +4,30 @@ import type { ExecutionStatus, WorkflowName } from '../../../shared/core/ports';
 import { fakes, node, nodeClaim } from '../../fakes/lifecycle';
 import { epochMs } from '../../../shared/core/time';
 
-const tainted = (name: string, by?: string) => node(name, { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }], annotations: by ? { 'nodewright.io/disrupted-by': by } : {} });
+const tainted = (name: string, by?: string) =>
+  node(name, { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }], annotations: by ? { 'nodewright.io/disrupted-by': by } : {} });
 
 describe('the stale disrupted-taint sweep', () => {
   it('should untaint a node whose execution was aborted, timed out or failed, or that no execution holds, and leave running, succeeded and unknown ones', async () => {
     // Prepare
     const f = fakes();
-    const statuses: Record<string, ExecutionStatus> = { 'terminate/t-aborted': 'ABORTED', 'disrupt/d-failed': 'FAILED', 'terminate/t-timed': 'TIMED_OUT', 'terminate/t-running': 'RUNNING', 'disrupt/d-ok': 'SUCCEEDED' };
+    const statuses: Record<string, ExecutionStatus> = {
+      'terminate/t-aborted': 'ABORTED',
+      'disrupt/d-failed': 'FAILED',
+      'terminate/t-timed': 'TIMED_OUT',
+      'terminate/t-running': 'RUNNING',
+      'disrupt/d-ok': 'SUCCEEDED',
+    };
     Object.assign(f.workflows, { status: async (m: WorkflowName, n: string) => statuses[`${m}/${n}`] });
-    for (const [n, by] of [['a', 'terminate/t-aborted'], ['b', 'disrupt/d-failed'], ['c', 'terminate/t-timed'], ['d', 'terminate/t-running'], ['e', 'disrupt/d-ok'], ['f', 'terminate/unknown'], ['g', undefined]] as const) {
+    for (const [n, by] of [
+      ['a', 'terminate/t-aborted'],
+      ['b', 'disrupt/d-failed'],
+      ['c', 'terminate/t-timed'],
+      ['d', 'terminate/t-running'],
+      ['e', 'disrupt/d-ok'],
+      ['f', 'terminate/unknown'],
+      ['g', undefined],
+    ] as const) {
       f.cluster.nodes.set(n, tainted(n, by));
     }
     // Act

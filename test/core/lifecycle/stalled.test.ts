@@ -21,8 +21,17 @@ describe('claims that were never launched', () => {
     const now = f.clock.now();
     f.cluster.claims.set('default-stale', { ...nodeClaim('default-stale'), creationTimestamp: addSeconds(now, -150) });
     f.cluster.claims.set('default-young', { ...nodeClaim('default-young'), creationTimestamp: addSeconds(now, -5) });
-    f.cluster.claims.set('default-up', { ...nodeClaim('default-up', { providerID: 'aws:///us-east-1a/i-0123456789abcdef0', conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: epochMs(0) }] }), creationTimestamp: addSeconds(now, -900) });
-    f.cluster.claims.set('default-ice', { ...nodeClaim('default-ice', { conditions: [{ type: 'Launched', status: 'False', lastTransitionTime: epochMs(0) }] }), creationTimestamp: addSeconds(now, -900) });
+    f.cluster.claims.set('default-up', {
+      ...nodeClaim('default-up', {
+        providerID: 'aws:///us-east-1a/i-0123456789abcdef0',
+        conditions: [{ type: 'Launched', status: 'True', lastTransitionTime: epochMs(0) }],
+      }),
+      creationTimestamp: addSeconds(now, -900),
+    });
+    f.cluster.claims.set('default-ice', {
+      ...nodeClaim('default-ice', { conditions: [{ type: 'Launched', status: 'False', lastTransitionTime: epochMs(0) }] }),
+      creationTimestamp: addSeconds(now, -900),
+    });
     // Act
     const actions = await reconcileStalledClaims(f, await f.cluster.snapshot());
     // Assess

@@ -4,10 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../../shared/core/metrics/catalog';
 
 const doc = readFileSync(new URL('../../../docs/metrics.md', import.meta.url), 'utf8');
-const rows = new Map(doc.split('\n').filter((l) => l.startsWith('| `karpenter_')).map((l) => {
-  const cells = l.split('|').map((c) => c.trim());
-  return [cells[1].replace(/`/g, ''), { type: cells[2], labels: [...cells[3].matchAll(/`([a-z_]+)`/g)].map((m) => m[1]) }];
-}));
+const rows = new Map(
+  doc
+    .split('\n')
+    .filter((l) => l.startsWith('| `karpenter_'))
+    .map((l) => {
+      const cells = l.split('|').map((c) => c.trim());
+      return [cells[1].replace(/`/g, ''), { type: cells[2], labels: [...cells[3].matchAll(/`([a-z_]+)`/g)].map((m) => m[1]) }];
+    }),
+);
 
 describe('docs/metrics.md', () => {
   it('should list every published metric with its type and labels, and nothing else', () => {

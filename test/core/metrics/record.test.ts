@@ -12,8 +12,17 @@ const GiB = 1024 ** 3;
 
 function snapshot(over: Partial<ClusterSnapshot> = {}): ClusterSnapshot {
   return {
-    pods: [], nodes: [], nodeClaims: [], nodePools: [nodePool()], nodeClasses: [], pdbs: [], daemonSets: [],
-    persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [], ...over,
+    pods: [],
+    nodes: [],
+    nodeClaims: [],
+    nodePools: [nodePool()],
+    nodeClasses: [],
+    pdbs: [],
+    daemonSets: [],
+    persistentVolumes: [],
+    persistentVolumeClaims: [],
+    storageClasses: [],
+    ...over,
   };
 }
 
@@ -24,12 +33,16 @@ function managedNode(name: string, o: { pool?: string; type?: string; zone?: str
     labels: { [Label.nodePool]: pool, [Label.instanceType]: type, [Label.zone]: zone, [Label.capacityType]: capacityType, [Label.arch]: 'amd64' },
     capacity: { cpu: 2000, memory: 8 * GiB, pods: 29, 'ephemeral-storage': 20 * GiB },
     allocatable: { cpu: 1930, memory: 7 * GiB, pods: 29, 'ephemeral-storage': 18 * GiB },
-    taints: [], ...over,
+    taints: [],
+    ...over,
   });
 }
 
 /** A launched NodeClaim: labelled with its instance type, zone and capacity type, and its capacity in status. */
-function launchedClaim(name: string, o: { pool?: string; type?: string; zone?: string; capacityType?: string; capacity?: NodeClaim['status']['capacity']; nodeName?: string } = {}): NodeClaim {
+function launchedClaim(
+  name: string,
+  o: { pool?: string; type?: string; zone?: string; capacityType?: string; capacity?: NodeClaim['status']['capacity']; nodeName?: string } = {},
+): NodeClaim {
   const c = nodeClaim(name, { nodePool: o.pool ?? 'default', nodeName: o.nodeName });
   c.labels[Label.instanceType] = o.type ?? 'm5.large';
   c.labels[Label.zone] = o.zone ?? 'eu-west-1a';
@@ -62,7 +75,12 @@ describe('recordClusterState', () => {
     recordClusterState(metrics, snapshot({ nodes: [bare] }), {});
     // Assess
     const series = metrics.matching('karpenter_nodes_allocatable', { node_name: 'ip-10-0-0-9' });
-    expect(series.map((s) => [s.labels.resource_type, s.value])).toEqual([['cpu', 0.94], ['memory', 0], ['pods', 0], ['ephemeral-storage', 0]]);
+    expect(series.map((s) => [s.labels.resource_type, s.value])).toEqual([
+      ['cpu', 0.94],
+      ['memory', 0],
+      ['pods', 0],
+      ['ephemeral-storage', 0],
+    ]);
     expect(series[0].labels).toMatchObject({ zone: '', capacity_type: '', instance_type: '', arch: '' });
   });
 
@@ -138,7 +156,11 @@ describe('recordClusterState', () => {
     const registered = launchedClaim('default-a', { nodeName: 'ip-10-0-0-1', capacity: { cpu: 1000 } });
     const nodeMissing = launchedClaim('default-b', { nodeName: 'ip-10-0-0-2', capacity: { cpu: 4000 } });
     // Act
-    recordClusterState(metrics, snapshot({ nodes: [managedNode('ip-10-0-0-1', { capacity: { cpu: 2000, memory: 8 * GiB } })], nodeClaims: [registered, nodeMissing] }), {});
+    recordClusterState(
+      metrics,
+      snapshot({ nodes: [managedNode('ip-10-0-0-1', { capacity: { cpu: 2000, memory: 8 * GiB } })], nodeClaims: [registered, nodeMissing] }),
+      {},
+    );
     // Assess
     expect(metrics.gaugeValue('karpenter_nodepools_usage', { nodepool: 'default', resource_type: 'cpu' })).toBe(6);
     expect(metrics.gaugeValue('karpenter_nodepools_usage', { nodepool: 'default', resource_type: 'memory' })).toBe(8 * GiB);
@@ -222,11 +244,15 @@ describe('recordClusterState', () => {
   it('should leave no series for a node or nodepool gone since the previous pass', () => {
     // Prepare
     const metrics = new RecordingMetrics();
-    recordClusterState(metrics, snapshot({
-      nodes: [managedNode('ip-10-0-0-1'), managedNode('ip-10-0-0-2', { pool: 'gpu' })],
-      nodePools: [nodePool('default'), nodePool('gpu', { limits: { cpu: 10_000 } })],
-      nodeClaims: [launchedClaim('gpu-a', { pool: 'gpu', nodeName: 'ip-10-0-0-2' })],
-    }), types(instanceType('m5.large', 0.1)));
+    recordClusterState(
+      metrics,
+      snapshot({
+        nodes: [managedNode('ip-10-0-0-1'), managedNode('ip-10-0-0-2', { pool: 'gpu' })],
+        nodePools: [nodePool('default'), nodePool('gpu', { limits: { cpu: 10_000 } })],
+        nodeClaims: [launchedClaim('gpu-a', { pool: 'gpu', nodeName: 'ip-10-0-0-2' })],
+      }),
+      types(instanceType('m5.large', 0.1)),
+    );
     // Act
     recordClusterState(metrics, snapshot({ nodes: [managedNode('ip-10-0-0-1')] }), {});
     // Assess
@@ -243,8 +269,15 @@ describe('recordDisruptionCommand', () => {
   function candidate(name: string, o: { pool?: string; capacityType?: Candidate['capacityType'] } = {}): Candidate {
     const pool = nodePool(o.pool ?? 'default');
     return {
-      nodeClaim: launchedClaim(name, { pool: pool.name }), node: managedNode(`node-${name}`, { pool: pool.name }), nodePool: pool,
-      instanceType: 'm5.large', capacityType: o.capacityType ?? 'spot', zone: 'eu-west-1a', price: 0.1, pods: [], disruptionCost: 1,
+      nodeClaim: launchedClaim(name, { pool: pool.name }),
+      node: managedNode(`node-${name}`, { pool: pool.name }),
+      nodePool: pool,
+      instanceType: 'm5.large',
+      capacityType: o.capacityType ?? 'spot',
+      zone: 'eu-west-1a',
+      price: 0.1,
+      pods: [],
+      disruptionCost: 1,
     };
   }
   function command(method: DisruptionMethod, reason: Command['reason'], action: Command['action'], candidates: Candidate[]): Command {

@@ -67,7 +67,10 @@ items:
     const set = parseManifests(text, 'ok.yaml');
 
     // Assess
-    expect(set.pods.map((p) => [p.name, p.labels, p.requests.cpu])).toEqual([['a', { app: 'web' }, 1000], ['b', { app: 'web' }, 1000]]);
+    expect(set.pods.map((p) => [p.name, p.labels, p.requests.cpu])).toEqual([
+      ['a', { app: 'web' }, 1000],
+      ['b', { app: 'web' }, 1000],
+    ]);
   });
 
   it.each([
@@ -86,7 +89,9 @@ items:
   it('should reject a PodList whose items is not a list, and a List item that is not an object', () => {
     // Act
     const e1 = validationError(() => parseManifests('apiVersion: v1\nkind: PodList\nitems: {a: 1}\n', 'list.yaml'));
-    const e2 = validationError(() => parseManifests('apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Namespace, metadata: {name: a}}, 3]\n', 'list.yaml'));
+    const e2 = validationError(() =>
+      parseManifests('apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Namespace, metadata: {name: a}}, 3]\n', 'list.yaml'),
+    );
 
     // Assess
     expect(e1.path).toBe('items');
@@ -103,7 +108,10 @@ items:
 
   it.each(['20 Gi', 'big', '1e999', '-20Gi'])('should reject volumeSize %j naming the field', (size) => {
     // Prepare
-    const text = INFLATE.replace('  role: "KarpenterNodeRole-demo"', `  role: "KarpenterNodeRole-demo"\n  blockDeviceMappings:\n    - deviceName: /dev/xvda\n      ebs: {volumeSize: "${size}"}`);
+    const text = INFLATE.replace(
+      '  role: "KarpenterNodeRole-demo"',
+      `  role: "KarpenterNodeRole-demo"\n  blockDeviceMappings:\n    - deviceName: /dev/xvda\n      ebs: {volumeSize: "${size}"}`,
+    );
 
     // Act
     const e = validationError(() => parseManifests(text, 'inflate.yaml'));
@@ -132,7 +140,10 @@ items:
   it('should count pods across workloads and files against the cap', () => {
     // Prepare
     const half = Math.floor(MAX_EXPANDED_PODS / 2) + 1;
-    const files = ['a', 'b'].map((n) => ({ file: `${n}.yaml`, text: INFLATE.replace('replicas: 5', `replicas: ${half}`).replace('name: inflate\nspec', `name: inflate-${n}\nspec`) }));
+    const files = ['a', 'b'].map((n) => ({
+      file: `${n}.yaml`,
+      text: INFLATE.replace('replicas: 5', `replicas: ${half}`).replace('name: inflate\nspec', `name: inflate-${n}\nspec`),
+    }));
 
     // Act
     const e = validationError(() => parseManifestFiles(files));
@@ -158,7 +169,10 @@ items:
 describe('keys named like Object.prototype members (found by the fuzz test)', () => {
   it('should warn about an unknown __proto__ or constructor field on a NodePool instead of crashing', () => {
     // Prepare
-    const text = INFLATE.replace('  disruption:\n', '  constructor: 1\n  disruption:\n').replace('      expireAfter: 720h', '      expireAfter: 720h\n      "__proto__": x');
+    const text = INFLATE.replace('  disruption:\n', '  constructor: 1\n  disruption:\n').replace(
+      '      expireAfter: 720h',
+      '      expireAfter: 720h\n      "__proto__": x',
+    );
 
     // Act
     const set = parseManifests(text, 'inflate.yaml');

@@ -57,8 +57,16 @@ describe('v1alpha5 Provisioner / v1alpha1 AWSNodeTemplate conversion', () => {
     const classes = Object.fromEntries(set.nodeClasses.map((c) => [c.name, c]));
     expect(classes['al2-workernode'].kubelet).toBeUndefined();
     expect(classes['al2-workernode'].instanceProfile).toBe('KarpenterInstanceNodeRole');
-    expect(classes['al2-workernode'].blockDeviceMappings[0]).toEqual({ deviceName: '/dev/xvda', ebs: { volumeSize: 50 * 2 ** 30, volumeType: 'gp3', encrypted: true } });
-    expect(classes['al2-workernode-default'].kubelet).toMatchObject({ maxPods: 20, podsPerCore: 2, clusterDNS: ['10.0.1.100'], evictionHard: { 'memory.available': '5%' } });
+    expect(classes['al2-workernode'].blockDeviceMappings[0]).toEqual({
+      deviceName: '/dev/xvda',
+      ebs: { volumeSize: 50 * 2 ** 30, volumeType: 'gp3', encrypted: true },
+    });
+    expect(classes['al2-workernode-default'].kubelet).toMatchObject({
+      maxPods: 20,
+      podsPerCore: 2,
+      clusterDNS: ['10.0.1.100'],
+      evictionHard: { 'memory.available': '5%' },
+    });
     const messages = set.warnings.map((w) => w.message).join('\n');
     expect(messages).toMatch(/spec.limits should be spec.limits.resources/);
     expect(messages).toMatch(/spec.label is not a Provisioner field/);
@@ -116,15 +124,55 @@ spec:
 
   const prov = (spec: string) => `apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: ${spec}\n`;
   const rejections: [string, string, string, RegExp][] = [
-    ['a bad requirement, at the Provisioner field', prov('{providerRef: {name: d}, requirements: [{key: a, operator: Gt, values: [x]}]}'), 'spec.requirements[0].values', /exactly one integer.*converted from karpenter.sh\/v1alpha5 Provisioner/],
-    ['a bad kubelet block, at the Provisioner field', prov('{providerRef: {name: d}, kubeletConfiguration: {evictionSoft: {memory.available: 5%}}}'), 'spec.kubeletConfiguration.evictionSoft.memory.available', /no matching evictionSoftGracePeriod/],
-    ['a restricted tag in an inline provider', prov('{provider: {subnetSelector: {a: b}, securityGroupSelector: {a: b}, tags: {karpenter.sh/nodepool: x}}}'), 'spec.provider.tags.karpenter.sh/nodepool', /restricted.*converted from the provider of Provisioner p/],
+    [
+      'a bad requirement, at the Provisioner field',
+      prov('{providerRef: {name: d}, requirements: [{key: a, operator: Gt, values: [x]}]}'),
+      'spec.requirements[0].values',
+      /exactly one integer.*converted from karpenter.sh\/v1alpha5 Provisioner/,
+    ],
+    [
+      'a bad kubelet block, at the Provisioner field',
+      prov('{providerRef: {name: d}, kubeletConfiguration: {evictionSoft: {memory.available: 5%}}}'),
+      'spec.kubeletConfiguration.evictionSoft.memory.available',
+      /no matching evictionSoftGracePeriod/,
+    ],
+    [
+      'a restricted tag in an inline provider',
+      prov('{provider: {subnetSelector: {a: b}, securityGroupSelector: {a: b}, tags: {karpenter.sh/nodepool: x}}}'),
+      'spec.provider.tags.karpenter.sh/nodepool',
+      /restricted.*converted from the provider of Provisioner p/,
+    ],
     ['a bad limit, at limits.resources', prov('{providerRef: {name: d}, limits: {resources: {cpu: lots}}}'), 'spec.limits.resources.cpu', /invalid quantity/],
-    ['consolidation together with ttlSecondsAfterEmpty', 'apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {consolidation: {enabled: true}, ttlSecondsAfterEmpty: 30, providerRef: {name: d}}\n', 'spec.ttlSecondsAfterEmpty', /mutually exclusive/],
-    ['provider together with providerRef', 'apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {provider: {subnetSelector: {a: b}, securityGroupSelector: {a: b}}, providerRef: {name: d}}\n', 'spec.provider', /mutually exclusive/],
-    ['a launchTemplate', 'apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {launchTemplate: lt, subnetSelector: {a: b}, securityGroupSelector: {a: b}}\n', 'spec.launchTemplate', /not supported in v1/],
-    ['a missing subnetSelector', 'apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {securityGroupSelector: {a: b}}\n', 'spec.subnetSelector', /required/],
-    ['the Ubuntu family', 'apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {amiFamily: Ubuntu, subnetSelector: {a: b}, securityGroupSelector: {a: b}}\n', 'spec.amiFamily', /Ubuntu/],
+    [
+      'consolidation together with ttlSecondsAfterEmpty',
+      'apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {consolidation: {enabled: true}, ttlSecondsAfterEmpty: 30, providerRef: {name: d}}\n',
+      'spec.ttlSecondsAfterEmpty',
+      /mutually exclusive/,
+    ],
+    [
+      'provider together with providerRef',
+      'apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec: {provider: {subnetSelector: {a: b}, securityGroupSelector: {a: b}}, providerRef: {name: d}}\n',
+      'spec.provider',
+      /mutually exclusive/,
+    ],
+    [
+      'a launchTemplate',
+      'apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {launchTemplate: lt, subnetSelector: {a: b}, securityGroupSelector: {a: b}}\n',
+      'spec.launchTemplate',
+      /not supported in v1/,
+    ],
+    [
+      'a missing subnetSelector',
+      'apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {securityGroupSelector: {a: b}}\n',
+      'spec.subnetSelector',
+      /required/,
+    ],
+    [
+      'the Ubuntu family',
+      'apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {amiFamily: Ubuntu, subnetSelector: {a: b}, securityGroupSelector: {a: b}}\n',
+      'spec.amiFamily',
+      /Ubuntu/,
+    ],
   ];
   for (const [what, text, path, problem] of rejections) {
     it(`should reject ${what}`, () => {

@@ -13,8 +13,16 @@ describe('drift hashes', () => {
 
   it('should give the same NodePool hash for the same template, whatever the key order', () => {
     // Prepare
-    const a = nodePoolFromKube(nodePoolJson((np) => { np.spec.template.metadata = { labels: { a: '1', b: '2' } }; }));
-    const b = nodePoolFromKube(nodePoolJson((np) => { np.spec.template.metadata = { labels: { b: '2', a: '1' } }; }));
+    const a = nodePoolFromKube(
+      nodePoolJson((np) => {
+        np.spec.template.metadata = { labels: { a: '1', b: '2' } };
+      }),
+    );
+    const b = nodePoolFromKube(
+      nodePoolJson((np) => {
+        np.spec.template.metadata = { labels: { b: '2', a: '1' } };
+      }),
+    );
 
     // Act / Assess
     expect(nodePoolHash(a)).toBe(nodePoolHash(b));
@@ -23,13 +31,48 @@ describe('drift hashes', () => {
 
   const base = nodePoolHash(nodePoolFromKube(nodePoolJson()));
   const drifting: [string, Parameters<typeof nodePoolJson>[0]][] = [
-    ['labels', (np) => { np.spec.template.metadata = { labels: { team: 'a' } }; }],
-    ['annotations', (np) => { np.spec.template.metadata = { annotations: { note: 'x' } }; }],
-    ['taints', (np) => { np.spec.template.spec.taints = [{ key: 'a', effect: 'NoSchedule' }]; }],
-    ['startupTaints', (np) => { np.spec.template.spec.startupTaints = [{ key: 'a', effect: 'NoSchedule' }]; }],
-    ['nodeClassRef', (np) => { np.spec.template.spec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'other' }; }],
-    ['expireAfter', (np) => { np.spec.template.spec.expireAfter = '24h'; }],
-    ['terminationGracePeriod', (np) => { np.spec.template.spec.terminationGracePeriod = '1h'; }],
+    [
+      'labels',
+      (np) => {
+        np.spec.template.metadata = { labels: { team: 'a' } };
+      },
+    ],
+    [
+      'annotations',
+      (np) => {
+        np.spec.template.metadata = { annotations: { note: 'x' } };
+      },
+    ],
+    [
+      'taints',
+      (np) => {
+        np.spec.template.spec.taints = [{ key: 'a', effect: 'NoSchedule' }];
+      },
+    ],
+    [
+      'startupTaints',
+      (np) => {
+        np.spec.template.spec.startupTaints = [{ key: 'a', effect: 'NoSchedule' }];
+      },
+    ],
+    [
+      'nodeClassRef',
+      (np) => {
+        np.spec.template.spec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'other' };
+      },
+    ],
+    [
+      'expireAfter',
+      (np) => {
+        np.spec.template.spec.expireAfter = '24h';
+      },
+    ],
+    [
+      'terminationGracePeriod',
+      (np) => {
+        np.spec.template.spec.terminationGracePeriod = '1h';
+      },
+    ],
   ];
   for (const [field, edit] of drifting) {
     it(`should change the NodePool hash when ${field} changes`, () => {
@@ -42,10 +85,30 @@ describe('drift hashes', () => {
   }
 
   const stable: [string, Parameters<typeof nodePoolJson>[0]][] = [
-    ['requirements', (np) => { np.spec.template.spec.requirements = [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }]; }],
-    ['weight', (np) => { np.spec.weight = 10; }],
-    ['limits', (np) => { np.spec.limits = { cpu: '100' }; }],
-    ['disruption', (np) => { np.spec.disruption = { consolidationPolicy: 'WhenEmpty', consolidateAfter: '5m', budgets: [{ nodes: '1' }] }; }],
+    [
+      'requirements',
+      (np) => {
+        np.spec.template.spec.requirements = [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }];
+      },
+    ],
+    [
+      'weight',
+      (np) => {
+        np.spec.weight = 10;
+      },
+    ],
+    [
+      'limits',
+      (np) => {
+        np.spec.limits = { cpu: '100' };
+      },
+    ],
+    [
+      'disruption',
+      (np) => {
+        np.spec.disruption = { consolidationPolicy: 'WhenEmpty', consolidateAfter: '5m', budgets: [{ nodes: '1' }] };
+      },
+    ],
   ];
   for (const [field, edit] of stable) {
     it(`should keep the NodePool hash when ${field} changes`, () => {
@@ -59,14 +122,54 @@ describe('drift hashes', () => {
 
   const classBase = nodeClassHash(nodeClassFromKube(nodeClassJson()));
   const classDrifting: [string, (s: Record<string, unknown>) => void][] = [
-    ['userData', (s) => { s.userData = 'echo hi'; }],
-    ['tags', (s) => { s.tags = { team: 'a' }; }],
-    ['blockDeviceMappings', (s) => { s.blockDeviceMappings = [{ deviceName: '/dev/xvda', ebs: { volumeSize: '30Gi' } }]; }],
-    ['metadataOptions', (s) => { s.metadataOptions = { httpPutResponseHopLimit: 2 }; }],
-    ['kubelet', (s) => { s.kubelet = { maxPods: 50 }; }],
-    ['role', (s) => { s.role = 'OtherRole'; }],
-    ['detailedMonitoring', (s) => { s.detailedMonitoring = true; }],
-    ['associatePublicIPAddress', (s) => { s.associatePublicIPAddress = false; }],
+    [
+      'userData',
+      (s) => {
+        s.userData = 'echo hi';
+      },
+    ],
+    [
+      'tags',
+      (s) => {
+        s.tags = { team: 'a' };
+      },
+    ],
+    [
+      'blockDeviceMappings',
+      (s) => {
+        s.blockDeviceMappings = [{ deviceName: '/dev/xvda', ebs: { volumeSize: '30Gi' } }];
+      },
+    ],
+    [
+      'metadataOptions',
+      (s) => {
+        s.metadataOptions = { httpPutResponseHopLimit: 2 };
+      },
+    ],
+    [
+      'kubelet',
+      (s) => {
+        s.kubelet = { maxPods: 50 };
+      },
+    ],
+    [
+      'role',
+      (s) => {
+        s.role = 'OtherRole';
+      },
+    ],
+    [
+      'detailedMonitoring',
+      (s) => {
+        s.detailedMonitoring = true;
+      },
+    ],
+    [
+      'associatePublicIPAddress',
+      (s) => {
+        s.associatePublicIPAddress = false;
+      },
+    ],
   ];
   for (const [field, edit] of classDrifting) {
     it(`should change the EC2NodeClass hash when ${field} changes`, () => {
@@ -77,11 +180,13 @@ describe('drift hashes', () => {
 
   it('should keep the EC2NodeClass hash when only selector terms change (AMI/subnet/SG drift is checked from status)', () => {
     // Prepare
-    const changed = nodeClassFromKube(nodeClassJson((s) => {
-      s.subnetSelectorTerms = [{ id: 'subnet-1' }];
-      s.securityGroupSelectorTerms = [{ name: 'sg' }];
-      s.amiSelectorTerms = [{ alias: 'al2023@v20250101' }];
-    }));
+    const changed = nodeClassFromKube(
+      nodeClassJson((s) => {
+        s.subnetSelectorTerms = [{ id: 'subnet-1' }];
+        s.securityGroupSelectorTerms = [{ name: 'sg' }];
+        s.amiSelectorTerms = [{ alias: 'al2023@v20250101' }];
+      }),
+    );
 
     // Act / Assess
     expect(nodeClassHash(changed)).toBe(classBase);

@@ -66,7 +66,12 @@ describe('NodeClaim mapping', () => {
   it('should read a cluster NodeClaim with Date timestamps and default expireAfter', () => {
     // Prepare
     const json = {
-      metadata: { name: 'x', labels: { 'karpenter.sh/nodepool': 'p' }, creationTimestamp: new Date('2025-01-01T00:00:00Z'), deletionTimestamp: new Date('2025-01-01T01:00:00Z') },
+      metadata: {
+        name: 'x',
+        labels: { 'karpenter.sh/nodepool': 'p' },
+        creationTimestamp: new Date('2025-01-01T00:00:00Z'),
+        deletionTimestamp: new Date('2025-01-01T01:00:00Z'),
+      },
       spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'd' }, requirements: [], expireAfter: 'Never' },
       status: { conditions: [{ type: 'Registered', status: 'True', lastTransitionTime: new Date('2025-01-01T00:01:00Z') }] },
     };

@@ -65,24 +65,60 @@ describe('NodePool (karpenter.sh/v1)', () => {
     expect(pool.weight).toBe(50);
   });
 
-  const req = (r: Record<string, unknown>) => nodePoolJson((np) => {
-    np.spec.template.spec.requirements = [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }, r];
-  });
+  const req = (r: Record<string, unknown>) =>
+    nodePoolJson((np) => {
+      np.spec.template.spec.requirements = [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }, r];
+    });
   const rejections: [string, Record<string, unknown>, string, RegExp][] = [
     ['an unknown operator', req({ key: 'a', operator: 'Like', values: ['x'] }), 'spec.template.spec.requirements[1].operator', /must be one of/],
     ['In without values', req({ key: 'a', operator: 'In', values: [] }), 'spec.template.spec.requirements[1].values', /at least one value/],
     ['Exists with values', req({ key: 'a', operator: 'Exists', values: ['x'] }), 'spec.template.spec.requirements[1].values', /must not have values/],
     ['Gt with two values', req({ key: 'a', operator: 'Gt', values: ['1', '2'] }), 'spec.template.spec.requirements[1].values', /exactly one integer/],
-    ['Lt with a negative value', req({ key: 'a', operator: 'Lt', values: ['-1'] }), 'spec.template.spec.requirements[1].values', /exactly one integer value ≥ 0/],
+    [
+      'Lt with a negative value',
+      req({ key: 'a', operator: 'Lt', values: ['-1'] }),
+      'spec.template.spec.requirements[1].values',
+      /exactly one integer value ≥ 0/,
+    ],
     ['Gt with a non-integer', req({ key: 'a', operator: 'Gt', values: ['2.5'] }), 'spec.template.spec.requirements[1].values', /integer/],
     ['minValues above 50', req({ key: 'a', operator: 'Exists', minValues: 51 }), 'spec.template.spec.requirements[1].minValues', /between 1 and 50/],
     ['minValues 0', req({ key: 'a', operator: 'Exists', minValues: 0 }), 'spec.template.spec.requirements[1].minValues', /between 1 and 50/],
-    ['minValues above the number of values', req({ key: 'a', operator: 'In', values: ['x', 'y'], minValues: 3 }), 'spec.template.spec.requirements[1].minValues', /must not exceed the number of values \(2\)/],
-    ['the restricted nodepool label', req({ key: 'karpenter.sh/nodepool', operator: 'In', values: ['x'] }), 'spec.template.spec.requirements[1].key', /restricted/],
-    ['the restricted hostname label', req({ key: 'kubernetes.io/hostname', operator: 'In', values: ['x'] }), 'spec.template.spec.requirements[1].key', /restricted/],
-    ['an unknown karpenter.sh label', req({ key: 'karpenter.sh/custom', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /domain "karpenter.sh" is restricted/],
-    ['an unknown karpenter.k8s.aws label', req({ key: 'karpenter.k8s.aws/custom', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /domain "karpenter.k8s.aws" is restricted/],
-    ['a karpenter.sh sub-domain label', req({ key: 'team.karpenter.sh/custom', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /domain "karpenter.sh" is restricted/],
+    [
+      'minValues above the number of values',
+      req({ key: 'a', operator: 'In', values: ['x', 'y'], minValues: 3 }),
+      'spec.template.spec.requirements[1].minValues',
+      /must not exceed the number of values \(2\)/,
+    ],
+    [
+      'the restricted nodepool label',
+      req({ key: 'karpenter.sh/nodepool', operator: 'In', values: ['x'] }),
+      'spec.template.spec.requirements[1].key',
+      /restricted/,
+    ],
+    [
+      'the restricted hostname label',
+      req({ key: 'kubernetes.io/hostname', operator: 'In', values: ['x'] }),
+      'spec.template.spec.requirements[1].key',
+      /restricted/,
+    ],
+    [
+      'an unknown karpenter.sh label',
+      req({ key: 'karpenter.sh/custom', operator: 'Exists' }),
+      'spec.template.spec.requirements[1].key',
+      /domain "karpenter.sh" is restricted/,
+    ],
+    [
+      'an unknown karpenter.k8s.aws label',
+      req({ key: 'karpenter.k8s.aws/custom', operator: 'Exists' }),
+      'spec.template.spec.requirements[1].key',
+      /domain "karpenter.k8s.aws" is restricted/,
+    ],
+    [
+      'a karpenter.sh sub-domain label',
+      req({ key: 'team.karpenter.sh/custom', operator: 'Exists' }),
+      'spec.template.spec.requirements[1].key',
+      /domain "karpenter.sh" is restricted/,
+    ],
     ['an invalid key', req({ key: 'not a key', operator: 'Exists' }), 'spec.template.spec.requirements[1].key', /qualified name/],
   ];
   for (const [what, json, path, problem] of rejections) {
@@ -98,7 +134,7 @@ describe('NodePool (karpenter.sh/v1)', () => {
     });
   }
 
-  it('should accept kubernetes.io- and k8s.io-style custom labels and sub-domains, as Karpenter v1\'s CRD does', () => {
+  it("should accept kubernetes.io- and k8s.io-style custom labels and sub-domains, as Karpenter v1's CRD does", () => {
     // Prepare
     const json = nodePoolJson((np) => {
       np.spec.template.metadata = { labels: { 'kubernetes.io/team': 'a', 'example.k8s.io/tier': 'b', 'node-role.kubernetes.io/worker': '' } };
@@ -138,28 +174,159 @@ describe('NodePool (karpenter.sh/v1)', () => {
 
   const spec = (edit: Parameters<typeof nodePoolJson>[0]) => nodePoolJson(edit);
   const more: [string, Record<string, unknown>, string, RegExp][] = [
-    ['more than 100 requirements', spec((np) => { np.spec.template.spec.requirements = Array.from({ length: 101 }, (_, i) => ({ key: `example.com/k${i}`, operator: 'Exists' })); }), 'spec.template.spec.requirements', /at most 100/],
-    ['missing requirements', spec((np) => { delete np.spec.template.spec.requirements; }), 'spec.template.spec.requirements', /requirements is required/],
-    ['a missing nodeClassRef', spec((np) => { delete np.spec.template.spec.nodeClassRef; }), 'spec.template.spec.nodeClassRef', /nodeClassRef is required/],
-    ['an empty nodeClassRef name', spec((np) => { np.spec.template.spec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: '' }; }), 'spec.template.spec.nodeClassRef.name', /must not be empty/],
-    ['a restricted template label', spec((np) => { np.spec.template.metadata = { labels: { 'karpenter.sh/nodepool': 'x' } }; }), 'spec.template.metadata.labels.karpenter.sh/nodepool', /restricted/],
-    ['an invalid label value', spec((np) => { np.spec.template.metadata = { labels: { team: 'a b' } }; }), 'spec.template.metadata.labels.team', /not a valid label value/],
-    ['a bad taint effect', spec((np) => { np.spec.template.spec.taints = [{ key: 'a', effect: 'NoRun' }]; }), 'spec.template.spec.taints[0].effect', /must be one of "NoSchedule", "PreferNoSchedule", "NoExecute", got "NoRun"/],
-    ['the same taint in taints and startupTaints', spec((np) => {
-      np.spec.template.spec.taints = [{ key: 'a', effect: 'NoSchedule' }];
-      np.spec.template.spec.startupTaints = [{ key: 'a', value: 'x', effect: 'NoSchedule' }];
-    }), 'spec.template.spec.startupTaints[0]', /duplicate taint a:NoSchedule/],
-    ['a bad expireAfter', spec((np) => { np.spec.template.spec.expireAfter = '30 days'; }), 'spec.template.spec.expireAfter', /duration/],
-    ['a bad consolidation policy', spec((np) => { np.spec.disruption = { consolidationPolicy: 'WhenUnderutilized' }; }), 'spec.disruption.consolidationPolicy', /must be one of/],
-    ['a bad budget nodes value', spec((np) => { np.spec.disruption = { budgets: [{ nodes: '101%' }] }; }), 'spec.disruption.budgets[0].nodes', /count .* or a percentage/],
-    ['a schedule without duration', spec((np) => { np.spec.disruption = { budgets: [{ nodes: '0', schedule: '@daily' }] }; }), 'spec.disruption.budgets[0].duration', /together with 'duration'/],
-    ['a duration without schedule', spec((np) => { np.spec.disruption = { budgets: [{ nodes: '0', duration: '1h' }] }; }), 'spec.disruption.budgets[0].schedule', /together with 'duration'/],
-    ['a budget duration in seconds', spec((np) => { np.spec.disruption = { budgets: [{ nodes: '0', schedule: '@daily', duration: '30s' }] }; }), 'spec.disruption.budgets[0].duration', /hours and\/or minutes/],
-    ['an unknown budget reason', spec((np) => { np.spec.disruption = { budgets: [{ nodes: '1', reasons: ['Expired'] }] }; }), 'spec.disruption.budgets[0].reasons[0]', /must be one of/],
-    ['weight 0', spec((np) => { np.spec.weight = 0; }), 'spec.weight', /between 1 and 100/],
-    ['a quoted weight', spec((np) => { np.spec.weight = '5'; }), 'spec.weight', /expected number, got "5"/],
-    ['weight 101', spec((np) => { np.spec.weight = 101; }), 'spec.weight', /between 1 and 100/],
-    ['a bad limit quantity', spec((np) => { np.spec.limits = { cpu: 'lots' }; }), 'spec.limits.cpu', /invalid quantity/],
+    [
+      'more than 100 requirements',
+      spec((np) => {
+        np.spec.template.spec.requirements = Array.from({ length: 101 }, (_, i) => ({ key: `example.com/k${i}`, operator: 'Exists' }));
+      }),
+      'spec.template.spec.requirements',
+      /at most 100/,
+    ],
+    [
+      'missing requirements',
+      spec((np) => {
+        delete np.spec.template.spec.requirements;
+      }),
+      'spec.template.spec.requirements',
+      /requirements is required/,
+    ],
+    [
+      'a missing nodeClassRef',
+      spec((np) => {
+        delete np.spec.template.spec.nodeClassRef;
+      }),
+      'spec.template.spec.nodeClassRef',
+      /nodeClassRef is required/,
+    ],
+    [
+      'an empty nodeClassRef name',
+      spec((np) => {
+        np.spec.template.spec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: '' };
+      }),
+      'spec.template.spec.nodeClassRef.name',
+      /must not be empty/,
+    ],
+    [
+      'a restricted template label',
+      spec((np) => {
+        np.spec.template.metadata = { labels: { 'karpenter.sh/nodepool': 'x' } };
+      }),
+      'spec.template.metadata.labels.karpenter.sh/nodepool',
+      /restricted/,
+    ],
+    [
+      'an invalid label value',
+      spec((np) => {
+        np.spec.template.metadata = { labels: { team: 'a b' } };
+      }),
+      'spec.template.metadata.labels.team',
+      /not a valid label value/,
+    ],
+    [
+      'a bad taint effect',
+      spec((np) => {
+        np.spec.template.spec.taints = [{ key: 'a', effect: 'NoRun' }];
+      }),
+      'spec.template.spec.taints[0].effect',
+      /must be one of "NoSchedule", "PreferNoSchedule", "NoExecute", got "NoRun"/,
+    ],
+    [
+      'the same taint in taints and startupTaints',
+      spec((np) => {
+        np.spec.template.spec.taints = [{ key: 'a', effect: 'NoSchedule' }];
+        np.spec.template.spec.startupTaints = [{ key: 'a', value: 'x', effect: 'NoSchedule' }];
+      }),
+      'spec.template.spec.startupTaints[0]',
+      /duplicate taint a:NoSchedule/,
+    ],
+    [
+      'a bad expireAfter',
+      spec((np) => {
+        np.spec.template.spec.expireAfter = '30 days';
+      }),
+      'spec.template.spec.expireAfter',
+      /duration/,
+    ],
+    [
+      'a bad consolidation policy',
+      spec((np) => {
+        np.spec.disruption = { consolidationPolicy: 'WhenUnderutilized' };
+      }),
+      'spec.disruption.consolidationPolicy',
+      /must be one of/,
+    ],
+    [
+      'a bad budget nodes value',
+      spec((np) => {
+        np.spec.disruption = { budgets: [{ nodes: '101%' }] };
+      }),
+      'spec.disruption.budgets[0].nodes',
+      /count .* or a percentage/,
+    ],
+    [
+      'a schedule without duration',
+      spec((np) => {
+        np.spec.disruption = { budgets: [{ nodes: '0', schedule: '@daily' }] };
+      }),
+      'spec.disruption.budgets[0].duration',
+      /together with 'duration'/,
+    ],
+    [
+      'a duration without schedule',
+      spec((np) => {
+        np.spec.disruption = { budgets: [{ nodes: '0', duration: '1h' }] };
+      }),
+      'spec.disruption.budgets[0].schedule',
+      /together with 'duration'/,
+    ],
+    [
+      'a budget duration in seconds',
+      spec((np) => {
+        np.spec.disruption = { budgets: [{ nodes: '0', schedule: '@daily', duration: '30s' }] };
+      }),
+      'spec.disruption.budgets[0].duration',
+      /hours and\/or minutes/,
+    ],
+    [
+      'an unknown budget reason',
+      spec((np) => {
+        np.spec.disruption = { budgets: [{ nodes: '1', reasons: ['Expired'] }] };
+      }),
+      'spec.disruption.budgets[0].reasons[0]',
+      /must be one of/,
+    ],
+    [
+      'weight 0',
+      spec((np) => {
+        np.spec.weight = 0;
+      }),
+      'spec.weight',
+      /between 1 and 100/,
+    ],
+    [
+      'a quoted weight',
+      spec((np) => {
+        np.spec.weight = '5';
+      }),
+      'spec.weight',
+      /expected number, got "5"/,
+    ],
+    [
+      'weight 101',
+      spec((np) => {
+        np.spec.weight = 101;
+      }),
+      'spec.weight',
+      /between 1 and 100/,
+    ],
+    [
+      'a bad limit quantity',
+      spec((np) => {
+        np.spec.limits = { cpu: 'lots' };
+      }),
+      'spec.limits.cpu',
+      /invalid quantity/,
+    ],
   ];
   for (const [what, json, path, problem] of more) {
     it(`should reject ${what}, naming the field`, () => {

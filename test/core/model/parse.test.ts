@@ -77,7 +77,11 @@ spec:
 
     // Assess
     expect(set.pods.map((p) => `${p.namespace}/${p.name}:${p.owner?.kind}`)).toEqual([
-      'data/db-0:StatefulSet', 'data/db-1:StatefulSet', 'data/etl-0:Job', 'data/etl-1:Job', 'data/etl-2:Job',
+      'data/db-0:StatefulSet',
+      'data/db-1:StatefulSet',
+      'data/etl-0:Job',
+      'data/etl-1:Job',
+      'data/etl-2:Job',
     ]);
     expect(set.pods[1].volumeClaims).toEqual([{ claimName: 'pgdata-db-1' }]);
     expect(set.persistentVolumeClaims).toEqual([
@@ -199,11 +203,18 @@ status:
     const set = parseManifests(text, 'cluster.yaml');
 
     // Assess
-    expect(set.storageClasses).toEqual([{ name: 'gp3', provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer', isDefault: true, creationTimestamp: 0 }]);
+    expect(set.storageClasses).toEqual([
+      { name: 'gp3', provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer', isDefault: true, creationTimestamp: 0 },
+    ]);
     expect(set.pdbs).toEqual([{ namespace: 'default', name: 'web', minAvailable: '50%', selector: { matchLabels: { app: 'web' } } }]);
     expect(set.persistentVolumes[0]).toMatchObject({ name: 'pv-1', csiDriver: 'ebs.csi.aws.com', claimRef: { namespace: 'default', name: 'data' } });
     expect(set.persistentVolumes[0].nodeAffinity?.[0].matchExpressions[0].values).toEqual(['us-west-2a']);
-    expect(set.nodes[0]).toMatchObject({ name: 'n1', ready: true, providerID: 'aws:///us-west-2a/i-1', allocatable: { cpu: 1930, memory: 7 * 2 ** 30, pods: 29 } });
+    expect(set.nodes[0]).toMatchObject({
+      name: 'n1',
+      ready: true,
+      providerID: 'aws:///us-west-2a/i-1',
+      allocatable: { cpu: 1930, memory: 7 * 2 ** 30, pods: 29 },
+    });
     expect(set.nodes[0].labels['kubernetes.io/arch']).toBe('amd64');
     expect(set.warnings).toEqual([{ file: 'cluster.yaml', documentIndex: 2, message: 'Ingress web is not used by nodewright; ignored' }]);
   });
@@ -299,7 +310,8 @@ spec:
 
   it('should read YAML merge keys and skip empty documents', () => {
     // Prepare
-    const text = '---\n# nothing here\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        <<: {cpu: "2"}\n        memory: 1Gi\n';
+    const text =
+      '---\n# nothing here\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        <<: {cpu: "2"}\n        memory: 1Gi\n';
 
     // Act
     const set = parseManifests(text, 'merge.yaml');
@@ -313,8 +325,12 @@ spec:
 describe('the fast YAML path (js-yaml for plain manifests)', () => {
   const root = new URL('../../../', import.meta.url);
   const files = [
-    ...readdirSync(new URL('examples/', root)).filter((f) => f.endsWith('.yaml')).map((f) => `examples/${f}`),
-    ...readdirSync(new URL('test/fixtures/manifests/', root)).filter((f) => f.endsWith('.yaml')).map((f) => `test/fixtures/manifests/${f}`),
+    ...readdirSync(new URL('examples/', root))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => `examples/${f}`),
+    ...readdirSync(new URL('test/fixtures/manifests/', root))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => `test/fixtures/manifests/${f}`),
   ];
 
   it.each(files)('reads %s exactly as the yaml library does', (f) => {

@@ -3,10 +3,18 @@ import { podFromKube } from '../../../shared/core/model/from-kube';
 import { validationError } from './helpers';
 
 const pod = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'shop', uid: 'u-1', creationTimestamp: '2025-03-02T06:53:28Z' }, spec, ...extra,
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'shop', uid: 'u-1', creationTimestamp: '2025-03-02T06:53:28Z' },
+  spec,
+  ...extra,
 });
-const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>, more: Record<string, unknown> = {}) =>
-  ({ name, image: 'pause', resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) }, ...more });
+const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>, more: Record<string, unknown> = {}) => ({
+  name,
+  image: 'pause',
+  resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
+  ...more,
+});
 
 describe('podFromKube requests', () => {
   it('should sum the containers of a pod', () => {
@@ -83,15 +91,35 @@ describe('podFromKube requests', () => {
 describe('podFromKube fields', () => {
   it('should read identity, scheduling constraints and status', () => {
     // Prepare
-    const json = pod({
-      nodeSelector: { 'beta.kubernetes.io/arch': 'arm64', team: 'a' },
-      tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
-      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'failure-domain.beta.kubernetes.io/zone', operator: 'In', values: ['us-west-2a'] }] }] } } },
-      topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }],
-      priority: 1000, priorityClassName: 'high', terminationGracePeriodSeconds: 0,
-      containers: [c('main', { cpu: '1' }, undefined, { ports: [{ containerPort: 80, hostPort: 8080 }, { containerPort: 53, hostPort: 53, protocol: 'UDP' }, { containerPort: 9000 }] })],
-      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-0' } }, { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { storageClassName: 'gp3' } } } }],
-    }, { status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] } });
+    const json = pod(
+      {
+        nodeSelector: { 'beta.kubernetes.io/arch': 'arm64', team: 'a' },
+        tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'failure-domain.beta.kubernetes.io/zone', operator: 'In', values: ['us-west-2a'] }] }],
+            },
+          },
+        },
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } },
+        ],
+        priority: 1000,
+        priorityClassName: 'high',
+        terminationGracePeriodSeconds: 0,
+        containers: [
+          c('main', { cpu: '1' }, undefined, {
+            ports: [{ containerPort: 80, hostPort: 8080 }, { containerPort: 53, hostPort: 53, protocol: 'UDP' }, { containerPort: 9000 }],
+          }),
+        ],
+        volumes: [
+          { name: 'data', persistentVolumeClaim: { claimName: 'data-0' } },
+          { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { storageClassName: 'gp3' } } } },
+        ],
+      },
+      { status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] } },
+    );
     (json.metadata as Record<string, unknown>).ownerReferences = [{ kind: 'ReplicaSet', name: 'web-abc', uid: 'rs-1', controller: true }];
     (json.metadata as Record<string, unknown>).annotations = { 'karpenter.sh/do-not-disrupt': 'true' };
 
@@ -105,7 +133,10 @@ describe('podFromKube fields', () => {
     expect(p.affinity?.nodeAffinity?.required?.[0].matchExpressions[0].key).toBe('topology.kubernetes.io/zone');
     expect(p.tolerations).toEqual([{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
     expect(p.topologySpreadConstraints[0]).toMatchObject({ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone' });
-    expect(p.hostPorts).toEqual([{ port: 8080, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }]);
+    expect(p.hostPorts).toEqual([
+      { port: 8080, protocol: 'TCP' },
+      { port: 53, protocol: 'UDP' },
+    ]);
     expect(p.volumeClaims).toEqual([{ claimName: 'data-0' }, { claimName: 'web-scratch', ephemeral: { storageClassName: 'gp3' } }]);
     expect(p.owner).toEqual({ kind: 'ReplicaSet', name: 'web-abc', uid: 'rs-1', controller: true });
     expect(p.priority).toBe(1000);
@@ -116,8 +147,11 @@ describe('podFromKube fields', () => {
 
   it('should accept Date objects as client-node returns them, and default what is missing', () => {
     // Prepare
-    const json = { metadata: { name: 'p', creationTimestamp: new Date('2025-01-01T00:00:00Z'), deletionTimestamp: new Date('2025-01-01T00:01:00Z') },
-      spec: { nodeName: 'node-1', containers: [] }, status: { phase: 'Running', startTime: new Date('2025-01-01T00:00:10Z'), conditions: [{ type: 'Ready', status: 'True' }] } };
+    const json = {
+      metadata: { name: 'p', creationTimestamp: new Date('2025-01-01T00:00:00Z'), deletionTimestamp: new Date('2025-01-01T00:01:00Z') },
+      spec: { nodeName: 'node-1', containers: [] },
+      status: { phase: 'Running', startTime: new Date('2025-01-01T00:00:10Z'), conditions: [{ type: 'Ready', status: 'True' }] },
+    };
 
     // Act
     const p = podFromKube(json);

@@ -62,7 +62,7 @@ describe('schedulingInputFromSnapshot', () => {
     expect(byName.get('healthy')?.markedForDeletion).toBe(false);
   });
 
-  it('should use the given pending pods instead of the snapshot\'s', () => {
+  it("should use the given pending pods instead of the snapshot's", () => {
     // Prepare
     const snap = snapshot({ pods: [pendingPod({ name: 'from-snapshot' })] });
     // Act
@@ -80,7 +80,14 @@ describe('schedulingInputFromSnapshot', () => {
     // Assess
     expect(input.existingNodes).toHaveLength(1);
     const target = input.existingNodes[0];
-    expect(target).toMatchObject({ name: 'nc-inflight', nodePool: 'default', nodeClaim: 'nc-inflight', inFlight: true, initialized: false, markedForDeletion: false });
+    expect(target).toMatchObject({
+      name: 'nc-inflight',
+      nodePool: 'default',
+      nodeClaim: 'nc-inflight',
+      inFlight: true,
+      initialized: false,
+      markedForDeletion: false,
+    });
     expect(target.labels[Label.zone]).toBe('test-zone-2');
     expect(target.labels[Label.nodePool]).toBe('default');
     // Without status.allocatable, the smallest allocatable of the listed types (small: 2 CPU, 2Gi).
@@ -90,11 +97,13 @@ describe('schedulingInputFromSnapshot', () => {
 
   it('should prefer the NodeClaim status allocatable and skip claims being deleted', () => {
     // Prepare
-    const snap = snapshot({ nodeClaims: [
-      kubeClaim('nc-launched', { allocatable: { cpu: '3', memory: '3Gi', pods: '10' } }),
-      kubeClaim('nc-deleted', { deletionTimestamp: fromSeconds(100) }),
-      kubeClaim('nc-terminating', { conditions: [{ type: 'InstanceTerminating', status: 'True' }] }),
-    ] });
+    const snap = snapshot({
+      nodeClaims: [
+        kubeClaim('nc-launched', { allocatable: { cpu: '3', memory: '3Gi', pods: '10' } }),
+        kubeClaim('nc-deleted', { deletionTimestamp: fromSeconds(100) }),
+        kubeClaim('nc-terminating', { conditions: [{ type: 'InstanceTerminating', status: 'True' }] }),
+      ],
+    });
     // Act
     const nodes = existingNodesFromSnapshot(snap, types);
     // Assess
@@ -117,7 +126,7 @@ describe('schedulingInputFromSnapshot', () => {
     expect(nodes[0].inFlight).toBeUndefined();
   });
 
-  it('should drop the claim\'s startup taints from a node that is not initialized yet', () => {
+  it("should drop the claim's startup taints from a node that is not initialized yet", () => {
     // Prepare
     const cilium = { key: 'node.cilium.io/agent-not-ready', value: 'true', effect: 'NoExecute' as const };
     const team = { key: 'team', value: 'a', effect: 'NoSchedule' as const };
@@ -152,7 +161,12 @@ describe('schedulingInputFromSnapshot', () => {
 
   it('should count a GPU an uninitialized node has not reported yet from its NodeClaim, not launch another node', () => {
     // Prepare: the kubelet is up but the device plugin has not registered nvidia.com/gpu yet
-    const claim = kubeClaim('nc-gpu', { nodeName: 'gpu-node', providerID: 'aws:///z/i-gpu', types: ['gpu-vendor-instance-type'], allocatable: { cpu: '4', memory: '4Gi', pods: '20', 'nvidia.com/gpu': '2' } });
+    const claim = kubeClaim('nc-gpu', {
+      nodeName: 'gpu-node',
+      providerID: 'aws:///z/i-gpu',
+      types: ['gpu-vendor-instance-type'],
+      allocatable: { cpu: '4', memory: '4Gi', pods: '20', 'nvidia.com/gpu': '2' },
+    });
     const node = kubeNode('gpu-node', { pool: 'default', providerID: 'aws:///z/i-gpu' });
     node.labels = { ...node.labels, [Label.initialized]: 'false' };
     const gpuPod = pendingPod({ name: 'trainer', cpu: '1', requests: { 'nvidia.com/gpu': '1' } });
@@ -164,7 +178,7 @@ describe('schedulingInputFromSnapshot', () => {
     expect(plan.existingPlacements).toEqual([{ node: 'gpu-node', pods: [expect.objectContaining({ name: 'trainer' })] }]);
   });
 
-  it('should trust an initialized node\'s own allocatable (no GPU reported means none)', () => {
+  it("should trust an initialized node's own allocatable (no GPU reported means none)", () => {
     // Prepare
     const claim = kubeClaim('nc-gpu', { nodeName: 'gpu-node', providerID: 'aws:///z/i-gpu', allocatable: { cpu: '4', 'nvidia.com/gpu': '2' } });
     const node = kubeNode('gpu-node', { pool: 'default', providerID: 'aws:///z/i-gpu' });

@@ -88,7 +88,9 @@ describe('planOffline', () => {
   it('should use the given instance types instead of the catalog', () => {
     // Prepare
     const set = parseManifestFiles([fixture('four-pods.yaml')]);
-    const only = [instanceType({ name: 'only.one', cpu: '8', memory: '16Gi', offerings: [{ zone: 'z-1', capacityType: 'on-demand', price: 0.42, available: true }] })];
+    const only = [
+      instanceType({ name: 'only.one', cpu: '8', memory: '16Gi', offerings: [{ zone: 'z-1', capacityType: 'on-demand', price: 0.42, available: true }] }),
+    ];
     // Act
     const result = planOffline(set, { region: 'us-east-1', catalog, instanceTypes: only });
     // Assess

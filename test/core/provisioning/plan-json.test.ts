@@ -17,7 +17,10 @@ describe('planToJson (the -o json contract)', () => {
   it('should have exactly the contract keys, as plain JSON', () => {
     // Prepare
     const node = existingNode('ip-10-0-0-1', { type: def, zone: 'test-zone-1', pods: [pod({ name: 'already-there', cpu: '3' })] });
-    const result = plan({ pods: [pod({ name: 'web-1', cpu: '500m' }), pod({ name: 'web-2', cpu: '1500m' }), pod({ name: 'huge', cpu: '512' })], existing: [node] });
+    const result = plan({
+      pods: [pod({ name: 'web-1', cpu: '500m' }), pod({ name: 'web-2', cpu: '1500m' }), pod({ name: 'huge', cpu: '512' })],
+      existing: [node],
+    });
     // Act
     const json = JSON.parse(JSON.stringify(planToJson(result, 3, [node])));
     // Assess
@@ -28,7 +31,9 @@ describe('planToJson (the -o json contract)', () => {
     expect(claim.nodePool).toBe('default');
     expect(claim.instanceTypes[0]).toBe('small-instance-type');
     expect(typeof claim.pricePerHour).toBe('number');
-    expect(claim.requirements.every((r: Record<string, unknown>) => typeof r.key === 'string' && typeof r.operator === 'string' && Array.isArray(r.values))).toBe(true);
+    expect(
+      claim.requirements.every((r: Record<string, unknown>) => typeof r.key === 'string' && typeof r.operator === 'string' && Array.isArray(r.values)),
+    ).toBe(true);
     expect(claim.requirements).toContainEqual({ key: Label.instanceType, operator: 'In', values: claim.instanceTypes });
     expect(claim.resources).toEqual({ cpu: '1500m', pods: '1' });
     expect(claim.pods).toEqual(['default/web-2']);
@@ -40,7 +45,7 @@ describe('planToJson (the -o json contract)', () => {
     expect(json.summary).toMatchObject({ pods: 3, scheduled: 2, nodeClaims: 1, pricePerHour: claim.pricePerHour });
   });
 
-  it('should sum the claims\' prices in summary.pricePerHour', () => {
+  it("should sum the claims' prices in summary.pricePerHour", () => {
     // Prepare: three pods that each need their own node, on-demand only.
     const result = plan({ pods: pods(3, { cpu: '1', labels: { app: 'web' }, affinity: antiSelf }), pools: [onDemandOnly], types: [small, def] });
     // Act
@@ -116,7 +121,7 @@ describe('plannedClaimToNodeClaim', () => {
     expect(nc.status.conditions).toEqual([]);
   });
 
-  it('should copy the pool template\'s annotations onto the claim, the nodepool hash annotations winning', () => {
+  it("should copy the pool template's annotations onto the claim, the nodepool hash annotations winning", () => {
     // Prepare: Karpenter's NodeClaim template is the pool template's metadata plus the hash annotations
     const pool = nodePool({ requirements: [{ key: Label.capacityType, operator: 'In', values: ['on-demand'] }] });
     pool.template.annotations = { [Annotation.doNotDisrupt]: 'true', 'example.com/owner': 'team-a', [Annotation.nodePoolHash]: 'user-set' };
@@ -126,7 +131,10 @@ describe('plannedClaimToNodeClaim', () => {
     const nc = plannedClaimToNodeClaim(claim, 'default-abcde', epochMs(0), '1234567890');
     // Assess
     expect(nc.annotations).toEqual({
-      [Annotation.doNotDisrupt]: 'true', 'example.com/owner': 'team-a', [Annotation.nodePoolHash]: '1234567890', [Annotation.nodePoolHashVersion]: 'v3',
+      [Annotation.doNotDisrupt]: 'true',
+      'example.com/owner': 'team-a',
+      [Annotation.nodePoolHash]: '1234567890',
+      [Annotation.nodePoolHashVersion]: 'v3',
     });
     expect(nc.labels).toMatchObject({ team: 'a', [Label.nodePool]: 'default' });
   });
@@ -136,7 +144,11 @@ describe('plannedClaimToNodeClaim', () => {
     const taints = [{ key: 'team', value: 'a', effect: 'NoSchedule' as const }];
     const startupTaints = [{ key: 'cilium', effect: 'NoExecute' as const }];
     const pool = nodePool({ taints, startupTaints, requirements: [{ key: Label.instanceType, operator: 'Exists', minValues: 10 }] });
-    const [claim] = plan({ pods: [pod({ cpu: '1', tolerations: [{ key: 'team', operator: 'Exists' }] })], pools: [pool], options: { minValuesPolicy: 'BestEffort' } }).nodeClaims;
+    const [claim] = plan({
+      pods: [pod({ cpu: '1', tolerations: [{ key: 'team', operator: 'Exists' }] })],
+      pools: [pool],
+      options: { minValuesPolicy: 'BestEffort' },
+    }).nodeClaims;
     // Act
     const nc = plannedClaimToNodeClaim(claim, 'default-xyz', epochMs(0));
     // Assess

@@ -15,7 +15,11 @@ export function kubeNode(name: string, o: Partial<Node> & { pool?: string; cpu?:
   const resources = parseResourceList({ cpu: cpu ?? '4', memory: '8Gi', pods: pods ?? '20' });
   return {
     name,
-    labels: { [Label.hostname]: name, [Label.zone]: 'test-zone-1', ...(pool ? { [Label.nodePool]: pool, [Label.initialized]: 'true', [Label.registered]: 'true' } : {}) },
+    labels: {
+      [Label.hostname]: name,
+      [Label.zone]: 'test-zone-1',
+      ...(pool ? { [Label.nodePool]: pool, [Label.initialized]: 'true', [Label.registered]: 'true' } : {}),
+    },
     annotations: {},
     taints: [],
     capacity: resources,
@@ -29,7 +33,19 @@ export function kubeNode(name: string, o: Partial<Node> & { pool?: string; cpu?:
   };
 }
 
-export function kubeClaim(name: string, o: { pool?: string; types?: string[]; nodeName?: string; providerID?: string; conditions?: NodeClaimCondition[]; deletionTimestamp?: EpochMs; allocatable?: Record<string, string>; zone?: string } = {}): NodeClaim {
+export function kubeClaim(
+  name: string,
+  o: {
+    pool?: string;
+    types?: string[];
+    nodeName?: string;
+    providerID?: string;
+    conditions?: NodeClaimCondition[];
+    deletionTimestamp?: EpochMs;
+    allocatable?: Record<string, string>;
+    zone?: string;
+  } = {},
+): NodeClaim {
   const pool = o.pool ?? 'default';
   return {
     name,
@@ -49,7 +65,12 @@ export function kubeClaim(name: string, o: { pool?: string; types?: string[]; no
       expireAfter: null,
       terminationGracePeriod: null,
     },
-    status: { nodeName: o.nodeName, providerID: o.providerID, allocatable: o.allocatable ? parseResourceList(o.allocatable) : undefined, conditions: o.conditions ?? [] },
+    status: {
+      nodeName: o.nodeName,
+      providerID: o.providerID,
+      allocatable: o.allocatable ? parseResourceList(o.allocatable) : undefined,
+      conditions: o.conditions ?? [],
+    },
     creationTimestamp: epochMs(0),
     deletionTimestamp: o.deletionTimestamp,
     finalizers: [Finalizer.termination],
@@ -58,7 +79,16 @@ export function kubeClaim(name: string, o: { pool?: string; types?: string[]; no
 
 export function snapshot(o: Partial<ClusterSnapshot> = {}): ClusterSnapshot {
   return {
-    pods: [], nodes: [], nodeClaims: [], nodePools: [nodePool()], nodeClasses: [], pdbs: [], daemonSets: [],
-    persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [], ...o,
+    pods: [],
+    nodes: [],
+    nodeClaims: [],
+    nodePools: [nodePool()],
+    nodeClasses: [],
+    pdbs: [],
+    daemonSets: [],
+    persistentVolumes: [],
+    persistentVolumeClaims: [],
+    storageClasses: [],
+    ...o,
   };
 }

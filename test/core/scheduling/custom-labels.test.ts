@@ -9,7 +9,10 @@ import { nodePool, pod } from '../../fixtures/builders';
 import { plan } from './helpers';
 
 const labelsFor = (requirements: NodeSelectorRequirement[], podReqs: NodeSelectorRequirement[] = []) => {
-  const p = plan({ pods: [pod(podReqs.length ? { affinity: { nodeAffinity: { required: [{ matchExpressions: podReqs }] } } } : {})], pools: [nodePool({ requirements })] });
+  const p = plan({
+    pods: [pod(podReqs.length ? { affinity: { nodeAffinity: { required: [{ matchExpressions: podReqs }] } } } : {})],
+    pools: [nodePool({ requirements })],
+  });
   expect(p.nodeClaims).toHaveLength(1);
   return p.nodeClaims[0].labels;
 };
@@ -19,7 +22,7 @@ describe('node labels from NodePool requirements', () => {
     expect(labelsFor([{ key: 'team', operator: 'In', values: ['blue'] }])).toMatchObject({ team: 'blue' });
   });
 
-  it('should label the node with one of the values of a multi-valued In requirement, and the pod\'s choice when it narrows it', () => {
+  it("should label the node with one of the values of a multi-valued In requirement, and the pod's choice when it narrows it", () => {
     expect(['a', 'b']).toContain(labelsFor([{ key: 'team', operator: 'In', values: ['b', 'a'] }]).team);
     expect(labelsFor([{ key: 'team', operator: 'In', values: ['a', 'b'] }], [{ key: 'team', operator: 'In', values: ['b'] }]).team).toBe('b');
   });
@@ -31,7 +34,11 @@ describe('node labels from NodePool requirements', () => {
     expect(['0', '1']).not.toContain(notIn);
     expect(Number(labelsFor([{ key: 'gen', operator: 'Gt', values: ['5'] }]).gen)).toBeGreaterThan(5);
     expect(Number(labelsFor([{ key: 'gen', operator: 'Lt', values: ['3'] }]).gen)).toBeLessThan(3);
-    const both = labelsFor([{ key: 'gen', operator: 'Gt', values: ['5'] }, { key: 'gen', operator: 'Lt', values: ['8'] }, { key: 'gen', operator: 'NotIn', values: ['6'] }]).gen;
+    const both = labelsFor([
+      { key: 'gen', operator: 'Gt', values: ['5'] },
+      { key: 'gen', operator: 'Lt', values: ['8'] },
+      { key: 'gen', operator: 'NotIn', values: ['6'] },
+    ]).gen;
     expect(both).toBe('7');
   });
 

@@ -8,7 +8,7 @@ import { daemonSet, existingNode, fakeInstanceTypes, nodePool, pod } from '../..
 import { plan } from './helpers';
 
 describe('DaemonSet host ports', () => {
-  it('a pod asking for a DaemonSet\'s host port gets no node where that DaemonSet runs', () => {
+  it("a pod asking for a DaemonSet's host port gets no node where that DaemonSet runs", () => {
     const result = plan({ pods: [pod({ name: 'p', hostPorts: [8080] })], daemonSets: [daemonSet('agent', { cpu: '100m', hostPorts: [8080] })] });
     expect(result.nodeClaims).toHaveLength(0);
     expect(result.unschedulable[0].reason).toMatch(/host port 8080\/TCP already in use by a DaemonSet/);
@@ -31,7 +31,7 @@ describe('DaemonSet host ports', () => {
     expect(result.unschedulable).toEqual([]);
   });
 
-  it('an in-flight claim reserves its DaemonSets\' host ports before they run', () => {
+  it("an in-flight claim reserves its DaemonSets' host ports before they run", () => {
     const [def] = fakeInstanceTypes();
     const inFlight = existingNode('claim-1', { type: def, zone: 'test-zone-1', pool: 'default', inFlight: true, initialized: false });
     const ds = daemonSet('agent', { cpu: '100m', hostPorts: [8080] });

@@ -89,7 +89,14 @@ describe('existing nodes (docs/karpenter-reference.md §2.3)', () => {
   it('should never place a pod on a node marked for deletion', () => {
     // Prepare
     const leaving = existingNode('leaving', { type: def, zone: 'test-zone-1', pool: 'default', markedForDeletion: true });
-    const leavingInFlight = existingNode('leaving-claim', { type: def, zone: 'test-zone-2', pool: 'default', inFlight: true, initialized: false, markedForDeletion: true });
+    const leavingInFlight = existingNode('leaving-claim', {
+      type: def,
+      zone: 'test-zone-2',
+      pool: 'default',
+      inFlight: true,
+      initialized: false,
+      markedForDeletion: true,
+    });
     // Act
     const result = plan({ pods: pods(3, { cpu: '100m' }), existing: [leaving, leavingInFlight] });
     // Assess
@@ -145,7 +152,13 @@ describe('existing nodes (docs/karpenter-reference.md §2.3)', () => {
     // Prepare
     const node = existingNode('zone-1-node', { type: def, zone: 'test-zone-1' });
     // Act
-    const result = plan({ pods: [pod({ name: 'z2', cpu: '100m', nodeSelector: { 'topology.kubernetes.io/zone': 'test-zone-2' } }), pod({ name: 'z1', cpu: '100m', nodeSelector: { 'topology.kubernetes.io/zone': 'test-zone-1' } })], existing: [node] });
+    const result = plan({
+      pods: [
+        pod({ name: 'z2', cpu: '100m', nodeSelector: { 'topology.kubernetes.io/zone': 'test-zone-2' } }),
+        pod({ name: 'z1', cpu: '100m', nodeSelector: { 'topology.kubernetes.io/zone': 'test-zone-1' } }),
+      ],
+      existing: [node],
+    });
     // Assess
     expect(placedOn(result, 'zone-1-node')).toEqual(['z1']);
     expect(result.nodeClaims[0].zone).toBe('test-zone-2');
@@ -153,7 +166,11 @@ describe('existing nodes (docs/karpenter-reference.md §2.3)', () => {
 
   it('should keep away from an existing pod whose required anti-affinity selects the newcomer', () => {
     // Prepare: the running pod repels app=web on its host.
-    const guard = pod({ name: 'guard', cpu: '100m', affinity: { podAntiAffinity: { required: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }] } } });
+    const guard = pod({
+      name: 'guard',
+      cpu: '100m',
+      affinity: { podAntiAffinity: { required: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }] } },
+    });
     const node = existingNode('guarded', { type: def, zone: 'test-zone-1', pods: [guard] });
     // Act
     const result = plan({ pods: [pod({ name: 'web', cpu: '100m', labels: { app: 'web' } }), pod({ name: 'other', cpu: '100m' })], existing: [node] });

@@ -5,7 +5,9 @@ import { cheapestType, plan, scheduledCount } from './helpers';
 describe('limits and DaemonSets (docs/karpenter-reference.md §7, 23–27)', () => {
   it('should not schedule when existing capacity already exceeds the limit', () => {
     const big = fakeInstanceTypes()[2]; // 16 CPU
-    const existing = Array.from({ length: 7 }, (_, i) => existingNode(`n${i}`, { type: big, zone: 'test-zone-1', pool: 'default', pods: [pod({ cpu: '15' })] }));
+    const existing = Array.from({ length: 7 }, (_, i) =>
+      existingNode(`n${i}`, { type: big, zone: 'test-zone-1', pool: 'default', pods: [pod({ cpu: '15' })] }),
+    );
     const result = plan({ pods: [pod({ cpu: '2' })], pools: [nodePool({ limits: { cpu: '20' } })], existing });
     expect(result.nodeClaims).toHaveLength(0);
     expect(result.unschedulable).toHaveLength(1);
@@ -57,7 +59,7 @@ describe('limits and DaemonSets (docs/karpenter-reference.md §7, 23–27)', () 
     expect(result.nodeClaims[0].daemonOverhead.memory).toBe(4 * 1024 ** 3);
   });
 
-  it('should count DaemonSets the pool\'s startup taints would keep off (startup taints are removed before they run)', () => {
+  it("should count DaemonSets the pool's startup taints would keep off (startup taints are removed before they run)", () => {
     // Prepare
     const ds = daemonSet('logger', { cpu: '1', memory: '1Gi' });
     const pools = [nodePool({ startupTaints: [{ key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' }] })];

@@ -36,7 +36,10 @@ const blocking = (t: Taint) => t.effect !== 'PreferNoSchedule';
 // ---------- generators ----------
 
 const optIn = (key: string, values: readonly string[]) =>
-  fc.option(fc.subarray([...values], { minLength: 1 }).map((v): NodeSelectorRequirement => ({ key, operator: 'In', values: v })), { nil: undefined });
+  fc.option(
+    fc.subarray([...values], { minLength: 1 }).map((v): NodeSelectorRequirement => ({ key, operator: 'In', values: v })),
+    { nil: undefined },
+  );
 
 const poolArb = fc.record({
   reqs: fc.tuple(optIn(Label.zone, ZONES), optIn(Label.capacityType, CAPACITY_TYPES), optIn(Label.instanceCategory, CATEGORIES), optIn(Label.arch, ARCHS)),
@@ -76,7 +79,10 @@ const workloadArb = fc.record({
   preferZone: fc.option(fc.constantFrom(...ZONES, 'test-zone-9'), { nil: undefined }),
   softZoneSpread: fc.boolean(),
   /** Required node affinity: OR of terms on zone / arch. */
-  requiredTerms: fc.array(fc.record({ zones: fc.subarray([...ZONES, 'test-zone-9'], { minLength: 1 }), arch: fc.option(fc.constantFrom(...ARCHS), { nil: undefined }) }), { maxLength: 2 }),
+  requiredTerms: fc.array(
+    fc.record({ zones: fc.subarray([...ZONES, 'test-zone-9'], { minLength: 1 }), arch: fc.option(fc.constantFrom(...ARCHS), { nil: undefined }) }),
+    { maxLength: 2 },
+  ),
   hostPort: fc.option(fc.constantFrom(8080, 9090), { nil: undefined }),
 });
 
@@ -88,13 +94,23 @@ const existingArb = fc.record({
   inFlight: fc.boolean(),
   markedForDeletion: fc.boolean(),
   taints: fc.subarray(TAINTS),
-  pods: fc.array(fc.record({
-    cpuM: fc.integer({ min: 1, max: 10 }).map((n) => n * 100), group: fc.option(fc.nat({ max: 4 }), { nil: undefined }),
-    hostPort: fc.option(fc.constant(8080), { nil: undefined }), repels: fc.option(fc.nat({ max: 4 }), { nil: undefined }),
-  }), { maxLength: 2 }),
+  pods: fc.array(
+    fc.record({
+      cpuM: fc.integer({ min: 1, max: 10 }).map((n) => n * 100),
+      group: fc.option(fc.nat({ max: 4 }), { nil: undefined }),
+      hostPort: fc.option(fc.constant(8080), { nil: undefined }),
+      repels: fc.option(fc.nat({ max: 4 }), { nil: undefined }),
+    }),
+    { maxLength: 2 },
+  ),
 });
 
-const daemonArb = fc.record({ cpuM: fc.integer({ min: 1, max: 5 }).map((n) => n * 100), memMi: fc.integer({ min: 1, max: 4 }).map((n) => n * 64), tolerateAll: fc.boolean(), arch: fc.option(fc.constantFrom(...ARCHS), { nil: undefined }) });
+const daemonArb = fc.record({
+  cpuM: fc.integer({ min: 1, max: 5 }).map((n) => n * 100),
+  memMi: fc.integer({ min: 1, max: 4 }).map((n) => n * 64),
+  tolerateAll: fc.boolean(),
+  arch: fc.option(fc.constantFrom(...ARCHS), { nil: undefined }),
+});
 
 const scenarioArb = fc.record({
   pools: fc.array(poolArb, { minLength: 1, maxLength: 2 }),
@@ -113,7 +129,15 @@ function buildTypes(s: Scenario): InstanceType[] {
   return s.types.map((t, i) => {
     const price = t.cents / 100;
     const offerings: Offering[] = t.offerings.map((o) => ({ ...o, price: o.capacityType === 'spot' ? price * 0.6 : price, available: true }));
-    return instanceType({ name: `t${i}`, cpu: String(t.cpu), memory: `${t.memGi}Gi`, pods: t.pods, arch: t.arch, labels: { [Label.instanceCategory]: t.category, [Label.instanceCpu]: String(t.cpu) }, offerings });
+    return instanceType({
+      name: `t${i}`,
+      cpu: String(t.cpu),
+      memory: `${t.memGi}Gi`,
+      pods: t.pods,
+      arch: t.arch,
+      labels: { [Label.instanceCategory]: t.category, [Label.instanceCpu]: String(t.cpu) },
+      offerings,
+    });
   });
 }
 
@@ -137,47 +161,84 @@ function buildPods(s: Scenario): Pod[] {
     if (w.zone) nodeSelector[Label.zone] = w.zone;
     if (w.arch) nodeSelector[Label.arch] = w.arch;
     const spread = [
-      ...(w.zoneSpread ? [{ maxSkew: w.zoneSpread, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(g) }] : []),
-      ...(w.hostSpread ? [{ maxSkew: w.hostSpread, topologyKey: Label.hostname, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(g) }] : []),
+      ...(w.zoneSpread
+        ? [{ maxSkew: w.zoneSpread, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(g) }]
+        : []),
+      ...(w.hostSpread
+        ? [{ maxSkew: w.hostSpread, topologyKey: Label.hostname, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(g) }]
+        : []),
       ...(w.softZoneSpread ? [{ maxSkew: 1, topologyKey: Label.zone, whenUnsatisfiable: 'ScheduleAnyway' as const, labelSelector: groupSelector(g) }] : []),
     ];
     const affinity: Affinity = {};
     if (w.antiHost) affinity.podAntiAffinity = { required: [{ topologyKey: Label.hostname, labelSelector: groupSelector(g) }] };
-    if (w.antiZone) affinity.podAntiAffinity = { required: [...(affinity.podAntiAffinity?.required ?? []), { topologyKey: Label.zone, labelSelector: groupSelector(g) }] };
+    if (w.antiZone)
+      affinity.podAntiAffinity = { required: [...(affinity.podAntiAffinity?.required ?? []), { topologyKey: Label.zone, labelSelector: groupSelector(g) }] };
     if (w.affinityZone) affinity.podAffinity = { required: [{ topologyKey: Label.zone, labelSelector: groupSelector(g) }] };
     if (w.preferZone || w.requiredTerms.length > 0) affinity.nodeAffinity = {};
-    if (w.preferZone) affinity.nodeAffinity!.preferred = [{ weight: 10, preference: { matchExpressions: [{ key: Label.zone, operator: 'In', values: [w.preferZone] }] } }];
+    if (w.preferZone)
+      affinity.nodeAffinity!.preferred = [{ weight: 10, preference: { matchExpressions: [{ key: Label.zone, operator: 'In', values: [w.preferZone] }] } }];
     if (w.requiredTerms.length > 0) {
-      affinity.nodeAffinity!.required = w.requiredTerms.map((t) => ({ matchExpressions: [
-        { key: Label.zone, operator: 'In' as const, values: t.zones },
-        ...(t.arch ? [{ key: Label.arch, operator: 'In' as const, values: [t.arch] }] : []),
-      ] }));
+      affinity.nodeAffinity!.required = w.requiredTerms.map((t) => ({
+        matchExpressions: [
+          { key: Label.zone, operator: 'In' as const, values: t.zones },
+          ...(t.arch ? [{ key: Label.arch, operator: 'In' as const, values: [t.arch] }] : []),
+        ],
+      }));
     }
     for (let r = 0; r < w.replicas; r++) {
-      out.push(pod({
-        name: `g${g}-${r}`, createdAt: fromSeconds(out.length), cpu: `${w.cpuM}m`, memory: `${w.memMi}Mi`, labels: { app: `g${g}` }, nodeSelector,
-        tolerations: w.tolerations.map(tolerationFor), spread, hostPorts: w.hostPort ? [w.hostPort] : [],
-        affinity: Object.keys(affinity).length > 0 ? affinity : undefined,
-      }));
+      out.push(
+        pod({
+          name: `g${g}-${r}`,
+          createdAt: fromSeconds(out.length),
+          cpu: `${w.cpuM}m`,
+          memory: `${w.memMi}Mi`,
+          labels: { app: `g${g}` },
+          nodeSelector,
+          tolerations: w.tolerations.map(tolerationFor),
+          spread,
+          hostPorts: w.hostPort ? [w.hostPort] : [],
+          affinity: Object.keys(affinity).length > 0 ? affinity : undefined,
+        }),
+      );
     }
   });
   return out;
 }
 
 function buildExisting(s: Scenario, types: InstanceType[], pools: NodePool[]): ExistingNode[] {
-  return s.existing.map((e, i) => existingNode(`node-${i}`, {
-    type: types[e.typeIdx % types.length], zone: e.zone, pool: e.poolIdx === undefined ? undefined : pools[e.poolIdx % pools.length].name,
-    initialized: e.initialized, inFlight: e.inFlight && !e.initialized, markedForDeletion: e.markedForDeletion, taints: e.taints,
-    pods: e.pods.map((p, j) => pod({
-      name: `running-${i}-${j}`, cpu: `${p.cpuM}m`, labels: p.group === undefined ? {} : { app: `g${p.group}` }, hostPorts: p.hostPort ? [p.hostPort] : [],
-      // a running pod whose required anti-affinity repels a group from its node
-      affinity: p.repels === undefined ? undefined : { podAntiAffinity: { required: [{ topologyKey: Label.hostname, labelSelector: groupSelector(p.repels) }] } },
-    })),
-  }));
+  return s.existing.map((e, i) =>
+    existingNode(`node-${i}`, {
+      type: types[e.typeIdx % types.length],
+      zone: e.zone,
+      pool: e.poolIdx === undefined ? undefined : pools[e.poolIdx % pools.length].name,
+      initialized: e.initialized,
+      inFlight: e.inFlight && !e.initialized,
+      markedForDeletion: e.markedForDeletion,
+      taints: e.taints,
+      pods: e.pods.map((p, j) =>
+        pod({
+          name: `running-${i}-${j}`,
+          cpu: `${p.cpuM}m`,
+          labels: p.group === undefined ? {} : { app: `g${p.group}` },
+          hostPorts: p.hostPort ? [p.hostPort] : [],
+          // a running pod whose required anti-affinity repels a group from its node
+          affinity:
+            p.repels === undefined ? undefined : { podAntiAffinity: { required: [{ topologyKey: Label.hostname, labelSelector: groupSelector(p.repels) }] } },
+        }),
+      ),
+    }),
+  );
 }
 
 function buildDaemons(s: Scenario): DaemonSet[] {
-  return s.daemons.map((d, i) => daemonSet(`ds-${i}`, { cpu: `${d.cpuM}m`, memory: `${d.memMi}Mi`, tolerations: d.tolerateAll ? [{ operator: 'Exists' }] : [], nodeSelector: d.arch ? { [Label.arch]: d.arch } : {} }));
+  return s.daemons.map((d, i) =>
+    daemonSet(`ds-${i}`, {
+      cpu: `${d.cpuM}m`,
+      memory: `${d.memMi}Mi`,
+      tolerations: d.tolerateAll ? [{ operator: 'Exists' }] : [],
+      nodeSelector: d.arch ? { [Label.arch]: d.arch } : {},
+    }),
+  );
 }
 
 function buildInput(s: Scenario): SchedulingInput {
@@ -195,18 +256,27 @@ function buildInput(s: Scenario): SchedulingInput {
 // ---------- an independent reading of requirements ----------
 
 function allows(reqs: readonly NodeSelectorRequirement[], key: string, value: string | undefined): boolean {
-  return reqs.filter((r) => r.key === key).every((r) => {
-    const values = r.values ?? [];
-    switch (r.operator) {
-      case 'In': return value !== undefined && values.includes(value);
-      case 'NotIn': return value === undefined || !values.includes(value);
-      case 'Exists': return value !== undefined;
-      case 'DoesNotExist': return value === undefined;
-      case 'Gt': return value !== undefined && Number(value) > Number(values[0]);
-      case 'Lt': return value !== undefined && Number(value) < Number(values[0]);
-      default: return false;
-    }
-  });
+  return reqs
+    .filter((r) => r.key === key)
+    .every((r) => {
+      const values = r.values ?? [];
+      switch (r.operator) {
+        case 'In':
+          return value !== undefined && values.includes(value);
+        case 'NotIn':
+          return value === undefined || !values.includes(value);
+        case 'Exists':
+          return value !== undefined;
+        case 'DoesNotExist':
+          return value === undefined;
+        case 'Gt':
+          return value !== undefined && Number(value) > Number(values[0]);
+        case 'Lt':
+          return value !== undefined && Number(value) < Number(values[0]);
+        default:
+          return false;
+      }
+    });
 }
 
 const compatibleOfferings = (it: InstanceType, reqs: readonly NodeSelectorRequirement[]) =>
@@ -226,8 +296,9 @@ function fitsIn(used: ResourceList, allocatable: ResourceList): string | undefin
 /** DaemonSet pods that would run on a new node of `it` from `pool`. */
 function daemonPods(daemons: DaemonSet[], pool: NodePool, it: InstanceType): Pod[] {
   const taints = [...pool.template.taints, ...pool.template.startupTaints].filter(blocking);
-  return daemons.map((d) => d.template).filter((p) => taints.every((t) => tolerates(p.tolerations, t))
-    && Object.entries(p.nodeSelector).every(([k, v]) => it.labels[k] === v));
+  return daemons
+    .map((d) => d.template)
+    .filter((p) => taints.every((t) => tolerates(p.tolerations, t)) && Object.entries(p.nodeSelector).every(([k, v]) => it.labels[k] === v));
 }
 
 /** Hostname-level rules shared by claims and existing nodes: host ports, anti-affinity, hostname spread. */
@@ -237,15 +308,22 @@ function checkHostRules(where: string, all: readonly Pod[], placed: readonly Pod
     for (const term of q.affinity?.podAntiAffinity?.required ?? []) {
       const app = term.labelSelector?.matchLabels?.app;
       const repelled = placed.filter((o) => o !== q && o.labels.app === app);
-      expect(repelled.map((o) => o.name), `${where}: ${q.name} repels app=${app}`).toEqual([]);
+      expect(
+        repelled.map((o) => o.name),
+        `${where}: ${q.name} repels app=${app}`,
+      ).toEqual([]);
     }
   }
   for (const p of placed) {
-    for (const h of p.hostPorts) expect(ports.filter((x) => x === `${h.protocol}/${h.port}`).length, `${where}: ${p.name} host port ${h.port} collides`).toBe(1);
+    for (const h of p.hostPorts)
+      expect(ports.filter((x) => x === `${h.protocol}/${h.port}`).length, `${where}: ${p.name} host port ${h.port} collides`).toBe(1);
     for (const term of p.affinity?.podAntiAffinity?.required ?? []) {
       const app = term.labelSelector?.matchLabels?.app;
       const clash = all.filter((o) => o !== p && o.labels.app === app);
-      expect(clash.map((o) => o.name), `${where}: ${p.name} has required hostname anti-affinity on app=${app}`).toEqual([]);
+      expect(
+        clash.map((o) => o.name),
+        `${where}: ${p.name} has required hostname anti-affinity on app=${app}`,
+      ).toEqual([]);
     }
     for (const c of p.topologySpreadConstraints.filter((t) => t.topologyKey === Label.hostname)) {
       const app = c.labelSelector?.matchLabels?.app;
@@ -277,12 +355,19 @@ function checkClaims(input: SchedulingInput, plan: Plan): void {
       }
       const offers = compatibleOfferings(it, [...claim.requirements, ...pool.template.requirements]);
       expect(offers.length, `${where}: ${it.name} has no offering the claim allows`).toBeGreaterThan(0);
-      if (claim.zone) expect(offers.some((o) => o.zone === claim.zone), `${where}: ${it.name} not offered in ${claim.zone}`).toBe(true);
+      if (claim.zone)
+        expect(
+          offers.some((o) => o.zone === claim.zone),
+          `${where}: ${it.name} not offered in ${claim.zone}`,
+        ).toBe(true);
       prices.push(Math.min(...offers.map((o) => o.price)));
       // every pod's nodeSelector holds on the type
       for (const p of claim.pods) {
         for (const [k, v] of Object.entries(p.nodeSelector)) {
-          if (k === Label.zone) { expect(claim.zone, `${where}: ${p.name} wants ${v}`).toBe(v); continue; }
+          if (k === Label.zone) {
+            expect(claim.zone, `${where}: ${p.name} wants ${v}`).toBe(v);
+            continue;
+          }
           expect(it.labels[k], `${where}: ${it.name} vs ${p.name} nodeSelector ${k}`).toBe(v);
         }
       }
@@ -292,16 +377,26 @@ function checkClaims(input: SchedulingInput, plan: Plan): void {
     const offers = claim.instanceTypes.flatMap((it) => compatibleOfferings(it, [...claim.requirements, ...pool.template.requirements]));
     const cheapestOnDemand = Math.min(...offers.filter((o) => o.capacityType === 'on-demand').map((o) => o.price));
     expect(allows(pool.template.requirements, Label.capacityType, claim.capacityType), `${where}: ${claim.capacityType} not allowed by the pool`).toBe(true);
-    if (claim.capacityType === 'on-demand') expect(offers.filter((o) => o.capacityType === 'spot' && o.price <= cheapestOnDemand), `${where}: spot was possible`).toEqual([]);
+    if (claim.capacityType === 'on-demand')
+      expect(
+        offers.filter((o) => o.capacityType === 'spot' && o.price <= cheapestOnDemand),
+        `${where}: spot was possible`,
+      ).toEqual([]);
     expect(claim.price, `${where}: price`).toBeCloseTo(Math.min(...offers.filter((o) => o.capacityType === claim.capacityType).map((o) => o.price)), 9);
     expect(claim.requests.cpu ?? 0, where).toBeGreaterThanOrEqual(podSum.cpu ?? 0);
     // required node affinity: one of the pod's terms holds for every listed type (labels and offered zones)
     for (const p of claim.pods) {
       const terms = p.affinity?.nodeAffinity?.required ?? [];
       if (terms.length === 0) continue;
-      const holds = terms.some((t) => claim.instanceTypes.every((it) => t.matchExpressions.every((e) => (e.key === Label.zone
-        ? compatibleOfferings(it, claim.requirements).every((o) => allows([e], Label.zone, o.zone))
-        : allows([e], e.key, it.labels[e.key])))));
+      const holds = terms.some((t) =>
+        claim.instanceTypes.every((it) =>
+          t.matchExpressions.every((e) =>
+            e.key === Label.zone
+              ? compatibleOfferings(it, claim.requirements).every((o) => allows([e], Label.zone, o.zone))
+              : allows([e], e.key, it.labels[e.key]),
+          ),
+        ),
+      );
       expect(holds, `${where}: ${p.name} required node affinity`).toBe(true);
     }
     // minValues (Strict): enough distinct instance types listed
@@ -325,15 +420,25 @@ function checkExisting(input: SchedulingInput, plan: Plan): void {
     expect(node.markedForDeletion ?? false, `${where} is marked for deletion`).toBe(false);
     const running = new Set(node.pods.flatMap((p) => (p.owner?.kind === 'DaemonSet' ? [p.owner.name] : [])));
     const pendingDaemons = node.inFlight
-      ? input.daemonSets.filter((d) => !running.has(d.name) && node.taints.filter(blocking).every((t) => tolerates(d.template.tolerations, t))
-        && Object.entries(d.template.nodeSelector).every(([k, v]) => node.labels[k] === v)).map((d) => d.template)
+      ? input.daemonSets
+          .filter(
+            (d) =>
+              !running.has(d.name) &&
+              node.taints.filter(blocking).every((t) => tolerates(d.template.tolerations, t)) &&
+              Object.entries(d.template.nodeSelector).every(([k, v]) => node.labels[k] === v),
+          )
+          .map((d) => d.template)
       : [];
     const all = [...node.pods, ...e.pods];
     expect(fitsIn(sum([...all, ...pendingDaemons]), node.allocatable), `${where}: pods do not fit`).toBeUndefined();
     for (const p of e.pods) {
       for (const [k, v] of Object.entries(p.nodeSelector)) expect(node.labels[k], `${where}: ${p.name} nodeSelector ${k}`).toBe(v);
       const terms = p.affinity?.nodeAffinity?.required ?? [];
-      if (terms.length > 0) expect(terms.some((t) => t.matchExpressions.every((e) => allows([e], e.key, node.labels[e.key]))), `${where}: ${p.name} required node affinity`).toBe(true);
+      if (terms.length > 0)
+        expect(
+          terms.some((t) => t.matchExpressions.every((e) => allows([e], e.key, node.labels[e.key]))),
+          `${where}: ${p.name} required node affinity`,
+        ).toBe(true);
       for (const t of node.taints.filter(blocking)) expect(tolerates(p.tolerations, t), `${where}: ${p.name} does not tolerate ${t.key}`).toBe(true);
     }
     checkHostRules(where, all, e.pods);
@@ -351,7 +456,10 @@ function checkZoneAffinity(input: SchedulingInput, plan: Plan): void {
   for (const app of groups) {
     if (input.existingNodes.some((n) => n.pods.some((p) => p.labels.app === app))) continue;
     const zones = placements.filter((x) => x.p.labels.app === app).map((x) => x.zone);
-    expect(zones.every((z) => z !== null), `app=${app}: zone affinity on a claim without a zone`).toBe(true);
+    expect(
+      zones.every((z) => z !== null),
+      `app=${app}: zone affinity on a claim without a zone`,
+    ).toBe(true);
     expect(new Set(zones).size, `app=${app}: required zone affinity split over ${[...new Set(zones)].join(',')}`).toBeLessThanOrEqual(1);
   }
 }
@@ -367,9 +475,15 @@ function checkZoneAntiAffinity(input: SchedulingInput, plan: Plan): void {
   for (const app of groups) {
     const running = input.existingNodes.filter((n) => !n.markedForDeletion && n.pods.some((p) => p.labels.app === app)).map((n) => n.labels[Label.zone]);
     const zones = placements.filter((x) => x.p.labels.app === app).map((x) => x.zone);
-    expect(zones.every((z) => z !== null), `app=${app}: zone anti-affinity on a claim without a zone`).toBe(true);
+    expect(
+      zones.every((z) => z !== null),
+      `app=${app}: zone anti-affinity on a claim without a zone`,
+    ).toBe(true);
     expect(new Set(zones).size, `app=${app}: two replicas share a zone: ${zones.join(',')}`).toBe(zones.length);
-    expect(zones.filter((z) => running.includes(z!)), `app=${app}: placed next to running replicas in ${running.join(',')}`).toEqual([]);
+    expect(
+      zones.filter((z) => running.includes(z!)),
+      `app=${app}: placed next to running replicas in ${running.join(',')}`,
+    ).toEqual([]);
   }
 }
 
@@ -393,7 +507,9 @@ function checkAccounting(input: SchedulingInput, plan: Plan): void {
     ...plan.existingPlacements.flatMap((e) => e.pods),
     ...plan.unschedulable.map((u) => u.pod),
     ...plan.ignored.map((u) => u.pod),
-  ].map((p) => p.uid).sort();
+  ]
+    .map((p) => p.uid)
+    .sort();
   expect(seen).toEqual(input.pods.map((p) => p.uid).sort());
 }
 
@@ -409,14 +525,17 @@ function checkAll(input: SchedulingInput, plan: Plan): void {
 
 describe('solve() invariants (property tests)', () => {
   it('should keep every placement within resources, requirements, taints, limits and hostname rules', () => {
-    fc.assert(fc.property(scenarioArb, (s) => {
-      // Prepare
-      const input = buildInput(s);
-      // Act
-      const plan = solve(input);
-      // Assess
-      checkAll(input, plan);
-    }), { numRuns: RUNS });
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        // Prepare
+        const input = buildInput(s);
+        // Act
+        const plan = solve(input);
+        // Assess
+        checkAll(input, plan);
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   // Regression (found by the property above, fixed in 9f8a3a2): DaemonSet overhead must include one `pods`
@@ -425,8 +544,11 @@ describe('solve() invariants (property tests)', () => {
     // Prepare
     const type = instanceType({ name: 'tiny', cpu: '1', memory: '1Gi', pods: 2 });
     const input: SchedulingInput = {
-      pods: [pod({ name: 'a', cpu: '100m' }), pod({ name: 'b', cpu: '100m' })], nodePools: [nodePool()], instanceTypes: { default: [type] },
-      existingNodes: [], daemonSets: [daemonSet('agent', { cpu: '100m' })],
+      pods: [pod({ name: 'a', cpu: '100m' }), pod({ name: 'b', cpu: '100m' })],
+      nodePools: [nodePool()],
+      instanceTypes: { default: [type] },
+      existingNodes: [],
+      daemonSets: [daemonSet('agent', { cpu: '100m' })],
     };
     // Act
     const plan = solve(input);
@@ -441,20 +563,32 @@ describe('solve() invariants (property tests)', () => {
       cpuM: fc.integer({ min: 1, max: 30 }).map((n) => n * 100),
       types: fc.array(fc.record({ cpu: fc.integer({ min: 1, max: 8 }), cents: fc.integer({ min: 1, max: 100 }) }), { minLength: 1, maxLength: 4 }),
     });
-    fc.assert(fc.property(arb, (g) => {
-      // Prepare: all types on-demand in all three zones, so every zone can take every pod.
-      const types = g.types.map((t, i) => instanceType({ name: `z${i}`, cpu: String(t.cpu), memory: '16Gi', offerings: ZONES.map((zone) => ({ zone, capacityType: 'on-demand' as const, price: t.cents / 100, available: true })) }));
-      const spread = [{ maxSkew: g.maxSkew, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(0) }];
-      const pods = Array.from({ length: g.replicas }, (_, r) => pod({ name: `s-${r}`, createdAt: fromSeconds(r), cpu: `${g.cpuM}m`, labels: { app: 'g0' }, spread }));
-      // Act
-      const plan = solve({ pods, nodePools: [nodePool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] });
-      // Assess
-      const counts = ZONES.map((z) => plan.nodeClaims.filter((c) => c.zone === z).reduce((n, c) => n + c.pods.length, 0));
-      const placed = counts.reduce((a, b) => a + b, 0);
-      expect(placed + plan.unschedulable.length).toBe(g.replicas);
-      if (Math.max(...types.map((t) => t.allocatable.cpu)) >= g.cpuM) expect(placed).toBe(g.replicas);
-      expect(Math.max(...counts) - Math.min(...counts), `zone counts ${counts.join('/')}`).toBeLessThanOrEqual(g.maxSkew);
-    }), { numRuns: Math.ceil(RUNS / 2) });
+    fc.assert(
+      fc.property(arb, (g) => {
+        // Prepare: all types on-demand in all three zones, so every zone can take every pod.
+        const types = g.types.map((t, i) =>
+          instanceType({
+            name: `z${i}`,
+            cpu: String(t.cpu),
+            memory: '16Gi',
+            offerings: ZONES.map((zone) => ({ zone, capacityType: 'on-demand' as const, price: t.cents / 100, available: true })),
+          }),
+        );
+        const spread = [{ maxSkew: g.maxSkew, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(0) }];
+        const pods = Array.from({ length: g.replicas }, (_, r) =>
+          pod({ name: `s-${r}`, createdAt: fromSeconds(r), cpu: `${g.cpuM}m`, labels: { app: 'g0' }, spread }),
+        );
+        // Act
+        const plan = solve({ pods, nodePools: [nodePool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] });
+        // Assess
+        const counts = ZONES.map((z) => plan.nodeClaims.filter((c) => c.zone === z).reduce((n, c) => n + c.pods.length, 0));
+        const placed = counts.reduce((a, b) => a + b, 0);
+        expect(placed + plan.unschedulable.length).toBe(g.replicas);
+        if (Math.max(...types.map((t) => t.allocatable.cpu)) >= g.cpuM) expect(placed).toBe(g.replicas);
+        expect(Math.max(...counts) - Math.min(...counts), `zone counts ${counts.join('/')}`).toBeLessThanOrEqual(g.maxSkew);
+      }),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
   });
 
   // Regression (found while writing these properties, since fixed in topology.ts): a zone spread used to pin
@@ -467,7 +601,13 @@ describe('solve() invariants (property tests)', () => {
     const big = instanceType({ name: 'big', cpu: '8', memory: '16Gi', offerings: off(['test-zone-2', 'test-zone-3']) });
     const spread = [{ maxSkew: 1, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: groupSelector(0) }];
     // Act
-    const plan = solve({ pods: [pod({ name: 'p', cpu: '4', labels: { app: 'g0' }, spread })], nodePools: [nodePool()], instanceTypes: { default: [small, big] }, existingNodes: [], daemonSets: [] });
+    const plan = solve({
+      pods: [pod({ name: 'p', cpu: '4', labels: { app: 'g0' }, spread })],
+      nodePools: [nodePool()],
+      instanceTypes: { default: [small, big] },
+      existingNodes: [],
+      daemonSets: [],
+    });
     // Assess
     expect(plan.unschedulable).toEqual([]);
     expect(plan.nodeClaims[0].zone).toMatch(/^test-zone-[23]$/);
@@ -483,10 +623,20 @@ describe('solve() invariants (property tests)', () => {
   // filter and web-0 is not counted.
   it('should count pods on nodes matching any required node affinity term', () => {
     // Prepare
-    const node = existingNode('node-a', { type: instanceType({ name: 'n', cpu: '4', memory: '4Gi' }), zone: 'test-zone-1', pods: [pod({ name: 'web-0', cpu: '100m', labels: { app: 'web' } })] });
+    const node = existingNode('node-a', {
+      type: instanceType({ name: 'n', cpu: '4', memory: '4Gi' }),
+      zone: 'test-zone-1',
+      pods: [pod({ name: 'web-0', cpu: '100m', labels: { app: 'web' } })],
+    });
     const spread = [{ maxSkew: 1, topologyKey: Label.hostname, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: { matchLabels: { app: 'web' } } }];
     const zoneTerm = (zone: string) => ({ matchExpressions: [{ key: Label.zone, operator: 'In' as const, values: [zone] }] });
-    const web1 = pod({ name: 'web-1', cpu: '100m', labels: { app: 'web' }, spread, affinity: { nodeAffinity: { required: [zoneTerm('test-zone-9'), zoneTerm('test-zone-1')] } } });
+    const web1 = pod({
+      name: 'web-1',
+      cpu: '100m',
+      labels: { app: 'web' },
+      spread,
+      affinity: { nodeAffinity: { required: [zoneTerm('test-zone-9'), zoneTerm('test-zone-1')] } },
+    });
     const types = [instanceType({ name: 'small', cpu: '2', memory: '2Gi' })];
     // Act
     const plan = solve({ pods: [web1], nodePools: [nodePool()], instanceTypes: { default: types }, existingNodes: [node], daemonSets: [] });
@@ -496,95 +646,154 @@ describe('solve() invariants (property tests)', () => {
   });
 
   it('should give the same plan for the same input', () => {
-    fc.assert(fc.property(scenarioArb, (s) => {
-      // Prepare
-      const a = buildInput(s);
-      const b = structuredClone(a);
-      // Act
-      const first = planToJson(solve(a), a.pods.length);
-      const second = planToJson(solve(b), b.pods.length);
-      // Assess
-      expect(second).toEqual(first);
-    }), { numRuns: Math.ceil(RUNS / 3) });
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        // Prepare
+        const a = buildInput(s);
+        const b = structuredClone(a);
+        // Act
+        const first = planToJson(solve(a), a.pods.length);
+        const second = planToJson(solve(b), b.pods.length);
+        // Assess
+        expect(second).toEqual(first);
+      }),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
   });
 
   it('should give the same plan whatever order the pods, pools, types and nodes come in', () => {
-    fc.assert(fc.property(scenarioArb, fc.infiniteStream(fc.nat()), (s, seeds) => {
-      // Prepare: the same objects, listed in another order (as the API server may return them).
-      const a = buildInput(s);
-      const it = seeds[Symbol.iterator]();
-      const shuffle = <T>(xs: T[]): T[] => xs.map((x) => ({ x, k: it.next().value as number })).sort((p, q) => p.k - q.k).map((e) => e.x);
-      const b: SchedulingInput = {
-        ...a, pods: shuffle(a.pods), nodePools: shuffle(a.nodePools), existingNodes: shuffle(a.existingNodes), daemonSets: shuffle(a.daemonSets),
-        instanceTypes: Object.fromEntries(Object.entries(a.instanceTypes).map(([k, v]) => [k, shuffle(v)])),
-      };
-      // Act
-      const first = planToJson(solve(a), a.pods.length);
-      const second = planToJson(solve(b), b.pods.length);
-      // Assess
-      expect(second).toEqual(first);
-    }), { numRuns: Math.ceil(RUNS / 3) });
+    fc.assert(
+      fc.property(scenarioArb, fc.infiniteStream(fc.nat()), (s, seeds) => {
+        // Prepare: the same objects, listed in another order (as the API server may return them).
+        const a = buildInput(s);
+        const it = seeds[Symbol.iterator]();
+        const shuffle = <T>(xs: T[]): T[] =>
+          xs
+            .map((x) => ({ x, k: it.next().value as number }))
+            .sort((p, q) => p.k - q.k)
+            .map((e) => e.x);
+        const b: SchedulingInput = {
+          ...a,
+          pods: shuffle(a.pods),
+          nodePools: shuffle(a.nodePools),
+          existingNodes: shuffle(a.existingNodes),
+          daemonSets: shuffle(a.daemonSets),
+          instanceTypes: Object.fromEntries(Object.entries(a.instanceTypes).map(([k, v]) => [k, shuffle(v)])),
+        };
+        // Act
+        const first = planToJson(solve(a), a.pods.length);
+        const second = planToJson(solve(b), b.pods.length);
+        // Assess
+        expect(second).toEqual(first);
+      }),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
   });
 
   it('should list at most 60 instance types per claim, cheapest first', () => {
-    fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 61, maxLength: 90 }), (cents) => {
-      // Prepare
-      const types = cents.map((c, i) => instanceType({ name: `bulk-${i}`, cpu: '4', memory: '8Gi', price: c / 100 }));
-      const input: SchedulingInput = { pods: [pod({ name: 'one', cpu: '1' })], nodePools: [nodePool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [] };
-      // Act
-      const plan = solve(input);
-      // Assess
-      const listed = plan.nodeClaims[0].instanceTypes;
-      expect(listed).toHaveLength(60);
-      const price = (t: InstanceType) => Math.min(...t.offerings.filter((o) => o.capacityType === plan.nodeClaims[0].capacityType || true).map((o) => o.price));
-      const sorted = [...types].sort((x, y) => price(x) - price(y));
-      expect(listed.map(price)).toEqual(sorted.slice(0, 60).map(price));
-    }), { numRuns: 20 });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 61, maxLength: 90 }), (cents) => {
+        // Prepare
+        const types = cents.map((c, i) => instanceType({ name: `bulk-${i}`, cpu: '4', memory: '8Gi', price: c / 100 }));
+        const input: SchedulingInput = {
+          pods: [pod({ name: 'one', cpu: '1' })],
+          nodePools: [nodePool()],
+          instanceTypes: { default: types },
+          existingNodes: [],
+          daemonSets: [],
+        };
+        // Act
+        const plan = solve(input);
+        // Assess
+        const listed = plan.nodeClaims[0].instanceTypes;
+        expect(listed).toHaveLength(60);
+        const price = (t: InstanceType) =>
+          Math.min(...t.offerings.filter((o) => o.capacityType === plan.nodeClaims[0].capacityType || true).map((o) => o.price));
+        const sorted = [...types].sort((x, y) => price(x) - price(y));
+        expect(listed.map(price)).toEqual(sorted.slice(0, 60).map(price));
+      }),
+      { numRuns: 20 },
+    );
   });
 });
 
 describe('repackPlan() invariants (property tests)', () => {
   let lp: HighsLpSolver;
-  beforeAll(async () => { lp = await HighsLpSolver.create(); });
+  beforeAll(async () => {
+    lp = await HighsLpSolver.create();
+  });
 
   // The general scenarios mostly leave little to re-pack (few pods land on new claims); these are mixes where most
   // pods do: every type offered everywhere, no pool taints, more replicas — with the same placement rules.
   const packableArb = fc.record({
-    pools: fc.array(poolArb.map((p) => ({
-      ...p, taints: [], reqs: [undefined, p.reqs[1], undefined, undefined] as typeof p.reqs, cpuLimit: p.cpuLimit === undefined || p.weight > 0 ? undefined : p.cpuLimit * 8,
-      nodeLimit: undefined, notInCategory: undefined, cpuGt: undefined, minTypes: undefined,
-    })), { minLength: 1, maxLength: 2 }),
-    types: fc.array(typeArb.map((t) => ({ ...t, cpu: 2 * t.cpu, memGi: 2 * t.memGi + 2, pods: t.pods + 10, cents: t.cents + 20 * t.cpu, offerings: offeringKeys })), { minLength: 2, maxLength: 8 }),
-    workloads: fc.array(fc.tuple(workloadArb, fc.integer({ min: 1, max: 24 })).map(([w, replicas]) => ({
-      ...w, replicas, tolerations: [], cpuM: Math.min(w.cpuM, 2000), memMi: Math.min(w.memMi, 4096), antiZone: false, requiredTerms: [], hostPort: undefined,
-    })), { minLength: 1, maxLength: 5 }),
+    pools: fc.array(
+      poolArb.map((p) => ({
+        ...p,
+        taints: [],
+        reqs: [undefined, p.reqs[1], undefined, undefined] as typeof p.reqs,
+        cpuLimit: p.cpuLimit === undefined || p.weight > 0 ? undefined : p.cpuLimit * 8,
+        nodeLimit: undefined,
+        notInCategory: undefined,
+        cpuGt: undefined,
+        minTypes: undefined,
+      })),
+      { minLength: 1, maxLength: 2 },
+    ),
+    types: fc.array(
+      typeArb.map((t) => ({ ...t, cpu: 2 * t.cpu, memGi: 2 * t.memGi + 2, pods: t.pods + 10, cents: t.cents + 20 * t.cpu, offerings: offeringKeys })),
+      { minLength: 2, maxLength: 8 },
+    ),
+    workloads: fc.array(
+      fc.tuple(workloadArb, fc.integer({ min: 1, max: 24 })).map(([w, replicas]) => ({
+        ...w,
+        replicas,
+        tolerations: [],
+        cpuM: Math.min(w.cpuM, 2000),
+        memMi: Math.min(w.memMi, 4096),
+        antiZone: false,
+        requiredTerms: [],
+        hostPort: undefined,
+      })),
+      { minLength: 1, maxLength: 5 },
+    ),
     existing: fc.array(existingArb, { maxLength: 2 }),
     daemons: fc.array(daemonArb, { maxLength: 2 }),
   });
 
   it.each([
-    ['the heuristic', 'general', 40], ['the LP and MIP', 'general', 2], ['the heuristic', 'packable', 40], ['the LP and MIP', 'packable', 2],
+    ['the heuristic', 'general', 40],
+    ['the LP and MIP', 'general', 2],
+    ['the heuristic', 'packable', 40],
+    ['the LP and MIP', 'packable', 2],
   ] as const)('should keep every invariant of the greedy plan and never cost more than it (%s, %s scenarios)', (_what, kind, lpFrom) => {
-    fc.assert(fc.property(kind === 'general' ? scenarioArb : packableArb, (s) => {
-      // Prepare
-      const input = buildInput(s);
-      const greedy = solve(input);
-      // Act
-      const { plan } = repackPlan(input, greedy, lp, { mipSeconds: 0.5, lpFrom });
-      // Assess
-      checkAll(input, plan);
-      const cost = (p: Plan) => p.nodeClaims.reduce((sum, c) => sum + c.price, 0);
-      expect(cost(plan)).toBeLessThanOrEqual(cost(greedy) + 1e-9);
-      // Pods a zone-level rule counts (their own or another pod's) stay in the zone the greedy pass gave them, so
-      // every zone spread skew and zone (anti-)affinity it satisfied still holds.
-      const zoneOf = (p: Plan) => new Map(p.nodeClaims.flatMap((c) => c.pods.map((x) => [x.uid, c.zone] as const)));
-      const before = zoneOf(greedy);
-      const after = zoneOf(plan);
-      const zoneRuled = (x: Pod) => input.pods.some((o) => [
-        ...o.topologySpreadConstraints.filter((c) => c.topologyKey === Label.zone).map((c) => c.labelSelector),
-        ...[...(o.affinity?.podAffinity?.required ?? []), ...(o.affinity?.podAntiAffinity?.required ?? [])].filter((t) => t.topologyKey === Label.zone).map((t) => t.labelSelector),
-      ].some((sel) => sel?.matchLabels?.app === x.labels.app));
-      for (const x of input.pods.filter(zoneRuled)) if (before.has(x.uid)) expect(after.get(x.uid), `${x.name} changed zone`).toBe(before.get(x.uid));
-    }), { numRuns: process.env.NW_PROP_RUNS ? RUNS : 60 });
+    fc.assert(
+      fc.property(kind === 'general' ? scenarioArb : packableArb, (s) => {
+        // Prepare
+        const input = buildInput(s);
+        const greedy = solve(input);
+        // Act
+        const { plan } = repackPlan(input, greedy, lp, { mipSeconds: 0.5, lpFrom });
+        // Assess
+        checkAll(input, plan);
+        const cost = (p: Plan) => p.nodeClaims.reduce((sum, c) => sum + c.price, 0);
+        expect(cost(plan)).toBeLessThanOrEqual(cost(greedy) + 1e-9);
+        // Pods a zone-level rule counts (their own or another pod's) stay in the zone the greedy pass gave them, so
+        // every zone spread skew and zone (anti-)affinity it satisfied still holds.
+        const zoneOf = (p: Plan) => new Map(p.nodeClaims.flatMap((c) => c.pods.map((x) => [x.uid, c.zone] as const)));
+        const before = zoneOf(greedy);
+        const after = zoneOf(plan);
+        const zoneRuled = (x: Pod) =>
+          input.pods.some((o) =>
+            [
+              ...o.topologySpreadConstraints.filter((c) => c.topologyKey === Label.zone).map((c) => c.labelSelector),
+              ...[...(o.affinity?.podAffinity?.required ?? []), ...(o.affinity?.podAntiAffinity?.required ?? [])]
+                .filter((t) => t.topologyKey === Label.zone)
+                .map((t) => t.labelSelector),
+            ].some((sel) => sel?.matchLabels?.app === x.labels.app),
+          );
+        for (const x of input.pods.filter(zoneRuled)) if (before.has(x.uid)) expect(after.get(x.uid), `${x.name} changed zone`).toBe(before.get(x.uid));
+      }),
+      { numRuns: process.env.NW_PROP_RUNS ? RUNS : 60 },
+    );
   });
 });

@@ -66,10 +66,14 @@ describe('relaxing preferences (docs/karpenter-reference.md §2.5)', () => {
 
   it('should drop the heaviest preferred pod affinity term first, as Karpenter does', () => {
     // Prepare: both terms are held as required at once, and db (zone-1) and cache (zone-2) cannot both be near.
-    const affinity: Affinity = { podAffinity: { preferred: [
-      { weight: 1, podAffinityTerm: zoneTerm('cache') },
-      { weight: 100, podAffinityTerm: zoneTerm('db') },
-    ] } };
+    const affinity: Affinity = {
+      podAffinity: {
+        preferred: [
+          { weight: 1, podAffinityTerm: zoneTerm('cache') },
+          { weight: 100, podAffinityTerm: zoneTerm('db') },
+        ],
+      },
+    };
     const existing = [fullNodeWith('db', 'test-zone-1'), fullNodeWith('cache', 'test-zone-2')];
     // Act
     const result = plan({ pods: [pod({ name: 'web', cpu: '100m', affinity })], existing });
@@ -91,20 +95,32 @@ describe('relaxing preferences (docs/karpenter-reference.md §2.5)', () => {
 
   it('should relax a ScheduleAnyway spread only after the preferred node affinity', () => {
     // Prepare: one web pod already in zone-1; spreading (maxSkew 1) rules zone-1 out, the node preference wants it.
-    const spread: TopologySpreadConstraint = { maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'web' } } };
+    const spread: TopologySpreadConstraint = {
+      maxSkew: 1,
+      topologyKey: ZONE,
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: { app: 'web' } },
+    };
     const affinity: Affinity = { nodeAffinity: { preferred: [preferZone('test-zone-1')] } };
     // Act
-    const result = plan({ pods: [pod({ name: 'web-1', cpu: '100m', labels: { app: 'web' }, spread: [spread], affinity })], existing: [fullNodeWith('web', 'test-zone-1')] });
+    const result = plan({
+      pods: [pod({ name: 'web-1', cpu: '100m', labels: { app: 'web' }, spread: [spread], affinity })],
+      existing: [fullNodeWith('web', 'test-zone-1')],
+    });
     // Assess: the node preference was dropped first; the spread still held.
     expect(zoneOf(result, 'web-1')).toMatch(/^test-zone-[23]$/);
   });
 
   it('should try the next required node affinity term when the first cannot be met', () => {
     // Prepare
-    const affinity: Affinity = { nodeAffinity: { required: [
-      { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-9'] }] },
-      { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-2'] }] },
-    ] } };
+    const affinity: Affinity = {
+      nodeAffinity: {
+        required: [
+          { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-9'] }] },
+          { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-2'] }] },
+        ],
+      },
+    };
     // Act
     const result = plan({ pods: [pod({ name: 'a', cpu: '100m', affinity })] });
     // Assess
@@ -116,7 +132,9 @@ describe('PREFERENCE_POLICY', () => {
   it('should follow preferences by default and ignore them under Ignore', () => {
     // Prepare
     const affinity: Affinity = { nodeAffinity: { preferred: [preferZone('test-zone-3')] } };
-    const anti: Affinity = { podAntiAffinity: { preferred: [{ weight: 1, podAffinityTerm: { topologyKey: HOST, labelSelector: { matchLabels: { app: 'web' } } } }] } };
+    const anti: Affinity = {
+      podAntiAffinity: { preferred: [{ weight: 1, podAffinityTerm: { topologyKey: HOST, labelSelector: { matchLabels: { app: 'web' } } } }] },
+    };
     const input = () => [pod({ name: 'pinned', cpu: '100m', affinity }), ...pods(3, { cpu: '100m', labels: { app: 'web' }, affinity: anti })];
     // Act
     const respect = plan({ pods: input() });
@@ -144,10 +162,14 @@ describe('PREFERENCE_POLICY', () => {
   // only; required node affinity terms are still ORed.
   it('should try the next required node affinity term under Ignore too', () => {
     // Prepare
-    const affinity: Affinity = { nodeAffinity: { required: [
-      { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-9'] }] },
-      { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-2'] }] },
-    ] } };
+    const affinity: Affinity = {
+      nodeAffinity: {
+        required: [
+          { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-9'] }] },
+          { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-2'] }] },
+        ],
+      },
+    };
     // Act
     const result = plan({ pods: [pod({ name: 'a', cpu: '100m', affinity })], options: { preferencePolicy: 'Ignore' } });
     // Assess

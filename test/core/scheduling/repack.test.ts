@@ -23,13 +23,20 @@ const types = [
 
 describe('repackPlan', () => {
   let lp: HighsLpSolver;
-  beforeAll(async () => { lp = await HighsLpSolver.create(); });
-
-  const input = (o: Partial<SchedulingInput> = {}): SchedulingInput => ({
-    pods: pods(60, { cpu: '1', memory: '1Gi' }), nodePools: [nodePool()], instanceTypes: { default: types }, existingNodes: [], daemonSets: [], ...o,
+  beforeAll(async () => {
+    lp = await HighsLpSolver.create();
   });
 
-  it('splits the greedy pass\'s one giant node into the cheapest fleet (LP and MIP)', () => {
+  const input = (o: Partial<SchedulingInput> = {}): SchedulingInput => ({
+    pods: pods(60, { cpu: '1', memory: '1Gi' }),
+    nodePools: [nodePool()],
+    instanceTypes: { default: types },
+    existingNodes: [],
+    daemonSets: [],
+    ...o,
+  });
+
+  it("splits the greedy pass's one giant node into the cheapest fleet (LP and MIP)", () => {
     const greedy = solve(input());
     expect(greedy.nodeClaims.map((c) => c.instanceTypes[0].name)).toEqual(['giant']);
     const { plan, report } = repackPlan(input(), greedy, lp);
@@ -50,7 +57,16 @@ describe('repackPlan', () => {
   });
 
   const zoneSpread = [{ maxSkew: 1, topologyKey: Label.zone, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: { matchLabels: { app: 'web' } } }];
-  const zoneCounts = (p: Plan, app: string) => Object.fromEntries(['test-zone-1', 'test-zone-2', 'test-zone-3'].map((z) => [z, p.nodeClaims.filter((c) => c.zone === z).flatMap((c) => c.pods).filter((x) => x.labels.app === app).length]));
+  const zoneCounts = (p: Plan, app: string) =>
+    Object.fromEntries(
+      ['test-zone-1', 'test-zone-2', 'test-zone-3'].map((z) => [
+        z,
+        p.nodeClaims
+          .filter((c) => c.zone === z)
+          .flatMap((c) => c.pods)
+          .filter((x) => x.labels.app === app).length,
+      ]),
+    );
 
   it('re-packs zone-spread pods within the zones the greedy pass gave them', () => {
     // Prepare: 90 one-CPU web pods spread over three zones; the greedy pass ends each zone on a giant node.
@@ -68,7 +84,9 @@ describe('repackPlan', () => {
 
   it('moves pods no zone rule counts across zones, and keeps the ones a spread selects', () => {
     // Prepare: 30 spread web pods and 30 workers the greedy pass put beside them in their zones.
-    const mixed = input({ pods: [...pods(30, { cpu: '1', labels: { app: 'web' }, spread: zoneSpread }), ...pods(30, { cpu: '1', labels: { app: 'worker' } })] });
+    const mixed = input({
+      pods: [...pods(30, { cpu: '1', labels: { app: 'web' }, spread: zoneSpread }), ...pods(30, { cpu: '1', labels: { app: 'worker' } })],
+    });
     const greedy = solve(mixed);
     // Act
     const { plan } = repackPlan(mixed, greedy, lp);
@@ -95,7 +113,12 @@ describe('repackPlan', () => {
   it('leaves a pool as the greedy pass planned it when a hostname rule selects pods of another kind', () => {
     // Prepare: auth repels every pod labelled tier=backend, which workers are too.
     const anti = { podAntiAffinity: { required: [{ topologyKey: Label.hostname, labelSelector: { matchLabels: { tier: 'backend' } } }] } };
-    const mixed = input({ pods: [...pods(4, { cpu: '1', labels: { app: 'auth', tier: 'backend' }, affinity: anti }), ...pods(50, { cpu: '1', labels: { app: 'worker', tier: 'backend' } })] });
+    const mixed = input({
+      pods: [
+        ...pods(4, { cpu: '1', labels: { app: 'auth', tier: 'backend' }, affinity: anti }),
+        ...pods(50, { cpu: '1', labels: { app: 'worker', tier: 'backend' } }),
+      ],
+    });
     const greedy = solve(mixed);
     // Act
     const { plan, report } = repackPlan(mixed, greedy, lp);
@@ -117,7 +140,9 @@ describe('repackPlan', () => {
 
   it('keeps a pod as the greedy pass relaxed it: a preferred zone nobody offers does not stop the re-packing', () => {
     // Prepare: the pods prefer a zone no type is offered in; the greedy pass dropped the preference.
-    const prefer = { nodeAffinity: { preferred: [{ weight: 10, preference: { matchExpressions: [{ key: Label.zone, operator: 'In' as const, values: ['test-zone-9'] }] } }] } };
+    const prefer = {
+      nodeAffinity: { preferred: [{ weight: 10, preference: { matchExpressions: [{ key: Label.zone, operator: 'In' as const, values: ['test-zone-9'] }] } }] },
+    };
     const relaxed = input({ pods: pods(60, { cpu: '1', memory: '1Gi', affinity: prefer }) });
     const greedy = solve(relaxed);
     // Act

@@ -15,7 +15,17 @@ describe('requirements and preferences (docs/karpenter-reference.md §7, 12–22
 
   it('should treat a key the pool does not define by operator', () => {
     const withOp = (operator: 'In' | 'NotIn' | 'DoesNotExist' | 'Exists') =>
-      plan({ pods: [pod({ affinity: { nodeAffinity: { required: [{ matchExpressions: [{ key: 'custom', operator, values: operator === 'In' || operator === 'NotIn' ? ['x'] : undefined }] }] } } })] });
+      plan({
+        pods: [
+          pod({
+            affinity: {
+              nodeAffinity: {
+                required: [{ matchExpressions: [{ key: 'custom', operator, values: operator === 'In' || operator === 'NotIn' ? ['x'] : undefined }] }],
+              },
+            },
+          }),
+        ],
+      });
     expect(withOp('In').nodeClaims).toHaveLength(0);
     expect(withOp('NotIn').nodeClaims).toHaveLength(1);
     expect(withOp('DoesNotExist').nodeClaims).toHaveLength(1);
@@ -33,21 +43,44 @@ describe('requirements and preferences (docs/karpenter-reference.md §7, 12–22
   });
 
   it('should schedule when every preferred term is impossible', () => {
-    const p = pod({ affinity: { nodeAffinity: { preferred: [{ weight: 1, preference: zoneTerm('invalid') }, { weight: 2, preference: zoneTerm('nope') }] } } });
+    const p = pod({
+      affinity: {
+        nodeAffinity: {
+          preferred: [
+            { weight: 1, preference: zoneTerm('invalid') },
+            { weight: 2, preference: zoneTerm('nope') },
+          ],
+        },
+      },
+    });
     expect(plan({ pods: [p] }).nodeClaims).toHaveLength(1);
   });
 
   it('should honour preferred weights in order', () => {
     const pools = [nodePool({ requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['test-zone-1', 'test-zone-2'] }] })];
-    const p = pod({ affinity: { nodeAffinity: { preferred: [{ weight: 1, preference: zoneTerm('test-zone-1') }, { weight: 100, preference: zoneTerm('invalid') }, { weight: 50, preference: zoneTerm('test-zone-2') }] } } });
+    const p = pod({
+      affinity: {
+        nodeAffinity: {
+          preferred: [
+            { weight: 1, preference: zoneTerm('test-zone-1') },
+            { weight: 100, preference: zoneTerm('invalid') },
+            { weight: 50, preference: zoneTerm('test-zone-2') },
+          ],
+        },
+      },
+    });
     expect(zoneOf(plan({ pods: [p], pools }))).toBe('test-zone-2');
   });
 
   it('should combine a preferred NotIn with a required In on the same zone', () => {
-    const p = pod({ affinity: { nodeAffinity: {
-      required: [zoneTerm('test-zone-3')],
-      preferred: [{ weight: 1, preference: { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'NotIn', values: ['test-zone-3'] }] } }],
-    } } });
+    const p = pod({
+      affinity: {
+        nodeAffinity: {
+          required: [zoneTerm('test-zone-3')],
+          preferred: [{ weight: 1, preference: { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'NotIn', values: ['test-zone-3'] }] } }],
+        },
+      },
+    });
     expect(zoneOf(plan({ pods: [p] }))).toBe('test-zone-3');
   });
 
@@ -68,7 +101,9 @@ describe('requirements and preferences (docs/karpenter-reference.md §7, 12–22
 
   it('should require tolerations for pool taints but not for startup taints', () => {
     const taint = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' as const };
-    expect(plan({ pods: [pod()], pools: [nodePool({ taints: [taint] })] }).unschedulable[0].reason).toMatch(/did not tolerate taint nvidia.com\/gpu=true:NoSchedule/);
+    expect(plan({ pods: [pod()], pools: [nodePool({ taints: [taint] })] }).unschedulable[0].reason).toMatch(
+      /did not tolerate taint nvidia.com\/gpu=true:NoSchedule/,
+    );
     const startup = plan({ pods: [pod()], pools: [nodePool({ startupTaints: [taint] })] });
     expect(startup.nodeClaims).toHaveLength(1);
     expect(startup.nodeClaims[0].startupTaints).toEqual([taint]);

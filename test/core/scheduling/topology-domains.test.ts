@@ -13,10 +13,15 @@ const SPREAD = 'fake-label';
 const ARCH = 'kubernetes.io/arch';
 const HOST = 'kubernetes.io/hostname';
 const labels = { app: 'web' };
-const spreadOn = (key: string, extra: Partial<TopologySpreadConstraint> = {}): TopologySpreadConstraint =>
-  ({ topologyKey: key, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels }, ...extra });
+const spreadOn = (key: string, extra: Partial<TopologySpreadConstraint> = {}): TopologySpreadConstraint => ({
+  topologyKey: key,
+  maxSkew: 1,
+  whenUnsatisfiable: 'DoNotSchedule',
+  labelSelector: { matchLabels: labels },
+  ...extra,
+});
 const taint = { key: 'taintname', value: 'taintvalue', effect: 'NoSchedule' as const };
-const tinyNode = (name: string, nodeLabels: Record<string, string>, taints = [] as typeof taint[]) => {
+const tinyNode = (name: string, nodeLabels: Record<string, string>, taints = [] as (typeof taint)[]) => {
   const n = existingNode(name, { type: fakeInstanceTypes()[0], zone: 'test-zone-1', labels: nodeLabels, taints });
   n.allocatable = { cpu: 0.1, memory: 2 ** 30, pods: 10 };
   return n;
@@ -31,23 +36,39 @@ describe('nodeAffinityPolicy (spread node filter)', () => {
   const pool = nodePool({ labels: { [SPREAD]: 'baz', selector: 'value' } });
   const nodes = () => [tinyNode('n1', { [SPREAD]: 'foo', selector: 'mismatch' }), tinyNode('n2', { [SPREAD]: 'bar', selector: 'mismatch' })];
 
-  it('Honor (the default): nodes the pod\'s nodeSelector excludes add no domain, so all pods go to the one it can reach', () => {
-    const result = plan({ pools: [pool], existing: nodes(), pods: pods(5, { cpu: '1', labels, nodeSelector: { selector: 'value' }, spread: [spreadOn(SPREAD)] }) });
+  it("Honor (the default): nodes the pod's nodeSelector excludes add no domain, so all pods go to the one it can reach", () => {
+    const result = plan({
+      pools: [pool],
+      existing: nodes(),
+      pods: pods(5, { cpu: '1', labels, nodeSelector: { selector: 'value' }, spread: [spreadOn(SPREAD)] }),
+    });
     expect(result.unschedulable).toEqual([]);
     expect(spreadCounts(result, SPREAD)).toEqual({ baz: 5 });
   });
 
-  it('Ignore: the excluded nodes\' empty domains hold the minimum at 0, so only one pod can schedule', () => {
-    const result = plan({ pools: [pool], existing: nodes(), pods: pods(5, { cpu: '1', labels, nodeSelector: { selector: 'value' }, spread: [spreadOn(SPREAD, { nodeAffinityPolicy: 'Ignore' })] }) });
+  it("Ignore: the excluded nodes' empty domains hold the minimum at 0, so only one pod can schedule", () => {
+    const result = plan({
+      pools: [pool],
+      existing: nodes(),
+      pods: pods(5, { cpu: '1', labels, nodeSelector: { selector: 'value' }, spread: [spreadOn(SPREAD, { nodeAffinityPolicy: 'Ignore' })] }),
+    });
     expect(spreadCounts(result, SPREAD)).toEqual({ baz: 1 });
     expect(result.unschedulable).toHaveLength(4);
   });
 
   it('Honor: pods on nodes the filter excludes do not count', () => {
     const [def] = fakeInstanceTypes();
-    const busy = existingNode('busy', { type: def, zone: 'test-zone-1', labels: { [SPREAD]: 'baz', selector: 'mismatch' }, pods: pods(3, { cpu: '100m', labels }) });
+    const busy = existingNode('busy', {
+      type: def,
+      zone: 'test-zone-1',
+      labels: { [SPREAD]: 'baz', selector: 'mismatch' },
+      pods: pods(3, { cpu: '100m', labels }),
+    });
     busy.allocatable = { cpu: 0.3, memory: 2 ** 30, pods: 10 };
-    const pools = [nodePool({ name: 'a', labels: { [SPREAD]: 'baz', selector: 'value' } }), nodePool({ name: 'b', labels: { [SPREAD]: 'qux', selector: 'value' } })];
+    const pools = [
+      nodePool({ name: 'a', labels: { [SPREAD]: 'baz', selector: 'value' } }),
+      nodePool({ name: 'b', labels: { [SPREAD]: 'qux', selector: 'value' } }),
+    ];
     const result = plan({ pools, existing: [busy], pods: pods(2, { cpu: '1', labels, nodeSelector: { selector: 'value' }, spread: [spreadOn(SPREAD)] }) });
     expect(spreadCounts(result, SPREAD)).toEqual({ baz: 1, qux: 1 });
   });
@@ -66,7 +87,11 @@ describe('nodeTaintsPolicy (spread node filter)', () => {
   it('Honor: domains only a tainted pool offers are not counted', () => {
     const pools = [
       nodePool({ name: 'default', requirements: [{ key: SPREAD, operator: 'In', values: ['foo'] }] }),
-      nodePool({ name: 'tainted', requirements: [{ key: SPREAD, operator: 'In', values: ['bar'] }], taints: [{ key: 'taint-key', value: 'v', effect: 'NoSchedule' }] }),
+      nodePool({
+        name: 'tainted',
+        requirements: [{ key: SPREAD, operator: 'In', values: ['bar'] }],
+        taints: [{ key: 'taint-key', value: 'v', effect: 'NoSchedule' }],
+      }),
     ];
     const result = plan({ pools, pods: pods(2, { labels, spread: [spreadOn(SPREAD, { nodeTaintsPolicy: 'Honor' })] }) });
     expect(result.unschedulable).toEqual([]);
@@ -79,7 +104,13 @@ describe('domains on instance-type keys', () => {
     const s = { security: 's2' };
     const hostSpread = [{ ...spreadOn(HOST), labelSelector: { matchLabels: s } }];
     const first = pod({ name: 'arm', cpu: '2', labels: s, spread: hostSpread, nodeSelector: { [ARCH]: 'arm64' } });
-    const second = pod({ name: 'other', cpu: '1', labels: s, spread: hostSpread, affinity: { podAntiAffinity: { required: [{ topologyKey: ARCH, labelSelector: { matchLabels: s } }] } } });
+    const second = pod({
+      name: 'other',
+      cpu: '1',
+      labels: s,
+      spread: hostSpread,
+      affinity: { podAntiAffinity: { required: [{ topologyKey: ARCH, labelSelector: { matchLabels: s } }] } },
+    });
     const result = plan({ pods: [first, second] });
     expect(result.unschedulable).toEqual([]);
     const archOf = (name: string) => result.nodeClaims.find((c) => c.pods.some((p) => p.name === name))!.instanceTypes[0].labels[ARCH];
@@ -87,7 +118,7 @@ describe('domains on instance-type keys', () => {
     expect(archOf('other')).toBe('amd64');
   });
 
-  it('a spread on an instance-type label balances across the values the pool\'s types have', () => {
+  it("a spread on an instance-type label balances across the values the pool's types have", () => {
     const types = [instanceType({ name: 'x86', cpu: '4', memory: '8Gi' }), instanceType({ name: 'graviton', cpu: '4', memory: '8Gi', arch: 'arm64' })];
     const result = plan({ types, pods: pods(4, { cpu: '3', labels, spread: [spreadOn(ARCH)] }) });
     const byArch: Record<string, number> = {};

@@ -6,8 +6,13 @@ import { epochMs } from '../../../shared/core/time';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const HOST = 'kubernetes.io/hostname';
-const spread = (key: string, maxSkew = 1, when: 'DoNotSchedule' | 'ScheduleAnyway' = 'DoNotSchedule', minDomains?: number): TopologySpreadConstraint =>
-  ({ maxSkew, topologyKey: key, whenUnsatisfiable: when, labelSelector: { matchLabels: { app: 'web' } }, minDomains });
+const spread = (key: string, maxSkew = 1, when: 'DoNotSchedule' | 'ScheduleAnyway' = 'DoNotSchedule', minDomains?: number): TopologySpreadConstraint => ({
+  maxSkew,
+  topologyKey: key,
+  whenUnsatisfiable: when,
+  labelSelector: { matchLabels: { app: 'web' } },
+  minDomains,
+});
 const anti = (key: string): Affinity => ({ podAntiAffinity: { required: [{ topologyKey: key, labelSelector: { matchLabels: { app: 'web' } } }] } });
 const zoneCounts = (p: ReturnType<typeof plan>) => {
   const out: Record<string, number> = {};
@@ -84,7 +89,13 @@ describe('topology (docs/karpenter-reference.md §2.6)', () => {
     const existing = [existingNode('n1', { type: def, zone: 'test-zone-1', pool: 'default', pods: [guard] })];
     const result = plan({ pods: pods(3, { cpu: '100m', labels: { app: 'web' } }), existing });
     expect(result.existingPlacements).toHaveLength(0);
-    expect(result.nodeClaims.every((c) => c.requirements.some((r) => r.key === ZONE && r.operator === 'NotIn' && r.values?.includes('test-zone-1')) || (c.zone !== null && c.zone !== 'test-zone-1'))).toBe(true);
+    expect(
+      result.nodeClaims.every(
+        (c) =>
+          c.requirements.some((r) => r.key === ZONE && r.operator === 'NotIn' && r.values?.includes('test-zone-1')) ||
+          (c.zone !== null && c.zone !== 'test-zone-1'),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -99,8 +110,14 @@ describe('volume topology (docs/karpenter-reference.md §2.6)', () => {
   });
 
   it('should use a WaitForFirstConsumer class allowedTopologies, and ignore pods with missing claims', () => {
-    const sc = { name: 'gp3', provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer' as const, isDefault: true, creationTimestamp: epochMs(0),
-      allowedTopologies: [{ matchExpressions: [{ key: ZONE, operator: 'In' as const, values: ['test-zone-2'] }] }] };
+    const sc = {
+      name: 'gp3',
+      provisioner: 'ebs.csi.aws.com',
+      volumeBindingMode: 'WaitForFirstConsumer' as const,
+      isDefault: true,
+      creationTimestamp: epochMs(0),
+      allowedTopologies: [{ matchExpressions: [{ key: ZONE, operator: 'In' as const, values: ['test-zone-2'] }] }],
+    };
     const result = plan({
       pods: [pod({ name: 'ok', claims: ['new'] }), pod({ name: 'lost', claims: ['missing'] })],
       pvcs: [{ namespace: 'default', name: 'new', phase: 'Pending', storageClassName: 'gp3' }],

@@ -12,15 +12,23 @@ import { existingNode, instanceType, pod } from '../../fixtures/builders';
 import { plan } from './helpers';
 import { epochMs } from '../../../shared/core/time';
 
-const gp3: StorageClass = { name: 'gp3', provisioner: EBS_CSI_DRIVER, volumeBindingMode: 'WaitForFirstConsumer', isDefault: true, creationTimestamp: epochMs(0) };
+const gp3: StorageClass = {
+  name: 'gp3',
+  provisioner: EBS_CSI_DRIVER,
+  volumeBindingMode: 'WaitForFirstConsumer',
+  isDefault: true,
+  creationTimestamp: epochMs(0),
+};
 const claim = (name: string): PersistentVolumeClaim => ({ namespace: 'default', name, phase: 'Pending', storageClassName: 'gp3' });
 const small = (limit: number) => ({ ...instanceType({ name: `two-volumes-${limit}`, cpu: '16', memory: '64Gi' }), volumeLimits: { [EBS_CSI_DRIVER]: limit } });
 
 describe('EBS attach limits from the catalog', () => {
-  const build = (name: string, blockDevices = 1) => buildInstanceTypes([findCatalogEntry(name)!], {
-    region: 'us-east-1', zones: ['us-east-1a'],
-    nodeClass: { blockDeviceMappings: Array.from({ length: blockDevices }, () => ({ deviceName: '/dev/xvda' })) } as never,
-  })[0];
+  const build = (name: string, blockDevices = 1) =>
+    buildInstanceTypes([findCatalogEntry(name)!], {
+      region: 'us-east-1',
+      zones: ['us-east-1a'],
+      nodeClass: { blockDeviceMappings: Array.from({ length: blockDevices }, () => ({ deviceName: '/dev/xvda' })) } as never,
+    })[0];
 
   it('a Nitro type shares 27 attachments with its root volume and its second ENI', () => {
     expect(build('m5.xlarge').volumeLimits).toEqual({ [EBS_CSI_DRIVER]: 25 });
@@ -60,7 +68,13 @@ describe('planning with attach limits', () => {
     const type = small(1);
     const busy = existingNode('busy', { type, zone: 'test-zone-1', pool: 'default', pods: [pod({ name: 'old', cpu: '100m', claims: ['old-data'] })] });
     busy.volumeLimits = type.volumeLimits;
-    const result = plan({ pods: [pod({ name: 'new', cpu: '100m', claims: ['new-data'] }), pod({ name: 'plain', cpu: '100m' })], existing: [busy], types: [type], pvcs: [claim('old-data'), claim('new-data')], storageClasses: [gp3] });
+    const result = plan({
+      pods: [pod({ name: 'new', cpu: '100m', claims: ['new-data'] }), pod({ name: 'plain', cpu: '100m' })],
+      existing: [busy],
+      types: [type],
+      pvcs: [claim('old-data'), claim('new-data')],
+      storageClasses: [gp3],
+    });
     expect(result.existingPlacements).toEqual([{ node: 'busy', pods: [expect.objectContaining({ name: 'plain' })] }]);
     expect(result.nodeClaims.flatMap((c) => c.pods.map((p) => p.name))).toEqual(['new']);
   });

@@ -15,16 +15,29 @@ const HOST = 'kubernetes.io/hostname';
 const ARCH = 'kubernetes.io/arch';
 const term = (...e: NodeSelectorRequirement[]) => ({ matchExpressions: e });
 const inReq = (key: string, ...values: string[]): NodeSelectorRequirement => ({ key, operator: 'In', values });
-const bound = (name: string, volumeName: string, extra: Partial<PersistentVolumeClaim> = {}): PersistentVolumeClaim =>
-  ({ namespace: 'default', name, volumeName, phase: 'Bound', bindCompleted: true, ...extra });
+const bound = (name: string, volumeName: string, extra: Partial<PersistentVolumeClaim> = {}): PersistentVolumeClaim => ({
+  namespace: 'default',
+  name,
+  volumeName,
+  phase: 'Bound',
+  bindCompleted: true,
+  ...extra,
+});
 const wffc = (name: string, zones?: string[]): StorageClass => ({
-  name, provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'WaitForFirstConsumer', isDefault: false, creationTimestamp: epochMs(0),
+  name,
+  provisioner: 'ebs.csi.aws.com',
+  volumeBindingMode: 'WaitForFirstConsumer',
+  isDefault: false,
+  creationTimestamp: epochMs(0),
   allowedTopologies: zones ? [term(inReq(ZONE, ...zones))] : undefined,
 });
 
 describe('volume topology alternatives', () => {
   it('keeps OR-ed PersistentVolume terms as alternatives (keys within a term are AND-ed, not merged per key)', () => {
-    const pv: PersistentVolume = { name: 'pv', nodeAffinity: [term(inReq(ZONE, 'test-zone-1'), inReq(ARCH, 'arm64')), term(inReq(ZONE, 'test-zone-2'), inReq(ARCH, 'amd64'))] };
+    const pv: PersistentVolume = {
+      name: 'pv',
+      nodeAffinity: [term(inReq(ZONE, 'test-zone-1'), inReq(ARCH, 'arm64')), term(inReq(ZONE, 'test-zone-2'), inReq(ARCH, 'amd64'))],
+    };
     const result = plan({ pods: [pod({ claims: ['data'], nodeSelector: { [ARCH]: 'amd64' } })], pvcs: [bound('data', 'pv')], pvs: [pv] });
     expect(result.nodeClaims).toHaveLength(1);
     expect(result.nodeClaims[0].zone).toBe('test-zone-2');
@@ -32,7 +45,11 @@ describe('volume topology alternatives', () => {
 
   it('keeps OR-ed StorageClass allowedTopologies terms as alternatives', () => {
     const sc: StorageClass = { ...wffc('gp3'), allowedTopologies: [term(inReq(ZONE, 'test-zone-1'), inReq(ARCH, 'arm64')), term(inReq(ZONE, 'test-zone-3'))] };
-    const result = plan({ pods: [pod({ claims: ['data'], nodeSelector: { [ARCH]: 'amd64' } })], pvcs: [{ namespace: 'default', name: 'data', phase: 'Pending', storageClassName: 'gp3' }], storageClasses: [sc] });
+    const result = plan({
+      pods: [pod({ claims: ['data'], nodeSelector: { [ARCH]: 'amd64' } })],
+      pvcs: [{ namespace: 'default', name: 'data', phase: 'Pending', storageClassName: 'gp3' }],
+      storageClasses: [sc],
+    });
     expect(result.nodeClaims[0].zone).toBe('test-zone-3');
   });
 
@@ -71,7 +88,12 @@ describe('invalid volume claims leave their pod alone, other pods still schedule
     ['lacks the bind-completed annotation', [bound('data', 'pv', { bindCompleted: false })], [{ name: 'pv' }], /bind-completed/],
     ['points at a PersistentVolume being deleted', [bound('data', 'pv')], [{ name: 'pv', deleting: true }], /being deleted/],
     ['is being deleted', [{ ...bound('data', 'pv'), deleting: true }], [{ name: 'pv' }], /being deleted/],
-    ['is unbound with an empty StorageClass name', [{ namespace: 'default', name: 'data', phase: 'Pending', storageClassName: '' }], [], /does not name a StorageClass/],
+    [
+      'is unbound with an empty StorageClass name',
+      [{ namespace: 'default', name: 'data', phase: 'Pending', storageClassName: '' }],
+      [],
+      /does not name a StorageClass/,
+    ],
   ];
   for (const [what, pvcs, pvs, reason] of cases) {
     it(`a claim that ${what}`, () => {
@@ -87,9 +109,13 @@ describe('topology spread with volumes (Karpenter: volume requirements narrow th
   it("a pod pinned to one zone by its volume counts all the spread's domains for minDomains", () => {
     const [def] = fakeInstanceTypes();
     const web = { cpu: '100m', labels: { app: 'web' } };
-    const existing = ['test-zone-1', 'test-zone-2', 'test-zone-3'].map((zone, i) => existingNode(`n${i}`, { type: def, zone, pool: 'default', pods: pods(1, web) }));
+    const existing = ['test-zone-1', 'test-zone-2', 'test-zone-3'].map((zone, i) =>
+      existingNode(`n${i}`, { type: def, zone, pool: 'default', pods: pods(1, web) }),
+    );
     for (const n of existing) n.allocatable = { ...n.allocatable, cpu: 0.1 }; // full: the pod needs a new node
-    const spread = [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: { matchLabels: { app: 'web' } }, minDomains: 3 }];
+    const spread = [
+      { maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: { matchLabels: { app: 'web' } }, minDomains: 3 },
+    ];
     const pv: PersistentVolume = { name: 'pv', nodeAffinity: [term(inReq(ZONE, 'test-zone-1'))] };
     const result = plan({ pods: [pod({ ...web, claims: ['data'], spread })], pvcs: [bound('data', 'pv')], pvs: [pv], existing });
     expect(result.unschedulable).toEqual([]);

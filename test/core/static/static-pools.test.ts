@@ -23,28 +23,64 @@ import { epochMs } from '../../../shared/core/time';
 const NOW = epochMs(Date.UTC(2026, 0, 2));
 const staticPool = (replicas: number, over: Parameters<typeof nodePool>[1] = {}) => nodePool('static', { replicas, ...over });
 const snap = (o: Partial<ClusterSnapshot>): ClusterSnapshot => ({
-  pods: [], nodes: [], nodeClaims: [], nodePools: [], nodeClasses: [], pdbs: [], daemonSets: [], persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [], ...o,
+  pods: [],
+  nodes: [],
+  nodeClaims: [],
+  nodePools: [],
+  nodeClasses: [],
+  pdbs: [],
+  daemonSets: [],
+  persistentVolumes: [],
+  persistentVolumeClaims: [],
+  storageClasses: [],
+  ...o,
 });
 const launched = (name: string, pool = 'static') => nodeClaim(name, { nodePool: pool, providerID: `aws:///z/i-${name}`, nodeName: `node-${name}` });
 const nodeFor = (name: string, over: Parameters<typeof node>[1] = {}) => node(`node-${name}`, { providerID: `aws:///z/i-${name}`, taints: [], ...over });
 
 describe('static NodePool validation (Karpenter CRD rules and messages)', () => {
-  const staticJson = (edit: Parameters<typeof nodePoolJson>[0] = () => {}) => nodePoolJson((np) => { np.spec.replicas = 3; edit(np); });
+  const staticJson = (edit: Parameters<typeof nodePoolJson>[0] = () => {}) =>
+    nodePoolJson((np) => {
+      np.spec.replicas = 3;
+      edit(np);
+    });
   it('accepts replicas with limits.nodes', () => {
-    const p = nodePoolFromKube(staticJson((np) => { np.spec.limits = { nodes: 5 }; }));
+    const p = nodePoolFromKube(
+      staticJson((np) => {
+        np.spec.limits = { nodes: 5 };
+      }),
+    );
     expect(p.replicas).toBe(3);
   });
   it('rejects limits other than nodes', () => {
-    const err = validationError(() => nodePoolFromKube(staticJson((np) => { np.spec.limits = { cpu: 100, nodes: 5 }; })));
+    const err = validationError(() =>
+      nodePoolFromKube(
+        staticJson((np) => {
+          np.spec.limits = { cpu: 100, nodes: 5 };
+        }),
+      ),
+    );
     expect(err.path).toBe('spec.limits');
     expect(err.problem).toBe("only 'limits.nodes' is supported on static NodePools");
   });
   it('rejects weight', () => {
-    const err = validationError(() => nodePoolFromKube(staticJson((np) => { np.spec.weight = 10; })));
+    const err = validationError(() =>
+      nodePoolFromKube(
+        staticJson((np) => {
+          np.spec.weight = 10;
+        }),
+      ),
+    );
     expect(err.problem).toBe("'weight' is not supported on static NodePools");
   });
   it('rejects negative replicas', () => {
-    const err = validationError(() => nodePoolFromKube(nodePoolJson((np) => { np.spec.replicas = -1; })));
+    const err = validationError(() =>
+      nodePoolFromKube(
+        nodePoolJson((np) => {
+          np.spec.replicas = -1;
+        }),
+      ),
+    );
     expect(err.path).toBe('spec.replicas');
   });
 });
@@ -55,7 +91,7 @@ describe('scheduling with static NodePools', () => {
     expect(result.nodeClaims).toEqual([]);
     expect(result.unschedulable[0].reason).toMatch(/only static NodePools/);
   });
-  it('uses a dynamic pool beside it, and the static pool\'s nodes as existing capacity', () => {
+  it("uses a dynamic pool beside it, and the static pool's nodes as existing capacity", () => {
     const [def] = fakeInstanceTypes();
     const pools = [{ ...schedPool({ name: 'static' }), replicas: 1 }, schedPool({ name: 'dynamic' })];
     const onStatic = existingNode('static-1', { type: def, zone: 'test-zone-1', pool: 'static' });
@@ -64,7 +100,11 @@ describe('scheduling with static NodePools', () => {
     expect(result.nodeClaims.map((c) => c.nodePool)).toEqual(['dynamic']);
   });
   it('a static claim is the template alone: every compatible type, cheapest first', () => {
-    const claim = staticNodeClaim({ ...schedPool({ name: 'static', requirements: [{ key: Label.arch, operator: 'In', values: ['amd64'] }] }), replicas: 1 }, fakeInstanceTypes(), []);
+    const claim = staticNodeClaim(
+      { ...schedPool({ name: 'static', requirements: [{ key: Label.arch, operator: 'In', values: ['amd64'] }] }), replicas: 1 },
+      fakeInstanceTypes(),
+      [],
+    );
     if (typeof claim === 'string') throw new Error(claim);
     expect(claim.pods).toEqual([]);
     expect(claim.instanceTypes.map((t) => t.name)).toEqual(['small-instance-type', 'default-instance-type', 'single-pod-instance-type']);
@@ -91,7 +131,9 @@ describe('decideStaticPools', () => {
     claims.push(nodeClaim('unlaunched', { nodePool: 'static' }));
     const nodes = ['busy', 'guarded', 'empty', 'light'].map((n) => nodeFor(n));
     const pods = [
-      pod('b1', { nodeName: 'node-busy' }), pod('b2', { nodeName: 'node-busy' }), pod('l1', { nodeName: 'node-light' }),
+      pod('b1', { nodeName: 'node-busy' }),
+      pod('b2', { nodeName: 'node-busy' }),
+      pod('l1', { nodeName: 'node-light' }),
       pod('g1', { nodeName: 'node-guarded', annotations: { [Annotation.doNotDisrupt]: 'true' } }),
       pod('ds', { nodeName: 'node-empty', owner: { kind: 'DaemonSet', name: 'agent' } }),
     ];
@@ -121,7 +163,10 @@ describe('reconcileStaticPools', () => {
   it('deletes the surplus and starts its termination (drain honouring PDBs) at once', async () => {
     const f = fakes();
     f.cluster.nodePools = [staticPool(1)];
-    for (const n of ['a', 'b']) { f.cluster.claims.set(n, launched(n)); f.cluster.nodes.set(`node-${n}`, nodeFor(n)); }
+    for (const n of ['a', 'b']) {
+      f.cluster.claims.set(n, launched(n));
+      f.cluster.nodes.set(`node-${n}`, nodeFor(n));
+    }
     f.cluster.pods = [pod('p', { nodeName: 'node-a' })];
     const r = await reconcileStaticPools(f, { plannedClaimToNodeClaim }, await f.cluster.snapshot(), async () => ({}));
     expect(r.deleted).toEqual(['b']);
@@ -130,13 +175,16 @@ describe('reconcileStaticPools', () => {
 });
 
 describe('disruption of static NodePools', () => {
-  it('never consolidates a static pool\'s nodes, empty or not', () => {
+  it("never consolidates a static pool's nodes, empty or not", () => {
     const p = { ...dpool({ budgets: [{ nodes: '100%' }] }), replicas: 2 };
     const a = managed('a', { pool: p, type: c6g.x2large });
     const b = managed('b', { pool: p, type: c6g.x2large });
     const d = computeDisruption(input(cluster({ pools: [p], nodes: [a, b], pods: [bound(a)] }), [c6g.large, c6g.xlarge, c6g.x2large]));
     expect(d.command).toBeUndefined();
-    expect(d.audit.filter((r) => r.action === 'skipped').map((r) => r.detail.why)).toEqual([expect.stringMatching(/static NodePool/), expect.stringMatching(/static NodePool/)]);
+    expect(d.audit.filter((r) => r.action === 'skipped').map((r) => r.detail.why)).toEqual([
+      expect.stringMatching(/static NodePool/),
+      expect.stringMatching(/static NodePool/),
+    ]);
   });
 
   it('replaces a drifted static node one for one with a claim from the template, empty or not', () => {

@@ -10,7 +10,7 @@ const fast = { pollMs: 10_000, budgetMs: 50_000 };
 
 function emptyNode(o: { budget?: string } = {}) {
   const p = pool({ budgets: [{ nodes: o.budget ?? '100%' }], consolidateAfter: 30 });
-  const empty = managed('ip-10-0-1-1', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(600)});
+  const empty = managed('ip-10-0-1-1', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(600) });
   const busy = managed('ip-10-0-1-2', { pool: p, type: c6g.xlarge });
   return { p, empty, busy, w: world({ pools: [p], nodes: [empty, busy], pods: [bound(busy, { name: 'web-1', cpu: '3' })] }) };
 }
@@ -58,7 +58,7 @@ describe('disruption function', () => {
   it('should write Unconsolidatable events at most every 15 minutes across invocations, as from one long-lived recorder', async () => {
     // Prepare: one busy node nothing cheaper can hold.
     const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: 30 });
-    const busy = managed('ip-10-0-1-2', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(600)});
+    const busy = managed('ip-10-0-1-2', { pool: p, type: c6g.xlarge, lastPodEventTime: ago(600) });
     const w = world({ pools: [p], nodes: [busy], pods: [bound(busy, { name: 'web-1', cpu: '3' })] });
     const unconsolidatable = () => w.cluster.events.filter((e) => e.includes(' Unconsolidatable: ')).length;
 
@@ -123,7 +123,7 @@ describe('disruption function', () => {
   it('should expire a claim forcefully with a terminate execution even under a 0% budget', async () => {
     // Prepare
     const p = pool({ budgets: [{ nodes: '0%' }], expireAfter: 24 * HOUR });
-    const old = managed('ip-10-0-2-1', { pool: p, type: c6g.xlarge, createdAt: ago(25 * HOUR)});
+    const old = managed('ip-10-0-2-1', { pool: p, type: c6g.xlarge, createdAt: ago(25 * HOUR) });
     const w = world({ pools: [p], nodes: [old], pods: [bound(old, { name: 'web-1' })] });
 
     // Act
@@ -137,7 +137,7 @@ describe('disruption function', () => {
     expect(result.executions[0]).toMatchObject({ reason: 'expired', alreadyStarted: false });
   });
 
-  it('should log Karpenter\'s line for a replace with reason, command id, nodeclaim and nodepool', async () => {
+  it("should log Karpenter's line for a replace with reason, command id, nodeclaim and nodepool", async () => {
     // Prepare: seed 000 — one pod left on a c6g.2xlarge
     const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: 0 });
     const big = managed('ip-192-168-185-240', { pool: p, type: c6g.x2large });
@@ -148,8 +148,15 @@ describe('disruption function', () => {
 
     // Assess
     const line = w.log.lines.find((l) => l.message.startsWith('disrupting nodeclaim(s)'));
-    expect(line?.message).toMatch(/^disrupting nodeclaim\(s\) via replace, terminating 1 nodes \(1 pods\) ip-192-168-185-240\/c6g\.2xlarge\/on-demand and replacing with on-demand node from types c6g\.large/);
-    expect(line?.fields).toMatchObject({ reason: 'underutilized', 'command-id': w.workflows.started[0].name, nodeclaim: 'claim-ip-192-168-185-240', nodepool: 'default' });
+    expect(line?.message).toMatch(
+      /^disrupting nodeclaim\(s\) via replace, terminating 1 nodes \(1 pods\) ip-192-168-185-240\/c6g\.2xlarge\/on-demand and replacing with on-demand node from types c6g\.large/,
+    );
+    expect(line?.fields).toMatchObject({
+      reason: 'underutilized',
+      'command-id': w.workflows.started[0].name,
+      nodeclaim: 'claim-ip-192-168-185-240',
+      nodepool: 'default',
+    });
     expect(w.workflows.started[0]).toMatchObject({ machine: 'disrupt', input: { reason: 'Underutilized' } });
     const [replacement] = (w.workflows.started[0].input as { replacements: NodeClaim[] }).replacements;
     expect(replacement.annotations).toMatchObject({ [Annotation.nodePoolHash]: expect.any(String), [Annotation.nodeClassHash]: expect.any(String) });
@@ -162,7 +169,9 @@ describe('disruption function', () => {
     const a = managed('ip-10-0-3-1', { pool: p, type: c6g.xlarge });
     const b = managed('ip-10-0-3-2', { pool: p, type: c6g.xlarge });
     const w = world({
-      pools: [p], nodes: [a, b], pods: [bound(a, { name: 'web-1' }), bound(b, { name: 'web-2' })],
+      pools: [p],
+      nodes: [a, b],
+      pods: [bound(a, { name: 'web-1' }), bound(b, { name: 'web-2' })],
       drift: (claim) => {
         if (claim.name === 'claim-ip-10-0-3-2') throw new Error('throttled');
         return claim.name === 'claim-ip-10-0-3-1' ? 'AMIDrift' : undefined;
@@ -179,7 +188,7 @@ describe('disruption function', () => {
     expect(w.log.lines.find((l) => l.message === 'could not check nodeclaim drift')?.fields).toMatchObject({ nodeclaim: 'claim-ip-10-0-3-2' });
   });
 
-  it('should keep polling every 10 s when there is nothing to do and write the last pass\'s reasons once', async () => {
+  it("should keep polling every 10 s when there is nothing to do and write the last pass's reasons once", async () => {
     // Prepare: consolidation disabled, one busy node
     const p = pool({ consolidateAfter: null });
     const a = managed('ip-10-0-4-1', { pool: p, type: c6g.xlarge });
@@ -215,7 +224,9 @@ describe('disruption function', () => {
     // Prepare
     const { w } = emptyNode();
     const start = w.workflows.start.bind(w.workflows);
-    w.workflows.start = async () => { throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }); };
+    w.workflows.start = async () => {
+      throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    };
     const failed = createHandler(w, fast)(scheduledEvent(NOW, 'evt-1'), context('req-1'));
     await expect(failed).rejects.toThrow('Rate exceeded');
     w.workflows.start = start;

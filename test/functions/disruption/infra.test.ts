@@ -37,7 +37,9 @@ describe('disruption function infra', () => {
   it('should have no EC2 write, no PassRole and no variable in a policy key', () => {
     // Act
     const all = actions();
-    const keys = JSON.stringify(statements().map((s) => Object.keys(s.Condition ?? {}).concat(...Object.values(s.Condition ?? {}).map((c) => Object.keys(c as Doc)))));
+    const keys = JSON.stringify(
+      statements().map((s) => Object.keys(s.Condition ?? {}).concat(...Object.values(s.Condition ?? {}).map((c) => Object.keys(c as Doc)))),
+    );
 
     // Assess
     expect(all.filter((a) => a.startsWith('ec2:') && !a.startsWith('ec2:Describe'))).toEqual([]);

@@ -10,14 +10,18 @@ describe('disruption log line and event handling', () => {
     // Prepare: seven cheaper 2-vCPU types than the c6g.2xlarge
     const p = pool({ budgets: [{ nodes: '100%' }] });
     const big = managed('ip-192-168-132-48', { pool: p, type: c6g.x2large });
-    const small = ['c6g.large', 'c7g.large', 'c5a.large', 'c6gd.large', 'm6g.large', 'm7g.large', 'r6g.large'].map((n, i) => sized(n, 2, onDemand(0.06 + i * 0.001)));
+    const small = ['c6g.large', 'c7g.large', 'c5a.large', 'c6gd.large', 'm6g.large', 'm7g.large', 'r6g.large'].map((n, i) =>
+      sized(n, 2, onDemand(0.06 + i * 0.001)),
+    );
     const cmd = computeDisruption(input(cluster({ pools: [p], nodes: [big], pods: [bound(big, { cpu: '1' })] }), [...small, c6g.x2large])).command!;
 
     // Act
     const line = disruptingMessage(cmd);
 
     // Assess
-    expect(line).toBe('disrupting nodeclaim(s) via replace, terminating 1 nodes (1 pods) ip-192-168-132-48/c6g.2xlarge/on-demand and replacing with on-demand node from types c6g.large, c7g.large, c5a.large, c6gd.large, m6g.large and 2 other(s)');
+    expect(line).toBe(
+      'disrupting nodeclaim(s) via replace, terminating 1 nodes (1 pods) ip-192-168-132-48/c6g.2xlarge/on-demand and replacing with on-demand node from types c6g.large, c7g.large, c5a.large, c6gd.large, m6g.large and 2 other(s)',
+    );
   });
 
   it('should write a delete without a replacement part', () => {
@@ -38,13 +42,18 @@ describe('disruption log line and event handling', () => {
     const scheduled = scheduledEvent(NOW);
 
     // Act
-    const times = [scheduledTime(scheduled), scheduledTime({ reconcile: true }), scheduledTime({ 'detail-type': 'Scheduled Event', time: 'yesterday' }), scheduledTime(null)];
+    const times = [
+      scheduledTime(scheduled),
+      scheduledTime({ reconcile: true }),
+      scheduledTime({ 'detail-type': 'Scheduled Event', time: 'yesterday' }),
+      scheduledTime(null),
+    ];
 
     // Assess
     expect(times).toEqual([NOW, undefined, undefined, undefined]);
   });
 
-  it('should read the spot-to-spot gate from Karpenter\'s FEATURE_GATES syntax', () => {
+  it("should read the spot-to-spot gate from Karpenter's FEATURE_GATES syntax", () => {
     // Prepare
     const values = ['SpotToSpotConsolidation=true', 'NodeRepair=false, SpotToSpotConsolidation=true', 'SpotToSpotConsolidation=false', undefined];
 

@@ -24,7 +24,13 @@ export interface World extends Fakes {
   addPod: (pod: Pod) => void;
 }
 
-export function world(o: { pools: NodePool[]; nodes: Managed[]; pods?: Pod[]; types?: InstanceType[]; drift?: (claim: NodeClaim, cls: EC2NodeClass) => DriftReason | undefined }): World {
+export function world(o: {
+  pools: NodePool[];
+  nodes: Managed[];
+  pods?: Pod[];
+  types?: InstanceType[];
+  drift?: (claim: NodeClaim, cls: EC2NodeClass) => DriftReason | undefined;
+}): World {
   const f = fakes();
   const clock = new HookClock(NOW);
   const store = new MemoryStateStore(clock);
@@ -40,15 +46,33 @@ export function world(o: { pools: NodePool[]; nodes: Managed[]; pods?: Pod[]; ty
   if (drift) (f.cloud as CloudProvider).isDrifted = async (claim: NodeClaim, cls: EC2NodeClass) => drift(claim, cls);
   let count = 0;
   const snapshot = f.cluster.snapshot.bind(f.cluster);
-  f.cluster.snapshot = async () => { count++; return snapshot(); };
-  return { ...f, clock, store, snapshots: () => count, addPod: (pod) => { f.cluster.pods.push(pod); } };
+  f.cluster.snapshot = async () => {
+    count++;
+    return snapshot();
+  };
+  return {
+    ...f,
+    clock,
+    store,
+    snapshots: () => count,
+    addPod: (pod) => {
+      f.cluster.pods.push(pod);
+    },
+  };
 }
 
 /** EventBridge's scheduled event, as Lambda receives it (the same object on a retry). */
 export function scheduledEvent(timeMs: number, id = 'evt-1') {
   return {
-    version: '0', id, 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012',
-    time: new Date(timeMs).toISOString(), region: 'eu-west-1', resources: ['arn:aws:events:eu-west-1:123456789012:rule/disruption'], detail: {},
+    version: '0',
+    id,
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '123456789012',
+    time: new Date(timeMs).toISOString(),
+    region: 'eu-west-1',
+    resources: ['arn:aws:events:eu-west-1:123456789012:rule/disruption'],
+    detail: {},
   };
 }
 

@@ -30,8 +30,15 @@ describe('garbage-collection handler', () => {
     // Assess
     expect(cloud.deleted).toEqual(['i-00000000000000001']);
     expect(cluster.deletedNodes).toEqual(['ip-10-0-0-1']);
-    expect(result).toEqual({ actions: [{ type: 'terminateOrphanInstance', target: 'i-00000000000000001', outcome: 'done' }], failed: 0, deletions: [], staleTaintsRemoved: [] });
-    expect(await state.auditLog({ kind: 'garbage-collection' })).toEqual([expect.objectContaining({ action: 'terminateOrphanInstance', nodes: ['ip-10-0-0-1'] })]);
+    expect(result).toEqual({
+      actions: [{ type: 'terminateOrphanInstance', target: 'i-00000000000000001', outcome: 'done' }],
+      failed: 0,
+      deletions: [],
+      staleTaintsRemoved: [],
+    });
+    expect(await state.auditLog({ kind: 'garbage-collection' })).toEqual([
+      expect.objectContaining({ action: 'terminateOrphanInstance', nodes: ['ip-10-0-0-1'] }),
+    ]);
   });
 
   it('should never terminate an instance the cloud provider does not list as ours', async () => {
@@ -50,7 +57,11 @@ describe('garbage-collection handler', () => {
   it('should remove a claim and its node once its instance is confirmed gone', async () => {
     // Prepare
     const gone = instance('i-00000000000000005', { state: 'terminated' });
-    const { handler, cluster } = setup([gone], [nodeClaim('default-gone', { instanceId: 'i-00000000000000005', registered: true, nodeName: 'ip-10-0-0-5' })], [node('ip-10-0-0-5', 'i-00000000000000005', false)]);
+    const { handler, cluster } = setup(
+      [gone],
+      [nodeClaim('default-gone', { instanceId: 'i-00000000000000005', registered: true, nodeName: 'ip-10-0-0-5' })],
+      [node('ip-10-0-0-5', 'i-00000000000000005', false)],
+    );
     // Act
     const result = await handler();
     // Assess
@@ -61,7 +72,10 @@ describe('garbage-collection handler', () => {
 
   it('should keep a claim whose instance the list missed but a direct lookup still finds', async () => {
     // Prepare
-    const { handler, cloud, cluster } = setup([instance('i-00000000000000006')], [nodeClaim('default-live', { instanceId: 'i-00000000000000006', registered: true })]);
+    const { handler, cloud, cluster } = setup(
+      [instance('i-00000000000000006')],
+      [nodeClaim('default-live', { instanceId: 'i-00000000000000006', registered: true })],
+    );
     vi.spyOn(cloud, 'list').mockResolvedValueOnce([]);
     // Act
     const result = await handler();
@@ -72,7 +86,10 @@ describe('garbage-collection handler', () => {
 
   it('should terminate the instance and delete a claim not registered within 15 minutes', async () => {
     // Prepare
-    const { handler, cloud, cluster } = setup([instance('i-00000000000000007', { launchTime: epochMs(NOW - 16 * MIN) })], [nodeClaim('default-stuck', { instanceId: 'i-00000000000000007', ageMs: 17 * MIN })]);
+    const { handler, cloud, cluster } = setup(
+      [instance('i-00000000000000007', { launchTime: epochMs(NOW - 16 * MIN) })],
+      [nodeClaim('default-stuck', { instanceId: 'i-00000000000000007', ageMs: 17 * MIN })],
+    );
     // Act
     const result = await handler();
     // Assess
@@ -97,7 +114,10 @@ describe('garbage-collection handler', () => {
 
   it('should report a failed action and still perform the others', async () => {
     // Prepare
-    const { handler, cloud, logger } = setup([instance('i-00000000000000009', { launchTime: epochMs(NOW - MIN) }), instance('i-0000000000000000a', { launchTime: epochMs(NOW - MIN) })]);
+    const { handler, cloud, logger } = setup([
+      instance('i-00000000000000009', { launchTime: epochMs(NOW - MIN) }),
+      instance('i-0000000000000000a', { launchTime: epochMs(NOW - MIN) }),
+    ]);
     const realDelete = cloud.delete.bind(cloud);
     vi.spyOn(cloud, 'delete').mockImplementation(async (providerID) => {
       if (providerID.endsWith('i-00000000000000009')) throw new Error('Request limit exceeded');
@@ -117,12 +137,22 @@ describe('garbage-collection handler', () => {
     const cloud = demoCloud([instance('i-0000000000000000b')]);
     const cluster = new FakeCluster([deleted], [node('ip-10-0-0-11', 'i-0000000000000000b')]);
     const workflows = new FakeWorkflows();
-    const handler = createHandler({ cloud, cluster, store: new MemoryStateStore(fixedClock), clock: fixedClock, log: new RecordingLogger(), clusterName: CLUSTER, workflows });
+    const handler = createHandler({
+      cloud,
+      cluster,
+      store: new MemoryStateStore(fixedClock),
+      clock: fixedClock,
+      log: new RecordingLogger(),
+      clusterName: CLUSTER,
+      workflows,
+    });
     // Act
     const result = await handler();
     // Assess
     expect(result).toEqual({ actions: [], failed: 0, deletions: [{ type: 'terminate', target: 'default-gone', outcome: 'started' }], staleTaintsRemoved: [] });
-    expect(workflows.started).toEqual([{ machine: 'terminate', name: `default-gone-deleted-${NOW / 1000}`, input: { nodeClaimName: 'default-gone', reason: 'Deleted' } }]);
+    expect(workflows.started).toEqual([
+      { machine: 'terminate', name: `default-gone-deleted-${NOW / 1000}`, input: { nodeClaimName: 'default-gone', reason: 'Deleted' } },
+    ]);
     expect(cloud.deleted).toEqual([]);
     expect(cluster.claims.has('default-gone')).toBe(true);
   });

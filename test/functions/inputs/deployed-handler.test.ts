@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
 import { handler } from '../../../functions/terminate/validate-terminate-input';
 
-const context = { awsRequestId: 'req-1', functionName: 'nodewright-dev-validateTerminateInput', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:x', memoryLimitInMB: '512', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+const context = {
+  awsRequestId: 'req-1',
+  functionName: 'nodewright-dev-validateTerminateInput',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:x',
+  memoryLimitInMB: '512',
+  getRemainingTimeInMillis: () => 30_000,
+} as unknown as Context;
 
 describe('a deployed handler', () => {
   it('should fail with a named configuration error, before touching anything, when the environment is incomplete', async () => {

@@ -24,7 +24,10 @@ describe('manual input validators', () => {
     const attempt = validateLaunchInput(f)({ nodePool: 'gpu', count: 1 });
 
     // Assess
-    await expect(attempt).rejects.toMatchObject({ name: 'ExecutionInputInvalidError', message: 'launch execution input nodePool: nodepool "gpu" does not exist (known: default)' });
+    await expect(attempt).rejects.toMatchObject({
+      name: 'ExecutionInputInvalidError',
+      message: 'launch execution input nodePool: nodepool "gpu" does not exist (known: default)',
+    });
   });
 
   it('should resolve an instance id to its claim and node', async () => {

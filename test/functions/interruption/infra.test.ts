@@ -67,10 +67,14 @@ describe('interruption EventBridge rules', () => {
     // Act
     const kinds = rules.map((r) => `${r.Properties.EventPattern.source[0]} / ${r.Properties.EventPattern['detail-type'][0]}`).sort();
     // Assess
-    expect(kinds).toEqual([
-      `${EventSource.health} / ${DetailType.scheduledChange}`,
-      ...[DetailType.capacityReservationInterruption, DetailType.rebalanceRecommendation, DetailType.instanceStateChange, DetailType.spotInterruption].map((d) => `${EventSource.ec2} / ${d}`),
-    ].sort());
+    expect(kinds).toEqual(
+      [
+        `${EventSource.health} / ${DetailType.scheduledChange}`,
+        ...[DetailType.capacityReservationInterruption, DetailType.rebalanceRecommendation, DetailType.instanceStateChange, DetailType.spotInterruption].map(
+          (d) => `${EventSource.ec2} / ${d}`,
+        ),
+      ].sort(),
+    );
     for (const rule of rules) expect(rule.Properties.Targets).toEqual([{ Id: 'InterruptionQueue', Arn: { 'Fn::GetAtt': ['InterruptionQueue', 'Arn'] } }]);
   });
 
@@ -140,7 +144,9 @@ describe('function roles', () => {
     const gcStates = statements(gcRole).filter((s) => [s.Action].flat().some((a) => String(a).startsWith('states:')));
     expect(gcStates.map((s) => s.Action)).toEqual(['states:StartExecution', 'states:DescribeExecution']);
     expect(gcStates[0].Resource).toEqual(['${self:provider.environment.TERMINATE_STATE_MACHINE_ARN}']);
-    expect(JSON.stringify(gcStates[1].Resource)).toMatch(/:execution:\$\{self:custom.stateMachineNames.terminate\}:\*.*:execution:\$\{self:custom.stateMachineNames.disrupt\}:\*/);
+    expect(JSON.stringify(gcStates[1].Resource)).toMatch(
+      /:execution:\$\{self:custom.stateMachineNames.terminate\}:\*.*:execution:\$\{self:custom.stateMachineNames.disrupt\}:\*/,
+    );
   });
 
   it('should keep Serverless variables out of policy keys, where they are never resolved', () => {
@@ -165,6 +171,11 @@ describe('function roles', () => {
     const all = [...statements(interruptionRole), ...statements(gcRole)];
     // Assess
     expect(all.flatMap((s) => [s.Action].flat()).filter((a: string) => a.includes('*'))).toEqual([]);
-    expect(all.filter((s) => s.Resource === '*').flatMap((s) => [s.Action].flat()).every((a: string) => a.startsWith('ec2:Describe') || a === 'pricing:GetProducts' || a === 'iam:ListInstanceProfiles')).toBe(true);
+    expect(
+      all
+        .filter((s) => s.Resource === '*')
+        .flatMap((s) => [s.Action].flat())
+        .every((a: string) => a.startsWith('ec2:Describe') || a === 'pricing:GetProducts' || a === 'iam:ListInstanceProfiles'),
+    ).toBe(true);
   });
 });

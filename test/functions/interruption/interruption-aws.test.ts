@@ -51,7 +51,8 @@ const world = [
 function answerDescribeInstances() {
   ec2Mock.on(DescribeInstancesCommand).callsFake((input) => {
     const byId = input.InstanceIds as string[] | undefined;
-    const owned = (i: Instance) => i.Tags?.some((t) => t.Key === `kubernetes.io/cluster/${CLUSTER}` && t.Value === 'owned') && i.Tags?.some((t) => t.Key === 'karpenter.sh/nodepool');
+    const owned = (i: Instance) =>
+      i.Tags?.some((t) => t.Key === `kubernetes.io/cluster/${CLUSTER}` && t.Value === 'owned') && i.Tags?.some((t) => t.Key === 'karpenter.sh/nodepool');
     const found = byId ? world.filter((i) => byId.includes(i.InstanceId!)) : world.filter(owned);
     return { Reservations: [{ Instances: found }] };
   });
@@ -76,8 +77,19 @@ function answerStartExecution() {
 
 function adapters() {
   const state = new MemoryStateStore(fixedClock);
-  const cloud = new Ec2CloudProvider({ ec2: new EC2Client({ region: 'us-west-2' }), ssm: new SSMClient({ region: 'us-west-2' }), clusterName: CLUSTER, region: 'us-west-2', stateStore: state, clock: fixedClock, catalog: [] });
-  const workflows = new SfnWorkflowStarter({ sfn: new SFNClient({ region: 'us-west-2' }), stateMachineArns: { terminate: TERMINATE_ARN, disrupt: DISRUPT_ARN } });
+  const cloud = new Ec2CloudProvider({
+    ec2: new EC2Client({ region: 'us-west-2' }),
+    ssm: new SSMClient({ region: 'us-west-2' }),
+    clusterName: CLUSTER,
+    region: 'us-west-2',
+    stateStore: state,
+    clock: fixedClock,
+    catalog: [],
+  });
+  const workflows = new SfnWorkflowStarter({
+    sfn: new SFNClient({ region: 'us-west-2' }),
+    stateMachineArns: { terminate: TERMINATE_ARN, disrupt: DISRUPT_ARN },
+  });
   const cluster = new FakeCluster([nodeClaim('default-abcde', { instanceId: OWNED, registered: true, nodeName: 'ip-10-0-1-5' })]);
   return { store: state, cloud, workflows, cluster, log: new RecordingLogger() };
 }
@@ -97,7 +109,9 @@ describe('interruption over the AWS adapters', () => {
     expect(executions.size).toBe(1);
     expect(starts[0]).toMatchObject({ stateMachineArn: DISRUPT_ARN, name: `interruption-${OWNED}-1e5527d7-bb36-4607-3370-4164db56a40e` });
     expect(JSON.parse(starts[0].input ?? '')).toEqual({
-      reason: 'SpotInterruption', candidates: [{ nodeClaimName: 'default-abcde' }], replacements: [],
+      reason: 'SpotInterruption',
+      candidates: [{ nodeClaimName: 'default-abcde' }],
+      replacements: [],
       interruption: { kind: 'SpotInterruption', drainBy: expect.any(Number) },
     });
     expect(await deps.store.unavailableOfferings()).toHaveLength(1);

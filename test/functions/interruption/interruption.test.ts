@@ -8,11 +8,21 @@ import { CLUSTER, demoCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedC
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 const FOREIGN = 'i-0ffffffffffffffff';
 
-const disruptInput = (reason: string, kind: string) => expect.objectContaining({
-  reason, candidates: [expect.objectContaining({ nodeClaimName: 'default-abcde' })], replacements: [], interruption: { kind, drainBy: expect.any(Number) },
-});
+const disruptInput = (reason: string, kind: string) =>
+  expect.objectContaining({
+    reason,
+    candidates: [expect.objectContaining({ nodeClaimName: 'default-abcde' })],
+    replacements: [],
+    interruption: { kind, drainBy: expect.any(Number) },
+  });
 
-function setup(opts: { planReplacements?: InterruptionHandlerDeps['planReplacements']; launchReplacement?: InterruptionHandlerDeps['launchReplacement']; idempotentStarter?: boolean } = {}) {
+function setup(
+  opts: {
+    planReplacements?: InterruptionHandlerDeps['planReplacements'];
+    launchReplacement?: InterruptionHandlerDeps['launchReplacement'];
+    idempotentStarter?: boolean;
+  } = {},
+) {
   const cloud = demoCloud([
     instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }),
     instance(FOREIGN, { tags: { Name: 'someone-else' } }),
@@ -22,7 +32,17 @@ function setup(opts: { planReplacements?: InterruptionHandlerDeps['planReplaceme
   const state = new MemoryStateStore(fixedClock);
   const markUnavailable = vi.spyOn(state, 'markUnavailable');
   const logger = new RecordingLogger();
-  const deps: InterruptionHandlerDeps = { cloud, cluster, workflows, store: state, clock: fixedClock, log: logger, clusterName: CLUSTER, ...(opts.planReplacements ? { planReplacements: opts.planReplacements } : {}), ...(opts.launchReplacement ? { launchReplacement: opts.launchReplacement } : {}) };
+  const deps: InterruptionHandlerDeps = {
+    cloud,
+    cluster,
+    workflows,
+    store: state,
+    clock: fixedClock,
+    log: logger,
+    clusterName: CLUSTER,
+    ...(opts.planReplacements ? { planReplacements: opts.planReplacements } : {}),
+    ...(opts.launchReplacement ? { launchReplacement: opts.launchReplacement } : {}),
+  };
   return { cloud, cluster, workflows, state, markUnavailable, logger, handler: createHandler(deps) };
 }
 
@@ -31,7 +51,10 @@ describe('interruption handler', () => {
     // Prepare: OWNED carries claim default-abcde's tag, but the claim's providerID names HEALTHY
     const HEALTHY = 'i-0aaaaaaaaaaaaaaaa';
     const { handler, cloud, cluster, workflows, logger } = setup();
-    cloud.instances.set(HEALTHY, instance(HEALTHY, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }));
+    cloud.instances.set(
+      HEALTHY,
+      instance(HEALTHY, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }),
+    );
     cluster.claims.set('default-abcde', nodeClaim('default-abcde', { instanceId: HEALTHY, registered: true, nodeName: 'ip-10-0-1-5' }));
     // Act
     const response = await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
@@ -39,7 +62,9 @@ describe('interruption handler', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect(workflows.attempts).toEqual([]);
     expect(cloud.deleted).toEqual([]);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ instanceId: OWNED }) }));
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ instanceId: OWNED }) }),
+    );
   });
 
   it('should start exactly one disrupt execution (interruption mode) and mark the offering once when a spot warning is delivered three times', async () => {
@@ -101,18 +126,28 @@ describe('interruption handler', () => {
     expect(markUnavailable).not.toHaveBeenCalled();
     expect(cloud.deleted).toEqual([]);
     expect(cluster.deletedClaims).toEqual([]);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ instanceId: FOREIGN, reason: 'instance is not owned by this cluster' }) }));
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({
+        message: 'dropping interruption message',
+        fields: expect.objectContaining({ instanceId: FOREIGN, reason: 'instance is not owned by this cluster' }),
+      }),
+    );
   });
 
   it('should fail only the malformed record of a batch and still act on the others', async () => {
     // Prepare
     const { handler, workflows, logger } = setup();
     // Act
-    const response = await handler(sqsEvent(
-      sqsRecord('{"version":"0","id":', 'bad-json'),
-      sqsRecord(JSON.stringify({ version: '0', id: 'x', source: 'aws.ec2', 'detail-type': 'EC2 Spot Instance Interruption Warning', detail: { 'instance-id': 42 } }), 'bad-detail'),
-      sqsRecord(eventBody('spot-interruption-warning'), 'good'),
-    ));
+    const response = await handler(
+      sqsEvent(
+        sqsRecord('{"version":"0","id":', 'bad-json'),
+        sqsRecord(
+          JSON.stringify({ version: '0', id: 'x', source: 'aws.ec2', 'detail-type': 'EC2 Spot Instance Interruption Warning', detail: { 'instance-id': 42 } }),
+          'bad-detail',
+        ),
+        sqsRecord(eventBody('spot-interruption-warning'), 'good'),
+      ),
+    );
     // Assess
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'bad-json' }, { itemIdentifier: 'bad-detail' }]);
     expect(workflows.started).toHaveLength(1);
@@ -132,7 +167,13 @@ describe('interruption handler', () => {
     // Prepare
     const { handler, workflows, cloud, logger } = setup();
     // Act
-    const response = await handler(sqsEvent(sqsRecord(eventBody('autoscaling-launch-successful')), sqsRecord(eventBody('instance-state-change-running')), sqsRecord(eventBody('health-issue-ebs'))));
+    const response = await handler(
+      sqsEvent(
+        sqsRecord(eventBody('autoscaling-launch-successful')),
+        sqsRecord(eventBody('instance-state-change-running')),
+        sqsRecord(eventBody('health-issue-ebs')),
+      ),
+    );
     // Assess
     expect(response.batchItemFailures).toEqual([]);
     expect(workflows.attempts).toEqual([]);
@@ -147,7 +188,9 @@ describe('interruption handler', () => {
     await handler(sqsEvent(sqsRecord(eventBody('rebalance-recommendation'))));
     // Assess
     expect(workflows.attempts).toEqual([]);
-    expect(await state.auditLog({ kind: 'interruption' })).toEqual([expect.objectContaining({ action: 'observed', reason: 'RebalanceRecommendation', nodeClaims: ['default-abcde'] })]);
+    expect(await state.auditLog({ kind: 'interruption' })).toEqual([
+      expect.objectContaining({ action: 'observed', reason: 'RebalanceRecommendation', nodeClaims: ['default-abcde'] }),
+    ]);
   });
 
   describe.each([
@@ -206,13 +249,21 @@ describe('interruption handler', () => {
   it('should start nothing for an owned instance that has no NodeClaim', async () => {
     // Prepare
     const { handler, workflows, cloud, logger } = setup();
-    cloud.instances.set('i-0c0c0c0c0c0c0c0c0', instance('i-0c0c0c0c0c0c0c0c0', { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' } }));
+    cloud.instances.set(
+      'i-0c0c0c0c0c0c0c0c0',
+      instance('i-0c0c0c0c0c0c0c0c0', { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' } }),
+    );
     // Act
     const response = await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning', { instanceId: 'i-0c0c0c0c0c0c0c0c0' }))));
     // Assess
     expect(response.batchItemFailures).toEqual([]);
     expect(workflows.attempts).toEqual([]);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: expect.stringContaining('no NodeClaim') }) }));
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({
+        message: 'dropping interruption message',
+        fields: expect.objectContaining({ reason: expect.stringContaining('no NodeClaim') }),
+      }),
+    );
   });
 
   it('should start nothing when the claim was already finalized by an earlier drain', async () => {
@@ -225,7 +276,12 @@ describe('interruption handler', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect(workflows.attempts).toEqual([]);
     // The claim is gone, so the instance belongs to no claim (a tag alone does not make it the claim's).
-    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'dropping interruption message', fields: expect.objectContaining({ reason: 'instance has no NodeClaim; garbage collection reclaims it' }) }));
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({
+        message: 'dropping interruption message',
+        fields: expect.objectContaining({ reason: 'instance has no NodeClaim; garbage collection reclaims it' }),
+      }),
+    );
   });
 
   it('should request the replacements before any eviction and give the drain 60 s of the 2-minute notice', async () => {
@@ -236,11 +292,21 @@ describe('interruption handler', () => {
     // Act
     await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'))));
     // Assess
-    expect(plan).toHaveBeenCalledWith(expect.objectContaining({ nodeClaims: expect.any(Array) }), 'default-abcde', '1e5527d7-bb36-4607-3370-4164db56a40e', expect.any(Number));
+    expect(plan).toHaveBeenCalledWith(
+      expect.objectContaining({ nodeClaims: expect.any(Array) }),
+      'default-abcde',
+      '1e5527d7-bb36-4607-3370-4164db56a40e',
+      expect.any(Number),
+    );
     const input = workflows.started[0].input as { replacements: { name: string }[]; candidates: unknown[]; interruption: { drainBy: number } };
     // Named and marked from the disruption id, as ValidateDisruptInput names them (the execution's name decides it).
     const named = replacementClaimName('default', disruptionIdOf(workflows.started[0].name), 0);
-    expect(input.replacements).toEqual([expect.objectContaining({ name: named, annotations: expect.objectContaining({ 'nodewright.io/disruption-id': disruptionIdOf(workflows.started[0].name) }) })]);
+    expect(input.replacements).toEqual([
+      expect.objectContaining({
+        name: named,
+        annotations: expect.objectContaining({ 'nodewright.io/disruption-id': disruptionIdOf(workflows.started[0].name) }),
+      }),
+    ]);
     expect(input.candidates).toEqual([{ nodeClaimName: 'default-abcde', nodeName: 'ip-10-0-1-5' }]);
     expect(input.interruption.drainBy).toBe(Math.min(Date.parse(JSON.parse(eventBody('spot-interruption-warning')).time as string), fixedClock.now()) + 60_000);
     expect((await state.auditLog({ kind: 'interruption' }))[0].detail).toMatchObject({ replacements: [named], markedUnavailable: true });

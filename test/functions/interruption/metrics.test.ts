@@ -9,13 +9,21 @@ import { CLUSTER, demoCloud, FakeCluster, FakeWorkflows, RecordingLogger, fixedC
 const OWNED = 'i-0b2c3d4e5f6a7b8c9';
 
 function setup() {
-  const cloud = demoCloud([instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } })]);
+  const cloud = demoCloud([
+    instance(OWNED, { tags: { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default', 'karpenter.sh/nodeclaim': 'default-abcde' } }),
+  ]);
   const claim = nodeClaim('default-abcde', { instanceId: OWNED, registered: true, nodeName: 'ip-10-0-1-5' });
   claim.labels['karpenter.sh/capacity-type'] = 'spot';
   const metrics = new RecordingMetrics();
   const handler = createHandler({
-    cloud, cluster: new FakeCluster([claim]), workflows: new FakeWorkflows(), store: new MemoryStateStore(fixedClock), clock: fixedClock,
-    log: new RecordingLogger(), clusterName: CLUSTER, metrics,
+    cloud,
+    cluster: new FakeCluster([claim]),
+    workflows: new FakeWorkflows(),
+    store: new MemoryStateStore(fixedClock),
+    clock: fixedClock,
+    log: new RecordingLogger(),
+    clusterName: CLUSTER,
+    metrics,
   });
   return { handler, metrics };
 }
@@ -30,7 +38,9 @@ describe('interruption metrics', () => {
     // Assess
     expect(metrics.total('karpenter_interruption_received_messages_total', { message_type: 'spot_interrupted' })).toBe(3);
     expect(metrics.total('karpenter_interruption_deleted_messages_total')).toBe(3);
-    expect(metrics.matching('karpenter_nodeclaims_disrupted_total').map((r) => r.labels)).toEqual([{ reason: 'spot_interrupted', nodepool: 'default', capacity_type: 'spot' }]);
+    expect(metrics.matching('karpenter_nodeclaims_disrupted_total').map((r) => r.labels)).toEqual([
+      { reason: 'spot_interrupted', nodepool: 'default', capacity_type: 'spot' },
+    ]);
   });
 
   it('should observe how long a message waited on the queue, from its SentTimestamp', async () => {

@@ -18,7 +18,10 @@ describe('launchNodeClaim handler', () => {
     expect(f.cloud.calls).toEqual(['create default-abcde']);
     expect(retried).toEqual(first);
     expect(first).toMatchObject({ nodeClaimName: 'default-abcde', instanceType: 'c5.large', zone: 'eu-west-1a', capacityType: 'spot', deadlineMs: 1 });
-    expect(f.cluster.claims.get('default-abcde')?.labels).toMatchObject({ 'node.kubernetes.io/instance-type': 'c5.large', 'karpenter.sh/capacity-type': 'spot' });
+    expect(f.cluster.claims.get('default-abcde')?.labels).toMatchObject({
+      'node.kubernetes.io/instance-type': 'c5.large',
+      'karpenter.sh/capacity-type': 'spot',
+    });
   });
 
   it('should throw InsufficientCapacityError and leave the failed offerings for MarkOfferingUnavailable', async () => {
@@ -46,7 +49,10 @@ describe('launchNodeClaim handler', () => {
     const attempt = createHandler(f)({ deadlineMs: 1 });
 
     // Assess
-    await expect(attempt).rejects.toMatchObject({ name: 'ExecutionInputInvalidError', message: expect.stringContaining('launchNodeClaim: task input is invalid: nodeClaimName') });
+    await expect(attempt).rejects.toMatchObject({
+      name: 'ExecutionInputInvalidError',
+      message: expect.stringContaining('launchNodeClaim: task input is invalid: nodeClaimName'),
+    });
     expect(f.cloud.calls).toEqual([]);
   });
 });

@@ -9,7 +9,9 @@ describe('checkRegistration and initializeNode handlers', () => {
   it('should report not registered until the node appears, then sync labels and taints onto it', async () => {
     // Prepare
     const f = fakes();
-    f.cluster.claims.set('gpu-abcde', { ...nodeClaim('gpu-abcde', { providerID: PID, startupTaints: [{ key: 'nvidia.com/gpu-driver', effect: 'NoSchedule' }] }) });
+    f.cluster.claims.set('gpu-abcde', {
+      ...nodeClaim('gpu-abcde', { providerID: PID, startupTaints: [{ key: 'nvidia.com/gpu-driver', effect: 'NoSchedule' }] }),
+    });
     const check = checkRegistration(f);
     const deadlineMs = f.clock.now() + 60_000;
 
@@ -26,13 +28,16 @@ describe('checkRegistration and initializeNode handlers', () => {
     expect(f.log.lines.find((l) => l.message === 'registered nodeclaim')?.fields).toMatchObject({ nodeclaim: 'gpu-abcde', node: 'n1' });
   });
 
-  it('should copy the claim\'s annotations (template ones and drift hashes) onto the node, but not nodewright\'s bookkeeping', async () => {
+  it("should copy the claim's annotations (template ones and drift hashes) onto the node, but not nodewright's bookkeeping", async () => {
     // Prepare: Karpenter's registration assigns every NodeClaim annotation onto the Node
     const f = fakes();
     const claim = nodeClaim('default-abcde', { providerID: PID });
     claim.annotations = {
-      'karpenter.sh/do-not-disrupt': 'true', 'example.com/owner': 'team-a', 'karpenter.sh/nodepool-hash': '123',
-      'nodewright.io/disruption-id': 'd-1', 'nodewright.io/pods-fingerprint': 'abc',
+      'karpenter.sh/do-not-disrupt': 'true',
+      'example.com/owner': 'team-a',
+      'karpenter.sh/nodepool-hash': '123',
+      'nodewright.io/disruption-id': 'd-1',
+      'nodewright.io/pods-fingerprint': 'abc',
     };
     f.cluster.claims.set('default-abcde', claim);
     f.cluster.nodes.set('n1', node('n1', { providerID: PID }));
@@ -43,7 +48,10 @@ describe('checkRegistration and initializeNode handlers', () => {
 
     // Assess
     expect(f.cluster.nodes.get('n1')?.annotations).toEqual({
-      'node.alpha.kubernetes.io/ttl': '0', 'karpenter.sh/do-not-disrupt': 'true', 'example.com/owner': 'team-a', 'karpenter.sh/nodepool-hash': '123',
+      'node.alpha.kubernetes.io/ttl': '0',
+      'karpenter.sh/do-not-disrupt': 'true',
+      'example.com/owner': 'team-a',
+      'karpenter.sh/nodepool-hash': '123',
     });
   });
 

@@ -7,8 +7,13 @@ function countingPlanner() {
   const calls = { solve: 0 };
   const planner: Planner = {
     schedulingInputFromSnapshot: (s, types) => ({ pods: s.pods, nodePools: s.nodePools, instanceTypes: types, existingNodes: [], daemonSets: [] }),
-    solve: () => { calls.solve++; return { nodeClaims: [], existingPlacements: [], unschedulable: [], ignored: [] }; },
-    plannedClaimToNodeClaim: () => { throw new Error('no claims planned'); },
+    solve: () => {
+      calls.solve++;
+      return { nodeClaims: [], existingPlacements: [], unschedulable: [], ignored: [] };
+    },
+    plannedClaimToNodeClaim: () => {
+      throw new Error('no claims planned');
+    },
   };
   return { planner, calls };
 }

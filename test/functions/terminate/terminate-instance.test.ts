@@ -8,12 +8,22 @@ import { epochMs } from '../../../shared/core/time';
 const PID = 'aws:///eu-west-1a/i-0abc000000000009';
 
 describe('termination handlers', () => {
-  it('should terminate the claim\'s own instance (its providerID), never another instance named in the target', async () => {
+  it("should terminate the claim's own instance (its providerID), never another instance named in the target", async () => {
     // Prepare: STRAY carries the claim's tag; the claim's providerID is PID
     const f = fakes();
     const STRAY = 'aws:///eu-west-1a/i-0abc00000000000a';
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
-    for (const pid of [PID, STRAY]) f.cloud.instances.set(pid, { instanceId: pid.slice(pid.lastIndexOf('/') + 1), providerID: pid, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: epochMs(0), state: 'running', tags: { 'karpenter.sh/nodeclaim': 'default-abcde' } });
+    for (const pid of [PID, STRAY])
+      f.cloud.instances.set(pid, {
+        instanceId: pid.slice(pid.lastIndexOf('/') + 1),
+        providerID: pid,
+        instanceType: 'm5.large',
+        zone: 'eu-west-1a',
+        capacityType: 'on-demand',
+        launchTime: epochMs(0),
+        state: 'running',
+        tags: { 'karpenter.sh/nodeclaim': 'default-abcde' },
+      });
 
     // Act
     const wrong = terminateInstance(f)({ nodeClaimName: 'default-abcde', providerID: STRAY, reason: 'Manual' });
@@ -40,7 +50,16 @@ describe('termination handlers', () => {
   it('should let the cloud provider refuse an instance this cluster does not own', async () => {
     // Prepare
     const f = fakes();
-    f.cloud.instances.set(PID, { instanceId: 'i-0abc000000000009', providerID: PID, instanceType: 'm5.large', zone: 'eu-west-1a', capacityType: 'on-demand', launchTime: epochMs(0), state: 'running', tags: { foreign: 'true' } });
+    f.cloud.instances.set(PID, {
+      instanceId: 'i-0abc000000000009',
+      providerID: PID,
+      instanceType: 'm5.large',
+      zone: 'eu-west-1a',
+      capacityType: 'on-demand',
+      launchTime: epochMs(0),
+      state: 'running',
+      tags: { foreign: 'true' },
+    });
 
     // Act
     const attempt = terminateInstance(f)({ nodeClaimName: 'default-abcde', providerID: PID });
@@ -93,6 +112,9 @@ describe('termination handlers', () => {
     const attempt = terminateInstance(f)({ reason: 'Manual' });
 
     // Assess
-    await expect(attempt).rejects.toMatchObject({ name: 'ExecutionInputInvalidError', message: expect.stringContaining('nodeClaimName or nodeName is required') });
+    await expect(attempt).rejects.toMatchObject({
+      name: 'ExecutionInputInvalidError',
+      message: expect.stringContaining('nodeClaimName or nodeName is required'),
+    });
   });
 });

@@ -1,4 +1,11 @@
-import { CreateFleetCommand, CreateLaunchTemplateCommand, DescribeInstancesCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import {
+  CreateFleetCommand,
+  CreateLaunchTemplateCommand,
+  DescribeInstancesCommand,
+  DescribeSubnetsCommand,
+  EC2Client,
+  TerminateInstancesCommand,
+} from '@aws-sdk/client-ec2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../shared/catalog';
 import { VirtualClock } from '../../../shared/sim/clock';
@@ -13,11 +20,21 @@ function fleetInput(token: string, types: string[], capacity: 'spot' | 'on-deman
     Type: 'instant' as const,
     ClientToken: token,
     TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: capacity },
-    LaunchTemplateConfigs: [{
-      LaunchTemplateSpecification: { LaunchTemplateName: 'nodewright-test', Version: '$Latest' },
-      Overrides: types.flatMap((t) => subnets.map((s) => ({ InstanceType: t as never, SubnetId: s.id, AvailabilityZone: s.zone }))),
-    }],
-    TagSpecifications: [{ ResourceType: 'instance' as const, Tags: [{ Key: 'karpenter.sh/nodepool', Value: 'default' }, { Key: 'karpenter.sh/nodeclaim', Value: token }] }],
+    LaunchTemplateConfigs: [
+      {
+        LaunchTemplateSpecification: { LaunchTemplateName: 'nodewright-test', Version: '$Latest' },
+        Overrides: types.flatMap((t) => subnets.map((s) => ({ InstanceType: t as never, SubnetId: s.id, AvailabilityZone: s.zone }))),
+      },
+    ],
+    TagSpecifications: [
+      {
+        ResourceType: 'instance' as const,
+        Tags: [
+          { Key: 'karpenter.sh/nodepool', Value: 'default' },
+          { Key: 'karpenter.sh/nodeclaim', Value: token },
+        ],
+      },
+    ],
   };
 }
 
@@ -30,8 +47,23 @@ describe('simulated EC2 behind the AWS SDK', () => {
   beforeEach(async () => {
     clock = new VirtualClock(Date.UTC(2025, 0, 1));
     world = new Ec2World({ region: 'us-east-1', zones: ['us-east-1a', 'us-east-1b'], clusterName: 'sim', seed: 1, clock, catalog });
-    restore = installSimulatedAws(() => ({ world, table: new DynamoTable(), cluster: { name: 'sim', endpoint: 'https://127.0.0.1:1', caData: '', version: '1.31' }, stepFunctions: { start: () => { throw new Error('unused'); }, describe: () => undefined } }));
-    await ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'nodewright-test', LaunchTemplateData: { ImageId: 'ami-1', UserData: Buffer.from('--node-labels=a=b').toString('base64') } }));
+    restore = installSimulatedAws(() => ({
+      world,
+      table: new DynamoTable(),
+      cluster: { name: 'sim', endpoint: 'https://127.0.0.1:1', caData: '', version: '1.31' },
+      stepFunctions: {
+        start: () => {
+          throw new Error('unused');
+        },
+        describe: () => undefined,
+      },
+    }));
+    await ec2.send(
+      new CreateLaunchTemplateCommand({
+        LaunchTemplateName: 'nodewright-test',
+        LaunchTemplateData: { ImageId: 'ami-1', UserData: Buffer.from('--node-labels=a=b').toString('base64') },
+      }),
+    );
   });
 
   afterEach(() => restore());
@@ -39,7 +71,12 @@ describe('simulated EC2 behind the AWS SDK', () => {
   it('should find subnets by discovery tag and launch the cheapest on-demand override, once per ClientToken', async () => {
     // Prepare
     const subnets = (await ec2.send(new DescribeSubnetsCommand({ Filters: [{ Name: 'tag:karpenter.sh/discovery', Values: ['sim'] }] }))).Subnets ?? [];
-    const input = fleetInput('default-abcde', ['m5.xlarge', 'c5.large', 'm5.large'], 'on-demand', subnets.map((s) => ({ id: s.SubnetId ?? '', zone: s.AvailabilityZone ?? '' })));
+    const input = fleetInput(
+      'default-abcde',
+      ['m5.xlarge', 'c5.large', 'm5.large'],
+      'on-demand',
+      subnets.map((s) => ({ id: s.SubnetId ?? '', zone: s.AvailabilityZone ?? '' })),
+    );
     // Act
     const first = await ec2.send(new CreateFleetCommand(input));
     const again = await ec2.send(new CreateFleetCommand(input));
@@ -68,7 +105,10 @@ describe('simulated EC2 behind the AWS SDK', () => {
     const victim = [...world.instances.values()][0];
     await ec2.send(new TerminateInstancesCommand({ InstanceIds: [victim.id] }));
     // Act
-    const filters = [{ Name: 'tag-key', Values: ['karpenter.sh/nodepool'] }, { Name: 'instance-state-name', Values: ['pending', 'running'] }];
+    const filters = [
+      { Name: 'tag-key', Values: ['karpenter.sh/nodepool'] },
+      { Name: 'instance-state-name', Values: ['pending', 'running'] },
+    ];
     const page1 = await ec2.send(new DescribeInstancesCommand({ Filters: filters, MaxResults: 5 }));
     const page2 = await ec2.send(new DescribeInstancesCommand({ Filters: filters, MaxResults: 5, NextToken: page1.NextToken }));
     // Assess
@@ -76,21 +116,36 @@ describe('simulated EC2 behind the AWS SDK', () => {
     expect(ids).toHaveLength(6);
     expect(ids).not.toContain(victim.id);
     expect(page2.NextToken).toBeUndefined();
-    await expect(ec2.send(new DescribeInstancesCommand({ InstanceIds: ['i-00000000000000000'] }))).rejects.toMatchObject({ name: 'InvalidInstanceID.NotFound' });
+    await expect(ec2.send(new DescribeInstancesCommand({ InstanceIds: ['i-00000000000000000'] }))).rejects.toMatchObject({
+      name: 'InvalidInstanceID.NotFound',
+    });
   });
 
   it('should send the 2-minute spot warning, then terminate the instance', async () => {
     // Prepare
     const events: Ec2Event[] = [];
     world.onEvent((e) => events.push(e));
-    await ec2.send(new CreateFleetCommand(fleetInput('spot-1', ['m5.large'], 'spot', world.subnets.map((s) => ({ id: s.id, zone: s.zone })))));
+    await ec2.send(
+      new CreateFleetCommand(
+        fleetInput(
+          'spot-1',
+          ['m5.large'],
+          'spot',
+          world.subnets.map((s) => ({ id: s.id, zone: s.zone })),
+        ),
+      ),
+    );
     const instance = [...world.instances.values()][0];
     // Act
     world.interruptSpot(instance);
     const warnedAt = clock.now();
-    while (clock.advance(warnedAt + 119_000)) { /* just before the end of the notice */ }
+    while (clock.advance(warnedAt + 119_000)) {
+      /* just before the end of the notice */
+    }
     const stateBefore = instance.state;
-    while (clock.advance(warnedAt + 180_000)) { /* past it */ }
+    while (clock.advance(warnedAt + 180_000)) {
+      /* past it */
+    }
     // Assess
     expect(events[0]).toMatchObject({ 'detail-type': 'EC2 Spot Instance Interruption Warning', detail: { 'instance-id': instance.id } });
     expect(stateBefore).toBe('running');

@@ -11,13 +11,22 @@ import { settle, VirtualClock } from '../../../shared/sim/clock';
 import { FaultPlan, type FaultSpec } from '../../../shared/sim/faults';
 
 const undo: (() => void)[] = [];
-afterEach(() => { while (undo.length) undo.pop()!(); });
+afterEach(() => {
+  while (undo.length) undo.pop()!();
+});
 
 /** Runs `fn` as an activity, advancing virtual time until it settles. */
 async function run<T>(clock: VirtualClock, fn: () => Promise<T>): Promise<{ out?: T; err?: unknown; ms: number }> {
   const start = clock.now();
   let done: { out?: T; err?: unknown } | undefined;
-  void clock.track('call', fn).then((out) => { done = { out }; }, (err: unknown) => { done = { err }; });
+  void clock.track('call', fn).then(
+    (out) => {
+      done = { out };
+    },
+    (err: unknown) => {
+      done = { err };
+    },
+  );
   for (let i = 0; i < 1000 && !done; i++) {
     await settle(clock);
     if (!done) clock.advance(Number.MAX_SAFE_INTEGER);
@@ -29,7 +38,10 @@ function setup(faults: FaultSpec[], answer: () => unknown = () => ({ Reservation
   const clock = new VirtualClock(0);
   const mock = mockClient(EC2Client);
   let calls = 0;
-  mock.on(DescribeInstancesCommand).callsFake(async () => { calls++; return answer(); });
+  mock.on(DescribeInstancesCommand).callsFake(async () => {
+    calls++;
+    return answer();
+  });
   undo.push(() => mock.restore());
   const plan = new FaultPlan(faults, 1, () => clock.elapsedSeconds());
   undo.push(installSdkBehaviour({ clock, plan, seed: 1, clients: [{ service: 'ec2', cls: EC2Client }] }));
@@ -50,7 +62,7 @@ describe('the SDK around simulated AWS calls', () => {
     expect(r.ms).toBeGreaterThan(0);
   });
 
-  it('should give up after the strategy\'s 3 attempts with the service\'s own error', async () => {
+  it("should give up after the strategy's 3 attempts with the service's own error", async () => {
     // Prepare
     const s = setup([{ at: 0, for: 600, target: 'ec2', kind: 'error' }]);
     // Act
@@ -63,7 +75,9 @@ describe('the SDK around simulated AWS calls', () => {
 
   it('should not retry a client error (an answer, e.g. InsufficientInstanceCapacity)', async () => {
     // Prepare
-    const s = setup([], () => { throw Object.assign(new Error('no capacity'), { name: 'InsufficientInstanceCapacity', $fault: 'client', $metadata: { httpStatusCode: 400 } }); });
+    const s = setup([], () => {
+      throw Object.assign(new Error('no capacity'), { name: 'InsufficientInstanceCapacity', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+    });
     // Act
     const r = await run(s.clock, () => s.client.send(new DescribeInstancesCommand({})));
     // Assess
@@ -71,7 +85,7 @@ describe('the SDK around simulated AWS calls', () => {
     expect(s.calls()).toBe(1);
   });
 
-  it('should fail a hung request at the client\'s request timeout (15 s) as TimeoutError and retry it', async () => {
+  it("should fail a hung request at the client's request timeout (15 s) as TimeoutError and retry it", async () => {
     // Prepare: the endpoint answers nothing for 20 s
     const s = setup([{ at: 0, for: 20, target: 'ec2', kind: 'hang' }]);
     // Act

@@ -16,15 +16,28 @@ function setup() {
   const addNode = (type: string, zone: string, opts: { taints?: string; labels?: string } = {}) => {
     const subnet = world.subnets.find((s) => s.zone === zone);
     const userData = `--node-labels=${opts.labels ?? 'karpenter.sh/nodepool=default'} --register-with-taints=${opts.taints ?? ''}`;
-    const i = world.launch({ type, zone, subnetId: subnet?.id ?? '', capacityType: 'on-demand', imageId: 'ami-1', securityGroupIds: [], tags: {}, clientToken: `${type}-${zone}-${opts.taints ?? ''}`, userData });
+    const i = world.launch({
+      type,
+      zone,
+      subnetId: subnet?.id ?? '',
+      capacityType: 'on-demand',
+      imageId: 'ami-1',
+      securityGroupIds: [],
+      tags: {},
+      clientToken: `${type}-${zone}-${opts.taints ?? ''}`,
+      userData,
+    });
     const node = nodeObjectFor(world, i, api.store.timestamp());
     node.spec = { ...node.spec, taints: ((node.spec?.taints as { key: string }[]) ?? []).filter((t) => t.key !== 'karpenter.sh/unregistered') };
     return api.store.create(nodes, undefined, node);
   };
-  const deployment = (name: string, replicas: number, spec: Record<string, unknown>): KubeObject => api.apply({
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'default' },
-    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec } },
-  });
+  const deployment = (name: string, replicas: number, spec: Record<string, unknown>): KubeObject =>
+    api.apply({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'default' },
+      spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec } },
+    });
   const pods = () => api.store.list(api.store.typeOf('v1', 'Pod')).items;
   return { clock, api, world, addNode, deployment, pods };
 }
@@ -32,7 +45,7 @@ function setup() {
 const container = (cpu: string) => ({ containers: [{ name: 'c', image: 'pause', resources: { requests: { cpu } } }] });
 
 describe('simulated kube-side controllers', () => {
-  it('should name a Deployment\'s pods <name>-<i>, recreate a deleted one and remove extras on scale down', () => {
+  it("should name a Deployment's pods <name>-<i>, recreate a deleted one and remove extras on scale down", () => {
     // Prepare
     const { api, deployment, pods } = setup();
     deployment('inflate', 3, container('1'));
@@ -40,7 +53,9 @@ describe('simulated kube-side controllers', () => {
     // Act
     api.store.delete(api.store.typeOf('v1', 'Pod'), 'default', 'inflate-1', { gracePeriodSeconds: 0 });
     reconcileDeployments(api.store);
-    const afterDelete = pods().map((p) => p.metadata.name).sort();
+    const afterDelete = pods()
+      .map((p) => p.metadata.name)
+      .sort();
     deployment('inflate', 1, container('1'));
     reconcileDeployments(api.store);
     // Assess
@@ -68,7 +83,10 @@ describe('simulated kube-side controllers', () => {
     expect(whileMarked).toBe(0);
     expect(afterRemoval).toBe(2);
     expect(lost.sort()).toEqual(['default/inflate-0', 'default/inflate-1']);
-    expect(pods().map((p) => [p.metadata.name, p.spec?.nodeName ?? null])).toEqual([['inflate-0', null], ['inflate-1', null]]);
+    expect(pods().map((p) => [p.metadata.name, p.spec?.nodeName ?? null])).toEqual([
+      ['inflate-0', null],
+      ['inflate-1', null],
+    ]);
   });
 
   it('should bind pods that fit and mark the rest Unschedulable with the reasons', () => {
@@ -83,7 +101,9 @@ describe('simulated kube-side controllers', () => {
     expect(result.bound).toHaveLength(1);
     expect(result.unschedulable).toHaveLength(2);
     const pending = pods().find((p) => !(p.spec as { nodeName?: string }).nodeName);
-    expect((pending?.status as { conditions: { type: string; status: string; reason?: string; message?: string }[] }).conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: expect.stringContaining('Insufficient cpu') }));
+    expect((pending?.status as { conditions: { type: string; status: string; reason?: string; message?: string }[] }).conditions).toContainEqual(
+      expect.objectContaining({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: expect.stringContaining('Insufficient cpu') }),
+    );
   });
 
   it('should keep pods off nodes with untolerated taints, including karpenter.sh/disrupted', () => {
@@ -106,8 +126,20 @@ describe('simulated kube-side controllers', () => {
     const { api, addNode, deployment } = setup();
     addNode('m5.2xlarge', 'us-east-1a');
     addNode('m5.2xlarge', 'us-east-1b');
-    deployment('solo', 3, { ...container('100m'), affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'solo' } } }] } } });
-    deployment('spread', 4, { ...container('100m'), topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'spread' } } }] });
+    deployment('solo', 3, {
+      ...container('100m'),
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'solo' } } }],
+        },
+      },
+    });
+    deployment('spread', 4, {
+      ...container('100m'),
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'spread' } } },
+      ],
+    });
     reconcileDeployments(api.store);
     // Act
     const result = runScheduler(api.store);
@@ -127,7 +159,12 @@ describe('simulated kube-side controllers', () => {
     const { api, addNode, pods } = setup();
     addNode('m5.large', 'us-east-1a');
     addNode('m5.large', 'us-east-1b', { taints: 'dedicated=db:NoSchedule' });
-    api.apply({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent', namespace: 'kube-system' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: container('50m') } } });
+    api.apply({
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent', namespace: 'kube-system' },
+      spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: container('50m') } },
+    });
     // Act
     reconcileDaemonSets(api.store);
     // Assess
@@ -136,10 +173,21 @@ describe('simulated kube-side controllers', () => {
 
   it('should read the kubelet labels, taints and max pods from AL2023 or Bottlerocket user data', () => {
     // Act
-    const al = kubeletFromUserData('kubelet:\n  flags:\n    - --node-labels=karpenter.sh/nodepool=default,team=a\n    - --register-with-taints=gpu=true:NoSchedule,karpenter.sh/unregistered:NoExecute\n  config: {"maxPods": 29}\n');
-    const br = kubeletFromUserData('[settings.kubernetes]\nmax-pods = 17\n[settings.kubernetes.node-labels]\n"karpenter.sh/nodepool" = "br"\n[settings.kubernetes.node-taints]\n"gpu" = ["true:NoSchedule"]\n');
+    const al = kubeletFromUserData(
+      'kubelet:\n  flags:\n    - --node-labels=karpenter.sh/nodepool=default,team=a\n    - --register-with-taints=gpu=true:NoSchedule,karpenter.sh/unregistered:NoExecute\n  config: {"maxPods": 29}\n',
+    );
+    const br = kubeletFromUserData(
+      '[settings.kubernetes]\nmax-pods = 17\n[settings.kubernetes.node-labels]\n"karpenter.sh/nodepool" = "br"\n[settings.kubernetes.node-taints]\n"gpu" = ["true:NoSchedule"]\n',
+    );
     // Assess
-    expect(al).toEqual({ labels: { 'karpenter.sh/nodepool': 'default', team: 'a' }, taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }, { key: 'karpenter.sh/unregistered', effect: 'NoExecute' }], maxPods: 29 });
+    expect(al).toEqual({
+      labels: { 'karpenter.sh/nodepool': 'default', team: 'a' },
+      taints: [
+        { key: 'gpu', value: 'true', effect: 'NoSchedule' },
+        { key: 'karpenter.sh/unregistered', effect: 'NoExecute' },
+      ],
+      maxPods: 29,
+    });
     expect(br.labels).toEqual({ 'karpenter.sh/nodepool': 'br' });
     expect(br.taints).toContainEqual({ key: 'gpu', value: 'true', effect: 'NoSchedule' });
     expect(br.maxPods).toBe(17);

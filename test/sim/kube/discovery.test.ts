@@ -4,8 +4,12 @@ import { deploymentJson, failure, startHarness, statusOf, type Harness } from '.
 
 describe('fake API server: discovery and the scale subresource', () => {
   let h: Harness;
-  beforeEach(async () => { h = await startHarness(); });
-  afterEach(async () => { await h.close(); });
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('should serve /version, /api and /apis with the Karpenter groups', async () => {
     // Act
@@ -15,7 +19,9 @@ describe('fake API server: discovery and the scale subresource', () => {
     // Assess
     expect(version.major).toBe('1');
     expect(core.versions).toEqual(['v1']);
-    expect(groups.groups.map((g) => g.name)).toEqual(expect.arrayContaining(['apps', 'policy', 'storage.k8s.io', 'scheduling.k8s.io', 'karpenter.sh', 'karpenter.k8s.aws']));
+    expect(groups.groups.map((g) => g.name)).toEqual(
+      expect.arrayContaining(['apps', 'policy', 'storage.k8s.io', 'scheduling.k8s.io', 'karpenter.sh', 'karpenter.k8s.aws']),
+    );
     // Every advertised group lists resources of its own (an empty one breaks `kubectl api-resources`): the
     // autoscaling/v1 Scale kind appears only on the scale subresources.
     expect(groups.groups.map((g) => g.name)).not.toContain('autoscaling');
@@ -23,8 +29,15 @@ describe('fake API server: discovery and the scale subresource', () => {
 
   it('should list resources per group version with scope and subresources', async () => {
     // Act
-    const v1 = h.api.handle({ method: 'GET', path: '/api/v1', query: new URLSearchParams(), headers: { authorization: 'Bearer test-token' } }).body as { resources: { name: string; namespaced: boolean; kind: string }[] };
-    const karpenter = h.api.handle({ method: 'GET', path: '/apis/karpenter.sh/v1', query: new URLSearchParams(), headers: { authorization: 'Bearer test-token' } }).body as { resources: { name: string; namespaced: boolean; kind: string }[] };
+    const v1 = h.api.handle({ method: 'GET', path: '/api/v1', query: new URLSearchParams(), headers: { authorization: 'Bearer test-token' } }).body as {
+      resources: { name: string; namespaced: boolean; kind: string }[];
+    };
+    const karpenter = h.api.handle({
+      method: 'GET',
+      path: '/apis/karpenter.sh/v1',
+      query: new URLSearchParams(),
+      headers: { authorization: 'Bearer test-token' },
+    }).body as { resources: { name: string; namespaced: boolean; kind: string }[] };
     // Assess
     expect(v1.resources.find((r) => r.name === 'pods/eviction')).toMatchObject({ kind: 'Eviction', namespaced: true });
     expect(v1.resources.find((r) => r.name === 'nodes')).toMatchObject({ kind: 'Node', namespaced: false });
@@ -37,9 +50,14 @@ describe('fake API server: discovery and the scale subresource', () => {
     await h.apps.createNamespacedDeployment({ namespace: 'default', body: deploymentJson('inflate', 0) });
     // Act
     const before = await h.apps.readNamespacedDeploymentScale({ namespace: 'default', name: 'inflate' });
-    await h.apps.patchNamespacedDeploymentScale({ namespace: 'default', name: 'inflate', body: { spec: { replicas: 5 } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await h.apps.patchNamespacedDeploymentScale(
+      { namespace: 'default', name: 'inflate', body: { spec: { replicas: 5 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     const after = await h.apps.readNamespacedDeployment({ namespace: 'default', name: 'inflate' });
-    const negative = statusOf(await failure(() => h.apps.replaceNamespacedDeploymentScale({ namespace: 'default', name: 'inflate', body: { spec: { replicas: -1 } } })));
+    const negative = statusOf(
+      await failure(() => h.apps.replaceNamespacedDeploymentScale({ namespace: 'default', name: 'inflate', body: { spec: { replicas: -1 } } })),
+    );
     // Assess
     expect(before.spec?.replicas).toBe(0);
     expect(before.status?.selector).toBe('app=inflate');
@@ -49,12 +67,35 @@ describe('fake API server: discovery and the scale subresource', () => {
 
   it('should learn a CustomResourceDefinition created through the API', async () => {
     // Prepare
-    const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },
-      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] } };
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    };
     // Act
-    h.api.handle({ method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', query: new URLSearchParams(), headers: { authorization: 'Bearer test-token' }, body: JSON.stringify(crd) });
-    await h.custom.createNamespacedCustomObject({ group: 'example.com', version: 'v1', plural: 'widgets', namespace: 'default', body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } } });
-    const w = (await h.custom.getNamespacedCustomObject({ group: 'example.com', version: 'v1', plural: 'widgets', namespace: 'default', name: 'w' })) as { kind: string };
+    h.api.handle({
+      method: 'POST',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      query: new URLSearchParams(),
+      headers: { authorization: 'Bearer test-token' },
+      body: JSON.stringify(crd),
+    });
+    await h.custom.createNamespacedCustomObject({
+      group: 'example.com',
+      version: 'v1',
+      plural: 'widgets',
+      namespace: 'default',
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } },
+    });
+    const w = (await h.custom.getNamespacedCustomObject({ group: 'example.com', version: 'v1', plural: 'widgets', namespace: 'default', name: 'w' })) as {
+      kind: string;
+    };
     // Assess
     expect(w.kind).toBe('Widget');
   });

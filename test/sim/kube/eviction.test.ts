@@ -8,9 +8,15 @@ describe('fake API server: eviction honouring PodDisruptionBudgets, and binding'
   beforeEach(async () => {
     h = await startHarness();
     await h.apps.createNamespacedDeployment({ namespace: 'default', body: deploymentJson('web', 3) });
-    for (const n of ['web-1', 'web-2', 'web-3']) await h.core.createNamespacedPod({ namespace: 'default', body: podJson(n, { labels: { app: 'web' }, nodeName: 'node-a', ready: true, owner: { kind: 'Deployment', name: 'web' } }) });
+    for (const n of ['web-1', 'web-2', 'web-3'])
+      await h.core.createNamespacedPod({
+        namespace: 'default',
+        body: podJson(n, { labels: { app: 'web' }, nodeName: 'node-a', ready: true, owner: { kind: 'Deployment', name: 'web' } }),
+      });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('should compute disruptionsAllowed in the PDB status from the ready pods it selects', async () => {
     // Prepare
@@ -52,7 +58,11 @@ describe('fake API server: eviction honouring PodDisruptionBudgets, and binding'
   it('should bind a pending pod to a node and set PodScheduled, refusing a second binding with 409', async () => {
     // Prepare
     await h.core.createNamespacedPod({ namespace: 'default', body: podJson('pending', { unschedulable: true }) });
-    const binding = { name: 'pending', namespace: 'default', body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'pending' }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-b' } } };
+    const binding = {
+      name: 'pending',
+      namespace: 'default',
+      body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'pending' }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-b' } },
+    };
     // Act
     await h.core.createNamespacedBinding(binding).catch(() => h.core.createNamespacedPodBinding(binding));
     const pod = await h.core.readNamespacedPod({ namespace: 'default', name: 'pending' });

@@ -16,7 +16,13 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
   let server: RunningKubeServer;
   let dir: string;
   // Asynchronous on purpose: the server runs in this process, so a synchronous spawn would block it.
-  const kubectl = async (...args: string[]) => (await promisify(execFile)(kubectlBin as string, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], { encoding: 'utf8', timeout: 20_000 })).stdout;
+  const kubectl = async (...args: string[]) =>
+    (
+      await promisify(execFile)(kubectlBin as string, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      })
+    ).stdout;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'nodewright-kubectl-'));
@@ -25,8 +31,15 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     s.create(s.typeOf('v1', 'Node'), undefined, nodeJson('ip-10-0-1-1.ec2.internal'));
     s.create(s.typeOf('karpenter.sh/v1', 'NodePool'), undefined, nodePoolJson('default'));
     s.create(s.typeOf('apps/v1', 'Deployment'), 'default', deploymentJson('inflate', 0));
-    api.apply({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'default-abcde', labels: { 'node.kubernetes.io/instance-type': 'm5.large', 'karpenter.sh/capacity-type': 'spot', 'topology.kubernetes.io/zone': 'us-east-1a' } },
-      spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] } });
+    api.apply({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: {
+        name: 'default-abcde',
+        labels: { 'node.kubernetes.io/instance-type': 'm5.large', 'karpenter.sh/capacity-type': 'spot', 'topology.kubernetes.io/zone': 'us-east-1a' },
+      },
+      spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
+    });
     server = await serveForKubectl(api, { kubeconfigPath: join(dir, 'kubeconfig') });
   });
   afterAll(async () => {
@@ -34,12 +47,18 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('should answer kubectl api-resources with every group, Karpenter\'s included', async () => {
+  it("should answer kubectl api-resources with every group, Karpenter's included", async () => {
     // Act
     const out = await kubectl('api-resources');
     // Assess
-    const rows = out.split('\n').slice(1).filter(Boolean).map((l) => l.trim().split(/\s+/));
-    expect(rows.map((r) => r[0])).toEqual(expect.arrayContaining(['pods', 'nodes', 'nodepools', 'nodeclaims', 'ec2nodeclasses', 'deployments', 'poddisruptionbudgets']));
+    const rows = out
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => l.trim().split(/\s+/));
+    expect(rows.map((r) => r[0])).toEqual(
+      expect.arrayContaining(['pods', 'nodes', 'nodepools', 'nodeclaims', 'ec2nodeclasses', 'deployments', 'poddisruptionbudgets']),
+    );
     expect(rows.find((r) => r[0] === 'nodepools')).toEqual(['nodepools', 'karpenter.sh/v1', 'false', 'NodePool']);
   });
 
@@ -52,7 +71,9 @@ describe.skipIf(!kubectlBin)('fake API server over HTTPS with the real kubectl',
 
   it('should reject a NodePool with an unknown requirement operator at kubectl apply, naming the field', async () => {
     // Prepare: the NodePool a user mistyped (operator "Inn").
-    writeFileSync(join(dir, 'bad-pool.yaml'), `apiVersion: karpenter.sh/v1
+    writeFileSync(
+      join(dir, 'bad-pool.yaml'),
+      `apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: bad}
 spec:
@@ -61,18 +82,26 @@ spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       requirements:
         - {key: karpenter.sh/capacity-type, operator: Inn, values: [spot]}
-`);
+`,
+    );
     // Act
-    const failure = await kubectl('apply', '-f', join(dir, 'bad-pool.yaml')).then(() => undefined, (e: { stderr: string }) => e.stderr);
+    const failure = await kubectl('apply', '-f', join(dir, 'bad-pool.yaml')).then(
+      () => undefined,
+      (e: { stderr: string }) => e.stderr,
+    );
     // Assess: rejected as on EKS, and nothing was created.
     // kubectl words the API server's 422 (NodePool.karpenter.sh "bad" is invalid: …) as on EKS.
-    expect(failure).toContain('The NodePool "bad" is invalid: spec.template.spec.requirements[0].operator: Unsupported value: "Inn": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"');
+    expect(failure).toContain(
+      'The NodePool "bad" is invalid: spec.template.spec.requirements[0].operator: Unsupported value: "Inn": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"',
+    );
     expect(await kubectl('get', 'nodepools', '-o', 'name')).not.toContain('nodepool.karpenter.sh/bad');
   });
 
   it("should reject an EC2NodeClass that breaks one of Karpenter's CEL rules at kubectl apply, with Karpenter's message", async () => {
     // Prepare: an alias without a version.
-    writeFileSync(join(dir, 'bad-class.yaml'), `apiVersion: karpenter.k8s.aws/v1
+    writeFileSync(
+      join(dir, 'bad-class.yaml'),
+      `apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
 metadata: {name: bad}
 spec:
@@ -80,21 +109,31 @@ spec:
   amiSelectorTerms: [{alias: al2023}]
   subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-`);
+`,
+    );
     // Act
-    const failure = await kubectl('apply', '-f', join(dir, 'bad-class.yaml')).then(() => undefined, (e: { stderr: string }) => e.stderr);
+    const failure = await kubectl('apply', '-f', join(dir, 'bad-class.yaml')).then(
+      () => undefined,
+      (e: { stderr: string }) => e.stderr,
+    );
     // Assess
-    expect(failure).toContain(`The EC2NodeClass "bad" is invalid: spec.amiSelectorTerms[0].alias: Invalid value: "string": 'alias' is improperly formatted, must match the format 'family@version'`);
+    expect(failure).toContain(
+      `The EC2NodeClass "bad" is invalid: spec.amiSelectorTerms[0].alias: Invalid value: "string": 'alias' is improperly formatted, must match the format 'family@version'`,
+    );
     expect(await kubectl('get', 'ec2nodeclasses', '-o', 'name')).not.toContain('bad');
   });
 
   it('should print NODES and READY for nodepools from the status the functions write', async () => {
     // Prepare: the status as reconcileNodePoolStatuses writes it (through the status subresource).
-    const status = { resources: { cpu: '4', memory: '16Gi', pods: '58', 'ephemeral-storage': '0', nodes: '2' }, nodes: 2, conditions: [
-      { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
-      { type: 'NodeClassReady', status: 'True', reason: 'NodeClassReady', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
-      { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
-    ] };
+    const status = {
+      resources: { cpu: '4', memory: '16Gi', pods: '58', 'ephemeral-storage': '0', nodes: '2' },
+      nodes: 2,
+      conditions: [
+        { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        { type: 'NodeClassReady', status: 'True', reason: 'NodeClassReady', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      ],
+    };
     await kubectl('patch', 'nodepool', 'default', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
     // Act
     const out = await kubectl('get', 'nodepools');
@@ -159,7 +198,7 @@ spec:
     expect(replicas).toBe('5');
   });
 
-  it('should scale a static NodePool with kubectl scale (the CRD\'s scale subresource)', async () => {
+  it("should scale a static NodePool with kubectl scale (the CRD's scale subresource)", async () => {
     // Prepare
     api.apply({ ...nodePoolJson('static'), spec: { ...(nodePoolJson('static').spec as object), replicas: 2 } });
     // Act

@@ -6,15 +6,21 @@ import { failure, nodeJson, nodePoolJson, startHarness, statusOf, type Harness }
 const NP = { group: 'karpenter.sh', version: 'v1', plural: 'nodepools' };
 const NC = { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' };
 const claim = (name: string, finalizers: string[] = []) => ({
-  apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name, finalizers },
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodeClaim',
+  metadata: { name, finalizers },
   spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
   status: { nodeName: 'should-be-dropped' },
 });
 
 describe('fake API server: finalizers, patch kinds, custom resources and change events', () => {
   let h: Harness;
-  beforeEach(async () => { h = await startHarness(); });
-  afterEach(async () => { await h.close(); });
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('should only mark an object with finalizers and delete it when the last finalizer goes', async () => {
     // Prepare
@@ -23,7 +29,10 @@ describe('fake API server: finalizers, patch kinds, custom resources and change 
     // Act
     await h.custom.deleteClusterCustomObject({ ...NC, name: 'nc-1' });
     const marked = (await h.custom.getClusterCustomObject({ ...NC, name: 'nc-1' })) as { metadata: { deletionTimestamp?: string } };
-    await h.custom.patchClusterCustomObject({ ...NC, name: 'nc-1', body: { metadata: { finalizers: null } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await h.custom.patchClusterCustomObject(
+      { ...NC, name: 'nc-1', body: { metadata: { finalizers: null } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     const gone = statusOf(await failure(() => h.custom.getClusterCustomObject({ ...NC, name: 'nc-1' })));
     // Assess
     expect(marked.metadata.deletionTimestamp).toBe('2025-01-01T00:01:00Z');
@@ -52,7 +61,14 @@ describe('fake API server: finalizers, patch kinds, custom resources and change 
     await h.custom.createClusterCustomObject({ ...NC, body: claim('nc-2', ['a']) });
     await h.custom.deleteClusterCustomObject({ ...NC, name: 'nc-2' });
     // Act
-    const err = statusOf(await failure(() => h.custom.patchClusterCustomObject({ ...NC, name: 'nc-2', body: { metadata: { finalizers: ['a', 'b'] } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))));
+    const err = statusOf(
+      await failure(() =>
+        h.custom.patchClusterCustomObject(
+          { ...NC, name: 'nc-2', body: { metadata: { finalizers: ['a', 'b'] } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      ),
+    );
     // Assess
     expect(err).toMatchObject({ code: 422, reason: 'Invalid' });
   });
@@ -62,7 +78,10 @@ describe('fake API server: finalizers, patch kinds, custom resources and change 
     await h.custom.createClusterCustomObject({ ...NC, body: claim('nc-3') });
     // Act
     const created = (await h.custom.getClusterCustomObject({ ...NC, name: 'nc-3' })) as { status?: { nodeName?: string } };
-    await h.custom.patchClusterCustomObjectStatus({ ...NC, name: 'nc-3', body: { status: { nodeName: 'ip-10-0-0-1' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await h.custom.patchClusterCustomObjectStatus(
+      { ...NC, name: 'nc-3', body: { status: { nodeName: 'ip-10-0-0-1' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     const patched = (await h.custom.getClusterCustomObject({ ...NC, name: 'nc-3' })) as { status?: { nodeName?: string } };
     // Assess
     expect(created.status).toBeUndefined();
@@ -73,10 +92,24 @@ describe('fake API server: finalizers, patch kinds, custom resources and change 
     // Prepare
     await h.core.createNode({ body: nodeJson('node-a', { labels: { keep: 'yes', drop: 'me' } }) });
     // Act
-    await h.core.patchNode({ name: 'node-a', body: { metadata: { labels: { drop: null, added: 'x' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-    await h.core.patchNode({ name: 'node-a', body: { spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
-    await h.core.patchNode({ name: 'node-a', body: [{ op: 'add', path: '/metadata/labels/json', value: 'patched' }, { op: 'remove', path: '/metadata/labels/keep' }] });
-    const failedTest = statusOf(await failure(() => h.core.patchNode({ name: 'node-a', body: [{ op: 'test', path: '/metadata/labels/added', value: 'nope' }] })));
+    await h.core.patchNode(
+      { name: 'node-a', body: { metadata: { labels: { drop: null, added: 'x' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await h.core.patchNode(
+      { name: 'node-a', body: { spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } } },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
+    await h.core.patchNode({
+      name: 'node-a',
+      body: [
+        { op: 'add', path: '/metadata/labels/json', value: 'patched' },
+        { op: 'remove', path: '/metadata/labels/keep' },
+      ],
+    });
+    const failedTest = statusOf(
+      await failure(() => h.core.patchNode({ name: 'node-a', body: [{ op: 'test', path: '/metadata/labels/added', value: 'nope' }] })),
+    );
     const node = await h.core.readNode({ name: 'node-a' });
     // Assess
     expect(node.metadata?.labels).toEqual({ 'kubernetes.io/hostname': 'node-a', added: 'x', json: 'patched' });
@@ -113,7 +146,10 @@ describe('fake API server: finalizers, patch kinds, custom resources and change 
     // Act
     for (const x of [h, other]) {
       await x.core.createNode({ body: nodeJson('node-a') });
-      await x.core.createNamespacedPod({ namespace: 'default', body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c', image: 'i' }] } } });
+      await x.core.createNamespacedPod({
+        namespace: 'default',
+        body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      });
     }
     const a = await h.core.listPodForAllNamespaces();
     const b = await other.core.listPodForAllNamespaces();

@@ -38,7 +38,11 @@ describe('RBAC on the simulated API server', () => {
     const act = client.snapshot();
     // Assess
     await expect(act).rejects.toMatchObject({ code: 403 });
-    await expect(act).rejects.toMatchObject({ body: expect.stringContaining(String.raw`priorityclasses is forbidden: User \"nodewright\" cannot list resource \"priorityclasses\" in API group \"scheduling.k8s.io\" at the cluster scope`) });
+    await expect(act).rejects.toMatchObject({
+      body: expect.stringContaining(
+        String.raw`priorityclasses is forbidden: User \"nodewright\" cannot list resource \"priorityclasses\" in API group \"scheduling.k8s.io\" at the cluster scope`,
+      ),
+    });
   });
 
   it('should leave other identities (kubectl on sim serve) as cluster admin', async () => {

@@ -4,8 +4,12 @@ import { failure, nodeJson, podJson, startHarness, statusOf, type Harness } from
 
 describe('fake API server: REST semantics through @kubernetes/client-node', () => {
   let h: Harness;
-  beforeEach(async () => { h = await startHarness(); });
-  afterEach(async () => { await h.close(); });
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('should stamp uid, resourceVersion, generation and creationTimestamp from the injected clock', async () => {
     // Prepare
@@ -49,7 +53,10 @@ describe('fake API server: REST semantics through @kubernetes/client-node', () =
     // Prepare
     await h.core.createNamespacedPod({ namespace: 'default', body: podJson('a', { labels: { app: 'web', tier: 'front' }, nodeName: 'n1' }) });
     await h.core.createNamespacedPod({ namespace: 'default', body: podJson('b', { labels: { app: 'web' } }) });
-    await h.core.createNamespacedPod({ namespace: 'other', body: podJson('c', { namespace: 'other', labels: { app: 'db' }, nodeName: 'n1', phase: 'Succeeded' }) });
+    await h.core.createNamespacedPod({
+      namespace: 'other',
+      body: podJson('c', { namespace: 'other', labels: { app: 'db' }, nodeName: 'n1', phase: 'Succeeded' }),
+    });
     const names = (l: { items: { metadata?: { name?: string } }[] }) => l.items.map((p) => p.metadata?.name);
     // Act
     const web = await h.core.listPodForAllNamespaces({ labelSelector: 'app in (web),!canary' });
@@ -99,7 +106,10 @@ describe('fake API server: REST semantics through @kubernetes/client-node', () =
     const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
     // Act
     await h.core.patchNode({ name: 'node-a', body: { status: { phase: 'ignored' }, metadata: { labels: { a: 'b' } } } }, mergePatch);
-    await h.core.patchNodeStatus({ name: 'node-a', body: { status: { conditions: [{ type: 'Ready', status: 'False' }] }, spec: { unschedulable: true } } }, mergePatch);
+    await h.core.patchNodeStatus(
+      { name: 'node-a', body: { status: { conditions: [{ type: 'Ready', status: 'False' }] }, spec: { unschedulable: true } } },
+      mergePatch,
+    );
     const node = await h.core.readNode({ name: 'node-a' });
     // Assess
     expect(node.metadata?.labels?.a).toBe('b');

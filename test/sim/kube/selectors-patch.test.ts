@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch, jsonPatch, KubeApiStatusError, matchesLabelSelector, matchesStructuredSelector, mergePatch, parseLabelSelector } from '../../../shared/sim/kube';
+import {
+  applyPatch,
+  jsonPatch,
+  KubeApiStatusError,
+  matchesLabelSelector,
+  matchesStructuredSelector,
+  mergePatch,
+  parseLabelSelector,
+} from '../../../shared/sim/kube';
 
 describe('label selectors', () => {
   it('should match equality, set-based and existence requirements together', () => {
@@ -27,7 +35,13 @@ describe('label selectors', () => {
 
   it('should match structured selectors like PDBs use, and match nothing without a selector', () => {
     // Prepare
-    const selector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }, { key: 'canary', operator: 'DoesNotExist' }] };
+    const selector = {
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'In', values: ['a', 'b'] },
+        { key: 'canary', operator: 'DoesNotExist' },
+      ],
+    };
     // Act & Assess
     expect(matchesStructuredSelector({ app: 'web', tier: 'a' }, selector)).toBe(true);
     expect(matchesStructuredSelector({ app: 'web', tier: 'a', canary: 'x' }, selector)).toBe(false);
@@ -60,8 +74,20 @@ describe('patches', () => {
 
   it('should answer 422 for a missing path and 415 for an unknown patch type', () => {
     // Act
-    const missing = (() => { try { jsonPatch({}, [{ op: 'remove', path: '/nope' }]); } catch (e) { return e as KubeApiStatusError; } })();
-    const unknown = (() => { try { applyPatch('application/apply-patch+yaml', {}, {}); } catch (e) { return e as KubeApiStatusError; } })();
+    const missing = (() => {
+      try {
+        jsonPatch({}, [{ op: 'remove', path: '/nope' }]);
+      } catch (e) {
+        return e as KubeApiStatusError;
+      }
+    })();
+    const unknown = (() => {
+      try {
+        applyPatch('application/apply-patch+yaml', {}, {});
+      } catch (e) {
+        return e as KubeApiStatusError;
+      }
+    })();
     // Assess
     expect(missing?.code).toBe(422);
     expect(unknown?.code).toBe(415);

@@ -4,18 +4,29 @@ import { nodeJson, startHarness, type Harness } from './fixtures';
 
 describe('fake API server: watch streams', () => {
   let h: Harness;
-  beforeEach(async () => { h = await startHarness(); });
-  afterEach(async () => { await h.close(); });
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
 
   /** Collects `count` events from a client-node Watch, then aborts it. */
   async function collect(path: string, query: Record<string, string>, count: number, act: () => Promise<void>): Promise<string[]> {
     const seen: string[] = [];
     let done!: () => void;
-    const finished = new Promise<void>((resolve) => { done = resolve; });
-    const ctl = await new Watch(h.kc).watch(path, query, (type, obj: { metadata: { name: string } }) => {
-      seen.push(`${type} ${obj.metadata.name}`);
-      if (seen.length === count) done();
-    }, () => done());
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const ctl = await new Watch(h.kc).watch(
+      path,
+      query,
+      (type, obj: { metadata: { name: string } }) => {
+        seen.push(`${type} ${obj.metadata.name}`);
+        if (seen.length === count) done();
+      },
+      () => done(),
+    );
     await act();
     await finished;
     ctl.abort();

@@ -42,14 +42,23 @@ describe('controller metering', () => {
     const a = BILLING_ASSUMPTIONS;
     // Act: two runs of 10 s a minute apart (warm second time), one more after 10 idle minutes (cold again);
     // a cold run spends its INIT phase first, as the simulated runtime does (production.ts)
-    const run = async (cold: boolean) => { if (cold) await clock.sleep(a.initMs); await clock.sleep(10_000); };
+    const run = async (cold: boolean) => {
+      if (cold) await clock.sleep(a.initMs);
+      await clock.sleep(10_000);
+    };
     for (const at of [0, 60_000, 670_000]) clock.at(at, () => void clock.track('t', () => meter.invocation('disruption', run)));
     await runUntil(clock, 3_600_000);
-    const bill = controllerBill({ meter, periodSeconds: 3600, functions: deployedFunctions(), executions: [{ transitions: 10 }], queue: { sends: 0, receives: 0, deletes: 0 } });
+    const bill = controllerBill({
+      meter,
+      periodSeconds: 3600,
+      functions: deployedFunctions(),
+      executions: [{ transitions: 10 }],
+      queue: { sends: 0, receives: 0, deletes: 0 },
+    });
     meter.stop();
     // Assess
     const f = bill.lambda.functions.disruption;
-    expect(f).toEqual(expect.objectContaining({ invocations: 3, coldStarts: 2, virtualSeconds: 30 + 2 * a.initMs / 1000 }));
+    expect(f).toEqual(expect.objectContaining({ invocations: 3, coldStarts: 2, virtualSeconds: 30 + (2 * a.initMs) / 1000 }));
     expect(f.billedSeconds).toBeCloseTo(30 + (3 * a.invocationFloorMs + 2 * a.initMs) / 1000, 6);
     expect(f.gbSeconds).toBeCloseTo(f.billedSeconds, 3);
     expect(bill.stepFunctions.stateTransitions).toBe(10);

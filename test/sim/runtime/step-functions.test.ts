@@ -3,7 +3,11 @@ import { settle, VirtualClock } from '../../../shared/sim/clock';
 import { SimulatedStepFunctions } from '../../../shared/sim/runtime/step-functions';
 import { loadDefinition, readPath, waitSeconds } from '../../../shared/sim/sfn';
 
-const ARNS = { launch: 'arn:aws:states:us-east-1:000000000000:stateMachine:l', terminate: 'arn:aws:states:us-east-1:000000000000:stateMachine:t', disrupt: 'arn:aws:states:us-east-1:000000000000:stateMachine:d' };
+const ARNS = {
+  launch: 'arn:aws:states:us-east-1:000000000000:stateMachine:l',
+  terminate: 'arn:aws:states:us-east-1:000000000000:stateMachine:t',
+  disrupt: 'arn:aws:states:us-east-1:000000000000:stateMachine:d',
+};
 const unavailable = () => Object.assign(new Error('the API server is unavailable'), { name: 'KubernetesApiUnavailableError' });
 
 async function runUntilIdle(clock: VirtualClock, untilMs: number): Promise<void> {
@@ -27,11 +31,13 @@ function stubs(clock: VirtualClock, answers: Record<string, (object | Error)[]>)
   return { calls, invoke };
 }
 
-describe('Step Functions on the simulator\'s virtual time', () => {
+describe("Step Functions on the simulator's virtual time", () => {
   it('should wait the ASL Retry intervals: validateLaunchInput failing twice (IntervalSeconds 3, BackoffRate 2) ends the execution at t = 9 s', async () => {
     // Prepare
     const clock = new VirtualClock(Date.UTC(2025, 0, 1));
-    const retry = (loadDefinition('launch').States.ValidateLaunchInput.Retry as { ErrorEquals: string[]; IntervalSeconds: number; BackoffRate: number }[]).find((r) => r.ErrorEquals.includes('KubernetesApiUnavailableError'));
+    const retry = (loadDefinition('launch').States.ValidateLaunchInput.Retry as { ErrorEquals: string[]; IntervalSeconds: number; BackoffRate: number }[]).find(
+      (r) => r.ErrorEquals.includes('KubernetesApiUnavailableError'),
+    );
     const fn = stubs(clock, { validateLaunchInput: [unavailable(), unavailable(), { kind: 'reconcile' }], provisioner: [{}] });
     const sfn = new SimulatedStepFunctions(clock, ARNS, fn.invoke);
 
@@ -65,7 +71,14 @@ describe('Step Functions on the simulator\'s virtual time', () => {
 
     // Assess: WaitForRegistration is 15 s; the KubernetesApiUnavailableError retry 3 s.
     expect(sfn.executions[0]).toMatchObject({ status: 'SUCCEEDED' });
-    expect(fn.calls).toEqual(['validateLaunchInput @0', 'launchNodeClaim @0', 'checkRegistration @15', 'checkRegistration @30', 'checkRegistration @33', 'initializeNode @33']);
+    expect(fn.calls).toEqual([
+      'validateLaunchInput @0',
+      'launchNodeClaim @0',
+      'checkRegistration @15',
+      'checkRegistration @30',
+      'checkRegistration @33',
+      'initializeNode @33',
+    ]);
   });
 
   it('should read simple JSONPaths and Timestamp waits', () => {

@@ -25,13 +25,22 @@ describe('simulated triggers', () => {
       deliveries.push({ t: clock.now() / 1000, ids: records.map((r) => JSON.parse(r.body).detail['instance-id'] as string) });
       return { batchItemFailures: records.filter((r) => r.body.includes('i-bad')).map((r) => ({ itemIdentifier: r.messageId })) };
     };
-    const queue = new SimulatedQueue(clock, invoke, { functionKey: 'interruption', queueArn: 'arn:aws:sqs:us-east-1:0:q', region: 'us-east-1', visibilityTimeoutSeconds: 45, maxReceiveCount: 3 }, () => undefined);
+    const queue = new SimulatedQueue(
+      clock,
+      invoke,
+      { functionKey: 'interruption', queueArn: 'arn:aws:sqs:us-east-1:0:q', region: 'us-east-1', visibilityTimeoutSeconds: 45, maxReceiveCount: 3 },
+      () => undefined,
+    );
     // Act
     queue.sendEvent({ 'detail-type': 'EC2 Instance Rebalance Recommendation', source: 'aws.ec2', detail: { 'instance-id': 'i-good' } });
     queue.sendEvent({ 'detail-type': 'EC2 Instance Rebalance Recommendation', source: 'aws.ec2', detail: { 'instance-id': 'i-bad' } });
     await runUntil(clock, 600_000);
     // Assess
-    expect(deliveries).toEqual([{ t: 0, ids: ['i-good', 'i-bad'] }, { t: 45, ids: ['i-bad'] }, { t: 90, ids: ['i-bad'] }]);
+    expect(deliveries).toEqual([
+      { t: 0, ids: ['i-good', 'i-bad'] },
+      { t: 45, ids: ['i-bad'] },
+      { t: 90, ids: ['i-bad'] },
+    ]);
     expect(queue.deadLetters).toHaveLength(1);
     expect(queue.delivered).toBe(1);
   });
@@ -45,7 +54,15 @@ describe('simulated triggers', () => {
       starts.push(clock.now() / 1000);
       await clock.sleep(90_000);
     };
-    const fn = { key: 'provisioner', handler: 'x.handler', modulePath: 'x', exportName: 'handler', timeoutSeconds: 90, schedules: [{ everySeconds: 60 }], sqs: false };
+    const fn = {
+      key: 'provisioner',
+      handler: 'x.handler',
+      modulePath: 'x',
+      exportName: 'handler',
+      timeoutSeconds: 90,
+      schedules: [{ everySeconds: 60 }],
+      sqs: false,
+    };
     // Act
     startSchedules(clock, [fn], invoke, 'us-east-1', (r) => records.push(r));
     await runUntil(clock, 300_000);
@@ -57,7 +74,11 @@ describe('simulated triggers', () => {
   it('should answer StartExecution like Step Functions: same name and input while running is the same execution', async () => {
     // Prepare
     const clock = new VirtualClock(Date.UTC(2025, 0, 1));
-    const arns = { launch: 'arn:aws:states:us-east-1:000000000000:stateMachine:l', terminate: 'arn:aws:states:us-east-1:000000000000:stateMachine:t', disrupt: 'arn:aws:states:us-east-1:000000000000:stateMachine:d' };
+    const arns = {
+      launch: 'arn:aws:states:us-east-1:000000000000:stateMachine:l',
+      terminate: 'arn:aws:states:us-east-1:000000000000:stateMachine:t',
+      disrupt: 'arn:aws:states:us-east-1:000000000000:stateMachine:d',
+    };
     const invoked: string[] = [];
     const sfnState = new SimulatedStepFunctions(clock, arns, async (key) => {
       invoked.push(key);
@@ -66,7 +87,12 @@ describe('simulated triggers', () => {
       return {};
     });
     const world = new Ec2World({ region: 'us-east-1', zones: ['us-east-1a'], clusterName: 'sim', seed: 1, clock, catalog: loadCatalog() });
-    const restore = installSimulatedAws(() => ({ world, table: new DynamoTable(), cluster: { name: 'sim', endpoint: 'https://127.0.0.1:1', caData: '', version: '1.31' }, stepFunctions: sfnState }));
+    const restore = installSimulatedAws(() => ({
+      world,
+      table: new DynamoTable(),
+      cluster: { name: 'sim', endpoint: 'https://127.0.0.1:1', caData: '', version: '1.31' },
+      stepFunctions: sfnState,
+    }));
     const sfn = new SFNClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
     try {
       // Act

@@ -17,9 +17,19 @@ const OBJECTS = `objects: |
 describe('parseScenario', () => {
   it('should read durations, defaults and events sorted by time', () => {
     // Act
-    const s = parseScenario(`name: t\nseed: 4\nregion: us-west-2\nduration: 1h30m\n${OBJECTS}events:\n  - at: 10m\n    scale: {deployment: default/inflate, replicas: 0}\n  - at: 90s\n    scale: {deployment: inflate, replicas: 5}\n  - at: 2m\n    unavailable: {instanceType: m5.large, capacityType: spot, for: 10m}\n`, 'scenario.yaml');
+    const s = parseScenario(
+      `name: t\nseed: 4\nregion: us-west-2\nduration: 1h30m\n${OBJECTS}events:\n  - at: 10m\n    scale: {deployment: default/inflate, replicas: 0}\n  - at: 90s\n    scale: {deployment: inflate, replicas: 5}\n  - at: 2m\n    unavailable: {instanceType: m5.large, capacityType: spot, for: 10m}\n`,
+      'scenario.yaml',
+    );
     // Assess
-    expect(s).toMatchObject({ name: 't', seed: 4, region: 'us-west-2', zones: ['us-west-2a', 'us-west-2b', 'us-west-2c'], durationSeconds: 5400, settings: { nodeStartupSeconds: 35 } });
+    expect(s).toMatchObject({
+      name: 't',
+      seed: 4,
+      region: 'us-west-2',
+      zones: ['us-west-2a', 'us-west-2b', 'us-west-2c'],
+      durationSeconds: 5400,
+      settings: { nodeStartupSeconds: 35 },
+    });
     expect(s.objects.map((o) => o.kind)).toEqual(['Deployment']);
     expect(s.events.map((e) => e.at)).toEqual([90, 120, 600]);
     expect(s.events[1].unavailable).toEqual({ instanceType: 'm5.large', capacityType: 'spot', for: 600 });
@@ -34,12 +44,18 @@ describe('parseScenario', () => {
     ['name: t\nduration: 5m\nevents:\n  - at: 10m\n    scale: {deployment: inflate, replicas: 1}\n', 'events.0.at: 600s is after the end'],
     ['name: t\nregion: us-east-1\nzones: [eu-west-1a]\n', 'zones: eu-west-1a is not in region us-east-1'],
     ['seed: 1\n', 'name:'],
-    ['name: t\nobjects: |\n  apiVersion: karpenter.sh/v1\n  kind: NodePool\n  metadata: {name: bad}\n  spec: {template: {spec: {nodeClassRef: 3}}}\n', 'objects:'],
+    [
+      'name: t\nobjects: |\n  apiVersion: karpenter.sh/v1\n  kind: NodePool\n  metadata: {name: bad}\n  spec: {template: {spec: {nodeClassRef: 3}}}\n',
+      'objects:',
+    ],
     ['name: [unclosed\n', 'invalid YAML'],
     ['name: t\nduration: 100000h\n', 'duration: at most 168h'],
     ['name: t\nduration: 1000000000\n', 'duration: at most 168h'],
     ['name: t\nevents:\n  - at: 1m\n    scale: {deployment: inflate, replicas: 1000000000}\n', 'events.0.scale.replicas: replicas must be at most 100000'],
-    ['name: t\nx: &a [1,1,1,1,1,1,1,1,1,1]\ny: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nz: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nw: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n', 'invalid YAML'],
+    [
+      'name: t\nx: &a [1,1,1,1,1,1,1,1,1,1]\ny: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nz: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nw: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n',
+      'invalid YAML',
+    ],
   ])('should refuse %j naming the field', (text, message) => {
     // Act / Assess
     expect(() => parseScenario(text, 'bad.yaml')).toThrow(expect.objectContaining({ name: 'ScenarioInvalidError', message: expect.stringContaining(message) }));
@@ -57,14 +73,20 @@ describe('parseScenario', () => {
 
   it('should read event times to the second (2m37s, 24m05s)', () => {
     // Act
-    const s = parseScenario(`name: t\nduration: 30m\n${OBJECTS}events:\n  - at: 24m05s\n    scale: {deployment: inflate, replicas: 1}\n  - at: 2m37s\n    scale: {deployment: inflate, replicas: 2}\n`, 'scenario.yaml');
+    const s = parseScenario(
+      `name: t\nduration: 30m\n${OBJECTS}events:\n  - at: 24m05s\n    scale: {deployment: inflate, replicas: 1}\n  - at: 2m37s\n    scale: {deployment: inflate, replicas: 2}\n`,
+      'scenario.yaml',
+    );
     // Assess
     expect(s.events.map((e) => e.at)).toEqual([157, 1445]);
   });
 
   it('should substitute ${CLUSTER_NAME} in objects with the scenario cluster name', () => {
     // Act
-    const s = parseScenario('name: t\nclusterName: demo\nobjects: |\n  apiVersion: karpenter.k8s.aws/v1\n  kind: EC2NodeClass\n  metadata: {name: default}\n  spec:\n    role: KarpenterNodeRole-${CLUSTER_NAME}\n    amiSelectorTerms: [{alias: al2023@latest}]\n    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]\n    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]\n', 'a.yaml');
+    const s = parseScenario(
+      'name: t\nclusterName: demo\nobjects: |\n  apiVersion: karpenter.k8s.aws/v1\n  kind: EC2NodeClass\n  metadata: {name: default}\n  spec:\n    role: KarpenterNodeRole-${CLUSTER_NAME}\n    amiSelectorTerms: [{alias: al2023@latest}]\n    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]\n    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: "${CLUSTER_NAME}"}}]\n',
+      'a.yaml',
+    );
     // Assess
     expect(s.objects[0].spec).toMatchObject({ role: 'KarpenterNodeRole-demo', subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }] });
   });

@@ -25,7 +25,9 @@ describe('Step Functions Retry, as the local runner applies it', () => {
   it('should apply the ASL defaults (1 s, rate 2, 3 attempts), MaxDelaySeconds and MaxAttempts 0', () => {
     // Act / Assess
     expect(delays([{ ErrorEquals: ['States.ALL'] }], ['E', 'E', 'E', 'E'])).toEqual([1000, 2000, 4000, undefined]);
-    expect(delays([{ ErrorEquals: ['E'], IntervalSeconds: 2, BackoffRate: 10, MaxAttempts: 4, MaxDelaySeconds: 50 }], ['E', 'E', 'E', 'E'])).toEqual([2000, 20000, 50000, 50000]);
+    expect(delays([{ ErrorEquals: ['E'], IntervalSeconds: 2, BackoffRate: 10, MaxAttempts: 4, MaxDelaySeconds: 50 }], ['E', 'E', 'E', 'E'])).toEqual([
+      2000, 20000, 50000, 50000,
+    ]);
     expect(delays([{ ErrorEquals: ['E'], MaxAttempts: 0 }], ['E'])).toEqual([undefined]);
   });
 

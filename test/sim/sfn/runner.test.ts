@@ -19,13 +19,22 @@ const boom = () => Object.assign(new Error('boom'), { name: 'Boom' });
 /** Fails `failures` times with Boom, then answers; records the clock at each attempt. */
 function flaky(clock: { now(): number }, failures: number) {
   const at: number[] = [];
-  return { at, invoke: async () => { at.push(clock.now()); if (at.length <= failures) throw boom(); return { ok: true }; } };
+  return {
+    at,
+    invoke: async () => {
+      at.push(clock.now());
+      if (at.length <= failures) throw boom();
+      return { ok: true };
+    },
+  };
 }
 
 /** Runs `fn` as an activity of the virtual clock, moving time on whenever everything waits on it. */
 async function onVirtualTime<T>(clock: VirtualClock, fn: () => Promise<T>): Promise<T> {
   let done = false;
-  const result = clock.track('test', fn).finally(() => { done = true; });
+  const result = clock.track('test', fn).finally(() => {
+    done = true;
+  });
   for (;;) {
     await settle(clock);
     if (done) return result;
@@ -34,7 +43,7 @@ async function onVirtualTime<T>(clock: VirtualClock, fn: () => Promise<T>): Prom
 }
 
 describe('the local Step Functions runner', () => {
-  it('should wait each Retry interval on the run\'s clock: two failures with IntervalSeconds 2, BackoffRate 2 end at t = 6 s', async () => {
+  it("should wait each Retry interval on the run's clock: two failures with IntervalSeconds 2, BackoffRate 2 end at t = 6 s", async () => {
     // Prepare
     const clock = new FakeClock(0);
     const fn = flaky(clock, 2);
@@ -67,7 +76,13 @@ describe('the local Step Functions runner', () => {
     const definition: AslDefinition = {
       StartAt: 'Each',
       States: {
-        Each: { Type: 'Map', ItemsPath: '$.items', ItemProcessor: { ProcessorConfig: { Mode: 'INLINE' }, StartAt: 'Work', States: { Work: task('work', BOOM_RETRY) } }, ResultPath: null, Next: 'Pause' },
+        Each: {
+          Type: 'Map',
+          ItemsPath: '$.items',
+          ItemProcessor: { ProcessorConfig: { Mode: 'INLINE' }, StartAt: 'Work', States: { Work: task('work', BOOM_RETRY) } },
+          ResultPath: null,
+          Next: 'Pause',
+        },
         Pause: { Type: 'Wait', SecondsPath: '$.pause', Next: 'Last' },
         Last: task('last', []),
       },
@@ -89,7 +104,10 @@ describe('the local Step Functions runner', () => {
 
   it('should draw JitterStrategy FULL from the seed: the same run waits the same, within the interval', async () => {
     // Prepare
-    const jittered: AslDefinition = { StartAt: 'Flaky', States: { Flaky: task('flaky', [{ ...BOOM_RETRY[0], IntervalSeconds: 100, JitterStrategy: 'FULL' }]) } };
+    const jittered: AslDefinition = {
+      StartAt: 'Flaky',
+      States: { Flaky: task('flaky', [{ ...BOOM_RETRY[0], IntervalSeconds: 100, JitterStrategy: 'FULL' }]) },
+    };
     const once = async (seed: number) => {
       const clock = new FakeClock(0);
       await runLocalExecution('launch', {}, { definition: jittered, invoke: flaky(clock, 2).invoke, clock, seed });
@@ -124,10 +142,18 @@ describe('the local Step Functions runner', () => {
 
     // Act
     const bad = await runLocalExecution('terminate', {}, { definition, invoke: localFunctions(f), clock: f.clock });
-    const unknown = await runLocalExecution('terminate', { nodeName: 'x' }, { definition: { StartAt: 'Nope', States: { Nope: task('nope', []) } }, invoke: localFunctions(f), clock: f.clock });
+    const unknown = await runLocalExecution(
+      'terminate',
+      { nodeName: 'x' },
+      { definition: { StartAt: 'Nope', States: { Nope: task('nope', []) } }, invoke: localFunctions(f), clock: f.clock },
+    );
 
     // Assess
     expect(bad).toMatchObject({ status: 'FAILED', error: 'ExecutionInputInvalidError', tasks: ['validateTerminateInput'] });
-    expect(unknown).toMatchObject({ status: 'FAILED', error: 'LocalFunctionMissingError', cause: expect.stringContaining('"nope" is not declared in infra/functions') });
+    expect(unknown).toMatchObject({
+      status: 'FAILED',
+      error: 'LocalFunctionMissingError',
+      cause: expect.stringContaining('"nope" is not declared in infra/functions'),
+    });
   });
 });

@@ -19,10 +19,24 @@ describe('shipped scenario chaos', () => {
 
   it('should inject every fault kind of the scenario', () => {
     // Listed in the order each first bit; the three at 48m overlap, so only the set is fixed.
-    expect(r.faults?.map((f) => `${f.target}:${f.kind}`).sort()).toEqual([
-      'kube-api:error', 'ec2:throttle', 'lambda:launchNodeClaim:timeout', 'lambda:provisioner:crash', 'dynamodb:throttle', 'sfn:error', 'sqs:duplicate',
-      'kube-api:hang', 'kube-api:timeout', 'eks:throttle', 'ec2:hang', 'dynamodb:timeout', 'ec2:timeout', 'sfn:timeout',
-    ].sort());
+    expect(r.faults?.map((f) => `${f.target}:${f.kind}`).sort()).toEqual(
+      [
+        'kube-api:error',
+        'ec2:throttle',
+        'lambda:launchNodeClaim:timeout',
+        'lambda:provisioner:crash',
+        'dynamodb:throttle',
+        'sfn:error',
+        'sqs:duplicate',
+        'kube-api:hang',
+        'kube-api:timeout',
+        'eks:throttle',
+        'ec2:hang',
+        'dynamodb:timeout',
+        'ec2:timeout',
+        'sfn:timeout',
+      ].sort(),
+    );
   });
 
   it('should act once on an interruption delivered twice under two message ids', () => {

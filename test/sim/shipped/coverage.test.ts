@@ -6,11 +6,16 @@ import { shippedScenarios } from './helpers';
 describe('shipped scenarios are all tested', () => {
   it('should run every examples/scenarios/*.yaml with runShipped and check it with expectClean', () => {
     const dir = new URL('./', import.meta.url);
-    const tests = readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => readFileSync(new URL(f, dir), 'utf8'));
+    const tests = readdirSync(dir)
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => readFileSync(new URL(f, dir), 'utf8'));
     const scenarios = shippedScenarios();
     expect(scenarios.length).toBeGreaterThan(0);
     for (const name of scenarios) {
-      expect(tests.some((t) => t.includes(`runShipped('${name}')`) && t.includes('expectClean(')), `${name}.yaml has no test calling expectClean`).toBe(true);
+      expect(
+        tests.some((t) => t.includes(`runShipped('${name}')`) && t.includes('expectClean(')),
+        `${name}.yaml has no test calling expectClean`,
+      ).toBe(true);
     }
   });
 });

@@ -13,7 +13,7 @@ describe('shipped scenario eu-west-1', () => {
     r = await runShipped('eu-west-1');
   }, 300_000);
 
-  it('should launch on-demand capacity in eu-west-1, first at the us-east-1 estimate, then at the Price List API\'s price', () => {
+  it("should launch on-demand capacity in eu-west-1, first at the us-east-1 estimate, then at the Price List API's price", () => {
     expectClean(r);
     expect(r.final.pendingPods).toBe(0);
     expect(r.nodes.length).toBeGreaterThanOrEqual(2);

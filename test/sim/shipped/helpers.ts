@@ -22,5 +22,8 @@ export function expectClean(r: SimulationResult): void {
 
 /** The shipped scenarios (examples/scenarios/*.yaml), by name. */
 export function shippedScenarios(): string[] {
-  return readdirSync(new URL('../../../examples/scenarios/', import.meta.url)).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -'.yaml'.length)).sort();
+  return readdirSync(new URL('../../../examples/scenarios/', import.meta.url))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.slice(0, -'.yaml'.length))
+    .sort();
 }

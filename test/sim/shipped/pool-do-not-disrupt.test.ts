@@ -13,7 +13,7 @@ describe('shipped scenario pool-do-not-disrupt', () => {
     r = await runShipped('pool-do-not-disrupt');
   }, 300_000);
 
-  it('should keep the protected pool\'s empty nodes for the whole run', () => {
+  it("should keep the protected pool's empty nodes for the whole run", () => {
     expectClean(r);
     const protectedNodes = r.nodes.filter((n) => n.nodePool === 'protected');
     expect(protectedNodes).toHaveLength(2);
@@ -21,11 +21,16 @@ describe('shipped scenario pool-do-not-disrupt', () => {
     for (const d of r.disruptions) expect(d.nodes.filter((x) => protectedNodes.some((n) => n.name === x))).toEqual([]);
   });
 
-  it('should remove the other pool\'s empty nodes as Empty', () => {
+  it("should remove the other pool's empty nodes as Empty", () => {
     const plain = r.nodes.filter((n) => n.nodePool === 'plain');
     expect(plain).toHaveLength(2);
     for (const n of plain) expect(n.terminatedAt, n.name).toBeDefined();
-    expect(r.disruptions.filter((d) => d.reason === 'empty').flatMap((d) => d.nodes).sort()).toEqual(plain.map((n) => n.name).sort());
+    expect(
+      r.disruptions
+        .filter((d) => d.reason === 'empty')
+        .flatMap((d) => d.nodes)
+        .sort(),
+    ).toEqual(plain.map((n) => n.name).sort());
     expect(r.final.nodes).toBe(2);
     expect(r.final.pendingPods).toBe(0);
   });

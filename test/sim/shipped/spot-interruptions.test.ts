@@ -13,7 +13,9 @@ describe('shipped scenario spot-interruptions', () => {
     expectClean(r);
     expect(r.nodes.every((n) => n.capacityType === 'spot')).toBe(true);
     expect(r.disruptions.filter((d) => d.reason === 'interrupted').length).toBeGreaterThanOrEqual(2);
-    expect(r.nodes.filter((n) => n.interruptedAt !== undefined).every((n) => n.terminatedAt !== undefined && n.terminatedAt - n.interruptedAt! <= 130)).toBe(true);
+    expect(r.nodes.filter((n) => n.interruptedAt !== undefined).every((n) => n.terminatedAt !== undefined && n.terminatedAt - n.interruptedAt! <= 130)).toBe(
+      true,
+    );
     expect(r.final.pendingPods).toBe(0);
   }, 300_000);
 });

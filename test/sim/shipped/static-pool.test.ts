@@ -36,7 +36,12 @@ describe('shipped scenario static-pool', () => {
     for (let t = 0; t <= r.scenario.durationSeconds; t += 5) expect(aliveAt(statics, t).length, `at ${t}s`).toBeLessThanOrEqual(4);
     const ended = statics.filter((n) => n.terminatedAt !== undefined);
     expect(ended.map((n) => n.terminationReason).sort()).toEqual(['Deleted', 'Deleted', 'Deleted', 'Drifted']);
-    expect(r.disruptions.filter((d) => d.reason === 'underutilized' || d.reason === 'empty').flatMap((d) => d.nodes).filter((x) => statics.some((n) => n.name === x))).toEqual([]);
+    expect(
+      r.disruptions
+        .filter((d) => d.reason === 'underutilized' || d.reason === 'empty')
+        .flatMap((d) => d.nodes)
+        .filter((x) => statics.some((n) => n.name === x)),
+    ).toEqual([]);
   });
 
   it('replaces the drifted static node one for one, the replacement up before the old one goes', () => {

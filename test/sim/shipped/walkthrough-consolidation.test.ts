@@ -15,7 +15,10 @@ function cheapestFor(replicas: number): number {
   const text = readFileSync(new URL('../../../examples/scenarios/walkthrough.yaml', import.meta.url), 'utf8');
   const set = parseManifests((parse(text) as { objects: string }).objects, 'walkthrough.yaml');
   const inflate = set.deployments.find((d) => d.name === 'inflate')!;
-  const { plan } = planOffline({ ...set, pods: workloadPods(inflate, replicas) }, { region: 'us-east-1', zones: ['us-east-1a', 'us-east-1b', 'us-east-1c'], catalog: loadCatalog() });
+  const { plan } = planOffline(
+    { ...set, pods: workloadPods(inflate, replicas) },
+    { region: 'us-east-1', zones: ['us-east-1a', 'us-east-1b', 'us-east-1c'], catalog: loadCatalog() },
+  );
   return plan.nodeClaims.reduce((s, c) => s + c.price, 0);
 }
 

@@ -63,7 +63,9 @@ export function aliasParameter(alias: string, arch: Arch, k8sVersion: string, va
       return `/aws/service/ami-windows-latest/Windows_Server-${year}-English-Core-EKS_Optimized-${k8sVersion}/image_id`;
     }
     default:
-      throw new NodeClassNotReadyError(`amiSelectorTerms: unknown alias family "${family}" in "${alias}" (expected al2, al2023, bottlerocket, windows2019, windows2022 or windows2025)`);
+      throw new NodeClassNotReadyError(
+        `amiSelectorTerms: unknown alias family "${family}" in "${alias}" (expected al2, al2023, bottlerocket, windows2019, windows2022 or windows2025)`,
+      );
   }
 }
 

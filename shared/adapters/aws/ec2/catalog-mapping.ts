@@ -1,7 +1,14 @@
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
 import type { CatalogEntry } from '../../../core/instance-types/types';
 
-const kebab = (s: string | undefined): string | null => (s ? s.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') : null);
+const kebab = (s: string | undefined): string | null =>
+  s
+    ? s
+        .trim()
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '')
+    : null;
 const NAME = /^([a-z]+)(-[0-9]+tb)?([0-9]+).*\./;
 
 /**
@@ -18,18 +25,23 @@ export function toCatalogEntry(info: InstanceTypeInfo, fromCatalog?: CatalogEntr
   const [family, size = ''] = name.split('.');
   const m = NAME.exec(name);
   const gpus = info.GpuInfo?.Gpus ?? [];
-  const accels = [...(info.InferenceAcceleratorInfo?.Accelerators ?? []), ...(info.NeuronInfo?.NeuronDevices ?? [])] as { Count?: number; Name?: string; Manufacturer?: string }[];
+  const accels = [...(info.InferenceAcceleratorInfo?.Accelerators ?? []), ...(info.NeuronInfo?.NeuronDevices ?? [])] as {
+    Count?: number;
+    Name?: string;
+    Manufacturer?: string;
+  }[];
   const net = info.NetworkInfo;
   const defaultCard = net?.NetworkCards?.[net.DefaultNetworkCardIndex ?? 0];
   const maxENIs = defaultCard?.MaximumNetworkInterfaces ?? net?.MaximumNetworkInterfaces ?? 0;
   const ipv4PerENI = net?.Ipv4AddressesPerInterface ?? 0;
-  const nvme = info.InstanceStorageInfo?.NvmeSupport && info.InstanceStorageInfo.NvmeSupport !== 'unsupported' ? info.InstanceStorageInfo.TotalSizeInGB ?? null : null;
+  const nvme =
+    info.InstanceStorageInfo?.NvmeSupport && info.InstanceStorageInfo.NvmeSupport !== 'unsupported' ? (info.InstanceStorageInfo.TotalSizeInGB ?? null) : null;
   return {
     name,
     family,
     size,
     category: m?.[1] ?? fromCatalog?.category ?? family.replace(/[0-9].*$/, ''),
-    generation: m ? Number(m[3]) : fromCatalog?.generation ?? 0,
+    generation: m ? Number(m[3]) : (fromCatalog?.generation ?? 0),
     vcpu: info.VCpuInfo?.DefaultVCpus ?? fromCatalog?.vcpu ?? 0,
     memoryMiB: info.MemoryInfo?.SizeInMiB ?? fromCatalog?.memoryMiB ?? 0,
     arch,
@@ -41,7 +53,7 @@ export function toCatalogEntry(info: InstanceTypeInfo, fromCatalog?: CatalogEntr
     bareMetal: info.BareMetal ?? false,
     maxENIs,
     ipv4PerENI,
-    maxPodsEni: maxENIs > 0 && ipv4PerENI > 0 ? maxENIs * (ipv4PerENI - 1) + 2 : fromCatalog?.maxPodsEni ?? 110,
+    maxPodsEni: maxENIs > 0 && ipv4PerENI > 0 ? maxENIs * (ipv4PerENI - 1) + 2 : (fromCatalog?.maxPodsEni ?? 110),
     localNvmeGB: nvme,
     networkBandwidthMbps: fromCatalog?.networkBandwidthMbps ?? (defaultCard?.PeakBandwidthInGbps ? Math.round(defaultCard.PeakBandwidthInGbps * 1000) : null),
     onDemandUsdPerHour: fromCatalog?.onDemandUsdPerHour ?? {},

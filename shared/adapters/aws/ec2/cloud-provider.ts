@@ -54,22 +54,38 @@ export class Ec2CloudProvider implements CloudProvider {
     const now = () => deps.clock.now();
     const store = deps.stateStore;
     this.source = new InstanceTypeSource({
-      ec2: deps.ec2, region: deps.region, now, catalog: deps.catalog, onFallback: deps.onFallback,
+      ec2: deps.ec2,
+      region: deps.region,
+      now,
+      catalog: deps.catalog,
+      onFallback: deps.onFallback,
       ...(store.onDemandPrices ? { storedPrices: () => store.onDemandPrices!(deps.region) } : {}),
     });
     this.resolver = new NodeClassResolver({ ec2: deps.ec2, ssm: deps.ssm, now, k8sVersion: async () => (await this.cluster()).version });
     this.templates = new LaunchTemplates(deps.ec2, now);
     this.launcher = new FleetLauncher({
-      ec2: deps.ec2, clusterName: deps.clusterName, stateStore: store, clock: deps.clock, resolver: this.resolver, templates: this.templates,
-      cluster: () => this.cluster(), instanceProfile: (nodeClass) => this.instanceProfileFor(nodeClass),
+      ec2: deps.ec2,
+      clusterName: deps.clusterName,
+      stateStore: store,
+      clock: deps.clock,
+      resolver: this.resolver,
+      templates: this.templates,
+      cluster: () => this.cluster(),
+      instanceProfile: (nodeClass) => this.instanceProfileFor(nodeClass),
     });
   }
 
   private async cluster(): Promise<EksClusterInfo> {
     const c = this.deps.cluster;
-    if (!c) throw new NodeClassNotReadyError(`cluster ${this.deps.clusterName}: endpoint, CA and version are unknown (Ec2CloudProvider was built without cluster info)`);
+    if (!c)
+      throw new NodeClassNotReadyError(
+        `cluster ${this.deps.clusterName}: endpoint, CA and version are unknown (Ec2CloudProvider was built without cluster info)`,
+      );
     if (typeof c !== 'function') return c;
-    this.clusterInfo ??= c().catch((e) => { this.clusterInfo = undefined; throw e; });
+    this.clusterInfo ??= c().catch((e) => {
+      this.clusterInfo = undefined;
+      throw e;
+    });
     return this.clusterInfo;
   }
 
@@ -93,23 +109,33 @@ export class Ec2CloudProvider implements CloudProvider {
   async instanceTypes(nodeClass: EC2NodeClass, _nodePool?: NodePool): Promise<InstanceType[]> {
     const resolved = await this.resolver.resolve(nodeClass);
     const [entries, zonesByType, spotPrices, unavailable, onDemandPrices] = await Promise.all([
-      this.source.entries(), this.source.zonesByType(), this.source.spotPrices(), this.deps.stateStore.unavailableOfferings(), this.source.onDemandPrices(),
+      this.source.entries(),
+      this.source.zonesByType(),
+      this.source.spotPrices(),
+      this.deps.stateStore.unavailableOfferings(),
+      this.source.onDemandPrices(),
     ]);
-    const ice = unavailable.map(({ instanceType, zone, capacityType }) => `${capacityType}:${instanceType}:${zone}`).sort().join(',');
+    const ice = unavailable
+      .map(({ instanceType, zone, capacityType }) => `${capacityType}:${instanceType}:${zone}`)
+      .sort()
+      .join(',');
     const inputs: unknown[] = [entries, zonesByType, spotPrices, onDemandPrices, ice, JSON.stringify(nodeClass), JSON.stringify(resolved)];
     const hit = this.builtTypes.get(nodeClass.name);
     if (hit && hit.inputs.every((v, i) => v === inputs[i])) return hit.types;
     // A type whose architecture has no AMI could never launch: don't offer it to the scheduler.
     const arches = new Set(resolved.amis.map((a) => a.arch));
-    const types = buildInstanceTypes(entries.filter((e) => arches.has(e.arch)), {
-      region: this.deps.region,
-      zones: [...new Set(resolved.subnets.map((s) => s.zone))].sort(),
-      nodeClass: { ...nodeClass, status: { ...nodeClass.status, ...NodeClassResolver.toStatus(resolved) } },
-      ...(onDemandPrices ? { onDemandPrices } : {}),
-      spotPrices,
-      unavailable: unavailable.map(({ instanceType, zone, capacityType }) => ({ instanceType, zone, capacityType })),
-      zonesByType,
-    });
+    const types = buildInstanceTypes(
+      entries.filter((e) => arches.has(e.arch)),
+      {
+        region: this.deps.region,
+        zones: [...new Set(resolved.subnets.map((s) => s.zone))].sort(),
+        nodeClass: { ...nodeClass, status: { ...nodeClass.status, ...NodeClassResolver.toStatus(resolved) } },
+        ...(onDemandPrices ? { onDemandPrices } : {}),
+        spotPrices,
+        unavailable: unavailable.map(({ instanceType, zone, capacityType }) => ({ instanceType, zone, capacityType })),
+        zonesByType,
+      },
+    );
     this.builtTypes.set(nodeClass.name, { inputs, types });
     return types;
   }
@@ -125,15 +151,24 @@ export class Ec2CloudProvider implements CloudProvider {
     const resolved = await this.resolver.resolveEach(nodeClass).catch(async (e: unknown) => {
       if (!isNodeClassNotReadyError(e)) throw e;
       amisError = e.message; // an alias the AMI resolver does not support
-      const [subnets, securityGroups] = await Promise.all([resolveSubnets(this.deps.ec2, nodeClass.subnetSelectorTerms), resolveSecurityGroups(this.deps.ec2, nodeClass.securityGroupSelectorTerms)]);
+      const [subnets, securityGroups] = await Promise.all([
+        resolveSubnets(this.deps.ec2, nodeClass.subnetSelectorTerms),
+        resolveSecurityGroups(this.deps.ec2, nodeClass.securityGroupSelectorTerms),
+      ]);
       return { subnets, securityGroups, amis: [] };
     });
     const ok = (type: string): StatusCondition => ({ type, status: 'True', reason: type, message: '' });
     const no = (type: string, reason: string, message: string): StatusCondition => ({ type, status: 'False', reason, message });
     const conditions: StatusCondition[] = [
       resolved.subnets.length ? ok('SubnetsReady') : no('SubnetsReady', 'SubnetsNotFound', 'SubnetSelector did not match any Subnets'),
-      resolved.securityGroups.length ? ok('SecurityGroupsReady') : no('SecurityGroupsReady', 'SecurityGroupsNotFound', 'SecurityGroupSelector did not match any SecurityGroups'),
-      amisError ? no('AMIsReady', 'UnsupportedAlias', amisError) : resolved.amis.length ? ok('AMIsReady') : no('AMIsReady', 'AMINotFound', 'AMISelector did not match any AMIs'),
+      resolved.securityGroups.length
+        ? ok('SecurityGroupsReady')
+        : no('SecurityGroupsReady', 'SecurityGroupsNotFound', 'SecurityGroupSelector did not match any SecurityGroups'),
+      amisError
+        ? no('AMIsReady', 'UnsupportedAlias', amisError)
+        : resolved.amis.length
+          ? ok('AMIsReady')
+          : no('AMIsReady', 'AMINotFound', 'AMISelector did not match any AMIs'),
     ];
     let instanceProfile: string | undefined;
     try {
@@ -165,7 +200,9 @@ export class Ec2CloudProvider implements CloudProvider {
     const instanceId = parseProviderID(providerID);
     const instance = await describeInstance(this.deps.ec2, instanceId);
     if (!isOwnedByCluster(instance.tags, this.deps.clusterName)) {
-      throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName} (needs tags ${clusterTagKey(this.deps.clusterName)}=owned and ${Tag.nodePool}); refusing to terminate it`);
+      throw new InstanceNotOwnedError(
+        `instance ${instanceId} is not owned by cluster ${this.deps.clusterName} (needs tags ${clusterTagKey(this.deps.clusterName)}=owned and ${Tag.nodePool}); refusing to terminate it`,
+      );
     }
     if (instance.state === 'shutting-down' || instance.state === 'terminated') {
       throw new NodeClaimNotFoundError(`instance ${instanceId} is already ${instance.state}`);
@@ -181,7 +218,8 @@ export class Ec2CloudProvider implements CloudProvider {
   async get(providerID: string): Promise<CloudInstance> {
     const instanceId = parseProviderID(providerID);
     const instance = await describeInstance(this.deps.ec2, instanceId);
-    if (!isOwnedByCluster(instance.tags, this.deps.clusterName)) throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName}`);
+    if (!isOwnedByCluster(instance.tags, this.deps.clusterName))
+      throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName}`);
     if (instance.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${instanceId} is terminated`);
     return instance;
   }

@@ -25,8 +25,13 @@ export interface FleetPlan {
 }
 
 const EXOTIC_KEYS: ReadonlySet<string> = new Set([
-  Label.instanceGpuName, Label.instanceGpuManufacturer, Label.instanceGpuCount, Label.instanceGpuMemory,
-  Label.instanceAcceleratorName, Label.instanceAcceleratorManufacturer, Label.instanceAcceleratorCount,
+  Label.instanceGpuName,
+  Label.instanceGpuManufacturer,
+  Label.instanceGpuCount,
+  Label.instanceGpuMemory,
+  Label.instanceAcceleratorName,
+  Label.instanceAcceleratorManufacturer,
+  Label.instanceAcceleratorCount,
 ]);
 const EXOTIC_RESOURCES = [Resource.nvidiaGpu, Resource.amdGpu, Resource.awsNeuron, Resource.habanaGaudi];
 
@@ -55,16 +60,37 @@ function exoticRequested(req: LaunchRequest): boolean {
  * offerings only; exotic types dropped unless requested or nothing else is left; spot preferred when the
  * claim allows it and it is offered; spot offerings dearer than the cheapest on-demand dropped; at most 60.
  */
-export function planFleet(req: LaunchRequest, subnetsByZone: ReadonlyMap<string, { id: string }>, imageFor: (type: InstanceType) => string | undefined): FleetPlan {
+export function planFleet(
+  req: LaunchRequest,
+  subnetsByZone: ReadonlyMap<string, { id: string }>,
+  imageFor: (type: InstanceType) => string | undefined,
+): FleetPlan {
   const reqs = req.nodeClaim.spec.requirements;
   const capacityTypes = allowedValues(reqs, Label.capacityType, [CapacityType.spot, CapacityType.onDemand]) as CapacityTypeValue[];
   const zones = new Set(allowedValues(reqs, Label.zone, [...subnetsByZone.keys()]));
-  const typeNames = new Set(allowedValues(reqs, Label.instanceType, req.instanceTypes.map((t) => t.name)));
+  const typeNames = new Set(
+    allowedValues(
+      reqs,
+      Label.instanceType,
+      req.instanceTypes.map((t) => t.name),
+    ),
+  );
 
   let types = req.instanceTypes.filter((t) => typeNames.has(t.name) && imageFor(t) !== undefined);
-  const candidates = (list: typeof types) => list.flatMap((t) => t.offerings
-    .filter((o) => o.available && zones.has(o.zone) && capacityTypes.includes(o.capacityType) && Number.isFinite(o.price))
-    .map((o): PlannedOverride => ({ instanceType: t.name, zone: o.zone, subnetId: subnetsByZone.get(o.zone)!.id, arch: t.arch, imageId: imageFor(t)!, capacityType: o.capacityType, price: o.price })));
+  const candidates = (list: typeof types) =>
+    list.flatMap((t) =>
+      t.offerings
+        .filter((o) => o.available && zones.has(o.zone) && capacityTypes.includes(o.capacityType) && Number.isFinite(o.price))
+        .map((o): PlannedOverride => ({
+          instanceType: t.name,
+          zone: o.zone,
+          subnetId: subnetsByZone.get(o.zone)!.id,
+          arch: t.arch,
+          imageId: imageFor(t)!,
+          capacityType: o.capacityType,
+          price: o.price,
+        })),
+    );
 
   if (!exoticRequested(req)) {
     const ordinary = types.filter((t) => !t.exotic);
@@ -77,7 +103,11 @@ export function planFleet(req: LaunchRequest, subnetsByZone: ReadonlyMap<string,
   const capacityType: CapacityTypeValue = offers.some((o) => o.capacityType === CapacityType.spot) ? CapacityType.spot : CapacityType.onDemand;
   offers = offers.filter((o) => o.capacityType === capacityType);
   // Stable sort keeps the caller's type order (and zone order) among equal prices.
-  const overrides = offers.map((o, i) => ({ o, i })).sort((a, b) => a.o.price - b.o.price || a.i - b.i).map(({ o }) => o).slice(0, MAX_FLEET_OVERRIDES);
+  const overrides = offers
+    .map((o, i) => ({ o, i }))
+    .sort((a, b) => a.o.price - b.o.price || a.i - b.i)
+    .map(({ o }) => o)
+    .slice(0, MAX_FLEET_OVERRIDES);
   if (overrides.length === 0) {
     throw new InsufficientCapacityError(
       `nodeclaim ${req.nodeClaim.name}: no available offering among ${req.instanceTypes.length} instance type(s) for capacity type(s) [${capacityTypes.join(', ')}] in zone(s) [${[...zones].join(', ')}]`,

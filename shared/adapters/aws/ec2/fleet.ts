@@ -22,7 +22,13 @@ export function clientTokenFor(nodeClaimName: string, suffix = ''): string {
 }
 
 /** The CreateFleet request: instant, one instance, overrides grouped per launch template (one per AMI). */
-export function createFleetInput(req: LaunchRequest, plan: FleetPlan, templateByImage: ReadonlyMap<string, string>, tags: Record<string, string>, clientToken = clientTokenFor(req.nodeClaim.name)): CreateFleetCommandInput {
+export function createFleetInput(
+  req: LaunchRequest,
+  plan: FleetPlan,
+  templateByImage: ReadonlyMap<string, string>,
+  tags: Record<string, string>,
+  clientToken = clientTokenFor(req.nodeClaim.name),
+): CreateFleetCommandInput {
   const byTemplate = new Map<string, PlannedOverride[]>();
   for (const o of plan.overrides) {
     const lt = templateByImage.get(o.imageId)!;
@@ -76,12 +82,20 @@ export function launchedInstance(instances: CreateFleetInstance[] | undefined, p
     if (!id) continue;
     const ov = i.LaunchTemplateAndOverrides?.Overrides;
     const type = i.InstanceType ?? ov?.InstanceType;
-    const planned = plan.overrides.find((p) => p.instanceType === type && (p.subnetId === ov?.SubnetId || p.zone === ov?.AvailabilityZone))
-      ?? plan.overrides.find((p) => p.instanceType === type) ?? plan.overrides[0];
+    const planned =
+      plan.overrides.find((p) => p.instanceType === type && (p.subnetId === ov?.SubnetId || p.zone === ov?.AvailabilityZone)) ??
+      plan.overrides.find((p) => p.instanceType === type) ??
+      plan.overrides[0];
     const capacityType: CapacityTypeValue = i.Lifecycle === 'spot' ? 'spot' : i.Lifecycle === 'on-demand' ? 'on-demand' : plan.capacityType;
     return {
       instanceId: id,
-      override: { ...planned, instanceType: type ?? planned.instanceType, subnetId: ov?.SubnetId ?? planned.subnetId, zone: ov?.AvailabilityZone ?? planned.zone, capacityType },
+      override: {
+        ...planned,
+        instanceType: type ?? planned.instanceType,
+        subnetId: ov?.SubnetId ?? planned.subnetId,
+        zone: ov?.AvailabilityZone ?? planned.zone,
+        capacityType,
+      },
     };
   }
   return undefined;

@@ -1,6 +1,4 @@
-import {
-  paginateDescribeInstanceTypeOfferings, paginateDescribeInstanceTypes, paginateDescribeSpotPriceHistory, type EC2Client,
-} from '@aws-sdk/client-ec2';
+import { paginateDescribeInstanceTypeOfferings, paginateDescribeInstanceTypes, paginateDescribeSpotPriceHistory, type EC2Client } from '@aws-sdk/client-ec2';
 import type { CatalogEntry } from '../../../core/instance-types/types';
 import type { StoredPrices } from '../../../core/ports/state-store';
 import { mapAwsError } from '../errors';
@@ -11,7 +9,10 @@ const SPOT_PRICES_TTL_MS = 12 * 3600_000;
 /** How long a container reuses the on-demand prices it read from the state store. */
 const ON_DEMAND_PRICES_TTL_MS = 5 * 60_000;
 
-interface Cached<T> { value: T; at: number }
+interface Cached<T> {
+  value: T;
+  at: number;
+}
 
 export interface InstanceTypeSourceDeps {
   ec2: EC2Client;
@@ -47,9 +48,15 @@ export class InstanceTypeSource {
     if (this.fresh(this.types, INSTANCE_TYPES_TTL_MS)) return this.types.value;
     try {
       const out: CatalogEntry[] = [];
-      const pages = paginateDescribeInstanceTypes({ client: this.deps.ec2 }, {
-        Filters: [{ Name: 'processor-info.supported-architecture', Values: ['x86_64', 'arm64'] }, { Name: 'supported-virtualization-type', Values: ['hvm'] }],
-      });
+      const pages = paginateDescribeInstanceTypes(
+        { client: this.deps.ec2 },
+        {
+          Filters: [
+            { Name: 'processor-info.supported-architecture', Values: ['x86_64', 'arm64'] },
+            { Name: 'supported-virtualization-type', Values: ['hvm'] },
+          ],
+        },
+      );
       for await (const page of pages) {
         for (const info of page.InstanceTypes ?? []) {
           const entry = toCatalogEntry(info, info.InstanceType ? this.catalogByName.get(info.InstanceType) : undefined);
@@ -99,9 +106,12 @@ export class InstanceTypeSource {
     try {
       const stored = await this.deps.storedPrices();
       // Same object while the stored prices did not change, so the built instance types are reused.
-      const value = stored && Object.keys(stored.prices).length > 0
-        ? (this.onDemandFetchedAt === stored.fetchedAt && previous?.value ? previous.value : stored.prices)
-        : undefined;
+      const value =
+        stored && Object.keys(stored.prices).length > 0
+          ? this.onDemandFetchedAt === stored.fetchedAt && previous?.value
+            ? previous.value
+            : stored.prices
+          : undefined;
       this.onDemandFetchedAt = stored?.fetchedAt;
       this.onDemand = { value, at: this.deps.now() };
       return value;
@@ -118,7 +128,10 @@ export class InstanceTypeSource {
     if (this.fresh(this.spot, SPOT_PRICES_TTL_MS)) return this.spot.value;
     try {
       const latest = new Map<string, { price: number; at: number }>();
-      const pages = paginateDescribeSpotPriceHistory({ client: this.deps.ec2 }, { ProductDescriptions: ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)'], StartTime: new Date(this.deps.now()) });
+      const pages = paginateDescribeSpotPriceHistory(
+        { client: this.deps.ec2 },
+        { ProductDescriptions: ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)'], StartTime: new Date(this.deps.now()) },
+      );
       for await (const page of pages) {
         for (const p of page.SpotPriceHistory ?? []) {
           const price = Number(p.SpotPrice);

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import {
-  CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, paginateDescribeLaunchTemplates, type EC2Client, type LaunchTemplateBlockDeviceMappingRequest,
+  CreateLaunchTemplateCommand,
+  DeleteLaunchTemplateCommand,
+  paginateDescribeLaunchTemplates,
+  type EC2Client,
+  type LaunchTemplateBlockDeviceMappingRequest,
   type RequestLaunchTemplateData,
 } from '@aws-sdk/client-ec2';
 import type { BlockDeviceMapping, EC2NodeClass } from '../../../core/model/karpenter';
@@ -24,7 +28,10 @@ export interface LaunchTemplateInput {
 function defaultBlockDevices(nodeClass: EC2NodeClass): BlockDeviceMapping[] {
   const gp3 = (gib: number) => ({ volumeSize: gib * GiB, volumeType: 'gp3', encrypted: true, deleteOnTermination: true });
   if (nodeClass.amiFamily === 'Bottlerocket') {
-    return [{ deviceName: '/dev/xvda', rootVolume: true, ebs: gp3(4) }, { deviceName: '/dev/xvdb', ebs: gp3(20) }];
+    return [
+      { deviceName: '/dev/xvda', rootVolume: true, ebs: gp3(4) },
+      { deviceName: '/dev/xvdb', ebs: gp3(20) },
+    ];
   }
   if (nodeClass.amiFamily.startsWith('Windows')) return [{ deviceName: '/dev/sda1', rootVolume: true, ebs: gp3(50) }];
   if (nodeClass.amiFamily === 'Custom') return [];
@@ -57,7 +64,12 @@ function launchTemplateData(input: LaunchTemplateInput): RequestLaunchTemplateDa
     ImageId: input.imageId,
     IamInstanceProfile: { Name: input.instanceProfile },
     UserData: Buffer.from(input.userData).toString('base64'),
-    MetadataOptions: { HttpEndpoint: m.httpEndpoint, HttpProtocolIpv6: m.httpProtocolIPv6, HttpPutResponseHopLimit: m.httpPutResponseHopLimit, HttpTokens: m.httpTokens },
+    MetadataOptions: {
+      HttpEndpoint: m.httpEndpoint,
+      HttpProtocolIpv6: m.httpProtocolIPv6,
+      HttpPutResponseHopLimit: m.httpPutResponseHopLimit,
+      HttpTokens: m.httpTokens,
+    },
     BlockDeviceMappings: blockDevices(nc),
     Monitoring: { Enabled: nc.detailedMonitoring ?? false },
     ...(nc.associatePublicIPAddress !== undefined
@@ -68,7 +80,10 @@ function launchTemplateData(input: LaunchTemplateInput): RequestLaunchTemplateDa
 
 function launchTemplateName(data: RequestLaunchTemplateData, tags: Record<string, string>): string {
   const sortedTags = Object.entries(tags).sort(([a], [b]) => a.localeCompare(b));
-  const hash = createHash('sha256').update(JSON.stringify({ data, tags: sortedTags })).digest('hex').slice(0, 20);
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ data, tags: sortedTags }))
+    .digest('hex')
+    .slice(0, 20);
   return `${LAUNCH_TEMPLATE_PREFIX}${hash}`;
 }
 
@@ -79,7 +94,11 @@ function launchTemplateName(data: RequestLaunchTemplateData, tags: Record<string
 export class LaunchTemplates {
   private readonly known = new Map<string, number>();
 
-  constructor(private readonly ec2: EC2Client, private readonly now: () => number, private readonly ttlMs = 5 * 60_000) {}
+  constructor(
+    private readonly ec2: EC2Client,
+    private readonly now: () => number,
+    private readonly ttlMs = 5 * 60_000,
+  ) {}
 
   async nameFor(input: LaunchTemplateInput): Promise<string> {
     return launchTemplateName(launchTemplateData(input), input.tags);
@@ -91,11 +110,13 @@ export class LaunchTemplates {
     const seen = this.known.get(name);
     if (seen !== undefined && this.now() - seen < this.ttlMs) return name;
     try {
-      await this.ec2.send(new CreateLaunchTemplateCommand({
-        LaunchTemplateName: name,
-        LaunchTemplateData: data,
-        TagSpecifications: [{ ResourceType: 'launch-template', Tags: recordToTags(input.tags) }],
-      }));
+      await this.ec2.send(
+        new CreateLaunchTemplateCommand({
+          LaunchTemplateName: name,
+          LaunchTemplateData: data,
+          TagSpecifications: [{ ResourceType: 'launch-template', Tags: recordToTags(input.tags) }],
+        }),
+      );
     } catch (e) {
       if (awsErrorCode(e) !== 'InvalidLaunchTemplateName.AlreadyExistsException') throw mapAwsError(e, `CreateLaunchTemplate ${name}`);
     }

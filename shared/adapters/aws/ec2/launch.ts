@@ -46,7 +46,13 @@ export class FleetLauncher {
     const { nodeClaim, nodePool, nodeClass } = req;
     const resolved = await this.deps.resolver.resolve(nodeClass);
     const plan = planFleet(req, subnetPerZone(resolved.subnets), (t) => amiFor(resolved.amis, t)?.id);
-    const tags = launchTags({ clusterName: this.deps.clusterName, nodeClassTags: nodeClass.tags, nodePool: nodePool.name, nodeClass: nodeClass.name, nodeClaim: nodeClaim.name });
+    const tags = launchTags({
+      clusterName: this.deps.clusterName,
+      nodeClassTags: nodeClass.tags,
+      nodePool: nodePool.name,
+      nodeClass: nodeClass.name,
+      nodeClaim: nodeClaim.name,
+    });
     // A launch template deleted behind our back (LaunchTemplateNotFound) is recreated once.
     const attempt = async (recreate: boolean): Promise<CreateFleetCommandOutput | undefined> => {
       const templateByImage = await this.ensureTemplates(req, resolved, plan, recreate);
@@ -66,12 +72,22 @@ export class FleetLauncher {
     const launched = launchedInstance(out.Instances, plan);
     if (!launched) {
       const errors = out.Errors ?? [];
-      const summary = errors.map((e) => `${e.ErrorCode}: ${e.ErrorMessage}`).slice(0, 5).join('; ') || 'no instance and no error returned';
+      const summary =
+        errors
+          .map((e) => `${e.ErrorCode}: ${e.ErrorMessage}`)
+          .slice(0, 5)
+          .join('; ') || 'no instance and no error returned';
       if (errors.length === 0 || errors.every((e) => IceErrorCodes.has(e.ErrorCode ?? ''))) {
-        throw new InsufficientCapacityError(`CreateFleet for nodeclaim ${nodeClaim.name}: ${summary}`, marks.map((m) => m.offering));
+        throw new InsufficientCapacityError(
+          `CreateFleet for nodeclaim ${nodeClaim.name}: ${summary}`,
+          marks.map((m) => m.offering),
+        );
       }
       const first = errors.find((e) => !IceErrorCodes.has(e.ErrorCode ?? ''))!;
-      throw mapAwsError(Object.assign(new Error(first.ErrorMessage ?? summary), { name: first.ErrorCode ?? 'CreateFleetError' }), `CreateFleet for nodeclaim ${nodeClaim.name}`);
+      throw mapAwsError(
+        Object.assign(new Error(first.ErrorMessage ?? summary), { name: first.ErrorCode ?? 'CreateFleetError' }),
+        `CreateFleet for nodeclaim ${nodeClaim.name}`,
+      );
     }
     const { instanceId, override } = launched;
     return {
@@ -89,7 +105,13 @@ export class FleetLauncher {
     };
   }
 
-  private async createFleet(req: LaunchRequest, plan: FleetPlan, templateByImage: Map<string, string>, tags: Record<string, string>, clientToken: string): Promise<CreateFleetCommandOutput> {
+  private async createFleet(
+    req: LaunchRequest,
+    plan: FleetPlan,
+    templateByImage: Map<string, string>,
+    tags: Record<string, string>,
+    clientToken: string,
+  ): Promise<CreateFleetCommandOutput> {
     try {
       return await this.deps.ec2.send(new CreateFleetCommand(createFleetInput(req, plan, templateByImage, tags, clientToken)));
     } catch (e) {
@@ -97,7 +119,18 @@ export class FleetLauncher {
       if (code === 'IdempotentParameterMismatch') {
         // Same ClientToken, different request: an earlier attempt for this claim already launched.
         const existing = await this.findByNodeClaim(req.nodeClaim.name, req.nodeClaim.creationTimestamp);
-        if (existing) return { Instances: [{ InstanceIds: [existing.instanceId], InstanceType: existing.instanceType as never, Lifecycle: existing.capacityType === 'spot' ? 'spot' : 'on-demand', LaunchTemplateAndOverrides: { Overrides: { SubnetId: existing.subnetId, AvailabilityZone: existing.zone } } }], $metadata: {} };
+        if (existing)
+          return {
+            Instances: [
+              {
+                InstanceIds: [existing.instanceId],
+                InstanceType: existing.instanceType as never,
+                Lifecycle: existing.capacityType === 'spot' ? 'spot' : 'on-demand',
+                LaunchTemplateAndOverrides: { Overrides: { SubnetId: existing.subnetId, AvailabilityZone: existing.zone } },
+              },
+            ],
+            $metadata: {},
+          };
       }
       if (LaunchTemplateNotFoundCodes.has(code ?? '')) throw e;
       if (code && IceErrorCodes.has(code)) throw new InsufficientCapacityError(`CreateFleet for nodeclaim ${req.nodeClaim.name}: ${code}`, [], { cause: e });
@@ -111,13 +144,24 @@ export class FleetLauncher {
     const cluster = nodeClass.amiFamily === 'Custom' ? undefined : await this.deps.cluster();
     const userData = renderUserData({
       amiFamily: nodeClass.amiFamily,
-      cluster: { name: this.deps.clusterName, endpoint: cluster?.endpoint ?? '', certificateAuthority: cluster?.certificateAuthority ?? '', serviceCidr: cluster?.serviceIpv4Cidr ?? cluster?.serviceIpv6Cidr },
+      cluster: {
+        name: this.deps.clusterName,
+        endpoint: cluster?.endpoint ?? '',
+        certificateAuthority: cluster?.certificateAuthority ?? '',
+        serviceCidr: cluster?.serviceIpv4Cidr ?? cluster?.serviceIpv6Cidr,
+      },
       labels: { ...nodePool.template.labels, [Label.nodePool]: nodePool.name, [Label.ec2NodeClass]: nodeClass.name },
       taints: [...nodeClaim.spec.taints, ...nodeClaim.spec.startupTaints],
       kubelet: nodeClass.kubelet,
       custom: nodeClass.userData,
     });
-    const ltTags = { ...nodeClass.tags, [clusterTagKey(this.deps.clusterName)]: 'owned', [Tag.eksClusterName]: this.deps.clusterName, [Tag.nodeClass]: nodeClass.name, [Tag.nodePool]: nodePool.name };
+    const ltTags = {
+      ...nodeClass.tags,
+      [clusterTagKey(this.deps.clusterName)]: 'owned',
+      [Tag.eksClusterName]: this.deps.clusterName,
+      [Tag.nodeClass]: nodeClass.name,
+      [Tag.nodePool]: nodePool.name,
+    };
     const out = new Map<string, string>();
     for (const imageId of new Set(plan.overrides.map((o) => o.imageId))) {
       const input = { nodeClass, imageId, securityGroupIds: resolved.securityGroups.map((g) => g.id), instanceProfile, userData, tags: ltTags };

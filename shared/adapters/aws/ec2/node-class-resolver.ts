@@ -25,7 +25,11 @@ export class NodeClassResolver {
     const hit = this.cache.get(key);
     if (hit && this.deps.now() - hit.at < NODE_CLASS_TTL_MS) return hit.value;
     const { subnets, securityGroups, amis } = await this.resolveEach(nodeClass);
-    const missing = [!subnets.length && 'subnetSelectorTerms', !securityGroups.length && 'securityGroupSelectorTerms', !amis.length && 'amiSelectorTerms'].filter(Boolean);
+    const missing = [
+      !subnets.length && 'subnetSelectorTerms',
+      !securityGroups.length && 'securityGroupSelectorTerms',
+      !amis.length && 'amiSelectorTerms',
+    ].filter(Boolean);
     if (missing.length) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.name}: nothing matched ${missing.join(', ')}`);
     const value = { subnets, securityGroups, amis };
     this.cache.set(key, { value, at: this.deps.now() });

@@ -1,7 +1,4 @@
-import {
-  paginateDescribeSecurityGroups, paginateDescribeSubnets,
-  type EC2Client, type Filter,
-} from '@aws-sdk/client-ec2';
+import { paginateDescribeSecurityGroups, paginateDescribeSubnets, type EC2Client, type Filter } from '@aws-sdk/client-ec2';
 import type { SelectorTerm } from '../../../core/model/karpenter';
 import { mapAwsError } from '../errors';
 
@@ -40,7 +37,12 @@ export async function resolveSubnets(ec2: EC2Client, terms: SelectorTerm[]): Pro
       for await (const page of paginateDescribeSubnets({ client: ec2 }, { Filters: filters })) {
         for (const s of page.Subnets ?? []) {
           if (!s.SubnetId || !s.AvailabilityZone || s.State === 'pending') continue;
-          byId.set(s.SubnetId, { id: s.SubnetId, zone: s.AvailabilityZone, zoneID: s.AvailabilityZoneId, availableIpAddressCount: s.AvailableIpAddressCount ?? 0 });
+          byId.set(s.SubnetId, {
+            id: s.SubnetId,
+            zone: s.AvailabilityZone,
+            zoneID: s.AvailabilityZoneId,
+            availableIpAddressCount: s.AvailableIpAddressCount ?? 0,
+          });
         }
       }
     } catch (e) {

@@ -23,7 +23,13 @@ export function isOwnedByCluster(tags: Record<string, string>, clusterName: stri
 }
 
 /** Tags written on instance, volume and fleet by CreateFleet (docs/karpenter-reference.md §1.4). Ours win over the node class's. */
-export function launchTags(opts: { clusterName: string; nodeClassTags: Record<string, string>; nodePool: string; nodeClass: string; nodeClaim: string }): Record<string, string> {
+export function launchTags(opts: {
+  clusterName: string;
+  nodeClassTags: Record<string, string>;
+  nodePool: string;
+  nodeClass: string;
+  nodeClaim: string;
+}): Record<string, string> {
   return {
     ...opts.nodeClassTags,
     [clusterTagKey(opts.clusterName)]: 'owned',

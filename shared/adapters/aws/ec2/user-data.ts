@@ -51,7 +51,9 @@ function kubeletSettableLabels(labels: Record<string, string>): Record<string, s
 
 function kubeletFlags(opts: UserDataOptions): string[] {
   const flags: string[] = [];
-  const labels = sortedEntries(kubeletSettableLabels(opts.labels)).map(([k, v]) => `${k}=${v}`).join(',');
+  const labels = sortedEntries(kubeletSettableLabels(opts.labels))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
   if (labels) flags.push(`--node-labels=${labels}`);
   flags.push(`--register-with-taints=${withUnregistered(opts.taints).map(taintFlag).join(',')}`);
   return flags;
@@ -63,7 +65,12 @@ function mimeParts(custom: string | undefined, defaultType: string): string[] {
   const m = /boundary="?([^"\r\n;]+)"?/i.exec(custom);
   if (!/^MIME-Version:/im.test(custom) || !m) return [`Content-Type: ${defaultType}\n\n${custom.trim()}\n`];
   const sep = `--${m[1]}`;
-  return custom.split(sep).slice(1).map((p) => p.replace(/^\r?\n/, '')).filter((p) => p.trim() && !p.startsWith('--')).map((p) => p.trimEnd() + '\n');
+  return custom
+    .split(sep)
+    .slice(1)
+    .map((p) => p.replace(/^\r?\n/, ''))
+    .filter((p) => p.trim() && !p.startsWith('--'))
+    .map((p) => p.trimEnd() + '\n');
 }
 
 function mime(parts: string[]): string {
@@ -92,12 +99,18 @@ function kubeletConfig(k: KubeletConfiguration | undefined): Record<string, unkn
 
 /** AL2023: a MIME document whose last part is nodeadm's NodeConfig (later parts win in nodeadm). */
 export function al2023UserData(opts: UserDataOptions): string {
-  if (!opts.cluster.serviceCidr) throw new NodeClassNotReadyError(`AL2023 user data needs the cluster service CIDR of "${opts.cluster.name}" (DescribeCluster kubernetesNetworkConfig)`);
+  if (!opts.cluster.serviceCidr)
+    throw new NodeClassNotReadyError(`AL2023 user data needs the cluster service CIDR of "${opts.cluster.name}" (DescribeCluster kubernetesNetworkConfig)`);
   const nodeConfig = {
     apiVersion: 'node.eks.aws/v1alpha1',
     kind: 'NodeConfig',
     spec: {
-      cluster: { name: opts.cluster.name, apiServerEndpoint: opts.cluster.endpoint, certificateAuthority: opts.cluster.certificateAuthority, cidr: opts.cluster.serviceCidr },
+      cluster: {
+        name: opts.cluster.name,
+        apiServerEndpoint: opts.cluster.endpoint,
+        certificateAuthority: opts.cluster.certificateAuthority,
+        cidr: opts.cluster.serviceCidr,
+      },
       kubelet: { config: kubeletConfig(opts.kubelet), flags: kubeletFlags(opts) },
     },
   };
@@ -174,7 +187,9 @@ export function bottlerocketUserData(opts: UserDataOptions): string {
     try {
       custom = parseToml(opts.custom) as TomlTable;
     } catch (e) {
-      throw new NodeClassNotReadyError(`EC2NodeClass userData is not valid TOML for Bottlerocket: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      throw new NodeClassNotReadyError(
+        `EC2NodeClass userData is not valid TOML for Bottlerocket: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+      );
     }
   }
   const merged = mergeTables(custom, { settings: { kubernetes: bottlerocketKubernetes(opts) } });
@@ -184,10 +199,14 @@ export function bottlerocketUserData(opts: UserDataOptions): string {
 /** User data for the node class's AMI family; Custom passes the node class's userData through unchanged. */
 export function renderUserData(opts: UserDataOptions): string {
   switch (opts.amiFamily) {
-    case 'AL2023': return al2023UserData(opts);
-    case 'AL2': return al2UserData(opts);
-    case 'Bottlerocket': return bottlerocketUserData(opts);
-    case 'Custom': return opts.custom ?? '';
+    case 'AL2023':
+      return al2023UserData(opts);
+    case 'AL2':
+      return al2UserData(opts);
+    case 'Bottlerocket':
+      return bottlerocketUserData(opts);
+    case 'Custom':
+      return opts.custom ?? '';
     default:
       throw new NodeClassNotReadyError(`amiFamily ${opts.amiFamily}: nodewright does not render Windows user data yet`);
   }

@@ -33,7 +33,9 @@ export async function describeCluster(eks: EKSClient, name: string): Promise<Eks
   const endpoint = cluster?.endpoint;
   const ca = cluster?.certificateAuthority?.data;
   if (!cluster || !endpoint || !ca || !cluster.version) {
-    throw new EksClusterNotReadyError(`EKS cluster "${name}" has no ${!endpoint ? 'endpoint' : !ca ? 'certificate authority' : 'version'} yet (status ${cluster?.status ?? 'unknown'})`);
+    throw new EksClusterNotReadyError(
+      `EKS cluster "${name}" has no ${!endpoint ? 'endpoint' : !ca ? 'certificate authority' : 'version'} yet (status ${cluster?.status ?? 'unknown'})`,
+    );
   }
   const net = cluster.kubernetesNetworkConfig;
   return {

@@ -1,5 +1,2 @@
 export { describeCluster, EksClusterNotReadyError, type EksClusterInfo } from './describe-cluster';
-export {
-  EksTokenProvider, presignEksToken,    
-    
-} from './token';
+export { EksTokenProvider, presignEksToken } from './token';

@@ -9,8 +9,14 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand,
-  paginateListInstanceProfiles, RemoveRoleFromInstanceProfileCommand, type IAMClient, type InstanceProfile,
+  AddRoleToInstanceProfileCommand,
+  CreateInstanceProfileCommand,
+  DeleteInstanceProfileCommand,
+  GetInstanceProfileCommand,
+  paginateListInstanceProfiles,
+  RemoveRoleFromInstanceProfileCommand,
+  type IAMClient,
+  type InstanceProfile,
 } from '@aws-sdk/client-iam';
 import type { EC2NodeClass } from '../../../core/model/karpenter';
 import { errorText } from '../errors';
@@ -91,13 +97,18 @@ export class InstanceProfiles {
       'topology.kubernetes.io/region': this.deps.region,
     };
     try {
-      const out = await this.deps.iam.send(new CreateInstanceProfileCommand({
-        InstanceProfileName: name, Path: `${this.pathPrefix()}${nodeClass.name}/`, Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
-      }));
-      return out.InstanceProfile ?? { InstanceProfileName: name, Roles: [] } as unknown as InstanceProfile;
+      const out = await this.deps.iam.send(
+        new CreateInstanceProfileCommand({
+          InstanceProfileName: name,
+          Path: `${this.pathPrefix()}${nodeClass.name}/`,
+          Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+        }),
+      );
+      return out.InstanceProfile ?? ({ InstanceProfileName: name, Roles: [] } as unknown as InstanceProfile);
     } catch (e) {
       // Another invocation created it meanwhile: use that one.
-      if (errName(e) === 'EntityAlreadyExistsException' || errName(e) === 'EntityAlreadyExists') return (await this.get(name)) ?? ({ InstanceProfileName: name, Roles: [] } as unknown as InstanceProfile);
+      if (errName(e) === 'EntityAlreadyExistsException' || errName(e) === 'EntityAlreadyExists')
+        return (await this.get(name)) ?? ({ InstanceProfileName: name, Roles: [] } as unknown as InstanceProfile);
       throw e;
     }
   }
@@ -112,7 +123,8 @@ export class InstanceProfiles {
       for (const p of page.InstanceProfiles ?? []) {
         const cls = (p.Path ?? '').slice(this.pathPrefix().length).replace(/\/$/, '');
         if (!cls || liveClasses.has(cls) || classesInUse.has(cls) || !p.InstanceProfileName) continue;
-        for (const r of p.Roles ?? []) await this.deps.iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: p.InstanceProfileName, RoleName: r.RoleName }));
+        for (const r of p.Roles ?? [])
+          await this.deps.iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: p.InstanceProfileName, RoleName: r.RoleName }));
         await this.deps.iam.send(new DeleteInstanceProfileCommand({ InstanceProfileName: p.InstanceProfileName }));
         this.ensured.delete(p.InstanceProfileName);
         deleted.push(p.InstanceProfileName);

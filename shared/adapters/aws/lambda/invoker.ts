@@ -10,13 +10,15 @@ export class LambdaFunctionInvoker implements FunctionInvoker {
   constructor(private readonly deps: { lambda: LambdaClient; functionNamePrefix: string }) {}
 
   async invoke(fn: InvokedFunction, payload: unknown): Promise<unknown> {
-    const out = await this.deps.lambda.send(new InvokeCommand({
-      FunctionName: `${this.deps.functionNamePrefix}${fn}`,
-      InvocationType: 'RequestResponse',
-      Payload: new TextEncoder().encode(JSON.stringify(payload)),
-    }));
+    const out = await this.deps.lambda.send(
+      new InvokeCommand({
+        FunctionName: `${this.deps.functionNamePrefix}${fn}`,
+        InvocationType: 'RequestResponse',
+        Payload: new TextEncoder().encode(JSON.stringify(payload)),
+      }),
+    );
     const text = out.Payload ? new TextDecoder().decode(out.Payload) : '';
     if (out.FunctionError) throw new FunctionInvocationError(`${fn} failed (${out.FunctionError}): ${text.slice(0, 500)}`);
-    return text ? JSON.parse(text) as unknown : undefined;
+    return text ? (JSON.parse(text) as unknown) : undefined;
   }
 }

@@ -41,7 +41,10 @@ export function parsePriceList(priceList: readonly (string | object)[], currency
       continue;
     }
     const type = item.product?.attributes?.instanceType;
-    if (!type) { skipped++; continue; }
+    if (!type) {
+      skipped++;
+      continue;
+    }
     for (const t of Object.values(item.terms?.OnDemand ?? {})) {
       for (const d of Object.values(t.priceDimensions ?? {})) {
         const price = Number.parseFloat(d.pricePerUnit?.[currency] ?? '');
@@ -55,13 +58,21 @@ export function parsePriceList(priceList: readonly (string | object)[], currency
 async function query(client: PricingClient, region: string, extra: Filter[]): Promise<Record<string, number>> {
   const currency = region.startsWith('cn-') ? 'CNY' : 'USD';
   const out: Record<string, number> = {};
-  const pages = paginateGetProducts({ client, pageSize: 100 }, {
-    ServiceCode: 'AmazonEC2',
-    Filters: [
-      term('regionCode', region), term('serviceCode', 'AmazonEC2'), term('preInstalledSw', 'NA'),
-      term('operatingSystem', 'Linux'), term('capacitystatus', 'Used'), term('marketoption', 'OnDemand'), ...extra,
-    ],
-  });
+  const pages = paginateGetProducts(
+    { client, pageSize: 100 },
+    {
+      ServiceCode: 'AmazonEC2',
+      Filters: [
+        term('regionCode', region),
+        term('serviceCode', 'AmazonEC2'),
+        term('preInstalledSw', 'NA'),
+        term('operatingSystem', 'Linux'),
+        term('capacitystatus', 'Used'),
+        term('marketoption', 'OnDemand'),
+        ...extra,
+      ],
+    },
+  );
   for await (const page of pages) Object.assign(out, parsePriceList(page.PriceList ?? [], currency).prices);
   return out;
 }

@@ -19,13 +19,15 @@ export interface PriceRefreshResult {
 }
 
 export class PriceListRefresher {
-  constructor(private readonly deps: {
-    pricing: PricingClient;
-    region: string;
-    store: Pick<StateStore, 'onDemandPrices' | 'putOnDemandPrices'>;
-    now: () => EpochMs;
-    maxAgeMs?: number;
-  }) {}
+  constructor(
+    private readonly deps: {
+      pricing: PricingClient;
+      region: string;
+      store: Pick<StateStore, 'onDemandPrices' | 'putOnDemandPrices'>;
+      now: () => EpochMs;
+      maxAgeMs?: number;
+    },
+  ) {}
 
   /** Refreshes when stale; throws PriceListUnavailableError when the API cannot be read (the stored prices stay). */
   async refreshIfStale(): Promise<PriceRefreshResult> {

@@ -1,2 +1,2 @@
-export { SfnWorkflowStarter, StateMachineUnknownError,   } from './workflow-starter';
-export { sanitizeExecutionName,   } from './execution-name';
+export { SfnWorkflowStarter, StateMachineUnknownError } from './workflow-starter';
+export { sanitizeExecutionName } from './execution-name';

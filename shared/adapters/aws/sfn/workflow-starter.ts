@@ -25,7 +25,9 @@ export class SfnWorkflowStarter implements WorkflowStarter {
   async start(machine: WorkflowName, name: string, input: unknown): Promise<{ executionArn: string; alreadyStarted: boolean }> {
     const stateMachineArn = this.deps.stateMachineArns[machine];
     if (!stateMachineArn) {
-      throw new StateMachineUnknownError(`no state machine ARN configured for workflow "${machine}" (known: ${Object.keys(this.deps.stateMachineArns).join(', ') || 'none'})`);
+      throw new StateMachineUnknownError(
+        `no state machine ARN configured for workflow "${machine}" (known: ${Object.keys(this.deps.stateMachineArns).join(', ') || 'none'})`,
+      );
     }
     const executionName = sanitizeExecutionName(name);
     try {

@@ -3,7 +3,16 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocum
 import { StateStoreThrottledError } from '../../../core/errors';
 import type { Clock } from '../../../core/ports/clock';
 import type { AuditRecord, LeaseInfo, OfferingKey, StateStore, StoredPrices, UnavailableOffering } from '../../../core/ports/state-store';
-import { auditDay, auditDays, DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_WINDOW_MS, offeringKey, requireName, requirePositiveTtl, selectAudit } from './semantics';
+import {
+  auditDay,
+  auditDays,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+  DEFAULT_AUDIT_WINDOW_MS,
+  offeringKey,
+  requireName,
+  requirePositiveTtl,
+  selectAudit,
+} from './semantics';
 import { epochMs, type EpochMs } from '../../../core/time';
 
 /**
@@ -40,7 +49,9 @@ const THROTTLED = new Set(['ProvisionedThroughputExceededException', 'Throttling
 /** StateStore on one DynamoDB table: ICE marks with TTL, leases by conditional writes, audit partitioned per UTC day. */
 export class DynamoStateStore implements StateStore {
   /** Every request: DynamoDB throttling (after the SDK's own retries) becomes StateStoreThrottledError, which the state machines retry. */
-  private async send(command: PutCommand | DeleteCommand | GetCommand | QueryCommand): Promise<{ Item?: Record<string, unknown>; Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }> {
+  private async send(
+    command: PutCommand | DeleteCommand | GetCommand | QueryCommand,
+  ): Promise<{ Item?: Record<string, unknown>; Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }> {
     try {
       return (await this.deps.client.send(command as never)) as never;
     } catch (e) {
@@ -62,19 +73,21 @@ export class DynamoStateStore implements StateStore {
   async markUnavailable(offering: OfferingKey, ttlSeconds: number, reason: string): Promise<void> {
     requirePositiveTtl('markUnavailable', ttlSeconds);
     const expiresAtMs = this.deps.clock.now() + ttlSeconds * 1000;
-    await this.send(new PutCommand({
-      TableName: this.deps.tableName,
-      Item: {
-        pk: StateTable.icePartition,
-        sk: offeringKey(offering),
-        instanceType: offering.instanceType,
-        zone: offering.zone,
-        capacityType: offering.capacityType,
-        reason,
-        expiresAtMs,
-        [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000),
-      },
-    }));
+    await this.send(
+      new PutCommand({
+        TableName: this.deps.tableName,
+        Item: {
+          pk: StateTable.icePartition,
+          sk: offeringKey(offering),
+          instanceType: offering.instanceType,
+          zone: offering.zone,
+          capacityType: offering.capacityType,
+          reason,
+          expiresAtMs,
+          [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000),
+        },
+      }),
+    );
   }
 
   async unavailableOfferings(): Promise<UnavailableOffering[]> {
@@ -103,12 +116,21 @@ export class DynamoStateStore implements StateStore {
     const now = this.deps.clock.now();
     const expiresAtMs = now + ttlSeconds * 1000;
     try {
-      await this.send(new PutCommand({
-        TableName: this.deps.tableName,
-        Item: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey, holder, expiresAtMs, ...(untilMs !== undefined ? { untilMs } : {}), [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000) },
-        ConditionExpression: 'attribute_not_exists(pk) OR holder = :holder OR expiresAtMs <= :now',
-        ExpressionAttributeValues: { ':holder': holder, ':now': now },
-      }));
+      await this.send(
+        new PutCommand({
+          TableName: this.deps.tableName,
+          Item: {
+            pk: StateTable.leasePrefix + name,
+            sk: StateTable.leaseSortKey,
+            holder,
+            expiresAtMs,
+            ...(untilMs !== undefined ? { untilMs } : {}),
+            [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000),
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR holder = :holder OR expiresAtMs <= :now',
+          ExpressionAttributeValues: { ':holder': holder, ':now': now },
+        }),
+      );
       return true;
     } catch (e) {
       if (isConditionFailed(e)) return false;
@@ -118,12 +140,14 @@ export class DynamoStateStore implements StateStore {
 
   async releaseLease(name: string, holder: string): Promise<void> {
     try {
-      await this.send(new DeleteCommand({
-        TableName: this.deps.tableName,
-        Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
-        ConditionExpression: 'holder = :holder',
-        ExpressionAttributeValues: { ':holder': holder },
-      }));
+      await this.send(
+        new DeleteCommand({
+          TableName: this.deps.tableName,
+          Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
+          ConditionExpression: 'holder = :holder',
+          ExpressionAttributeValues: { ':holder': holder },
+        }),
+      );
     } catch (e) {
       // Another holder owns it (or nobody does): releasing is then a no-op.
       if (!isConditionFailed(e)) throw e;
@@ -131,11 +155,13 @@ export class DynamoStateStore implements StateStore {
   }
 
   async readLease(name: string): Promise<LeaseInfo | undefined> {
-    const out = await this.send(new GetCommand({
-      TableName: this.deps.tableName,
-      Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
-      ConsistentRead: true,
-    }));
+    const out = await this.send(
+      new GetCommand({
+        TableName: this.deps.tableName,
+        Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
+        ConsistentRead: true,
+      }),
+    );
     const item = out.Item as { holder?: string; expiresAtMs?: number; untilMs?: number } | undefined;
     if (!item?.holder || typeof item.expiresAtMs !== 'number' || item.expiresAtMs <= this.deps.clock.now()) return undefined;
     return { holder: item.holder, expiresAt: epochMs(item.expiresAtMs), ...(typeof item.untilMs === 'number' ? { untilMs: epochMs(item.untilMs) } : {}) };
@@ -144,14 +170,18 @@ export class DynamoStateStore implements StateStore {
   /** One item per region (≈ 30 KB for ~1,000 types, under DynamoDB's 400 KB item limit). */
   async putOnDemandPrices(region: string, prices: StoredPrices): Promise<void> {
     requireName('putOnDemandPrices', 'region', region);
-    await this.send(new PutCommand({
-      TableName: this.deps.tableName,
-      Item: { pk: StateTable.pricesPrefix + region, sk: StateTable.onDemandSortKey, prices: prices.prices, fetchedAtMs: prices.fetchedAt },
-    }));
+    await this.send(
+      new PutCommand({
+        TableName: this.deps.tableName,
+        Item: { pk: StateTable.pricesPrefix + region, sk: StateTable.onDemandSortKey, prices: prices.prices, fetchedAtMs: prices.fetchedAt },
+      }),
+    );
   }
 
   async onDemandPrices(region: string): Promise<StoredPrices | undefined> {
-    const out = await this.send(new GetCommand({ TableName: this.deps.tableName, Key: { pk: StateTable.pricesPrefix + region, sk: StateTable.onDemandSortKey } }));
+    const out = await this.send(
+      new GetCommand({ TableName: this.deps.tableName, Key: { pk: StateTable.pricesPrefix + region, sk: StateTable.onDemandSortKey } }),
+    );
     const item = out.Item as { prices?: Record<string, unknown>; fetchedAtMs?: unknown } | undefined;
     if (!item?.prices || typeof item.fetchedAtMs !== 'number') return undefined;
     const prices: Record<string, number> = {};
@@ -161,20 +191,22 @@ export class DynamoStateStore implements StateStore {
 
   async audit(record: AuditRecord): Promise<void> {
     const expiresAtMs = record.at + this.retentionDays * 24 * 3600 * 1000;
-    await this.send(new PutCommand({
-      TableName: this.deps.tableName,
-      Item: {
-        pk: StateTable.auditPrefix + auditDay(record.at),
-        sk: `${String(record.at).padStart(15, '0')}#${this.newId()}`,
-        kind: record.kind,
-        // The document client refuses undefined values unless configured to drop them; drop them here.
-        record: JSON.parse(JSON.stringify(record)) as AuditRecord,
-        expiresAtMs,
-        [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000),
-      },
-      // A later write must never overwrite an earlier decision.
-      ConditionExpression: 'attribute_not_exists(pk)',
-    })).catch((e: unknown) => {
+    await this.send(
+      new PutCommand({
+        TableName: this.deps.tableName,
+        Item: {
+          pk: StateTable.auditPrefix + auditDay(record.at),
+          sk: `${String(record.at).padStart(15, '0')}#${this.newId()}`,
+          kind: record.kind,
+          // The document client refuses undefined values unless configured to drop them; drop them here.
+          record: JSON.parse(JSON.stringify(record)) as AuditRecord,
+          expiresAtMs,
+          [StateTable.ttlAttribute]: Math.ceil(expiresAtMs / 1000),
+        },
+        // A later write must never overwrite an earlier decision.
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ).catch((e: unknown) => {
       // The sort key carries a fresh id, so an existing item is this very write: an earlier attempt that was
       // applied but whose answer was lost (a timeout), repeated by the SDK's retry. The record is there.
       if (!isConditionFailed(e)) throw e;

@@ -1,3 +1,3 @@
-export { DynamoStateStore,   } from './dynamo';
+export { DynamoStateStore } from './dynamo';
 export { MemoryStateStore } from './memory';
-export { StateStoreInputInvalidError,  } from './semantics';
+export { StateStoreInputInvalidError } from './semantics';

@@ -28,7 +28,10 @@ export class MemoryStateStore implements StateStore {
     return p ? { prices: { ...p.prices }, fetchedAt: p.fetchedAt } : undefined;
   }
 
-  constructor(private readonly clock: Pick<Clock, 'now'>, private readonly auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS) {}
+  constructor(
+    private readonly clock: Pick<Clock, 'now'>,
+    private readonly auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS,
+  ) {}
 
   async markUnavailable(offering: OfferingKey, ttlSeconds: number, reason: string): Promise<void> {
     requirePositiveTtl('markUnavailable', ttlSeconds);

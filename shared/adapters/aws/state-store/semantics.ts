@@ -32,9 +32,7 @@ export function requireName(what: string, field: string, value: string): void {
 /** Filters by kind and time, orders oldest first, and keeps the newest `limit` records. */
 export function selectAudit(records: AuditRecord[], now: number, query?: { sinceMs?: number; kind?: AuditRecord['kind']; limit?: number }): AuditRecord[] {
   const since = query?.sinceMs ?? now - DEFAULT_AUDIT_WINDOW_MS;
-  const out = records
-    .filter((r) => r.at >= since && (query?.kind === undefined || r.kind === query.kind))
-    .sort((a, b) => a.at - b.at);
+  const out = records.filter((r) => r.at >= since && (query?.kind === undefined || r.kind === query.kind)).sort((a, b) => a.at - b.at);
   const limit = query?.limit;
   return limit !== undefined && limit >= 0 && out.length > limit ? out.slice(out.length - limit) : out;
 }

@@ -16,9 +16,17 @@ import { clusterAccessPart } from './cluster';
 import { store } from './store';
 
 /** Managed instance profiles (garbage collection deletes those of deleted node classes). */
-export const instanceProfiles = part('instanceProfiles', (b) =>
-  // IAM is global; the client's region only picks the partition's endpoint.
-  new InstanceProfiles({ iam: new IAMClient(awsClientConfig(b.config.region)), clusterName: b.config.clusterName, region: b.config.region, now: () => b.clock.now() }));
+export const instanceProfiles = part(
+  'instanceProfiles',
+  (b) =>
+    // IAM is global; the client's region only picks the partition's endpoint.
+    new InstanceProfiles({
+      iam: new IAMClient(awsClientConfig(b.config.region)),
+      clusterName: b.config.clusterName,
+      region: b.config.region,
+      now: () => b.clock.now(),
+    }),
+);
 
 export const cloud = part('cloud', async (b) => {
   const cfg = b.config;
@@ -34,7 +42,8 @@ export const cloud = part('cloud', async (b) => {
     cluster: info,
     ...(cfg.nodeInstanceProfileName ? { defaultInstanceProfile: cfg.nodeInstanceProfileName } : {}),
     instanceProfiles: profiles,
-    onFallback: (what, error) => logger.warn('using cached or bundled data', { what, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+    onFallback: (what, error) =>
+      logger.warn('using cached or bundled data', { what, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   });
 });
 

@@ -11,5 +11,11 @@ const INVOKE_TIMEOUT_MS = 100_000;
 
 export const watch = part('watch', async (b) => new KubeClusterWatch((await clusterAccessPart(b)).kc, { sleep: (ms, signal) => b.clock.sleep(ms, signal) }));
 
-export const invoker = part('invoker', (b) =>
-  new LambdaFunctionInvoker({ lambda: new LambdaClient(awsClientConfig(b.config.region, { requestTimeoutMs: INVOKE_TIMEOUT_MS })), functionNamePrefix: b.config.functionNamePrefix }));
+export const invoker = part(
+  'invoker',
+  (b) =>
+    new LambdaFunctionInvoker({
+      lambda: new LambdaClient(awsClientConfig(b.config.region, { requestTimeoutMs: INVOKE_TIMEOUT_MS })),
+      functionNamePrefix: b.config.functionNamePrefix,
+    }),
+);

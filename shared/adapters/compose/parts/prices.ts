@@ -6,5 +6,13 @@ import { PriceListRefresher } from '../../aws/pricing/refresher';
 import { part } from '../base';
 import { store } from './store';
 
-export const prices = part('prices', async (b) =>
-  new PriceListRefresher({ pricing: new PricingClient(awsClientConfig(priceListEndpointRegion(b.config.region))), region: b.config.region, store: await store(b), now: () => b.clock.now() }));
+export const prices = part(
+  'prices',
+  async (b) =>
+    new PriceListRefresher({
+      pricing: new PricingClient(awsClientConfig(priceListEndpointRegion(b.config.region))),
+      region: b.config.region,
+      store: await store(b),
+      now: () => b.clock.now(),
+    }),
+);

@@ -5,5 +5,12 @@ import { awsClientConfig } from '../../aws/client-config';
 import { DynamoStateStore } from '../../aws/state-store/dynamo';
 import { part } from '../base';
 
-export const store = part('store', (b) =>
-  new DynamoStateStore({ client: DynamoDBDocumentClient.from(new DynamoDBClient(awsClientConfig(b.config.region))), tableName: b.config.stateTableName, clock: b.clock }));
+export const store = part(
+  'store',
+  (b) =>
+    new DynamoStateStore({
+      client: DynamoDBDocumentClient.from(new DynamoDBClient(awsClientConfig(b.config.region))),
+      tableName: b.config.stateTableName,
+      clock: b.clock,
+    }),
+);

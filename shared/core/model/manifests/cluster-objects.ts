@@ -1,10 +1,6 @@
 /** Node, DaemonSet, PDB, PV, PVC and StorageClass JSON → normalized objects. */
-import type {
-  DaemonSet, Node, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim, PodDisruptionBudget, StorageClass,
-} from '../kube';
-import {
-  arr, normalizeLabelMap, num, obj, resources, str, stringMap, toEpochMs, type Json, type ManifestContext, type PodContext,
-} from './context';
+import type { DaemonSet, Node, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim, PodDisruptionBudget, StorageClass } from '../kube';
+import { arr, normalizeLabelMap, num, obj, resources, str, stringMap, toEpochMs, type Json, type ManifestContext, type PodContext } from './context';
 import { podFromKube } from './pod';
 import { labelSelector, nodeSelectorTerm, taint } from './scheduling-fields';
 import { epochMs } from '../../time';
@@ -16,7 +12,9 @@ export function nodeFromKube(o: Json, ctx?: ManifestContext): Node {
   const rawLabels = stringMap(metadata.labels);
   // Keep the beta keys a node really carries, and add their GA form when missing.
   const labels = { ...rawLabels, ...normalizeLabelMap(rawLabels) };
-  const readyCond = arr(status.conditions).map(obj).find((c) => c.type === 'Ready');
+  const readyCond = arr(status.conditions)
+    .map(obj)
+    .find((c) => c.type === 'Ready');
   const node: Node = {
     name: str(metadata.name) ?? '',
     labels,
@@ -142,7 +140,8 @@ export function storageClassFromKube(o: Json, ctx?: ManifestContext): StorageCla
         { matchExpressions: arr(obj(t).matchLabelExpressions).map((e) => ({ key: obj(e).key, operator: 'In', values: obj(e).values })) },
         ctx,
         `allowedTopologies[${i}]`,
-      ));
+      ),
+    );
   }
   return sc;
 }

@@ -39,14 +39,23 @@ const nodeTemplatePaths = (prefix: string): PathMap => [
 export const UNDERUTILIZED_CONSOLIDATE_AFTER = '15s';
 
 const ALIAS_BY_FAMILY: Record<string, string> = {
-  AL2: 'al2', AL2023: 'al2023', Bottlerocket: 'bottlerocket', Windows2019: 'windows2019', Windows2022: 'windows2022', Windows2025: 'windows2025',
+  AL2: 'al2',
+  AL2023: 'al2023',
+  Bottlerocket: 'bottlerocket',
+  Windows2019: 'windows2019',
+  Windows2022: 'windows2022',
+  Windows2025: 'windows2025',
 };
 
 const pick = (m: Record<string, string>, ...keys: string[]): string | undefined => {
   for (const k of keys) if (m[k] !== undefined) return m[k];
   return undefined;
 };
-const list = (s: string | undefined): string[] => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string | undefined): string[] =>
+  (s ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 const SPECIAL = /^aws(::|-)(ids|name|owners)$/;
 
 /** An alpha selector map (`{tag: value, "aws::ids": "a,b"}`) → v1 selector terms. */
@@ -65,11 +74,22 @@ export function selectorTerms(raw: unknown, kind: 'subnet' | 'securityGroup' | '
 }
 
 const COPIED_NODE_TEMPLATE_FIELDS = ['userData', 'tags', 'metadataOptions', 'blockDeviceMappings', 'detailedMonitoring', 'context', 'associatePublicIPAddress'];
-const KNOWN_NODE_TEMPLATE_FIELDS = new Set([...COPIED_NODE_TEMPLATE_FIELDS, 'amiFamily', 'amiSelector', 'subnetSelector', 'securityGroupSelector', 'instanceProfile', 'launchTemplate', 'apiVersion', 'kind']);
+const KNOWN_NODE_TEMPLATE_FIELDS = new Set([
+  ...COPIED_NODE_TEMPLATE_FIELDS,
+  'amiFamily',
+  'amiSelector',
+  'subnetSelector',
+  'securityGroupSelector',
+  'instanceProfile',
+  'launchTemplate',
+  'apiVersion',
+  'kind',
+]);
 
 /** AWSNodeTemplate spec (or a Provisioner's inline `provider`) → EC2NodeClass v1 spec. */
 function nodeTemplateSpecToV1(spec: Json, ctx: ManifestContext | undefined, path: string, warnings: string[], what: string): Json {
-  if (spec.launchTemplate !== undefined) fail(ctx, `${path}.launchTemplate`, 'launchTemplate is not supported in v1; set amiSelectorTerms, userData and the other fields instead');
+  if (spec.launchTemplate !== undefined)
+    fail(ctx, `${path}.launchTemplate`, 'launchTemplate is not supported in v1; set amiSelectorTerms, userData and the other fields instead');
   for (const k of ['subnetSelector', 'securityGroupSelector'] as const) {
     if (!spec[k] || Object.keys(obj(spec[k])).length === 0) fail(ctx, `${path}.${k}`, `${k} is required`);
   }
@@ -100,20 +120,46 @@ export function convertAwsNodeTemplate(o: Json, ctx?: ManifestContext): Converte
   const name = str(metadata.name) ?? '';
   const warnings: string[] = [];
   const spec = nodeTemplateSpecToV1(obj(o.spec), ctx, 'spec', warnings, `AWSNodeTemplate ${name}`);
-  return { json: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { ...metadata, name }, spec }, warnings, pathMap: nodeTemplatePaths('spec') };
+  return {
+    json: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { ...metadata, name }, spec },
+    warnings,
+    pathMap: nodeTemplatePaths('spec'),
+  };
 }
 
 const KNOWN_PROVISIONER_FIELDS = new Set([
-  'labels', 'annotations', 'taints', 'startupTaints', 'requirements', 'kubeletConfiguration', 'provider', 'providerRef',
-  'ttlSecondsAfterEmpty', 'ttlSecondsUntilExpired', 'consolidation', 'limits', 'weight',
+  'labels',
+  'annotations',
+  'taints',
+  'startupTaints',
+  'requirements',
+  'kubeletConfiguration',
+  'provider',
+  'providerRef',
+  'ttlSecondsAfterEmpty',
+  'ttlSecondsUntilExpired',
+  'consolidation',
+  'limits',
+  'weight',
 ]);
 
 /** The node class a Provisioner launches with: generated from an inline `provider`, else its providerRef, else "default". */
-function provisionerNodeClass(spec: Json, name: string, ctx: ManifestContext | undefined, warnings: string[], what: string): { nodeClassName: string; nodeClass?: Json } {
+function provisionerNodeClass(
+  spec: Json,
+  name: string,
+  ctx: ManifestContext | undefined,
+  warnings: string[],
+  what: string,
+): { nodeClassName: string; nodeClass?: Json } {
   if (spec.provider !== undefined) {
     return {
       nodeClassName: name,
-      nodeClass: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name }, spec: nodeTemplateSpecToV1(obj(spec.provider), ctx, 'spec.provider', warnings, what) },
+      nodeClass: {
+        apiVersion: 'karpenter.k8s.aws/v1',
+        kind: 'EC2NodeClass',
+        metadata: { name },
+        spec: nodeTemplateSpecToV1(obj(spec.provider), ctx, 'spec.provider', warnings, what),
+      },
     };
   }
   const ref = str(obj(spec.providerRef).name);
@@ -184,7 +230,8 @@ export function convertProvisioner(o: Json, ctx?: ManifestContext): ConvertedPro
   const what = `Provisioner ${name}`;
   const warnings: string[] = [];
   const consolidation = obj(spec.consolidation).enabled === true;
-  if (consolidation && spec.ttlSecondsAfterEmpty !== undefined) fail(ctx, 'spec.ttlSecondsAfterEmpty', 'ttlSecondsAfterEmpty and consolidation.enabled are mutually exclusive');
+  if (consolidation && spec.ttlSecondsAfterEmpty !== undefined)
+    fail(ctx, 'spec.ttlSecondsAfterEmpty', 'ttlSecondsAfterEmpty and consolidation.enabled are mutually exclusive');
   if (spec.provider !== undefined && spec.providerRef !== undefined) fail(ctx, 'spec.provider', 'provider and providerRef are mutually exclusive');
   for (const k of Object.keys(spec)) if (!KNOWN_PROVISIONER_FIELDS.has(k)) warnings.push(`${what}: field spec.${k} is not a Provisioner field and was ignored`);
 

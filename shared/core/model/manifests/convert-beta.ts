@@ -3,7 +3,11 @@ import { fail, obj, str, type Json, type ManifestContext } from './context';
 import { UNDERUTILIZED_CONSOLIDATE_AFTER, type ConvertedProvisioner, type Converted } from './convert-alpha';
 
 const ALIAS_BY_FAMILY: Record<string, string> = {
-  AL2: 'al2', AL2023: 'al2023', Bottlerocket: 'bottlerocket', Windows2019: 'windows2019', Windows2022: 'windows2022',
+  AL2: 'al2',
+  AL2023: 'al2023',
+  Bottlerocket: 'bottlerocket',
+  Windows2019: 'windows2019',
+  Windows2022: 'windows2022',
 };
 
 export function convertV1beta1NodePool(o: Json, _ctx?: ManifestContext): ConvertedProvisioner {
@@ -28,7 +32,9 @@ export function convertV1beta1NodePool(o: Json, _ctx?: ManifestContext): Convert
     delete tplSpec.kubelet;
   }
   const nodePool: Json = {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { ...metadata, name },
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { ...metadata, name },
     spec: { ...spec, template: { ...template, spec: tplSpec }, disruption },
   };
   const out: ConvertedProvisioner = { nodePool, warnings, pathMap: [['spec.template.spec.expireAfter', 'spec.disruption.expireAfter']] };

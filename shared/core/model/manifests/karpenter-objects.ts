@@ -65,7 +65,13 @@ export function collectKarpenterObject(object: Json, ctx: Required<ManifestConte
     into.pools.push({ json: c.nodePool, ctx, suffix: from, converted: true, pathMap: c.pathMap, kubelet: c.kubelet, kubeletPath: c.kubeletPath });
     if (c.nodeClass) {
       const name = str(obj(object.metadata).name) ?? '';
-      into.classes.push({ json: c.nodeClass, ctx, suffix: ` (converted from the provider of ${kind} ${name})`, converted: true, pathMap: c.nodeClassPathMap ?? [] });
+      into.classes.push({
+        json: c.nodeClass,
+        ctx,
+        suffix: ` (converted from the provider of ${kind} ${name})`,
+        converted: true,
+        pathMap: c.nodeClassPathMap ?? [],
+      });
     }
   }
 }
@@ -83,7 +89,10 @@ function attachKubelets({ pools, classes }: KarpenterObjects, set: ManifestSet):
   for (const pool of pools) {
     if (!pool.kubelet) continue;
     // Validate where the user wrote it, before it moves to another object.
-    withPath(() => parseOrThrow(kubeletSchema, pool.kubelet, pool.ctx, pool.suffix), (p) => `${pool.kubeletPath ?? 'kubelet'}${p && !p.startsWith('[') ? '.' : ''}${p}`);
+    withPath(
+      () => parseOrThrow(kubeletSchema, pool.kubelet, pool.ctx, pool.suffix),
+      (p) => `${pool.kubeletPath ?? 'kubelet'}${p && !p.startsWith('[') ? '.' : ''}${p}`,
+    );
     const ref = refOf(pool);
     const className = str(ref.name) ?? '';
     const warn = (message: string) => set.warnings.push({ ...pool.ctx, message });
@@ -93,16 +102,22 @@ function attachKubelets({ pools, classes }: KarpenterObjects, set: ManifestSet):
       continue;
     }
     const spec = obj(target.json.spec);
-    const agree = pools.filter((p) => str(refOf(p).name) === className).every((p) => signature(p) === signature(pool))
-      && (spec.kubelet === undefined || canonicalJson(spec.kubelet) === canonicalJson(pool.kubelet));
+    const agree =
+      pools.filter((p) => str(refOf(p).name) === className).every((p) => signature(p) === signature(pool)) &&
+      (spec.kubelet === undefined || canonicalJson(spec.kubelet) === canonicalJson(pool.kubelet));
     if (agree) {
       target.json = { ...target.json, spec: { ...spec, kubelet: pool.kubelet } };
       continue;
     }
     const cloneName = `${className}-${nameOf(pool)}`;
-    classes.push({ ...target, json: { ...target.json, metadata: { ...obj(target.json.metadata), name: cloneName }, spec: { ...spec, kubelet: pool.kubelet } } });
+    classes.push({
+      ...target,
+      json: { ...target.json, metadata: { ...obj(target.json.metadata), name: cloneName }, spec: { ...spec, kubelet: pool.kubelet } },
+    });
     ref.name = cloneName;
-    warn(`${nameOf(pool)}: other pools share EC2NodeClass ${className} with different kubelet settings; this pool's kubelet moved to a new EC2NodeClass ${cloneName}`);
+    warn(
+      `${nameOf(pool)}: other pools share EC2NodeClass ${className} with different kubelet settings; this pool's kubelet moved to a new EC2NodeClass ${cloneName}`,
+    );
   }
 }
 
@@ -124,9 +139,19 @@ export function finishKarpenterObjects(objects: KarpenterObjects, set: ManifestS
   warnUnknownFields(objects.classes, nodeClassSchema, 'EC2NodeClass', set);
   for (const c of objects.classes) {
     const options = { ...c.ctx, problemSuffix: c.suffix, allowMissingIdentity: c.converted, defaultHopLimit: c.converted ? 2 : undefined };
-    set.nodeClasses.push(withPath(() => nodeClassFromKube(c.json, options), (p) => remapPath(p, c.pathMap)));
+    set.nodeClasses.push(
+      withPath(
+        () => nodeClassFromKube(c.json, options),
+        (p) => remapPath(p, c.pathMap),
+      ),
+    );
   }
   for (const p of objects.pools) {
-    set.nodePools.push(withPath(() => nodePoolFromKube(p.json, { ...p.ctx, problemSuffix: p.suffix }), (path) => remapPath(path, p.pathMap)));
+    set.nodePools.push(
+      withPath(
+        () => nodePoolFromKube(p.json, { ...p.ctx, problemSuffix: p.suffix }),
+        (path) => remapPath(path, p.pathMap),
+      ),
+    );
   }
 }

@@ -29,8 +29,10 @@ export function labelValueProblem(value: string): string | undefined {
 
 /** AWS well-known keys that labels.ts does not list (docs/karpenter-reference.md §1.4: capacity-reservation-*). */
 const EXTRA_WELL_KNOWN = new Set([
-  'karpenter.k8s.aws/capacity-reservation-id', 'karpenter.k8s.aws/capacity-reservation-type',
-  'karpenter.k8s.aws/capacity-reservation-interruptible', 'karpenter.k8s.aws/instance-capability-flex',
+  'karpenter.k8s.aws/capacity-reservation-id',
+  'karpenter.k8s.aws/capacity-reservation-type',
+  'karpenter.k8s.aws/capacity-reservation-interruptible',
+  'karpenter.k8s.aws/instance-capability-flex',
 ]);
 
 const domainOf = (key: string): string => (key.includes('/') ? key.slice(0, key.indexOf('/')) : '');

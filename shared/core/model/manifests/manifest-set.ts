@@ -1,8 +1,6 @@
 /** The result of parsing manifests, and merging several of them. */
 import type { EC2NodeClass, NodeClaim, NodePool } from '../karpenter';
-import type {
-  DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, StorageClass,
-} from '../kube';
+import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, StorageClass } from '../kube';
 import type { Workload } from './workloads';
 
 interface ManifestWarning {
@@ -32,18 +30,30 @@ export interface ManifestSet {
 
 export function emptyManifestSet(): ManifestSet {
   return {
-    nodePools: [], nodeClasses: [], nodeClaims: [], pods: [], daemonSets: [], nodes: [], pdbs: [],
-    persistentVolumes: [], persistentVolumeClaims: [], storageClasses: [], deployments: [], priorityClasses: [], warnings: [],
+    nodePools: [],
+    nodeClasses: [],
+    nodeClaims: [],
+    pods: [],
+    daemonSets: [],
+    nodes: [],
+    pdbs: [],
+    persistentVolumes: [],
+    persistentVolumeClaims: [],
+    storageClasses: [],
+    deployments: [],
+    priorityClasses: [],
+    warnings: [],
   };
 }
 
 function mergeBy<T>(lists: T[][], key: (t: T) => string): T[] {
   const out = new Map<string, T>();
-  for (const list of lists) for (const item of list) {
-    const k = key(item);
-    out.delete(k); // a later definition replaces an earlier one and takes its position at the end
-    out.set(k, item);
-  }
+  for (const list of lists)
+    for (const item of list) {
+      const k = key(item);
+      out.delete(k); // a later definition replaces an earlier one and takes its position at the end
+      out.set(k, item);
+    }
   return [...out.values()];
 }
 
@@ -66,18 +76,51 @@ function podsOf(sets: ManifestSet[]): Pod[][] {
  */
 export function mergeManifestSets(...sets: ManifestSet[]): ManifestSet {
   return {
-    nodePools: mergeBy(sets.map((s) => s.nodePools), byName),
-    nodeClasses: mergeBy(sets.map((s) => s.nodeClasses), byName),
-    nodeClaims: mergeBy(sets.map((s) => s.nodeClaims), byName),
+    nodePools: mergeBy(
+      sets.map((s) => s.nodePools),
+      byName,
+    ),
+    nodeClasses: mergeBy(
+      sets.map((s) => s.nodeClasses),
+      byName,
+    ),
+    nodeClaims: mergeBy(
+      sets.map((s) => s.nodeClaims),
+      byName,
+    ),
     pods: mergeBy(podsOf(sets), nsName),
-    daemonSets: mergeBy(sets.map((s) => s.daemonSets), nsName),
-    nodes: mergeBy(sets.map((s) => s.nodes), byName),
-    pdbs: mergeBy(sets.map((s) => s.pdbs), nsName),
-    persistentVolumes: mergeBy(sets.map((s) => s.persistentVolumes), byName),
-    persistentVolumeClaims: mergeBy(sets.map((s) => s.persistentVolumeClaims), nsName),
-    storageClasses: mergeBy(sets.map((s) => s.storageClasses), byName),
-    deployments: mergeBy(sets.map((s) => s.deployments), (w) => `${w.kind}/${w.namespace}/${w.name}`),
-    priorityClasses: mergeBy(sets.map((s) => s.priorityClasses), byName),
+    daemonSets: mergeBy(
+      sets.map((s) => s.daemonSets),
+      nsName,
+    ),
+    nodes: mergeBy(
+      sets.map((s) => s.nodes),
+      byName,
+    ),
+    pdbs: mergeBy(
+      sets.map((s) => s.pdbs),
+      nsName,
+    ),
+    persistentVolumes: mergeBy(
+      sets.map((s) => s.persistentVolumes),
+      byName,
+    ),
+    persistentVolumeClaims: mergeBy(
+      sets.map((s) => s.persistentVolumeClaims),
+      nsName,
+    ),
+    storageClasses: mergeBy(
+      sets.map((s) => s.storageClasses),
+      byName,
+    ),
+    deployments: mergeBy(
+      sets.map((s) => s.deployments),
+      (w) => `${w.kind}/${w.namespace}/${w.name}`,
+    ),
+    priorityClasses: mergeBy(
+      sets.map((s) => s.priorityClasses),
+      byName,
+    ),
     warnings: sets.flatMap((s) => s.warnings),
   };
 }

@@ -39,16 +39,18 @@ export function nodeClaimFromKube(o: Json, ctx?: ManifestContext): NodeClaim {
       terminationGracePeriod: durationField(spec.terminationGracePeriod, null, ctx, 'spec.terminationGracePeriod'),
     },
     status: {
-      conditions: arr(status.conditions).map(obj).map((c): NodeClaimCondition => {
-        const cond: NodeClaimCondition = { type: str(c.type) ?? '', status: (str(c.status) ?? 'Unknown') as NodeClaimCondition['status'] };
-        const reason = str(c.reason);
-        if (reason) cond.reason = reason;
-        const message = str(c.message);
-        if (message) cond.message = message;
-        const t = toEpochMs(c.lastTransitionTime);
-        if (t !== undefined) cond.lastTransitionTime = t;
-        return cond;
-      }),
+      conditions: arr(status.conditions)
+        .map(obj)
+        .map((c): NodeClaimCondition => {
+          const cond: NodeClaimCondition = { type: str(c.type) ?? '', status: (str(c.status) ?? 'Unknown') as NodeClaimCondition['status'] };
+          const reason = str(c.reason);
+          if (reason) cond.reason = reason;
+          const message = str(c.message);
+          if (message) cond.message = message;
+          const t = toEpochMs(c.lastTransitionTime);
+          if (t !== undefined) cond.lastTransitionTime = t;
+          return cond;
+        }),
     },
     creationTimestamp: toEpochMs(metadata.creationTimestamp) ?? epochMs(0),
     finalizers: arr(metadata.finalizers).map((f) => str(f) ?? ''),

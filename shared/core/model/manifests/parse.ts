@@ -52,7 +52,8 @@ function documentValue(d: ReturnType<typeof parseAllDocuments>[number], ctx: Req
 /** The items of a `List` / `XList` document; `items` must be a list of objects (null or absent is empty). */
 function listItems(value: Json, ctx: Required<ManifestContext>): Json[] {
   const items = value.items ?? [];
-  if (!Array.isArray(items)) fail(ctx, 'items', `expected a list of Kubernetes objects, got ${typeof items === 'object' ? 'an object' : JSON.stringify(items)}`);
+  if (!Array.isArray(items))
+    fail(ctx, 'items', `expected a list of Kubernetes objects, got ${typeof items === 'object' ? 'an object' : JSON.stringify(items)}`);
   return items.map((item, i) => {
     if (!isObject(item)) fail(ctx, `items[${i}]`, 'expected a Kubernetes object (a mapping with apiVersion and kind)');
     return item;
@@ -157,7 +158,9 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
       continue;
     }
     switch (kind) {
-      case 'NodeClaim': set.nodeClaims.push(nodeClaimFromKube(object, ctx)); break;
+      case 'NodeClaim':
+        set.nodeClaims.push(nodeClaimFromKube(object, ctx));
+        break;
       case 'Pod': {
         if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
         const pod = podFromKube(object, { ...podCtx, ...ctx });
@@ -170,21 +173,39 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
         }
         break;
       }
-      case 'DaemonSet': set.daemonSets.push(daemonSetFromKube(object, { ...podCtx, ...ctx })); break;
-      case 'Node': set.nodes.push(nodeFromKube(object, ctx)); break;
-      case 'PodDisruptionBudget': set.pdbs.push(pdbFromKube(object, ctx)); break;
-      case 'PersistentVolume': set.persistentVolumes.push(pvFromKube(object, ctx)); break;
-      case 'PersistentVolumeClaim': set.persistentVolumeClaims.push(pvcFromKube(object, ctx)); break;
-      case 'StorageClass': set.storageClasses.push(storageClassFromKube(object, ctx)); break;
-      case 'PriorityClass': case 'RuntimeClass': break;
+      case 'DaemonSet':
+        set.daemonSets.push(daemonSetFromKube(object, { ...podCtx, ...ctx }));
+        break;
+      case 'Node':
+        set.nodes.push(nodeFromKube(object, ctx));
+        break;
+      case 'PodDisruptionBudget':
+        set.pdbs.push(pdbFromKube(object, ctx));
+        break;
+      case 'PersistentVolume':
+        set.persistentVolumes.push(pvFromKube(object, ctx));
+        break;
+      case 'PersistentVolumeClaim':
+        set.persistentVolumeClaims.push(pvcFromKube(object, ctx));
+        break;
+      case 'StorageClass':
+        set.storageClasses.push(storageClassFromKube(object, ctx));
+        break;
+      case 'PriorityClass':
+      case 'RuntimeClass':
+        break;
       default:
         if (WorkloadKinds.has(kind)) {
           if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
           const w = workloadFromKube(object, { ...podCtx, ...ctx });
           if (set.pods.length + w.replicas > MAX_EXPANDED_PODS) {
             const already = set.pods.length ? ` (on top of ${set.pods.length.toLocaleString('en-US')} pods already read)` : '';
-            fail(ctx, replicasField(object), `${w.kind} ${w.namespace}/${w.name} asks for ${w.replicas.toLocaleString('en-US')} pods${already}; `
-              + `nodewright expands at most ${MAX_EXPANDED_PODS.toLocaleString('en-US')} pods per plan (see docs/manifests.md)`);
+            fail(
+              ctx,
+              replicasField(object),
+              `${w.kind} ${w.namespace}/${w.name} asks for ${w.replicas.toLocaleString('en-US')} pods${already}; ` +
+                `nodewright expands at most ${MAX_EXPANDED_PODS.toLocaleString('en-US')} pods per plan (see docs/manifests.md)`,
+            );
           }
           set.deployments.push(w);
           for (const pod of workloadPods(w)) {

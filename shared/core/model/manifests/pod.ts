@@ -1,10 +1,7 @@
 /** Pod JSON → normalized Pod, including the effective-requests arithmetic Kubernetes uses. */
 import type { HostPort, OwnerRef, Pod, PodVolumeClaim } from '../kube';
 import { addInto, maxResources, type ResourceList } from '../resources';
-import {
-  BuiltinPriorityClasses, arr, num, obj, resources, str, stringMap, toEpochMs, normalizeLabelMap,
-  type Json, type PodContext,
-} from './context';
+import { BuiltinPriorityClasses, arr, num, obj, resources, str, stringMap, toEpochMs, normalizeLabelMap, type Json, type PodContext } from './context';
 import { affinity, toleration, topologySpreadConstraint } from './scheduling-fields';
 import { epochMs } from '../../time';
 
@@ -40,9 +37,7 @@ function podSpecRequests(spec: Json, ctx: PodContext | undefined, path = 'spec')
     }
   });
   const total = maxResources(addInto(running, sidecars), initPeak);
-  const overhead = spec.overhead !== undefined
-    ? resources(spec.overhead, ctx, `${path}.overhead`)
-    : runtimeClassOverhead(str(spec.runtimeClassName), ctx);
+  const overhead = spec.overhead !== undefined ? resources(spec.overhead, ctx, `${path}.overhead`) : runtimeClassOverhead(str(spec.runtimeClassName), ctx);
   return addInto(total, overhead);
 }
 

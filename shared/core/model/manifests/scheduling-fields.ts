@@ -1,7 +1,17 @@
 /** Mappers for the scheduling-related pieces shared by pods, nodes and volumes. */
 import type {
-  Affinity, LabelSelector, LabelSelectorRequirement, NodeSelectorRequirement, NodeSelectorTerm, Operator,
-  PodAffinityTerm, PreferredSchedulingTerm, Taint, TaintEffect, Toleration, TopologySpreadConstraint,
+  Affinity,
+  LabelSelector,
+  LabelSelectorRequirement,
+  NodeSelectorRequirement,
+  NodeSelectorTerm,
+  Operator,
+  PodAffinityTerm,
+  PreferredSchedulingTerm,
+  Taint,
+  TaintEffect,
+  Toleration,
+  TopologySpreadConstraint,
   WeightedPodAffinityTerm,
 } from '../kube';
 import { arr, fail, normalizeKey, num, obj, str, stringMap, type ManifestContext } from './context';
@@ -117,7 +127,8 @@ export function affinity(v: unknown, ctx: ManifestContext | undefined, path: str
     const nodeAffinity: NonNullable<Affinity['nodeAffinity']> = {};
     if (reqTerms.length) {
       nodeAffinity.required = reqTerms.map((t, i) =>
-        nodeSelectorTerm(t, ctx, `${path}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${i}]`));
+        nodeSelectorTerm(t, ctx, `${path}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${i}]`),
+      );
     }
     if (pref.length) {
       nodeAffinity.preferred = pref.map((p, i): PreferredSchedulingTerm => {

@@ -92,7 +92,8 @@ export function workloadPods(w: Workload, replicas = w.replicas): Pod[] {
     pod.name = name;
     pod.uid = `${w.namespace}/${name}`;
     pod.volumeClaims = pod.volumeClaims.map((c) =>
-      (c.ephemeral && c.claimName.startsWith(`${w.name}-`) ? { ...c, claimName: `${name}${c.claimName.slice(w.name.length)}` } : c));
+      c.ephemeral && c.claimName.startsWith(`${w.name}-`) ? { ...c, claimName: `${name}${c.claimName.slice(w.name.length)}` } : c,
+    );
     for (const t of w.volumeClaimTemplates ?? []) pod.volumeClaims.push({ claimName: `${t.name}-${w.name}-${i}` });
     pods.push(pod);
   }

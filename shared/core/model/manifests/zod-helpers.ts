@@ -4,24 +4,39 @@ import { isQuantity, parseQuantityValue } from '../quantity';
 import { fail, formatPath, type ManifestContext } from './context';
 
 /** A string, also accepting YAML numbers/booleans that were meant as strings (`values: [2]`). */
-export const stringish = z.pipe(z.union([z.string(), z.number(), z.boolean()]), z.transform((v: string | number | boolean) => String(v)));
+export const stringish = z.pipe(
+  z.union([z.string(), z.number(), z.boolean()]),
+  z.transform((v: string | number | boolean) => String(v)),
+);
 
 /** An object that must be present: says "is required" rather than "expected object, received undefined". */
 export const requiredObject = <T extends z.core.$ZodLooseShape>(shape: T, what: string) =>
   z.object(shape, { error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be an object`) });
 
-export const stringMapSchema = z.record(z.string(), z.pipe(z.union([z.string(), z.number(), z.boolean(), z.null()]), z.transform((v: string | number | boolean | null) => (v === null ? '' : String(v)))));
+export const stringMapSchema = z.record(
+  z.string(),
+  z.pipe(
+    z.union([z.string(), z.number(), z.boolean(), z.null()]),
+    z.transform((v: string | number | boolean | null) => (v === null ? '' : String(v))),
+  ),
+);
 
 /** A Kubernetes quantity ("500m", "20Gi", 2): anything else is an issue on the field, never a later throw. */
-const quantitySchema = z.union([z.string(), z.number()]).check(z.refine(isQuantity, {
-  error: (iss) => `invalid quantity ${JSON.stringify(iss.input)} (expected e.g. "500m", "20Gi" or 2)`,
-}));
+const quantitySchema = z.union([z.string(), z.number()]).check(
+  z.refine(isQuantity, {
+    error: (iss) => `invalid quantity ${JSON.stringify(iss.input)} (expected e.g. "500m", "20Gi" or 2)`,
+  }),
+);
 
 /** A quantity that must not be negative (NodePool limits, kubelet reservations). */
-export const nonNegativeQuantity = quantitySchema.check(z.refine((q) => !isQuantity(q) || parseQuantityValue(q) >= 0, { error: (iss) => `must not be negative, got ${JSON.stringify(iss.input)}` }));
+export const nonNegativeQuantity = quantitySchema.check(
+  z.refine((q) => !isQuantity(q) || parseQuantityValue(q) >= 0, { error: (iss) => `must not be negative, got ${JSON.stringify(iss.input)}` }),
+);
 
 /** A quantity that must be above zero (an EBS volumeSize). */
-export const positiveQuantity = quantitySchema.check(z.refine((q) => !isQuantity(q) || parseQuantityValue(q) > 0, { error: (iss) => `must be greater than zero, got ${JSON.stringify(iss.input)}` }));
+export const positiveQuantity = quantitySchema.check(
+  z.refine((q) => !isQuantity(q) || parseQuantityValue(q) > 0, { error: (iss) => `must be greater than zero, got ${JSON.stringify(iss.input)}` }),
+);
 
 /** Go duration with h/m/s units, as the CRDs allow. */
 const DURATION_RE = /^([0-9]+(s|m|h))+$/;
@@ -29,8 +44,7 @@ const DURATION_RE = /^([0-9]+(s|m|h))+$/;
 export const durationOrNever = (what: string) =>
   stringish.check(z.refine((s) => s === 'Never' || DURATION_RE.test(s), `${what} must be a duration like "30s", "15m", "720h" or "Never"`));
 
-export const duration = (what: string) =>
-  stringish.check(z.refine((s) => DURATION_RE.test(s), `${what} must be a duration like "30s", "15m" or "2h"`));
+export const duration = (what: string) => stringish.check(z.refine((s) => DURATION_RE.test(s), `${what} must be a duration like "30s", "15m" or "2h"`));
 
 /** Runs a schema; the first issue becomes one ManifestValidationError naming the field. */
 export function parseOrThrow<T extends z.ZodMiniType>(schema: T, input: unknown, ctx: ManifestContext | undefined, problemSuffix = ''): z.output<T> {
@@ -49,13 +63,21 @@ function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
     const field = String(issue.path[issue.path.length - 1] ?? 'value');
     if (!('input' in issue) || issue.input === undefined) return `${field} is required`;
-    const got = Array.isArray(issue.input) ? 'a list' : issue.input === null ? 'null' : typeof issue.input === 'object' ? 'an object' : JSON.stringify(issue.input);
+    const got = Array.isArray(issue.input)
+      ? 'a list'
+      : issue.input === null
+        ? 'null'
+        : typeof issue.input === 'object'
+          ? 'an object'
+          : JSON.stringify(issue.input);
     return `expected ${issue.expected}, got ${got}`;
   }
   return issue.message;
 }
 
-interface DefLike { _zod: { def: { type: string; shape?: Record<string, unknown>; innerType?: unknown; element?: unknown; in?: unknown } } }
+interface DefLike {
+  _zod: { def: { type: string; shape?: Record<string, unknown>; innerType?: unknown; element?: unknown; in?: unknown } };
+}
 
 /**
  * Fields present in `value` that `schema` does not know (zod drops them silently). Used to warn about
@@ -64,7 +86,10 @@ interface DefLike { _zod: { def: { type: string; shape?: Record<string, unknown>
 export function unknownFields(schema: unknown, value: unknown, path = ''): string[] {
   const def = (schema as DefLike)._zod.def;
   switch (def.type) {
-    case 'optional': case 'nullable': case 'default': case 'readonly':
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'readonly':
       return unknownFields(def.innerType, value, path);
     case 'pipe':
       return unknownFields(def.in, value, path);

@@ -11,12 +11,18 @@ import type { LinearProgram, LpSolver } from '../../ports/lp-solver';
 import { bestPattern, densityOrder, fill, knapsackBound, limitOf, type PackProblem, type Pattern, type PatternSet, type Variant } from './patterns';
 
 export interface ColumnGenerationOptions {
-  maxRounds: number; lpSeconds: number; mipSeconds: number;
+  maxRounds: number;
+  lpSeconds: number;
+  mipSeconds: number;
   /** Branch-and-bound nodes per variant and round for exact pricing. */
   pricingBudget: number;
 }
 
-export interface ColumnGenerationResult { chosen?: { p: Pattern; m: number }[]; lb: number; why?: string }
+export interface ColumnGenerationResult {
+  chosen?: { p: Pattern; m: number }[];
+  lb: number;
+  why?: string;
+}
 
 /** A dive within this share of the LP over its patterns is kept without running the MIP. */
 const GOOD_ENOUGH = 0.003;
@@ -39,8 +45,15 @@ export function columnGeneration(pr: PackProblem, patterns: PatternSet, lp: LpSo
   // A pattern filled up with pods the duals price at zero: the same reduced cost, and integer solutions need fewer nodes.
   const complete = (counts: number[], t: Variant) => {
     const used = new Float64Array(t.o.eff.length);
-    counts.forEach((c, k) => { for (let d = 0; d < used.length; d++) used[d] += c * kinds[k].vec[d]; });
-    const more = fill(pr.bySize, kinds, t.o.eff.map((v, d) => v - used[d]), limitOf(pr, t, n).map((x, k) => x - counts[k]));
+    counts.forEach((c, k) => {
+      for (let d = 0; d < used.length; d++) used[d] += c * kinds[k].vec[d];
+    });
+    const more = fill(
+      pr.bySize,
+      kinds,
+      t.o.eff.map((v, d) => v - used[d]),
+      limitOf(pr, t, n).map((x, k) => x - counts[k]),
+    );
     return counts.map((c, k) => c + more[k]);
   };
 
@@ -90,8 +103,8 @@ export function columnGeneration(pr: PackProblem, patterns: PatternSet, lp: LpSo
   const relaxed = master(false, o.lpSeconds);
   if (dived && relaxed.status === 'optimal' && costOf(dived) <= relaxed.objective * (1 + GOOD_ENOUGH)) return { lb, chosen: dived };
   const mip = master(true, o.mipSeconds);
-  const fromMip = mip.status === 'optimal' || mip.status === 'limit'
-    ? patterns.list.map((p, j) => ({ p, m: Math.round(mip.x[j]) })).filter((x) => x.m > 0) : undefined;
+  const fromMip =
+    mip.status === 'optimal' || mip.status === 'limit' ? patterns.list.map((p, j) => ({ p, m: Math.round(mip.x[j]) })).filter((x) => x.m > 0) : undefined;
   const chosen = costOf(dived) <= costOf(fromMip) ? dived : fromMip;
   if (!chosen || costOf(chosen) === Infinity) return { lb, why: `MIP ${mip.status}` };
   return { lb, chosen };
@@ -110,22 +123,35 @@ function dive(pr: PackProblem, patterns: PatternSet, lp: LpSolver, lpSeconds: nu
   const taken = new Map<Pattern, number>();
   const list = patterns.list;
   for (let step = 0; step < 500 && left.some((x) => x > 0); step++) {
-    const r = lp.solve({
-      objective: list.map((p) => p.cost),
-      rows: left.map((need, k) => ({ terms: list.map((p, j) => [j, Math.min(p.counts[k], need)] as [number, number]).filter(([, c]) => c > 0), lo: need, hi: Infinity })),
-    }, { timeLimitSeconds: lpSeconds });
+    const r = lp.solve(
+      {
+        objective: list.map((p) => p.cost),
+        rows: left.map((need, k) => ({
+          terms: list.map((p, j) => [j, Math.min(p.counts[k], need)] as [number, number]).filter(([, c]) => c > 0),
+          lo: need,
+          hi: Infinity,
+        })),
+      },
+      { timeLimitSeconds: lpSeconds },
+    );
     if (r.status !== 'optimal') return undefined;
     let took = false;
     const take = (j: number, m: number) => {
       const p = list[j];
       taken.set(p, (taken.get(p) ?? 0) + m);
-      p.counts.forEach((c, k) => { left[k] = Math.max(0, left[k] - c * m); });
+      p.counts.forEach((c, k) => {
+        left[k] = Math.max(0, left[k] - c * m);
+      });
       took = true;
     };
-    r.x.forEach((x, j) => { if (Math.floor(x + 1e-9) >= 1) take(j, Math.floor(x + 1e-9)); });
+    r.x.forEach((x, j) => {
+      if (Math.floor(x + 1e-9) >= 1) take(j, Math.floor(x + 1e-9));
+    });
     if (!took) {
       let best = -1;
-      r.x.forEach((x, j) => { if (x > 1e-9 && (best < 0 || x > r.x[best])) best = j; });
+      r.x.forEach((x, j) => {
+        if (x > 1e-9 && (best < 0 || x > r.x[best])) best = j;
+      });
       if (best < 0) return undefined;
       take(best, 1);
     }

@@ -25,10 +25,17 @@ import { compileSelector } from '../selectors';
 import type { Plan, PlannedNodeClaim, SchedulingInput } from '../types';
 
 /** How far a pod may move: not at all, or with its zone kept, and/or at most one of its kind per node. */
-interface Mobility { fixed: boolean; zone: boolean; host: boolean }
+interface Mobility {
+  fixed: boolean;
+  zone: boolean;
+  host: boolean;
+}
 
 /** A hostname-level rule of a pod: whom it selects, and for a spread its maxSkew (pods on other nodes count). */
-interface HostRule { selects: (p: Pod) => boolean; maxSkew?: number }
+interface HostRule {
+  selects: (p: Pod) => boolean;
+  maxSkew?: number;
+}
 
 export interface Group {
   pool: NodePool;
@@ -60,7 +67,8 @@ function termsOf(p: Pod): { affinity: PodAffinityTerm[]; anti: PodAffinityTerm[]
 function placedState(p: Pod, claim: PlannedNodeClaim, claimReqs: Requirements, ignorePrefs: boolean, poolTaints: readonly Taint[][]): PodState | undefined {
   const s = newPodState(p, 0, [], ignorePrefs);
   for (;;) {
-    if (claimReqs.compatible(s.requirements) && claim.instanceTypes.every((it) => typeMatches(it, s.requirements)) && offeringsHeld(claimReqs, s.requirements)) return s;
+    if (claimReqs.compatible(s.requirements) && claim.instanceTypes.every((it) => typeMatches(it, s.requirements)) && offeringsHeld(claimReqs, s.requirements))
+      return s;
     if (relax(s, poolTaints) === undefined) return undefined;
   }
 }
@@ -109,7 +117,7 @@ function selectorOf(sel: LabelSelector | undefined, namespaces: string[] | undef
 function hostRules(p: Pod): HostRule[] {
   const out: HostRule[] = [];
   for (const t of termsOf(p).anti) {
-    if (t.topologyKey === Label.hostname) out.push({ selects: selectorOf(t.labelSelector, t.namespaces, p, t.namespaceSelector !== undefined), });
+    if (t.topologyKey === Label.hostname) out.push({ selects: selectorOf(t.labelSelector, t.namespaces, p, t.namespaceSelector !== undefined) });
   }
   for (const c of p.topologySpreadConstraints) {
     if (c.topologyKey === Label.hostname) out.push({ selects: selectorOf(c.labelSelector, undefined, p, false), maxSkew: c.maxSkew });
@@ -140,7 +148,9 @@ export function groupsOf(input: SchedulingInput, plan: Plan, ignorePrefs: boolea
     if (!pools.has(c.nodePool) || c.pods.length === 0) continue;
     const ms = c.pods.map(ruleMobility);
     if (ms.some((m) => m.fixed)) continue;
-    c.pods.forEach((p, i) => { if (ms[i].host) host.add(p); });
+    c.pods.forEach((p, i) => {
+      if (ms[i].host) host.add(p);
+    });
     let list = byPool.get(c.nodePool);
     if (!list) byPool.set(c.nodePool, (list = []));
     list.push(c);
@@ -163,7 +173,11 @@ export function groupsOf(input: SchedulingInput, plan: Plan, ignorePrefs: boolea
       const keeps = c.pods.map((p, i) => mobility(p, states[i]!).zone || zoneSelected!(p));
       if (c.zone === null && keeps.some(Boolean)) continue;
       g.claims.push(c);
-      c.pods.forEach((p, i) => { g.pods.push(p); g.zoneOf.set(p, keeps[i] ? c.zone : null); g.states.set(p, states[i]!); });
+      c.pods.forEach((p, i) => {
+        g.pods.push(p);
+        g.zoneOf.set(p, keeps[i] ? c.zone : null);
+        g.states.set(p, states[i]!);
+      });
     }
     // One pod on one claim is already its cheapest fitting type; claims left out are "elsewhere" for the rules.
     if (g.pods.length < 2 || (g.claims.length < claims.length && !hostRulesHold(input, plan, g, host))) continue;
@@ -206,8 +220,11 @@ function hostRulesHold(input: SchedulingInput, plan: Plan, g: Pick<Group, 'claim
     let ok = checked.get(key);
     if (ok === undefined) {
       const rules = hostRules(p);
-      ok = rules.every((r) => g.pods.every((q) => !r.selects(q) || ruleKey(q) === key)
-        && (r.maxSkew === undefined || elsewhere.every((pods) => pods.filter(r.selects).length <= r.maxSkew!)));
+      ok = rules.every(
+        (r) =>
+          g.pods.every((q) => !r.selects(q) || ruleKey(q) === key) &&
+          (r.maxSkew === undefined || elsewhere.every((pods) => pods.filter(r.selects).length <= r.maxSkew!)),
+      );
       checked.set(key, ok);
     }
     if (!ok) return false;

@@ -10,13 +10,29 @@ import type { TypeOption } from '../template';
  * Pods with the same requests and requirements; `reqs` = the pool's requirements ∩ theirs; `cap` = how many of
  * them one node may hold (1 for hostname spread / anti-affinity, groups.ts); `zone` = the zone they must stay in.
  */
-export interface Kind { vec: Float64Array; pods: Pod[]; reqs: Requirements; cap: number; zone: string | null }
-export interface Pattern { type: number; counts: number[]; cost: number }
+export interface Kind {
+  vec: Float64Array;
+  pods: Pod[];
+  reqs: Requirements;
+  cap: number;
+  zone: string | null;
+}
+export interface Pattern {
+  type: number;
+  counts: number[];
+  cost: number;
+}
 /**
  * An instance type launched as one capacity type in one zone (null: any zone, for pods free to go anywhere), at
  * its cheapest such offering; which kinds it may hold.
  */
-export interface Variant { o: TypeOption; ct: string; zone: string | null; price: number; allowed: boolean[] }
+export interface Variant {
+  o: TypeOption;
+  ct: string;
+  zone: string | null;
+  price: number;
+  allowed: boolean[];
+}
 
 const EPS = 1e-9;
 
@@ -69,7 +85,12 @@ export function knapsackBound(pi: number[], n: number[], kinds: Kind[], eff: Flo
  * The problem one group poses: its kinds and how many pods of each, the variants that may hold them, and the kinds
  * largest first (by the sum of their request vector) for first-fit-decreasing fills.
  */
-export interface PackProblem { kinds: Kind[]; n: number[]; types: Variant[]; bySize: number[] }
+export interface PackProblem {
+  kinds: Kind[];
+  n: number[];
+  types: Variant[];
+  bySize: number[];
+}
 
 /** Kind indices, largest request vector first. */
 export function largestFirst(kinds: Kind[]): number[] {
@@ -82,8 +103,15 @@ export function largestFirst(kinds: Kind[]): number[] {
  * resource first: the order of the greedy pricing and of the branch and bound.
  */
 export function densityOrder(pi: number[], kinds: Kind[], eff: Float64Array, limit: number[]): number[] {
-  const size = (k: number) => { let s = 0; for (let d = 0; d < eff.length; d++) if (eff[d] > 0) s = Math.max(s, kinds[k].vec[d] / eff[d]); return s || 1e-9; };
-  return kinds.map((_, k) => k).filter((k) => pi[k] > 0 && limit[k] > 0).sort((a, b) => pi[b] / size(b) - pi[a] / size(a));
+  const size = (k: number) => {
+    let s = 0;
+    for (let d = 0; d < eff.length; d++) if (eff[d] > 0) s = Math.max(s, kinds[k].vec[d] / eff[d]);
+    return s || 1e-9;
+  };
+  return kinds
+    .map((_, k) => k)
+    .filter((k) => pi[k] > 0 && limit[k] > 0)
+    .sort((a, b) => pi[b] / size(b) - pi[a] / size(a));
 }
 
 /** How many pods of each kind one node of variant `t` may take, out of `left`: none it may not hold, at most `cap`. */
@@ -111,7 +139,13 @@ export class PatternSet {
  * fractional knapsack of what is left. Exact when it finishes within `budget` nodes (`exact`); otherwise the
  * best pattern found so far. Fast for the handful of kinds a NodePool's pending pods form.
  */
-export function bestPattern(pi: number[], kinds: Kind[], eff: Float64Array, limit: number[], budget = 20_000): { counts: number[]; value: number; exact: boolean } {
+export function bestPattern(
+  pi: number[],
+  kinds: Kind[],
+  eff: Float64Array,
+  limit: number[],
+  budget = 20_000,
+): { counts: number[]; value: number; exact: boolean } {
   const dims = eff.length;
   const order = densityOrder(pi, kinds, eff, limit);
   const counts = new Array<number>(kinds.length).fill(0);
@@ -121,7 +155,9 @@ export function bestPattern(pi: number[], kinds: Kind[], eff: Float64Array, limi
   // An upper bound on what kinds order[i..] can add to `left`: the tightest single-resource fractional knapsack
   // (per resource, the kinds in order of value per unit of it, precomputed).
   const pos = new Array<number>(kinds.length).fill(-1);
-  order.forEach((k, i) => { pos[k] = i; });
+  order.forEach((k, i) => {
+    pos[k] = i;
+  });
   const byDim = Array.from({ length: dims }, (_, d) => [...order].sort((x, y) => pi[y] / (kinds[y].vec[d] || EPS) - pi[x] / (kinds[x].vec[d] || EPS)));
   const bound = (i: number) => {
     let b = Infinity;
@@ -131,7 +167,10 @@ export function bestPattern(pi: number[], kinds: Kind[], eff: Float64Array, limi
       for (const k of byDim[d]) {
         if (pos[k] < i) continue;
         const w = kinds[k].vec[d];
-        if (w <= 0) { v += pi[k] * limit[k]; continue; }
+        if (w <= 0) {
+          v += pi[k] * limit[k];
+          continue;
+        }
         if (cap <= 0) continue;
         const take = Math.min(limit[k], cap / w);
         v += take * pi[k];

@@ -15,7 +15,14 @@ import type { PlannedNodeClaim, SchedulingInput } from '../types';
 import type { Kind, Pattern, Variant } from './patterns';
 
 export function rebuildClaims(
-  input: SchedulingInput, template: Template, dims: Dims, types: Variant[], kinds: Kind[], placed: ReadonlyMap<Pod, PodState>, chosen: { p: Pattern; m: number }[], seq: { n: number },
+  input: SchedulingInput,
+  template: Template,
+  dims: Dims,
+  types: Variant[],
+  kinds: Kind[],
+  placed: ReadonlyMap<Pod, PodState>,
+  chosen: { p: Pattern; m: number }[],
+  seq: { n: number },
 ): PlannedNodeClaim[] | string {
   const policy = input.options?.minValuesPolicy ?? 'Strict';
   const queues = kinds.map((k) => [...k.pods]);
@@ -32,10 +39,16 @@ export function rebuildClaims(
   const forZone = (zone: string | null) => {
     let z = byZone.get(zone);
     if (!z) {
-      byZone.set(zone, (z = zone === null ? { base: template.requirements, options: template.options } : {
-        base: template.requirements.with(Requirement.in(Label.zone, [zone])),
-        options: template.options.filter((o) => o.offerings.some((x) => x.zone === zone && (!ct || ct.has(x.capacityType)))),
-      }));
+      byZone.set(
+        zone,
+        (z =
+          zone === null
+            ? { base: template.requirements, options: template.options }
+            : {
+                base: template.requirements.with(Requirement.in(Label.zone, [zone])),
+                options: template.options.filter((o) => o.offerings.some((x) => x.zone === zone && (!ct || ct.has(x.capacityType)))),
+              }),
+      );
     }
     return z;
   };

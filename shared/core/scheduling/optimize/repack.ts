@@ -36,7 +36,15 @@ export interface RepackOptions {
 }
 
 export interface RepackReport {
-  groups: { nodePool: string; pods: number; greedyPerHour: number; optimizedPerHour: number; lowerBoundPerHour: number; kept: 'optimized' | 'greedy'; why?: string }[];
+  groups: {
+    nodePool: string;
+    pods: number;
+    greedyPerHour: number;
+    optimizedPerHour: number;
+    lowerBoundPerHour: number;
+    kept: 'optimized' | 'greedy';
+    why?: string;
+  }[];
 }
 
 /** Groups with fewer movable pods are packed by a first-fit-decreasing heuristic, without the LP solver. */
@@ -49,7 +57,13 @@ export function repackNeeds(input: SchedulingInput, plan: Plan): { groups: boole
 }
 
 /** The cheapest packing found for one group, as claims (or why the greedy claims stay). */
-function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined, o: Required<RepackOptions>, seq: { n: number }): { claims?: PlannedNodeClaim[]; lb: number; why?: string } {
+function repackGroup(
+  input: SchedulingInput,
+  g: Group,
+  lp: LpSolver | undefined,
+  o: Required<RepackOptions>,
+  seq: { n: number },
+): { claims?: PlannedNodeClaim[]; lb: number; why?: string } {
   const names = new Set<string>(['pods']);
   for (const p of g.pods) for (const k in p.requests) names.add(k);
   for (const d of input.daemonSets) for (const k in d.template.requests) names.add(k);
@@ -81,7 +95,9 @@ function repackGroup(input: SchedulingInput, g: Group, lp: LpSolver | undefined,
   const patterns = new PatternSet();
   // The greedy claims as patterns at their cheapest fitting variant (the greedy plan stays a feasible solution).
   const kindOf = new Map<Pod, number>();
-  kinds.forEach((k, i) => { for (const p of k.pods) kindOf.set(p, i); });
+  kinds.forEach((k, i) => {
+    for (const p of k.pods) kindOf.set(p, i);
+  });
   for (const c of g.claims) {
     const counts = kinds.map(() => 0);
     for (const p of c.pods) counts[kindOf.get(p)!]++;
@@ -127,11 +143,16 @@ function singleVariant(pr: PackProblem, left0: number[]): { p: Pattern; m: numbe
     while (left.some((x) => x > 0)) {
       const counts = fill(pr.bySize, pr.kinds, t.o.eff, limitOf(pr, t, left));
       if (counts.every((c) => c === 0)) return; // a pod that never fits this variant
-      counts.forEach((c, k) => { left[k] -= c; });
+      counts.forEach((c, k) => {
+        left[k] -= c;
+      });
       bins.push({ type: i, counts, cost: t.price });
     }
     const cost = bins.length * t.price;
-    if (cost < bestCost) { bestCost = cost; best = bins.map((p) => ({ p, m: 1 })); }
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = bins.map((p) => ({ p, m: 1 }));
+    }
   });
   return best;
 }
@@ -152,8 +173,10 @@ function variantsOf(template: Template, kinds: Kind[], greedyExotic: boolean): V
         for (const x of opt.offerings) if (x.zone === zone && !(x.price >= (prices[x.capacityType] ?? Infinity))) prices[x.capacityType] = x.price;
       }
       for (const ct in prices) {
-        const allowed = kinds.map((k) => (k.zone === null || k.zone === zone) && fits([1], [k], opt.eff) && typeMatches(opt.it, k.reqs)
-          && (k.reqs.get(Label.capacityType)?.has(ct) ?? true));
+        const allowed = kinds.map(
+          (k) =>
+            (k.zone === null || k.zone === zone) && fits([1], [k], opt.eff) && typeMatches(opt.it, k.reqs) && (k.reqs.get(Label.capacityType)?.has(ct) ?? true),
+        );
         if (allowed.some(Boolean)) types.push({ o: opt, ct, zone, price: prices[ct]!, allowed });
       }
     }
@@ -176,7 +199,8 @@ function variantsOf(template: Template, kinds: Kind[], greedyExotic: boolean): V
 function withinLimits(pool: NodePool, greedy: PlannedNodeClaim[], next: PlannedNodeClaim[]): boolean {
   const keys = Object.keys(pool.limits);
   if (keys.length === 0) return true;
-  const charge = (cs: PlannedNodeClaim[], k: string) => (k === 'nodes' ? cs.length : cs.reduce((s, c) => s + Math.max(0, ...c.instanceTypes.map((t) => t.capacity[k] ?? 0)), 0));
+  const charge = (cs: PlannedNodeClaim[], k: string) =>
+    k === 'nodes' ? cs.length : cs.reduce((s, c) => s + Math.max(0, ...c.instanceTypes.map((t) => t.capacity[k] ?? 0)), 0);
   return keys.every((k) => charge(next, k) <= charge(greedy, k));
 }
 
@@ -203,11 +227,16 @@ export function repackPlan(input: SchedulingInput, plan: Plan, lp: LpSolver | un
     const r = repackGroup(input, g, lp, o, seq);
     const optimized = r.claims?.reduce((s, c) => s + c.price, 0) ?? Infinity;
     const overLimit = r.claims && !withinLimits(g.pool, g.claims, r.claims);
-    if (overLimit) r.why = 'the cheaper packing could exceed the NodePool\'s limits';
+    if (overLimit) r.why = "the cheaper packing could exceed the NodePool's limits";
     const better = r.claims !== undefined && !overLimit && optimized < greedy - 1e-9;
     report.groups.push({
-      nodePool: g.pool.name, pods: g.pods.length, greedyPerHour: greedy, optimizedPerHour: better ? optimized : greedy, lowerBoundPerHour: r.lb,
-      kept: better ? 'optimized' : 'greedy', ...(r.why ? { why: r.why } : !better ? { why: 'no cheaper packing found' } : {}),
+      nodePool: g.pool.name,
+      pods: g.pods.length,
+      greedyPerHour: greedy,
+      optimizedPerHour: better ? optimized : greedy,
+      lowerBoundPerHour: r.lb,
+      kept: better ? 'optimized' : 'greedy',
+      ...(r.why ? { why: r.why } : !better ? { why: 'no cheaper packing found' } : {}),
     });
     if (!better) continue;
     replaced.set(g.claims[0], r.claims!);
