@@ -8,7 +8,7 @@ import type { Pod, Toleration } from '../model/kube';
 import { Annotation, TaintKey } from '../model/labels';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import type { DrainingTarget } from './termination';
-import type { EpochMs } from '../time';
+import { addSeconds, type EpochMs } from '../time';
 
 export interface DrainPass {
   drained: boolean;
@@ -78,7 +78,7 @@ export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
   // terminationGracePeriod: a pod is deleted (PDBs and do-not-disrupt bypassed) once the deadline minus its own grace is reached.
   const live: Pod[] = [];
   for (const pod of pods) {
-    const forceAt = target.drainDeadlineMs - pod.terminationGracePeriodSeconds * 1000;
+    const forceAt = addSeconds(target.drainDeadlineMs, -pod.terminationGracePeriodSeconds);
     if (target.forceAtDeadline && now >= forceAt && pod.deletionTimestamp === undefined) {
       const grace = Math.max(1, Math.floor((target.drainDeadlineMs - now) / 1000));
       await deps.cluster.deletePod(pod, grace);
@@ -89,7 +89,7 @@ export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
     }
   }
   if (target.forceAtDeadline && live.length) {
-    const nextForce = Math.min(...live.map((p) => target.drainDeadlineMs - p.terminationGracePeriodSeconds * 1000));
+    const nextForce = Math.min(...live.map((p) => addSeconds(target.drainDeadlineMs, -p.terminationGracePeriodSeconds)));
     pass.waitSeconds = drainWaitSeconds(passes, Math.max(0, nextForce - now));
   }
   const pending = live.filter((p) => p.deletionTimestamp === undefined);
