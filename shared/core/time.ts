@@ -19,6 +19,9 @@ export const toSeconds = (t: EpochMs): number => t / 1000;
 /** The instant `seconds` after `t`: a Kubernetes duration (expireAfter, consolidateAfter…) added to an instant. */
 export const addSeconds = (t: EpochMs, seconds: number): EpochMs => (t + seconds * 1000) as EpochMs;
 
+/** The instant `ms` milliseconds after `t`. */
+export const addMs = (t: EpochMs, ms: number): EpochMs => (t + ms) as EpochMs;
+
 /** Truncated to the whole second, as a Kubernetes metav1.Time holds it (the core writes timestamps this way). */
 export const wholeSecond = (t: EpochMs): EpochMs => (Math.floor(t / 1000) * 1000) as EpochMs;
 

@@ -10,7 +10,7 @@
  */
 import type { WatchedKind, WatchEvent } from '../ports';
 import type { Pod } from '../model/kube';
-import type { EpochMs } from '../time';
+import { addMs, type EpochMs } from '../time';
 
 export interface ControllerTimings {
   idleMs: number;
@@ -29,20 +29,21 @@ const RETRY_MAX_MS = 120_000;
 export class ControllerState {
   /** Provisionable pods (uid) → handed to a round already. */
   private readonly provisionable = new Map<string, boolean>();
-  private batchFirst?: number;
-  private batchLast?: number;
+  private batchFirst?: EpochMs;
+  private batchLast?: EpochMs;
   /** Pods handed to a round but still pending (no capacity yet, e.g. every offering unavailable) are retried then. */
-  private retryAt?: number;
+  private retryAt?: EpochMs;
   private retryDelayMs = RETRY_FIRST_MS;
   /** Per object: a fingerprint of what disruption reads. */
   private readonly fingerprints = new Map<string, string>();
-  private dirtySince?: number;
+  private dirtySince?: EpochMs;
+  /** When the last pass started (none yet: -Infinity). */
   private lastPass = -Infinity;
-  private nextPeriodic: number;
+  private nextPeriodic: EpochMs;
   /** consolidateAfter per pool (ms): a pass is due that long after a change. */
   private readonly consolidateAfter = new Map<string, number>();
-  private readonly timers: number[] = [];
-  private readonly watchRetries = new Map<WatchedKind, number>();
+  private readonly timers: EpochMs[] = [];
+  private readonly watchRetries = new Map<WatchedKind, EpochMs>();
   /** Static NodePools by name, and whether one needs a provisioner round (replicas or its claims changed). */
   private readonly staticPools = new Set<string>();
   private staticDue = false;
@@ -51,9 +52,9 @@ export class ControllerState {
 
   constructor(
     private readonly t: ControllerTimings,
-    startMs: number,
+    startMs: EpochMs,
   ) {
-    this.nextPeriodic = startMs + t.everyMs;
+    this.nextPeriodic = addMs(startMs, t.everyMs);
   }
 
   apply(e: ObjectEvent, now: EpochMs, isProvisionable: (p: Pod) => boolean): void {
@@ -140,7 +141,7 @@ export class ControllerState {
     this.batchLast = undefined;
     this.staticDue = false;
     if (retry) this.retryDelayMs = Math.min(RETRY_MAX_MS, this.retryDelayMs * 2);
-    this.retryAt = now + this.retryDelayMs;
+    this.retryAt = addMs(now, this.retryDelayMs);
     return uids;
   }
 
@@ -155,15 +156,15 @@ export class ControllerState {
     // A pass after a change records the pod events it saw at its own time: consolidateAfter counts from there,
     // so the pass that may find those nodes consolidatable is due that long after this one.
     if (this.dirtySince !== undefined) {
-      for (const after of new Set(this.consolidateAfter.values())) if (after > 0 && after < this.t.everyMs) this.timers.push(now + after + 2_000);
+      for (const after of new Set(this.consolidateAfter.values())) if (after > 0 && after < this.t.everyMs) this.timers.push(addMs(now, after + 2_000));
     }
     this.lastPass = now;
     this.dirtySince = undefined;
-    this.nextPeriodic = now + this.t.everyMs;
+    this.nextPeriodic = addMs(now, this.t.everyMs);
     for (let i = this.timers.length - 1; i >= 0; i--) if (this.timers[i] <= now) this.timers.splice(i, 1);
   }
 
-  retryWatchAt(kind: WatchedKind, at: number): void {
+  retryWatchAt(kind: WatchedKind, at: EpochMs): void {
     this.watchRetries.set(kind, at);
   }
 
@@ -175,7 +176,7 @@ export class ControllerState {
 
   /** The next time something is due (ms since epoch); work already running is not due again until it ends. */
   nextDue(busy: { provisioning: boolean; disrupting: boolean }): number {
-    const times = [...this.watchRetries.values()];
+    const times: number[] = [...this.watchRetries.values()];
     if (!busy.provisioning && this.staticDue) times.push(0);
     if (!busy.provisioning && this.batchFirst !== undefined && this.batchLast !== undefined) {
       times.push(Math.min(this.batchLast + this.t.idleMs, this.batchFirst + this.t.maxBatchMs));
@@ -185,7 +186,7 @@ export class ControllerState {
     if (!busy.disrupting) {
       const earliest = this.lastPass + this.t.minIntervalMs;
       const passes = [this.nextPeriodic, ...this.timers];
-      if (this.dirtySince !== undefined) passes.push(this.dirtySince + this.t.quietMs);
+      if (this.dirtySince !== undefined) passes.push(addMs(this.dirtySince, this.t.quietMs));
       times.push(Math.max(earliest, Math.min(...passes)));
     }
     return Math.min(...times, Infinity);

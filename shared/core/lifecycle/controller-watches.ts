@@ -7,7 +7,7 @@
 import type { Clock, ClusterWatch, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../ports';
 import type { ControllerState } from './controller-state';
 import type { LifecycleLogger } from './deps';
-import type { EpochMs } from '../time';
+import { addMs, type EpochMs } from '../time';
 
 export interface WatchesDeps {
   watch: ClusterWatch;
@@ -68,7 +68,7 @@ export class ControllerWatches {
       const n = (this.failedOpens.get(kind) ?? 0) + 1;
       this.failedOpens.set(kind, n);
       this.deps.log.warn('watch failed to start; retrying', { kind, attempt: n, error: e instanceof Error ? e.message : String(e) });
-      this.state.retryWatchAt(kind, this.deps.clock.now() + Math.min(5_000, 500 * 2 ** n));
+      this.state.retryWatchAt(kind, addMs(this.deps.clock.now(), Math.min(5_000, 500 * 2 ** n)));
     }
   }
 
@@ -83,7 +83,7 @@ export class ControllerWatches {
       const n = why.error && !why.gone ? (this.failedOpens.get(kind) ?? 0) + 1 : 0;
       this.failedOpens.set(kind, n);
       if (why.error) this.deps.log.warn('watch closed; watching again', { kind, gone: why.gone, error: why.error, attempt: n });
-      this.state.retryWatchAt(kind, now + (n === 0 ? 0 : Math.min(5_000, 250 * 2 ** n)));
+      this.state.retryWatchAt(kind, addMs(now, n === 0 ? 0 : Math.min(5_000, 250 * 2 ** n)));
     }
   }
 
