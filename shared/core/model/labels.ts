@@ -46,18 +46,8 @@ export const NormalizedLabels: Record<string, string> = {
   'karpenter.sh/provisioner-name': Label.nodePool,
 };
 
-/** Keys whose values nodewright knows for every instance type; pods may use these even when a pool doesn't define them. */
-export const WellKnownLabels: ReadonlySet<string> = new Set([
-  Label.nodePool,
-  Label.capacityType,
-  Label.zone,
-  Label.region,
-  Label.instanceType,
-  Label.arch,
-  Label.os,
-  Label.windowsBuild,
-  Label.zoneId,
-  Label.ec2NodeClass,
+/** The `karpenter.k8s.aws/instance-*` labels: properties of the instance type itself. */
+export const InstanceTypePropertyLabels = [
   Label.instanceCategory,
   Label.instanceFamily,
   Label.instanceGeneration,
@@ -77,6 +67,21 @@ export const WellKnownLabels: ReadonlySet<string> = new Set([
   Label.instanceAcceleratorCount,
   Label.instanceLocalNvme,
   Label.instanceTenancy,
+] as const;
+
+/** Keys whose values nodewright knows for every instance type; pods may use these even when a pool doesn't define them. */
+export const WellKnownLabels: ReadonlySet<string> = new Set([
+  Label.nodePool,
+  Label.capacityType,
+  Label.zone,
+  Label.region,
+  Label.instanceType,
+  Label.arch,
+  Label.os,
+  Label.windowsBuild,
+  Label.zoneId,
+  Label.ec2NodeClass,
+  ...InstanceTypePropertyLabels,
 ]);
 
 /** Labels users may not set on a NodePool template (docs/karpenter-reference.md §1.1). */

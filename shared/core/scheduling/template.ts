@@ -5,7 +5,7 @@
 import type { InstanceType, Offering } from '../instance-types/types';
 import type { DaemonSet, Taint } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
-import { Label, WellKnownLabels } from '../model/labels';
+import { InstanceTypePropertyLabels, Label, WellKnownLabels } from '../model/labels';
 import { addInto, type ResourceList } from '../model/resources';
 import type { Dims } from './dims';
 import { Requirement, Requirements } from './requirements';
@@ -13,31 +13,7 @@ import { hostPortKeys } from './host-ports';
 import { untoleratedTaint } from './selectors';
 
 /** Label keys whose values come from the instance type itself (a missing label = DoesNotExist). */
-export const TypeLabelKeys: ReadonlySet<string> = new Set([
-  Label.instanceType,
-  Label.arch,
-  Label.os,
-  Label.instanceCategory,
-  Label.instanceFamily,
-  Label.instanceGeneration,
-  Label.instanceSize,
-  Label.instanceCpu,
-  Label.instanceCpuManufacturer,
-  Label.instanceMemory,
-  Label.instanceHypervisor,
-  Label.instanceEbsBandwidth,
-  Label.instanceNetworkBandwidth,
-  Label.instanceGpuName,
-  Label.instanceGpuManufacturer,
-  Label.instanceGpuCount,
-  Label.instanceGpuMemory,
-  Label.instanceAcceleratorName,
-  Label.instanceAcceleratorManufacturer,
-  Label.instanceAcceleratorCount,
-  Label.instanceLocalNvme,
-  Label.instanceTenancy,
-  Label.windowsBuild,
-]);
+export const TypeLabelKeys: ReadonlySet<string> = new Set([Label.instanceType, Label.arch, Label.os, ...InstanceTypePropertyLabels, Label.windowsBuild]);
 
 /** Keys resolved by offerings rather than labels. */
 export const OfferingKeys: ReadonlySet<string> = new Set([Label.zone, Label.capacityType, Label.zoneId]);
