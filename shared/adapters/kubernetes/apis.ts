@@ -32,7 +32,7 @@ const customPath = (r: CustomResource, name?: string) => `/apis/${r.group}/${r.v
 
 export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
   const call = <T>(what: string, method: Method, path: string, query?: Query, body?: unknown) =>
-    retrying(what, () => kubeRequest<T>(kc, method, path, { ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}) }), retry);
+    retrying(what, (signal) => kubeRequest<T>(kc, method, path, { ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}), signal }), retry);
   const list = (what: string, path: string, p?: Paging, extra?: Query) => call<KubeList>(what, 'GET', path, paging(p, extra));
   return {
     core: {

@@ -12,7 +12,6 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import fetch from 'node-fetch';
-import { currentRequestSignal } from './request-signal';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -20,6 +19,8 @@ export interface KubeRequest {
   query?: Query;
   /** Sent as JSON; a PATCH body is a JSON merge patch (RFC 7386), the only kind nodewright sends. */
   body?: unknown;
+  /** Aborts the request (its socket closed): ./retry.ts passes each attempt's timeout here. */
+  signal?: AbortSignal;
 }
 
 class KubernetesApiError extends Error {
@@ -64,17 +65,17 @@ export async function kubeRequest<T>(kc: KubeConfig, method: Method, path: strin
   headers.set('Accept', 'application/json');
   const contentType = req.body !== undefined ? CONTENT_TYPE[method] : undefined;
   if (contentType) headers.set('Content-Type', contentType);
-  const signal = currentRequestSignal();
   const res = await fetch(url.toString(), {
     ...init,
     method,
     headers,
     ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
-    ...(signal ? { signal: signal as import('node-fetch').RequestInit['signal'] } : {}),
+    ...(req.signal ? { signal: req.signal as import('node-fetch').RequestInit['signal'] } : {}),
   });
   const text = await res.text();
   if (!res.ok) {
-    throw new KubernetesApiError(res.status, text, `${method} ${path}: HTTP ${res.status}${statusMessage(text) ? `: ${statusMessage(text)}` : ''}`);
+    const message = statusMessage(text);
+    throw new KubernetesApiError(res.status, text, `${method} ${path}: HTTP ${res.status}${message ? `: ${message}` : ''}`);
   }
   return (text ? JSON.parse(text) : undefined) as T;
 }

@@ -13,7 +13,6 @@
  */
 import { KubernetesApiUnavailableError } from '../../core/errors';
 import { httpCode } from './rest';
-import { withRequestSignal } from './request-signal';
 import { firstOrTimeout, type Sleep } from './timeout';
 import { systemClock } from '../clock';
 
@@ -54,16 +53,16 @@ export function isRetryable(err: unknown, method = ''): boolean {
 }
 
 /** One attempt, aborted (the request's socket closed) if it has no answer after `timeoutMs`. */
-async function attemptWithTimeout<T>(what: string, call: () => Promise<T>, timeoutMs: number, sleep: Sleep): Promise<T> {
+async function attemptWithTimeout<T>(what: string, call: (signal: AbortSignal) => Promise<T>, timeoutMs: number, sleep: Sleep): Promise<T> {
   const request = new AbortController();
-  const r = await firstOrTimeout(withRequestSignal(request.signal, call), timeoutMs, sleep);
+  const r = await firstOrTimeout(call(request.signal), timeoutMs, sleep);
   if (r.ok) return r.value;
   const err = new KubernetesRequestTimedOutError(`${what}: no answer within ${timeoutMs / 1000} s`);
   request.abort(err);
   throw err;
 }
 
-export async function retrying<T>(what: string, call: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
+export async function retrying<T>(what: string, call: (signal: AbortSignal) => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const attempts = opts.attempts ?? 4;
   const sleep = opts.sleep ?? systemClock.sleep;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;

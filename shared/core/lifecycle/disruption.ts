@@ -20,7 +20,7 @@ import { LifecycleTimings, type LifecycleDeps } from './deps';
 import type { DisruptInput } from './manual-input';
 import { executionName, stableSuffix } from './names';
 import { checkCandidates, checkReplacement, invalidDisruptInput, replacementClaimName } from './disruption-check';
-import { epochMs, type EpochMs } from '../time';
+import { addMs, epochMs, type EpochMs } from '../time';
 
 export interface DisruptionState extends DisruptInput {
   disruptionId: string;
@@ -78,7 +78,7 @@ export async function prepareDisruption(
   ) as unknown as DisruptInput['replacements'];
   const state = { ...input, candidates, replacements, disruptionId };
   if (input.interruption) return { ...state, deadlineMs: epochMs(input.interruption.drainBy), pollSeconds: INTERRUPTION_POLL_SECONDS };
-  return { ...state, deadlineMs: epochMs(deps.clock.now() + LifecycleTimings.replacementReadyTimeoutMs), pollSeconds: POLL_SECONDS };
+  return { ...state, deadlineMs: addMs(deps.clock.now(), LifecycleTimings.replacementReadyTimeoutMs), pollSeconds: POLL_SECONDS };
 }
 
 /** True when the claim was created by `disruptionId` (carries its annotation). */

@@ -5,7 +5,7 @@ import { LifecycleTimings, type LifecycleDeps } from './deps';
 import { parseLaunchInput } from './manual-input';
 import { usablePool } from './capacity';
 import { StateFields } from './task-input';
-import { epochMs, type EpochMs } from '../time';
+import { addMs, type EpochMs } from '../time';
 
 /** LaunchNodeClaim, CheckRegistration. */
 export const ClaimDeadlineInput = z.looseObject({ nodeClaimName: StateFields.nodeClaimName, deadlineMs: StateFields.deadlineMs });
@@ -46,5 +46,5 @@ export async function validateLaunchInput(deps: Pick<LifecycleDeps, 'clock' | 'c
   if (!(await deps.cluster.getNodeClaim(input.nodeClaimName))) {
     throw new ExecutionInputInvalidError(`launch execution input nodeClaimName: nodeclaim "${input.nodeClaimName}" does not exist`);
   }
-  return { kind: 'claim', nodeClaimName: input.nodeClaimName, deadlineMs: epochMs(deps.clock.now() + LifecycleTimings.registrationTimeoutMs) };
+  return { kind: 'claim', nodeClaimName: input.nodeClaimName, deadlineMs: addMs(deps.clock.now(), LifecycleTimings.registrationTimeoutMs) };
 }

@@ -1,6 +1,6 @@
 /**
  * Pointing the production composition root at the simulated world: the environment serverless.yml gives the
- * functions, the virtual clock (resetDependencies({clock})), the Powertools logger's output captured as events, and
+ * functions, the virtual clock (setDependencyOverrides({clock})), the Powertools logger's output captured as events, and
  * each function invoked through its deployed `handler` (middy + Powertools + composition root) with a Lambda
  * context. Everything is undone by `restore()`.
  */
@@ -8,7 +8,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { resetConfig } from '../../adapters/config';
-import { forgetContainer, resetDependencies } from '../../adapters/dependencies';
+import { forgetContainer } from '../../adapters/compose/container';
+import { setDependencyOverrides } from '../../adapters/overrides';
 import { karpenterMetrics, logger, metrics } from '../../adapters/lambda/handler';
 import { PrometheusMetricsRecorder } from '../../adapters/metrics/prometheus';
 import type { VirtualClock } from '../clock';
@@ -97,7 +98,7 @@ class FunctionTimedOutError extends Error {
  * default (the system clock).
  */
 function resetCompositionRoot(clock: VirtualClock | undefined, containerKey?: () => string | undefined, prometheus?: PrometheusMetricsRecorder): void {
-  resetDependencies(clock ? { clock, ...(containerKey ? { containerKey } : {}), ...(prometheus ? { metrics: prometheus } : {}) } : {});
+  setDependencyOverrides(clock ? { clock, ...(containerKey ? { containerKey } : {}), ...(prometheus ? { metrics: prometheus } : {}) } : {});
   resetConfig();
 }
 
