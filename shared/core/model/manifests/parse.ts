@@ -3,11 +3,11 @@
  * workloads expand to pods; PriorityClass / RuntimeClass objects resolve pod priority and overhead.
  * Unknown kinds are warnings, invalid Karpenter objects are ManifestValidationErrors.
  */
-import jsyaml from 'js-yaml';
 import { parseAllDocuments } from 'yaml';
 import { fail, isObject, num, obj, resources, str, type Json, type ManifestContext, type PodContext } from './context';
 import { daemonSetFromKube, nodeFromKube, pdbFromKube, pvcFromKube, pvFromKube, storageClassFromKube } from './cluster-objects';
 import { collectKarpenterObject, finishKarpenterObjects, isKarpenterKind, type KarpenterObjects } from './karpenter-objects';
+import { loadAllManifestYaml } from './block-yaml';
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
 import { nodeClaimFromKube } from './nodeclaim';
 import { podFromKube } from './pod';
@@ -62,19 +62,17 @@ function listItems(value: Json, ctx: Required<ManifestContext>): Json[] {
 
 /**
  * The fast path for plain manifests: js-yaml (YAML 1.2 core schema plus merge keys, as the `yaml` library is
- * used here) parses large files about 6× faster. It is taken only for text without anchors, aliases or tags —
+ * used here) parses large files about 6× faster, and the block subset tools write is read faster still
+ * (./block-yaml.ts, the same values). It is taken only for text without anchors, aliases or tags —
  * js-yaml shares aliased nodes instead of counting expansions, so alias bombs must go through the `yaml`
  * library's limit — and any js-yaml error falls back to the `yaml` path, so every message stays the same.
  */
-// js-yaml exports its types at run time; @types/js-yaml does not declare them.
-const { merge: mergeKeys } = (jsyaml as unknown as { types: { merge: jsyaml.Type } }).types;
-const FAST_SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [mergeKeys] });
 const HAS_ANCHOR_ALIAS_OR_TAG = /(^|[\s[{,:-])[&*!][^\s]/m;
 
 function fastValues(text: string): unknown[] | undefined {
   if (HAS_ANCHOR_ALIAS_OR_TAG.test(text)) return undefined;
   try {
-    return jsyaml.loadAll(text, undefined, { schema: FAST_SCHEMA });
+    return loadAllManifestYaml(text);
   } catch {
     return undefined;
   }

@@ -1,0 +1,283 @@
+/**
+ * A faster path for the YAML that tools write (`kubectl get -o yaml`, Helm output, the `yaml` library): block
+ * mappings and sequences of one-line scalars, read line by line over the text without copying it. It gives
+ * exactly what js-yaml's `loadAll` gives with the core schema plus merge keys — plain scalars are resolved by
+ * that schema's own implicit types (null, bool, int, float) — and it reads only that subset: a document with
+ * anything else (block or multi-line scalars, flow collections with content, comments after content, tabs,
+ * complex keys, merge keys, YAML-only escapes, duplicate keys) is handed to js-yaml whole, and a stream with
+ * directives, `...` markers, content after `---` or carriage returns is not split at all. Differential tests
+ * compare the two on every shipped manifest and on generated documents (test/core/model/block-yaml.test.ts).
+ */
+import jsyaml from 'js-yaml';
+
+// js-yaml exports its types at run time; @types/js-yaml does not declare them.
+const { merge: mergeKeys } = (jsyaml as unknown as { types: { merge: jsyaml.Type } }).types;
+/** YAML 1.2 core schema plus merge keys, as the `yaml` library is used for manifests. */
+export const MANIFEST_SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [mergeKeys] });
+type ImplicitType = { resolve(data: string): boolean; construct(data: string): unknown };
+const IMPLICIT = (MANIFEST_SCHEMA as unknown as { compiledImplicit: ImplicitType[] }).compiledImplicit;
+/** Only these first characters can make a core-schema null, bool, int or float (or a merge key): others are strings. */
+const MAY_RESOLVE = new Set([...'0123456789+-.~nNtTfF<'].map((ch) => ch.charCodeAt(0)));
+/** A plain scalar may not start with a YAML 1.2 c-indicator (1), nor with "-", "?" or ":" before a space or the end (2). */
+const NEVER_FIRST = new Uint8Array(128);
+for (const ch of '[]{},#&*!|>%@`\'"') NEVER_FIRST[ch.charCodeAt(0)] = 1;
+for (const ch of '-?:') NEVER_FIRST[ch.charCodeAt(0)] = 2;
+
+/** Thrown inside the reader when a document leaves the subset; caught per document. */
+const OUTSIDE = Symbol('outside the block subset');
+
+const SPACE = 0x20;
+const DASH = 0x2d;
+const COLON = 0x3a;
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+
+/** One document's content lines as offsets into the text: indentation, first and past-last content character. */
+class Reader {
+  i: number;
+  constructor(
+    readonly text: string,
+    readonly indent: Int32Array,
+    readonly start: Int32Array,
+    readonly end: Int32Array,
+    from: number,
+    readonly to: number,
+  ) {
+    this.i = from;
+  }
+
+  isDash(at: number, end: number): boolean {
+    return this.text.charCodeAt(at) === DASH && (at + 1 === end || this.text.charCodeAt(at + 1) === SPACE);
+  }
+
+  /** The node whose first line is the current one. */
+  node(): unknown {
+    const [s, e] = [this.start[this.i], this.end[this.i]];
+    if (this.isDash(s, e)) return this.sequence(this.indent[this.i]);
+    if (this.entrySplit(s, e) >= 0) return this.mapping(this.indent[this.i], s);
+    throw OUTSIDE; // a scalar on a line of its own (multi-line, or a root scalar)
+  }
+
+  /** A block sequence whose dashes stand at `indent`. */
+  sequence(indent: number): unknown[] {
+    const out: unknown[] = [];
+    while (this.i < this.to) {
+      const lineIndent = this.indent[this.i];
+      if (lineIndent < indent) break;
+      if (lineIndent > indent) throw OUTSIDE;
+      const [s, e] = [this.start[this.i], this.end[this.i]];
+      if (!this.isDash(s, e)) break; // the next key of the mapping whose value this sequence is
+      let rest = s + 1;
+      while (rest < e && this.text.charCodeAt(rest) === SPACE) rest++;
+      if (rest === e) {
+        this.i++;
+        out.push(this.nested(indent, false));
+      } else if (this.isDash(rest, e)) {
+        throw OUTSIDE; // "- - a": a compact nested sequence
+      } else if (this.entrySplit(rest, e) >= 0) {
+        // "- key: value": a compact mapping whose keys stand at the column after the dash.
+        out.push(this.mapping(indent + rest - s, rest));
+      } else {
+        this.i++;
+        out.push(this.scalar(rest, e, false));
+        this.noContinuation(indent);
+      }
+    }
+    return out;
+  }
+
+  /** A block mapping whose keys stand at `indent`; the current line's entry starts at `at` (after a dash, if compact). */
+  mapping(indent: number, at: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (;;) {
+      const e = this.end[this.i];
+      const split = this.entrySplit(at, e);
+      if (split < 0) throw OUTSIDE;
+      const key = this.key(at, split);
+      if (Object.hasOwn(out, key) || key === '__proto__') throw OUTSIDE; // js-yaml decides (a duplicate is an error)
+      let rest = split + 1;
+      while (rest < e && this.text.charCodeAt(rest) === SPACE) rest++;
+      this.i++;
+      if (rest === e) out[key] = this.nested(indent, true);
+      else {
+        out[key] = this.scalar(rest, e, false);
+        this.noContinuation(indent);
+      }
+      if (this.i >= this.to || this.indent[this.i] < indent) return out;
+      at = this.start[this.i];
+      if (this.indent[this.i] > indent || this.isDash(at, this.end[this.i])) throw OUTSIDE;
+    }
+  }
+
+  /** The value on the lines after "key:" or "-": deeper lines, or (for a key) a sequence at the key's own column. */
+  nested(indent: number, sequenceAtSameIndent: boolean): unknown {
+    if (this.i >= this.to) return null;
+    const next = this.indent[this.i];
+    if (next > indent) return this.node();
+    if (sequenceAtSameIndent && next === indent && this.isDash(this.start[this.i], this.end[this.i])) return this.sequence(indent);
+    return null;
+  }
+
+  /** A scalar's line must not be followed by a deeper line (that would continue it over several lines). */
+  noContinuation(indent: number): void {
+    if (this.i < this.to && this.indent[this.i] > indent) throw OUTSIDE;
+  }
+
+  /** Where "key: value" splits (the colon's offset), or -1 for a line that is not a mapping entry. */
+  entrySplit(at: number, end: number): number {
+    const t = this.text;
+    const c = t.charCodeAt(at);
+    if (c === DQUOTE || c === SQUOTE) {
+      const close = c === DQUOTE ? closingDoubleQuote(t, at, end) : closingSingleQuote(t, at, end);
+      if (close < 0 || t.charCodeAt(close + 1) !== COLON) return -1;
+      return close + 2 === end || t.charCodeAt(close + 2) === SPACE ? close + 1 : -1;
+    }
+    const colon = t.indexOf(': ', at);
+    if (colon >= 0 && colon < end) return colon;
+    return t.charCodeAt(end - 1) === COLON ? end - 1 : -1;
+  }
+
+  key(at: number, end: number): string {
+    while (end > at && this.text.charCodeAt(end - 1) === SPACE) end--;
+    if (end === at) throw OUTSIDE;
+    return String(this.scalar(at, end, true));
+  }
+
+  scalar(at: number, end: number, isKey: boolean): unknown {
+    const t = this.text;
+    const c = t.charCodeAt(at);
+    if (c === DQUOTE) {
+      if (closingDoubleQuote(t, at, end) !== end - 1) throw OUTSIDE;
+      return doubleQuoted(t.slice(at, end));
+    }
+    if (c === SQUOTE) {
+      if (closingSingleQuote(t, at, end) !== end - 1) throw OUTSIDE;
+      const s = t.slice(at + 1, end - 1);
+      if (s.includes('\t')) throw OUTSIDE;
+      return s.includes("''") ? s.replaceAll("''", "'") : s;
+    }
+    if (NEVER_FIRST[c] === 1 || (NEVER_FIRST[c] === 2 && (at + 1 === end || t.charCodeAt(at + 1) === SPACE))) {
+      if (!isKey && end - at === 2 && ((c === 0x7b && t.charCodeAt(at + 1) === 0x7d) || (c === 0x5b && t.charCodeAt(at + 1) === 0x5d)))
+        return c === 0x7b ? {} : [];
+      throw OUTSIDE;
+    }
+    // A plain scalar on one line holds no tab, no " #" (a comment) and no ": " or final ":" (a mapping).
+    for (let i = at + 1; i < end; i++) {
+      const ch = t.charCodeAt(i);
+      if (ch === 0x09 || (ch === 0x23 && t.charCodeAt(i - 1) === SPACE) || (ch === COLON && (i + 1 === end || t.charCodeAt(i + 1) === SPACE))) throw OUTSIDE;
+    }
+    const s = t.slice(at, end);
+    if (!MAY_RESOLVE.has(c)) return s;
+    if (s === '<<') throw OUTSIDE; // merge keys are js-yaml's
+    for (const type of IMPLICIT) if (type.resolve(s)) return type.construct(s);
+    return s;
+  }
+}
+
+function closingDoubleQuote(t: string, at: number, end: number): number {
+  for (let i = at + 1; i < end; i++) {
+    const c = t.charCodeAt(i);
+    if (c === 0x5c /* \ */) i++;
+    else if (c === DQUOTE) return i;
+  }
+  return -1;
+}
+
+function closingSingleQuote(t: string, at: number, end: number): number {
+  for (let i = at + 1; i < end; i++) {
+    if (t.charCodeAt(i) !== SQUOTE) continue;
+    if (t.charCodeAt(i + 1) === SQUOTE) i++;
+    else return i;
+  }
+  return -1;
+}
+
+/** JSON's escapes are YAML's too; a string with YAML-only escapes or raw control characters goes to js-yaml. */
+function doubleQuoted(s: string): string {
+  try {
+    return JSON.parse(s) as string;
+  } catch {
+    throw OUTSIDE;
+  }
+}
+
+/** The stream's content lines (blank lines and full-line comments dropped) and its bare `---` markers. */
+interface Scan {
+  indent: Int32Array;
+  start: Int32Array;
+  end: Int32Array;
+  count: number;
+  /** Per document: its first content line, and the text range it came from (for js-yaml). */
+  docs: { from: number; to: number; textFrom: number; textTo: number; tabs: boolean; marker: boolean }[];
+}
+
+function scan(text: string): Scan {
+  const lines = (text.length >> 4) + 16;
+  const out: Scan = { indent: new Int32Array(lines), start: new Int32Array(lines), end: new Int32Array(lines), count: 0, docs: [] };
+  let doc = { from: 0, to: 0, textFrom: 0, textTo: 0, tabs: false, marker: false };
+  for (let pos = 0; pos < text.length;) {
+    let eol = text.indexOf('\n', pos);
+    if (eol < 0) eol = text.length;
+    let first = pos;
+    while (text.charCodeAt(first) === SPACE) first++;
+    let stop = eol;
+    while (stop > first && (text.charCodeAt(stop - 1) === SPACE || text.charCodeAt(stop - 1) === 0x09)) stop--;
+    if (first === pos && stop === pos + 3 && text.startsWith('---', pos)) {
+      doc.to = out.count;
+      doc.textTo = pos;
+      out.docs.push(doc);
+      doc = { from: out.count, to: 0, textFrom: eol + 1, textTo: 0, tabs: false, marker: true };
+    } else if (stop > first && text.charCodeAt(first) !== 0x23 /* # */) {
+      if (text.charCodeAt(first) === 0x09) doc.tabs = true;
+      if (out.count === out.indent.length) grow(out);
+      out.indent[out.count] = first - pos;
+      out.start[out.count] = first;
+      out.end[out.count] = stop;
+      out.count++;
+    }
+    pos = eol + 1;
+  }
+  doc.to = out.count;
+  doc.textTo = text.length;
+  out.docs.push(doc);
+  return out;
+}
+
+function grow(s: Scan): void {
+  for (const k of ['indent', 'start', 'end'] as const) {
+    const bigger = new Int32Array(s[k].length * 2);
+    bigger.set(s[k]);
+    s[k] = bigger;
+  }
+}
+
+const UNSPLITTABLE = /^(%|\.\.\.(\s|$)|---[ \t]*[^\s])|\r/m;
+
+/** Every document of a stream as js-yaml's `loadAll(text, undefined, { schema: MANIFEST_SCHEMA })` gives it; throws what js-yaml throws. */
+export function loadAllManifestYaml(text: string): unknown[] {
+  if (UNSPLITTABLE.test(text)) return jsyaml.loadAll(text, undefined, { schema: MANIFEST_SCHEMA });
+  const s = scan(text);
+  // A stream without content is js-yaml's to answer ([] when blank, [null] with a comment).
+  if (s.count === 0) return jsyaml.loadAll(text, undefined, { schema: MANIFEST_SCHEMA });
+  const values: unknown[] = [];
+  for (const d of s.docs) {
+    // Before the first marker (or with none), only content makes a document; after a marker, an empty one is null.
+    if (d.from === d.to) {
+      if (d.marker) values.push(null);
+      continue;
+    }
+    let value: unknown = OUTSIDE;
+    if (!d.tabs) {
+      const reader = new Reader(text, s.indent, s.start, s.end, d.from, d.to);
+      try {
+        value = reader.node();
+        if (reader.i !== d.to) value = OUTSIDE;
+      } catch (e) {
+        if (e !== OUTSIDE) throw e;
+        value = OUTSIDE;
+      }
+    }
+    values.push(value === OUTSIDE ? jsyaml.load(text.slice(d.textFrom, d.textTo), { schema: MANIFEST_SCHEMA }) : value);
+  }
+  return values;
+}
