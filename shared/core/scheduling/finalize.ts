@@ -3,7 +3,7 @@ import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import type { InProgressClaim } from './nodeclaim';
 import type { NodeSelectorRequirement } from '../model/kube';
-import type { Requirements } from './requirements';
+import type { Requirement, Requirements } from './requirements';
 import { offeringMatcher, type TypeOption } from './template';
 import { customLabelValue, isCustomLabelKey } from './custom-labels';
 import type { PlannedNodeClaim } from './types';
@@ -11,18 +11,55 @@ import type { PlannedNodeClaim } from './types';
 const CAPACITY_ORDER: CapacityTypeValue[] = [CapacityType.reserved, CapacityType.spot, CapacityType.onDemand];
 
 type OfferingMatch = ReturnType<typeof offeringMatcher>;
+type PriceByCapacity = Partial<Record<string, number>>;
 
-export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number): PlannedNodeClaim {
+/**
+ * Each option's cheapest offering price per capacity type under a claim's offering requirements (zone, capacity
+ * type, zone ID), by option and by those requirements: the claims of one solve share a few zone pins, so an
+ * option's offerings are matched once per pin instead of once per claim.
+ */
+export type FinalizeMemo = Map<string, Map<TypeOption, PriceByCapacity>>;
+export const newFinalizeMemo = (): FinalizeMemo => new Map();
+
+const requirementKey = (r: Requirement | undefined) => (r ? `${r.complement ? '!' : ''}${[...r.values].join(',')}:${r.gte ?? ''}:${r.lte ?? ''}` : '-');
+
+/** The options' prices per capacity type as the claim may launch them: the pool's, or its offerings that match. */
+function pricesFor(reqs: Requirements, poolOfferings: boolean, memo: FinalizeMemo | undefined): (o: TypeOption) => PriceByCapacity {
+  if (poolOfferings) return (o) => o.byCapacity;
+  const match: OfferingMatch = offeringMatcher(reqs);
+  const matched = (o: TypeOption) => {
+    const out: PriceByCapacity = {};
+    for (const x of o.offerings) {
+      if (!match(x)) continue;
+      // Offered (the key is present) even without a finite price; the price is the cheapest finite one.
+      const held = out[x.capacityType] ?? Infinity;
+      out[x.capacityType] = x.price < held ? x.price : held;
+    }
+    return out;
+  };
+  if (!memo) return matched;
+  const key = `${requirementKey(reqs.get(Label.zone))}|${requirementKey(reqs.get(Label.capacityType))}|${requirementKey(reqs.get(Label.zoneId))}`;
+  let byOption = memo.get(key);
+  if (!byOption) memo.set(key, (byOption = new Map()));
+  const known = byOption;
+  return (o) => {
+    let prices = known.get(o);
+    if (!prices) known.set(o, (prices = matched(o)));
+    return prices;
+  };
+}
+
+export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number, memo?: FinalizeMemo): PlannedNodeClaim {
   const reqs = claim.requirements;
-  const match = offeringMatcher(reqs);
   // Zone, zone ID and capacity type as the pool has them: an option's price is its cheapest offering (minPrice).
   const tmpl = claim.template.requirements;
   const poolOfferings =
     reqs.get(Label.zone) === tmpl.get(Label.zone) &&
     reqs.get(Label.capacityType) === tmpl.get(Label.capacityType) &&
     reqs.get(Label.zoneId) === tmpl.get(Label.zoneId);
-  const options = cheapestOptions(claim, maxInstanceTypes, poolOfferings, match);
-  const { offered, capacityType, price } = launchCapacity(options, poolOfferings, match);
+  const prices = pricesFor(reqs, poolOfferings, memo);
+  const options = cheapestOptions(claim, maxInstanceTypes, poolOfferings, prices);
+  const { offered, capacityType, price } = launchCapacity(options, prices);
 
   const zoneReq = reqs.get(Label.zone);
   const zone = zoneReq && !zoneReq.complement && zoneReq.values.size === 1 ? (zoneReq.values.values().next().value as string) : null;
@@ -58,10 +95,15 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number):
 }
 
 /** The claim's `maxInstanceTypes` cheapest options under its requirements (by price, then name). */
-function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolOfferings: boolean, match: OfferingMatch): TypeOption[] {
+function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolOfferings: boolean, prices: (o: TypeOption) => PriceByCapacity): TypeOption[] {
   // Exotic types (GPU, accelerators, metal) only when nothing else satisfies the pods.
   const anyPlain = claim.options.some((o) => !o.it.exotic);
   const priced: { o: TypeOption; price: number }[] = [];
+  const cheapest = (p: PriceByCapacity) => {
+    let min = Infinity;
+    for (const ct in p) if (p[ct]! < min) min = p[ct]!;
+    return min;
+  };
   let sorted = true;
   let hi = -Infinity;
   for (const o of claim.options) {
@@ -69,8 +111,7 @@ function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolO
     // Options come cheapest-first by their unrestricted price, a lower bound: once we hold enough and the
     // next lower bound exceeds every price held, nothing later can make the cut.
     if (priced.length >= maxInstanceTypes && o.minPrice > hi) break;
-    let price = poolOfferings ? o.minPrice : Infinity;
-    if (!poolOfferings) for (const x of o.offerings) if (x.price < price && match(x)) price = x.price;
+    const price = poolOfferings ? o.minPrice : cheapest(prices(o));
     const prev = priced[priced.length - 1];
     if (prev && (prev.price > price || (prev.price === price && prev.o.it.name > o.it.name))) sorted = false;
     priced.push({ o, price });
@@ -83,41 +124,28 @@ function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolO
 /**
  * Capacity type the launch would request: reserved > spot > on-demand; spot dearer than the cheapest
  * on-demand offering is ignored (docs/karpenter-reference.md §2.8). Also the capacity types offered, and the price.
+ * A spot price is usable when at most the cheapest on-demand one, so an option's cheapest price per capacity type decides.
  */
 function launchCapacity(
   options: TypeOption[],
-  poolOfferings: boolean,
-  match: OfferingMatch,
+  prices: (o: TypeOption) => PriceByCapacity,
 ): { offered: Set<string>; capacityType: CapacityTypeValue; price: number } {
   let cheapestOnDemand = Infinity;
   const offered = new Set<string>();
-  if (poolOfferings) {
-    // The pool's offerings: each option's cheapest price per capacity type is precomputed.
-    for (const o of options) {
-      for (const ct in o.byCapacity) offered.add(ct);
-      const od = o.byCapacity[CapacityType.onDemand];
-      if (od !== undefined && od < cheapestOnDemand) cheapestOnDemand = od;
-    }
-  } else {
-    for (const o of options)
-      for (const x of o.offerings) {
-        if (!match(x)) continue;
-        offered.add(x.capacityType);
-        if (x.capacityType === CapacityType.onDemand && x.price < cheapestOnDemand) cheapestOnDemand = x.price;
-      }
+  for (const o of options) {
+    const p = prices(o);
+    for (const ct in p) offered.add(ct);
+    const od = p[CapacityType.onDemand];
+    if (od !== undefined && od < cheapestOnDemand) cheapestOnDemand = od;
   }
   const usable = (ct: CapacityTypeValue, price: number) => ct !== CapacityType.spot || price <= cheapestOnDemand || !Number.isFinite(cheapestOnDemand);
   let capacityType: CapacityTypeValue = CapacityType.onDemand;
   let price = Infinity;
   for (const ct of CAPACITY_ORDER) {
     if (!offered.has(ct)) continue;
-    if (poolOfferings) {
-      for (const o of options) {
-        const p = o.byCapacity[ct];
-        if (p !== undefined && p < price && usable(ct, p)) price = p;
-      }
-    } else {
-      for (const o of options) for (const x of o.offerings) if (x.capacityType === ct && x.price < price && usable(ct, x.price) && match(x)) price = x.price;
+    for (const o of options) {
+      const p = prices(o)[ct];
+      if (p !== undefined && p < price && usable(ct, p)) price = p;
     }
     if (Number.isFinite(price)) {
       capacityType = ct;

@@ -7,7 +7,7 @@
 import { Label } from '../model/labels';
 import type { Pod } from '../model/kube';
 import type { ResourceList } from '../model/resources';
-import { finalizeClaim } from './finalize';
+import { finalizeClaim, newFinalizeMemo } from './finalize';
 import { InProgressClaim } from './nodeclaim';
 import { compareForQueue, relax, type PodState } from './pod-data';
 import { Requirement, type Requirements } from './requirements';
@@ -21,8 +21,9 @@ export function solve(input: SchedulingInput): Plan {
   const maxTypes = input.options?.maxInstanceTypes ?? 60;
   const { run, states, ignored } = prepare(input);
   const unschedulable = schedule(run, states);
+  const memo = newFinalizeMemo();
   return {
-    nodeClaims: run.claims.sort((a, b) => a.index - b.index).map((c) => finalizeClaim(c, maxTypes)),
+    nodeClaims: run.claims.sort((a, b) => a.index - b.index).map((c) => finalizeClaim(c, maxTypes, memo)),
     existingPlacements: run.existing.filter((n) => n.placed.length > 0).map((n) => ({ node: n.node.name, pods: n.placed.map((s) => s.pod) })),
     unschedulable,
     ignored,

@@ -5,7 +5,7 @@
 import type { Pod } from '../../model/kube';
 import { Label } from '../../model/labels';
 import type { Dims } from '../dims';
-import { finalizeClaim } from '../finalize';
+import { finalizeClaim, newFinalizeMemo } from '../finalize';
 import { InProgressClaim } from '../nodeclaim';
 import { type PodState, withVector } from '../pod-data';
 import { Requirement, type Requirements } from '../requirements';
@@ -78,5 +78,6 @@ export function rebuildClaims(
     }
   }
   if (queues.some((q) => q.length > 0)) return 'the integer solution left pods over';
-  return claims.map((c) => finalizeClaim(c, input.options?.maxInstanceTypes ?? 60));
+  const memo = newFinalizeMemo();
+  return claims.map((c) => finalizeClaim(c, input.options?.maxInstanceTypes ?? 60, memo));
 }
