@@ -16,6 +16,7 @@ import type { TypeOption } from './template';
 import type { TopologyGroup } from './topology';
 import type { Plan, SchedulingInput, UnschedulablePod } from './types';
 import { prepare, type HostIndex, type SolveRun } from './solve-run';
+import { pinned } from './topology-domains';
 
 export function solve(input: SchedulingInput): Plan {
   const maxTypes = input.options?.maxInstanceTypes ?? 60;
@@ -96,7 +97,9 @@ function placeOnExisting(run: SolveRun, s: PodState): true | string | undefined 
 /** Places the pod on a claim opened earlier in this run (fewest pods first); false when none takes it. */
 function placeOnClaim(run: SolveRun, s: PodState): boolean {
   const { claims, topology } = run;
+  const excluded = affinityExcludes(run, s);
   for (const c of claimCandidates(run, s)) {
+    if (excluded?.(c)) continue;
     const plan = c.canAdd(s, topology);
     if (typeof plan === 'string') continue;
     c.commit(s, plan);
@@ -112,6 +115,26 @@ function placeOnClaim(run: SolveRun, s: PodState): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * The claims the pod's zone-level (or other non-hostname) pod affinity rules out before anything else: pinned
+ * to a domain no selected pod runs in, while one runs elsewhere or the pod does not select itself — the first
+ * answer canAdd would give (Topology.quickReject), found without the call. Affinity pods scan every claim, and
+ * most are pinned elsewhere.
+ */
+function affinityExcludes(run: SolveRun, s: PodState): ((c: InProgressClaim) => boolean) | undefined {
+  if (!run.topology.hasGroups) return undefined;
+  const groups = run.topology.ownedGroups(s).affinity.filter((g) => {
+    for (const n of g.counts.values()) if (n > 0) return true;
+    return !g.selects(s.pod);
+  });
+  if (groups.length === 0) return undefined;
+  return (c) =>
+    groups.some((g) => {
+      const d = pinned(c.requirements, g.key);
+      return d !== undefined && !(g.count(d) > 0);
+    });
 }
 
 /** Opens a claim for the pod from the first NodePool (by weight) that can take it: undefined, or why none could. */

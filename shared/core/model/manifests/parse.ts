@@ -114,6 +114,7 @@ function podContext(docs: Doc[], set: ManifestSet): PodContext {
   const runtimeClassOverhead = Object.create(null) as NonNullable<PodContext['runtimeClassOverhead']>;
   let defaultPriority: number | undefined;
   for (const { object, ctx } of docs) {
+    if (object.kind !== 'PriorityClass' && object.kind !== 'RuntimeClass') continue;
     const name = str(obj(object.metadata).name) ?? '';
     if (object.kind === 'PriorityClass') {
       const value = num(object.value) ?? 0;
@@ -147,6 +148,8 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
   const podCtx = podContext(docs, set);
   const karpenter: KarpenterObjects = { pools: [], classes: [] };
   const podSource = new Map<ManifestSet['pods'][number], Required<ManifestContext>>();
+  // One context object for every Pod document (podFromKube reads it only while it runs, for errors and priority).
+  const podDocCtx: PodContext & Required<ManifestContext> = { ...podCtx, file: '', documentIndex: 0 };
   for (const { object, ctx } of docs) {
     const kind = str(object.kind) ?? '';
     const name = str(obj(object.metadata).name) ?? '';
@@ -161,7 +164,9 @@ export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
         break;
       case 'Pod': {
         if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
-        const pod = podFromKube(object, { ...podCtx, ...ctx });
+        podDocCtx.file = ctx.file;
+        podDocCtx.documentIndex = ctx.documentIndex;
+        const pod = podFromKube(object, podDocCtx);
         // A DaemonSet's pod bound to a node uses that node's capacity (at its own size, which may exceed the
         // template's); one not bound yet is the DaemonSet's business, never a reason to provision.
         if (pod.owner?.kind === 'DaemonSet' && !pod.nodeName) warn(`Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
