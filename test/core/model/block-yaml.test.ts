@@ -84,6 +84,28 @@ const EDGE_CASES = [
   '- a: 1\n  - b\n',
   'a:\n  - b\n  c: 1\n',
   'a: b\n- c\n',
+  // Found by an adversarial review: tabs after separators, byte order marks, non-printable characters, Unicode
+  // spaces after `---`, js-yaml's depth limit, and its reading of an empty item before a shallower dash.
+  'a: \tb\n',
+  '- \tb\n',
+  '- \ta: 1\n',
+  '\t# c\n---\na: 1\n',
+  '\uFEFFa: 1\n',
+  '\uFEFF',
+  'a: 1\n---\n\uFEFFb: |\n  x\n',
+  'a: 1\u0000\n',
+  'a: 1\n# \u0000\n',
+  'a: b\u0001c\n',
+  'a: b\u0085c\n',
+  "a: 'x\u0001'\n",
+  'a: \uD800\n',
+  'a: 1\n--- \u00a0x\n',
+  'a: 1\n--- \u2028\n',
+  `${Array.from({ length: 100 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} 1\n`,
+  `${Array.from({ length: 99 }, (_, i) => `${' '.repeat(i)}-`).join('\n')} x\n`,
+  '-\n  -\n- b\n',
+  '- a:\n  -\n- b\n',
+  '- 1:\n   -\n# c\n- x\n',
 ];
 
 describe('the block YAML reader', () => {

@@ -50,6 +50,8 @@ class Reader {
     return this.text.charCodeAt(at) === DASH && (at + 1 === end || this.text.charCodeAt(at + 1) === SPACE);
   }
 
+  depth = 0;
+
   /** The node whose first line is the current one. */
   node(): unknown {
     const [s, e] = [this.start[this.i], this.end[this.i]];
@@ -60,6 +62,7 @@ class Reader {
 
   /** A block sequence whose dashes stand at `indent`. */
   sequence(indent: number): unknown[] {
+    if (++this.depth > MAX_DEPTH) throw OUTSIDE;
     const out: unknown[] = [];
     while (this.i < this.to) {
       const lineIndent = this.indent[this.i];
@@ -71,6 +74,8 @@ class Reader {
       while (rest < e && this.text.charCodeAt(rest) === SPACE) rest++;
       if (rest === e) {
         this.i++;
+        // An empty item ("-" with nothing deeper): js-yaml reads what follows it its own way.
+        if (this.i >= this.to || this.indent[this.i] <= indent) throw OUTSIDE;
         out.push(this.nested(indent, false));
       } else if (this.isDash(rest, e)) {
         throw OUTSIDE; // "- - a": a compact nested sequence
@@ -83,11 +88,13 @@ class Reader {
         this.noContinuation(indent);
       }
     }
+    this.depth--;
     return out;
   }
 
   /** A block mapping whose keys stand at `indent`; the current line's entry starts at `at` (after a dash, if compact). */
   mapping(indent: number, at: number): Record<string, unknown> {
+    if (++this.depth > MAX_DEPTH) throw OUTSIDE;
     const out: Record<string, unknown> = {};
     for (;;) {
       const e = this.end[this.i];
@@ -103,7 +110,10 @@ class Reader {
         out[key] = this.scalar(rest, e, false);
         this.noContinuation(indent);
       }
-      if (this.i >= this.to || this.indent[this.i] < indent) return out;
+      if (this.i >= this.to || this.indent[this.i] < indent) {
+        this.depth--;
+        return out;
+      }
       at = this.start[this.i];
       if (this.indent[this.i] > indent || this.isDash(at, this.end[this.i])) throw OUTSIDE;
     }
@@ -251,11 +261,19 @@ function grow(s: Scan): void {
   }
 }
 
-const UNSPLITTABLE = /^(%|\.\.\.(\s|$)|---[ \t]*[^\s])|\r/m;
+/**
+ * Streams js-yaml reads whole: directives, `...` markers, content after `---`, and characters the line reader
+ * does not model — carriage returns, tabs, a byte order mark, and what js-yaml rejects as non-printable.
+ */
+const UNSPLITTABLE = /^(%|\.\.\.(\s|$)|---[ \t]*[^ \t\n])|[\r\t\uFEFF]/m;
+// js-yaml's PATTERN_NON_PRINTABLE (lib/loader.js).
+const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+/** Nesting deeper than this is js-yaml's to read (it refuses more than 100 levels). */
+const MAX_DEPTH = 64;
 
 /** Every document of a stream as js-yaml's `loadAll(text, undefined, { schema: MANIFEST_SCHEMA })` gives it; throws what js-yaml throws. */
 export function loadAllManifestYaml(text: string): unknown[] {
-  if (UNSPLITTABLE.test(text)) return jsyaml.loadAll(text, undefined, { schema: MANIFEST_SCHEMA });
+  if (UNSPLITTABLE.test(text) || NON_PRINTABLE.test(text)) return jsyaml.loadAll(text, undefined, { schema: MANIFEST_SCHEMA });
   const s = scan(text);
   // A stream without content is js-yaml's to answer ([] when blank, [null] with a comment).
   if (s.count === 0) return jsyaml.loadAll(text, undefined, { schema: MANIFEST_SCHEMA });
