@@ -81,7 +81,9 @@ export function num(v: unknown): number | undefined {
 /** A string map (labels, annotations, nodeSelector); non-string scalars are stringified. */
 export function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(obj(v))) {
+  const o = obj(v);
+  for (const k of Object.keys(o)) {
+    const val = o[k];
     const s = str(val);
     if (s !== undefined) out[k] = s;
     else if (val === null) out[k] = '';
@@ -119,7 +121,9 @@ export function toEpochMs(v: unknown): EpochMs | undefined {
 /** Parses a ResourceList, reporting the exact field on a bad quantity. */
 export function resources(v: unknown, ctx: ManifestContext | undefined, path: string): ResourceList {
   const out: ResourceList = {};
-  for (const [k, raw] of Object.entries(obj(v))) {
+  const o = obj(v);
+  for (const k of Object.keys(o)) {
+    const raw = o[k];
     if (typeof raw !== 'string' && typeof raw !== 'number') fail(ctx, `${path}.${k}`, `expected a quantity, got ${JSON.stringify(raw)}`);
     try {
       out[k] = parseResource(k, raw);

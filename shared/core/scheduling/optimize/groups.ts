@@ -95,6 +95,7 @@ function mobility(p: Pod, s: PodState): Mobility {
 function ruleMobility(p: Pod): Mobility {
   const m: Mobility = { fixed: false, zone: false, host: false };
   if (p.hostPorts.length > 0 || p.volumeClaims.length > 0) return { ...m, fixed: true };
+  if (!p.affinity?.podAffinity && !p.affinity?.podAntiAffinity && p.topologySpreadConstraints.length === 0) return m;
   const { affinity, anti } = termsOf(p);
   for (const t of affinity) {
     if (!ZONE_KEYS.has(t.topologyKey)) return { ...m, fixed: true };
