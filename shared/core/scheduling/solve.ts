@@ -119,16 +119,14 @@ function placeOnClaim(run: SolveRun, s: PodState): boolean {
 
 /**
  * The claims the pod's zone-level (or other non-hostname) pod affinity rules out before anything else: pinned
- * to a domain no selected pod runs in, while one runs elsewhere or the pod does not select itself — the first
- * answer canAdd would give (Topology.quickReject), found without the call. Affinity pods scan every claim, and
+ * to a domain no selected pod runs in, while one runs elsewhere or the pod does not select itself
+ * (TopologyGroup.rulesOutEmptyDomains) — the first answer canAdd would give (Topology.quickReject), found
+ * without the call. Affinity pods scan every claim, and
  * most are pinned elsewhere.
  */
 function affinityExcludes(run: SolveRun, s: PodState): ((c: InProgressClaim) => boolean) | undefined {
   if (!run.topology.hasGroups) return undefined;
-  const groups = run.topology.ownedGroups(s).affinity.filter((g) => {
-    for (const n of g.counts.values()) if (n > 0) return true;
-    return !g.selects(s.pod);
-  });
+  const groups = run.topology.ownedGroups(s).affinity.filter((g) => g.rulesOutEmptyDomains(s.pod));
   if (groups.length === 0) return undefined;
   return (c) =>
     groups.some((g) => {

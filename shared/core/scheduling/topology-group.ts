@@ -59,6 +59,14 @@ export class TopologyGroup {
   selects(pod: Pod): boolean {
     return (this.namespaces === 'all' || this.namespaces.has(pod.namespace)) && this.matcher(pod.labels);
   }
+  /**
+   * Pod affinity: does this group rule out a domain holding none of its pods for `owner`? It does when one runs
+   * elsewhere, or when `owner` would not select itself (so it cannot be the first).
+   */
+  rulesOutEmptyDomains(owner: Pod): boolean {
+    for (const n of this.counts.values()) if (n > 0) return true;
+    return !this.selects(owner);
+  }
   count(domain: string): number {
     return this.counts.get(domain) ?? 0;
   }

@@ -218,13 +218,7 @@ export class Topology {
     for (const g of owned.affinity) {
       const d = pinned(reqs, g.key);
       if (d === undefined || g.count(d) > 0) continue;
-      let elsewhere = false;
-      for (const c of g.counts.values())
-        if (c > 0) {
-          elsewhere = true;
-          break;
-        }
-      if (elsewhere || !g.selects(s.pod)) return g.reasons.affinityElsewhere;
+      if (g.rulesOutEmptyDomains(s.pod)) return g.reasons.affinityElsewhere;
     }
     for (const g of this.selectingGroups(s.pod)) {
       if (g.type !== 'anti-affinity' || g.ownerDomains.size === 0) continue;
