@@ -3,10 +3,11 @@
  * mappings and sequences of one-line scalars, read line by line over the text without copying it. It gives
  * exactly what js-yaml's `loadAll` gives with the core schema plus merge keys — plain scalars are resolved by
  * that schema's own implicit types (null, bool, int, float) — and it reads only that subset: a document with
- * anything else (block or multi-line scalars, flow collections with content, comments after content, tabs,
- * complex keys, merge keys, YAML-only escapes, duplicate keys) is handed to js-yaml whole, and a stream with
- * directives, `...` markers, content after `---` or carriage returns is not split at all. Differential tests
- * compare the two on every shipped manifest and on generated documents (test/core/model/block-yaml.test.ts).
+ * anything else (block or multi-line scalars, flow collections with content, comments after content, complex
+ * keys, merge keys, YAML-only escapes, duplicate keys, empty sequence items, deep nesting) is handed to js-yaml
+ * whole, and a stream with directives, `...` markers, content after `---`, carriage returns, tabs, a byte order
+ * mark or non-printable characters is not split at all. Differential tests compare the two on every shipped
+ * manifest, on border cases and on generated documents (test/core/model/block-yaml.test.ts).
  */
 import jsyaml from 'js-yaml';
 
@@ -35,6 +36,8 @@ const SQUOTE = 0x27;
 /** One document's content lines as offsets into the text: indentation, first and past-last content character. */
 class Reader {
   i: number;
+  /** Collections open around the current line (js-yaml limits nesting; deep documents are left to it). */
+  depth = 0;
   constructor(
     readonly text: string,
     readonly indent: Int32Array,
@@ -50,11 +53,10 @@ class Reader {
     return this.text.charCodeAt(at) === DASH && (at + 1 === end || this.text.charCodeAt(at + 1) === SPACE);
   }
 
-  depth = 0;
-
   /** The node whose first line is the current one. */
   node(): unknown {
-    const [s, e] = [this.start[this.i], this.end[this.i]];
+    const s = this.start[this.i];
+    const e = this.end[this.i];
     if (this.isDash(s, e)) return this.sequence(this.indent[this.i]);
     if (this.entrySplit(s, e) >= 0) return this.mapping(this.indent[this.i], s);
     throw OUTSIDE; // a scalar on a line of its own (multi-line, or a root scalar)
@@ -68,7 +70,8 @@ class Reader {
       const lineIndent = this.indent[this.i];
       if (lineIndent < indent) break;
       if (lineIndent > indent) throw OUTSIDE;
-      const [s, e] = [this.start[this.i], this.end[this.i]];
+      const s = this.start[this.i];
+      const e = this.end[this.i];
       if (!this.isDash(s, e)) break; // the next key of the mapping whose value this sequence is
       let rest = s + 1;
       while (rest < e && this.text.charCodeAt(rest) === SPACE) rest++;
@@ -142,8 +145,8 @@ class Reader {
       if (close < 0 || t.charCodeAt(close + 1) !== COLON) return -1;
       return close + 2 === end || t.charCodeAt(close + 2) === SPACE ? close + 1 : -1;
     }
-    const colon = t.indexOf(': ', at);
-    if (colon >= 0 && colon < end) return colon;
+    // Within this line only (indexOf would run on into the next lines when this one has none).
+    for (let i = at; i < end - 1; i++) if (t.charCodeAt(i) === COLON && t.charCodeAt(i + 1) === SPACE) return i;
     return t.charCodeAt(end - 1) === COLON ? end - 1 : -1;
   }
 
@@ -163,7 +166,6 @@ class Reader {
     if (c === SQUOTE) {
       if (closingSingleQuote(t, at, end) !== end - 1) throw OUTSIDE;
       const s = t.slice(at + 1, end - 1);
-      if (s.includes('\t')) throw OUTSIDE;
       return s.includes("''") ? s.replaceAll("''", "'") : s;
     }
     if (NEVER_FIRST[c] === 1 || (NEVER_FIRST[c] === 2 && (at + 1 === end || t.charCodeAt(at + 1) === SPACE))) {
@@ -171,10 +173,10 @@ class Reader {
         return c === 0x7b ? {} : [];
       throw OUTSIDE;
     }
-    // A plain scalar on one line holds no tab, no " #" (a comment) and no ": " or final ":" (a mapping).
+    // A plain scalar on one line holds no " #" (a comment) and no ": " or final ":" (a mapping).
     for (let i = at + 1; i < end; i++) {
       const ch = t.charCodeAt(i);
-      if (ch === 0x09 || (ch === 0x23 && t.charCodeAt(i - 1) === SPACE) || (ch === COLON && (i + 1 === end || t.charCodeAt(i + 1) === SPACE))) throw OUTSIDE;
+      if ((ch === 0x23 && t.charCodeAt(i - 1) === SPACE) || (ch === COLON && (i + 1 === end || t.charCodeAt(i + 1) === SPACE))) throw OUTSIDE;
     }
     const s = t.slice(at, end);
     if (!MAY_RESOLVE.has(c)) return s;
@@ -218,27 +220,26 @@ interface Scan {
   end: Int32Array;
   count: number;
   /** Per document: its first content line, and the text range it came from (for js-yaml). */
-  docs: { from: number; to: number; textFrom: number; textTo: number; tabs: boolean; marker: boolean }[];
+  docs: { from: number; to: number; textFrom: number; textTo: number; marker: boolean }[];
 }
 
 function scan(text: string): Scan {
   const lines = (text.length >> 4) + 16;
   const out: Scan = { indent: new Int32Array(lines), start: new Int32Array(lines), end: new Int32Array(lines), count: 0, docs: [] };
-  let doc = { from: 0, to: 0, textFrom: 0, textTo: 0, tabs: false, marker: false };
+  let doc = { from: 0, to: 0, textFrom: 0, textTo: 0, marker: false };
   for (let pos = 0; pos < text.length;) {
     let eol = text.indexOf('\n', pos);
     if (eol < 0) eol = text.length;
     let first = pos;
     while (text.charCodeAt(first) === SPACE) first++;
     let stop = eol;
-    while (stop > first && (text.charCodeAt(stop - 1) === SPACE || text.charCodeAt(stop - 1) === 0x09)) stop--;
+    while (stop > first && text.charCodeAt(stop - 1) === SPACE) stop--;
     if (first === pos && stop === pos + 3 && text.startsWith('---', pos)) {
       doc.to = out.count;
       doc.textTo = pos;
       out.docs.push(doc);
-      doc = { from: out.count, to: 0, textFrom: eol + 1, textTo: 0, tabs: false, marker: true };
+      doc = { from: out.count, to: 0, textFrom: eol + 1, textTo: 0, marker: true };
     } else if (stop > first && text.charCodeAt(first) !== 0x23 /* # */) {
-      if (text.charCodeAt(first) === 0x09) doc.tabs = true;
       if (out.count === out.indent.length) grow(out);
       out.indent[out.count] = first - pos;
       out.start[out.count] = first;
@@ -284,16 +285,14 @@ export function loadAllManifestYaml(text: string): unknown[] {
       if (d.marker) values.push(null);
       continue;
     }
-    let value: unknown = OUTSIDE;
-    if (!d.tabs) {
-      const reader = new Reader(text, s.indent, s.start, s.end, d.from, d.to);
-      try {
-        value = reader.node();
-        if (reader.i !== d.to) value = OUTSIDE;
-      } catch (e) {
-        if (e !== OUTSIDE) throw e;
-        value = OUTSIDE;
-      }
+    let value: unknown;
+    const reader = new Reader(text, s.indent, s.start, s.end, d.from, d.to);
+    try {
+      value = reader.node();
+      if (reader.i !== d.to) value = OUTSIDE;
+    } catch (e) {
+      if (e !== OUTSIDE) throw e;
+      value = OUTSIDE;
     }
     values.push(value === OUTSIDE ? jsyaml.load(text.slice(d.textFrom, d.textTo), { schema: MANIFEST_SCHEMA }) : value);
   }
