@@ -4,6 +4,7 @@
 // pinned dependency): they load the production Lambda handlers from functions/*.ts, as deployed. Without a
 // build — or when a source file is newer than it — everything runs from the sources.
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import v8 from 'node:v8';
 
 const args = process.argv.slice(2);
 const simulator = ['simulate', 'sim', 'demo'].includes(args[0]) || (args[0] === 'doctor' && args.includes('--sim'));
@@ -22,9 +23,20 @@ function prebuilt() {
   return bundle;
 }
 
+/**
+ * A CLI run lasts about a second on a small machine. With V8's default tier-up thresholds, functions that will
+ * finish before their optimized code pays off start TurboFan jobs; on two vCPUs those jobs take the second core
+ * from the GC helpers and make the main thread wait for a core (150 ms of a 5k-pod plan). A higher threshold
+ * optimizes only the hot code (docs/benchmarks.md). Set only on the V8 versions where the flag was measured (an
+ * unknown flag would print an error); the flag changes when code is optimized, never what it computes.
+ */
+const TIER_UP = { 11: '--interrupt-budget=264000', 12: '--invocation-count-for-turbofan=12000' };
+
 let main;
 const bundle = prebuilt();
 if (bundle) {
+  const tierUp = TIER_UP[Number(process.versions.v8.split('.')[0])];
+  if (tierUp) v8.setFlagsFromString(tierUp);
   ({ main } = await import(bundle.href));
 } else {
   const { register } = await import('tsx/esm/api');

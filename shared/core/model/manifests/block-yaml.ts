@@ -274,15 +274,23 @@ const MAX_DEPTH = 64;
 
 /** Every document of a stream as js-yaml's `loadAll(text, undefined, { schema: MANIFEST_SCHEMA })` gives it; throws what js-yaml throws. */
 export function loadAllManifestYaml(text: string): unknown[] {
-  if (UNSPLITTABLE.test(text) || NON_PRINTABLE.test(text)) return jsyaml.loadAll(text, undefined, { schema: MANIFEST_SCHEMA });
-  const s = scan(text);
-  // A stream without content is js-yaml's to answer ([] when blank, [null] with a comment).
-  if (s.count === 0) return jsyaml.loadAll(text, undefined, { schema: MANIFEST_SCHEMA });
   const values: unknown[] = [];
+  eachManifestYaml(text, (value) => values.push(value));
+  return values;
+}
+
+/**
+ * The same documents handed to `fn` one by one as they are read (a caller that converts each at once keeps no
+ * document tree alive); throws what js-yaml throws, after the documents before the bad one were handed over.
+ */
+export function eachManifestYaml(text: string, fn: (value: unknown) => void): void {
+  const s = UNSPLITTABLE.test(text) || NON_PRINTABLE.test(text) ? undefined : scan(text);
+  // A stream without content is js-yaml's to answer too ([] when blank, [null] with a comment).
+  if (s === undefined || s.count === 0) return void jsyaml.loadAll(text, fn, { schema: MANIFEST_SCHEMA });
   for (const d of s.docs) {
     // Before the first marker (or with none), only content makes a document; after a marker, an empty one is null.
     if (d.from === d.to) {
-      if (d.marker) values.push(null);
+      if (d.marker) fn(null);
       continue;
     }
     let value: unknown;
@@ -294,7 +302,6 @@ export function loadAllManifestYaml(text: string): unknown[] {
       if (e !== OUTSIDE) throw e;
       value = OUTSIDE;
     }
-    values.push(value === OUTSIDE ? jsyaml.load(text.slice(d.textFrom, d.textTo), { schema: MANIFEST_SCHEMA }) : value);
+    fn(value === OUTSIDE ? jsyaml.load(text.slice(d.textFrom, d.textTo), { schema: MANIFEST_SCHEMA }) : value);
   }
-  return values;
 }

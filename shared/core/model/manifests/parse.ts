@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { fail, isObject, num, obj, resources, str, type Json, type ManifestContext, type PodContext } from './context';
 import { daemonSetFromKube, nodeFromKube, pdbFromKube, pvcFromKube, pvFromKube, storageClassFromKube } from './cluster-objects';
 import { collectKarpenterObject, finishKarpenterObjects, isKarpenterKind, type KarpenterObjects } from './karpenter-objects';
-import { loadAllManifestYaml } from './block-yaml';
+import { eachManifestYaml, loadAllManifestYaml } from './block-yaml';
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
 import { nodeClaimFromKube } from './nodeclaim';
 import { podFromKube } from './pod';
@@ -88,23 +88,25 @@ export function documentValues(text: string, file: string, fast = true): { value
   });
 }
 
+/** A document's objects (a List's items, or the document itself) to `add`; throws when it is not an object. */
+function expandDocument(value: unknown, ctx: Required<ManifestContext>, add: (doc: Doc) => void): void {
+  if (value === null || value === undefined) return;
+  if (!isObject(value)) fail(ctx, '', 'expected a Kubernetes object (a mapping with apiVersion and kind)');
+  if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && value.items !== undefined)) {
+    // API list responses (PodList …) may omit kind on their items.
+    const itemKind = value.kind === 'List' ? undefined : (value.kind as string).slice(0, -4);
+    for (const item of listItems(value, ctx)) {
+      add({ object: item.kind || !itemKind ? item : { ...item, kind: itemKind, apiVersion: item.apiVersion ?? value.apiVersion }, ctx });
+    }
+  } else {
+    add({ object: value, ctx });
+  }
+}
+
 function readDocuments(files: ManifestFile[]): Doc[] {
   const docs: Doc[] = [];
-  for (const { text, file } of files) {
-    documentValues(text, file).forEach(({ value, ctx }) => {
-      if (value === null || value === undefined) return;
-      if (!isObject(value)) fail(ctx, '', 'expected a Kubernetes object (a mapping with apiVersion and kind)');
-      if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && value.items !== undefined)) {
-        // API list responses (PodList …) may omit kind on their items.
-        const itemKind = value.kind === 'List' ? undefined : (value.kind as string).slice(0, -4);
-        for (const item of listItems(value, ctx)) {
-          docs.push({ object: item.kind || !itemKind ? item : { ...item, kind: itemKind, apiVersion: item.apiVersion ?? value.apiVersion }, ctx });
-        }
-      } else {
-        docs.push({ object: value, ctx });
-      }
-    });
-  }
+  const add = (d: Doc) => docs.push(d);
+  for (const { text, file } of files) documentValues(text, file).forEach(({ value, ctx }) => expandDocument(value, ctx, add));
   return docs;
 }
 
@@ -141,88 +143,150 @@ function lastDefinitionOfEachPod(set: ManifestSet, from: Map<ManifestSet['pods']
   return [...byKey.values()];
 }
 
+/** What reading a set's objects builds up. */
+interface Collected {
+  set: ManifestSet;
+  karpenter: KarpenterObjects;
+  podSource: Map<ManifestSet['pods'][number], Required<ManifestContext>>;
+  podCtx: PodContext;
+  /** One context object for every Pod document (podFromKube reads it only while it runs, for errors and priority). */
+  podDocCtx: PodContext & Required<ManifestContext>;
+}
+
+function collected(set: ManifestSet, podCtx: PodContext): Collected {
+  return { set, karpenter: { pools: [], classes: [] }, podSource: new Map(), podCtx, podDocCtx: { ...podCtx, file: '', documentIndex: 0 } };
+}
+
+/** Adds one object to the set. */
+function collect(c: Collected, { object, ctx }: Doc): void {
+  const kind = str(object.kind) ?? '';
+  const name = str(obj(object.metadata).name) ?? '';
+  const warn = (message: string) => c.set.warnings.push({ ...ctx, message });
+  if (isKarpenterKind(kind)) {
+    collectKarpenterObject(object, ctx, c.karpenter, warn);
+    return;
+  }
+  switch (kind) {
+    case 'NodeClaim':
+      c.set.nodeClaims.push(nodeClaimFromKube(object, ctx));
+      break;
+    case 'Pod': {
+      if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
+      c.podDocCtx.file = ctx.file;
+      c.podDocCtx.documentIndex = ctx.documentIndex;
+      const pod = podFromKube(object, c.podDocCtx);
+      // A DaemonSet's pod bound to a node uses that node's capacity (at its own size, which may exceed the
+      // template's); one not bound yet is the DaemonSet's business, never a reason to provision.
+      if (pod.owner?.kind === 'DaemonSet' && !pod.nodeName) warn(`Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
+      else {
+        c.set.pods.push(pod);
+        c.podSource.set(pod, ctx);
+      }
+      break;
+    }
+    case 'DaemonSet':
+      c.set.daemonSets.push(daemonSetFromKube(object, { ...c.podCtx, ...ctx }));
+      break;
+    case 'Node':
+      c.set.nodes.push(nodeFromKube(object, ctx));
+      break;
+    case 'PodDisruptionBudget':
+      c.set.pdbs.push(pdbFromKube(object, ctx));
+      break;
+    case 'PersistentVolume':
+      c.set.persistentVolumes.push(pvFromKube(object, ctx));
+      break;
+    case 'PersistentVolumeClaim':
+      c.set.persistentVolumeClaims.push(pvcFromKube(object, ctx));
+      break;
+    case 'StorageClass':
+      c.set.storageClasses.push(storageClassFromKube(object, ctx));
+      break;
+    case 'PriorityClass':
+    case 'RuntimeClass':
+      break;
+    default:
+      if (WorkloadKinds.has(kind)) {
+        if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
+        const w = workloadFromKube(object, { ...c.podCtx, ...ctx });
+        if (c.set.pods.length + w.replicas > MAX_EXPANDED_PODS) {
+          const already = c.set.pods.length ? ` (on top of ${c.set.pods.length.toLocaleString('en-US')} pods already read)` : '';
+          fail(
+            ctx,
+            replicasField(object),
+            `${w.kind} ${w.namespace}/${w.name} asks for ${w.replicas.toLocaleString('en-US')} pods${already}; ` +
+              `nodewright expands at most ${MAX_EXPANDED_PODS.toLocaleString('en-US')} pods per plan (see docs/manifests.md)`,
+          );
+        }
+        c.set.deployments.push(w);
+        for (const pod of workloadPods(w)) {
+          c.set.pods.push(pod);
+          c.podSource.set(pod, ctx);
+        }
+        c.set.persistentVolumeClaims.push(...workloadClaims(w));
+      } else if (!kind) warn('document has no kind; ignored');
+      else if (!IGNORED_QUIETLY.has(kind)) warn(`${kind} ${name} is not used by nodewright; ignored`);
+  }
+}
+
+function finish(c: Collected): ManifestSet {
+  finishKarpenterObjects(c.karpenter, c.set);
+  c.set.pods = lastDefinitionOfEachPod(c.set, c.podSource);
+  return c.set;
+}
+
+/** PriorityClasses and RuntimeClasses shape every pod: a set that may hold one is read in two passes. */
+const MAY_HOLD_POD_CONTEXT = /PriorityClass|RuntimeClass/;
+
+/**
+ * One pass over files without pod context: each document is converted as soon as it is read, so no document
+ * tree outlives its conversion. Undefined when a file is not for the fast YAML path (the two-pass read then
+ * decides everything, messages included). Errors keep the two-pass order: a file's YAML errors, then its
+ * non-object documents, then (once every file is read) the first conversion error.
+ */
+function streamManifestFiles(files: ManifestFile[]): ManifestSet | undefined {
+  const c = collected(emptyManifestSet(), { priorityClasses: Object.create(null), runtimeClassOverhead: Object.create(null) });
+  let converting: unknown;
+  const add = (d: Doc) => {
+    if (converting !== undefined) return;
+    try {
+      collect(c, d);
+    } catch (e) {
+      converting = e ?? new Error(String(e));
+    }
+  };
+  for (const { text, file } of files) {
+    if (HAS_ANCHOR_ALIAS_OR_TAG.test(text)) return undefined;
+    let documentIndex = 0;
+    let reading: unknown;
+    try {
+      eachManifestYaml(text, (value) => {
+        const ctx = { file, documentIndex: documentIndex++ };
+        if (reading !== undefined) return;
+        try {
+          expandDocument(value, ctx, add);
+        } catch (e) {
+          reading = e ?? new Error(String(e));
+        }
+      });
+    } catch {
+      return undefined;
+    }
+    if (reading !== undefined) throw reading;
+  }
+  if (converting !== undefined) throw converting;
+  return finish(c);
+}
+
 /** Parses several files as one set, so PriorityClasses, RuntimeClasses and node classes resolve across files. */
 export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
+  const streamed = files.some((f) => MAY_HOLD_POD_CONTEXT.test(f.text)) ? undefined : streamManifestFiles(files);
+  if (streamed) return streamed;
   const set = emptyManifestSet();
   const docs = readDocuments(files);
-  const podCtx = podContext(docs, set);
-  const karpenter: KarpenterObjects = { pools: [], classes: [] };
-  const podSource = new Map<ManifestSet['pods'][number], Required<ManifestContext>>();
-  // One context object for every Pod document (podFromKube reads it only while it runs, for errors and priority).
-  const podDocCtx: PodContext & Required<ManifestContext> = { ...podCtx, file: '', documentIndex: 0 };
-  for (const { object, ctx } of docs) {
-    const kind = str(object.kind) ?? '';
-    const name = str(obj(object.metadata).name) ?? '';
-    const warn = (message: string) => set.warnings.push({ ...ctx, message });
-    if (isKarpenterKind(kind)) {
-      collectKarpenterObject(object, ctx, karpenter, warn);
-      continue;
-    }
-    switch (kind) {
-      case 'NodeClaim':
-        set.nodeClaims.push(nodeClaimFromKube(object, ctx));
-        break;
-      case 'Pod': {
-        if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
-        podDocCtx.file = ctx.file;
-        podDocCtx.documentIndex = ctx.documentIndex;
-        const pod = podFromKube(object, podDocCtx);
-        // A DaemonSet's pod bound to a node uses that node's capacity (at its own size, which may exceed the
-        // template's); one not bound yet is the DaemonSet's business, never a reason to provision.
-        if (pod.owner?.kind === 'DaemonSet' && !pod.nodeName) warn(`Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
-        else {
-          set.pods.push(pod);
-          podSource.set(pod, ctx);
-        }
-        break;
-      }
-      case 'DaemonSet':
-        set.daemonSets.push(daemonSetFromKube(object, { ...podCtx, ...ctx }));
-        break;
-      case 'Node':
-        set.nodes.push(nodeFromKube(object, ctx));
-        break;
-      case 'PodDisruptionBudget':
-        set.pdbs.push(pdbFromKube(object, ctx));
-        break;
-      case 'PersistentVolume':
-        set.persistentVolumes.push(pvFromKube(object, ctx));
-        break;
-      case 'PersistentVolumeClaim':
-        set.persistentVolumeClaims.push(pvcFromKube(object, ctx));
-        break;
-      case 'StorageClass':
-        set.storageClasses.push(storageClassFromKube(object, ctx));
-        break;
-      case 'PriorityClass':
-      case 'RuntimeClass':
-        break;
-      default:
-        if (WorkloadKinds.has(kind)) {
-          if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
-          const w = workloadFromKube(object, { ...podCtx, ...ctx });
-          if (set.pods.length + w.replicas > MAX_EXPANDED_PODS) {
-            const already = set.pods.length ? ` (on top of ${set.pods.length.toLocaleString('en-US')} pods already read)` : '';
-            fail(
-              ctx,
-              replicasField(object),
-              `${w.kind} ${w.namespace}/${w.name} asks for ${w.replicas.toLocaleString('en-US')} pods${already}; ` +
-                `nodewright expands at most ${MAX_EXPANDED_PODS.toLocaleString('en-US')} pods per plan (see docs/manifests.md)`,
-            );
-          }
-          set.deployments.push(w);
-          for (const pod of workloadPods(w)) {
-            set.pods.push(pod);
-            podSource.set(pod, ctx);
-          }
-          set.persistentVolumeClaims.push(...workloadClaims(w));
-        } else if (!kind) warn('document has no kind; ignored');
-        else if (!IGNORED_QUIETLY.has(kind)) warn(`${kind} ${name} is not used by nodewright; ignored`);
-    }
-  }
-  finishKarpenterObjects(karpenter, set);
-  set.pods = lastDefinitionOfEachPod(set, podSource);
-  return set;
+  const c = collected(set, podContext(docs, set));
+  for (const d of docs) collect(c, d);
+  return finish(c);
 }
 
 /** Parses one multi-document YAML file (`---` separated; `kind: List` items are read too). */
