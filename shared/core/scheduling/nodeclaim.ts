@@ -9,25 +9,22 @@ import { type Dims, unionIdx } from './dims';
 import { domainAllows, offeringMatcher, offeringMatches, type Template, type TypeOption, typeMatches, OfferingKeys, TypeLabelKeys } from './template';
 import type { Topology } from './topology';
 import { VolumeUsage } from './volumes';
+import { ClaimOptions } from './claim-options';
 
+/** What adding a pod changes: the requirements, and options that go for more than resources (template indices). */
 export interface AddPlan {
   requirements: Requirements;
-  options: TypeOption[];
-  reqVec: Float64Array;
-  nz: number[];
-  maxEff: Float64Array;
-  minEff: Float64Array;
+  dropped?: number[];
   minValuesRelaxed: boolean;
 }
 
 export class InProgressClaim {
   readonly pods: PodState[] = [];
-  /** Σ pod requests as a vector, its non-zero indices, and the max effective allocatable over the options. */
-  reqVec: Float64Array;
-  nz: number[] = [];
-  maxEff: Float64Array;
-  /** The min effective allocatable over the options: while the requests stay within it, every option fits. */
-  minEff: Float64Array;
+  /** Σ pod requests as a vector and its non-zero indices. */
+  readonly reqVec: Float64Array;
+  private nz: number[] = [];
+  /** The options left, with the max and min effective allocatable over them (within the min, every option fits). */
+  private readonly opts: ClaimOptions;
   readonly hostPorts = new Set<string>();
   readonly volumes = new VolumeUsage();
   minValuesRelaxed = false;
@@ -39,19 +36,17 @@ export class InProgressClaim {
     readonly hostname: string,
     readonly index: number,
     public requirements: Requirements,
-    public options: TypeOption[],
+    options: TypeOption[],
     private readonly minValuesPolicy: 'Strict' | 'BestEffort',
     private readonly dims: Dims,
   ) {
     this.reqVec = new Float64Array(dims.size);
-    if (options === template.options) {
-      this.maxEff = template.maxEff;
-      this.minEff = template.minEff;
-      return;
-    }
-    this.maxEff = new Float64Array(dims.size);
-    this.minEff = new Float64Array(dims.size).fill(Infinity);
-    foldEffBounds(options, this.maxEff, this.minEff);
+    this.opts = new ClaimOptions(template, options, dims.size);
+  }
+
+  /** The instance types the claim can still launch as, cheapest first. */
+  get options(): TypeOption[] {
+    return this.opts.list;
   }
 
   get requests(): ResourceList {
@@ -64,8 +59,9 @@ export class InProgressClaim {
       if (quick) return quick;
     }
     const pv = s.reqVec;
+    const maxEff = this.opts.maxEff;
     for (const i of s.reqNz)
-      if (this.reqVec[i] + pv[i] > this.maxEff[i]) return `no instance type has enough ${this.dims.names[i]}${this.pods.length > 0 ? ' left' : ''}`;
+      if (this.reqVec[i] + pv[i] > maxEff[i]) return `no instance type has enough ${this.dims.names[i]}${this.pods.length > 0 ? ' left' : ''}`;
     if (this.template.taints.length > 0) {
       const taint = untoleratedTaint(s, this.template.taints);
       if (taint) return `did not tolerate taint ${taintString(taint)}`;
@@ -101,42 +97,30 @@ export class InProgressClaim {
     const changedTypeKeys: string[] = [];
     const offeringsChanged = merged !== this.requirements && this.changedKeys(merged, changedTypeKeys);
     const n = this.dims.size;
-    const reqVec = new Float64Array(n);
+    const reqVec = sumScratch(n);
     for (let i = 0; i < n; i++) reqVec[i] = this.reqVec[i] + pv[i];
     const nz = unionIdx(this.nz, s.reqNz);
-    const maxEff = new Float64Array(n);
     const match = offeringsChanged ? offeringMatcher(merged) : undefined;
     // Types offered in every zone × capacity type need no per-offering check when the domain still allows one.
     const fullOk = match !== undefined && !merged.has(Label.zoneId) && domainAllows(this.template, merged);
     if (match && !fullOk && !merged.has(Label.zoneId) && !domainAllows(this.template, merged)) return 'no offering in the required zone and capacity type';
-    // Options only shrink; keep the same array until the first one drops out (no allocation when all fit).
-    let options: TypeOption[] = this.options;
-    const all = this.options;
     const ports = s.pod.hostPorts.length > 0 ? s.pod.hostPorts : undefined;
-    let portConflict: string | undefined;
     const hasVolumes = s.volumes.length > 0;
-    let volumeLimited = false;
     // Requests still within every option's allocatable: no option can drop for resources.
-    const allFit = requestsFit(reqVec, nz, this.minEff);
-    const scan = !allFit || changedTypeKeys.length > 0 || match !== undefined || ports !== undefined || hasVolumes;
-    // A fresh claim narrowed by resources only: the same first requests give the same options.
-    const memoKey =
-      scan &&
-      allFit === false &&
-      this.pods.length === 0 &&
-      all === this.template.options &&
-      changedTypeKeys.length === 0 &&
-      match === undefined &&
-      ports === undefined &&
-      !hasVolumes
-        ? reqVec.join(',')
-        : undefined;
-    const memo = memoKey !== undefined ? this.template.freshFits.get(memoKey) : undefined;
-    if (memo) return this.finishAdd(merged, memo.options, reqVec, nz, memo.maxEff, memo.minEff);
-    for (let j = 0; scan && j < all.length; j++) {
-      const o = all[j];
-      const eff = o.eff;
-      let ok = allFit || requestsFit(reqVec, nz, eff);
+    const allFit = requestsFit(reqVec, nz, this.opts.minEff);
+    const minValues = hasMinValues(merged);
+    if (changedTypeKeys.length === 0 && match === undefined && ports === undefined && !hasVolumes && (allFit || !minValues)) {
+      // Only resources can rule options out: the claim's ascending views count them without a scan.
+      if (!allFit && this.opts.keptFor(reqVec, nz) === 0) return noTypeMessage(this.dims, reqVec);
+      return this.finishAdd(merged, this.options, undefined, minValues);
+    }
+    const all = this.options;
+    let portConflict: string | undefined;
+    let volumeLimited = false;
+    const dropped: number[] = [];
+    const kept: TypeOption[] | undefined = minValues ? [] : undefined;
+    for (const o of all) {
+      let ok = allFit || requestsFit(reqVec, nz, o.eff);
       if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
       if (ok && match && !(fullOk && o.full) && !o.offerings.some(match)) ok = false;
       // The type's DaemonSet pods hold host ports the pod wants (Karpenter's per-group HostPortUsage).
@@ -149,22 +133,13 @@ export class InProgressClaim {
         ok = false;
         volumeLimited = true;
       }
-      if (!ok) {
-        if (options === all) options = all.slice(0, j);
-        continue;
-      }
-      if (options !== all) options.push(o);
+      if (!ok) dropped.push(o.rank);
+      else kept?.push(o);
     }
-    let minEff = this.minEff;
-    if (options === all) maxEff.set(this.maxEff);
-    else {
-      minEff = new Float64Array(n).fill(Infinity);
-      foldEffBounds(options, maxEff, minEff);
-    }
-    if (memoKey !== undefined && this.template.freshFits.size < 10_000) this.template.freshFits.set(memoKey, { options, maxEff, minEff });
-    if (options.length === 0 && portConflict) return `${portConflict} by a DaemonSet`;
-    if (options.length === 0 && volumeLimited) return 'no instance type can attach that many volumes';
-    return this.finishAdd(merged, options, reqVec, nz, maxEff, minEff);
+    if (dropped.length === all.length && portConflict) return `${portConflict} by a DaemonSet`;
+    if (dropped.length === all.length && volumeLimited) return 'no instance type can attach that many volumes';
+    if (dropped.length === all.length) return noTypeMessage(this.dims, reqVec);
+    return this.finishAdd(merged, kept ?? all, dropped.length > 0 ? dropped : undefined, minValues);
   }
 
   /**
@@ -189,17 +164,10 @@ export class InProgressClaim {
     return offeringsChanged;
   }
 
-  private finishAdd(
-    merged: Requirements,
-    options: TypeOption[],
-    reqVec: Float64Array,
-    nz: number[],
-    maxEff: Float64Array,
-    minEff: Float64Array,
-  ): AddPlan | string {
-    if (options.length === 0) return `no instance type satisfied resources ${JSON.stringify(formatResourceList(this.dims.list(reqVec)))} and requirements`;
+  /** `options`: those left after the add (read only for minValues, the only time they are all listed). */
+  private finishAdd(merged: Requirements, options: TypeOption[], dropped: number[] | undefined, minValues: boolean): AddPlan | string {
     let minValuesRelaxed = this.minValuesRelaxed;
-    for (const r of merged.values()) {
+    for (const r of minValues ? merged.values() : []) {
       if (r.minValues === undefined) continue;
       const count = distinctValues(options, r.key, merged);
       if (count < r.minValues) {
@@ -207,7 +175,7 @@ export class InProgressClaim {
         minValuesRelaxed = true;
       }
     }
-    return { requirements: merged, options, reqVec, nz, maxEff, minEff, minValuesRelaxed };
+    return { requirements: merged, dropped, minValuesRelaxed };
   }
 
   private zoneFeasible(zone: string, pv: Float64Array, reqs: Requirements): boolean {
@@ -228,11 +196,9 @@ export class InProgressClaim {
 
   commit(s: PodState, plan: AddPlan): void {
     this.requirements = plan.requirements;
-    this.options = plan.options;
-    this.reqVec = plan.reqVec;
-    this.nz = plan.nz;
-    this.maxEff = plan.maxEff;
-    this.minEff = plan.minEff;
+    for (let i = 0; i < this.reqVec.length; i++) this.reqVec[i] += s.reqVec[i];
+    this.nz = unionIdx(this.nz, s.reqNz);
+    this.opts.commit(this.reqVec, this.nz, plan.dropped);
     this.minValuesRelaxed = plan.minValuesRelaxed;
     if (s.pod.hostPorts.length > 0) for (const k of hostPortKeys(s.pod.hostPorts)) this.hostPorts.add(k);
     if (s.volumes.length > 0) this.volumes.add(s.volumes);
@@ -246,16 +212,20 @@ function requestsFit(reqVec: Float64Array, nz: number[], eff: Float64Array): boo
   return true;
 }
 
-/** Folds the options' effective allocatable into `maxEff` (element-wise max) and `minEff` (element-wise min). */
-function foldEffBounds(options: readonly TypeOption[], maxEff: Float64Array, minEff: Float64Array): void {
-  const n = maxEff.length;
-  for (const o of options) {
-    for (let i = 0; i < n; i++) {
-      if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
-      if (o.eff[i] < minEff[i]) minEff[i] = o.eff[i];
-    }
-  }
+/** Σ requests of a tentative add (reused: commit adds the pod's requests to the claim's own vector). */
+let sums = new Float64Array(0);
+function sumScratch(n: number): Float64Array {
+  if (sums.length !== n) sums = new Float64Array(n);
+  return sums;
 }
+
+function hasMinValues(r: Requirements): boolean {
+  for (const x of r.values()) if (x.minValues !== undefined) return true;
+  return false;
+}
+
+const noTypeMessage = (dims: Dims, reqVec: Float64Array) =>
+  `no instance type satisfied resources ${JSON.stringify(formatResourceList(dims.list(reqVec)))} and requirements`;
 
 export function distinctValues(options: readonly TypeOption[], key: string, reqs: Requirements): number {
   const seen = new Set<string>();

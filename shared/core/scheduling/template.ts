@@ -51,14 +51,8 @@ export interface Template {
   capacityTypes: string[];
   /** Every value a node of this pool could have per label key (requirements, labels, options' labels and offerings): topology domains. */
   domains: Map<string, Set<string>>;
-  /** Max / min effective allocatable over all options (a fresh claim starts from these). */
-  maxEff: Float64Array;
-  minEff: Float64Array;
-  /**
-   * A fresh claim's options for a first pod's requests (by request vector), when nothing but resources narrows
-   * them: replicas with the same requests (hostname anti-affinity opens one claim each) reuse the filtering.
-   */
-  freshFits: Map<string, { options: TypeOption[]; maxEff: Float64Array; minEff: Float64Array }>;
+  /** Per resource dimension, the option indices by effective allocatable ascending (built by the claims when first needed). */
+  ascending?: Int32Array[];
 }
 
 /** True when the instance type's labels satisfy `reqs` on the given keys (or all type keys). */
@@ -219,19 +213,8 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     const have = new Set(o.offerings.map((x) => `${x.zone}|${x.capacityType}`));
     o.full = zones.every((z) => capacityTypes.every((c) => have.has(`${z}|${c}`)));
   }
-  const maxEff = new Float64Array(dims.size);
-  const minEff = new Float64Array(dims.size).fill(Infinity);
-  for (const o of options) {
-    for (let i = 0; i < dims.size; i++) {
-      if (o.eff[i] > maxEff[i]) maxEff[i] = o.eff[i];
-      if (o.eff[i] < minEff[i]) minEff[i] = o.eff[i];
-    }
-  }
   return {
     pool,
-    maxEff,
-    minEff,
-    freshFits: new Map(),
     domains: templateDomains(reqs, options),
     requirements: reqs,
     labels: { ...pool.template.labels, [Label.nodePool]: pool.name },
