@@ -23,8 +23,6 @@ function ascending(t: Template, d: number): Int32Array {
 let marks = new Uint8Array(0);
 
 export class ClaimOptions {
-  /** The options left, cheapest first (a new array whenever one goes). */
-  list: TypeOption[];
   readonly maxEff: Float64Array;
   readonly minEff: Float64Array;
   private readonly alive: Uint8Array;
@@ -32,6 +30,8 @@ export class ClaimOptions {
   /** Per dimension: every entry of the ascending view before `low` is gone; every entry after `high` is gone. */
   private readonly low: Int32Array;
   private readonly high: Int32Array;
+  /** The options left as an array, built when first read after a change (most adds are never followed by a read). */
+  private listed: TypeOption[] | undefined;
 
   /** `options` are the template's or some of them, cheapest first. */
   constructor(
@@ -43,7 +43,7 @@ export class ClaimOptions {
     this.alive = new Uint8Array(n);
     for (const o of options) this.alive[o.rank] = 1;
     this.count = options.length;
-    this.list = options;
+    this.listed = options;
     this.maxEff = new Float64Array(dims);
     this.minEff = new Float64Array(dims);
     this.low = new Int32Array(dims);
@@ -53,6 +53,28 @@ export class ClaimOptions {
 
   get size(): number {
     return this.count;
+  }
+
+  /** The options left, cheapest first. */
+  get list(): TypeOption[] {
+    if (this.listed) return this.listed;
+    const opts = this.template.options;
+    const list = new Array<TypeOption>(this.count);
+    for (let i = 0, w = 0; w < this.count; i++) if (this.alive[i] === 1) list[w++] = opts[i];
+    return (this.listed = list);
+  }
+
+  /** Whether the template's option `rank` is still one of the claim's. */
+  has(rank: number): boolean {
+    return this.alive[rank] === 1;
+  }
+
+  /** Some option left satisfies `pred` (without building the list). */
+  some(pred: (o: TypeOption) => boolean): boolean {
+    if (this.listed) return this.listed.some(pred);
+    const opts = this.template.options;
+    for (let i = 0; i < opts.length; i++) if (this.alive[i] === 1 && pred(opts[i])) return true;
+    return false;
   }
 
   /** How many options stay once requests `req` (non-zero at `nz`) rule out those too small; changes nothing. */
@@ -95,9 +117,7 @@ export class ClaimOptions {
       this.low[d] = k;
     }
     if (this.count === before) return;
-    const list: TypeOption[] = new Array<TypeOption>(this.count);
-    for (let i = 0, w = 0; w < this.count; i++) if (alive[i] === 1) list[w++] = opts[i];
-    this.list = list;
+    this.listed = undefined;
     this.bounds();
   }
 

@@ -40,10 +40,21 @@ export class Dims {
 
 /** Indices with a positive value. */
 export function nonZero(v: Float64Array): number[] {
+  let mask = 0;
+  for (let i = 0; i < v.length && i < 31; i++) if (v[i] > 0) mask |= 1 << i;
+  const shared = v.length <= 31 ? nonZeroLists.get(mask) : undefined;
+  if (shared) return shared;
   const out: number[] = [];
   for (let i = 0; i < v.length; i++) if (v[i] > 0) out.push(i);
+  if (v.length <= 31) nonZeroLists.set(mask, out);
   return out;
 }
+
+/**
+ * One list per pattern of non-zero indices (pods mostly request the same few resources): thousands of pod states
+ * share a handful of lists. Never mutated: every list operation here returns a new array.
+ */
+const nonZeroLists = new Map<number, number[]>();
 
 /** Sorted union of two sorted index lists. */
 export function unionIdx(a: number[], b: number[]): number[] {

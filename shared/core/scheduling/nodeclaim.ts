@@ -112,14 +112,15 @@ export class InProgressClaim {
     if (changedTypeKeys.length === 0 && match === undefined && ports === undefined && !hasVolumes && (allFit || !minValues)) {
       // Only resources can rule options out: the claim's ascending views count them without a scan.
       if (!allFit && this.opts.keptFor(reqVec, nz) === 0) return noTypeMessage(this.dims, reqVec);
-      return this.finishAdd(merged, this.options, undefined, minValues);
+      return this.finishAdd(merged, minValues ? this.options : undefined, undefined);
     }
-    const all = this.options;
+    const all = this.template.options;
     let portConflict: string | undefined;
     let volumeLimited = false;
     const dropped: number[] = [];
     const kept: TypeOption[] | undefined = minValues ? [] : undefined;
     for (const o of all) {
+      if (!this.opts.has(o.rank)) continue;
       let ok = allFit || requestsFit(reqVec, nz, o.eff);
       if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
       if (ok && match && !(fullOk && o.full) && !o.offerings.some(match)) ok = false;
@@ -136,10 +137,11 @@ export class InProgressClaim {
       if (!ok) dropped.push(o.rank);
       else kept?.push(o);
     }
-    if (dropped.length === all.length && portConflict) return `${portConflict} by a DaemonSet`;
-    if (dropped.length === all.length && volumeLimited) return 'no instance type can attach that many volumes';
-    if (dropped.length === all.length) return noTypeMessage(this.dims, reqVec);
-    return this.finishAdd(merged, kept ?? all, dropped.length > 0 ? dropped : undefined, minValues);
+    const none = dropped.length === this.opts.size;
+    if (none && portConflict) return `${portConflict} by a DaemonSet`;
+    if (none && volumeLimited) return 'no instance type can attach that many volumes';
+    if (none) return noTypeMessage(this.dims, reqVec);
+    return this.finishAdd(merged, kept, dropped.length > 0 ? dropped : undefined);
   }
 
   /**
@@ -164,12 +166,12 @@ export class InProgressClaim {
     return offeringsChanged;
   }
 
-  /** `options`: those left after the add (read only for minValues, the only time they are all listed). */
-  private finishAdd(merged: Requirements, options: TypeOption[], dropped: number[] | undefined, minValues: boolean): AddPlan | string {
+  /** `options`: those left after the add, given only when the requirements carry minValues (they are counted then). */
+  private finishAdd(merged: Requirements, options: TypeOption[] | undefined, dropped: number[] | undefined): AddPlan | string {
     let minValuesRelaxed = this.minValuesRelaxed;
-    for (const r of minValues ? merged.values() : []) {
+    for (const r of options ? merged.values() : []) {
       if (r.minValues === undefined) continue;
-      const count = distinctValues(options, r.key, merged);
+      const count = distinctValues(options!, r.key, merged);
       if (count < r.minValues) {
         if (this.minValuesPolicy === 'Strict') return `minValues of ${r.key} not met (${count} < ${r.minValues})`;
         minValuesRelaxed = true;
@@ -180,12 +182,12 @@ export class InProgressClaim {
 
   private zoneFeasible(zone: string, pv: Float64Array, reqs: Requirements): boolean {
     const ct = reqs.get(Label.capacityType);
-    return this.options.some((o) => this.fitsWith(o, pv) && o.offerings.some((x) => x.zone === zone && (!ct || ct.has(x.capacityType))));
+    return this.opts.some((o) => this.fitsWith(o, pv) && o.offerings.some((x) => x.zone === zone && (!ct || ct.has(x.capacityType))));
   }
 
   /** Some option that still fits the pod has `key = value` (a domain on an instance-type label, e.g. arch). */
   private typeFeasible(key: string, value: string, pv: Float64Array): boolean {
-    return this.options.some((o) => o.it.labels[key] === value && this.fitsWith(o, pv));
+    return this.opts.some((o) => o.it.labels[key] === value && this.fitsWith(o, pv));
   }
 
   /** The claim's requests plus `pv` fit the option. */
