@@ -9,6 +9,8 @@
  * (pods/s = 5000 / (t(5000) − t(1)), so start-up is not counted twice) and of the 40k shape. Each is run
  * several times, alternating the 1-pod and 5k plans; the best run is the figure (what the machine can do when
  * nothing else interferes: this 2-vCPU machine's timings drift by ±15 %), the median is printed beside it.
+ * Each child also reports its main thread's CPU time and the time it waited for a core (bench/cli-main-thread.mjs,
+ * Linux only): the main thread's pods/s is what the wall figure would be with a core to itself.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { diversePods, fakeTypes, ZONES } from './karpenter-shape';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/nodewright.mjs');
+const MAIN_THREAD = join(ROOT, 'bench/cli-main-thread.mjs');
 
 const nodePool = (name: string, requirements: unknown[] = []) => ({
   apiVersion: 'karpenter.sh/v1',
@@ -87,23 +90,29 @@ const yamlDocs = (objects: unknown[]) => objects.map((o) => stringify(o, { alias
 interface Timing {
   best: number;
   median: number;
+  /** Medians of the main thread's CPU time and of its wait for a core (NaN where /proc is not there). */
+  mainThread: number;
+  waited: number;
 }
 
-function once(args: string[]): number {
+function once(args: string[]): { ms: number; mainThread: number; waited: number } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, ['--import', MAIN_THREAD, BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`nodewright ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(0, 500)}`);
-  return ms;
+  const m = /nodewright-bench-main-thread ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  return { ms, mainThread: m ? Number(m[1]) : NaN, waited: m ? Number(m[2]) : NaN };
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Runs each command `runs` times, interleaved, so a slow spell of the machine hits all of them alike. */
 function time(commands: string[][], runs: number): Timing[] {
-  const all = commands.map(() => [] as number[]);
+  const all = commands.map(() => [] as ReturnType<typeof once>[]);
   for (let i = 0; i < runs; i++) commands.forEach((args, k) => all[k].push(once(args)));
-  return all.map((ms) => {
-    const sorted = [...ms].sort((a, b) => a - b);
-    return { best: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
+  return all.map((rs) => {
+    const ms = rs.map((r) => r.ms);
+    return { best: Math.min(...ms), median: median(ms), mainThread: median(rs.map((r) => r.mainThread)), waited: median(rs.map((r) => r.waited)) };
   });
 }
 
@@ -141,6 +150,12 @@ export function measure(): CliRow[] {
       ms: five.best,
       median: five.median,
       note: `${rate(five.best, one.best)} pods/s = 5000 / (t(5000) − t(1)) (medians: ${rate(five.median, one.median)})`,
+    });
+    rows.push({
+      what: '  main thread of those plans (medians)',
+      ms: five.mainThread,
+      median: five.mainThread,
+      note: `${rate(five.mainThread, one.mainThread)} pods/s on its CPU time; it waited ${Math.round(five.waited)} ms for a core (1 pod: ${Math.round(one.waited)} ms)`,
     });
     // 40k pending pods beside 2k m5.2xlarge nodes running 6 pods each, on the bundled catalog (suite c's shape).
     const fleet = existingFleet(catalogTypes(), 2000);
