@@ -1,7 +1,23 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { isManifestValidationError, type ManifestValidationError } from '../../../shared/core/errors';
+
+const ROOT = new URL('../../../', import.meta.url);
+
+/** The YAML manifests the repository ships (examples/ and test/fixtures/manifests/), as repository paths. */
+export function shippedManifests(): string[] {
+  return ['examples/', 'test/fixtures/manifests/'].flatMap((dir) =>
+    readdirSync(new URL(dir, ROOT))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => `${dir}${f}`),
+  );
+}
+
+/** A repository file's text. */
+export function repoFile(path: string): string {
+  return readFileSync(new URL(path, ROOT), 'utf8');
+}
 
 export function fixture(name: string): string {
   return readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8');

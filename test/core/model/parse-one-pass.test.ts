@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isManifestValidationError } from '../../../shared/core/errors';
 import { parseManifestFiles, type ManifestFile } from '../../../shared/core/model/manifests/parse';
+import { repoFile, shippedManifests } from './helpers';
 
 /**
  * A set without PriorityClasses or RuntimeClasses is read in one pass (each document converted as it is read);
@@ -38,18 +38,8 @@ spec:
 const join = (...docs: string[]) => docs.join('---\n');
 
 describe('the one-pass manifest read', () => {
-  const root = new URL('../../../', import.meta.url);
-  const shipped = [
-    ...readdirSync(new URL('examples/', root))
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => `examples/${f}`),
-    ...readdirSync(new URL('test/fixtures/manifests/', root))
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => `test/fixtures/manifests/${f}`),
-  ];
-
-  it.each(shipped)('reads %s as the two-pass read does', (f) => {
-    const files = [{ file: f, text: readFileSync(new URL(f, root), 'utf8') }];
+  it.each(shippedManifests())('reads %s as the two-pass read does', (f) => {
+    const files = [{ file: f, text: repoFile(f) }];
     expect(outcome(files)).toEqual(outcome(twoPass(files)));
   });
 

@@ -1,8 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mergeManifestSets, parseManifestFiles, parseManifests, workloadPods } from '../../../shared/core/model/manifests';
 import { documentValues } from '../../../shared/core/model/manifests/parse';
-import { fixture, validationError } from './helpers';
+import { fixture, repoFile, shippedManifests, validationError } from './helpers';
 
 const deployment = (name: string, replicas: number, extra = '') => `apiVersion: apps/v1
 kind: Deployment
@@ -323,18 +322,8 @@ spec:
 });
 
 describe('the fast YAML path (js-yaml for plain manifests)', () => {
-  const root = new URL('../../../', import.meta.url);
-  const files = [
-    ...readdirSync(new URL('examples/', root))
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => `examples/${f}`),
-    ...readdirSync(new URL('test/fixtures/manifests/', root))
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => `test/fixtures/manifests/${f}`),
-  ];
-
-  it.each(files)('reads %s exactly as the yaml library does', (f) => {
-    const text = readFileSync(new URL(f, root), 'utf8');
+  it.each(shippedManifests())('reads %s exactly as the yaml library does', (f) => {
+    const text = repoFile(f);
     expect(documentValues(text, f)).toEqual(documentValues(text, f, false));
   });
 
