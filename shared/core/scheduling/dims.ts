@@ -7,6 +7,8 @@ import type { ResourceList } from '../model/resources';
 export class Dims {
   readonly names: string[];
   private readonly index = new Map<string, number>();
+  /** One vector per distinct request (pods of a deployment share theirs); see requestVec. */
+  private readonly requests = new Map<string, Float64Array>();
 
   constructor(names: Iterable<string>) {
     this.names = [];
@@ -28,6 +30,16 @@ export class Dims {
       const i = this.index.get(k);
       if (i !== undefined) v[i] = r[k];
     }
+    return v;
+  }
+
+  /** A pod's request vector, shared by every pod that requests the same: never to be written. */
+  requestVec(r: ResourceList): Float64Array {
+    const v = this.vec(r);
+    const key = v.join(',');
+    const shared = this.requests.get(key);
+    if (shared) return shared;
+    this.requests.set(key, v);
     return v;
   }
 

@@ -40,18 +40,27 @@ export interface PodState {
 /** A pod's state with its requests as a vector over a solve's Dims (what the scheduler's checks read). */
 export function podStateIn(pod: Pod, index: number, volumeAlternatives: Requirements[], ignorePreferences: boolean, dims: Dims): PodState {
   const st = newPodState(pod, index, volumeAlternatives, ignorePreferences);
-  st.reqVec = dims.vec(st.req);
+  st.reqVec = dims.requestVec(st.req);
   st.reqNz = nonZero(st.reqVec);
   return st;
 }
 
 /** A copy of a pod's state with its requests as a vector over `dims`. */
 export function withVector(st: PodState, dims: Dims): PodState {
-  const reqVec = dims.vec(st.req);
+  const reqVec = dims.requestVec(st.req);
   return { ...st, reqVec, reqNz: nonZero(reqVec) };
 }
 
 const byWeightDesc = <T extends { weight: number }>(a: T, b: T) => b.weight - a.weight;
+
+/**
+ * The empty list every pod state without such terms shares (most pods have no preferences): a state's lists are
+ * replaced, never changed in place (relaxations, which are pushed to, get their own).
+ */
+const NONE: never[] = [];
+Object.freeze(NONE);
+const copyOf = <T>(xs: readonly T[] | undefined): T[] => (xs && xs.length > 0 ? [...xs] : NONE);
+const byWeight = <T extends { weight: number }>(xs: readonly T[] | undefined): T[] => (xs && xs.length > 0 ? [...xs].sort(byWeightDesc) : NONE);
 
 export function newPodState(pod: Pod, index: number, volumeAlternatives: Requirements[], ignorePreferences: boolean): PodState {
   const na = pod.affinity?.nodeAffinity;
@@ -61,14 +70,17 @@ export function newPodState(pod: Pod, index: number, volumeAlternatives: Require
     reqVec: new Float64Array(0),
     reqNz: [],
     index,
-    requiredTerms: [...(na?.required ?? [])],
-    preferredNode: ignorePreferences ? [] : [...(na?.preferred ?? [])].sort(byWeightDesc),
-    preferredAffinity: ignorePreferences ? [] : [...(pod.affinity?.podAffinity?.preferred ?? [])].sort(byWeightDesc),
-    preferredAntiAffinity: ignorePreferences ? [] : [...(pod.affinity?.podAntiAffinity?.preferred ?? [])].sort(byWeightDesc),
-    scheduleAnyway: ignorePreferences ? [] : pod.topologySpreadConstraints.filter((c) => c.whenUnsatisfiable === 'ScheduleAnyway'),
+    requiredTerms: copyOf(na?.required),
+    preferredNode: ignorePreferences ? NONE : byWeight(na?.preferred),
+    preferredAffinity: ignorePreferences ? NONE : byWeight(pod.affinity?.podAffinity?.preferred),
+    preferredAntiAffinity: ignorePreferences ? NONE : byWeight(pod.affinity?.podAntiAffinity?.preferred),
+    scheduleAnyway:
+      ignorePreferences || pod.topologySpreadConstraints.length === 0
+        ? NONE
+        : pod.topologySpreadConstraints.filter((c) => c.whenUnsatisfiable === 'ScheduleAnyway'),
     tolerations: pod.tolerations,
     volumeAlternatives,
-    volumes: [],
+    volumes: NONE,
     requirements: new Requirements(),
     strictRequirements: new Requirements(),
     version: 0,
