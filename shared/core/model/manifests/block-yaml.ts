@@ -223,7 +223,8 @@ interface Scan {
   docs: { from: number; to: number; textFrom: number; textTo: number; marker: boolean }[];
 }
 
-function scan(text: string): Scan {
+/** The stream's lines, or undefined when a line at column 0 is a directive, a `...` marker or content after `---` (UNSPLITTABLE). */
+function scan(text: string): Scan | undefined {
   const lines = (text.length >> 4) + 16;
   const out: Scan = { indent: new Int32Array(lines), start: new Int32Array(lines), end: new Int32Array(lines), count: 0, docs: [] };
   let doc = { from: 0, to: 0, textFrom: 0, textTo: 0, marker: false };
@@ -234,6 +235,7 @@ function scan(text: string): Scan {
     while (text.charCodeAt(first) === SPACE) first++;
     let stop = eol;
     while (stop > first && text.charCodeAt(stop - 1) === SPACE) stop--;
+    if (first === pos && lineStartUnsplittable(text, pos, stop)) return undefined;
     if (first === pos && stop === pos + 3 && text.startsWith('---', pos)) {
       doc.to = out.count;
       doc.textTo = pos;
@@ -254,6 +256,18 @@ function scan(text: string): Scan {
   return out;
 }
 
+/**
+ * UNSPLITTABLE's line-start cases for a line starting at `pos` whose content ends at `stop` (trailing spaces
+ * trimmed), in text whose only whitespace is spaces and newlines (the caller ran the full pattern on any other).
+ */
+function lineStartUnsplittable(text: string, pos: number, stop: number): boolean {
+  const c = text.charCodeAt(pos);
+  if (c === 0x25 /* % */) return true;
+  if (c === 0x2e /* . */ && text.startsWith('...', pos))
+    return pos + 3 === text.length || text.charCodeAt(pos + 3) === SPACE || text.charCodeAt(pos + 3) === 0x0a;
+  return c === DASH && stop > pos + 3 && text.startsWith('---', pos);
+}
+
 function grow(s: Scan): void {
   for (const k of ['indent', 'start', 'end'] as const) {
     const bigger = new Int32Array(s[k].length * 2);
@@ -269,10 +283,26 @@ function grow(s: Scan): void {
 const UNSPLITTABLE = /^(%|\.\.\.(\s|$)|---[ \t]*[^ \t\n])|[\r\t\uFEFF]/m;
 // js-yaml's PATTERN_NON_PRINTABLE (lib/loader.js).
 const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+/**
+ * Newlines and printable ASCII only (what kubectl and most tools write): neither pattern above can match such text
+ * but for UNSPLITTABLE's line-start cases, which scan() checks as it reads the lines (the two patterns cost more
+ * than the rest of the read on a large file).
+ */
+const NOT_PLAIN = /[^\n\x20-\x7e]/;
+
+/** The stream's lines, or undefined when js-yaml must read it whole. */
+function lines(text: string): Scan | undefined {
+  if (NOT_PLAIN.test(text) && (UNSPLITTABLE.test(text) || NON_PRINTABLE.test(text))) return undefined;
+  return scan(text);
+}
+
 /** Nesting deeper than this is js-yaml's to read (it refuses more than 100 levels). */
 const MAX_DEPTH = 64;
 
 /** Every document of a stream as js-yaml's `loadAll(text, undefined, { schema: MANIFEST_SCHEMA })` gives it; throws what js-yaml throws. */
+/** For tests: whether the stream goes to js-yaml whole (UNSPLITTABLE or NON_PRINTABLE matches it). */
+export const readsWhole = (text: string): boolean => lines(text) === undefined;
+
 export function loadAllManifestYaml(text: string): unknown[] {
   const values: unknown[] = [];
   eachManifestYaml(text, (value) => values.push(value));
@@ -284,7 +314,7 @@ export function loadAllManifestYaml(text: string): unknown[] {
  * document tree alive); throws what js-yaml throws, after the documents before the bad one were handed over.
  */
 export function eachManifestYaml(text: string, fn: (value: unknown) => void): void {
-  const s = UNSPLITTABLE.test(text) || NON_PRINTABLE.test(text) ? undefined : scan(text);
+  const s = lines(text);
   // A stream without content is js-yaml's to answer too ([] when blank, [null] with a comment).
   if (s === undefined || s.count === 0) return void jsyaml.loadAll(text, fn, { schema: MANIFEST_SCHEMA });
   for (const d of s.docs) {

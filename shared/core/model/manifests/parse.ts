@@ -67,10 +67,27 @@ function listItems(value: Json, ctx: Required<ManifestContext>): Json[] {
  * js-yaml shares aliased nodes instead of counting expansions, so alias bombs must go through the `yaml`
  * library's limit — and any js-yaml error falls back to the `yaml` path, so every message stays the same.
  */
-const HAS_ANCHOR_ALIAS_OR_TAG = /(^|[\s[{,:-])[&*!][^\s]/m;
+export const HAS_ANCHOR_ALIAS_OR_TAG = /(^|[\s[{,:-])[&*!][^\s]/m;
+const WHITESPACE = /\s/;
+const BEFORE_INDICATOR = /[\s[{,:-]/;
+
+/**
+ * HAS_ANCHOR_ALIAS_OR_TAG.test(text), found by a scan for the three indicator characters (rare in manifests)
+ * and a look at their neighbours: the pattern's alternation tried at every position cost more than the rest of
+ * the read of a large file.
+ */
+export function hasAnchorAliasOrTag(text: string): boolean {
+  const indicators = /[&*!]/g;
+  for (let m = indicators.exec(text); m; m = indicators.exec(text)) {
+    const p = m.index;
+    if (p + 1 >= text.length || WHITESPACE.test(text[p + 1])) continue;
+    if (p === 0 || BEFORE_INDICATOR.test(text[p - 1])) return true;
+  }
+  return false;
+}
 
 function fastValues(text: string): unknown[] | undefined {
-  if (HAS_ANCHOR_ALIAS_OR_TAG.test(text)) return undefined;
+  if (hasAnchorAliasOrTag(text)) return undefined;
   try {
     return loadAllManifestYaml(text);
   } catch {
@@ -256,7 +273,7 @@ function streamManifestFiles(files: ManifestFile[]): ManifestSet | undefined {
     }
   };
   for (const { text, file } of files) {
-    if (HAS_ANCHOR_ALIAS_OR_TAG.test(text)) return undefined;
+    if (hasAnchorAliasOrTag(text)) return undefined;
     let documentIndex = 0;
     let reading: unknown;
     try {
