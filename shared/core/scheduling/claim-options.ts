@@ -69,6 +69,12 @@ export class ClaimOptions {
     return this.alive[rank] === 1;
   }
 
+  /** Visits the options left, cheapest first, until `visit` returns false (without building the list). */
+  each(visit: (o: TypeOption) => boolean | void): void {
+    const opts = this.template.options;
+    for (let i = 0; i < opts.length; i++) if (this.alive[i] === 1 && visit(opts[i]) === false) return;
+  }
+
   /** Some option left satisfies `pred` (without building the list). */
   some(pred: (o: TypeOption) => boolean): boolean {
     if (this.listed) return this.listed.some(pred);

@@ -59,7 +59,7 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number, 
     reqs.get(Label.zoneId) === tmpl.get(Label.zoneId);
   const prices = pricesFor(reqs, poolOfferings, memo);
   const options = cheapestOptions(claim, maxInstanceTypes, poolOfferings, prices);
-  const { offered, capacityType, price } = launchCapacity(options, prices);
+  const { offered, capacityType, price } = launchCapacity(options.map(prices));
 
   const zoneReq = reqs.get(Label.zone);
   const zone = zoneReq && !zoneReq.complement && zoneReq.values.size === 1 ? (zoneReq.values.values().next().value as string) : null;
@@ -97,7 +97,7 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number, 
 /** The claim's `maxInstanceTypes` cheapest options under its requirements (by price, then name). */
 function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolOfferings: boolean, prices: (o: TypeOption) => PriceByCapacity): TypeOption[] {
   // Exotic types (GPU, accelerators, metal) only when nothing else satisfies the pods.
-  const anyPlain = claim.options.some((o) => !o.it.exotic);
+  const anyPlain = claim.someOption((o) => !o.it.exotic);
   const priced: { o: TypeOption; price: number }[] = [];
   const cheapest = (p: PriceByCapacity) => {
     let min = Infinity;
@@ -106,34 +106,31 @@ function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolO
   };
   let sorted = true;
   let hi = -Infinity;
-  for (const o of claim.options) {
-    if (anyPlain && o.it.exotic) continue;
+  claim.eachOption((o) => {
+    if (anyPlain && o.it.exotic) return;
     // Options come cheapest-first by their unrestricted price, a lower bound: once we hold enough and the
     // next lower bound exceeds every price held, nothing later can make the cut.
-    if (priced.length >= maxInstanceTypes && o.minPrice > hi) break;
+    if (priced.length >= maxInstanceTypes && o.minPrice > hi) return false;
     const price = poolOfferings ? o.minPrice : cheapest(prices(o));
     const prev = priced[priced.length - 1];
     if (prev && (prev.price > price || (prev.price === price && prev.o.it.name > o.it.name))) sorted = false;
     priced.push({ o, price });
     if (price > hi) hi = price;
-  }
+  });
   if (!sorted) priced.sort((a, b) => a.price - b.price || (a.o.it.name < b.o.it.name ? -1 : a.o.it.name > b.o.it.name ? 1 : 0));
   return priced.slice(0, maxInstanceTypes).map((p) => p.o);
 }
 
 /**
- * Capacity type the launch would request: reserved > spot > on-demand; spot dearer than the cheapest
- * on-demand offering is ignored (docs/karpenter-reference.md §2.8). Also the capacity types offered, and the price.
+ * Capacity type the launch would request, from the chosen options' prices: reserved > spot > on-demand; spot dearer
+ * than the cheapest on-demand offering is ignored (docs/karpenter-reference.md §2.8). Also the capacity types
+ * offered, and the price.
  * A spot price is usable when at most the cheapest on-demand one, so an option's cheapest price per capacity type decides.
  */
-function launchCapacity(
-  options: TypeOption[],
-  prices: (o: TypeOption) => PriceByCapacity,
-): { offered: Set<string>; capacityType: CapacityTypeValue; price: number } {
+function launchCapacity(prices: PriceByCapacity[]): { offered: Set<string>; capacityType: CapacityTypeValue; price: number } {
   let cheapestOnDemand = Infinity;
   const offered = new Set<string>();
-  for (const o of options) {
-    const p = prices(o);
+  for (const p of prices) {
     for (const ct in p) offered.add(ct);
     const od = p[CapacityType.onDemand];
     if (od !== undefined && od < cheapestOnDemand) cheapestOnDemand = od;
@@ -143,8 +140,8 @@ function launchCapacity(
   let price = Infinity;
   for (const ct of CAPACITY_ORDER) {
     if (!offered.has(ct)) continue;
-    for (const o of options) {
-      const p = prices(o)[ct];
+    for (const byCapacity of prices) {
+      const p = byCapacity[ct];
       if (p !== undefined && p < price && usable(ct, p)) price = p;
     }
     if (Number.isFinite(price)) {

@@ -49,6 +49,15 @@ export class InProgressClaim {
     return this.opts.list;
   }
 
+  /** Visits the options, cheapest first, until `visit` returns false; `some` tests them (neither builds the list). */
+  eachOption(visit: (o: TypeOption) => boolean | void): void {
+    this.opts.each(visit);
+  }
+
+  someOption(pred: (o: TypeOption) => boolean): boolean {
+    return this.opts.some(pred);
+  }
+
   get requests(): ResourceList {
     return this.dims.list(this.reqVec);
   }
