@@ -7,8 +7,8 @@ import type { ResourceList } from '../model/resources';
 export class Dims {
   readonly names: string[];
   private readonly index = new Map<string, number>();
-  /** One vector per distinct request (pods of a deployment share theirs); see requestVec. */
-  private readonly requests = new Map<string, Float64Array>();
+  /** One vector per distinct request (pods of a deployment share theirs); see request. */
+  private readonly requests = new Map<string, { vec: Float64Array; nz: number[] }>();
 
   constructor(names: Iterable<string>) {
     this.names = [];
@@ -33,14 +33,13 @@ export class Dims {
     return v;
   }
 
-  /** A pod's request vector, shared by every pod that requests the same: never to be written. */
-  requestVec(r: ResourceList): Float64Array {
-    const v = this.vec(r);
-    const key = v.join(',');
-    const shared = this.requests.get(key);
-    if (shared) return shared;
-    this.requests.set(key, v);
-    return v;
+  /** A pod's request vector and its non-zero indices, shared by every pod that requests the same: never to be written. */
+  request(r: ResourceList): { vec: Float64Array; nz: number[] } {
+    const vec = this.vec(r);
+    const key = vec.join(',');
+    let shared = this.requests.get(key);
+    if (!shared) this.requests.set(key, (shared = { vec, nz: nonZero(vec) }));
+    return shared;
   }
 
   list(v: Float64Array): ResourceList {
@@ -51,22 +50,11 @@ export class Dims {
 }
 
 /** Indices with a positive value. */
-export function nonZero(v: Float64Array): number[] {
-  let mask = 0;
-  for (let i = 0; i < v.length && i < 31; i++) if (v[i] > 0) mask |= 1 << i;
-  const shared = v.length <= 31 ? nonZeroLists.get(mask) : undefined;
-  if (shared) return shared;
+function nonZero(v: Float64Array): number[] {
   const out: number[] = [];
   for (let i = 0; i < v.length; i++) if (v[i] > 0) out.push(i);
-  if (v.length <= 31) nonZeroLists.set(mask, out);
   return out;
 }
-
-/**
- * One list per pattern of non-zero indices (pods mostly request the same few resources): thousands of pod states
- * share a handful of lists. Never mutated: every list operation here returns a new array.
- */
-const nonZeroLists = new Map<number, number[]>();
 
 /** Sorted union of two sorted index lists. */
 export function unionIdx(a: number[], b: number[]): number[] {

@@ -7,7 +7,7 @@ import { NormalizedLabels } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import { Requirement, Requirements } from './requirements';
 import type { PodVolume } from './volumes';
-import { type Dims, nonZero } from './dims';
+import type { Dims } from './dims';
 
 export interface PodState {
   pod: Pod;
@@ -40,24 +40,24 @@ export interface PodState {
 /** A pod's state with its requests as a vector over a solve's Dims (what the scheduler's checks read). */
 export function podStateIn(pod: Pod, index: number, volumeAlternatives: Requirements[], ignorePreferences: boolean, dims: Dims): PodState {
   const st = newPodState(pod, index, volumeAlternatives, ignorePreferences);
-  st.reqVec = dims.requestVec(st.req);
-  st.reqNz = nonZero(st.reqVec);
+  ({ vec: st.reqVec, nz: st.reqNz } = dims.request(st.req));
   return st;
 }
 
 /** A copy of a pod's state with its requests as a vector over `dims`. */
 export function withVector(st: PodState, dims: Dims): PodState {
-  const reqVec = dims.requestVec(st.req);
-  return { ...st, reqVec, reqNz: nonZero(reqVec) };
+  const { vec, nz } = dims.request(st.req);
+  return { ...st, reqVec: vec, reqNz: nz };
 }
 
 const byWeightDesc = <T extends { weight: number }>(a: T, b: T) => b.weight - a.weight;
 
 /**
- * The empty list every pod state without such terms shares (most pods have no preferences): a state's lists are
- * replaced, never changed in place (relaxations, which are pushed to, get their own).
+ * The empty list every pod state (and its owned topology groups) shares where it has no such terms — most pods
+ * have no preferences. The scheduler replaces these lists, never changes them in place (relaxations, which are
+ * pushed to, get their own); frozen, so a write would throw.
  */
-const NONE: never[] = [];
+export const NONE: never[] = [];
 Object.freeze(NONE);
 const copyOf = <T>(xs: readonly T[] | undefined): T[] => (xs && xs.length > 0 ? [...xs] : NONE);
 const byWeight = <T extends { weight: number }>(xs: readonly T[] | undefined): T[] => (xs && xs.length > 0 ? [...xs].sort(byWeightDesc) : NONE);

@@ -8,7 +8,7 @@
  */
 import type { LabelSelector, Pod, PodAffinityTerm } from '../model/kube';
 import { Label, NormalizedLabels } from '../model/labels';
-import { activeSpreads, type PodState } from './pod-data';
+import { activeSpreads, NONE, type PodState } from './pod-data';
 import { Requirement, Requirements } from './requirements';
 import { compileSelector, selectorKey, untoleratedTaint } from './selectors';
 import { exists, nextDomainAffinity, nextDomainAnti, nextDomainSpread, pinned } from './topology-domains';
@@ -140,6 +140,7 @@ export class Topology {
     const requiredAnti = reqAnti.map((t) => term('anti-affinity', t));
     const anti = [...requiredAnti, ...s.preferredAntiAffinity.map((w) => term('anti-affinity', w.podAffinityTerm))];
     // Kept for the whole solve: pods without such rules share one empty list (the lists are never changed).
+    const kept = (gs: TopologyGroup[]) => (gs.length > 0 ? gs : NONE);
     const groups = { spread: kept(spread), affinity: kept(affinity), anti: kept(anti), requiredAnti: kept(requiredAnti) };
     this.owned.set(pod.uid, { version: s.version, groups });
     return groups;
@@ -293,10 +294,6 @@ export class Topology {
  * The nodes whose pods count for the pod's spread (nodeAffinityPolicy Honor): nodeSelector with ANY of the pod's required node-affinity terms — from the pod itself, so relaxing a
  * required term keeps the same group and its counts.
  */
-const NO_GROUPS: TopologyGroup[] = [];
-Object.freeze(NO_GROUPS);
-const kept = (gs: TopologyGroup[]): TopologyGroup[] => (gs.length > 0 ? gs : NO_GROUPS);
-
 function nodeFilterOf(s: PodState): Requirements[] | undefined {
   const base = new Requirements();
   for (const [k, v] of Object.entries(s.pod.nodeSelector)) base.addInPlace(Requirement.in(NormalizedLabels[k] ?? k, [v]));

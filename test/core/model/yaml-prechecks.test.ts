@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readsWhole } from '../../../shared/core/model/manifests/block-yaml';
+import { NON_PRINTABLE, readsWhole, UNSPLITTABLE } from '../../../shared/core/model/manifests/block-yaml';
 import { HAS_ANCHOR_ALIAS_OR_TAG, hasAnchorAliasOrTag } from '../../../shared/core/model/manifests/parse';
-
-/** The patterns the scans replace (block-yaml.ts: streams js-yaml reads whole). */
-const UNSPLITTABLE = /^(%|\.\.\.(\s|$)|---[ \t]*[^ \t\n])|[\r\t\uFEFF]/m;
-const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
 
 /** Texts built from the characters the patterns look at, plus ordinary manifest lines. */
 const pieces = fc.constantFrom(

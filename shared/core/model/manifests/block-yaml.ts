@@ -280,9 +280,10 @@ function grow(s: Scan): void {
  * Streams js-yaml reads whole: directives, `...` markers, content after `---`, and characters the line reader
  * does not model — carriage returns, tabs, a byte order mark, and what js-yaml rejects as non-printable.
  */
-const UNSPLITTABLE = /^(%|\.\.\.(\s|$)|---[ \t]*[^ \t\n])|[\r\t\uFEFF]/m;
+export const UNSPLITTABLE = /^(%|\.\.\.(\s|$)|---[ \t]*[^ \t\n])|[\r\t\uFEFF]/m;
 // js-yaml's PATTERN_NON_PRINTABLE (lib/loader.js).
-const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+export const NON_PRINTABLE =
+  /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
 /**
  * Newlines and printable ASCII only (what kubectl and most tools write): neither pattern above can match such text
  * but for UNSPLITTABLE's line-start cases, which scan() checks as it reads the lines (the two patterns cost more
@@ -299,10 +300,10 @@ function lines(text: string): Scan | undefined {
 /** Nesting deeper than this is js-yaml's to read (it refuses more than 100 levels). */
 const MAX_DEPTH = 64;
 
-/** Every document of a stream as js-yaml's `loadAll(text, undefined, { schema: MANIFEST_SCHEMA })` gives it; throws what js-yaml throws. */
 /** For tests: whether the stream goes to js-yaml whole (UNSPLITTABLE or NON_PRINTABLE matches it). */
 export const readsWhole = (text: string): boolean => lines(text) === undefined;
 
+/** Every document of a stream as js-yaml's `loadAll(text, undefined, { schema: MANIFEST_SCHEMA })` gives it; throws what js-yaml throws. */
 export function loadAllManifestYaml(text: string): unknown[] {
   const values: unknown[] = [];
   eachManifestYaml(text, (value) => values.push(value));

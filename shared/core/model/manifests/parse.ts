@@ -263,35 +263,36 @@ const MAY_HOLD_POD_CONTEXT = /PriorityClass|RuntimeClass/;
  */
 function streamManifestFiles(files: ManifestFile[]): ManifestSet | undefined {
   const c = collected(emptyManifestSet(), { priorityClasses: Object.create(null), runtimeClassOverhead: Object.create(null) });
-  let converting: unknown;
+  // The first error of each kind, held until the two-pass read would have thrown it.
+  let converting: { error: unknown } | undefined;
   const add = (d: Doc) => {
-    if (converting !== undefined) return;
+    if (converting) return;
     try {
       collect(c, d);
-    } catch (e) {
-      converting = e ?? new Error(String(e));
+    } catch (error) {
+      converting = { error };
     }
   };
   for (const { text, file } of files) {
     if (hasAnchorAliasOrTag(text)) return undefined;
     let documentIndex = 0;
-    let reading: unknown;
+    let reading: { error: unknown } | undefined;
     try {
       eachManifestYaml(text, (value) => {
         const ctx = { file, documentIndex: documentIndex++ };
-        if (reading !== undefined) return;
+        if (reading) return;
         try {
           expandDocument(value, ctx, add);
-        } catch (e) {
-          reading = e ?? new Error(String(e));
+        } catch (error) {
+          reading = { error };
         }
       });
     } catch {
       return undefined;
     }
-    if (reading !== undefined) throw reading;
+    if (reading) throw reading.error;
   }
-  if (converting !== undefined) throw converting;
+  if (converting) throw converting.error;
   return finish(c);
 }
 
