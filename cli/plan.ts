@@ -94,7 +94,7 @@ async function optimizeResult(result: OfflinePlan): Promise<RepackReport | undef
   const needs = repackNeeds(result.input, result.plan);
   if (!needs.groups) return undefined;
   const lp = needs.lp ? await (await import('../shared/adapters/lp/highs')).HighsLpSolver.create() : undefined;
-  const r = repackPlan(result.input, result.plan, lp);
+  const r = repackPlan(result.input, result.plan, lp, {}, needs);
   result.plan = r.plan;
   return r.report;
 }

@@ -98,7 +98,9 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number, 
 function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolOfferings: boolean, prices: (o: TypeOption) => PriceByCapacity): TypeOption[] {
   // Exotic types (GPU, accelerators, metal) only when nothing else satisfies the pods.
   const anyPlain = claim.someOption((o) => !o.it.exotic);
-  const priced: { o: TypeOption; price: number }[] = [];
+  // Options and their prices side by side (no object per option: a claim may look at hundreds).
+  const held: TypeOption[] = [];
+  const price: number[] = [];
   const cheapest = (p: PriceByCapacity) => {
     let min = Infinity;
     for (const ct in p) if (p[ct]! < min) min = p[ct]!;
@@ -110,15 +112,19 @@ function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolO
     if (anyPlain && o.it.exotic) return;
     // Options come cheapest-first by their unrestricted price, a lower bound: once we hold enough and the
     // next lower bound exceeds every price held, nothing later can make the cut.
-    if (priced.length >= maxInstanceTypes && o.minPrice > hi) return false;
-    const price = poolOfferings ? o.minPrice : cheapest(prices(o));
-    const prev = priced[priced.length - 1];
-    if (prev && (prev.price > price || (prev.price === price && prev.o.it.name > o.it.name))) sorted = false;
-    priced.push({ o, price });
-    if (price > hi) hi = price;
+    if (held.length >= maxInstanceTypes && o.minPrice > hi) return false;
+    const p = poolOfferings ? o.minPrice : cheapest(prices(o));
+    const last = held.length - 1;
+    if (last >= 0 && (price[last] > p || (price[last] === p && held[last].it.name > o.it.name))) sorted = false;
+    held.push(o);
+    price.push(p);
+    if (p > hi) hi = p;
   });
-  if (!sorted) priced.sort((a, b) => a.price - b.price || (a.o.it.name < b.o.it.name ? -1 : a.o.it.name > b.o.it.name ? 1 : 0));
-  return priced.slice(0, maxInstanceTypes).map((p) => p.o);
+  if (sorted) return held.length > maxInstanceTypes ? held.slice(0, maxInstanceTypes) : held;
+  const byPrice = held.map((_, i) => i);
+  const name = (i: number) => held[i].it.name;
+  byPrice.sort((a, b) => price[a] - price[b] || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+  return byPrice.slice(0, maxInstanceTypes).map((i) => held[i]);
 }
 
 /**

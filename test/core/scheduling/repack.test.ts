@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HighsLpSolver } from '../../../shared/adapters/lp/highs';
-import { repackPlan, solveCheapest } from '../../../shared/core/scheduling/optimize/repack';
+import { repackNeeds, repackPlan, solveCheapest } from '../../../shared/core/scheduling/optimize/repack';
 import { solve } from '../../../shared/core/scheduling/solve';
 import type { Plan, SchedulingInput } from '../../../shared/core/scheduling/types';
 import { instanceType, nodePool, pods } from '../../fixtures/builders';
@@ -46,6 +46,22 @@ describe('repackPlan', () => {
     expect(report.groups).toEqual([expect.objectContaining({ kept: 'optimized' })]);
     expect(report.groups[0].lowerBoundPerHour).toBeLessThanOrEqual(2.1 + 1e-9);
     expect(report.groups[0].lowerBoundPerHour).toBeGreaterThan(2.0);
+  });
+
+  it('re-packs from the groups repackNeeds found for the same plan, and finds them again for another plan', () => {
+    // Arrange
+    const greedy = solve(input());
+    const needs = repackNeeds(input(), greedy);
+    const other = solve(input({ pods: pods(8, { cpu: '1', memory: '1Gi' }) }));
+    // Act
+    const reused = repackPlan(input(), greedy, lp, {}, needs);
+    const fresh = repackPlan(input(), greedy, lp);
+    const mismatched = repackPlan(input({ pods: other.nodeClaims.flatMap((c) => c.pods) }), other, lp, {}, needs);
+    // Assess
+    expect(needs).toMatchObject({ groups: true, lp: true });
+    expect(cost(reused.plan)).toBe(cost(fresh.plan));
+    expect(reused.report).toEqual(fresh.report);
+    expect(mismatched.report.groups.map((g) => g.pods)).toEqual([8]);
   });
 
   it('does the same for a small group without the LP solver', () => {
