@@ -35,6 +35,8 @@ export interface PodState {
   /** Bumped on every relaxation. */
   version: number;
   relaxations: string[];
+  /** The topology groups this state owns, as a Topology worked them out for one version (Topology.ownedGroups). */
+  owned: { topology: object; version: number; groups: unknown } | undefined;
 }
 
 /** A pod's state with its requests as a vector over a solve's Dims (what the scheduler's checks read). */
@@ -67,8 +69,8 @@ export function newPodState(pod: Pod, index: number, volumeAlternatives: Require
   const state: PodState = {
     pod,
     req: { ...pod.requests, pods: 1 },
-    reqVec: new Float64Array(0),
-    reqNz: [],
+    reqVec: NO_VECTOR,
+    reqNz: NONE,
     index,
     requiredTerms: copyOf(na?.required),
     preferredNode: ignorePreferences ? NONE : byWeight(na?.preferred),
@@ -81,14 +83,19 @@ export function newPodState(pod: Pod, index: number, volumeAlternatives: Require
     tolerations: pod.tolerations,
     volumeAlternatives,
     volumes: NONE,
-    requirements: new Requirements(),
-    strictRequirements: new Requirements(),
+    requirements: EMPTY_REQUIREMENTS,
+    strictRequirements: EMPTY_REQUIREMENTS,
     version: 0,
-    relaxations: [],
+    relaxations: NONE,
+    owned: undefined,
   };
   recompute(state);
   return state;
 }
+
+// Placeholders newPodState replaces at once (recompute; the solver's Dims): never read, never written.
+const NO_VECTOR = new Float64Array(0);
+const EMPTY_REQUIREMENTS = new Requirements();
 
 function termRequirements(term: NodeSelectorTerm | undefined): Requirement[] {
   return (term?.matchExpressions ?? []).map(Requirement.from);
@@ -143,7 +150,7 @@ export function relax(s: PodState, poolTaints: readonly Taint[][]): string | und
   }
   if (what) {
     s.version++;
-    s.relaxations.push(what);
+    s.relaxations = [...s.relaxations, what];
     recompute(s);
   }
   return what;

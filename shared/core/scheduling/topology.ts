@@ -29,7 +29,6 @@ export class Topology {
   private readonly groups = new Map<string, TopologyGroup>();
   private readonly indexed = new Map<string, TopologyGroup[]>();
   private readonly unindexed: TopologyGroup[] = [];
-  private readonly owned = new Map<string, { version: number; groups: OwnedGroups }>();
   private readonly selecting = new Map<string, TopologyGroup[]>();
   private readonly antiGroups: TopologyGroup[] = [];
 
@@ -115,8 +114,8 @@ export class Topology {
 
   /** Groups the pod owns with its currently active constraints (memoized per relaxation version). */
   ownedGroups(s: PodState): OwnedGroups {
-    const memo = this.owned.get(s.pod.uid);
-    if (memo && memo.version === s.version) return memo.groups;
+    const memo = s.owned;
+    if (memo && memo.topology === this && memo.version === s.version) return memo.groups as OwnedGroups;
     const pod = s.pod;
     const spread = activeSpreads(s).map((c) =>
       this.group(
@@ -142,7 +141,7 @@ export class Topology {
     // Kept for the whole solve: pods without such rules share one empty list (the lists are never changed).
     const kept = (gs: TopologyGroup[]) => (gs.length > 0 ? gs : NONE);
     const groups = { spread: kept(spread), affinity: kept(affinity), anti: kept(anti), requiredAnti: kept(requiredAnti) };
-    this.owned.set(pod.uid, { version: s.version, groups });
+    s.owned = { topology: this, version: s.version, groups };
     return groups;
   }
 
