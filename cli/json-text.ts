@@ -37,12 +37,20 @@ function* members(v: Record<string, unknown> | unknown[], level: number, depth: 
   const inner = pad(level + 1);
   let first = true;
   if (Array.isArray(v)) {
+    if (v.length === 0) {
+      yield '[]';
+      return;
+    }
+    if (level + 1 >= depth) {
+      yield* runs(v, level);
+      return;
+    }
     for (const item of v) {
       yield `${first ? '[' : ','}\n${inner}`;
       yield* valueText(omitted(item) ? null : item, level + 1, depth);
       first = false;
     }
-    yield first ? '[]' : `\n${pad(level)}]`;
+    yield `\n${pad(level)}]`;
     return;
   }
   for (const key of Object.keys(v)) {
@@ -53,6 +61,27 @@ function* members(v: Record<string, unknown> | unknown[], level: number, depth: 
     first = false;
   }
   yield first ? '{}' : `\n${pad(level)}}`;
+}
+
+/** Pieces are about this long (shorter strings stay in V8's young generation, whose memory is reused). */
+const PIECE_TARGET = 32 * 1024;
+
+/**
+ * A non-empty array's text, its elements serialized whole a run at a time: JSON.stringify of a run is the array's
+ * text with those elements only, and each run's elements are cut out of it. A run holds about PIECE_TARGET
+ * characters, going by the runs so far.
+ */
+function* runs(v: unknown[], level: number): Generator<string> {
+  const close = 2 * level + 2; // "\n" + the array's indent + "]"
+  let size = 1;
+  for (let at = 0; at < v.length;) {
+    const text = textAt(v.slice(at, at + size), level);
+    // "[" opens the first run; the others continue after a comma.
+    yield at === 0 ? text.slice(0, text.length - close) : `,${text.slice(1, text.length - close)}`;
+    at += size;
+    size = Math.max(1, Math.min(4096, Math.round((size * PIECE_TARGET) / text.length)));
+  }
+  yield `\n${pad(level)}]`;
 }
 
 function* valueText(v: unknown, level: number, depth: number): Generator<string> {

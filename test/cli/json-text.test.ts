@@ -31,17 +31,17 @@ describe('jsonText', () => {
     );
   });
 
-  it('should cut a plan into one piece per node claim, not one output-sized string', () => {
-    // Arrange
-    const plan = {
-      nodeClaims: Array.from({ length: 3 }, (_, i) => ({ pods: [`default/p-${i}`], requirements: [{ key: 'k', values: ['a'] }] })),
-      summary: { pods: 3 },
-    };
+  it('should cut a large plan into pieces of tens of kilobytes, not one output-sized string', () => {
+    // Arrange: 2,000 claims of about 0.6 KB each.
+    const pods = Array.from({ length: 20 }, (_, i) => `default/pod-${i}`);
+    const plan = { nodeClaims: Array.from({ length: 2000 }, (_, i) => ({ hostname: `claim-${i}`, pods })), summary: { pods: 40000 } };
     // Act
     const pieces = [...jsonText(plan)];
     // Assess
-    expect(pieces.join('')).toBe(JSON.stringify(plan, null, 2));
-    expect(pieces.filter((p) => p.includes('default/p-'))).toHaveLength(3);
+    const text = JSON.stringify(plan, null, 2);
+    expect(pieces.join('')).toBe(text);
+    expect(text.length).toBeGreaterThan(1_000_000);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(64 * 1024);
   });
 
   it('should print a plan through the CLI exactly as JSON.stringify would', async () => {
