@@ -27,7 +27,8 @@ const NO_DOMAINS: ReadonlySet<string> = new Set();
 
 export class Topology {
   private readonly groups = new Map<string, TopologyGroup>();
-  private readonly indexed = new Map<string, TopologyGroup[]>();
+  /** Groups whose selector requires a label, by that label's key and value (a pod's own strings look them up). */
+  private readonly indexed = new Map<string, Map<string, TopologyGroup[]>>();
   private readonly unindexed: TopologyGroup[] = [];
   private readonly selecting = new Map<string, TopologyGroup[]>();
   private readonly antiGroups: TopologyGroup[] = [];
@@ -94,10 +95,12 @@ export class Topology {
         g.universe = this.filteredUniverse(g);
         this.filtered.push(g);
       }
-      if (indexLabel) {
-        const l = this.indexed.get(indexLabel);
+      if (first) {
+        let byValue = this.indexed.get(first[0]);
+        if (!byValue) this.indexed.set(first[0], (byValue = new Map()));
+        const l = byValue.get(first[1]);
         if (l) l.push(g);
-        else this.indexed.set(indexLabel, [g]);
+        else byValue.set(first[1], [g]);
       } else this.unindexed.push(g);
       if (type === 'anti-affinity') this.antiGroups.push(g);
       this.selecting.clear();
@@ -151,8 +154,9 @@ export class Topology {
     if (out) return out;
     out = [];
     for (const g of this.unindexed) if (g.selects(pod)) out.push(g);
-    for (const [k, v] of Object.entries(pod.labels)) {
-      const gs = this.indexed.get(`${k}=${v}`);
+    const labels = pod.labels;
+    for (const k in labels) {
+      const gs = this.indexed.get(k)?.get(labels[k]);
       if (gs) for (const g of gs) if (g.selects(pod)) out.push(g);
     }
     this.selecting.set(pod.uid, out);
