@@ -90,18 +90,19 @@ const yamlDocs = (objects: unknown[]) => objects.map((o) => stringify(o, { alias
 interface Timing {
   best: number;
   median: number;
-  /** Medians of the main thread's CPU time and of its wait for a core (NaN where /proc is not there). */
+  /** Medians of the main thread's CPU time, of its wait for a core and of its minor page faults (NaN where /proc is not there). */
   mainThread: number;
   waited: number;
+  faults: number;
 }
 
-function once(args: string[]): { ms: number; mainThread: number; waited: number } {
+function once(args: string[]): { ms: number; mainThread: number; waited: number; faults: number } {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--import', MAIN_THREAD, BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`nodewright ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(0, 500)}`);
-  const m = /nodewright-bench-main-thread ([\d.]+) ([\d.]+)/.exec(r.stderr);
-  return { ms, mainThread: m ? Number(m[1]) : NaN, waited: m ? Number(m[2]) : NaN };
+  const m = /nodewright-bench-main-thread ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr);
+  return { ms, mainThread: m ? Number(m[1]) : NaN, waited: m ? Number(m[2]) : NaN, faults: m ? Number(m[3]) : NaN };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -112,7 +113,8 @@ function time(commands: string[][], runs: number): Timing[] {
   for (let i = 0; i < runs; i++) commands.forEach((args, k) => all[k].push(once(args)));
   return all.map((rs) => {
     const ms = rs.map((r) => r.ms);
-    return { best: Math.min(...ms), median: median(ms), mainThread: median(rs.map((r) => r.mainThread)), waited: median(rs.map((r) => r.waited)) };
+    const med = (k: 'mainThread' | 'waited' | 'faults') => median(rs.map((r) => r[k]));
+    return { best: Math.min(...ms), median: median(ms), mainThread: med('mainThread'), waited: med('waited'), faults: med('faults') };
   });
 }
 
@@ -121,6 +123,17 @@ export interface CliRow {
   ms: number;
   median: number;
   note: string;
+}
+
+/**
+ * What this machine charges for a page of memory a process touches for the first time (µs per 4 KiB page, best of
+ * 3 fresh processes touching 64 MiB). Typically well under 1 µs on bare metal; far more on some VMs, where it is a
+ * large share of a big plan (the heap grows by tens of MB).
+ */
+function freshPageMicros(): number {
+  const code = `const b = Buffer.allocUnsafeSlow(64 << 20); const t = process.hrtime.bigint(); for (let i = 0; i < b.length; i += 4096) b[i] = 1; console.log(Number(process.hrtime.bigint() - t) / 1e3 / (b.length / 4096));`;
+  const runs = [0, 1, 2].map(() => Number(spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' }).stdout));
+  return Math.min(...runs);
 }
 
 /** Writes Karpenter's benchmark shape for `n` pods into `dir`: the `plan` arguments that read it (400 types, 3 zones). */
@@ -156,6 +169,15 @@ export function measure(): CliRow[] {
       ms: five.mainThread,
       median: five.mainThread,
       note: `${rate(five.mainThread, one.mainThread)} pods/s on its CPU time; it waited ${Math.round(five.waited)} ms for a core (1 pod: ${Math.round(one.waited)} ms)`,
+    });
+    const page = freshPageMicros();
+    rows.push({
+      what: '  fresh memory the main thread touched (medians)',
+      ms: NaN,
+      median: NaN,
+      note:
+        `${Math.round(five.faults - one.faults).toLocaleString('en-US')} more pages than the 1-pod plan; at ${page.toFixed(1)} µs per fresh page ` +
+        `on this machine ≈ ${Math.round(((five.faults - one.faults) * page) / 1000)} ms of its CPU time`,
     });
     // 40k pending pods beside 2k m5.2xlarge nodes running 6 pods each, on the bundled catalog (suite c's shape).
     const fleet = existingFleet(catalogTypes(), 2000);
@@ -196,5 +218,6 @@ export function measure(): CliRow[] {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
-  console.table(measure().map((r) => ({ ...r, ms: Math.round(r.ms), median: Math.round(r.median) })));
+  const round = (n: number) => (Number.isNaN(n) ? '' : Math.round(n));
+  console.table(measure().map((r) => ({ ...r, ms: round(r.ms), median: round(r.median) })));
 }
