@@ -17,8 +17,13 @@ const { merge: mergeKeys } = (jsyaml as unknown as { types: { merge: jsyaml.Type
 export const MANIFEST_SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [mergeKeys] });
 type ImplicitType = { resolve(data: string): boolean; construct(data: string): unknown };
 const IMPLICIT = (MANIFEST_SCHEMA as unknown as { compiledImplicit: ImplicitType[] }).compiledImplicit;
-/** Only these first characters can make a core-schema null, bool, int or float (or a merge key): others are strings. */
-const MAY_RESOLVE = new Set([...'0123456789+-.~nNtTfF<'].map((ch) => ch.charCodeAt(0)));
+/**
+ * Only these first characters can make a core-schema null, bool, int or float (or a merge key): others are
+ * strings. A letter (2) starts only `null` or a bool — four or five characters — so a longer word is a string.
+ */
+const MAY_RESOLVE = new Uint8Array(128);
+for (const ch of '0123456789+-.~<') MAY_RESOLVE[ch.charCodeAt(0)] = 1;
+for (const ch of 'nNtTfF') MAY_RESOLVE[ch.charCodeAt(0)] = 2;
 /** A plain scalar may not start with a YAML 1.2 c-indicator (1), nor with "-", "?" or ":" before a space or the end (2). */
 const NEVER_FIRST = new Uint8Array(128);
 for (const ch of '[]{},#&*!|>%@`\'"') NEVER_FIRST[ch.charCodeAt(0)] = 1;
@@ -179,7 +184,8 @@ class Reader {
       if ((ch === 0x23 && t.charCodeAt(i - 1) === SPACE) || (ch === COLON && (i + 1 === end || t.charCodeAt(i + 1) === SPACE))) throw OUTSIDE;
     }
     const s = t.slice(at, end);
-    if (!MAY_RESOLVE.has(c)) return s;
+    const may = c < 128 ? MAY_RESOLVE[c] : 0;
+    if (may === 0 || (may === 2 && s.length > 5)) return s;
     if (s === '<<') throw OUTSIDE; // merge keys are js-yaml's
     for (const type of IMPLICIT) if (type.resolve(s)) return type.construct(s);
     return s;
