@@ -6,34 +6,9 @@ import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/c
 import { addAuditCommand } from './audit';
 import { explainCommand } from './explain';
 import { CliUsageError, planCommand } from './plan';
+import { writeOut } from './stdout';
 
-/**
- * Output goes to stdout in pieces of about this many characters: one output-sized string or buffer would take
- * fresh memory for all of it (cli/json-text.ts).
- */
-const PIECE = 1 << 16;
-
-/** Writes a line of output: a string, or the pieces of one (jsonText). */
-function out(s: string | Iterable<string>): void {
-  if (typeof s === 'string' && s.length <= PIECE) {
-    process.stdout.write(`${s}\n`);
-    return;
-  }
-  let pending = '';
-  const pieces = typeof s === 'string' ? [s] : s;
-  for (const piece of pieces) {
-    for (let at = 0; at < piece.length;) {
-      const take = Math.min(piece.length - at, PIECE - pending.length);
-      pending += at === 0 && take === piece.length ? piece : piece.slice(at, at + take);
-      at += take;
-      if (pending.length >= PIECE) {
-        process.stdout.write(pending);
-        pending = '';
-      }
-    }
-  }
-  process.stdout.write(`${pending}\n`);
-}
+const out = writeOut;
 const err = (s: string) => process.stderr.write(`${s}\n`);
 
 /** A subcommand's exit code (the action sets it; main returns it). */
