@@ -77,11 +77,12 @@ const BEFORE_INDICATOR = /[\s[{,:-]/;
  * the read of a large file.
  */
 export function hasAnchorAliasOrTag(text: string): boolean {
-  const indicators = /[&*!]/g;
-  for (let m = indicators.exec(text); m; m = indicators.exec(text)) {
-    const p = m.index;
-    if (p + 1 >= text.length || WHITESPACE.test(text[p + 1])) continue;
-    if (p === 0 || BEFORE_INDICATOR.test(text[p - 1])) return true;
+  // One indexOf per character (a memchr-like search) is several times cheaper than a class pattern over the text.
+  for (const indicator of '&*!') {
+    for (let p = text.indexOf(indicator); p >= 0; p = text.indexOf(indicator, p + 1)) {
+      if (p + 1 >= text.length || WHITESPACE.test(text[p + 1])) continue;
+      if (p === 0 || BEFORE_INDICATOR.test(text[p - 1])) return true;
+    }
   }
   return false;
 }
