@@ -9,8 +9,11 @@
  * (pods/s = 5000 / (t(5000) − t(1)), so start-up is not counted twice) and of the 40k shape. Each is run
  * several times, alternating the 1-pod and 5k plans; the best run is the figure (what the machine can do when
  * nothing else interferes: this 2-vCPU machine's timings drift by ±15 %), the median is printed beside it.
- * Each child also reports its main thread's CPU time and the time it waited for a core (bench/cli-main-thread.mjs,
- * Linux only): the main thread's pods/s is what the wall figure would be with a core to itself.
+ * Each child also reports its main thread's CPU time, the time it waited for a core and the fresh pages it touched
+ * (bench/cli-main-thread.mjs, Linux only): the main thread's pods/s is what the wall figure would be with a core to
+ * itself, and the fresh pages times this machine's cost per fresh page (measured here too) is how much of that
+ * time the kernel took handing out memory. The plans write stdout to a file (`> plan.json`); the 5k plan is also
+ * timed piped into this process, where the child waits on each 64 KiB the pipe holds.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
