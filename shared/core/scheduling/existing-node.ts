@@ -65,8 +65,15 @@ export class ExistingNodeState {
     this.remaining = dims.vec(remaining);
   }
 
-  canAdd(s: PodState, topology: Topology): Requirements | string {
+  /** Why the node's room is too small for the pod's requests, or undefined when it has room. */
+  lacksRoom(s: PodState): string | undefined {
     for (const i of s.reqNz) if (s.reqVec[i] > this.remaining[i]) return `node ${this.node.name} has insufficient ${this.dims.names[i]}`;
+    return undefined;
+  }
+
+  canAdd(s: PodState, topology: Topology): Requirements | string {
+    const room = this.lacksRoom(s);
+    if (room) return room;
     if (this.node.taints.length > 0) {
       const taint = untoleratedTaint(s, this.node.taints, { ignoreEphemeral: !this.node.initialized });
       if (taint) return `did not tolerate taint ${taintString(taint)}`;

@@ -48,6 +48,11 @@ export interface SolveRun {
   readonly existing: ExistingNodeState[];
   /** Per dimension, at least the most room any existing node has left (only ever shrinks). */
   existingRoom: Float64Array;
+  /**
+   * Per request vector (one per distinct request, Dims.request): how many existing nodes, from the first, had no
+   * room for it when last scanned. Nodes only lose room, so a scan for the same requests starts after them.
+   */
+  readonly existingFrom: Map<Float64Array, number>;
   readonly topology: Topology;
   readonly limits: Map<string, Limits>;
   /** Claims opened in this run, kept in claimOrder (solve.ts); each knows its position (`pos`). */
@@ -93,6 +98,7 @@ export function prepare(input: SchedulingInput): { run: SolveRun; states: PodSta
     emptyPools,
     existing,
     existingRoom,
+    existingFrom: new Map(),
     topology: buildTopology(input, templates, states, existing),
     limits: poolLimits(input, pools),
     claims: [],

@@ -77,20 +77,30 @@ function placeOnExisting(run: SolveRun, s: PodState): true | string | undefined 
   // Skip the scan of existing nodes when no node has room for the pod (the bound only ever shrinks and is
   // tightened after every full scan).
   for (const i of s.reqNz) if (s.reqVec[i] > run.existingRoom[i]) return 'no existing node has room';
-  let firstError: string | undefined;
-  const seen = new Float64Array(run.dims.size);
-  for (const n of existing) {
-    for (let i = 0; i < seen.length; i++) if (n.remaining[i] > seen[i]) seen[i] = n.remaining[i];
+  // Nodes that had no room for these requests still have none (first fit: identical pods come one after another
+  // and would otherwise each walk past every node the earlier ones filled). The first node's error stays first.
+  const from = run.existingFrom.get(s.reqVec) ?? 0;
+  let firstError = from > 0 ? existing[0].lacksRoom(s) : undefined;
+  let prefix = true;
+  for (let k = from; k < existing.length; k++) {
+    const n = existing[k];
     const r = n.canAdd(s, topology);
     if (typeof r === 'string') {
       firstError ??= r;
+      if (prefix && n.lacksRoom(s) !== undefined) run.existingFrom.set(s.reqVec, k + 1);
+      else prefix = false;
       continue;
     }
     n.commit(s);
     if (topology.hasGroups) topology.record(s, r, n.placement);
     return true;
   }
-  run.existingRoom = seen;
+  if (from < existing.length) {
+    // No node took it: tighten the bound on the room left (over every node, those skipped too).
+    const seen = new Float64Array(run.dims.size);
+    for (const n of existing) for (let i = 0; i < seen.length; i++) if (n.remaining[i] > seen[i]) seen[i] = n.remaining[i];
+    run.existingRoom = seen;
+  }
   return firstError;
 }
 

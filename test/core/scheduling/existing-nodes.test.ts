@@ -189,6 +189,35 @@ describe('existing nodes (docs/karpenter-reference.md §2.3)', () => {
     expect(scheduledCount(result)).toBe(2);
   });
 
+  it('should fill existing nodes first fit in order, each identical pod going to the first node with room left', () => {
+    // Prepare: 30 nodes with room for 3 one-CPU pods each (one runs a 1-CPU pod already); every fifth node is tainted,
+    // so it is passed over for another reason than room; 2-CPU pods come first in the queue and take the room the
+    // 1-CPU pods would otherwise find.
+    const nodes = Array.from({ length: 30 }, (_, i) =>
+      existingNode(`node-${String(i).padStart(2, '0')}`, {
+        type: def,
+        zone: 'test-zone-1',
+        pods: [pod({ name: `running-${i}`, cpu: '1' })],
+        taints: i % 5 === 4 ? [{ key: 'dedicated', effect: 'NoSchedule' }] : [],
+      }),
+    );
+    const big = pods(6, { cpu: '2', name: 'big' });
+    const small = pods(66, { cpu: '1', name: 'small' });
+    // Act
+    const result = plan({ pods: [...small, ...big], existing: nodes });
+    // Assess: 24 untainted nodes; the first six take a 2-CPU pod and one 1-CPU pod, the other 18 three 1-CPU pods:
+    // 6 + 54 = 60 of the 66 one-CPU pods, and the last 6 need a new claim.
+    const untainted = nodes.filter((_, i) => i % 5 !== 4).map((n) => n.name);
+    const counts = untainted.map((n) => placedOn(result, n).length);
+    expect(counts).toEqual([...Array<number>(6).fill(2), ...Array<number>(18).fill(3)]);
+    expect(nodes.filter((_, i) => i % 5 === 4).every((n) => placedOn(result, n.name).length === 0)).toBe(true);
+    expect(scheduledCount(result)).toBe(72);
+    expect(result.nodeClaims.flatMap((c) => c.pods)).toHaveLength(6);
+    // Each 1-CPU pod went to the first node with room when its turn came: the placements read in node order.
+    const order = untainted.flatMap((n) => placedOn(result, n).filter((x) => x.startsWith('small')));
+    expect(order).toEqual([...order].sort((a, b) => Number(a.split('-').pop()) - Number(b.split('-').pop())));
+  });
+
   it('should count existing nodes of a pool against its limits', () => {
     // Prepare: limit 8 CPU, a 4-CPU node of the pool already runs full.
     const node = existingNode('node-a', { type: def, zone: 'test-zone-1', pool: 'default', pods: [pod({ cpu: '3900m' })] });
