@@ -56,10 +56,21 @@ function nonZero(v: Float64Array): number[] {
   return out;
 }
 
-/** Sorted union of two sorted index lists. */
+/** Every index of sorted `b` is in sorted `a`. */
+function within(b: number[], a: number[]): boolean {
+  let i = 0;
+  for (let j = 0; j < b.length; j++) {
+    while (i < a.length && a[i] < b[j]) i++;
+    if (i === a.length || a[i] !== b[j]) return false;
+  }
+  return true;
+}
+
+/** Sorted union of two sorted index lists: `a` itself when `b` adds nothing (a claim's pods mostly ask for the same resources). */
 export function unionIdx(a: number[], b: number[]): number[] {
   if (b.length === 0) return a;
   if (a.length === 0) return b;
+  if (within(b, a)) return a;
   const out: number[] = [];
   let i = 0;
   let j = 0;

@@ -8,6 +8,7 @@ import type { ResourceList } from '../model/resources';
 import { Requirement, Requirements } from './requirements';
 import type { PodVolume } from './volumes';
 import type { Dims } from './dims';
+import type { OwnedGroups, Topology } from './topology';
 
 export interface PodState {
   pod: Pod;
@@ -36,7 +37,7 @@ export interface PodState {
   version: number;
   relaxations: string[];
   /** The topology groups this state owns, as a Topology worked them out for one version (Topology.ownedGroups). */
-  owned: { topology: object; version: number; groups: unknown } | undefined;
+  owned: { topology: Topology; version: number; groups: OwnedGroups } | undefined;
 }
 
 /** A pod's state with its requests as a vector over a solve's Dims (what the scheduler's checks read). */

@@ -39,7 +39,6 @@ export class TopologyGroup {
     readonly key: string,
     readonly namespaces: ReadonlySet<string> | 'all',
     readonly matcher: LabelMatcher,
-    readonly indexLabel: string | undefined,
     readonly maxSkew: number,
     readonly minDomains: number | undefined,
     /** nodeAffinityPolicy Honor: only pods on nodes matching one of these (nodeSelector ∧ a required term) count. */

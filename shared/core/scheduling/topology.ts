@@ -16,7 +16,7 @@ import { hardTaints, TopologyGroup, type DomainFilter, type GroupType, type Node
 
 export { TopologyGroup, type DomainFilter, type GroupType, type NodeDomains, type Placement, type PoolDomains } from './topology-group';
 
-interface OwnedGroups {
+export interface OwnedGroups {
   spread: TopologyGroup[];
   affinity: TopologyGroup[];
   anti: TopologyGroup[];
@@ -88,8 +88,7 @@ export class Topology {
     let g = this.groups.get(id);
     if (!g) {
       const first = sel?.matchLabels ? Object.entries(sel.matchLabels)[0] : undefined;
-      const indexLabel = first ? `${first[0]}=${first[1]}` : undefined;
-      g = new TopologyGroup(this.groups.size, type, key, namespaces, compileSelector(sel), indexLabel, maxSkew, minDomains, nodeFilter, taintFilter);
+      g = new TopologyGroup(this.groups.size, type, key, namespaces, compileSelector(sel), maxSkew, minDomains, nodeFilter, taintFilter);
       this.groups.set(id, g);
       if (nodeFilter || taintFilter) {
         g.universe = this.filteredUniverse(g);
@@ -118,7 +117,7 @@ export class Topology {
   /** Groups the pod owns with its currently active constraints (memoized per relaxation version). */
   ownedGroups(s: PodState): OwnedGroups {
     const memo = s.owned;
-    if (memo && memo.topology === this && memo.version === s.version) return memo.groups as OwnedGroups;
+    if (memo && memo.topology === this && memo.version === s.version) return memo.groups;
     const pod = s.pod;
     const spread = activeSpreads(s).map((c) =>
       this.group(

@@ -175,13 +175,14 @@ function collected(set: ManifestSet, podCtx: PodContext): Collected {
   return { set, karpenter: { pools: [], classes: [] }, podSource: new Map(), podCtx, podDocCtx: { ...podCtx, file: '', documentIndex: 0 } };
 }
 
+const warnAt = (c: Collected, ctx: Required<ManifestContext>, message: string) => c.set.warnings.push({ ...ctx, message });
+
 /** Adds one object to the set. */
 function collect(c: Collected, { object, ctx }: Doc): void {
   const kind = str(object.kind) ?? '';
   const name = str(obj(object.metadata).name) ?? '';
-  const warn = (message: string) => c.set.warnings.push({ ...ctx, message });
   if (isKarpenterKind(kind)) {
-    collectKarpenterObject(object, ctx, c.karpenter, warn);
+    collectKarpenterObject(object, ctx, c.karpenter, (message) => warnAt(c, ctx, message));
     return;
   }
   switch (kind) {
@@ -195,7 +196,7 @@ function collect(c: Collected, { object, ctx }: Doc): void {
       const pod = podFromKube(object, c.podDocCtx);
       // A DaemonSet's pod bound to a node uses that node's capacity (at its own size, which may exceed the
       // template's); one not bound yet is the DaemonSet's business, never a reason to provision.
-      if (pod.owner?.kind === 'DaemonSet' && !pod.nodeName) warn(`Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
+      if (pod.owner?.kind === 'DaemonSet' && !pod.nodeName) warnAt(c, ctx, `Pod ${name} is owned by a DaemonSet and is not treated as a pending pod`);
       else {
         c.set.pods.push(pod);
         c.podSource.set(pod, ctx);
@@ -242,8 +243,8 @@ function collect(c: Collected, { object, ctx }: Doc): void {
           c.podSource.set(pod, ctx);
         }
         c.set.persistentVolumeClaims.push(...workloadClaims(w));
-      } else if (!kind) warn('document has no kind; ignored');
-      else if (!IGNORED_QUIETLY.has(kind)) warn(`${kind} ${name} is not used by nodewright; ignored`);
+      } else if (!kind) warnAt(c, ctx, 'document has no kind; ignored');
+      else if (!IGNORED_QUIETLY.has(kind)) warnAt(c, ctx, `${kind} ${name} is not used by nodewright; ignored`);
   }
 }
 
@@ -254,7 +255,7 @@ function finish(c: Collected): ManifestSet {
 }
 
 /** PriorityClasses and RuntimeClasses shape every pod: a set that may hold one is read in two passes. */
-const MAY_HOLD_POD_CONTEXT = /PriorityClass|RuntimeClass/;
+const mayHoldPodContext = (text: string): boolean => text.includes('PriorityClass') || text.includes('RuntimeClass');
 
 /**
  * One pass over files without pod context: each document is converted as soon as it is read, so no document
@@ -299,7 +300,7 @@ function streamManifestFiles(files: ManifestFile[]): ManifestSet | undefined {
 
 /** Parses several files as one set, so PriorityClasses, RuntimeClasses and node classes resolve across files. */
 export function parseManifestFiles(files: ManifestFile[]): ManifestSet {
-  const streamed = files.some((f) => MAY_HOLD_POD_CONTEXT.test(f.text)) ? undefined : streamManifestFiles(files);
+  const streamed = files.some((f) => mayHoldPodContext(f.text)) ? undefined : streamManifestFiles(files);
   if (streamed) return streamed;
   const set = emptyManifestSet();
   const docs = readDocuments(files);
