@@ -5,6 +5,7 @@
 // build — or when a source file is newer than it — everything runs from the sources.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import v8 from 'node:v8';
+import { youngGenerationFlag } from './young-generation.mjs';
 
 const args = process.argv.slice(2);
 const simulator = ['simulate', 'sim', 'demo'].includes(args[0]) || (args[0] === 'doctor' && args.includes('--sim'));
@@ -35,8 +36,11 @@ const TIER_UP = { 11: '--interrupt-budget=264000', 12: '--invocation-count-for-t
 let main;
 const bundle = prebuilt();
 if (bundle) {
-  const tierUp = TIER_UP[Number(process.versions.v8.split('.')[0])];
+  const v8Major = Number(process.versions.v8.split('.')[0]);
+  const tierUp = TIER_UP[v8Major];
   if (tierUp) v8.setFlagsFromString(tierUp);
+  const young = youngGenerationFlag(args, v8Major);
+  if (young) v8.setFlagsFromString(young);
   ({ main } = await import(bundle.href));
 } else {
   const { register } = await import('tsx/esm/api');
