@@ -54,11 +54,29 @@ export function parseBytes(input: string | number): number {
   return Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
 }
 
+const parseCount = (input: string | number): number => Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
+
+/** Parsed quantity strings per unit: the pods of a workload repeat a few ("500m", "1Gi"); bounded, errors not kept. */
+const parsedCpu = new Map<string, number>();
+const parsedBytes = new Map<string, number>();
+const parsedCount = new Map<string, number>();
+
+function cachedParse(cache: Map<string, number>, input: string | number, parse: (input: string | number) => number): number {
+  if (typeof input !== 'string') return parse(input);
+  let v = cache.get(input);
+  if (v === undefined) {
+    v = parse(input);
+    if (cache.size >= 4096) cache.clear();
+    cache.set(input, v);
+  }
+  return v;
+}
+
 /** Parses a resource by name into its internal unit. */
 export function parseResource(name: string, input: string | number): number {
-  if (name === 'cpu') return parseCpu(input);
-  if (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) return parseBytes(input);
-  return Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
+  if (name === 'cpu') return cachedParse(parsedCpu, input, parseCpu);
+  if (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) return cachedParse(parsedBytes, input, parseBytes);
+  return cachedParse(parsedCount, input, parseCount);
 }
 
 function formatCpu(milli: number): string {

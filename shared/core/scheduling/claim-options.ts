@@ -19,8 +19,9 @@ function ascending(t: Template, d: number): Int32Array {
   return view;
 }
 
-/** Marks for counting each ruled-out option once (reused: never held across calls). */
+/** Marks for counting each ruled-out option once, and the options marked (reused: never held across calls). */
 let marks = new Uint8Array(0);
+const touchedScratch: number[] = [];
 
 export class ClaimOptions {
   readonly maxEff: Float64Array;
@@ -41,7 +42,7 @@ export class ClaimOptions {
   ) {
     const n = template.options.length;
     this.alive = new Uint8Array(n);
-    for (const o of options) this.alive[o.rank] = 1;
+    for (let i = 0; i < options.length; i++) this.alive[options[i].rank] = 1;
     this.count = options.length;
     this.listed = options;
     this.maxEff = new Float64Array(dims);
@@ -69,10 +70,12 @@ export class ClaimOptions {
     return this.alive[rank] === 1;
   }
 
-  /** Visits the options left, cheapest first, until `visit` returns false (without building the list). */
-  each(visit: (o: TypeOption) => boolean | void): void {
-    const opts = this.template.options;
-    for (let i = 0; i < opts.length; i++) if (this.alive[i] === 1 && visit(opts[i]) === false) return;
+  /**
+   * The template's options, cheapest first, and which are left (`alive[i] === 1`): for a loop over them that keeps
+   * its state in locals (a callback's captured numbers are boxed on every assignment).
+   */
+  get flags(): { readonly all: readonly TypeOption[]; readonly alive: Readonly<Uint8Array> } {
+    return { all: this.template.options, alive: this.alive };
   }
 
   /** Some option left satisfies `pred` (without building the list). */
@@ -88,8 +91,9 @@ export class ClaimOptions {
     const { alive, template } = this;
     const opts = template.options;
     if (marks.length < opts.length) marks = new Uint8Array(opts.length);
-    const touched: number[] = [];
-    for (const d of nz) {
+    const touched = touchedScratch;
+    for (let j = 0; j < nz.length; j++) {
+      const d = nz[j];
       const view = ascending(template, d);
       for (let k = this.low[d]; k < view.length; k++) {
         const i = view[k];
@@ -101,8 +105,10 @@ export class ClaimOptions {
         }
       }
     }
-    for (const i of touched) marks[i] = 0;
-    return this.count - touched.length;
+    const gone = touched.length;
+    for (let j = 0; j < gone; j++) marks[touched[j]] = 0;
+    touched.length = 0;
+    return this.count - gone;
   }
 
   /** Removes the options at template indices `dropped`, then every option too small for requests `req`. */
@@ -110,8 +116,9 @@ export class ClaimOptions {
     const { alive, template } = this;
     const opts = template.options;
     const before = this.count;
-    if (dropped) for (const i of dropped) this.kill(i);
-    for (const d of nz) {
+    if (dropped) for (let j = 0; j < dropped.length; j++) this.kill(dropped[j]);
+    for (let j = 0; j < nz.length; j++) {
+      const d = nz[j];
       const view = ascending(template, d);
       let k = this.low[d];
       for (; k < view.length; k++) {

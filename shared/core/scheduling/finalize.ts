@@ -94,37 +94,52 @@ export function finalizeClaim(claim: InProgressClaim, maxInstanceTypes: number, 
   };
 }
 
+function cheapest(p: PriceByCapacity): number {
+  let min = Infinity;
+  for (const ct in p) if (p[ct]! < min) min = p[ct]!;
+  return min;
+}
+
+const heldScratch: TypeOption[] = [];
+const priceScratch: number[] = [];
+
 /** The claim's `maxInstanceTypes` cheapest options under its requirements (by price, then name). */
 function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolOfferings: boolean, prices: (o: TypeOption) => PriceByCapacity): TypeOption[] {
   // Exotic types (GPU, accelerators, metal) only when nothing else satisfies the pods.
   const anyPlain = claim.someOption((o) => !o.it.exotic);
-  // Options and their prices side by side (no object per option: a claim may look at hundreds).
-  const held: TypeOption[] = [];
-  const price: number[] = [];
-  const cheapest = (p: PriceByCapacity) => {
-    let min = Infinity;
-    for (const ct in p) if (p[ct]! < min) min = p[ct]!;
-    return min;
-  };
+  // Options and their prices side by side (no object per option: a claim may look at hundreds), in arrays the
+  // claims of a solve reuse: only the options kept are copied out.
+  const held = heldScratch;
+  const price = priceScratch;
+  held.length = 0;
+  price.length = 0;
   let sorted = true;
   let hi = -Infinity;
-  claim.eachOption((o) => {
-    if (anyPlain && o.it.exotic) return;
+  const { all, alive } = claim.optionFlags;
+  for (let i = 0; i < all.length; i++) {
+    if (alive[i] !== 1) continue;
+    const o = all[i];
+    if (anyPlain && o.it.exotic) continue;
     // Options come cheapest-first by their unrestricted price, a lower bound: once we hold enough and the
     // next lower bound exceeds every price held, nothing later can make the cut.
-    if (held.length >= maxInstanceTypes && o.minPrice > hi) return false;
+    if (held.length >= maxInstanceTypes && o.minPrice > hi) break;
     const p = poolOfferings ? o.minPrice : cheapest(prices(o));
     const last = held.length - 1;
     if (last >= 0 && (price[last] > p || (price[last] === p && held[last].it.name > o.it.name))) sorted = false;
     held.push(o);
     price.push(p);
     if (p > hi) hi = p;
-  });
-  if (sorted) return held.length > maxInstanceTypes ? held.slice(0, maxInstanceTypes) : held;
-  const byPrice = held.map((_, i) => i);
-  const name = (i: number) => held[i].it.name;
-  byPrice.sort((a, b) => price[a] - price[b] || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
-  return byPrice.slice(0, maxInstanceTypes).map((i) => held[i]);
+  }
+  let chosen: TypeOption[];
+  if (sorted) chosen = held.slice(0, maxInstanceTypes);
+  else {
+    const byPrice = held.map((_, i) => i);
+    const name = (i: number) => held[i].it.name;
+    byPrice.sort((a, b) => price[a] - price[b] || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+    chosen = byPrice.slice(0, maxInstanceTypes).map((i) => held[i]);
+  }
+  held.length = 0; // holds no options past the claim
+  return chosen;
 }
 
 /**
@@ -136,7 +151,8 @@ function cheapestOptions(claim: InProgressClaim, maxInstanceTypes: number, poolO
 function launchCapacity(prices: PriceByCapacity[]): { offered: Set<string>; capacityType: CapacityTypeValue; price: number } {
   let cheapestOnDemand = Infinity;
   const offered = new Set<string>();
-  for (const p of prices) {
+  for (let i = 0; i < prices.length; i++) {
+    const p = prices[i];
     for (const ct in p) offered.add(ct);
     const od = p[CapacityType.onDemand];
     if (od !== undefined && od < cheapestOnDemand) cheapestOnDemand = od;
@@ -146,8 +162,8 @@ function launchCapacity(prices: PriceByCapacity[]): { offered: Set<string>; capa
   let price = Infinity;
   for (const ct of CAPACITY_ORDER) {
     if (!offered.has(ct)) continue;
-    for (const byCapacity of prices) {
-      const p = byCapacity[ct];
+    for (let i = 0; i < prices.length; i++) {
+      const p = prices[i][ct];
       if (p !== undefined && p < price && usable(ct, p)) price = p;
     }
     if (Number.isFinite(price)) {
@@ -161,10 +177,11 @@ function launchCapacity(prices: PriceByCapacity[]): { offered: Set<string>; capa
 /** DaemonSet overhead every option carries: the per-resource minimum over the options. */
 function daemonOverhead(options: TypeOption[]): ResourceList {
   const daemon: ResourceList = {};
-  options.forEach((o, i) => {
-    if (i === 0) Object.assign(daemon, o.daemon);
-    else for (const k of Object.keys(daemon)) daemon[k] = Math.min(daemon[k], o.daemon[k] ?? 0);
-  });
+  if (options.length > 0) Object.assign(daemon, options[0].daemon);
+  for (let i = 1; i < options.length; i++) {
+    const d = options[i].daemon;
+    for (const k in daemon) daemon[k] = Math.min(daemon[k], d[k] ?? 0);
+  }
   return daemon;
 }
 

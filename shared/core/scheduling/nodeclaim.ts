@@ -49,9 +49,9 @@ export class InProgressClaim {
     return this.opts.list;
   }
 
-  /** Visits the options, cheapest first, until `visit` returns false; `some` tests them (neither builds the list). */
-  eachOption(visit: (o: TypeOption) => boolean | void): void {
-    this.opts.each(visit);
+  /** The template's options, cheapest first, and which the claim still has; `some` tests those (neither builds the list). */
+  get optionFlags(): ClaimOptions['flags'] {
+    return this.opts.flags;
   }
 
   someOption(pred: (o: TypeOption) => boolean): boolean {
@@ -69,8 +69,13 @@ export class InProgressClaim {
     }
     const pv = s.reqVec;
     const maxEff = this.opts.maxEff;
-    for (const i of s.reqNz)
+    const nzs = s.reqNz;
+    // Indexed loops in this file: they run for every claim a pod tries, mostly before the JIT optimizes them,
+    // where for…of allocates an iterator result per step.
+    for (let k = 0; k < nzs.length; k++) {
+      const i = nzs[k];
       if (this.reqVec[i] + pv[i] > maxEff[i]) return `no instance type has enough ${this.dims.names[i]}${this.pods.length > 0 ? ' left' : ''}`;
+    }
     if (this.template.taints.length > 0) {
       const taint = untoleratedTaint(s, this.template.taints);
       if (taint) return `did not tolerate taint ${taintString(taint)}`;
@@ -128,7 +133,8 @@ export class InProgressClaim {
     let volumeLimited = false;
     const dropped: number[] = [];
     const kept: TypeOption[] | undefined = minValues ? [] : undefined;
-    for (const o of all) {
+    for (let i = 0; i < all.length; i++) {
+      const o = all[i];
       if (!this.opts.has(o.rank)) continue;
       let ok = allFit || requestsFit(reqVec, nz, o.eff);
       if (ok && changedTypeKeys.length > 0 && !typeMatches(o.it, merged, changedTypeKeys)) ok = false;
@@ -167,11 +173,12 @@ export class InProgressClaim {
   /** The keys `merged` changes from the claim's requirements: instance-type label keys pushed to `typeKeys`; returns whether an offering key changed. */
   private changedKeys(merged: Requirements, typeKeys: string[]): boolean {
     let offeringsChanged = false;
-    for (const [k, r] of merged.byKey) {
-      if (this.requirements.get(k) === r) continue;
+    const mine = this.requirements;
+    merged.byKey.forEach((r, k) => {
+      if (mine.get(k) === r) return;
       if (TypeLabelKeys.has(k)) typeKeys.push(k);
       else if (OfferingKeys.has(k)) offeringsChanged = true;
-    }
+    });
     return offeringsChanged;
   }
 

@@ -98,18 +98,20 @@ export function newPodState(pod: Pod, index: number, volumeAlternatives: Require
 const NO_VECTOR = new Float64Array(0);
 const EMPTY_REQUIREMENTS = new Requirements();
 
-function termRequirements(term: NodeSelectorTerm | undefined): Requirement[] {
-  return (term?.matchExpressions ?? []).map(Requirement.from);
+function addTerm(into: Requirements, term: NodeSelectorTerm | undefined): void {
+  const exprs = term?.matchExpressions;
+  if (exprs) for (let i = 0; i < exprs.length; i++) into.addInPlace(Requirement.from(exprs[i]));
 }
 
 function recompute(s: PodState): void {
   const strict = new Requirements();
-  for (const [k, v] of Object.entries(s.pod.nodeSelector)) strict.addInPlace(Requirement.in(NormalizedLabels[k] ?? k, [v]));
-  for (const r of termRequirements(s.requiredTerms[0])) strict.addInPlace(r);
+  const selector = s.pod.nodeSelector;
+  for (const k in selector) strict.addInPlace(Requirement.in(NormalizedLabels[k] ?? k, [selector[k]]));
+  addTerm(strict, s.requiredTerms[0]);
   s.strictRequirements = strict;
   if (s.preferredNode.length > 0) {
     const withPref = strict.clone();
-    for (const r of termRequirements(s.preferredNode[0].preference)) withPref.addInPlace(r);
+    addTerm(withPref, s.preferredNode[0].preference);
     s.requirements = withPref;
   } else {
     s.requirements = strict;

@@ -203,13 +203,16 @@ export class Requirements {
   }
 
   clone(): Requirements {
-    return new Requirements(new Map(this.byKey));
+    // forEach, not new Map(map) or for…of: neither allocates per entry when the code runs unoptimized.
+    const copy = new Map<string, Requirement>();
+    this.byKey.forEach((r, k) => copy.set(k, r));
+    return new Requirements(copy);
   }
 
   /** A new set with `other` intersected in. */
   intersect(other: Requirements): Requirements {
     const out = this.clone();
-    for (const r of other.byKey.values()) out.addInPlace(r);
+    other.byKey.forEach((r) => out.addInPlace(r));
     return out;
   }
 

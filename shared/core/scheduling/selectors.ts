@@ -11,9 +11,11 @@ export function compileSelector(sel: LabelSelector | undefined | null): LabelMat
   if (!sel) return MATCH_NOTHING;
   const ml = Object.entries(sel.matchLabels ?? {});
   const me = (sel.matchExpressions ?? []).map((e) => ({ key: e.key, op: e.operator, values: new Set(e.values ?? []) }));
+  // Indexed loops: a selector is tried against every pod of its namespace, mostly before the JIT optimizes it.
   return (labels) => {
-    for (const [k, v] of ml) if (labels[k] !== v) return false;
-    for (const e of me) {
+    for (let i = 0; i < ml.length; i++) if (labels[ml[i][0]] !== ml[i][1]) return false;
+    for (let i = 0; i < me.length; i++) {
+      const e = me[i];
       const v = labels[e.key];
       switch (e.op) {
         case 'In':

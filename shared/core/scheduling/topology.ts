@@ -152,11 +152,11 @@ export class Topology {
     let out = this.selecting.get(pod.uid);
     if (out) return out;
     out = [];
-    for (const g of this.unindexed) if (g.selects(pod)) out.push(g);
+    for (let i = 0; i < this.unindexed.length; i++) if (this.unindexed[i].selects(pod)) out.push(this.unindexed[i]);
     const labels = pod.labels;
     for (const k in labels) {
       const gs = this.indexed.get(k)?.get(labels[k]);
-      if (gs) for (const g of gs) if (g.selects(pod)) out.push(g);
+      if (gs) for (let i = 0; i < gs.length; i++) if (gs[i].selects(pod)) out.push(gs[i]);
     }
     this.selecting.set(pod.uid, out);
     return out;
@@ -169,22 +169,28 @@ export class Topology {
   addRequirements(s: PodState, reqs: Requirements, feasible?: DomainFilter): Requirements | string {
     const owned = this.ownedGroups(s);
     let out = reqs;
-    for (const g of owned.spread) {
+    // Indexed loops here and below: these run for every claim a pod tries, mostly before the JIT optimizes them,
+    // where for…of allocates an iterator result per step.
+    for (let i = 0; i < owned.spread.length; i++) {
+      const g = owned.spread[i];
       const r = nextDomainSpread(g, s, out.get(g.key) ?? exists(g.key), this.spreadUniverse(g), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
-    for (const g of owned.affinity) {
+    for (let i = 0; i < owned.affinity.length; i++) {
+      const g = owned.affinity[i];
       const r = nextDomainAffinity(g, s, out.get(g.key) ?? exists(g.key), this.universe(g.key), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
-    for (const g of owned.anti) {
+    for (let i = 0; i < owned.anti.length; i++) {
+      const g = owned.anti[i];
       const r = nextDomainAnti(g, s, out.get(g.key) ?? exists(g.key), this.universe(g.key), feasible);
       if (typeof r === 'string') return r;
       if (r) out = out.with(r);
     }
-    for (const g of this.antiGroups) {
+    for (let i = 0; i < this.antiGroups.length; i++) {
+      const g = this.antiGroups[i];
       if (g.ownerDomains.size === 0 || !g.selects(s.pod)) continue;
       const nd = out.get(g.key) ?? exists(g.key);
       if (!nd.complement) {
@@ -208,23 +214,28 @@ export class Topology {
    */
   quickReject(s: PodState, reqs: Requirements): string | undefined {
     const owned = this.ownedGroups(s);
-    for (const g of owned.anti) {
+    for (let i = 0; i < owned.anti.length; i++) {
+      const g = owned.anti[i];
       const d = pinned(reqs, g.key);
       if (d !== undefined && g.count(d) > 0) return g.reasons.anti;
     }
-    for (const g of owned.spread) {
+    for (let i = 0; i < owned.spread.length; i++) {
+      const g = owned.spread[i];
       const d = pinned(reqs, g.key);
       if (d === undefined) continue;
       if (g.key === Label.hostname) {
         if (g.count(d) + (g.selects(s.pod) ? 1 : 0) > g.maxSkew) return g.reasons.spread;
       } else if (nextDomainSpread(g, s, Requirement.in(g.key, [d]), this.spreadUniverse(g)) !== undefined) return g.reasons.spread;
     }
-    for (const g of owned.affinity) {
+    for (let i = 0; i < owned.affinity.length; i++) {
+      const g = owned.affinity[i];
       const d = pinned(reqs, g.key);
       if (d === undefined || g.count(d) > 0) continue;
       if (g.rulesOutEmptyDomains(s.pod)) return g.reasons.affinityElsewhere;
     }
-    for (const g of this.selectingGroups(s.pod)) {
+    const selecting = this.selectingGroups(s.pod);
+    for (let i = 0; i < selecting.length; i++) {
+      const g = selecting[i];
       if (g.type !== 'anti-affinity' || g.ownerDomains.size === 0) continue;
       const d = pinned(reqs, g.key);
       if (d !== undefined && g.ownerDomains.has(d)) return g.reasons.inverse;
@@ -264,7 +275,9 @@ export class Topology {
   /** Records a placed pod: counts in every group selecting it, owner domains for its required anti-affinity. */
   record(s: PodState | Pod, reqs: Requirements, at: Placement): void {
     const pod = 'pod' in s ? s.pod : s;
-    for (const g of this.selectingGroups(pod)) {
+    const selecting = this.selectingGroups(pod);
+    for (let i = 0; i < selecting.length; i++) {
+      const g = selecting[i];
       if ((g.nodeFilter || g.taintFilter) && !g.countsOn(at)) continue;
       const dr = reqs.get(g.key);
       if (g.type === 'anti-affinity') {
@@ -276,7 +289,8 @@ export class Topology {
       }
     }
     const owned = 'pod' in s ? this.ownedGroups(s).requiredAnti : this.requiredAntiOf(pod);
-    for (const g of owned) {
+    for (let i = 0; i < owned.length; i++) {
+      const g = owned[i];
       const dr = reqs.get(g.key);
       if (!dr || dr.complement) {
         for (const d of this.universe(g.key)) if (!dr || dr.has(d)) g.ownerDomains.add(d);

@@ -58,12 +58,16 @@ export function remapPath(path: string, map: readonly (readonly [string, string]
 
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
-export function obj(v: unknown): Json {
-  return isObject(v) ? v : {};
+/** What obj() and arr() give for a missing or mistyped field: one frozen empty value (readers only; a pod reads dozens). */
+const NO_OBJECT: Readonly<Json> = Object.freeze({});
+const NO_ARRAY: readonly unknown[] = Object.freeze([]);
+
+export function obj(v: unknown): Readonly<Json> {
+  return isObject(v) ? v : NO_OBJECT;
 }
 
-export function arr(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
+export function arr(v: unknown): readonly unknown[] {
+  return Array.isArray(v) ? v : NO_ARRAY;
 }
 
 export function str(v: unknown): string | undefined {
@@ -82,7 +86,8 @@ export function num(v: unknown): number | undefined {
 export function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   const o = obj(v);
-  for (const k of Object.keys(o)) {
+  // for…in: a manifest's objects are plain (no inherited enumerable keys), and it builds no key array.
+  for (const k in o) {
     const val = o[k];
     const s = str(val);
     if (s !== undefined) out[k] = s;
@@ -99,9 +104,9 @@ export function normalizeKey(key: string): string {
 /** Renames beta keys in a label map; when both forms are present the GA value wins. */
 export function normalizeLabelMap(m: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(m)) {
+  for (const k in m) {
     const n = normalizeKey(k);
-    if (n === k || !(n in m)) out[n] = v;
+    if (n === k || !(n in m)) out[n] = m[k];
   }
   return out;
 }
@@ -122,7 +127,7 @@ export function toEpochMs(v: unknown): EpochMs | undefined {
 export function resources(v: unknown, ctx: ManifestContext | undefined, path: string): ResourceList {
   const out: ResourceList = {};
   const o = obj(v);
-  for (const k of Object.keys(o)) {
+  for (const k in o) {
     const raw = o[k];
     if (typeof raw !== 'string' && typeof raw !== 'number') fail(ctx, `${path}.${k}`, `expected a quantity, got ${JSON.stringify(raw)}`);
     try {

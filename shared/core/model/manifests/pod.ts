@@ -12,7 +12,7 @@ function containerRequests(c: unknown, ctx: PodContext | undefined, path: string
   const res = obj(obj(c).resources);
   const requests = resources(res.requests, ctx, `${path}.resources.requests`);
   const limits = resources(res.limits, ctx, `${path}.resources.limits`);
-  for (const [k, v] of Object.entries(limits)) if (!(k in requests)) requests[k] = v;
+  for (const k in limits) if (!(k in requests)) requests[k] = limits[k];
   return requests;
 }
 
@@ -22,47 +22,59 @@ const isSidecar = (c: unknown): boolean => str(obj(c).restartPolicy) === 'Always
  * Effective pod requests: max(Σ containers + Σ sidecars, each init container + the sidecars started
  * before it, each sidecar prefix sum) + overhead. Resources are compared one by one, as Kubernetes does.
  */
-function podSpecRequests(spec: Json, ctx: PodContext | undefined, path = 'spec'): ResourceList {
+function podSpecRequests(spec: Readonly<Json>, ctx: PodContext | undefined, path = 'spec'): ResourceList {
+  // Indexed loops, and no copies where there is nothing to add: every pod goes through here.
   const running: ResourceList = {};
-  arr(spec.containers).forEach((c, i) => addInto(running, containerRequests(c, ctx, `${path}.containers[${i}]`)));
-  const sidecars: ResourceList = {};
-  let initPeak: ResourceList = {};
-  arr(spec.initContainers).forEach((c, i) => {
-    const req = containerRequests(c, ctx, `${path}.initContainers[${i}]`);
-    if (isSidecar(c)) {
-      addInto(sidecars, req);
-      initPeak = maxResources(initPeak, sidecars);
-    } else {
-      initPeak = maxResources(initPeak, addInto({ ...req }, sidecars));
+  const containers = arr(spec.containers);
+  for (let i = 0; i < containers.length; i++) addInto(running, containerRequests(containers[i], ctx, `${path}.containers[${i}]`));
+  const inits = arr(spec.initContainers);
+  let total = running;
+  if (inits.length > 0) {
+    const sidecars: ResourceList = {};
+    let initPeak: ResourceList = {};
+    for (let i = 0; i < inits.length; i++) {
+      const c = inits[i];
+      const req = containerRequests(c, ctx, `${path}.initContainers[${i}]`);
+      if (isSidecar(c)) {
+        addInto(sidecars, req);
+        initPeak = maxResources(initPeak, sidecars);
+      } else {
+        initPeak = maxResources(initPeak, addInto({ ...req }, sidecars));
+      }
     }
-  });
-  const total = maxResources(addInto(running, sidecars), initPeak);
-  const overhead = spec.overhead !== undefined ? resources(spec.overhead, ctx, `${path}.overhead`) : runtimeClassOverhead(str(spec.runtimeClassName), ctx);
-  return addInto(total, overhead);
+    total = maxResources(addInto(running, sidecars), initPeak);
+  }
+  if (spec.overhead !== undefined) return addInto(total, resources(spec.overhead, ctx, `${path}.overhead`));
+  const runtimeClass = str(spec.runtimeClassName);
+  return runtimeClass ? addInto(total, runtimeClassOverhead(runtimeClass, ctx)) : total;
 }
 
-function runtimeClassOverhead(name: string | undefined, ctx: PodContext | undefined): ResourceList {
-  if (!name) return {};
+function runtimeClassOverhead(name: string, ctx: PodContext | undefined): ResourceList {
   const overhead = ctx?.runtimeClassOverhead;
   return { ...(overhead && Object.hasOwn(overhead, name) ? overhead[name] : {}) };
 }
 
-function hostPorts(spec: Json): HostPort[] {
+function hostPorts(spec: Readonly<Json>): HostPort[] {
   const out: HostPort[] = [];
-  const containers = [...arr(spec.containers), ...arr(spec.initContainers).filter(isSidecar)];
-  for (const c of containers) {
-    for (const p of arr(obj(c).ports)) {
-      const port = obj(p);
-      const hostPort = num(port.hostPort);
-      if (!hostPort || hostPort <= 0) continue;
-      const protocol = str(port.protocol);
-      const hp: HostPort = { port: hostPort, protocol: protocol === 'UDP' || protocol === 'SCTP' ? protocol : 'TCP' };
-      const hostIP = str(port.hostIP);
-      if (hostIP) hp.hostIP = hostIP;
-      out.push(hp);
-    }
-  }
+  const containers = arr(spec.containers);
+  for (let i = 0; i < containers.length; i++) containerHostPorts(containers[i], out);
+  const inits = arr(spec.initContainers);
+  for (let i = 0; i < inits.length; i++) if (isSidecar(inits[i])) containerHostPorts(inits[i], out);
   return out;
+}
+
+function containerHostPorts(c: unknown, out: HostPort[]): void {
+  const ports = arr(obj(c).ports);
+  for (let i = 0; i < ports.length; i++) {
+    const port = obj(ports[i]);
+    const hostPort = num(port.hostPort);
+    if (!hostPort || hostPort <= 0) continue;
+    const protocol = str(port.protocol);
+    const hp: HostPort = { port: hostPort, protocol: protocol === 'UDP' || protocol === 'SCTP' ? protocol : 'TCP' };
+    const hostIP = str(port.hostIP);
+    if (hostIP) hp.hostIP = hostIP;
+    out.push(hp);
+  }
 }
 
 function volumeClaims(spec: Json, podName: string): PodVolumeClaim[] {
@@ -101,11 +113,12 @@ function priorityOf(spec: Json, ctx: PodContext | undefined): number {
   const explicit = num(spec.priority);
   if (explicit !== undefined) return explicit;
   const cls = str(spec.priorityClassName);
-  // Own properties only: a class named "constructor" is not Object.prototype.constructor.
-  const known = (m: Record<string, number> | undefined) => (m && Object.hasOwn(m, cls ?? '') ? m[cls!] : undefined);
-  if (cls) return known(ctx?.priorityClasses) ?? known(BuiltinPriorityClasses) ?? 0;
+  if (cls) return classValue(ctx?.priorityClasses, cls) ?? classValue(BuiltinPriorityClasses, cls) ?? 0;
   return ctx?.defaultPriority ?? 0;
 }
+
+/** Own properties only: a class named "constructor" is not Object.prototype.constructor. */
+const classValue = (m: Record<string, number> | undefined, cls: string) => (m && Object.hasOwn(m, cls) ? m[cls] : undefined);
 
 /** Pod JSON (manifest or API object) → Pod. Throws ManifestValidationError on bad quantities or selectors. */
 export function podFromKube(o: Json, ctx?: PodContext): Pod {
