@@ -118,9 +118,9 @@ function recompute(s: PodState): void {
   }
 }
 
-/** Active topology spread constraints: DoNotSchedule plus ScheduleAnyway ones not yet relaxed. */
-export function activeSpreads(s: PodState): TopologySpreadConstraint[] {
-  return s.pod.topologySpreadConstraints.filter((c) => c.whenUnsatisfiable === 'DoNotSchedule' || s.scheduleAnyway.includes(c));
+/** An active topology spread constraint: DoNotSchedule, or ScheduleAnyway not yet relaxed. */
+export function isActiveSpread(s: PodState, c: TopologySpreadConstraint): boolean {
+  return c.whenUnsatisfiable === 'DoNotSchedule' || s.scheduleAnyway.includes(c);
 }
 
 /**

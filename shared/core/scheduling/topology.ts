@@ -6,9 +6,9 @@
  * indexed by the labels they select) and narrows a claim's requirements; which domain one group allows is
  * decided in topology-domains.ts, and the group itself is topology-group.ts.
  */
-import type { LabelSelector, Pod, PodAffinityTerm } from '../model/kube';
+import type { LabelSelector, Pod, PodAffinityTerm, WeightedPodAffinityTerm } from '../model/kube';
 import { Label, NormalizedLabels } from '../model/labels';
-import { activeSpreads, NONE, type PodState } from './pod-data';
+import { isActiveSpread, NONE, type PodState } from './pod-data';
 import { Requirement, Requirements } from './requirements';
 import { compileSelector, selectorKey, untoleratedTaint } from './selectors';
 import { exists, nextDomainAffinity, nextDomainAnti, nextDomainSpread, pinned } from './topology-domains';
@@ -25,6 +25,11 @@ export interface OwnedGroups {
 
 const NO_DOMAINS: ReadonlySet<string> = new Set();
 
+function onlyValue(set: ReadonlySet<string>): string {
+  for (const v of set) return v;
+  return '';
+}
+
 export class Topology {
   private readonly groups = new Map<string, TopologyGroup>();
   /** Groups whose selector requires a label, by that label's key and value (a pod's own strings look them up). */
@@ -32,6 +37,7 @@ export class Topology {
   private readonly unindexed: TopologyGroup[] = [];
   private readonly selecting = new Map<string, TopologyGroup[]>();
   private readonly antiGroups: TopologyGroup[] = [];
+  private readonly namespaceSets = new Map<string, ReadonlySet<string>>();
 
   /** Every known value per topology key: what the pools' nodes could have, and existing nodes' labels. */
   readonly domains = new Map<string, Set<string>>();
@@ -81,7 +87,7 @@ export class Topology {
       for (const k of matchLabelKeys) if (owner.labels[k] !== undefined) extra[k] = owner.labels[k];
       sel = { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), ...extra } };
     }
-    const nsKey = namespaces === 'all' ? '*' : [...namespaces].sort().join(',');
+    const nsKey = namespaces === 'all' ? '*' : namespaces.size === 1 ? onlyValue(namespaces) : [...namespaces].sort().join(',');
     const filterKey =
       (nodeFilter ? JSON.stringify(nodeFilter.map((f) => f.toNodeSelector())) : '') + (taintFilter ? `|taints:${JSON.stringify(taintFilter.tolerations)}` : '');
     const id = `${type}|${key}|${nsKey}|${selectorKey(sel)}|${maxSkew}|${minDomains ?? ''}|${filterKey}`;
@@ -119,32 +125,61 @@ export class Topology {
     const memo = s.owned;
     if (memo && memo.topology === this && memo.version === s.version) return memo.groups;
     const pod = s.pod;
-    const spread = activeSpreads(s).map((c) =>
-      this.group(
+    // Kept for the whole solve: pods without such rules share one empty list (the lists are never changed). Built
+    // by plain loops: every pod comes through here once, before the JIT has optimized anything.
+    let spread: TopologyGroup[] = NONE;
+    const spreads = pod.topologySpreadConstraints;
+    for (let i = 0; i < spreads.length; i++) {
+      const c = spreads[i];
+      if (!isActiveSpread(s, c)) continue;
+      const g = this.group(
         'spread',
         pod,
         c.topologyKey,
         c.labelSelector,
-        new Set([pod.namespace]),
+        this.namespaceSet(pod.namespace),
         c.maxSkew,
         c.minDomains,
         c.nodeAffinityPolicy === 'Ignore' ? undefined : nodeFilterOf(s),
         c.nodeTaintsPolicy === 'Honor' ? { tolerations: pod.tolerations } : undefined,
         c.matchLabelKeys,
-      ),
-    );
-    const term = (type: GroupType, t: PodAffinityTerm) =>
-      this.group(type, pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys);
-    const reqAff = pod.affinity?.podAffinity?.required ?? [];
-    const reqAnti = pod.affinity?.podAntiAffinity?.required ?? [];
-    const affinity = [...reqAff.map((t) => term('affinity', t)), ...s.preferredAffinity.map((w) => term('affinity', w.podAffinityTerm))];
-    const requiredAnti = reqAnti.map((t) => term('anti-affinity', t));
-    const anti = [...requiredAnti, ...s.preferredAntiAffinity.map((w) => term('anti-affinity', w.podAffinityTerm))];
-    // Kept for the whole solve: pods without such rules share one empty list (the lists are never changed).
-    const kept = (gs: TopologyGroup[]) => (gs.length > 0 ? gs : NONE);
-    const groups = { spread: kept(spread), affinity: kept(affinity), anti: kept(anti), requiredAnti: kept(requiredAnti) };
+      );
+      if (spread === NONE) spread = [g];
+      else spread.push(g);
+    }
+    const affinity = this.termGroups('affinity', pod, pod.affinity?.podAffinity?.required, s.preferredAffinity, NONE);
+    const requiredAnti = this.termGroups('anti-affinity', pod, pod.affinity?.podAntiAffinity?.required, NONE, NONE);
+    const anti = this.termGroups('anti-affinity', pod, undefined, s.preferredAntiAffinity, requiredAnti);
+    const groups = { spread, affinity, anti, requiredAnti };
     s.owned = { topology: this, version: s.version, groups };
     return groups;
+  }
+
+  /** `before`, then the groups of the required terms, then of the preferred ones (NONE when there are none). */
+  private termGroups(
+    type: GroupType,
+    pod: Pod,
+    required: readonly PodAffinityTerm[] | undefined,
+    preferred: readonly WeightedPodAffinityTerm[],
+    before: TopologyGroup[],
+  ): TopologyGroup[] {
+    const n = (required?.length ?? 0) + preferred.length;
+    if (n === 0) return before;
+    const out = before.slice();
+    if (required) for (let i = 0; i < required.length; i++) out.push(this.termGroup(type, pod, required[i]));
+    for (let i = 0; i < preferred.length; i++) out.push(this.termGroup(type, pod, preferred[i].podAffinityTerm));
+    return out;
+  }
+
+  private termGroup(type: GroupType, pod: Pod, t: PodAffinityTerm): TopologyGroup {
+    return this.group(type, pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys);
+  }
+
+  /** One set per namespace for the spreads' groups (a group never changes its namespaces). */
+  private namespaceSet(ns: string): ReadonlySet<string> {
+    let set = this.namespaceSets.get(ns);
+    if (!set) this.namespaceSets.set(ns, (set = new Set([ns])));
+    return set;
   }
 
   /** Groups whose selector matches the pod (their counts change when it is placed). */
