@@ -117,11 +117,7 @@ function placeOnClaim(run: SolveRun, s: PodState): boolean {
       topology.record(s, plan.requirements, { matches: (f) => plan.requirements.compatible(f), taints: c.template.taints });
       unblock(run, s, c);
     }
-    let i = c.pos;
-    while (i + 1 < claims.length && claimOrder(claims[i], claims[i + 1]) > 0) {
-      swap(claims, i, i + 1);
-      i++;
-    }
+    moveRight(claims, c.pos);
     return true;
   }
   return false;
@@ -212,24 +208,45 @@ function subtractMax(rem: ResourceList, options: TypeOption[]): void {
 
 const claimOrder = (a: InProgressClaim, b: InProgressClaim) => a.pods.length - b.pods.length || a.index - b.index;
 
-function swap(claims: InProgressClaim[], i: number, j: number): void {
-  const a = claims[i];
-  claims[i] = claims[j];
-  claims[j] = a;
-  claims[i].pos = i;
-  claims[j].pos = j;
+/**
+ * The first index in claims[from, to) whose claim comes after `c` in claimOrder (to when none does). Claims with
+ * as many pods are often hundreds: a pod added to one, or a new claim, would otherwise be swapped past each.
+ */
+function firstAfter(claims: InProgressClaim[], c: InProgressClaim, from: number, to: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (claimOrder(claims[mid], c) > 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** Claim `claims[i]` gained a pod: it moves right to its place in claimOrder, the claims it passes one left. */
+function moveRight(claims: InProgressClaim[], i: number): void {
+  const c = claims[i];
+  const to = firstAfter(claims, c, i + 1, claims.length) - 1;
+  for (let k = i; k < to; k++) {
+    claims[k] = claims[k + 1];
+    claims[k].pos = k;
+  }
+  claims[to] = c;
+  c.pos = to;
 }
 
 /** A new claim joins the hostname indexes it qualifies for and its place in claimOrder. */
 function addClaim(run: SolveRun, claim: InProgressClaim): void {
   const { claims } = run;
   for (const ix of run.hostIndex.values()) if (ix.g.count(claim.hostname) <= ix.threshold) ix.claims.add(claim);
-  let i = claims.push(claim) - 1;
-  claim.pos = i;
-  while (i > 0 && claimOrder(claims[i - 1], claims[i]) > 0) {
-    swap(claims, i - 1, i);
-    i--;
+  const at = firstAfter(claims, claim, 0, claims.length);
+  claims.push(claim);
+  for (let k = claims.length - 1; k > at; k--) {
+    claims[k] = claims[k - 1];
+    claims[k].pos = k;
   }
+  claims[at] = claim;
+  claim.pos = at;
 }
 
 // Hostname anti-affinity and hostname spread are the quadratic cases (replicas need their own nodes): per
