@@ -91,22 +91,46 @@ function mobility(p: Pod, s: PodState): Mobility {
   return m;
 }
 
-/** Mobility from the pod's own rules (host ports, volumes, pod (anti-)affinity, spreads), before its requirements. */
+/**
+ * Mobility from the pod's own rules (host ports, volumes, pod (anti-)affinity, spreads), before its requirements.
+ * Every pod of a plan comes through here, so the terms are walked in place (termsOf's order), not copied.
+ */
 function ruleMobility(p: Pod): Mobility {
   const m: Mobility = { fixed: false, zone: false, host: false };
-  if (p.hostPorts.length > 0 || p.volumeClaims.length > 0) return { ...m, fixed: true };
-  if (!p.affinity?.podAffinity && !p.affinity?.podAntiAffinity && p.topologySpreadConstraints.length === 0) return m;
-  const { affinity, anti } = termsOf(p);
-  for (const t of affinity) {
-    if (!ZONE_KEYS.has(t.topologyKey)) return { ...m, fixed: true };
-    m.zone = true;
+  if (p.hostPorts.length > 0 || p.volumeClaims.length > 0) return fixedFrom(m);
+  const a = p.affinity;
+  const spreads = p.topologySpreadConstraints;
+  if (!a?.podAffinity && !a?.podAntiAffinity && spreads.length === 0) return m;
+  const affinity = a?.podAffinity;
+  if (affinity) {
+    for (const t of affinity.required ?? NO_TERMS) if (!zoneAffinity(m, t.topologyKey)) return fixedFrom(m);
+    for (const w of affinity.preferred ?? NO_TERMS) if (!zoneAffinity(m, w.podAffinityTerm.topologyKey)) return fixedFrom(m);
   }
-  for (const key of [...anti.map((t) => t.topologyKey), ...p.topologySpreadConstraints.map((c) => c.topologyKey)]) {
-    if (key === Label.hostname) m.host = true;
-    else if (ZONE_KEYS.has(key)) m.zone = true;
-    else return { ...m, fixed: true };
+  const anti = a?.podAntiAffinity;
+  if (anti) {
+    for (const t of anti.required ?? NO_TERMS) if (!spreadOrAnti(m, t.topologyKey)) return fixedFrom(m);
+    for (const w of anti.preferred ?? NO_TERMS) if (!spreadOrAnti(m, w.podAffinityTerm.topologyKey)) return fixedFrom(m);
   }
+  for (let i = 0; i < spreads.length; i++) if (!spreadOrAnti(m, spreads[i].topologyKey)) return fixedFrom(m);
   return m;
+}
+
+const fixedFrom = (m: Mobility): Mobility => ({ ...m, fixed: true });
+const NO_TERMS: never[] = [];
+
+/** A pod affinity term on a zone key keeps the pod in its zone; any other key fixes it (false). */
+function zoneAffinity(m: Mobility, key: string): boolean {
+  if (!ZONE_KEYS.has(key)) return false;
+  m.zone = true;
+  return true;
+}
+
+/** An anti-affinity term or spread on the hostname or a zone key marks the mobility; any other key fixes it (false). */
+function spreadOrAnti(m: Mobility, key: string): boolean {
+  if (key === Label.hostname) m.host = true;
+  else if (ZONE_KEYS.has(key)) m.zone = true;
+  else return false;
+  return true;
 }
 
 function selectorOf(sel: LabelSelector | undefined, namespaces: string[] | undefined, owner: Pod, anyNamespace: boolean): (p: Pod) => boolean {
