@@ -2,7 +2,5 @@
 export declare const SMALL_INPUT_BYTES: number;
 export declare const DEAR_PAGE_MICROS: number;
 export declare function manifestFiles(args: string[]): string[];
-export declare function manifestBytes(args: string[]): number | undefined;
 export declare function freshPageMicros(pages?: number): number;
-export declare function holdsYoungGeneration(bytes: number | undefined, pageMicros: number): boolean;
 export declare function youngGenerationFlag(args: string[], v8Major: number, probe?: () => number): string | undefined;

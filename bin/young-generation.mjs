@@ -39,7 +39,7 @@ export function manifestFiles(args) {
 }
 
 /** Their total size in bytes; undefined when there are none or one cannot be read (the command reports that). */
-export function manifestBytes(args) {
+function manifestBytes(args) {
   const files = manifestFiles(args);
   if (files.length === 0) return undefined;
   let total = 0;
@@ -61,15 +61,11 @@ export function freshPageMicros(pages = 64) {
   return Number(process.hrtime.bigint() - t) / 1e3 / pages;
 }
 
-export function holdsYoungGeneration(bytes, pageMicros) {
-  return bytes !== undefined && bytes < SMALL_INPUT_BYTES && pageMicros > DEAR_PAGE_MICROS;
-}
-
 /** The V8 flag to set for this command line, or undefined (the probe runs only when the input is small). */
 export function youngGenerationFlag(args, v8Major, probe = freshPageMicros) {
   const flag = HOLD_FLAG[v8Major];
   if (!flag) return undefined;
   const bytes = manifestBytes(args);
   if (bytes === undefined || bytes >= SMALL_INPUT_BYTES) return undefined;
-  return holdsYoungGeneration(bytes, probe()) ? flag : undefined;
+  return probe() > DEAR_PAGE_MICROS ? flag : undefined;
 }

@@ -54,12 +54,9 @@ export function parseBytes(input: string | number): number {
   return Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
 }
 
-const parseCount = (input: string | number): number => Math.ceil(parseQuantityValue(input) - 1e-9) + 0;
-
-/** Parsed quantity strings per unit: the pods of a workload repeat a few ("500m", "1Gi"); bounded, errors not kept. */
+/** Parsed quantity strings, in millicores and in whole units: the pods of a workload repeat a few ("500m", "1Gi"); bounded, errors not kept. */
 const parsedCpu = new Map<string, number>();
-const parsedBytes = new Map<string, number>();
-const parsedCount = new Map<string, number>();
+const parsedWhole = new Map<string, number>();
 
 function cachedParse(cache: Map<string, number>, input: string | number, parse: (input: string | number) => number): number {
   if (typeof input !== 'string') return parse(input);
@@ -72,11 +69,9 @@ function cachedParse(cache: Map<string, number>, input: string | number, parse: 
   return v;
 }
 
-/** Parses a resource by name into its internal unit. */
+/** Parses a resource by name into its internal unit: cpu in millicores; bytes (memory, storage, hugepages) and counts alike, rounded up. */
 export function parseResource(name: string, input: string | number): number {
-  if (name === 'cpu') return cachedParse(parsedCpu, input, parseCpu);
-  if (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) return cachedParse(parsedBytes, input, parseBytes);
-  return cachedParse(parsedCount, input, parseCount);
+  return name === 'cpu' ? cachedParse(parsedCpu, input, parseCpu) : cachedParse(parsedWhole, input, parseBytes);
 }
 
 function formatCpu(milli: number): string {

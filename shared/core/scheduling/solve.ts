@@ -223,16 +223,21 @@ function firstAfter(claims: InProgressClaim[], c: InProgressClaim, from: number,
   return lo;
 }
 
-/** Claim `claims[i]` gained a pod: it moves right to its place in claimOrder, the claims it passes one left. */
-function moveRight(claims: InProgressClaim[], i: number): void {
-  const c = claims[i];
-  const to = firstAfter(claims, c, i + 1, claims.length) - 1;
-  for (let k = i; k < to; k++) {
-    claims[k] = claims[k + 1];
+/** Moves claims[from] to index `to`, the claims between shifting by one toward `from`; each keeps its `pos`. */
+function moveClaim(claims: InProgressClaim[], from: number, to: number): void {
+  const c = claims[from];
+  const step = to > from ? 1 : -1;
+  for (let k = from; k !== to; k += step) {
+    claims[k] = claims[k + step];
     claims[k].pos = k;
   }
   claims[to] = c;
   c.pos = to;
+}
+
+/** Claim `claims[i]` gained a pod: it moves right to its place in claimOrder. */
+function moveRight(claims: InProgressClaim[], i: number): void {
+  moveClaim(claims, i, firstAfter(claims, claims[i], i + 1, claims.length) - 1);
 }
 
 /** A new claim joins the hostname indexes it qualifies for and its place in claimOrder. */
@@ -241,12 +246,7 @@ function addClaim(run: SolveRun, claim: InProgressClaim): void {
   for (const ix of run.hostIndex.values()) if (ix.g.count(claim.hostname) <= ix.threshold) ix.claims.add(claim);
   const at = firstAfter(claims, claim, 0, claims.length);
   claims.push(claim);
-  for (let k = claims.length - 1; k > at; k--) {
-    claims[k] = claims[k - 1];
-    claims[k].pos = k;
-  }
-  claims[at] = claim;
-  claim.pos = at;
+  moveClaim(claims, claims.length - 1, at);
 }
 
 // Hostname anti-affinity and hostname spread are the quadratic cases (replicas need their own nodes): per
