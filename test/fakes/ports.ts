@@ -130,6 +130,15 @@ export class FakeCluster implements ClusterClient {
     Object.assign(nc, next);
     return true;
   }
+  async patchNodeClassFinalizers(name: string, finalizers: string[]) {
+    this.writes.push(`patchNodeClassFinalizers ${name}`);
+    const nc = this.nodeClasses.find((c) => c.name === name);
+    if (!nc) return;
+    if (finalizers.length) nc.finalizers = [...finalizers];
+    else delete nc.finalizers;
+    if (nc.deleting && !finalizers.length) this.nodeClasses.splice(this.nodeClasses.indexOf(nc), 1);
+  }
+
   async patchNodeClaimMetadata(
     name: string,
     patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] },

@@ -148,6 +148,18 @@ export class KubeClusterClient implements ClusterClient {
     }
   }
 
+  async patchNodeClassFinalizers(name: string, finalizers: string[]): Promise<void> {
+    try {
+      await this.apis.custom.patchClusterCustomObject({
+        ...KarpenterResources.nodeClasses,
+        name,
+        body: { metadata: { finalizers: finalizers.length > 0 ? finalizers : null } },
+      });
+    } catch (err) {
+      if (httpCode(err) !== 404) throw err;
+    }
+  }
+
   async patchNodeClaimMetadata(
     name: string,
     patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; finalizers?: string[] },

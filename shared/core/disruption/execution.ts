@@ -3,7 +3,7 @@
  * become one `disrupt` execution (taint → pre-spin → wait → terminate); expirations become `terminate`
  * executions (forceful, no pre-spin), as in Karpenter v1.
  */
-import { NodeClassHashVersion, nodeClassHash, nodePoolHash } from '../model/hash';
+import { NodeClassHashVersion, nodeClassHash } from '../model/hash';
 import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
 import { Annotation } from '../model/labels';
 import { disruptionIdOf, nameReplacements } from '../lifecycle/disruption';
@@ -42,7 +42,7 @@ export function replacementClaims(cmd: Command, nowMs: EpochMs, context: Replace
   return cmd.replacements.map((r, i) => {
     const pool = context.nodePools?.find((p) => p.name === r.nodePool) ?? cmd.candidates.find((c) => c.nodePool.name === r.nodePool)?.nodePool;
     const name = nodeClaimName(r.nodePool, [...cmd.candidates.map((c) => c.nodeClaim.name), ...r.pods.map((p) => p.uid)], nowMs, i);
-    const claim = plannedClaimToNodeClaim(r, name, nowMs, pool ? (pool.hash ?? nodePoolHash(pool)) : undefined);
+    const claim = plannedClaimToNodeClaim(r, name, nowMs, pool);
     const cls = context.nodeClasses?.find((c) => c.name === r.nodeClassRef.name);
     if (cls) {
       claim.annotations[Annotation.nodeClassHash] = cls.hash ?? nodeClassHash(cls);

@@ -8,6 +8,7 @@ import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter }
 import type { LifecycleLogger } from '../lifecycle/deps';
 import { reconcileDeletions, type DeletionOutcome } from '../lifecycle/deletions';
 import { reconcileNodeClassStatuses } from '../lifecycle/nodeclass-status';
+import { reconcileNodeClassFinalizers } from '../lifecycle/nodeclass-termination';
 import { sweepStaleTaints } from '../lifecycle/stale-taints';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from './decide';
 import { executeGarbageCollection, type ActionOutcome } from './execute';
@@ -74,6 +75,8 @@ export async function runGarbageCollection(deps: GarbageCollectionDeps): Promise
   // nodeclass controller keeps it; NodePools follow its Ready.
   const nodeClassesWritten = await reconcileNodeClassStatuses({ cloud: deps.cloud, cluster: deps.cluster, log: deps.log }, snapshot);
   if (nodeClassesWritten.length) deps.log.info('updated ec2nodeclass status', { ec2nodeclasses: nodeClassesWritten.join(', ') });
+  // The termination finalizer: a deleted class waits for the claims that use it.
+  await reconcileNodeClassFinalizers({ cluster: deps.cluster, log: deps.log }, snapshot);
   if (deps.launchTemplates) {
     try {
       const deleted = await deps.launchTemplates.collect(new Set(snapshot.nodeClasses.map((c) => c.name)));

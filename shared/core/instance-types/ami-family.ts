@@ -7,6 +7,7 @@ import type { AmiFamily } from '../model/karpenter';
 const GiB = 2 ** 30;
 
 export interface AmiFamilyTraits {
+  family: AmiFamily;
   os: 'linux' | 'windows';
   /** Pods default to the VPC-CNI ENI limit; otherwise 110. */
   eniLimitedPods: boolean;
@@ -33,13 +34,20 @@ const windows = {
 } as const;
 
 const TRAITS: Record<AmiFamily, AmiFamilyTraits> = {
-  AL2: { ...linux, ephemeralDevice: '/dev/xvda', defaultEphemeralBytes: 20 * GiB },
-  AL2023: { ...linux, ephemeralDevice: '/dev/xvda', defaultEphemeralBytes: 20 * GiB },
-  Custom: { ...linux, ephemeralDevice: null, defaultEphemeralBytes: 20 * GiB },
-  Bottlerocket: { ...linux, podsPerCore: false, eniLimitedMemoryOverhead: false, ephemeralDevice: '/dev/xvdb', defaultEphemeralBytes: 20 * GiB },
-  Windows2019: { ...windows, windowsBuild: '10.0.17763' },
-  Windows2022: { ...windows, windowsBuild: '10.0.20348' },
-  Windows2025: { ...windows, windowsBuild: '10.0.26100' },
+  AL2: { family: 'AL2', ...linux, ephemeralDevice: '/dev/xvda', defaultEphemeralBytes: 20 * GiB },
+  AL2023: { family: 'AL2023', ...linux, ephemeralDevice: '/dev/xvda', defaultEphemeralBytes: 20 * GiB },
+  Custom: { family: 'Custom', ...linux, ephemeralDevice: null, defaultEphemeralBytes: 20 * GiB },
+  Bottlerocket: {
+    family: 'Bottlerocket',
+    ...linux,
+    podsPerCore: false,
+    eniLimitedMemoryOverhead: false,
+    ephemeralDevice: '/dev/xvdb',
+    defaultEphemeralBytes: 20 * GiB,
+  },
+  Windows2019: { family: 'Windows2019', ...windows, windowsBuild: '10.0.17763' },
+  Windows2022: { family: 'Windows2022', ...windows, windowsBuild: '10.0.20348' },
+  Windows2025: { family: 'Windows2025', ...windows, windowsBuild: '10.0.26100' },
 };
 
 /** The family used when no node class is given. */

@@ -86,6 +86,8 @@ function labelsFor(s: EntryStatic, p: BuildProfile, region: string): Readonly<Re
 function isCompatible(e: CatalogEntry, p: BuildProfile, labels: Record<string, string>): boolean {
   // Windows AMIs are x86_64 only.
   if (p.traits.os === 'windows' && e.arch !== 'amd64') return false;
+  // AL2023 does not support a1 (Karpenter's amiFamilyCompatibility).
+  if (p.traits.family === 'AL2023' && e.family === 'a1') return false;
   return !p.amiRequirements || p.amiRequirements.some((reqs) => labelsMatch(labels, reqs));
 }
 

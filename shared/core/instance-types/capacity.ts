@@ -37,7 +37,11 @@ function acceleratorResources(e: CatalogEntry): ResourceList {
     else if (e.gpuManufacturer === 'amd') r[Resource.amdGpu] = e.gpuCount;
     else if (e.gpuManufacturer === 'habana') r[Resource.habanaGaudi] = e.gpuCount;
   }
-  if (e.acceleratorManufacturer === 'aws' && (e.acceleratorCount ?? 0) > 0) r[Resource.awsNeuron] = e.acceleratorCount ?? 0;
+  if (e.acceleratorManufacturer === 'aws' && (e.acceleratorCount ?? 0) > 0) {
+    r[Resource.awsNeuron] = e.acceleratorCount ?? 0;
+    if (e.neuronCoresPerDevice) r[Resource.awsNeuronCore] = (e.acceleratorCount ?? 0) * e.neuronCoresPerDevice;
+  }
+  if (e.efaMax) r[Resource.efa] = e.efaMax;
   return r;
 }
 
@@ -94,6 +98,8 @@ export function computeResources(e: CatalogEntry, s: EntryResources, p: BuildPro
     [Resource.pods]: pods,
     ...s.extended,
   };
+  // Windows nodes advertise their secondary IPv4 addresses (the VPC resource controller's IPv4 per ENI − 1).
+  if (p.traits.os === 'windows' && e.ipv4PerENI > 1) capacity[Resource.privateIPv4Address] = e.ipv4PerENI - 1;
 
   const memPods = p.traits.eniLimitedMemoryOverhead ? eniPods : pods;
   const kubeReserved: ResourceList = {

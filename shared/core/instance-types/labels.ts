@@ -32,6 +32,15 @@ export function entryLabels(e: CatalogEntry): Record<string, string> {
   }
   if (e.localNvmeGB) l[Label.instanceLocalNvme] = String(e.localNvmeGB);
   if (e.networkBandwidthMbps != null) l[Label.instanceNetworkBandwidth] = String(e.networkBandwidthMbps);
+  // Karpenter reads flex from the name (`c7i-flex.large`), so every type has the label.
+  l[Label.instanceCapabilityFlex] = String(e.family.includes('-flex'));
+  // nodewright launches shared-tenancy instances only (Karpenter's requirement is In [default, dedicated]).
+  l[Label.instanceTenancy] = 'default';
+  if (e.cpuManufacturer) l[Label.instanceCpuManufacturer] = e.cpuManufacturer;
+  if (e.cpuClockMhz != null) l[Label.instanceCpuSustainedClockSpeedMhz] = String(e.cpuClockMhz);
+  if (e.ebsBandwidthMbps != null) l[Label.instanceEbsBandwidth] = String(e.ebsBandwidthMbps);
+  if (e.encryptionInTransit != null) l[Label.instanceEncryptionInTransitSupported] = String(e.encryptionInTransit);
+  if (e.nitroEnclaves != null) l[Label.nitroSandbox] = String(e.nitroEnclaves);
   return l;
 }
 

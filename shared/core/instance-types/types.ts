@@ -76,4 +76,23 @@ export interface CatalogEntry {
   spotSupported?: boolean;
   /** EBS attachment limit (shared/catalog/ebs-volume-limits.json); absent = no limit known. */
   ebsAttachments?: { max: number; shared: boolean };
+  /**
+   * Attributes DescribeInstanceTypes gives and the bundled catalog does not (its sources do not carry them):
+   * absent = unknown, and the matching well-known label is then absent (DoesNotExist), as Karpenter does when EC2
+   * omits the attribute.
+   */
+  /** `ProcessorInfo.Manufacturer`, lower-kebab (`intel`, `amd`, `aws`, `apple`). */
+  cpuManufacturer?: string;
+  /** `ProcessorInfo.SustainedClockSpeedInGhz` × 1000, rounded. */
+  cpuClockMhz?: number;
+  /** `EbsInfo.EbsOptimizedInfo.MaximumBandwidthInMbps`, when EBS optimization is the default. */
+  ebsBandwidthMbps?: number;
+  /** `NetworkInfo.EncryptionInTransitSupported`. */
+  encryptionInTransit?: boolean;
+  /** `NitroEnclavesSupport === 'supported'`. */
+  nitroEnclaves?: boolean;
+  /** `NetworkInfo.EfaInfo.MaximumEfaInterfaces` (`vpc.amazonaws.com/efa`). */
+  efaMax?: number;
+  /** `NeuronInfo.NeuronDevices[0].CoreInfo.Count` (`aws.amazon.com/neuroncore` = devices × cores). */
+  neuronCoresPerDevice?: number;
 }

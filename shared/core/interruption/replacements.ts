@@ -6,7 +6,7 @@
  * Claims that only hold other pending pods are left to the provisioner. Pure: the caller brings the snapshot.
  */
 import type { InstanceType } from '../instance-types/types';
-import { NodeClassHashVersion, nodeClassHash, nodePoolHash } from '../model/hash';
+import { NodeClassHashVersion, nodeClassHash } from '../model/hash';
 import type { NodeClaim } from '../model/karpenter';
 import { podKey, type Pod } from '../model/kube';
 import { Annotation } from '../model/labels';
@@ -56,7 +56,7 @@ export function planInterruptionReplacements(
   const replacements = chosen.map((planned, i) => {
     const pool = snapshot.nodePools.find((p) => p.name === planned.nodePool);
     const name = nodeClaimName(planned.nodePool, [claimName, seed, ...planned.pods.map((p) => p.uid)], eventTimeMs, i);
-    const out = plannedClaimToNodeClaim(planned, name, eventTimeMs, pool ? (pool.hash ?? nodePoolHash(pool)) : undefined);
+    const out = plannedClaimToNodeClaim(planned, name, eventTimeMs, pool);
     const cls = snapshot.nodeClasses.find((c) => c.name === planned.nodeClassRef.name);
     if (cls) {
       out.annotations[Annotation.nodeClassHash] = cls.hash ?? nodeClassHash(cls);

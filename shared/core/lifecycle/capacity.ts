@@ -9,7 +9,6 @@
  */
 import { ExecutionInputInvalidError } from '../errors';
 import type { InstanceType } from '../instance-types/types';
-import { nodePoolHash } from '../model/hash';
 import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
 import { Label } from '../model/labels';
 import { formatResource } from '../model/quantity';
@@ -116,12 +115,7 @@ function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanc
     for (const k of keys) remaining[k] -= Math.max(...p.instanceTypes.map((t) => t.capacity[k] ?? 0));
     planned.push(p);
   }
-  const hash = nodePool.hash ?? nodePoolHash(nodePool);
-  return planned.map((p, i) => {
-    const claim = plannedClaimToNodeClaim(p, names[i], nowMs, hash);
-    claim.labels = { ...claim.labels, [Label.ec2NodeClass]: nodePool.template.nodeClassRef.name };
-    return claim;
-  });
+  return planned.map((p, i) => plannedClaimToNodeClaim(p, names[i], nowMs, nodePool));
 }
 
 /** The pool's instance types (its EC2NodeClass's, ICE cache applied). */

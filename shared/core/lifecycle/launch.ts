@@ -1,7 +1,9 @@
 /** Launching a NodeClaim (docs/karpenter-reference.md §6.1) and what happens when EC2 has no capacity for it. */
 import { InsufficientCapacityError, isInsufficientCapacityError } from '../errors';
-import { conditionIsTrue } from '../model/karpenter';
-import { Label } from '../model/labels';
+import type { InstanceType } from '../instance-types/types';
+import { NodeClassHashVersion, nodeClassHash } from '../model/hash';
+import { conditionIsTrue, type EC2NodeClass, type NodeClaim } from '../model/karpenter';
+import { Annotation, Label } from '../model/labels';
 import type { OfferingKey } from '../ports';
 import { condition, instanceTypesForClaim, poolAndClassOf, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
@@ -60,7 +62,8 @@ export async function launchNodeClaim(
   }
   const type = instanceTypes.find((it) => it.name === instance.instanceType);
   await deps.cluster.patchNodeClaimMetadata(nodeClaimName, {
-    labels: { [Label.instanceType]: instance.instanceType, [Label.zone]: instance.zone, [Label.capacityType]: instance.capacityType },
+    labels: launchedClaimLabels(claim, type, instance),
+    annotations: launchedClaimAnnotations(nodeClass),
   });
   await deps.cluster.patchNodeClaimStatus(nodeClaimName, {
     providerID: instance.providerID,
@@ -80,6 +83,33 @@ export async function launchNodeClaim(
     'capacity-type': instance.capacityType,
   });
   return { nodeClaimName, providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType };
+}
+
+/**
+ * The labels a launched NodeClaim carries, as Karpenter's launch writes them (the cloud provider's labels, then the
+ * claim's own, which win): every single-valued label of the instance type (family, cpu, memory, os, region …),
+ * the instance's zone, zone id, and capacity type. Registration copies them onto the Node, so a later round
+ * matches pods to the claim or node on exactly these labels.
+ */
+function launchedClaimLabels(
+  claim: Pick<NodeClaim, 'labels'>,
+  type: Pick<InstanceType, 'labels' | 'offerings'> | undefined,
+  instance: { instanceType: string; zone: string; capacityType: string },
+): Record<string, string> {
+  const zoneId = type?.offerings.find((o) => o.zone === instance.zone && o.zoneId !== undefined)?.zoneId;
+  return {
+    ...type?.labels,
+    [Label.instanceType]: instance.instanceType,
+    [Label.zone]: instance.zone,
+    ...(zoneId ? { [Label.zoneId]: zoneId } : {}),
+    [Label.capacityType]: instance.capacityType,
+    ...claim.labels,
+  };
+}
+
+/** The EC2NodeClass hash the claim was launched with (static drift compares it; Karpenter's Create writes it on every claim). */
+function launchedClaimAnnotations(nodeClass: EC2NodeClass): Record<string, string> {
+  return { [Annotation.nodeClassHash]: nodeClass.hash ?? nodeClassHash(nodeClass), [Annotation.nodeClassHashVersion]: NodeClassHashVersion };
 }
 
 function offeringsFromCondition(message: string | undefined): OfferingKey[] {

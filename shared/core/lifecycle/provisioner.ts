@@ -5,7 +5,7 @@
  * round first keeps static NodePools at their replicas (static-pools.ts).
  */
 import type { InstanceType } from '../instance-types/types';
-import type { NodeClaim } from '../model/karpenter';
+import type { NodeClaim, NodePool } from '../model/karpenter';
 import type { Pod } from '../model/kube';
 import type { ClusterSnapshot } from '../ports';
 import type { Plan, PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
@@ -22,7 +22,7 @@ import type { EpochMs } from '../time';
 export interface Planner {
   schedulingInputFromSnapshot(snapshot: ClusterSnapshot, instanceTypesByPool: Record<string, InstanceType[]>): SchedulingInput;
   solve(input: SchedulingInput): Plan | Promise<Plan>;
-  plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: EpochMs, nodePoolHash?: string): NodeClaim;
+  plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: EpochMs, pool?: NodePool): NodeClaim;
 }
 
 export interface ProvisionerOptions {
@@ -165,8 +165,8 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
       now,
       index,
     );
-    const hash = snapshot.nodePools.find((p) => p.name === planned.nodePool)?.hash;
-    const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, hash));
+    const pool = snapshot.nodePools.find((p) => p.name === planned.nodePool);
+    const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, pool));
     deps.log.info('created nodeclaim', {
       nodeclaim: claim.name,
       nodepool: planned.nodePool,

@@ -127,7 +127,7 @@ export async function reconcileStaticPools(
       }
       try {
         const name = nodeClaimName(d.pool, [`static-${d.running + d.disrupting + i}`], now, i);
-        const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, pool.hash));
+        const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, pool));
         await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
         deps.log.info('created nodeclaim', { nodeclaim: claim.name, nodepool: d.pool, reason: 'static replicas' });
         deps.metrics.count('karpenter_nodeclaims_created_total', { reason: 'provisioned', nodepool: d.pool, min_values_relaxed: 'false' });

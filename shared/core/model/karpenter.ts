@@ -158,6 +158,8 @@ export interface EC2NodeClass {
   context?: string;
   hash?: string;
   deleting?: boolean;
+  /** metadata.finalizers (Karpenter's `karpenter.k8s.aws/termination` holds a deleted class until no NodeClaim uses it). */
+  finalizers?: string[];
   /** The Ready condition of its status, when it has one. */
   ready?: { status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
   /** Resolved by the cloud provider (status); absent offline. */
@@ -191,6 +193,8 @@ export interface NodeClaimCondition {
 export interface NodeClaim {
   name: string;
   uid?: string;
+  /** The owning NodePool's uid (metadata.ownerReferences): the API server deletes the claim when the pool goes. */
+  nodePoolUid?: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
   nodePool: string;

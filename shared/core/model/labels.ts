@@ -20,6 +20,10 @@ export const Label = {
   instanceSize: 'karpenter.k8s.aws/instance-size',
   instanceCpu: 'karpenter.k8s.aws/instance-cpu',
   instanceCpuManufacturer: 'karpenter.k8s.aws/instance-cpu-manufacturer',
+  instanceCpuSustainedClockSpeedMhz: 'karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz',
+  instanceCapabilityFlex: 'karpenter.k8s.aws/instance-capability-flex',
+  instanceEncryptionInTransitSupported: 'karpenter.k8s.aws/instance-encryption-in-transit-supported',
+  nitroSandbox: 'karpenter.k8s.aws/nitro-sandbox',
   instanceMemory: 'karpenter.k8s.aws/instance-memory',
   instanceHypervisor: 'karpenter.k8s.aws/instance-hypervisor',
   instanceEbsBandwidth: 'karpenter.k8s.aws/instance-ebs-bandwidth',
@@ -44,6 +48,8 @@ export const NormalizedLabels: Record<string, string> = {
   'beta.kubernetes.io/os': Label.os,
   'beta.kubernetes.io/instance-type': Label.instanceType,
   'karpenter.sh/provisioner-name': Label.nodePool,
+  // The EBS CSI driver's zone key (Karpenter's AWS provider normalizes it the same way).
+  'topology.ebs.csi.aws.com/zone': Label.zone,
 };
 
 /** The `karpenter.k8s.aws/instance-*` labels: properties of the instance type itself. */
@@ -54,6 +60,10 @@ export const InstanceTypePropertyLabels = [
   Label.instanceSize,
   Label.instanceCpu,
   Label.instanceCpuManufacturer,
+  Label.instanceCpuSustainedClockSpeedMhz,
+  Label.instanceCapabilityFlex,
+  Label.instanceEncryptionInTransitSupported,
+  Label.nitroSandbox,
   Label.instanceMemory,
   Label.instanceHypervisor,
   Label.instanceEbsBandwidth,
@@ -120,7 +130,7 @@ export const TaintKey = {
   unschedulable: 'node.kubernetes.io/unschedulable',
 } as const;
 
-export const Finalizer = { termination: 'karpenter.sh/termination' } as const;
+export const Finalizer = { termination: 'karpenter.sh/termination', nodeClassTermination: 'karpenter.k8s.aws/termination' } as const;
 
 export const CapacityType = { onDemand: 'on-demand', spot: 'spot', reserved: 'reserved' } as const;
 export type CapacityTypeValue = (typeof CapacityType)[keyof typeof CapacityType];

@@ -11,6 +11,9 @@ export const Resource = {
   nvidiaGpu: 'nvidia.com/gpu',
   amdGpu: 'amd.com/gpu',
   awsNeuron: 'aws.amazon.com/neuron',
+  awsNeuronCore: 'aws.amazon.com/neuroncore',
+  efa: 'vpc.amazonaws.com/efa',
+  privateIPv4Address: 'vpc.amazonaws.com/PrivateIPv4Address',
   habanaGaudi: 'habana.ai/gaudi',
 } as const;
 

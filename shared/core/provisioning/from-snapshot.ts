@@ -5,7 +5,8 @@
 import type { InstanceType } from '../instance-types/types';
 import { isProvisionable } from '../lifecycle/provisionable';
 import type { Node, Pod } from '../model/kube';
-import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
+import { NodePoolHashVersion, nodePoolHash } from '../model/hash';
+import { conditionIsTrue, type NodeClaim, type NodePool } from '../model/karpenter';
 import { Annotation, Finalizer, Label, TaintKey } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import type { ClusterSnapshot } from '../ports/cluster-client';
@@ -17,6 +18,9 @@ export interface FromSnapshotOptions extends SchedulingOptions {
   /** Pods to place; default: Karpenter's provisionable pods plus reschedulable pods of deleting nodes. */
   pendingPods?: Pod[];
 }
+
+/** Taints every new node carries until kubelet and registration are done (Karpenter's known ephemeral taints). */
+const EPHEMERAL_TAINT_KEYS: ReadonlySet<string> = new Set([TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered]);
 
 const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
 
@@ -91,13 +95,16 @@ export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTyp
   for (const n of snapshot.nodes) {
     const claim = (n.providerID ? claimByProvider.get(n.providerID) : undefined) ?? claimByNode.get(n.name);
     if (claim) seenClaims.add(claim.name);
-    const managed = n.labels[Label.nodePool] !== undefined;
+    const managed = n.labels[Label.nodePool] !== undefined || claim !== undefined;
     const initialized = managed ? n.labels[Label.initialized] === 'true' : n.ready;
     const startup = new Set((claim?.spec.startupTaints ?? []).map((t) => `${t.key}:${t.effect}`));
+    // Until registration syncs the claim onto the Node, the claim is what the node will be (Karpenter's StateNode).
+    const unregistered = claim !== undefined && !conditionIsTrue(claim, 'Registered');
+    const taints = unregistered ? claim.spec.taints : n.taints;
     out.push({
       name: n.name,
-      labels: n.labels,
-      taints: initialized ? n.taints : n.taints.filter((t) => !startup.has(`${t.key}:${t.effect}`)),
+      labels: unregistered ? { ...claim.labels, [Label.nodePool]: claim.nodePool, [Label.hostname]: n.name } : n.labels,
+      taints: initialized ? taints : taints.filter((t) => !startup.has(`${t.key}:${t.effect}`) && !(managed && EPHEMERAL_TAINT_KEYS.has(t.key))),
       allocatable: initialized ? n.allocatable : fillFromClaim(n.allocatable, claim?.status.allocatable),
       capacity: initialized ? n.capacity : fillFromClaim(n.capacity, claim?.status.capacity),
       pods: podsByNode.get(n.name) ?? [],
@@ -156,13 +163,14 @@ export function schedulingInputFromSnapshot(
 /**
  * The NodeClaim object for a planned claim (spec as Karpenter writes it: requirements, taints, requests). Its
  * metadata is the pool template's, as Karpenter's NodeClaim template: template labels (already in the planned
- * labels) plus `karpenter.sh/nodepool`, template annotations plus the nodepool hash annotations (which win).
+ * labels) plus `karpenter.sh/nodepool`, template annotations plus the nodepool hash annotations (which win), and
+ * an owner reference to the pool, so deleting the pool deletes its claims (the API server's garbage collector).
  */
-export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: EpochMs, nodePoolHash?: string): NodeClaim {
+export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, nowMs: EpochMs, pool?: NodePool): NodeClaim {
   const annotations: Record<string, string> = { ...claim.annotations };
-  if (nodePoolHash) {
-    annotations[Annotation.nodePoolHash] = nodePoolHash;
-    annotations[Annotation.nodePoolHashVersion] = 'v3';
+  if (pool) {
+    annotations[Annotation.nodePoolHash] = pool.hash ?? nodePoolHash(pool);
+    annotations[Annotation.nodePoolHashVersion] = NodePoolHashVersion;
   }
   if (claim.minValuesRelaxed) annotations[Annotation.minValuesRelaxed] = 'true';
   return {
@@ -182,5 +190,6 @@ export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, n
     status: { conditions: [] },
     creationTimestamp: wholeSecond(nowMs),
     finalizers: [Finalizer.termination],
+    ...(pool?.uid ? { nodePoolUid: pool.uid } : {}),
   };
 }

@@ -166,6 +166,7 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
   const reqs = Requirements.fromNodeSelector(pool.template.requirements);
   for (const [k, v] of Object.entries(pool.template.labels)) reqs.addInPlace(Requirement.in(k, [v]));
   reqs.addInPlace(Requirement.in(Label.nodePool, [pool.name]));
+  reqs.addInPlace(Requirement.in(Label.ec2NodeClass, [pool.template.nodeClassRef.name]));
   const dsReqs = reqs
     .clone()
     .addInPlace(Requirement.in(Label.registered, ['true']))
@@ -217,7 +218,7 @@ function buildTemplateUncached(pool: NodePool, types: InstanceType[], daemonSets
     pool,
     domains: templateDomains(reqs, options),
     requirements: reqs,
-    labels: { ...pool.template.labels, [Label.nodePool]: pool.name },
+    labels: { ...pool.template.labels, [Label.nodePool]: pool.name, [Label.ec2NodeClass]: pool.template.nodeClassRef.name },
     taints: pool.template.taints,
     startupTaints: pool.template.startupTaints,
     options,

@@ -15,7 +15,14 @@ export function instanceTypeInfo(e: CatalogEntry): InstanceTypeInfo {
           },
         ]
       : undefined;
-  const neuron = e.acceleratorCount && e.acceleratorName ? { NeuronDevices: [{ Count: e.acceleratorCount, Name: e.acceleratorName }] } : undefined;
+  const neuron =
+    e.acceleratorCount && e.acceleratorName
+      ? {
+          NeuronDevices: [
+            { Count: e.acceleratorCount, Name: e.acceleratorName, ...(e.neuronCoresPerDevice ? { CoreInfo: { Count: e.neuronCoresPerDevice } } : {}) },
+          ],
+        }
+      : undefined;
   return {
     InstanceType: e.name as never,
     CurrentGeneration: true,
@@ -23,7 +30,15 @@ export function instanceTypeInfo(e: CatalogEntry): InstanceTypeInfo {
     Hypervisor: (e.hypervisor ?? undefined) as never,
     SupportedUsageClasses: soldAsSpot(e) ? ['on-demand', 'spot'] : ['on-demand'],
     SupportedVirtualizationTypes: ['hvm'],
-    ProcessorInfo: { SupportedArchitectures: [e.arch === 'amd64' ? 'x86_64' : 'arm64'] },
+    ProcessorInfo: {
+      SupportedArchitectures: [e.arch === 'amd64' ? 'x86_64' : 'arm64'],
+      ...(e.cpuManufacturer ? { Manufacturer: e.cpuManufacturer } : {}),
+      ...(e.cpuClockMhz !== undefined ? { SustainedClockSpeedInGhz: e.cpuClockMhz / 1000 } : {}),
+    },
+    ...(e.nitroEnclaves !== undefined ? { NitroEnclavesSupport: e.nitroEnclaves ? 'supported' : 'unsupported' } : {}),
+    ...(e.ebsBandwidthMbps !== undefined
+      ? { EbsInfo: { EbsOptimizedSupport: 'default', EbsOptimizedInfo: { MaximumBandwidthInMbps: e.ebsBandwidthMbps } } }
+      : {}),
     VCpuInfo: { DefaultVCpus: e.vcpu },
     MemoryInfo: { SizeInMiB: e.memoryMiB },
     ...(gpus ? { GpuInfo: { Gpus: gpus as never } } : {}),
@@ -33,6 +48,8 @@ export function instanceTypeInfo(e: CatalogEntry): InstanceTypeInfo {
       MaximumNetworkInterfaces: e.maxENIs,
       Ipv4AddressesPerInterface: e.ipv4PerENI,
       DefaultNetworkCardIndex: 0,
+      ...(e.encryptionInTransit !== undefined ? { EncryptionInTransitSupported: e.encryptionInTransit } : {}),
+      ...(e.efaMax ? { EfaSupported: true, EfaInfo: { MaximumEfaInterfaces: e.efaMax } } : {}),
       NetworkCards: [
         { NetworkCardIndex: 0, MaximumNetworkInterfaces: e.maxENIs, ...(e.networkBandwidthMbps ? { PeakBandwidthInGbps: e.networkBandwidthMbps / 1000 } : {}) },
       ],

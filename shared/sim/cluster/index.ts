@@ -2,6 +2,7 @@
 import type { VirtualClock } from '../clock';
 import type { Ec2World } from '../aws/ec2-world';
 import type { KubeStore } from '../kube/store';
+import { startGarbageCollector } from './garbage-collector';
 import { startKubelet, type KubeletEvents } from './kubelet';
 import { runScheduler } from './scheduler';
 import { collectOrphanPods, reconcileDaemonSets, reconcileDeployments, type WorkloadEvents } from './workloads';
@@ -15,7 +16,7 @@ export interface ClusterControllerOptions extends KubeletEvents, WorkloadEvents 
 }
 
 /**
- * Starts kubelet, deployment, DaemonSet, pod-GC and scheduler controllers. A pass runs (at the current
+ * Starts kubelet, deployment, DaemonSet, pod-GC, owner-reference garbage collection and scheduler controllers. A pass runs (at the current
  * virtual time, once in-flight work settles) after any store change. Returns a stop function.
  */
 export function startClusterControllers(clock: VirtualClock, world: Ec2World, store: KubeStore, opts: ClusterControllerOptions): () => void {
@@ -40,10 +41,12 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
     if (r === 'pods' || r === 'nodes' || r === 'deployments' || r === 'daemonsets' || r === 'replicasets') schedule();
   });
   const stopKubelet = startKubelet(world, store, opts);
+  const stopGarbageCollector = startGarbageCollector(clock, store);
   schedule();
   return () => {
     stopped = true;
     unsubscribeStore();
     stopKubelet();
+    stopGarbageCollector();
   };
 }

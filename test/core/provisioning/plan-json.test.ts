@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Affinity } from '../../../shared/core/model/kube';
 import { Annotation, Finalizer, Label } from '../../../shared/core/model/labels';
 import { plannedClaimToNodeClaim } from '../../../shared/core/provisioning/from-snapshot';
+import { nodeClaimToKube } from '../../../shared/core/model/manifests/nodeclaim';
 import { planToJson } from '../../../shared/core/provisioning/plan-json';
 import { existingNode, fakeInstanceTypes, nodePool, pod, pods } from '../../fixtures/builders';
 import { plan } from '../scheduling/helpers';
@@ -105,7 +106,7 @@ describe('plannedClaimToNodeClaim', () => {
     // Prepare
     const [claim] = plan({ pods: [pod({ cpu: '1', memory: '1Gi' })], pools: [onDemandOnly] }).nodeClaims;
     // Act
-    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', epochMs(1_700_000_000_500), '1234567890');
+    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', epochMs(1_700_000_000_500), { ...onDemandOnly, hash: '1234567890', uid: 'pool-uid' });
     // Assess
     expect(nc.name).toBe('default-abcde');
     expect(nc.nodePool).toBe('default');
@@ -118,6 +119,10 @@ describe('plannedClaimToNodeClaim', () => {
     expect(nc.spec.expireAfter).toBe(720 * 3600);
     expect(nc.creationTimestamp).toBe(1_700_000_000_000);
     expect(nc.finalizers).toEqual([Finalizer.termination]);
+    expect(nc.nodePoolUid).toBe('pool-uid');
+    expect(nodeClaimToKube(nc).metadata).toMatchObject({
+      ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: 'default', uid: 'pool-uid', blockOwnerDeletion: true }],
+    });
     expect(nc.status.conditions).toEqual([]);
   });
 
@@ -128,7 +133,7 @@ describe('plannedClaimToNodeClaim', () => {
     pool.template.labels = { team: 'a' };
     const [claim] = plan({ pods: [pod({ cpu: '1' })], pools: [pool] }).nodeClaims;
     // Act
-    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', epochMs(0), '1234567890');
+    const nc = plannedClaimToNodeClaim(claim, 'default-abcde', epochMs(0), { ...pool, hash: '1234567890' });
     // Assess
     expect(nc.annotations).toEqual({
       [Annotation.doNotDisrupt]: 'true',

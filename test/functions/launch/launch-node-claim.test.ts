@@ -24,6 +24,35 @@ describe('launchNodeClaim handler', () => {
     });
   });
 
+  it("should label the claim with every label of its instance type and offering, keep the claim's own labels, and record the EC2NodeClass hash", async () => {
+    // Prepare
+    const f = fakes();
+    const c5 = f.cloud.types.find((t) => t.name === 'c5.large')!;
+    c5.labels = { ...c5.labels, 'karpenter.k8s.aws/instance-family': 'c5', 'karpenter.k8s.aws/instance-cpu': '2', 'kubernetes.io/arch': 'amd64' };
+    c5.offerings[0].zoneId = 'euw1-az1';
+    f.cloud.types = [c5];
+    f.cluster.claims.set('default-abcde', { ...nodeClaim('default-abcde'), labels: { 'karpenter.sh/nodepool': 'default', team: 'a' } });
+
+    // Act
+    await createHandler(f)({ nodeClaimName: 'default-abcde', deadlineMs: 1 });
+
+    // Assess
+    const claim = f.cluster.claims.get('default-abcde')!;
+    expect(claim.labels).toEqual({
+      'node.kubernetes.io/instance-type': 'c5.large',
+      'karpenter.k8s.aws/instance-family': 'c5',
+      'karpenter.k8s.aws/instance-cpu': '2',
+      'kubernetes.io/arch': 'amd64',
+      'topology.kubernetes.io/zone': 'eu-west-1a',
+      'topology.k8s.aws/zone-id': 'euw1-az1',
+      'karpenter.sh/capacity-type': 'spot',
+      'karpenter.sh/nodepool': 'default',
+      team: 'a',
+    });
+    expect(claim.annotations['karpenter.k8s.aws/ec2nodeclass-hash']).toMatch(/^\d+$/);
+    expect(claim.annotations['karpenter.k8s.aws/ec2nodeclass-hash-version']).toBe('v6');
+  });
+
   it('should throw InsufficientCapacityError and leave the failed offerings for MarkOfferingUnavailable', async () => {
     // Prepare
     const f = fakes();

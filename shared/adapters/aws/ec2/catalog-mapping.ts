@@ -59,10 +59,32 @@ export function toCatalogEntry(info: InstanceTypeInfo, fromCatalog?: CatalogEntr
     onDemandUsdPerHour: fromCatalog?.onDemandUsdPerHour ?? {},
     acceleratorCount: accels.length ? accels.reduce((n, a) => n + (a.Count ?? 0), 0) : null,
     acceleratorName: kebab(accels[0]?.Name),
-    acceleratorManufacturer: kebab(accels[0]?.Manufacturer),
+    // Neuron devices (Inferentia 2, Trainium) name no manufacturer: Karpenter labels them `aws`.
+    acceleratorManufacturer: kebab(accels[0]?.Manufacturer) ?? (info.NeuronInfo?.NeuronDevices?.length ? 'aws' : null),
     ...(info.SupportedUsageClasses ? { spotSupported: info.SupportedUsageClasses.includes('spot') } : {}),
     ...ebsAttachments(info, fromCatalog),
+    ...labelAttributes(info),
   };
+}
+
+/** What Karpenter labels and counts from the live answer and the bundled catalog lacks (CatalogEntry's optional attributes). */
+function labelAttributes(info: InstanceTypeInfo): Partial<CatalogEntry> {
+  const out: Partial<CatalogEntry> = {};
+  const cpu = info.ProcessorInfo;
+  const manufacturer = kebab(cpu?.Manufacturer);
+  if (manufacturer) out.cpuManufacturer = manufacturer;
+  if (cpu?.SustainedClockSpeedInGhz !== undefined) out.cpuClockMhz = Math.round(cpu.SustainedClockSpeedInGhz * 1000);
+  const ebs = info.EbsInfo;
+  if (ebs?.EbsOptimizedSupport === 'default' && ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps !== undefined) {
+    out.ebsBandwidthMbps = ebs.EbsOptimizedInfo.MaximumBandwidthInMbps;
+  }
+  if (info.NetworkInfo?.EncryptionInTransitSupported !== undefined) out.encryptionInTransit = info.NetworkInfo.EncryptionInTransitSupported;
+  if (info.NitroEnclavesSupport !== undefined) out.nitroEnclaves = info.NitroEnclavesSupport === 'supported';
+  const efa = info.NetworkInfo?.EfaInfo?.MaximumEfaInterfaces;
+  if (efa) out.efaMax = efa;
+  const cores = info.NeuronInfo?.NeuronDevices?.[0]?.CoreInfo?.Count;
+  if (cores) out.neuronCoresPerDevice = cores;
+  return out;
 }
 
 /** The EBS attachment limit from the live answer (EbsInfo), else the bundled table's. */

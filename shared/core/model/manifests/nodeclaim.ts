@@ -57,6 +57,11 @@ export function nodeClaimFromKube(o: Json, ctx?: ManifestContext): NodeClaim {
   };
   const uid = str(metadata.uid);
   if (uid) claim.uid = uid;
+  const owner = arr(metadata.ownerReferences)
+    .map(obj)
+    .find((r) => r.kind === 'NodePool');
+  const ownerUid = owner ? str(owner.uid) : undefined;
+  if (ownerUid) claim.nodePoolUid = ownerUid;
   const deletion = toEpochMs(metadata.deletionTimestamp);
   if (deletion !== undefined) claim.deletionTimestamp = deletion;
   for (const k of ['nodeName', 'providerID', 'imageID'] as const) {
@@ -80,6 +85,9 @@ export function nodeClaimToKube(c: NodeClaim): Json {
     annotations: { ...c.annotations },
   };
   if (c.uid) metadata.uid = c.uid;
+  if (c.nodePoolUid && c.nodePool) {
+    metadata.ownerReferences = [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: c.nodePool, uid: c.nodePoolUid, blockOwnerDeletion: true }];
+  }
   if (c.finalizers.length) metadata.finalizers = [...c.finalizers];
   if (c.creationTimestamp > 0) metadata.creationTimestamp = toRfc3339(c.creationTimestamp);
   if (c.deletionTimestamp !== undefined) metadata.deletionTimestamp = toRfc3339(c.deletionTimestamp);

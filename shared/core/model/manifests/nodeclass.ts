@@ -254,6 +254,8 @@ export function nodeClassFromKube(o: Json, ctx?: NodeClassOptions): EC2NodeClass
   if (status) nc.status = status;
   nc.hash = nodeClassHash(nc);
   if (metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null) nc.deleting = true;
+  const finalizers = arr(metadata.finalizers).map((f) => str(f) ?? '');
+  if (finalizers.length) nc.finalizers = finalizers;
   const ready = arr(obj(o.status).conditions)
     .map(obj)
     .find((c) => c.type === 'Ready');

@@ -1,0 +1,130 @@
+/**
+ * The live loop over many rounds (issue: "the live loop, as faithful as the plan"): each scenario runs the deployed
+ * handlers and ASL in the simulator with events at odd seconds, and asserts what a Karpenter user would see.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseScenario, runScenario, type SimulationResult } from '../../shared/sim';
+import { expectClean } from './shipped/helpers';
+
+const POOL_AND_CLASS = `
+  apiVersion: karpenter.sh/v1
+  kind: NodePool
+  metadata: {name: default}
+  spec:
+    template:
+      spec:
+        requirements:
+          - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+    disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}
+  ---
+  apiVersion: karpenter.k8s.aws/v1
+  kind: EC2NodeClass
+  metadata: {name: default}
+  spec:
+    role: KarpenterNodeRole-demo
+    amiSelectorTerms: [{alias: al2023@latest}]
+    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: nodewright-sim}}]
+    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: nodewright-sim}}]`;
+
+function deployment(name: string, spec: string, replicas = 0): string {
+  return `
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: ${name}}
+  spec:
+    replicas: ${replicas}
+    selector: {matchLabels: {app: ${name}}}
+    template:
+      metadata: {labels: {app: ${name}}}
+      spec:
+        terminationGracePeriodSeconds: 0
+${spec}
+        containers:
+          - name: c
+            image: pause
+            resources: {requests: {cpu: 500m}}`;
+}
+
+async function run(name: string, duration: string, objects: string[], events: string): Promise<SimulationResult> {
+  const yaml = `name: ${name}\nseed: 3\nduration: ${duration}\nsettings: {nodeStartup: 35s}\nobjects: |\n${objects.join('\n  ---')}\nevents:\n${events}`;
+  return runScenario(parseScenario(yaml, `${name}.yaml`));
+}
+
+const launches = (r: SimulationResult) => r.events.filter((e) => e.message === 'launched nodeclaim');
+
+describe('the live loop over many rounds', () => {
+  it('should give pods that select instance-type labels the in-flight claim that fits them, not a second node', async () => {
+    // Prepare: two pods select family and CPU count; a third arrives while their claim is in flight, before its node registers.
+    const selectors = `        nodeSelector: {karpenter.k8s.aws/instance-family: m6i, karpenter.k8s.aws/instance-cpu: "4"}`;
+
+    // Act
+    const r = await run(
+      'labels',
+      '6m',
+      [POOL_AND_CLASS, deployment('sel', selectors)],
+      ['  - {at: 33s, scale: {deployment: default/sel, replicas: 2}}', '  - {at: 1m17s, scale: {deployment: default/sel, replicas: 3}}'].join('\n'),
+    );
+
+    // Assess: one m6i.xlarge holds all three (1.5 vCPU of 4), and nothing was launched and removed again.
+    expectClean(r);
+    expect(launches(r)).toHaveLength(1);
+    expect(launches(r)[0].fields['instance-type']).toBe('m6i.xlarge');
+    expect(r.disruptions).toEqual([]);
+    expect(r.final).toMatchObject({ nodes: 1, pendingPods: 0 });
+  }, 120_000);
+
+  it('should drain and remove the nodes of a deleted NodePool (its NodeClaims are owned by it), and let the EC2NodeClass go after them', async () => {
+    // Prepare
+    const events = [
+      '  - {at: 41s, scale: {deployment: default/app, replicas: 3}}',
+      '  - {at: 4m13s, delete: {kind: Deployment, name: default/app}}',
+      '  - {at: 4m27s, delete: {kind: NodePool, name: default}}',
+      '  - {at: 4m29s, delete: {kind: EC2NodeClass, name: default, apiVersion: karpenter.k8s.aws/v1}}',
+    ].join('\n');
+
+    // Act
+    const r = await run('delete-pool', '12m', [POOL_AND_CLASS, deployment('app', '')], events);
+
+    // Assess: the node went through the termination finalizer within a minute, nothing is left, and the class
+    // was released only after its claims were gone.
+    expectClean(r);
+    expect(r.nodes.length).toBeGreaterThan(0);
+    for (const n of r.nodes) {
+      expect(n.terminatedAt).toBeDefined();
+      expect(n.terminatedAt!).toBeLessThan(4 * 60 + 27 + 60);
+    }
+    expect(r.final.nodes).toBe(0);
+    const released = r.events.find((e) => e.message === 'deleted ec2nodeclass');
+    const lastClaimGone = Math.max(...r.events.filter((e) => e.message === 'deleted nodeclaim').map((e) => e.t));
+    expect(released).toBeDefined();
+    expect(released!.t).toBeGreaterThanOrEqual(lastClaimGone);
+  }, 120_000);
+
+  it('should replace every node when its EC2NodeClass changes (static drift on the class hash every claim carries)', async () => {
+    // Prepare: Karpenter's drift e2e changes userData, tags, metadataOptions …; one of them here.
+    const changed = POOL_AND_CLASS.replace('    role: KarpenterNodeRole-demo', '    role: KarpenterNodeRole-demo\n    tags: {team: drift-test}')
+      .split('\n')
+      .map((l) => l.slice(2))
+      .join('\n');
+    const events = [
+      '  - {at: 37s, scale: {deployment: default/app, replicas: 2}}',
+      `  - at: 5m11s\n    apply: |\n${changed
+        .split('\n')
+        .map((l) => `      ${l}`)
+        .join('\n')}`,
+    ].join('\n');
+
+    // Act
+    const r = await run('static-drift', '16m', [POOL_AND_CLASS, deployment('app', '')], events);
+
+    // Assess
+    expectClean(r);
+    expect(r.disruptions.some((d) => d.reason === 'drifted')).toBe(true);
+    const original = r.nodes.filter((n) => n.launchedAt < 5 * 60);
+    expect(original.length).toBeGreaterThan(0);
+    for (const n of original) expect(n.terminationReason).toMatch(/drift/i);
+    expect(r.final.pendingPods).toBe(0);
+    expect(r.final.nodes).toBeGreaterThan(0);
+  }, 120_000);
+});
