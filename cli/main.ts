@@ -24,6 +24,17 @@ function userError(e: unknown): e is Error {
   );
 }
 
+/** What went wrong outside the command's own input, in one line with what to check. */
+function environmentError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const what = `${e.name}: ${e.message}`;
+  if (e.name === 'CredentialsProviderError') return `${what} (set AWS credentials: AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`;
+  const code = (e as { code?: unknown }).code;
+  if (code === 'ENOTFOUND' || code === 'ECONNREFUSED' || code === 'ETIMEDOUT')
+    return `${what} (the endpoint could not be reached: check the network and --region)`;
+  return `${what} (NODEWRIGHT_DEBUG=1 prints the stack)`;
+}
+
 /** `plan`: what nodewright would launch for the manifests, offline. */
 function addPlanCommand(program: Command, setCode: SetCode): void {
   program
@@ -169,7 +180,10 @@ export async function main(argv: string[]): Promise<number> {
       err(`error: ${e.message}`);
       return 2;
     }
-    throw e;
+    // The environment failed (no credentials, no network, an API refusing): one line, never a stack trace.
+    err(`error: ${environmentError(e)}`);
+    if (process.env.NODEWRIGHT_DEBUG && e instanceof Error && e.stack) err(e.stack);
+    return 1;
   }
   return code;
 }

@@ -18,11 +18,14 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist/cli');
 
-/** The simulator is not bundled: the launcher runs its commands from the sources (see above). */
+/**
+ * The simulator is not bundled: the launcher runs its commands from the sources (see above). The one module of it a
+ * prebuilt command uses — the reader of infra/functions (`doctor` counts the deployed functions) — is bundled.
+ */
 const simulatorExternal = {
   name: 'simulator-from-sources',
   setup(b) {
-    b.onResolve({ filter: /shared\/sim(\/|$)/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /shared\/sim(\/|$)/ }, (args) => (/runtime\/functions$/.test(args.path) ? undefined : { path: args.path, external: true }));
   },
 };
 

@@ -1,6 +1,6 @@
 /** `nodewright plan` as a user runs it: in-process through main(argv), and once as a real child process. */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli, type CliRun } from './run';
@@ -260,6 +260,69 @@ describe('nodewright plan as a child process', () => {
     expect(prebuilt.status).toBe(0);
     expect(prebuilt.stdout).toBe(sources.stdout);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version);
+  });
+});
+
+describe('the prebuilt CLI (dist/cli, as `npm ci` leaves it)', () => {
+  /** Runs dist/cli/main.js itself (not the bin, which would fall back to the sources when the build is stale). */
+  const prebuilt = (...args: string[]) => {
+    const built = JSON.parse(readFileSync(`${ROOT}dist/cli/inputs.json`, 'utf8')) as { builtAt: number; inputs: string[] };
+    const stale = built.inputs.filter((f) => statSync(`${ROOT}${f}`).mtimeMs > built.builtAt);
+    if (stale.length) throw new Error(`dist/cli is older than ${stale.slice(0, 3).join(', ')}: run npm run build`);
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_CONFIG_FILE: '/nonexistent',
+      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+    };
+    for (const k of [
+      'AWS_PROFILE',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+      'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+      'AWS_WEB_IDENTITY_TOKEN_FILE',
+      'NODEWRIGHT_DEBUG',
+    ])
+      delete env[k];
+    const script = 'const { main } = await import(process.argv[1]); process.exitCode = await main(process.argv.slice(2));';
+    return spawnSync(process.execPath, ['--input-type=module', '-e', script, `${ROOT}dist/cli/main.js`, ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env,
+    });
+  };
+
+  it('should run every prebuilt command without credentials or a cluster, with one clear line and never a stack trace', () => {
+    // Act
+    const runs = {
+      help: prebuilt('--help'),
+      plan: prebuilt('plan', '-f', 'examples/inflate.yaml'),
+      explain: prebuilt('explain', '-f', 'examples/inflate.yaml'),
+      doctor: prebuilt('doctor', '--cluster', 'demo', '--region', 'us-east-1'),
+      doctorUsage: prebuilt('doctor'),
+      audit: prebuilt('audit', '--table', 'nodewright-dev-state', '--region', 'us-east-1'),
+    };
+
+    // Assess
+    for (const [name, r] of Object.entries(runs)) {
+      expect(r.stderr, name).not.toMatch(/\n\s+at |ERR_MODULE_NOT_FOUND/);
+      expect(r.stdout, name).not.toMatch(/\n\s+at /);
+    }
+    expect([runs.help.status, runs.plan.status, runs.explain.status]).toEqual([0, 0, 0]);
+    expect(runs.doctor.status).toBe(1);
+    expect(runs.doctor.stdout).toMatch(/^FAIL\s+cluster\s+DescribeCluster demo in us-east-1: CredentialsProviderError/m);
+    expect(runs.doctorUsage.status).toBe(2);
+    expect(runs.doctorUsage.stderr).toMatch(/--cluster and --region are required/);
+    expect(runs.audit.status).toBe(1);
+    expect(
+      runs.audit.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('error:')),
+    ).toEqual([expect.stringMatching(/^error: CredentialsProviderError: .*set AWS credentials/)]);
   });
 });
 

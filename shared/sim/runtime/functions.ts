@@ -8,7 +8,21 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+/**
+ * The checkout this module runs from: the nearest folder above it with serverless.yml. Searched rather than fixed,
+ * because the prebuilt CLI (dist/cli) bundles this module too (`doctor` reads the deployed functions).
+ */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(resolve(dir, 'serverless.yml'))) {
+    const up = dirname(dir);
+    if (up === dir) return resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+    dir = up;
+  }
+  return dir;
+}
+
+export const REPO_ROOT = repoRoot();
 export const FUNCTIONS_DIR = resolve(REPO_ROOT, 'infra/functions');
 
 export interface DeployedFunction {
