@@ -127,4 +127,69 @@ describe('the live loop over many rounds', () => {
     expect(r.final.pendingPods).toBe(0);
     expect(r.final.nodes).toBeGreaterThan(0);
   }, 120_000);
+
+  it('should launch for pods already pending within seconds of their NodePool being applied', async () => {
+    // Prepare: the pods wait with no NodePool; the pool arrives at an odd second.
+    const [pool, nodeClass] = POOL_AND_CLASS.split('  ---');
+    const poolYaml = pool
+      .split('\n')
+      .map((l) => `      ${l.slice(2)}`)
+      .join('\n');
+
+    // Act
+    const r = await run(
+      'late-pool',
+      '4m',
+      [nodeClass, deployment('app', '')],
+      ['  - {at: 21s, scale: {deployment: default/app, replicas: 2}}', `  - at: 1m43s\n    apply: |${poolYaml}`].join('\n'),
+    );
+
+    // Assess
+    expectClean(r);
+    expect(launches(r)).toHaveLength(1);
+    expect(launches(r)[0].t).toBeLessThanOrEqual(103 + 5);
+    expect(r.final.pendingPods).toBe(0);
+  }, 120_000);
+
+  it('should expire a node within 30 s of its expireAfter, not at the next periodic pass', async () => {
+    // Prepare
+    const expiring = POOL_AND_CLASS.replace('        requirements:', '        expireAfter: 3m\n        requirements:');
+
+    // Act
+    const r = await run('expire', '8m', [expiring, deployment('app', '')], '  - {at: 37s, scale: {deployment: default/app, replicas: 2}}');
+
+    // Assess
+    expectClean(r);
+    const first = r.nodes.reduce((a, b) => (a.launchedAt <= b.launchedAt ? a : b));
+    const expired = r.disruptions.find((d) => d.reason === 'expired');
+    expect(expired).toBeDefined();
+    expect(expired!.t - first.launchedAt).toBeGreaterThanOrEqual(180 - 5); // the claim is created a few seconds before its instance
+    expect(expired!.t - first.launchedAt).toBeLessThanOrEqual(180 + 30);
+  }, 120_000);
+
+  it('should remove empty nodes within 30 s of a blocking budget window closing', async () => {
+    // Prepare: no disruption 09:00–09:12 UTC (the simulated clock starts at 09:00:00).
+    const budgeted = POOL_AND_CLASS.replace(
+      '    disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}',
+      '    disruption:\n      consolidationPolicy: WhenEmpty\n      consolidateAfter: 30s\n      budgets: [{nodes: "0", schedule: "0 9 * * *", duration: 12m}]',
+    );
+
+    // Act
+    const r = await run(
+      'budget-window',
+      '16m',
+      [budgeted, deployment('app', '')],
+      ['  - {at: 41s, scale: {deployment: default/app, replicas: 3}}', '  - {at: 4m13s, scale: {deployment: default/app, replicas: 0}}'].join('\n'),
+    );
+
+    // Assess
+    expectClean(r);
+    expect(r.disruptions.length).toBeGreaterThan(0);
+    for (const d of r.disruptions) {
+      expect(d.reason).toBe('empty');
+      expect(d.t).toBeGreaterThanOrEqual(12 * 60);
+      expect(d.t).toBeLessThanOrEqual(12 * 60 + 30);
+    }
+    expect(r.final.nodes).toBe(0);
+  }, 120_000);
 });

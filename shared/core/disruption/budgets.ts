@@ -30,6 +30,29 @@ function budgetActive(budget: Budget, nowMs: EpochMs): boolean | 'invalid' {
   }
 }
 
+/**
+ * The next moment after `nowMs` when one of the pool's scheduled budgets opens or closes (a cron hit, or a hit plus
+ * its duration), so the controller can run a disruption pass then rather than at its next periodic pass.
+ */
+export function nextBudgetTransition(pool: NodePool, nowMs: EpochMs): EpochMs | undefined {
+  let next: number | undefined;
+  const consider = (t: number) => {
+    if (t > nowMs && (next === undefined || t < next)) next = t;
+  };
+  for (const b of pool.disruption.budgets) {
+    if (b.schedule === undefined || b.duration === undefined) continue;
+    try {
+      // The window that may be open now (its hit within the last `duration`) closes at hit + duration.
+      const open = CronExpressionParser.parse(b.schedule, { currentDate: new Date(addSeconds(nowMs, -b.duration)), tz: 'UTC' }).next().getTime();
+      if (open <= nowMs) consider(open + b.duration * 1000);
+      consider(CronExpressionParser.parse(b.schedule, { currentDate: new Date(nowMs), tz: 'UTC' }).next().getTime());
+    } catch {
+      // An invalid schedule fails closed at every pass; it has no transitions.
+    }
+  }
+  return next as EpochMs | undefined;
+}
+
 export interface PoolCounts {
   /** Managed, initialized nodes of the pool that are not terminating (N). */
   total: number;

@@ -10,7 +10,9 @@
  */
 import type { WatchedKind, WatchEvent } from '../ports';
 import type { Pod } from '../model/kube';
-import { addMs, type EpochMs } from '../time';
+import type { NodePool } from '../model/karpenter';
+import { nextBudgetTransition } from '../disruption/budgets';
+import { addMs, addSeconds, type EpochMs } from '../time';
 
 export interface ControllerTimings {
   idleMs: number;
@@ -43,6 +45,11 @@ export class ControllerState {
   /** consolidateAfter per pool (ms): a pass is due that long after a change. */
   private readonly consolidateAfter = new Map<string, number>();
   private readonly timers: EpochMs[] = [];
+  /** Moments a pass is due because time alone changes a decision: a claim's expiry, a budget window opening or closing. */
+  private readonly expiries = new Map<string, EpochMs>();
+  private readonly budgetWindows = new Map<string, { pool: NodePool; at: EpochMs }>();
+  /** A NodePool's fingerprint (spec hash, readiness, deletion): a new or changed pool may take pods already pending. */
+  private readonly poolPrints = new Map<string, string>();
   private readonly watchRetries = new Map<WatchedKind, EpochMs>();
   /** Static NodePools by name, and whether one needs a provisioner round (replicas or its claims changed). */
   private readonly staticPools = new Set<string>();
@@ -101,12 +108,41 @@ export class ControllerState {
       if (e.type === 'DELETED' || after === null) this.consolidateAfter.delete(o.name);
       else this.consolidateAfter.set(o.name, after * 1000);
     }
+    if (o.kind === 'nodepools') this.poolChanged(e.type === 'DELETED' ? undefined : o.nodePool, o.name, now);
+    if (o.kind === 'nodeclaims') {
+      const c = o.nodeClaim;
+      if (e.type === 'DELETED' || c.deletionTimestamp !== undefined || c.spec.expireAfter === null) this.expiries.delete(o.name);
+      else this.expiries.set(o.name, addSeconds(c.creationTimestamp, c.spec.expireAfter));
+    }
     if (o.kind === 'nodeclaims' && e.type === 'DELETED') this.replan(now); // e.g. a launch that found no capacity
     const print = e.type === 'DELETED' ? undefined : fingerprint(e);
     const before = this.fingerprints.get(key);
     if (print === undefined) this.fingerprints.delete(key);
     else this.fingerprints.set(key, print);
     if (print !== before && !(o.kind === 'pods' && print === 'pending' && before === undefined)) this.changed(now);
+  }
+
+  /**
+   * A NodePool appeared or changed: pods already pending may fit it now (Karpenter's provisioner is triggered by
+   * NodePool changes too), and its scheduled budgets set when a pass is next due.
+   */
+  private poolChanged(pool: NodePool | undefined, name: string, now: EpochMs): void {
+    const print = pool ? `${pool.hash ?? ''}|${pool.ready !== false}|${pool.deleting === true}` : undefined;
+    const before = this.poolPrints.get(name);
+    if (print === undefined) this.poolPrints.delete(name);
+    else this.poolPrints.set(name, print);
+    if (print !== undefined && print !== before && before !== undefined) this.replan(now);
+    if (print !== undefined && before === undefined && this.provisionable.size > 0) this.replan(now);
+    const at = pool ? nextBudgetTransition(pool, now) : undefined;
+    if (pool && at !== undefined) this.budgetWindows.set(name, { pool, at });
+    else this.budgetWindows.delete(name);
+  }
+
+  /** The time-based moments that are due (a claim's expiry, a budget window's edge). */
+  private timeDue(now: EpochMs): boolean {
+    for (const at of this.expiries.values()) if (at <= now) return true;
+    for (const w of this.budgetWindows.values()) if (w.at <= now) return true;
+    return false;
   }
 
   /** Pods handed to a round that are still pending are planned again (their claim went away). */
@@ -148,7 +184,7 @@ export class ControllerState {
   disruptionDue(now: EpochMs): boolean {
     if (now - this.lastPass < this.t.minIntervalMs) return false;
     if (this.dirtySince !== undefined && now - this.dirtySince >= this.t.quietMs) return true;
-    if (this.timers.some((at) => at <= now)) return true;
+    if (this.timers.some((at) => at <= now) || this.timeDue(now)) return true;
     return now >= this.nextPeriodic;
   }
 
@@ -162,6 +198,15 @@ export class ControllerState {
     this.dirtySince = undefined;
     this.nextPeriodic = addMs(now, this.t.everyMs);
     for (let i = this.timers.length - 1; i >= 0; i--) if (this.timers[i] <= now) this.timers.splice(i, 1);
+    // An expired claim's pass has run: it is now the disruption function's (it stays due only if that pass is retried
+    // by the periodic one). A budget window's next edge is computed from now.
+    for (const [name, at] of this.expiries) if (at <= now) this.expiries.delete(name);
+    for (const [name, w] of this.budgetWindows) {
+      if (w.at > now) continue;
+      const at = nextBudgetTransition(w.pool, now);
+      if (at === undefined) this.budgetWindows.delete(name);
+      else this.budgetWindows.set(name, { pool: w.pool, at });
+    }
   }
 
   retryWatchAt(kind: WatchedKind, at: EpochMs): void {
@@ -185,7 +230,7 @@ export class ControllerState {
     }
     if (!busy.disrupting) {
       const earliest = this.lastPass + this.t.minIntervalMs;
-      const passes = [this.nextPeriodic, ...this.timers];
+      const passes = [this.nextPeriodic, ...this.timers, ...this.expiries.values(), ...[...this.budgetWindows.values()].map((w) => w.at)];
       if (this.dirtySince !== undefined) passes.push(addMs(this.dirtySince, this.t.quietMs));
       times.push(Math.max(earliest, Math.min(...passes)));
     }

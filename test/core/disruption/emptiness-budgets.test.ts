@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computeDisruption } from '../../../shared/core/disruption';
+import { nextBudgetTransition } from '../../../shared/core/disruption/budgets';
 import { ago, bound, c6g, claimNames, cluster, HOUR, input, managed, NOW, pool } from './builders';
 import { addSeconds, epochMs } from '../../../shared/core/time';
 
@@ -130,5 +131,19 @@ describe('emptiness command size', () => {
     // Assess
     expect(d.command?.candidates).toHaveLength(100);
     expect(d.audit.filter((r) => String(r.detail.why).startsWith('left for the next pass'))).toHaveLength(20);
+  });
+});
+
+describe('scheduled budget windows', () => {
+  it('should give the next moment a scheduled budget opens or closes, so a pass can run then', () => {
+    // Prepare: 09:00–09:20 UTC every day, and a budget without a schedule (no transitions).
+    const p = pool({ budgets: [{ nodes: '0', schedule: '0 9 * * *', duration: 20 * 60 }, { nodes: '10%' }] });
+    const at = (iso: string) => epochMs(Date.parse(iso));
+
+    // Act / Assess: inside the window the next edge is its end; after it, the next day's start.
+    expect(nextBudgetTransition(p, at('2025-01-06T09:05:00Z'))).toBe(at('2025-01-06T09:20:00Z'));
+    expect(nextBudgetTransition(p, at('2025-01-06T09:20:00Z'))).toBe(at('2025-01-07T09:00:00Z'));
+    expect(nextBudgetTransition(p, at('2025-01-06T08:59:30Z'))).toBe(at('2025-01-06T09:00:00Z'));
+    expect(nextBudgetTransition(pool({ budgets: [{ nodes: '10%' }] }), at('2025-01-06T09:05:00Z'))).toBeUndefined();
   });
 });
