@@ -43,6 +43,8 @@ export function nodeClass(name = 'default'): EC2NodeClass {
     tags: {},
     blockDeviceMappings: [],
     metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
+    // As garbage collection leaves it once it has resolved the class (a class without a Ready is not ready).
+    ready: { status: 'True', reason: 'Ready', message: '' },
   };
 }
 

@@ -53,9 +53,9 @@ const UNEXERCISED: Record<string, string> = {
   'garbageCollection iam:DeleteInstanceProfile': 'profile of a deleted node class (test/sim/instance-profiles.test.ts)',
   'garbageCollection ec2:DeleteLaunchTemplate': 'templates of deleted node classes (test/sim/instance-profiles.test.ts)',
   'garbageCollection ec2:TerminateInstances': 'orphan instances (test/core/garbage-collection)',
-  'garbageCollection iam:CreateInstanceProfile':
-    'a managed profile for a node class no launch has used yet (the same code as a launch: test/adapters/aws/instance-profiles.test.ts)',
-  'garbageCollection iam:AddRoleToInstanceProfile': 'a managed profile for a node class no launch has used yet (test/adapters/aws/instance-profiles.test.ts)',
+  'launchNodeClaim iam:CreateInstanceProfile':
+    'a launch before garbage collection has resolved its node class (the controller has it do so within seconds; test/adapters/aws/instance-profiles.test.ts)',
+  'launchNodeClaim iam:AddRoleToInstanceProfile': 'the same (test/adapters/aws/instance-profiles.test.ts)',
   'garbageCollection states:StartExecution': 'terminate for a NodeClaim or Node deleted with kubectl (test/sim/finalizers.test.ts)',
   'controller states:StartExecution': 'terminate for a NodeClaim or Node deleted with kubectl (test/sim/finalizers.test.ts)',
   'launchNodeClaim ec2:DescribeInstances': 'the instance of an earlier attempt after IdempotentParameterMismatch (test/adapters/aws/ec2-create-edge.test.ts)',

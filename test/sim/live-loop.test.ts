@@ -101,7 +101,7 @@ describe('the live loop over many rounds', () => {
     expect(released!.t).toBeGreaterThanOrEqual(lastClaimGone);
   }, 120_000);
 
-  it('should replace every node when its EC2NodeClass changes (static drift on the class hash every claim carries)', async () => {
+  it('should replace every node within seconds of its EC2NodeClass changing (static drift on the class hash every claim carries)', async () => {
     // Prepare: Karpenter's drift e2e changes userData, tags, metadataOptions …; one of them here.
     const changed = POOL_AND_CLASS.replace('    role: KarpenterNodeRole-demo', '    role: KarpenterNodeRole-demo\n    tags: {team: drift-test}')
       .split('\n')
@@ -120,7 +120,9 @@ describe('the live loop over many rounds', () => {
 
     // Assess
     expectClean(r);
-    expect(r.disruptions.some((d) => d.reason === 'drifted')).toBe(true);
+    const drifted = r.disruptions.filter((d) => d.reason === 'drifted');
+    expect(drifted.length).toBeGreaterThan(0);
+    expect(drifted[0].t).toBeLessThanOrEqual(5 * 60 + 11 + 30); // the controller watches EC2NodeClasses: within seconds
     const original = r.nodes.filter((n) => n.launchedAt < 5 * 60);
     expect(original.length).toBeGreaterThan(0);
     for (const n of original) expect(n.terminationReason).toMatch(/drift/i);
@@ -191,5 +193,35 @@ describe('the live loop over many rounds', () => {
       expect(d.t).toBeLessThanOrEqual(12 * 60 + 30);
     }
     expect(r.final.nodes).toBe(0);
+  }, 120_000);
+
+  it("should replace nodes within seconds of their NodePool's requirements excluding them (requirements drift)", async () => {
+    // Prepare: the pool allows m only, then c only.
+    const withCategory = (category: string) =>
+      POOL_AND_CLASS.replace(
+        'values: [on-demand]}',
+        `values: [on-demand]}\n          - {key: karpenter.k8s.aws/instance-category, operator: In, values: [${category}]}`,
+      );
+    const changed = withCategory('c')
+      .split('  ---')[0]
+      .split('\n')
+      .map((l) => `      ${l.slice(2)}`)
+      .join('\n');
+
+    // Act
+    const r = await run(
+      'requirements-drift',
+      '10m',
+      [withCategory('m'), deployment('web', '')],
+      ['  - {at: 29s, scale: {deployment: default/web, replicas: 2}}', `  - at: 4m07s\n    apply: |${changed}`].join('\n'),
+    );
+
+    // Assess: drift replaces the m node with a c node within seconds of the change.
+    expectClean(r);
+    const drifted = r.disruptions.filter((d) => d.reason === 'drifted');
+    expect(drifted.length).toBeGreaterThan(0);
+    expect(drifted[0].t).toBeLessThanOrEqual(4 * 60 + 7 + 30);
+    expect(r.nodes.filter((n) => !n.terminatedAt).map((n) => n.instanceType[0])).toEqual(['c']);
+    expect(r.final.pendingPods).toBe(0);
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { firstOrTimeout, type Sleep } from './timeout';
-import { nodeClaimFromKube, nodeFromKube, nodePoolFromKube, podFromKube } from '../../core/model/from-kube';
+import { nodeClaimFromKube, nodeClassFromKube, nodeFromKube, nodePoolFromKube, podFromKube } from '../../core/model/from-kube';
 import type { ClusterWatch, WatchClosed, WatchedKind, WatchedObject, WatchEvent, WatchHandle } from '../../core/ports/cluster-watch';
 
 type Json = Record<string, unknown>;
@@ -22,6 +22,7 @@ const PATHS: Record<WatchedKind, string> = {
   nodes: '/api/v1/nodes',
   nodeclaims: '/apis/karpenter.sh/v1/nodeclaims',
   nodepools: '/apis/karpenter.sh/v1/nodepools',
+  nodeclasses: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses',
 };
 
 const channel = diagnostics.channel(WATCH_EVENT_CHANNEL);
@@ -38,9 +39,12 @@ function mapObject(kind: WatchedKind, o: Json): WatchedObject | undefined {
         return { kind, name, nodeClaim: nodeClaimFromKube(o) };
       case 'nodepools':
         return { kind, name, nodePool: nodePoolFromKube(o) };
+      case 'nodeclasses':
+        return { kind, name, nodeClass: nodeClassFromKube(o) };
     }
   } catch {
-    return kind === 'nodepools' ? { kind, name } : undefined; // an object the mappers refuse is not ours to act on
+    // An object the mappers refuse is not ours to act on; an invalid pool or class still changes what is ready.
+    return kind === 'nodepools' || kind === 'nodeclasses' ? { kind, name } : undefined;
   }
 }
 

@@ -43,9 +43,15 @@ export function nextBudgetTransition(pool: NodePool, nowMs: EpochMs): EpochMs | 
     if (b.schedule === undefined || b.duration === undefined) continue;
     try {
       // The window that may be open now (its hit within the last `duration`) closes at hit + duration.
-      const open = CronExpressionParser.parse(b.schedule, { currentDate: new Date(addSeconds(nowMs, -b.duration)), tz: 'UTC' }).next().getTime();
+      const open = CronExpressionParser.parse(b.schedule, { currentDate: new Date(addSeconds(nowMs, -b.duration)), tz: 'UTC' })
+        .next()
+        .getTime();
       if (open <= nowMs) consider(open + b.duration * 1000);
-      consider(CronExpressionParser.parse(b.schedule, { currentDate: new Date(nowMs), tz: 'UTC' }).next().getTime());
+      consider(
+        CronExpressionParser.parse(b.schedule, { currentDate: new Date(nowMs), tz: 'UTC' })
+          .next()
+          .getTime(),
+      );
     } catch {
       // An invalid schedule fails closed at every pass; it has no transitions.
     }

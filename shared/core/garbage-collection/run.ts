@@ -8,6 +8,8 @@ import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter }
 import type { LifecycleLogger } from '../lifecycle/deps';
 import { reconcileDeletions, type DeletionOutcome } from '../lifecycle/deletions';
 import { reconcileNodeClassStatuses } from '../lifecycle/nodeclass-status';
+import { reconcileNodePoolStatuses } from '../lifecycle/nodepool-status';
+import type { EC2NodeClass } from '../model/karpenter';
 import { reconcileNodeClassFinalizers } from '../lifecycle/nodeclass-termination';
 import { sweepStaleTaints } from '../lifecycle/stale-taints';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from './decide';
@@ -73,8 +75,12 @@ export async function runGarbageCollection(deps: GarbageCollectionDeps): Promise
     : [];
   // EC2NodeClass status (resolved subnets, security groups, AMIs, instance profile, conditions), as Karpenter's
   // nodeclass controller keeps it; NodePools follow its Ready.
-  const nodeClassesWritten = await reconcileNodeClassStatuses({ cloud: deps.cloud, cluster: deps.cluster, log: deps.log }, snapshot);
+  const readiness = new Map<string, NonNullable<EC2NodeClass['ready']>>();
+  const nodeClassesWritten = await reconcileNodeClassStatuses({ cloud: deps.cloud, cluster: deps.cluster, log: deps.log }, snapshot, readiness);
   if (nodeClassesWritten.length) deps.log.info('updated ec2nodeclass status', { ec2nodeclasses: nodeClassesWritten.join(', ') });
+  // NodePools follow their class's Ready as just written (READY in `kubectl get nodepools` agrees with it).
+  const nodeClasses = snapshot.nodeClasses.map((c) => (readiness.has(c.name) ? { ...c, ready: readiness.get(c.name) } : c));
+  await reconcileNodePoolStatuses({ cluster: deps.cluster, log: deps.log }, { ...snapshot, nodeClasses });
   // The termination finalizer: a deleted class waits for the claims that use it.
   await reconcileNodeClassFinalizers({ cluster: deps.cluster, log: deps.log }, snapshot);
   if (deps.launchTemplates) {

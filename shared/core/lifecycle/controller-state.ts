@@ -27,6 +27,8 @@ type ObjectEvent = Exclude<WatchEvent, { type: 'BOOKMARK' }>;
 /** Retries of still-pending pods back off from 10 s to 2 min (the ICE cache lasts 3 min). */
 const RETRY_FIRST_MS = 10_000;
 const RETRY_MAX_MS = 120_000;
+const STATUS_SETTLE_MS = 1_000;
+const STATUS_MIN_INTERVAL_MS = 5_000;
 
 export class ControllerState {
   /** Provisionable pods (uid) → handed to a round already. */
@@ -50,6 +52,14 @@ export class ControllerState {
   private readonly budgetWindows = new Map<string, { pool: NodePool; at: EpochMs }>();
   /** A NodePool's fingerprint (spec hash, readiness, deletion): a new or changed pool may take pods already pending. */
   private readonly poolPrints = new Map<string, string>();
+  /**
+   * Statuses (EC2NodeClass resolution and Ready, its finalizer, NodePool Ready) are written by garbage collection;
+   * a class or pool created, changed or deleted makes a run due now rather than at its 2-minute schedule.
+   */
+  private statusDueSince?: EpochMs;
+  private lastStatusRun = -Infinity;
+  private readonly classPrints = new Map<string, string>();
+  private readonly deletingClasses = new Set<string>();
   private readonly watchRetries = new Map<WatchedKind, EpochMs>();
   /** Static NodePools by name, and whether one needs a provisioner round (replicas or its claims changed). */
   private readonly staticPools = new Set<string>();
@@ -109,6 +119,9 @@ export class ControllerState {
       else this.consolidateAfter.set(o.name, after * 1000);
     }
     if (o.kind === 'nodepools') this.poolChanged(e.type === 'DELETED' ? undefined : o.nodePool, o.name, now);
+    if (o.kind === 'nodeclasses') this.classChanged(e.type === 'DELETED' ? undefined : o, now);
+    // A deleted class waits for its claims: the last one going lets it go.
+    if (o.kind === 'nodeclaims' && e.type === 'DELETED' && this.deletingClasses.has(o.nodeClaim.spec.nodeClassRef.name)) this.statusDueSince ??= now;
     if (o.kind === 'nodeclaims') {
       const c = o.nodeClaim;
       if (e.type === 'DELETED' || c.deletionTimestamp !== undefined || c.spec.expireAfter === null) this.expiries.delete(o.name);
@@ -127,15 +140,41 @@ export class ControllerState {
    * NodePool changes too), and its scheduled budgets set when a pass is next due.
    */
   private poolChanged(pool: NodePool | undefined, name: string, now: EpochMs): void {
-    const print = pool ? `${pool.hash ?? ''}|${pool.ready !== false}|${pool.deleting === true}` : undefined;
+    // What the spec says (the hash leaves requirements out), and whether the pool is ready to take pods.
+    const spec = pool ? JSON.stringify([pool.hash, pool.template.requirements, pool.weight, pool.limits, pool.deleting === true]) : undefined;
+    const print = spec === undefined ? undefined : `${spec}|${pool?.ready !== false}`;
     const before = this.poolPrints.get(name);
     if (print === undefined) this.poolPrints.delete(name);
     else this.poolPrints.set(name, print);
-    if (print !== undefined && print !== before && before !== undefined) this.replan(now);
-    if (print !== undefined && before === undefined && this.provisionable.size > 0) this.replan(now);
+    if (print !== undefined && print !== before && (before !== undefined || this.provisionable.size > 0)) this.replan(now);
+    // Statuses follow the spec, not the Ready the status run itself writes.
+    const specBefore = before?.slice(0, before.lastIndexOf('|'));
+    if (spec !== specBefore && (before !== undefined || !pool?.observedStatus)) this.statusDueSince ??= now;
     const at = pool ? nextBudgetTransition(pool, now) : undefined;
     if (pool && at !== undefined) this.budgetWindows.set(name, { pool, at });
     else this.budgetWindows.delete(name);
+  }
+
+  private classChanged(o: Extract<ObjectEvent['object'], { kind: 'nodeclasses' }> | undefined, now: EpochMs): void {
+    if (!o) return;
+    const nc = o.nodeClass;
+    const print = nc ? `${nc.hash ?? ''}|${nc.deleting === true}|${(nc.finalizers ?? []).join(',')}` : 'invalid';
+    const before = this.classPrints.get(o.name);
+    this.classPrints.set(o.name, print);
+    if (nc?.deleting) this.deletingClasses.add(o.name);
+    else this.deletingClasses.delete(o.name);
+    // New without a status yet, or its spec, deletion or finalizers changed (status writes alone change none of these).
+    if (print !== before && (before !== undefined || !nc?.ready)) this.statusDueSince ??= now;
+  }
+
+  /** Garbage collection (statuses, the node class finalizer) is due: 1 s after the first change, at most every 5 s. */
+  statusDue(now: EpochMs): boolean {
+    return this.statusDueSince !== undefined && now >= this.statusDueSince + STATUS_SETTLE_MS && now >= this.lastStatusRun + STATUS_MIN_INTERVAL_MS;
+  }
+
+  statusStarted(now: EpochMs): void {
+    this.statusDueSince = undefined;
+    this.lastStatusRun = now;
   }
 
   /** The time-based moments that are due (a claim's expiry, a budget window's edge). */
@@ -220,8 +259,10 @@ export class ControllerState {
   }
 
   /** The next time something is due (ms since epoch); work already running is not due again until it ends. */
-  nextDue(busy: { provisioning: boolean; disrupting: boolean }): number {
+  nextDue(busy: { provisioning: boolean; disrupting: boolean; collecting?: boolean }): number {
     const times: number[] = [...this.watchRetries.values()];
+    if (!busy.collecting && this.statusDueSince !== undefined)
+      times.push(Math.max(this.statusDueSince + STATUS_SETTLE_MS, this.lastStatusRun + STATUS_MIN_INTERVAL_MS));
     if (!busy.provisioning && this.staticDue) times.push(0);
     if (!busy.provisioning && this.batchFirst !== undefined && this.batchLast !== undefined) {
       times.push(Math.min(this.batchLast + this.t.idleMs, this.batchFirst + this.t.maxBatchMs));
@@ -256,6 +297,12 @@ function fingerprint(e: ObjectEvent): string {
       return JSON.stringify([c.annotations, c.status.conditions.map((x) => `${x.type}=${x.status}`), c.status.nodeName ?? null, c.deletionTimestamp ?? null]);
     }
     case 'nodepools':
-      return o.nodePool ? JSON.stringify([o.nodePool.hash, o.nodePool.disruption, o.nodePool.limits]) : 'invalid';
+      // The hash leaves requirements out (Karpenter's drift compares them on their own): they count here too.
+      return o.nodePool
+        ? JSON.stringify([o.nodePool.hash, o.nodePool.template.requirements, o.nodePool.disruption, o.nodePool.limits, o.nodePool.ready !== false])
+        : 'invalid';
+    case 'nodeclasses':
+      // Drift reads the class's hash and its resolved AMIs, subnets and security groups.
+      return o.nodeClass ? JSON.stringify([o.nodeClass.hash, o.nodeClass.deleting === true, o.nodeClass.status ?? null]) : 'invalid';
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { NodeClaim } from '../model/karpenter';
 import type { Node } from '../model/kube';
-import type { ClusterClient, ClusterWatch, FunctionInvoker, MetricsRecorder, StateStore, Clock, WatchedKind, WorkflowStarter } from '../ports';
+import type { ClusterClient, ClusterWatch, FunctionInvoker, InvokedFunction, MetricsRecorder, StateStore, Clock, WatchedKind, WorkflowStarter } from '../ports';
 import { reconcileDeletions } from './deletions';
 import type { LifecycleLogger } from './deps';
 import { isProvisionable } from './provisionable';
@@ -55,7 +55,7 @@ export interface ControllerResult {
   rewatches: number;
 }
 
-const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools'];
+const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools', 'nodeclasses'];
 
 export async function runController(deps: ControllerDeps, options: ControllerOptions): Promise<ControllerResult> {
   const start = deps.clock.now();
@@ -93,6 +93,7 @@ class ControllerLoop {
   private deletionsRetryAt = Infinity;
   private provisioning: Promise<void> | undefined;
   private disrupting: Promise<void> | undefined;
+  private collecting: Promise<void> | undefined;
   private provisionerRuns = 0;
   private disruptionRuns = 0;
   private lastRenew: EpochMs;
@@ -193,6 +194,15 @@ class ControllerLoop {
         this.wake.abort();
       });
     }
+    // A NodePool or EC2NodeClass created, changed or deleted: garbage collection writes their statuses and keeps the
+    // class's finalizer, within seconds rather than at its 2-minute schedule.
+    if (!this.collecting && this.state.statusDue(now)) {
+      this.state.statusStarted(now);
+      this.collecting = invoke(this.deps, 'garbageCollection', { source: 'nodewright.controller', reason: 'statuses' }).finally(() => {
+        this.collecting = undefined;
+        this.wake.abort();
+      });
+    }
   }
 
   /** Renews the lease when due; false when the loop must stop (lost, or it may expire before a renewal). */
@@ -215,7 +225,11 @@ class ControllerLoop {
       this.end,
       this.lastRenew + RENEW_EVERY_MS,
       this.deletionsRetryAt,
-      this.state.nextDue({ provisioning: this.provisioning !== undefined, disrupting: this.disrupting !== undefined }),
+      this.state.nextDue({
+        provisioning: this.provisioning !== undefined,
+        disrupting: this.disrupting !== undefined,
+        collecting: this.collecting !== undefined,
+      }),
     );
     if (!this.watches.idle) return;
     this.wake = new AbortController();
@@ -225,7 +239,7 @@ class ControllerLoop {
   async stop(): Promise<void> {
     this.watches.stopAll();
     // Wait for calls in flight on the clock (not on their promises): what they wait for may be the clock itself.
-    while (this.provisioning !== undefined || this.disrupting !== undefined) {
+    while (this.provisioning !== undefined || this.disrupting !== undefined || this.collecting !== undefined) {
       this.wake = new AbortController();
       await this.deps.clock.sleep(5_000, this.wake.signal);
     }
@@ -233,7 +247,7 @@ class ControllerLoop {
   }
 }
 
-async function invoke(deps: ControllerDeps, fn: 'provisioner' | 'disruption', payload: unknown): Promise<void> {
+async function invoke(deps: ControllerDeps, fn: InvokedFunction, payload: unknown): Promise<void> {
   try {
     await deps.invoker.invoke(fn, payload);
   } catch (e) {

@@ -20,6 +20,7 @@ import {
 } from '../disruption';
 import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
+import { reconcileNodePoolStatuses } from './nodepool-status';
 import { instanceTypesByPool } from './provisionable';
 import { recordClusterState, recordDisruptionCommand } from '../metrics/record';
 import { legacyAnnotationWarnings } from '../model/legacy-annotations';
@@ -173,8 +174,10 @@ const UNCONSOLIDATABLE_EVENTS_SECONDS = 900;
 /** One pass: its audit records, whether it chose anything (then they are written at once), and whether to stop. */
 async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: AuditRecord[]; eventful: boolean; acted: boolean }> {
   const input = await disruptionInput(s, await s.deps.cluster.snapshot());
-  // What the pass sees, as Karpenter's metrics controllers publish it (usage, limits, allocatable, cost).
+  // What the pass sees, as Karpenter's metrics controllers publish it (usage, limits, allocatable, cost), and
+  // NodePool statuses (NODES, resources, READY) from the same read: a pass follows every node change within seconds.
   recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);
+  await reconcileNodePoolStatuses(s.deps, input.snapshot);
   const decision = await s.deps.metrics.time(
     'karpenter_voluntary_disruption_decision_evaluation_duration_seconds',
     { reason: 'all', consolidation_type: '' },

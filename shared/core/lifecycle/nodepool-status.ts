@@ -40,9 +40,11 @@ function nodeClassReady(pool: NodePool, snapshot: ClusterSnapshot): Condition {
   const nc = snapshot.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
   if (!nc) return { type: 'NodeClassReady', status: 'False', reason: 'NodeClassNotFound', message: 'NodeClass not found on cluster' };
   if (nc.deleting) return { type: 'NodeClassReady', status: 'False', reason: 'NodeClassTerminating', message: 'NodeClass is Terminating' };
-  // A node class without a Ready condition counts as ready: nodewright does not write EC2NodeClass conditions yet
-  // (Karpenter would report NodeClassReadinessUnknown), and a launch still checks the class itself.
-  if (nc.ready?.status === 'False')
+  // Karpenter's readiness controller: a class whose Ready is unknown (no status written yet) is not ready. The
+  // controller has garbage collection write a new class's status within seconds.
+  if (!nc.ready || nc.ready.status === 'Unknown')
+    return { type: 'NodeClassReady', status: 'False', reason: 'NodeClassReadinessUnknown', message: 'Node Class Readiness Unknown' };
+  if (nc.ready.status === 'False')
     return { type: 'NodeClassReady', status: 'False', reason: nc.ready.reason || 'NodeClassNotReady', message: nc.ready.message };
   return trueCondition('NodeClassReady');
 }

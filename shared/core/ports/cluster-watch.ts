@@ -1,14 +1,16 @@
-import type { NodeClaim, NodePool } from '../model/karpenter';
+import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
 import type { Node, Pod } from '../model/kube';
 
-export type WatchedKind = 'pods' | 'nodes' | 'nodeclaims' | 'nodepools';
+export type WatchedKind = 'pods' | 'nodes' | 'nodeclaims' | 'nodepools' | 'nodeclasses';
 
 export type WatchedObject =
   | { kind: 'pods'; name: string; pod: Pod }
   | { kind: 'nodes'; name: string; node: Node }
   | { kind: 'nodeclaims'; name: string; nodeClaim: NodeClaim }
   /** `nodePool` is absent when the object is not a valid NodePool (the provisioner reports those). */
-  | { kind: 'nodepools'; name: string; nodePool?: NodePool };
+  | { kind: 'nodepools'; name: string; nodePool?: NodePool }
+  /** EC2NodeClasses; `nodeClass` is absent when the object is not a valid EC2NodeClass. */
+  | { kind: 'nodeclasses'; name: string; nodeClass?: EC2NodeClass };
 
 export type WatchEvent =
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: WatchedObject; resourceVersion?: string }

@@ -119,7 +119,7 @@ describe('runController', () => {
     const claim = {
       kind: 'nodeclaims' as const,
       name: 'default-abcde',
-      nodeClaim: { name: 'default-abcde', status: { conditions: [] }, annotations: {} } as never,
+      nodeClaim: nodeClaim('default-abcde'),
     };
     // Act
     await run(w, 120, [
