@@ -126,6 +126,11 @@ function addSimulatorCommands(program: Command, setCode: SetCode): void {
     .option('--port <port>', 'fixed port on 127.0.0.1 (default: any free port)')
     .option('--speed <x>', 'simulated seconds per real second', '1')
     .option('--node-startup <seconds>', 'seconds from launch to a Ready node', '10')
+    .option(
+      '--cluster-name <name>',
+      'the simulated cluster: subnets and security groups tagged karpenter.sh/discovery=<name>; ${CLUSTER_NAME} in -f manifests',
+      'nodewright-sim',
+    )
     .option('--metrics-port <port>', "Karpenter's metrics in Prometheus format on http://127.0.0.1:<port>/metrics (0: any free port, off: none)", '8080')
     .addOption(
       new Option('--log-format <format>', 'log lines as text (with their fields) or one JSON object per line').choices(['text', 'json']).default('text'),
@@ -138,6 +143,7 @@ function addSimulatorCommands(program: Command, setCode: SetCode): void {
         port?: string;
         speed?: string;
         nodeStartup?: string;
+        clusterName: string;
         metricsPort?: string;
         logFormat: 'text' | 'json';
       }) => {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { loadCatalog } from '../shared/catalog';
 import { parseInstanceTypesFile } from '../shared/core/instance-types/custom';
 import type { InstanceType } from '../shared/core/instance-types/types';
+import type { EC2NodeClass } from '../shared/core/model/karpenter';
 import { parseManifestFiles, type ManifestSet } from '../shared/core/model/manifests';
 import { planOffline, PlanRegionInvalidError, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
 import { planToJson, type PlanJson } from '../shared/core/provisioning/plan-json';
@@ -40,7 +41,12 @@ export function readManifests(files: string[]): ManifestSet {
   );
 }
 
-export function readInstanceTypes(file: string | undefined, region: string, zones: string[] | undefined): InstanceType[] | undefined {
+/** `--instance-types FILE.json`, read once and built per EC2NodeClass (kubelet, AMI family and block devices apply). */
+export function readInstanceTypes(
+  file: string | undefined,
+  region: string,
+  zones: string[] | undefined,
+): ((nodeClass: EC2NodeClass | undefined) => InstanceType[]) | undefined {
   if (!file) return undefined;
   let json: unknown;
   try {
@@ -48,11 +54,20 @@ export function readInstanceTypes(file: string | undefined, region: string, zone
   } catch (e) {
     throw new CliUsageError(`cannot read instance types from ${file}: ${(e as Error).message}`);
   }
-  const types = parseInstanceTypesFile(json, { region, zones: zones ?? ['a', 'b', 'c'].map((z) => `${region}${z}`) });
-  // --zones restricts explicit offerings too: nothing is planned outside the zones the user allowed.
-  if (!zones) return types;
-  const allowed = new Set(zones);
-  return types.map((t) => ({ ...t, offerings: t.offerings.filter((o) => allowed.has(o.zone)) }));
+  const build = (nodeClass: EC2NodeClass | undefined): InstanceType[] => {
+    const types = parseInstanceTypesFile(json, { region, zones: zones ?? ['a', 'b', 'c'].map((z) => `${region}${z}`), nodeClass });
+    // --zones restricts explicit offerings too: nothing is planned outside the zones the user allowed.
+    if (!zones) return types;
+    const allowed = new Set(zones);
+    return types.map((t) => ({ ...t, offerings: t.offerings.filter((o) => allowed.has(o.zone)) }));
+  };
+  build(undefined); // a bad file is refused before anything is planned, whatever the pools
+  const byClass = new Map<EC2NodeClass | undefined, InstanceType[]>();
+  return (nodeClass) => {
+    let types = byClass.get(nodeClass);
+    if (!types) byClass.set(nodeClass, (types = build(nodeClass)));
+    return types;
+  };
 }
 
 export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' | 'output'>): { result: OfflinePlan; json: PlanJson } {

@@ -15,6 +15,8 @@ export interface ServeOptions {
   port?: string;
   speed?: string;
   nodeStartup?: string;
+  /** Default nodewright-sim (a --scenario's clusterName wins). */
+  clusterName?: string;
   logFormat?: LogFormat;
   metricsPort?: string;
 }
@@ -52,7 +54,7 @@ export async function serveCommand(opts: ServeOptions, out: (s: string) => void)
     }
     // Plain manifests (NodePools, EC2NodeClasses, Deployments …) become a scenario that applies them at t=0.
     scenario = parseScenario(
-      `name: serve\nobjects: |\n${text
+      `name: serve\nclusterName: ${JSON.stringify(opts.clusterName ?? 'nodewright-sim')}\nobjects: |\n${text
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n')}\n`,
@@ -74,32 +76,12 @@ export async function serveCommand(opts: ServeOptions, out: (s: string) => void)
     port: num(opts.port, '--port'),
     speed: num(opts.speed, '--speed'),
     nodeStartupSeconds: num(opts.nodeStartup, '--node-startup'),
+    ...(opts.clusterName && !opts.scenario ? { clusterName: opts.clusterName } : {}),
     metricsPort: metricsPort(opts.metricsPort),
     startMs,
     onEvent: (e) => out(formatLogLine(e, format, startMs)),
   });
-  if (format === 'json') {
-    // Every stdout line is one JSON object, the banner included.
-    out(
-      formatLogLine(
-        {
-          t: 0,
-          level: 'info',
-          message: 'simulator serving',
-          fields: { url: session.url, kubeconfig: kubeconfigPath, ...(session.metricsUrl ? { metrics: session.metricsUrl } : {}) },
-        },
-        format,
-        startMs,
-      ),
-    );
-  } else {
-    out(`nodewright simulator serving ${session.url}; kubeconfig written to ${kubeconfigPath}`);
-    if (session.metricsUrl) out(`Karpenter's metrics (Prometheus text): ${session.metricsUrl}`);
-    out(`try:  export KUBECONFIG=${kubeconfigPath}`);
-    out('      kubectl get nodepools,nodeclaims,nodes,pods');
-    out('      kubectl scale deployment inflate --replicas 5');
-    out('Ctrl-C stops the simulation.');
-  }
+  banner(session, kubeconfigPath, format, startMs, out);
   await new Promise<void>((done) => {
     const stop = () => {
       void session.stop().then(done);
@@ -108,4 +90,43 @@ export async function serveCommand(opts: ServeOptions, out: (s: string) => void)
     process.once('SIGTERM', stop);
   });
   return 0;
+}
+
+/** What is served and how to reach it: text lines, or with `--log-format json` one JSON object like every other line. */
+function banner(
+  session: { url: string; metricsUrl?: string; clusterName: string; discoveryTags: [string, string][] },
+  kubeconfigPath: string,
+  format: LogFormat,
+  startMs: number,
+  out: (s: string) => void,
+): void {
+  if (format === 'json') {
+    // Every stdout line is one JSON object, the banner included.
+    out(
+      formatLogLine(
+        {
+          t: 0,
+          level: 'info',
+          message: 'simulator serving',
+          fields: {
+            url: session.url,
+            kubeconfig: kubeconfigPath,
+            cluster: session.clusterName,
+            discoveryTags: Object.fromEntries(session.discoveryTags),
+            ...(session.metricsUrl ? { metrics: session.metricsUrl } : {}),
+          },
+        },
+        format,
+        startMs,
+      ),
+    );
+  } else {
+    out(`nodewright simulator serving ${session.url}; kubeconfig written to ${kubeconfigPath}`);
+    out(`cluster ${session.clusterName}: subnets and security groups tagged ${session.discoveryTags.map(([k, v]) => `${k}=${v}`).join(', ')}`);
+    if (session.metricsUrl) out(`Karpenter's metrics (Prometheus text): ${session.metricsUrl}`);
+    out(`try:  export KUBECONFIG=${kubeconfigPath}`);
+    out('      kubectl get nodepools,nodeclaims,nodes,pods');
+    out('      kubectl scale deployment inflate --replicas 5');
+    out('Ctrl-C stops the simulation.');
+  }
 }

@@ -1,6 +1,8 @@
 /** `nodewright plan` as a user runs it: in-process through main(argv), and once as a real child process. */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli, type CliRun } from './run';
@@ -126,6 +128,31 @@ describe('nodewright plan', () => {
 
   // Regression (found by this file, since fixed): with an explicit --instance-types file, --zones did not
   // restrict the offerings, so tiny.custom (offered only in us-east-1b) was planned in us-east-1b.
+  it("should build catalog-form --instance-types entries for each pool's EC2NodeClass (its kubelet applies)", async () => {
+    // Prepare: one 16-vCPU type; the node class allows 2 pods per node.
+    const dir = mkdtempSync(join(tmpdir(), 'nodewright-types-'));
+    writeFileSync(join(dir, 'types.json'), JSON.stringify([{ name: 'm9z.4xlarge', vcpu: 16, memoryMiB: 65536, onDemandUsdPerHour: { 'us-east-1': 0.8 } }]));
+    const nodeClass = `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  kubelet: {maxPods: 2}
+`;
+    writeFileSync(join(dir, 'class.yaml'), nodeClass);
+
+    // Act
+    const r = await run('plan', '-f', fixture('four-pods.yaml'), '-f', join(dir, 'class.yaml'), '--instance-types', join(dir, 'types.json'), '-o', 'json');
+    rmSync(dir, { recursive: true, force: true });
+
+    // Assess: four pods on nodes of two pods each.
+    expect(r.code).toBe(0);
+    expect(json(r).nodeClaims.map((c) => c.pods.length)).toEqual([2, 2]);
+  });
+
   it('should not plan outside --zones with an explicit --instance-types file', async () => {
     // Act
     const r = await run(

@@ -107,6 +107,32 @@ describe.skipIf(!kubectlBin)('interactive simulation (sim serve) with the real k
     expect(all).toMatch(/Pod\s+Nominated/);
   }, 60_000);
 
+  it('should answer what a Karpenter user types as a real API server does: get events, get all, cluster-info, rollout status, explain', async () => {
+    // Act
+    const events = await kubectl('get', 'events');
+    const all = await kubectl('get', 'all');
+    const info = await kubectl('cluster-info');
+    const rollout = await kubectl('rollout', 'status', 'deployment/inflate', '--timeout=15s');
+    const explain = await kubectl('explain', 'nodepool.spec.disruption');
+
+    // Assess
+    expect(
+      events
+        .split('\n')[0]
+        .trim()
+        .split(/\s{2,}/),
+    ).toEqual(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+    expect(events).toMatch(/Normal\s+Launched\s+nodeclaim\/default-\S+\s+Launched aws:\/\/\//);
+    expect(all).toMatch(/^pod\/inflate-/m);
+    expect(all).toMatch(/^service\/kubernetes\s+ClusterIP/m);
+    expect(all).toMatch(/^deployment\.apps\/inflate/m);
+    expect(info).toMatch(/Kubernetes control plane.* is running at .*https:\/\/127\.0\.0\.1:/);
+    expect(rollout).toMatch(/deployment "inflate" successfully rolled out/);
+    expect(explain).toMatch(/KIND:\s+NodePool/);
+    expect(explain).toMatch(/budgets\s+<\[\]Object>/);
+    expect(explain).toMatch(/consolidateAfter\s+<string>/);
+  }, 60_000);
+
   it("should show the EC2NodeClass Ready with what it resolved, from garbage collection's status writes", async () => {
     // Act: garbage collection runs every 2 simulated minutes (6 s at speed 20).
     let nc: {

@@ -40,9 +40,18 @@ export function blockedEvents(audit: readonly DisruptionAuditRecord[]): KubeEven
  * DisruptionBlocked on a NodePool whose budget allows no disruption for a reason now, in Karpenter's words;
  * deduplicated for a minute (a budget can change every minute).
  */
-export function budgetBlockedEvents(blocked: readonly { nodePool: string; reason: string }[]): KubeEvent[] {
+const uidOf = (pools: readonly { name: string; uid?: string }[], name: string): { uid?: string } => {
+  const uid = pools.find((p) => p.name === name)?.uid;
+  return uid ? { uid } : {};
+};
+
+export function budgetBlockedEvents(
+  blocked: readonly { nodePool: string; reason: string }[],
+  pools: readonly { name: string; uid?: string }[] = [],
+): KubeEvent[] {
   return blocked.map(({ nodePool, reason }) => ({
-    object: { kind: 'NodePool' as const, name: nodePool },
+    // With the pool's uid, so `kubectl describe nodepool` finds it (it selects events by involvedObject.uid).
+    object: { kind: 'NodePool' as const, name: nodePool, ...uidOf(pools, nodePool) },
     type: 'Normal' as const,
     reason: 'DisruptionBlocked',
     message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`,

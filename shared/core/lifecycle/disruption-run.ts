@@ -191,7 +191,7 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
   await recordEvents(s.deps, [
     ...blockedEvents(decision.audit),
     ...(await unconsolidatableDue(s, decision.audit)),
-    ...budgetBlockedEvents(decision.blockedBudgets),
+    ...budgetBlockedEvents(decision.blockedBudgets, input.snapshot.nodePools),
   ]);
   const context = { nodePools: input.snapshot.nodePools, nodeClasses: input.snapshot.nodeClasses };
   // Expiration is forceful: started at once, no validation wait, no budget.

@@ -6,9 +6,11 @@
 import { DeadlineExceededError } from '../errors';
 import type { Pod, Toleration } from '../model/kube';
 import { Annotation, TaintKey } from '../model/labels';
+import type { KubeEvent } from '../ports';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
+import { disruptedPodDelete, evictedPod, nodeFailedToDrain, recordEvents } from './events';
 import type { DrainingTarget } from './termination';
-import { addSeconds, type EpochMs } from '../time';
+import { addSeconds, toRfc3339, type EpochMs } from '../time';
 
 export interface DrainPass {
   drained: boolean;
@@ -77,12 +79,15 @@ export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
   }
   // terminationGracePeriod: a pod is deleted (PDBs and do-not-disrupt bypassed) once the deadline minus its own grace is reached.
   const live: Pod[] = [];
+  const events: KubeEvent[] = [];
+  const pdbBlocked: Pod[] = [];
   for (const pod of pods) {
     const forceAt = addSeconds(target.drainDeadlineMs, -pod.terminationGracePeriodSeconds);
     if (target.forceAtDeadline && now >= forceAt && pod.deletionTimestamp === undefined) {
       const grace = Math.max(1, Math.floor((target.drainDeadlineMs - now) / 1000));
       await deps.cluster.deletePod(pod, grace);
       pass.deleted++;
+      events.push(disruptedPodDelete(pod, grace, toRfc3339(target.drainDeadlineMs)));
       deps.log.warn('deleted pod at terminationGracePeriod', { node: target.nodeName, pod: `${pod.namespace}/${pod.name}`, 'grace-period-seconds': grace });
     } else {
       live.push(pod);
@@ -100,9 +105,23 @@ export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
       continue;
     }
     const result = await deps.cluster.evict(pod);
-    if (result === 'blocked') pass.blocked++;
-    else pass.evicted++;
+    if (result === 'blocked') {
+      pass.blocked++;
+      pdbBlocked.push(pod);
+    } else {
+      pass.evicted++;
+      if (result === 'evicted') events.push(evictedPod(pod, target.reason));
+    }
   }
+  // kubectl describe node: why the drain is not done (a PDB, or pods that wait: do-not-disrupt, a later tier).
+  const waiting = pass.remaining - pass.evicted - pass.deleted;
+  if (target.nodeName && (pdbBlocked.length > 0 || waiting > 0)) {
+    const node = await deps.cluster.getNode(target.nodeName).catch(() => undefined);
+    const ref = { name: target.nodeName, ...(node?.uid ? { uid: node.uid } : {}) };
+    for (const pod of pdbBlocked) events.push(nodeFailedToDrain(ref, `evicting pod violates a PDB (Pod=${pod.namespace}/${pod.name})`));
+    events.push(nodeFailedToDrain(ref, `${waiting} pods are waiting to be evicted`));
+  }
+  await recordEvents(deps, events);
   deps.log.info('draining node', {
     node: target.nodeName,
     nodeclaim: target.nodeClaimName,

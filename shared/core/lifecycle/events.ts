@@ -84,3 +84,25 @@ export async function recordEvents(deps: Pick<LifecycleDeps, 'cluster' | 'log'>,
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, events.length) }, worker));
 }
+
+/** Karpenter's terminator events (node/termination/terminator/events): what a drain did, and what holds it. */
+export const evictedPod = (pod: Pod, reason: string): KubeEvent => ({
+  object: podRef(pod),
+  type: 'Normal',
+  reason: 'Evicted',
+  message: `Evicted pod: ${reason}`,
+});
+
+export const disruptedPodDelete = (pod: Pod, graceSeconds: number, terminationTime: string): KubeEvent => ({
+  object: podRef(pod),
+  type: 'Normal',
+  reason: 'Disrupted',
+  message: `Deleting the pod to accommodate the terminationTime ${terminationTime} of the node. The pod was granted ${graceSeconds} seconds of grace-period of its ${pod.terminationGracePeriodSeconds} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`,
+});
+
+export const nodeFailedToDrain = (node: { name: string; uid?: string }, why: string): KubeEvent => ({
+  object: { kind: 'Node', name: node.name, ...(node.uid ? { uid: node.uid } : {}) },
+  type: 'Warning',
+  reason: 'FailedDraining',
+  message: `Failed to drain node, ${why}`,
+});

@@ -4,7 +4,7 @@
  */
 import type { InstanceType } from '../instance-types/types';
 import { isProvisionable } from '../lifecycle/provisionable';
-import type { Node, Pod } from '../model/kube';
+import type { DaemonSet, Node, Pod } from '../model/kube';
 import { NodePoolHashVersion, nodePoolHash } from '../model/hash';
 import { conditionIsTrue, type NodeClaim, type NodePool } from '../model/karpenter';
 import { Annotation, Finalizer, Label, TaintKey } from '../model/labels';
@@ -140,6 +140,33 @@ export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTyp
   return out;
 }
 
+/**
+ * DaemonSet overhead as Karpenter computes it: from the DaemonSet's newest pod when one exists (its requests may
+ * differ from the template: a LimitRange, VPA, an admission webhook), else from the template. The required node
+ * affinity is the template's: the DaemonSet controller pins each pod to its own node (`matchFields metadata.name`).
+ */
+function daemonSetsAsRunning(daemonSets: DaemonSet[], pods: readonly Pod[]): DaemonSet[] {
+  if (daemonSets.length === 0) return daemonSets;
+  const newest = new Map<string, Pod>();
+  for (const p of pods) {
+    if (p.owner?.kind !== 'DaemonSet' || p.deletionTimestamp !== undefined) continue;
+    const key = `${p.namespace}/${p.owner.name}`;
+    const seen = newest.get(key);
+    if (!seen || p.creationTimestamp > seen.creationTimestamp) newest.set(key, p);
+  }
+  if (newest.size === 0) return daemonSets;
+  return daemonSets.map((ds) => {
+    const pod = newest.get(`${ds.namespace}/${ds.name}`);
+    if (!pod) return ds;
+    const required = ds.template.affinity?.nodeAffinity?.required;
+    const { required: _pinned, ...preferred } = pod.affinity?.nodeAffinity ?? {};
+    const nodeAffinity = { ...preferred, ...(required ? { required } : {}) };
+    const affinity = { ...pod.affinity, nodeAffinity };
+    const { nodeName: _bound, ...rest } = pod;
+    return { ...ds, template: { ...rest, affinity } };
+  });
+}
+
 export function schedulingInputFromSnapshot(
   snapshot: ClusterSnapshot,
   instanceTypesByPool: Record<string, InstanceType[]>,
@@ -152,7 +179,7 @@ export function schedulingInputFromSnapshot(
     nodePools: snapshot.nodePools,
     instanceTypes: instanceTypesByPool,
     existingNodes: existingNodesFromSnapshot(snapshot, instanceTypesByPool),
-    daemonSets: snapshot.daemonSets,
+    daemonSets: daemonSetsAsRunning(snapshot.daemonSets, snapshot.pods),
     persistentVolumes: snapshot.persistentVolumes,
     persistentVolumeClaims: snapshot.persistentVolumeClaims,
     storageClasses: snapshot.storageClasses,

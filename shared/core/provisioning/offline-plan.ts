@@ -19,8 +19,11 @@ export interface OfflinePlanOptions {
   region: string;
   /** Zones to offer; default: the node class's resolved subnets, else <region>a/b/c. */
   zones?: string[];
-  /** Replaces the catalog (`--instance-types FILE.json`), for every pool. */
-  instanceTypes?: InstanceType[];
+  /**
+   * Replaces the catalog (`--instance-types FILE.json`), for every pool: the types as built for the pool's node class
+   * (its kubelet, AMI family and block devices apply to catalog-form entries, as to bundled types).
+   */
+  instanceTypes?: (nodeClass: EC2NodeClass | undefined) => InstanceType[];
   catalog: CatalogEntry[];
   scheduling?: SchedulingOptions;
 }
@@ -112,10 +115,6 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
   const unusablePools: OfflinePlan['unusablePools'] = [];
   const instanceTypes: Record<string, InstanceType[]> = {};
   for (const pool of set.nodePools) {
-    if (opts.instanceTypes) {
-      instanceTypes[pool.name] = opts.instanceTypes;
-      continue;
-    }
     const ref = pool.template.nodeClassRef.name;
     const nodeClass = set.nodeClasses.find((c) => c.name === ref);
     if (!nodeClass && set.nodeClasses.length > 0) {
@@ -123,7 +122,9 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
       continue;
     }
     if (!nodeClass) warnings.push(`nodepool "${pool.name}": EC2NodeClass "${ref}" is not in the input; using EC2NodeClass defaults (AL2023)`);
-    instanceTypes[pool.name] = buildInstanceTypes(opts.catalog, { region: opts.region, zones: zonesFor(nodeClass, opts), nodeClass });
+    instanceTypes[pool.name] = opts.instanceTypes
+      ? opts.instanceTypes(nodeClass)
+      : buildInstanceTypes(opts.catalog, { region: opts.region, zones: zonesFor(nodeClass, opts), nodeClass });
   }
   const usable = set.nodePools.filter((p) => instanceTypes[p.name] !== undefined);
   const snapshot = snapshotFromManifests(set);

@@ -162,13 +162,15 @@ function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replica
       podNodeName(p) &&
       (p.status as { phase?: string })?.phase === 'Running',
   ).length;
-  const status = d.status as { replicas?: number; readyReplicas?: number } | undefined;
-  if (status?.replicas !== replicas || status?.readyReplicas !== ready) {
+  const status = d.status as { replicas?: number; readyReplicas?: number; observedGeneration?: number } | undefined;
+  // observedGeneration: the controller has seen the latest spec (`kubectl rollout status` waits for it).
+  const observedGeneration = d.metadata.generation ?? 1;
+  if (status?.replicas !== replicas || status?.readyReplicas !== ready || status?.observedGeneration !== observedGeneration) {
     store.update(
       types.deployment,
       ns,
       name,
-      { ...d, status: { ...(d.status ?? {}), replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } },
+      { ...d, status: { ...(d.status ?? {}), observedGeneration, replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } },
       { subresource: 'status' },
     );
   }

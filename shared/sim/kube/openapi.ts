@@ -2,7 +2,9 @@
  * A minimal OpenAPI v3 index: one PATCH operation per kind that declares the `fieldValidation` query
  * parameter. kubectl apply then leaves validation to the server (fieldValidation=Strict) instead of
  * downloading the protobuf OpenAPI v2 document, so `kubectl apply -f` works without --validate=false.
- * No schemas are published: kubectl falls back to its built-in types (strategic merge) or to merge patch.
+ * Custom resources publish their CRD's openAPIV3Schema under the name a real API server gives it
+ * (`sh.karpenter.v1.NodePool`, with `x-kubernetes-group-version-kind`), so `kubectl explain nodepool.spec` works;
+ * built-in kinds publish none (kubectl falls back to its built-in types, or to merge patch).
  */
 import type { ResourceRegistry } from './resources';
 import { apiVersionOf, type Json, type ResourceType } from './types';
@@ -31,5 +33,11 @@ export function openApiV3GroupVersion(registry: ResourceRegistry, path: string):
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: apiVersionOf(types[0]) }, paths, components: { schemas: {} } };
+  const schemas: Json = {};
+  for (const t of types) {
+    if (!t.schema) continue;
+    const name = `${t.group.split('.').reverse().join('.')}.${t.version}.${t.kind}`;
+    schemas[name] = { ...t.schema, 'x-kubernetes-group-version-kind': [{ group: t.group, version: t.version, kind: t.kind }] };
+  }
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: apiVersionOf(types[0]) }, paths, components: { schemas } };
 }

@@ -13,7 +13,7 @@ const t = (
   namespaced: boolean,
   subresources: string[] = [],
   shortNames?: string[],
-  singular?: string,
+  categories?: string[],
 ): ResourceType => ({
   group,
   version,
@@ -22,20 +22,25 @@ const t = (
   namespaced,
   subresources,
   shortNames,
-  singular: singular ?? kind.toLowerCase(),
+  singular: kind.toLowerCase(),
+  ...(categories ? { categories } : {}),
 });
+
+/** `kubectl get all` lists the resources in the `all` category, as a real API server's discovery says. */
+const ALL = ['all'];
 
 export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   t('', 'v1', 'namespaces', 'Namespace', false, ['status'], ['ns']),
   t('', 'v1', 'nodes', 'Node', false, ['status'], ['no']),
-  t('', 'v1', 'pods', 'Pod', true, ['status', 'eviction', 'binding'], ['po']),
+  t('', 'v1', 'pods', 'Pod', true, ['status', 'eviction', 'binding'], ['po'], ALL),
+  t('', 'v1', 'services', 'Service', true, ['status'], ['svc'], ALL),
   t('', 'v1', 'persistentvolumes', 'PersistentVolume', false, ['status'], ['pv']),
   t('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, ['status'], ['pvc']),
   t('', 'v1', 'events', 'Event', true, [], ['ev']),
-  t('apps', 'v1', 'deployments', 'Deployment', true, ['status', 'scale'], ['deploy']),
-  t('apps', 'v1', 'replicasets', 'ReplicaSet', true, ['status', 'scale'], ['rs']),
-  t('apps', 'v1', 'statefulsets', 'StatefulSet', true, ['status', 'scale'], ['sts']),
-  t('apps', 'v1', 'daemonsets', 'DaemonSet', true, ['status'], ['ds']),
+  t('apps', 'v1', 'deployments', 'Deployment', true, ['status', 'scale'], ['deploy'], ALL),
+  t('apps', 'v1', 'replicasets', 'ReplicaSet', true, ['status', 'scale'], ['rs'], ALL),
+  t('apps', 'v1', 'statefulsets', 'StatefulSet', true, ['status', 'scale'], ['sts'], ALL),
+  t('apps', 'v1', 'daemonsets', 'DaemonSet', true, ['status'], ['ds'], ALL),
   t('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, ['status'], ['pdb']),
   t('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, [], ['sc']),
   t('storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, []),

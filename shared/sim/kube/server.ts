@@ -61,6 +61,18 @@ export class FakeKubeApi {
       if (nsType && !this.store.tryGet(nsType, undefined, ns))
         this.store.create(nsType, undefined, { metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
     }
+    // The API server's own Service, as every cluster has it (`kubectl get all` shows it).
+    const svcType = registry.get('', 'services');
+    if (svcType && nsType && this.store.tryGet(nsType, undefined, 'default') && !this.store.tryGet(svcType, 'default', 'kubernetes'))
+      this.store.create(svcType, 'default', {
+        metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+        spec: {
+          type: 'ClusterIP',
+          clusterIP: '10.100.0.1',
+          clusterIPs: ['10.100.0.1'],
+          ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 443 }],
+        },
+      });
   }
 
   /** Ends every open watch stream; clients must watch again (from their last resourceVersion). */

@@ -141,6 +141,24 @@ function builtinColumns(rt: ResourceType, store: KubeStore): Column[] | undefine
       ];
     case '/namespaces':
       return [col('Status', (o) => String(o.status?.phase ?? 'Active')), col('Age', age(store))];
+    case '/services':
+      return [
+        col('Type', (o) => String(o.spec?.type ?? 'ClusterIP')),
+        col('Cluster-IP', (o) => String(o.spec?.clusterIP ?? '<none>')),
+        col('External-IP', () => '<none>'),
+        col(
+          'Port(s)',
+          (o) => ((o.spec?.ports ?? []) as { port: number; protocol?: string }[]).map((p) => `${p.port}/${p.protocol ?? 'TCP'}`).join(',') || '<none>',
+        ),
+        col('Age', age(store)),
+      ];
+    case 'apps/replicasets':
+      return [
+        col('Desired', (o) => Number(o.spec?.replicas ?? 1), 0, 'integer'),
+        col('Current', (o) => Number(o.status?.replicas ?? 0), 0, 'integer'),
+        col('Ready', (o) => Number(o.status?.readyReplicas ?? 0), 0, 'integer'),
+        col('Age', age(store)),
+      ];
     default:
       return undefined;
   }
@@ -171,9 +189,54 @@ function crdColumns(rt: ResourceType, store: KubeStore): Column[] | undefined {
 /** True when the client asked for a meta.k8s.io/v1 Table (kubectl get does). */
 export const wantsTable = (accept: string | undefined): boolean => /as=Table/.test(accept ?? '') && /v=v1(;|,|$)/.test(accept ?? '');
 
+/** Events as the API server prints them (kubernetes printers' printEvent): no leading Name, it is the last, wide column. */
+function eventColumns(store: KubeStore): Column[] {
+  const since = (v: unknown): string => {
+    const t = Date.parse(String(v ?? ''));
+    return Number.isNaN(t) ? '<unknown>' : humanDuration(store.now() - t);
+  };
+  const first = (o: KubeObject) => since(o.firstTimestamp ?? o.eventTime ?? o.metadata.creationTimestamp);
+  const involved = (o: KubeObject) => (o.involvedObject ?? {}) as { kind?: string; name?: string; fieldPath?: string };
+  const col = (name: string, value: (o: KubeObject) => unknown, priority = 0, type = 'string', format?: string): Column => ({
+    name,
+    type,
+    priority,
+    value,
+    format,
+  });
+  return [
+    col('Last Seen', (o) => (o.lastTimestamp ? since(o.lastTimestamp) : first(o))),
+    col('Type', (o) => String(o.type ?? '')),
+    col('Reason', (o) => String(o.reason ?? '')),
+    col('Object', (o) => {
+      const io = involved(o);
+      return io.name ? `${String(io.kind ?? '').toLowerCase()}/${io.name}` : String(io.kind ?? '').toLowerCase();
+    }),
+    col('Subobject', (o) => involved(o).fieldPath ?? '', 1),
+    col(
+      'Source',
+      (o) => {
+        const src = (o.source ?? {}) as { component?: string; host?: string };
+        const component = src.component || String(o.reportingComponent ?? '');
+        return src.host ? `${component}, ${src.host}` : component;
+      },
+      1,
+    ),
+    col('Message', (o) => String(o.message ?? '').trim()),
+    col('First Seen', first, 1),
+    col('Count', (o) => Number(o.count ?? 1), 1, 'integer'),
+    col('Name', (o) => o.metadata.name, 1, 'string', 'name'),
+  ];
+}
+
 export function toTable(store: KubeStore, rt: ResourceType, items: KubeObject[], listMeta: Json, includeObject: string | null): Json {
-  const columns = crdColumns(rt, store) ?? builtinColumns(rt, store) ?? [{ name: 'Age', type: 'string', priority: 0, value: age(store) }];
-  const all: Column[] = [{ name: 'Name', type: 'string', format: 'name', priority: 0, value: (o) => o.metadata.name }, ...columns];
+  const all: Column[] =
+    rt.group === '' && rt.resource === 'events'
+      ? eventColumns(store)
+      : [
+          { name: 'Name', type: 'string', format: 'name', priority: 0, value: (o) => o.metadata.name },
+          ...(crdColumns(rt, store) ?? builtinColumns(rt, store) ?? [{ name: 'Age', type: 'string', priority: 0, value: age(store) }]),
+        ];
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',

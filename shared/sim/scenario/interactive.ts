@@ -41,6 +41,9 @@ export interface InteractiveSession {
   /** http://127.0.0.1:<port>/metrics, when a metrics port was asked for. */
   metricsUrl?: string;
   kubeconfigPath: string;
+  clusterName: string;
+  /** The tags on the simulated subnets and security groups (what an EC2NodeClass's selector terms can match). */
+  discoveryTags: [string, string][];
   world: SimWorld;
   /** Simulated seconds since the start. */
   elapsedSeconds(): number;
@@ -93,6 +96,8 @@ export async function startInteractive(opts: InteractiveOptions): Promise<Intera
     url: world.server.url,
     ...(metrics ? { metricsUrl: metrics.url } : {}),
     kubeconfigPath: opts.kubeconfigPath,
+    clusterName,
+    discoveryTags: Object.entries(world.ec2.subnets[0]?.tags ?? {}).filter(([k]) => k !== 'Name'),
     world,
     elapsedSeconds: () => world.clock.elapsedSeconds(),
     stop: async () => {

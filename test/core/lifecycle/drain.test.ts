@@ -150,4 +150,20 @@ describe('evictionTier', () => {
     // Assess
     expect(tiers).toEqual([3, 2, 1, 0]);
   });
+
+  it("should say on the Node what holds the drain (Karpenter's FailedDraining) and on each pod that it was evicted", async () => {
+    // Prepare: one pod evicts, one waits on do-not-disrupt.
+    const f = fakes();
+    f.cluster.nodes.set(NODE, node(NODE, { uid: 'node-uid' }));
+    f.cluster.pods = [pod('web-1', { nodeName: NODE }), pod('batch', { nodeName: NODE, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })];
+
+    // Act
+    await evictPods(f, target({ reason: 'Drifted' }));
+
+    // Assess
+    expect(f.cluster.events).toEqual([
+      'Pod/default/web-1 Evicted: Evicted pod: Drifted',
+      'Node/ip-10-0-0-1 FailedDraining: Failed to drain node, 1 pods are waiting to be evicted',
+    ]);
+  });
 });

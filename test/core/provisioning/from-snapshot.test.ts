@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Label, TaintKey } from '../../../shared/core/model/labels';
 import { existingNodesFromSnapshot, reschedulablePods, schedulingInputFromSnapshot } from '../../../shared/core/provisioning/from-snapshot';
 import { solve } from '../../../shared/core/scheduling/solve';
-import { fakeInstanceTypes, pod } from '../../fixtures/builders';
+import { daemonSet, fakeInstanceTypes, pod } from '../../fixtures/builders';
 import { kubeClaim, kubeNode, pendingPod, snapshot } from './snapshot-builders';
 import { fromSeconds } from '../../../shared/core/time';
 
@@ -28,6 +28,30 @@ describe('schedulingInputFromSnapshot', () => {
     const input = schedulingInputFromSnapshot(snap, types);
     // Assess
     expect(names(input.pods)).toEqual(['failed-by-kube-scheduler']);
+  });
+
+  it("should count DaemonSet overhead from the DaemonSet's newest pod, as Karpenter does, keeping the template's node affinity", () => {
+    // Prepare: the template asks 100m; a webhook (or VPA) made the running pods ask more, the newest 500m. The DaemonSet
+    // controller pins each pod to its node with matchFields, which says nothing about a new node.
+    const logger = daemonSet('logger', { cpu: '100m' });
+    const running = (name: string, cpu: string, createdAt: number) => ({
+      ...pod({ name, namespace: 'kube-system', cpu, nodeName: 'node-a', owner: { kind: 'DaemonSet', name: 'logger' }, createdAt: fromSeconds(createdAt) }),
+      affinity: {
+        nodeAffinity: { required: [{ matchExpressions: [], matchFields: [{ key: 'metadata.name', operator: 'In' as const, values: ['node-a'] }] }] },
+      },
+    });
+    const snap = {
+      ...snapshot({ nodes: [kubeNode('node-a', { pool: 'default' })], pods: [running('logger-old', '300m', 10), running('logger-new', '500m', 20)] }),
+      daemonSets: [logger],
+    };
+
+    // Act
+    const input = schedulingInputFromSnapshot(snap, types);
+
+    // Assess
+    expect(input.daemonSets[0].template.requests.cpu).toBe(500);
+    expect(input.daemonSets[0].template.nodeName).toBeUndefined();
+    expect(input.daemonSets[0].template.affinity?.nodeAffinity?.required).toBeUndefined();
   });
 
   it('should add the reschedulable pods of nodes that are going away', () => {

@@ -92,7 +92,7 @@ describe('planOffline', () => {
       instanceType({ name: 'only.one', cpu: '8', memory: '16Gi', offerings: [{ zone: 'z-1', capacityType: 'on-demand', price: 0.42, available: true }] }),
     ];
     // Act
-    const result = planOffline(set, { region: 'us-east-1', catalog, instanceTypes: only });
+    const result = planOffline(set, { region: 'us-east-1', catalog, instanceTypes: () => only });
     // Assess
     expect(result.plan.nodeClaims.map((c) => c.instanceTypes.map((t) => t.name))).toEqual([['only.one']]);
     expect(result.plan.nodeClaims[0].price).toBe(0.42);
