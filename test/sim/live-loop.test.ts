@@ -224,4 +224,41 @@ describe('the live loop over many rounds', () => {
     expect(r.nodes.filter((n) => !n.terminatedAt).map((n) => n.instanceType[0])).toEqual(['c']);
     expect(r.final.pendingPods).toBe(0);
   }, 120_000);
+
+  it('should launch a NodeClaim a user applies (no NodePool), and terminate its instance when it is deleted', async () => {
+    // Prepare: Karpenter's StandaloneNodeClaim e2e: requirements, requests and a nodeClassRef, nothing else.
+    const claim = [
+      'apiVersion: karpenter.sh/v1',
+      'kind: NodeClaim',
+      'metadata: {name: standalone, labels: {custom-label: custom-value}}',
+      'spec:',
+      '  requirements:',
+      '    - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}',
+      '    - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}',
+      '  resources: {requests: {cpu: "3", memory: 11Gi}}',
+      '  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}',
+    ]
+      .map((l) => `      ${l}`)
+      .join('\n');
+    const nodeClassOnly = POOL_AND_CLASS.split('  ---')[1];
+
+    // Act
+    const r = await run(
+      'standalone',
+      '9m',
+      [nodeClassOnly],
+      [`  - at: 1m13s\n    apply: |\n${claim}`, '  - {at: 5m07s, delete: {kind: NodeClaim, name: standalone, apiVersion: karpenter.sh/v1}}'].join('\n'),
+    );
+
+    // Assess: launched within seconds on a type with room for its requests; gone within a minute of the delete.
+    expectClean(r);
+    expect(launches(r)).toHaveLength(1);
+    expect(launches(r)[0].t).toBeLessThanOrEqual(73 + 15);
+    expect(r.nodes).toHaveLength(1);
+    expect(r.nodes[0].instanceType).toMatch(/^[cm]\d/);
+    expect(r.nodes[0].readyAt).toBeDefined();
+    expect(r.nodes[0].terminatedAt).toBeDefined();
+    expect(r.nodes[0].terminatedAt!).toBeLessThanOrEqual(307 + 60);
+    expect(r.final.nodes).toBe(0);
+  }, 120_000);
 });

@@ -42,6 +42,9 @@ function doNotDisruptBlock(p: Pod, nowMs: EpochMs): string | undefined {
   return undefined;
 }
 
+/** Karpenter's IsDoNotDisruptActive: "true", or a duration not yet elapsed since the pod started (the drain waits for it). */
+export const doNotDisruptActive = (p: Pod, nowMs: EpochMs): boolean => doNotDisruptBlock(p, nowMs) !== undefined;
+
 function scaled(v: number | string, total: number): number | undefined {
   if (typeof v === 'number') return v;
   const m = /^(\d+)%$/.exec(v.trim());

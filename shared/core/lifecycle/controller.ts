@@ -55,6 +55,9 @@ export interface ControllerResult {
   rewatches: number;
 }
 
+/** How long a NodeClaim waits for its creator's `launch` before the controller starts it. */
+const STANDALONE_LAUNCH_AFTER_MS = 10_000;
+
 const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools', 'nodeclasses'];
 
 export async function runController(deps: ControllerDeps, options: ControllerOptions): Promise<ControllerResult> {
@@ -90,6 +93,8 @@ class ControllerLoop {
   private readonly claims = new Map<string, NodeClaim>();
   private readonly startups: PodStartups;
   private deletionsDue = false;
+  /** NodeClaims with no launch yet (e.g. applied by a user), since when: their `launch` starts if none did. */
+  private readonly unlaunched = new Map<string, EpochMs>();
   private deletionsRetryAt = Infinity;
   private provisioning: Promise<void> | undefined;
   private disrupting: Promise<void> | undefined;
@@ -139,6 +144,7 @@ class ControllerLoop {
       // Events first: they may close a batch or make a pass due.
       this.applyEvents(now);
       await this.reconcileDeletions(now);
+      await this.launchStandalone(now);
       this.watches.rewatchClosed(now);
       await this.watches.openDue(now);
       this.startCalls(now);
@@ -159,6 +165,11 @@ class ControllerLoop {
       } else if (o.kind === 'nodeclaims') {
         if (e.type === 'DELETED') this.claims.delete(o.name);
         else this.claims.set(o.name, o.nodeClaim);
+        const c = o.nodeClaim;
+        const launched = c.status.providerID || c.status.nodeName || c.status.conditions.some((x) => x.type === 'Launched');
+        const waiting = e.type !== 'DELETED' && c.deletionTimestamp === undefined && !launched;
+        if (!waiting) this.unlaunched.delete(o.name);
+        else if (!this.unlaunched.has(o.name)) this.unlaunched.set(o.name, now);
         if (e.type !== 'DELETED' && o.nodeClaim.deletionTimestamp !== undefined) this.deletionsDue = true;
       } else if (o.kind === 'pods') {
         this.startups.apply(e.type, o.pod, now);
@@ -172,6 +183,24 @@ class ControllerLoop {
     this.deletionsDue = false;
     const outcomes = await reconcileDeletions(this.deps, { nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()] });
     this.deletionsRetryAt = outcomes.some((o) => o.result === 'failed') ? now + 5_000 : Infinity;
+  }
+
+  /**
+   * A NodeClaim nobody launched — applied by a user (Karpenter launches standalone NodeClaims), or left by a
+   * provisioner that died between creating it and starting its launch — gets its `launch` execution. The wait lets
+   * the provisioner start its own first; the execution is named after the claim, so it never runs twice.
+   */
+  private async launchStandalone(now: EpochMs): Promise<void> {
+    for (const [name, since] of this.unlaunched) {
+      if (now < since + STANDALONE_LAUNCH_AFTER_MS) continue;
+      this.unlaunched.delete(name);
+      try {
+        const { alreadyStarted } = await this.deps.workflows.start('launch', name, { nodeClaimName: name });
+        if (!alreadyStarted) this.deps.log.info('started the launch of a nodeclaim no provisioner launched', { nodeclaim: name });
+      } catch (e) {
+        this.deps.log.warn('could not start the launch of a nodeclaim', { nodeclaim: name, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
   }
 
   /** A provisioner round for a ready batch, a disruption pass when one is due: one of each in flight at most. */
@@ -225,6 +254,7 @@ class ControllerLoop {
       this.end,
       this.lastRenew + RENEW_EVERY_MS,
       this.deletionsRetryAt,
+      ...[...this.unlaunched.values()].map((since) => since + STANDALONE_LAUNCH_AFTER_MS),
       this.state.nextDue({
         provisioning: this.provisioning !== undefined,
         disrupting: this.disrupting !== undefined,

@@ -5,7 +5,8 @@
  */
 import { DeadlineExceededError } from '../errors';
 import type { Pod, Toleration } from '../model/kube';
-import { Annotation, TaintKey } from '../model/labels';
+import { doNotDisruptActive } from '../disruption/pods';
+import { TaintKey } from '../model/labels';
 import type { KubeEvent } from '../ports';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import { disruptedPodDelete, evictedPod, nodeFailedToDrain, recordEvents } from './events';
@@ -45,11 +46,6 @@ function drainIgnores(pod: Pod, nowMs: EpochMs): boolean {
   if (pod.tolerations.some(toleratesDisrupted)) return true;
   return pod.deletionTimestamp !== undefined && nowMs - pod.deletionTimestamp > LifecycleTimings.stuckTerminatingMs;
 }
-
-/** do-not-disrupt (any value but "false"), or its pre-v1 alias do-not-evict: "true": the drain waits rather than evicts. */
-const doNotDisrupt = (pod: Pod) =>
-  (pod.annotations[Annotation.doNotDisrupt] !== undefined && pod.annotations[Annotation.doNotDisrupt] !== 'false') ||
-  pod.annotations[Annotation.doNotEvict] === 'true';
 
 /**
  * Waits grow with the drain's age (5 s for the first minute — an interrupted node has two — then 10 s to ~5 min,
@@ -100,7 +96,8 @@ export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 
   const pending = live.filter((p) => p.deletionTimestamp === undefined);
   const firstTier = Math.min(...pending.map(evictionTier));
   for (const pod of pending.filter((p) => evictionTier(p) === firstTier)) {
-    if (doNotDisrupt(pod)) {
+    // do-not-disrupt "true", a duration not yet elapsed since the pod started, or do-not-evict "true": wait, not evict.
+    if (doNotDisruptActive(pod, now)) {
       pass.waiting++;
       continue;
     }

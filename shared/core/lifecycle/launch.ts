@@ -3,7 +3,7 @@ import { InsufficientCapacityError, isInsufficientCapacityError } from '../error
 import type { InstanceType } from '../instance-types/types';
 import { NodeClassHashVersion, nodeClassHash } from '../model/hash';
 import { conditionIsTrue, type EC2NodeClass, type NodeClaim } from '../model/karpenter';
-import { Annotation, Label } from '../model/labels';
+import { Annotation, Finalizer, Label } from '../model/labels';
 import type { OfferingKey } from '../ports';
 import { condition, instanceTypesForClaim, poolAndClassOf, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
@@ -64,6 +64,10 @@ export async function launchNodeClaim(
   await deps.cluster.patchNodeClaimMetadata(nodeClaimName, {
     labels: launchedClaimLabels(claim, type, instance),
     annotations: launchedClaimAnnotations(nodeClass),
+    // A claim applied by a user has no termination finalizer yet: deleting it must drain and terminate, as in Karpenter.
+    ...(claim.finalizers.includes(Finalizer.termination) || claim.deletionTimestamp !== undefined
+      ? {}
+      : { finalizers: [...claim.finalizers, Finalizer.termination] }),
   });
   await deps.cluster.patchNodeClaimStatus(nodeClaimName, {
     providerID: instance.providerID,

@@ -62,7 +62,7 @@ export async function checkRegistration(
   }
   if (!conditionIsTrue(claim, 'Registered')) {
     await deps.cluster.patchNode(node.name, {
-      labels: { ...claim.labels, [Label.nodePool]: claim.nodePool, [Label.registered]: 'true' },
+      labels: { ...claim.labels, ...(claim.nodePool ? { [Label.nodePool]: claim.nodePool } : {}), [Label.registered]: 'true' },
       annotations: nodeAnnotationsFromClaim(claim),
       taints: syncedTaints(node, claim),
       // The API refuses new finalizers on an object being deleted; such a Node is on its way out anyway.

@@ -23,7 +23,8 @@ export interface CloudInstance {
 
 export interface LaunchRequest {
   nodeClaim: NodeClaim;
-  nodePool: NodePool;
+  /** Absent for a standalone NodeClaim (applied by a user, owned by no NodePool). */
+  nodePool?: NodePool;
   nodeClass: EC2NodeClass;
   /** Candidate instance types compatible with the claim, cheapest first. */
   instanceTypes: InstanceType[];

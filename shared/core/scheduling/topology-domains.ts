@@ -81,7 +81,10 @@ export function nextDomainAffinity(
   const podDomains = s.strictRequirements.get(g.key) ?? exists(g.key);
   const options: string[] = [];
   for (const [d, c] of g.counts) if (c > 0 && podDomains.has(d)) options.push(d);
-  if (options.length === 0 && g.selects(s.pod)) {
+  // Bootstrap a self-selecting group only while none of its pods runs anywhere: once one does, kube-scheduler puts the
+  // next in that pod's domain, so a domain the pod cannot reach is no place to start another (Karpenter also
+  // bootstraps when the running pods are outside the pod's domains, which kube-scheduler then refuses).
+  if (options.length === 0 && g.selects(s.pod) && !g.rulesOutEmptyDomains(s.pod)) {
     let pick: string | undefined;
     if (!nodeDomains.complement) {
       for (const d of [...nodeDomains.values].sort())

@@ -118,6 +118,19 @@ describe('Ec2CloudProvider.create', () => {
     expect(types[0]).toBe('c5.t0');
   });
 
+  it("should keep exotic types and spot dearer than on-demand when the claim has minValues (Karpenter's filters stand aside)", async () => {
+    // Prepare
+    ec2.on(CreateFleetCommand).resolves(launched('p3.2xlarge', 'us-east-1a', 'spot'));
+    const req = launchRequest(
+      [instanceType('p3.2xlarge', 3.06, 0.01, { exotic: true }), instanceType('r5.large', 0.126, 0.2), instanceType('m5.large', 0.096, 0.04)],
+      [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['p3.2xlarge', 'r5.large', 'm5.large'], minValues: 3 }],
+    );
+    // Act
+    await provider().create(req);
+    // Assess
+    expect([...new Set(overrides(fleetInput()).map((o) => o.InstanceType))].sort()).toEqual(['m5.large', 'p3.2xlarge', 'r5.large']);
+  });
+
   it('should keep GPU types when the claim requests GPUs', async () => {
     // Prepare
     ec2.on(CreateFleetCommand).resolves(launched('p3.2xlarge', 'us-east-1a', 'spot'));

@@ -1,3 +1,4 @@
+import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import { describe, expect, it } from 'vitest';
 import { CONTROLLER_LEASE, runController, type ControllerResult } from '../../../shared/core/lifecycle';
 import type { ClusterWatch, FunctionInvoker, InvokedFunction, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../../../shared/core/ports';
@@ -207,6 +208,24 @@ describe('runController', () => {
     expect(w.log.lines.find((l) => l.message === 'controller started')).toBeDefined();
     expect(w.watch.opened.length).toBeGreaterThanOrEqual(4);
     expect(await w.store.readLease(CONTROLLER_LEASE)).toBeUndefined();
+  });
+
+  it('should start the launch of a NodeClaim no provisioner launched (applied by a user) 10 s after it appears, once', async () => {
+    // Prepare: one claim a user applied; one the provisioner launched within a few seconds.
+    const w = world();
+    const standalone: NodeClaim = { ...nodeClaim('standalone', { nodePool: '' }), status: { conditions: [] } };
+    const provisioned: NodeClaim = { ...nodeClaim('default-ccccc'), status: { conditions: [] } };
+    const launched: NodeClaim = { ...provisioned, status: { providerID: 'aws:///z/i-1', conditions: [{ type: 'Launched', status: 'True' }] } };
+    const event = (type: 'ADDED' | 'MODIFIED', c: NodeClaim) => ({ type, object: { kind: 'nodeclaims' as const, name: c.name, nodeClaim: c } });
+    // Act
+    await run(w, 40, [
+      [2, () => w.watch.emit('nodeclaims', event('ADDED', standalone))],
+      [3, () => w.watch.emit('nodeclaims', event('ADDED', provisioned))],
+      [5, () => w.watch.emit('nodeclaims', event('MODIFIED', launched))],
+      [20, () => w.watch.emit('nodeclaims', event('MODIFIED', standalone))],
+    ]);
+    // Assess
+    expect(w.workflows.started.map((s) => [s.machine, s.name])).toEqual([['launch', 'standalone']]);
   });
 
   it('should start terminate within the second for a NodeClaim deleted with kubectl, and delete the claim of a deleted Node', async () => {

@@ -166,4 +166,22 @@ describe('evictionTier', () => {
       'Node/ip-10-0-0-1 FailedDraining: Failed to drain node, 1 pods are waiting to be evicted',
     ]);
   });
+
+  it('should evict a pod whose do-not-disrupt duration has elapsed since it started, and wait for one whose has not', async () => {
+    // Prepare: both ask for 5 minutes; one started 10 minutes ago, the other 1 minute ago.
+    const f = fakes();
+    const now = f.clock.now();
+    const dnd = { 'karpenter.sh/do-not-disrupt': '5m' };
+    f.cluster.pods = [
+      pod('old', { nodeName: NODE, annotations: dnd, startTime: epochMs(now - 600_000) }),
+      pod('young', { nodeName: NODE, annotations: dnd, startTime: epochMs(now - 60_000) }),
+    ];
+
+    // Act
+    const pass = await evictPods(f, target());
+
+    // Assess
+    expect(f.cluster.writes.filter((w) => w.startsWith('evict'))).toEqual(['evict default/old']);
+    expect(pass).toMatchObject({ evicted: 1, waiting: 1 });
+  });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Affinity, PodAffinityTerm, TopologySpreadConstraint } from '../../../shared/core/model/kube';
 import type { Plan } from '../../../shared/core/scheduling/types';
-import { existingNode, fakeInstanceTypes, nodePool, pod, pods } from '../../fixtures/builders';
+import { existingNode, fakeInstanceTypes, instanceType, nodePool, pod, pods } from '../../fixtures/builders';
 import { plan, scheduledCount } from './helpers';
 
 const ZONE = 'topology.kubernetes.io/zone';
@@ -214,5 +214,43 @@ describe('PreferNoSchedule taints', () => {
     const result = plan({ pods: [pod({ name: 'a', cpu: '100m' })], pools: [soft], options: { preferencePolicy: 'Ignore' } });
     // Assess
     expect(result.nodeClaims).toHaveLength(1);
+  });
+});
+
+describe('required pod affinity after relaxation', () => {
+  it('should not start a self-affine group in a second zone when the pod relaxed its node affinity away from the first', () => {
+    // Prepare: a group whose pods must share a zone, with a soft zone spread and two node-affinity terms (any of
+    // zones 1 and 3, or zone 3 only); zone 1 offers on-demand only, zone 3 spot only, one pod per new node. The first
+    // pod starts in zone 1; for the second, the spread asks for zone 3, so the first term is dropped before the spread.
+    const mk = (name: string, zone: string, capacityType: 'spot' | 'on-demand') =>
+      instanceType({ name, cpu: '1', memory: '1Gi', pods: 2, offerings: [{ zone, capacityType, price: 0.01, available: true }] });
+    const affinity: Affinity = {
+      podAffinity: { required: [zoneTerm('g0')] },
+      nodeAffinity: {
+        required: [
+          { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-1', 'test-zone-3'] }] },
+          { matchExpressions: [{ key: ZONE, operator: 'In', values: ['test-zone-3'] }] },
+        ],
+      },
+    };
+    const spread: TopologySpreadConstraint = {
+      maxSkew: 1,
+      topologyKey: ZONE,
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: { app: 'g0' } },
+    };
+    const group = [0, 1].map((i) => ({ ...pod({ name: `g0-${i}`, cpu: '100m', labels: { app: 'g0' }, affinity }), topologySpreadConstraints: [spread] }));
+    const capacityType = { key: 'karpenter.sh/capacity-type', operator: 'In' as const, values: ['spot', 'on-demand'] };
+
+    // Act
+    const result = plan({
+      pods: [...group, pod({ name: 'other', cpu: '100m' })],
+      types: [mk('zone1.small', 'test-zone-1', 'on-demand'), mk('zone3.small', 'test-zone-3', 'spot')],
+      pools: [nodePool({ requirements: [capacityType] })],
+    });
+
+    // Assess: kube-scheduler puts g0-1 beside g0-0 or nowhere; never a node in another zone it could not run on.
+    const zones = new Set(group.map((p) => zoneOf(result, p.name)).filter((z) => z !== undefined));
+    expect(zones.size).toBe(1);
   });
 });

@@ -58,7 +58,9 @@ function exoticRequested(req: LaunchRequest): boolean {
 /**
  * Which (type × zonal subnet) overrides to send, cheapest first (docs/karpenter-reference.md §2.8): compatible and available
  * offerings only; exotic types dropped unless requested or nothing else is left; spot preferred when the
- * claim allows it and it is offered; spot offerings dearer than the cheapest on-demand dropped; at most 60.
+ * claim allows it and it is offered; spot offerings dearer than the cheapest on-demand dropped; at most 60. A claim
+ * with minValues keeps its exotic types and dearer spot offerings (Karpenter's filters stand aside: the flexibility
+ * minValues asks for is already in the claim's types, and filtering could leave fewer than it requires).
  */
 export function planFleet(
   req: LaunchRequest,
@@ -92,13 +94,14 @@ export function planFleet(
         })),
     );
 
-  if (!exoticRequested(req)) {
+  const minValues = reqs.some((r) => r.minValues !== undefined);
+  if (!minValues && !exoticRequested(req)) {
     const ordinary = types.filter((t) => !t.exotic);
     if (candidates(ordinary).length > 0) types = ordinary;
   }
   let offers = candidates(types);
   const onDemandPrices = offers.filter((o) => o.capacityType === CapacityType.onDemand).map((o) => o.price);
-  const cheapestOnDemand = onDemandPrices.length ? Math.min(...onDemandPrices) : Infinity;
+  const cheapestOnDemand = onDemandPrices.length && !minValues ? Math.min(...onDemandPrices) : Infinity;
   offers = offers.filter((o) => o.capacityType !== CapacityType.spot || o.price <= cheapestOnDemand);
   const capacityType: CapacityTypeValue = offers.some((o) => o.capacityType === CapacityType.spot) ? CapacityType.spot : CapacityType.onDemand;
   offers = offers.filter((o) => o.capacityType === capacityType);

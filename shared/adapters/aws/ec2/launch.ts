@@ -49,7 +49,7 @@ export class FleetLauncher {
     const tags = launchTags({
       clusterName: this.deps.clusterName,
       nodeClassTags: nodeClass.tags,
-      nodePool: nodePool.name,
+      nodePool: nodePool?.name ?? '',
       nodeClass: nodeClass.name,
       nodeClaim: nodeClaim.name,
     });
@@ -150,7 +150,10 @@ export class FleetLauncher {
         certificateAuthority: cluster?.certificateAuthority ?? '',
         serviceCidr: cluster?.serviceIpv4Cidr ?? cluster?.serviceIpv6Cidr,
       },
-      labels: { ...nodePool.template.labels, [Label.nodePool]: nodePool.name, [Label.ec2NodeClass]: nodeClass.name },
+      // A pool's claim: its template labels; a standalone claim: its own labels.
+      labels: nodePool
+        ? { ...nodePool.template.labels, [Label.nodePool]: nodePool.name, [Label.ec2NodeClass]: nodeClass.name }
+        : { ...nodeClaim.labels, [Label.ec2NodeClass]: nodeClass.name },
       taints: [...nodeClaim.spec.taints, ...nodeClaim.spec.startupTaints],
       kubelet: nodeClass.kubelet,
       custom: nodeClass.userData,
@@ -160,7 +163,7 @@ export class FleetLauncher {
       [clusterTagKey(this.deps.clusterName)]: 'owned',
       [Tag.eksClusterName]: this.deps.clusterName,
       [Tag.nodeClass]: nodeClass.name,
-      [Tag.nodePool]: nodePool.name,
+      [Tag.nodePool]: nodePool?.name ?? '',
     };
     const out = new Map<string, string>();
     for (const imageId of new Set(plan.overrides.map((o) => o.imageId))) {

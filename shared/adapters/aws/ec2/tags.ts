@@ -15,11 +15,12 @@ export function recordToTags(tags: Record<string, string>): Ec2Tag[] {
 
 /**
  * An instance is nodewright's to terminate only when it carries both ownership tags Karpenter's own
- * controller policy requires: `kubernetes.io/cluster/<c>=owned` and a `karpenter.sh/nodepool` tag. Managed
- * node group instances carry the first but not the second, so they are never touched.
+ * controller policy requires: `kubernetes.io/cluster/<c>=owned` and a `karpenter.sh/nodepool` tag (empty for a
+ * standalone NodeClaim's instance, as Karpenter tags it; the policy's `StringLike "*"` matches it). Managed node group
+ * instances carry the first but not the second, so they are never touched.
  */
 export function isOwnedByCluster(tags: Record<string, string>, clusterName: string): boolean {
-  return tags[clusterTagKey(clusterName)] === 'owned' && typeof tags[Tag.nodePool] === 'string' && tags[Tag.nodePool] !== '';
+  return tags[clusterTagKey(clusterName)] === 'owned' && typeof tags[Tag.nodePool] === 'string';
 }
 
 /** Tags written on instance, volume and fleet by CreateFleet (docs/karpenter-reference.md §1.4). Ours win over the node class's. */
