@@ -6,9 +6,10 @@
  */
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorld, parseScenario, type SimWorld } from '../../shared/sim';
+import { parseScenario, type SimWorld } from '../../shared/sim';
+import { worldFor } from './fixtures/world';
 import { runFor as runWorldFor } from './fixtures/time';
-import { applyObjects, selectorTags } from '../../shared/sim/scenario/events';
+import { applyObjects } from '../../shared/sim/scenario/events';
 import type { KubeObject } from '../../shared/sim/kube/types';
 import type { FaultSpec } from '../../shared/sim/faults';
 import { NODE_CLASS, deployment, nodePool, objects } from './fixtures/objects';
@@ -35,15 +36,7 @@ describe('the controller on the simulator', () => {
 
   async function start(faults: FaultSpec[] = []): Promise<void> {
     const scenario = parseScenario(SCENARIO, 'controller.yaml');
-    world = await createWorld({
-      clusterName: scenario.clusterName,
-      region: scenario.region,
-      zones: scenario.zones,
-      seed: scenario.seed,
-      nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
-      discoveryTags: selectorTags(scenario.objects),
-      faults,
-    });
+    world = await worldFor(scenario, faults);
     applyObjects(world, scenario.objects);
   }
 

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorld, parseScenario, type SimWorld } from '../../shared/sim';
+import { parseScenario, type SimWorld } from '../../shared/sim';
+import { worldFor } from './fixtures/world';
 import { runFor as runWorldFor } from './fixtures/time';
 import { kubeTypes, listAll, podNodeName } from '../../shared/sim/cluster/kube-objects';
-import { applyObjects, selectorTags } from '../../shared/sim/scenario/events';
+import { applyObjects } from '../../shared/sim/scenario/events';
 import { ClusterObserver } from '../../shared/sim/scenario/observe';
 import type { KubeObject } from '../../shared/sim/kube/types';
 import { NODE_CLASS, nodePool, objects } from './fixtures/objects';
@@ -87,14 +88,7 @@ describe('kubectl delete of a NodeClaim or a Node (karpenter.sh/termination fina
 
   beforeEach(async () => {
     const scenario = parseScenario(SCENARIO, 'finalizers.yaml');
-    world = await createWorld({
-      clusterName: scenario.clusterName,
-      region: scenario.region,
-      zones: scenario.zones,
-      seed: scenario.seed,
-      nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
-      discoveryTags: selectorTags(scenario.objects),
-    });
+    world = await worldFor(scenario);
     observer = new ClusterObserver(world.api, world.clock);
     stopObserver = observer.start();
     applyObjects(world, scenario.objects);

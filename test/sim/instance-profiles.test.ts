@@ -5,9 +5,10 @@
  * path, and garbage collection deletes it once the class is gone and no NodeClaim uses it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorld, parseScenario, type SimWorld } from '../../shared/sim';
+import { parseScenario, type SimWorld } from '../../shared/sim';
+import { worldFor } from './fixtures/world';
 import { kubeTypes, listAll, podNodeName } from '../../shared/sim/cluster/kube-objects';
-import { applyObjects, selectorTags } from '../../shared/sim/scenario/events';
+import { applyObjects } from '../../shared/sim/scenario/events';
 import { runFor } from './fixtures/time';
 import { NODE_CLASS, nodePool, objects } from './fixtures/objects';
 
@@ -37,14 +38,7 @@ describe('instance profiles managed from the EC2NodeClass role (and launch templ
   it('should create the profile with the role on first launch, run the pods, and delete it once the class and its claims are gone', async () => {
     // Prepare
     const scenario = parseScenario(SCENARIO, 'instance-profiles.yaml');
-    world = await createWorld({
-      clusterName: scenario.clusterName,
-      region: scenario.region,
-      zones: scenario.zones,
-      seed: scenario.seed,
-      nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
-      discoveryTags: selectorTags(scenario.objects),
-    });
+    world = await worldFor(scenario);
     const types = kubeTypes(world.api.store);
     const pods = () => listAll(world.api.store, types.pod).filter((p) => p.metadata.labels?.app === 'inflate');
     // Act: launch

@@ -4,9 +4,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createWorld, parseScenario, type SimWorld } from '../../shared/sim';
+import { parseScenario, type SimWorld } from '../../shared/sim';
+import { worldFor } from './fixtures/world';
 import { kubeTypes, listAll } from '../../shared/sim/cluster/kube-objects';
-import { applyObjects, selectorTags } from '../../shared/sim/scenario/events';
+import { applyObjects } from '../../shared/sim/scenario/events';
 import type { KubeObject } from '../../shared/sim/kube/types';
 import { runFor } from './fixtures/time';
 import { deployment, NODE_CLASS, nodePool, objects } from './fixtures/objects';
@@ -48,14 +49,7 @@ describe('NodePool and EC2NodeClass statuses', () => {
 
   beforeEach(async () => {
     const scenario = parseScenario(SCENARIO, 'statuses.yaml');
-    world = await createWorld({
-      clusterName: scenario.clusterName,
-      region: scenario.region,
-      zones: scenario.zones,
-      seed: scenario.seed,
-      nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
-      discoveryTags: selectorTags(scenario.objects),
-    });
+    world = await worldFor(scenario);
     applyObjects(world, scenario.objects);
   }, 60_000);
 
