@@ -1,5 +1,5 @@
 /**
- * The controller: one long invocation that holds Kubernetes watches (pods, nodes, NodeClaims, NodePools) and
+ * The controller: one long invocation that holds Kubernetes watches (pods, nodes, NodeClaims, NodePools, EC2NodeClasses) and
  * turns changes into work within seconds — Karpenter's batching (1 s idle / 10 s max) before a provisioner
  * round, a disruption pass after a relevant change (debounced) or when consolidateAfter may have elapsed, and a
  * hand-over to the next scheduled invocation through the `controller` lease so there is never a gap and never
