@@ -130,6 +130,14 @@ export class FakeCluster implements ClusterClient {
     Object.assign(nc, next);
     return true;
   }
+  async patchAnnotations(kind: 'NodePool' | 'EC2NodeClass', name: string, annotations: Record<string, string>) {
+    this.writes.push(`patchAnnotations ${kind}/${name}`);
+    const o = kind === 'NodePool' ? this.nodePools.find((p) => p.name === name) : this.nodeClasses.find((c) => c.name === name);
+    if (!o) return;
+    const hashKey = kind === 'NodePool' ? 'karpenter.sh/nodepool-hash' : 'karpenter.k8s.aws/ec2nodeclass-hash';
+    o.recordedHash = { hash: annotations[hashKey] ?? o.recordedHash?.hash, version: annotations[`${hashKey}-version`] ?? o.recordedHash?.version };
+  }
+
   async patchNodeClassFinalizers(name: string, finalizers: string[]) {
     this.writes.push(`patchNodeClassFinalizers ${name}`);
     const nc = this.nodeClasses.find((c) => c.name === name);

@@ -148,6 +148,15 @@ export class KubeClusterClient implements ClusterClient {
     }
   }
 
+  async patchAnnotations(kind: 'NodePool' | 'EC2NodeClass', name: string, annotations: Record<string, string>): Promise<void> {
+    const resource = kind === 'NodePool' ? KarpenterResources.nodePools : KarpenterResources.nodeClasses;
+    try {
+      await this.apis.custom.patchClusterCustomObject({ ...resource, name, body: { metadata: { annotations } } });
+    } catch (err) {
+      if (httpCode(err) !== 404) throw err;
+    }
+  }
+
   async patchNodeClassFinalizers(name: string, finalizers: string[]): Promise<void> {
     try {
       await this.apis.custom.patchClusterCustomObject({

@@ -11,6 +11,7 @@ import { reconcileNodeClassStatuses } from '../lifecycle/nodeclass-status';
 import { reconcileNodePoolStatuses } from '../lifecycle/nodepool-status';
 import type { EC2NodeClass } from '../model/karpenter';
 import { reconcileNodeClassFinalizers } from '../lifecycle/nodeclass-termination';
+import { reconcileHashStamps } from '../lifecycle/hash-stamps';
 import { sweepStaleTaints } from '../lifecycle/stale-taints';
 import { decideGarbageCollection, type GarbageCollectionAction, type GarbageCollectionTimings } from './decide';
 import { executeGarbageCollection, type ActionOutcome } from './execute';
@@ -83,6 +84,8 @@ export async function runGarbageCollection(deps: GarbageCollectionDeps): Promise
   await reconcileNodePoolStatuses({ cluster: deps.cluster, log: deps.log }, { ...snapshot, nodeClasses });
   // The termination finalizer: a deleted class waits for the claims that use it.
   await reconcileNodeClassFinalizers({ cluster: deps.cluster, log: deps.log }, snapshot);
+  // Drift hashes recorded on each pool and class; claims re-stamped after a hash version change.
+  await reconcileHashStamps({ cluster: deps.cluster, log: deps.log }, snapshot);
   if (deps.launchTemplates) {
     try {
       const deleted = await deps.launchTemplates.collect(new Set(snapshot.nodeClasses.map((c) => c.name)));

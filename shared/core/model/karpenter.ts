@@ -23,6 +23,12 @@ interface NodeClassRef {
   name: string;
 }
 
+/** A hash annotation pair as recorded on an object (absent keys: not recorded yet). */
+export interface RecordedHash {
+  hash?: string;
+  version?: string;
+}
+
 export interface NodePool {
   name: string;
   uid?: string;
@@ -55,6 +61,8 @@ export interface NodePool {
   replicas?: number;
   /** karpenter.sh/nodepool-hash of the template (see core/model/hash.ts). */
   hash?: string;
+  /** The hash and hash version recorded on the pool's own metadata.annotations (garbage collection keeps them). */
+  recordedHash?: RecordedHash;
   deleting?: boolean;
   /** False when the pool failed validation or its node class is not ready. */
   ready?: boolean;
@@ -157,6 +165,8 @@ export interface EC2NodeClass {
   instanceStorePolicy?: 'RAID0';
   context?: string;
   hash?: string;
+  /** The hash and hash version recorded on the class's own metadata.annotations (garbage collection keeps them). */
+  recordedHash?: RecordedHash;
   deleting?: boolean;
   /** metadata.finalizers (Karpenter's `karpenter.k8s.aws/termination` holds a deleted class until no NodeClaim uses it). */
   finalizers?: string[];

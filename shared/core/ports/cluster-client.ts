@@ -59,6 +59,8 @@ export interface ClusterClient {
   patchNodePoolStatus(name: string, status: Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] }): Promise<boolean>;
   /** The same for an EC2NodeClass (resolved subnets, security groups, AMIs, instance profile and conditions). */
   patchNodeClassStatus(name: string, status: Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] }): Promise<boolean>;
+  /** Merge-patches a NodePool's or EC2NodeClass's metadata.annotations; a missing object is success. */
+  patchAnnotations(kind: 'NodePool' | 'EC2NodeClass', name: string, annotations: Record<string, string>): Promise<void>;
   /** Replaces an EC2NodeClass's metadata.finalizers (`[]` clears them); a missing class is success. */
   patchNodeClassFinalizers(name: string, finalizers: string[]): Promise<void>;
   /** Records an Event (best effort is the caller's choice: it throws on API errors). */

@@ -2,6 +2,7 @@
 import * as z from '../../zod';
 import type { AmiFamily, EC2NodeClass } from '../karpenter';
 import { nodeClassHash } from '../hash';
+import { Annotation } from '../labels';
 import { arr, obj, str, type Json, type ManifestContext } from './context';
 import { kubeletSchema, toKubelet } from './kubelet';
 import { nodeSelectorRequirement } from './scheduling-fields';
@@ -253,6 +254,9 @@ export function nodeClassFromKube(o: Json, ctx?: NodeClassOptions): EC2NodeClass
   const status = nodeClassStatus(obj(o.status));
   if (status) nc.status = status;
   nc.hash = nodeClassHash(nc);
+  const annotations = obj(metadata.annotations);
+  const recorded = { hash: str(annotations[Annotation.nodeClassHash]), version: str(annotations[Annotation.nodeClassHashVersion]) };
+  if (recorded.hash !== undefined || recorded.version !== undefined) nc.recordedHash = recorded;
   if (metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null) nc.deleting = true;
   const finalizers = arr(metadata.finalizers).map((f) => str(f) ?? '');
   if (finalizers.length) nc.finalizers = finalizers;

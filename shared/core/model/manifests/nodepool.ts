@@ -248,5 +248,8 @@ export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffi
     pool.rebalancePolicy = rebalance as RebalancePolicy;
   }
   pool.hash = nodePoolHash(pool);
+  const annotations = obj(metadata.annotations);
+  const recorded = { hash: str(annotations[Annotation.nodePoolHash]), version: str(annotations[Annotation.nodePoolHashVersion]) };
+  if (recorded.hash !== undefined || recorded.version !== undefined) pool.recordedHash = recorded;
   return pool;
 }

@@ -1,0 +1,66 @@
+/**
+ * Drift hashes on the objects themselves, as Karpenter's nodepool and nodeclass hash controllers keep them: every
+ * NodePool carries `karpenter.sh/nodepool-hash(-version)` and every EC2NodeClass `karpenter.k8s.aws/ec2nodeclass-hash(-version)`.
+ * When the recorded version is not the current one (nodewright upgraded its hash), the claims of that pool or class
+ * whose own version differs and that are not drifted get the current hash, so an upgrade drifts nothing and static
+ * drift keeps working for them.
+ */
+import { NodeClassHashVersion, NodePoolHashVersion, nodeClassHash, nodePoolHash } from '../model/hash';
+import { conditionIsTrue, type NodeClaim, type RecordedHash } from '../model/karpenter';
+import { Annotation } from '../model/labels';
+import type { ClusterSnapshot } from '../ports';
+import type { LifecycleDeps } from './deps';
+
+interface Stamp {
+  kind: 'NodePool' | 'EC2NodeClass';
+  name: string;
+  hash: string;
+  version: string;
+  recorded?: RecordedHash;
+  keys: { hash: string; version: string };
+  claims: NodeClaim[];
+}
+
+/** Records each pool's and class's hash on it, re-stamping their claims after a hash version change; returns what it wrote. */
+export async function reconcileHashStamps(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterSnapshot): Promise<string[]> {
+  const stamps: Stamp[] = [
+    ...snapshot.nodePools.map((p) => ({
+      kind: 'NodePool' as const,
+      name: p.name,
+      hash: p.hash ?? nodePoolHash(p),
+      version: NodePoolHashVersion,
+      recorded: p.recordedHash,
+      keys: { hash: Annotation.nodePoolHash, version: Annotation.nodePoolHashVersion },
+      claims: snapshot.nodeClaims.filter((c) => c.nodePool === p.name),
+    })),
+    ...snapshot.nodeClasses.map((c) => ({
+      kind: 'EC2NodeClass' as const,
+      name: c.name,
+      hash: c.hash ?? nodeClassHash(c),
+      version: NodeClassHashVersion,
+      recorded: c.recordedHash,
+      keys: { hash: Annotation.nodeClassHash, version: Annotation.nodeClassHashVersion },
+      claims: snapshot.nodeClaims.filter((x) => x.spec.nodeClassRef.name === c.name),
+    })),
+  ];
+  const written: string[] = [];
+  for (const s of stamps) {
+    try {
+      if (s.recorded?.version !== s.version) {
+        for (const claim of s.claims) {
+          const version = claim.annotations[s.keys.version];
+          if (version === undefined || version === s.version || claim.deletionTimestamp !== undefined || conditionIsTrue(claim, 'Drifted')) continue;
+          await deps.cluster.patchNodeClaimMetadata(claim.name, { annotations: { [s.keys.hash]: s.hash, [s.keys.version]: s.version } });
+          written.push(`NodeClaim/${claim.name}`);
+        }
+      }
+      if (s.recorded?.hash !== s.hash || s.recorded?.version !== s.version) {
+        await deps.cluster.patchAnnotations(s.kind, s.name, { [s.keys.hash]: s.hash, [s.keys.version]: s.version });
+        written.push(`${s.kind}/${s.name}`);
+      }
+    } catch (e) {
+      deps.log.warn('could not record a drift hash', { kind: s.kind, name: s.name, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return written;
+}

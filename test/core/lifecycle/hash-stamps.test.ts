@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { reconcileHashStamps } from '../../../shared/core/lifecycle/hash-stamps';
+import { NodeClassHashVersion, NodePoolHashVersion, nodeClassHash, nodePoolHash } from '../../../shared/core/model/hash';
+import { fakes, nodeClaim } from '../../fakes/lifecycle';
+
+const POOL_HASH = 'karpenter.sh/nodepool-hash';
+const CLASS_HASH = 'karpenter.k8s.aws/ec2nodeclass-hash';
+
+describe('reconcileHashStamps', () => {
+  it("should record each NodePool's and EC2NodeClass's hash on it, and write nothing once they are recorded", async () => {
+    // Prepare
+    const f = fakes();
+
+    // Act
+    const first = await reconcileHashStamps(f, await f.cluster.snapshot());
+    const again = await reconcileHashStamps(f, await f.cluster.snapshot());
+
+    // Assess
+    expect(first).toEqual(['NodePool/default', 'EC2NodeClass/default']);
+    expect(f.cluster.nodePools[0].recordedHash).toEqual({ hash: nodePoolHash(f.cluster.nodePools[0]), version: NodePoolHashVersion });
+    expect(f.cluster.nodeClasses[0].recordedHash).toEqual({ hash: nodeClassHash(f.cluster.nodeClasses[0]), version: NodeClassHashVersion });
+    expect(again).toEqual([]);
+  });
+
+  it('should re-stamp the claims of an older hash version, not drifted ones, after nodewright changed its hash', async () => {
+    // Prepare: the pool and class recorded an older version, as their claims did.
+    const f = fakes();
+    f.cluster.nodePools[0].recordedHash = { hash: 'old', version: 'v2' };
+    f.cluster.nodeClasses[0].recordedHash = { hash: 'old', version: 'v5' };
+    const old = (name: string, drifted = false) => ({
+      ...nodeClaim(name, { conditions: drifted ? [{ type: 'Drifted', status: 'True' }] : [] }),
+      annotations: { [POOL_HASH]: 'old', [`${POOL_HASH}-version`]: 'v2', [CLASS_HASH]: 'old', [`${CLASS_HASH}-version`]: 'v5' },
+    });
+    f.cluster.claims.set('default-aaaaa', old('default-aaaaa'));
+    f.cluster.claims.set('default-bbbbb', old('default-bbbbb', true));
+
+    // Act
+    await reconcileHashStamps(f, await f.cluster.snapshot());
+
+    // Assess
+    expect(f.cluster.claims.get('default-aaaaa')?.annotations).toEqual({
+      [POOL_HASH]: nodePoolHash(f.cluster.nodePools[0]),
+      [`${POOL_HASH}-version`]: NodePoolHashVersion,
+      [CLASS_HASH]: nodeClassHash(f.cluster.nodeClasses[0]),
+      [`${CLASS_HASH}-version`]: NodeClassHashVersion,
+    });
+    expect(f.cluster.claims.get('default-bbbbb')?.annotations[POOL_HASH]).toBe('old');
+  });
+});
