@@ -49,18 +49,11 @@ async function runChecks(t: DoctorTarget, expectedRoles: number): Promise<CheckR
 }
 
 async function simulated(opts: DoctorOptions): Promise<CheckResult[]> {
-  const { createWorld, parseScenario } = await import('../../shared/sim');
-  const { applyObjects, selectorTags } = await import('../../shared/sim/scenario/events');
+  const { parseScenario, worldForScenario } = await import('../../shared/sim');
+  const { applyObjects } = await import('../../shared/sim/scenario/events');
   const { REPO_ROOT } = await import('../../shared/sim/runtime/functions');
   const scenario = parseScenario(readFileSync(resolve(REPO_ROOT, 'examples/scenarios/walkthrough.yaml'), 'utf8'), 'walkthrough.yaml');
-  const world = await createWorld({
-    clusterName: scenario.clusterName,
-    region: scenario.region,
-    zones: scenario.zones,
-    seed: scenario.seed,
-    nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
-    discoveryTags: selectorTags(scenario.objects),
-  });
+  const world = await worldForScenario(scenario);
   try {
     applyObjects(world, scenario.objects);
     const roles = scenario.objects

@@ -3,5 +3,6 @@ export { parseScenario } from './scenario/schema';
 export { runScenario, type SimulationRun } from './scenario/run';
 export type { SimulationResult, SimulatedNode, SimulationEvent } from './scenario/result';
 export { settle } from './clock';
-export { createWorld, type SimWorld } from './scenario/world';
+export type { SimWorld } from './scenario/world';
+export { worldForScenario } from './scenario/scenario-world';
 export { startInteractive, type InteractiveSession } from './scenario/interactive';

@@ -6,8 +6,8 @@
  */
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseScenario, type SimWorld } from '../../shared/sim';
-import { worldFor } from './fixtures/world';
+import { parseScenario, worldForScenario, type SimWorld } from '../../shared/sim';
+
 import { runFor as runWorldFor } from './fixtures/time';
 import { applyObjects } from '../../shared/sim/scenario/events';
 import type { KubeObject } from '../../shared/sim/kube/types';
@@ -36,7 +36,7 @@ describe('the controller on the simulator', () => {
 
   async function start(faults: FaultSpec[] = []): Promise<void> {
     const scenario = parseScenario(SCENARIO, 'controller.yaml');
-    world = await worldFor(scenario, faults);
+    world = await worldForScenario(scenario, { faults });
     applyObjects(world, scenario.objects);
   }
 

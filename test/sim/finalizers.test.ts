@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseScenario, type SimWorld } from '../../shared/sim';
-import { worldFor } from './fixtures/world';
+import { parseScenario, worldForScenario, type SimWorld } from '../../shared/sim';
+
 import { runFor as runWorldFor } from './fixtures/time';
 import { kubeTypes, listAll, podNodeName } from '../../shared/sim/cluster/kube-objects';
 import { applyObjects } from '../../shared/sim/scenario/events';
@@ -88,7 +88,7 @@ describe('kubectl delete of a NodeClaim or a Node (karpenter.sh/termination fina
 
   beforeEach(async () => {
     const scenario = parseScenario(SCENARIO, 'finalizers.yaml');
-    world = await worldFor(scenario);
+    world = await worldForScenario(scenario);
     observer = new ClusterObserver(world.api, world.clock);
     stopObserver = observer.start();
     applyObjects(world, scenario.objects);

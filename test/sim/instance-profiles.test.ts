@@ -5,8 +5,8 @@
  * path, and garbage collection deletes it once the class is gone and no NodeClaim uses it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseScenario, type SimWorld } from '../../shared/sim';
-import { worldFor } from './fixtures/world';
+import { parseScenario, worldForScenario, type SimWorld } from '../../shared/sim';
+
 import { kubeTypes, listAll, podNodeName } from '../../shared/sim/cluster/kube-objects';
 import { applyObjects } from '../../shared/sim/scenario/events';
 import { runFor } from './fixtures/time';
@@ -38,7 +38,7 @@ describe('instance profiles managed from the EC2NodeClass role (and launch templ
   it('should create the profile with the role on first launch, run the pods, and delete it once the class and its claims are gone', async () => {
     // Prepare
     const scenario = parseScenario(SCENARIO, 'instance-profiles.yaml');
-    world = await worldFor(scenario);
+    world = await worldForScenario(scenario);
     const types = kubeTypes(world.api.store);
     const pods = () => listAll(world.api.store, types.pod).filter((p) => p.metadata.labels?.app === 'inflate');
     // Act: launch

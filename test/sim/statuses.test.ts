@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseScenario, type SimWorld } from '../../shared/sim';
-import { worldFor } from './fixtures/world';
+import { parseScenario, worldForScenario, type SimWorld } from '../../shared/sim';
+
 import { kubeTypes, listAll } from '../../shared/sim/cluster/kube-objects';
 import { applyObjects } from '../../shared/sim/scenario/events';
 import type { KubeObject } from '../../shared/sim/kube/types';
@@ -49,7 +49,7 @@ describe('NodePool and EC2NodeClass statuses', () => {
 
   beforeEach(async () => {
     const scenario = parseScenario(SCENARIO, 'statuses.yaml');
-    world = await worldFor(scenario);
+    world = await worldForScenario(scenario);
     applyObjects(world, scenario.objects);
   }, 60_000);
 

@@ -1,0 +1,16 @@
+/** The world a scenario describes: its cluster name, region, zones, seed and node startup, and subnets tagged for its objects. */
+import { selectorTags } from './events';
+import type { Scenario } from './schema';
+import { createWorld, type SimWorld, type WorldOptions } from './world';
+
+export function worldForScenario(scenario: Scenario, extra: Partial<WorldOptions> = {}): Promise<SimWorld> {
+  return createWorld({
+    clusterName: scenario.clusterName,
+    region: scenario.region,
+    zones: scenario.zones,
+    seed: scenario.seed,
+    nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
+    discoveryTags: selectorTags(scenario.objects),
+    ...extra,
+  });
+}
