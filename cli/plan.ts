@@ -61,8 +61,8 @@ export function readInstanceTypes(
     const allowed = new Set(zones);
     return types.map((t) => ({ ...t, offerings: t.offerings.filter((o) => allowed.has(o.zone)) }));
   };
-  build(undefined); // a bad file is refused before anything is planned, whatever the pools
-  const byClass = new Map<EC2NodeClass | undefined, InstanceType[]>();
+  // Built once at once: a bad file is refused before anything is planned, whatever the pools.
+  const byClass = new Map<EC2NodeClass | undefined, InstanceType[]>([[undefined, build(undefined)]]);
   return (nodeClass) => {
     let types = byClass.get(nodeClass);
     if (!types) byClass.set(nodeClass, (types = build(nodeClass)));

@@ -6,6 +6,7 @@
 import { NodeClassHashVersion, nodeClassHash } from '../model/hash';
 import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
 import { Annotation } from '../model/labels';
+import { prettySlice } from '../model/pretty';
 import { disruptionIdOf, nameReplacements } from '../lifecycle/disruption';
 import { executionName, nodeClaimName, stableSuffix } from '../lifecycle/names';
 import { plannedClaimToNodeClaim } from '../provisioning/from-snapshot';
@@ -78,10 +79,7 @@ export function commandLogLine(cmd: Command): string {
   const nodes = cmd.candidates.map((c) => `${c.node.name}/${c.instanceType}/${c.capacityType}`).join(', ');
   let line = `disrupting nodeclaim(s) via ${cmd.action}, terminating ${cmd.candidates.length} nodes (${pods} pods) ${nodes}`;
   for (const r of cmd.replacements) {
-    line += ` and replacing with ${r.capacityType} node from types ${r.instanceTypes
-      .slice(0, 5)
-      .map((t) => t.name)
-      .join(', ')}${r.instanceTypes.length > 5 ? ` and ${r.instanceTypes.length - 5} other(s)` : ''}`;
+    line += ` and replacing with ${r.capacityType} node from types ${prettySlice(r.instanceTypes.map((t) => t.name))}`;
   }
   return `${line} (reason ${cmd.reason}${cmd.driftReasons ? `: ${Object.values(cmd.driftReasons).join(', ')}` : ''}, method ${cmd.method}, savings $${cmd.savingsPerHour.toFixed(4)}/h)`;
 }

@@ -8,11 +8,12 @@
  *   taints or readiness; a NodeClaim's conditions or deletion; a NodePool), and the times a pass is due.
  * Only small fingerprints are kept per object, so memory stays proportional to the cluster's object count.
  */
-import type { WatchedKind, WatchEvent } from '../ports';
+import type { WatchedKind } from '../ports';
 import type { Pod } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
 import { nextBudgetTransition } from '../disruption/budgets';
 import { addMs, addSeconds, type EpochMs } from '../time';
+import { fingerprint, type ObjectEvent } from './controller-fingerprint';
 
 export interface ControllerTimings {
   idleMs: number;
@@ -21,8 +22,6 @@ export interface ControllerTimings {
   minIntervalMs: number;
   everyMs: number;
 }
-
-type ObjectEvent = Exclude<WatchEvent, { type: 'BOOKMARK' }>;
 
 /** Retries of still-pending pods back off from 10 s to 2 min (the ICE cache lasts 3 min). */
 const RETRY_FIRST_MS = 10_000;
@@ -49,6 +48,8 @@ export class ControllerState {
   private readonly timers: EpochMs[] = [];
   /** Moments a pass is due because time alone changes a decision: a claim's expiry, a budget window opening or closing. */
   private readonly expiries = new Map<string, EpochMs>();
+  /** The earliest of `expiries`, kept so the loop does not scan every claim at each wake (undefined: recompute). */
+  private earliestExpiryCache?: number;
   private readonly budgetWindows = new Map<string, { pool: NodePool; at: EpochMs }>();
   /** A NodePool's fingerprint (spec hash, readiness, deletion): a new or changed pool may take pods already pending. */
   private readonly poolPrints = new Map<string, string>();
@@ -124,8 +125,15 @@ export class ControllerState {
     if (o.kind === 'nodeclaims' && e.type === 'DELETED' && this.deletingClasses.has(o.nodeClaim.spec.nodeClassRef.name)) this.statusDueSince ??= now;
     if (o.kind === 'nodeclaims') {
       const c = o.nodeClaim;
-      if (e.type === 'DELETED' || c.deletionTimestamp !== undefined || c.spec.expireAfter === null) this.expiries.delete(o.name);
-      else this.expiries.set(o.name, addSeconds(c.creationTimestamp, c.spec.expireAfter));
+      if (e.type === 'DELETED' || c.deletionTimestamp !== undefined || c.spec.expireAfter === null) {
+        if (this.expiries.delete(o.name)) this.earliestExpiryCache = undefined;
+      } else {
+        const at = addSeconds(c.creationTimestamp, c.spec.expireAfter);
+        if (this.expiries.get(o.name) !== at) {
+          this.expiries.set(o.name, at);
+          this.earliestExpiryCache = undefined;
+        }
+      }
     }
     if (o.kind === 'nodeclaims' && e.type === 'DELETED') this.replan(now); // e.g. a launch that found no capacity
     const print = e.type === 'DELETED' ? undefined : fingerprint(e);
@@ -177,9 +185,18 @@ export class ControllerState {
     this.lastStatusRun = now;
   }
 
+  private earliestExpiry(): number {
+    if (this.earliestExpiryCache === undefined) {
+      let min = Infinity;
+      for (const at of this.expiries.values()) if (at < min) min = at;
+      this.earliestExpiryCache = min;
+    }
+    return this.earliestExpiryCache;
+  }
+
   /** The time-based moments that are due (a claim's expiry, a budget window's edge). */
   private timeDue(now: EpochMs): boolean {
-    for (const at of this.expiries.values()) if (at <= now) return true;
+    if (this.earliestExpiry() <= now) return true;
     for (const w of this.budgetWindows.values()) if (w.at <= now) return true;
     return false;
   }
@@ -239,7 +256,10 @@ export class ControllerState {
     for (let i = this.timers.length - 1; i >= 0; i--) if (this.timers[i] <= now) this.timers.splice(i, 1);
     // An expired claim's pass has run: it is now the disruption function's (it stays due only if that pass is retried
     // by the periodic one). A budget window's next edge is computed from now.
-    for (const [name, at] of this.expiries) if (at <= now) this.expiries.delete(name);
+    if (this.earliestExpiry() <= now) {
+      for (const [name, at] of this.expiries) if (at <= now) this.expiries.delete(name);
+      this.earliestExpiryCache = undefined;
+    }
     for (const [name, w] of this.budgetWindows) {
       if (w.at > now) continue;
       const at = nextBudgetTransition(w.pool, now);
@@ -271,38 +291,10 @@ export class ControllerState {
     }
     if (!busy.disrupting) {
       const earliest = this.lastPass + this.t.minIntervalMs;
-      const passes = [this.nextPeriodic, ...this.timers, ...this.expiries.values(), ...[...this.budgetWindows.values()].map((w) => w.at)];
+      const passes = [this.nextPeriodic, ...this.timers, this.earliestExpiry(), ...[...this.budgetWindows.values()].map((w) => w.at)];
       if (this.dirtySince !== undefined) passes.push(addMs(this.dirtySince, this.t.quietMs));
       times.push(Math.max(earliest, Math.min(...passes)));
     }
     return Math.min(...times, Infinity);
-  }
-}
-
-/** What disruption reads of an object; a change to anything else (status heartbeats, probes) is not a change. */
-function fingerprint(e: ObjectEvent): string {
-  const o = e.object;
-  switch (o.kind) {
-    case 'pods': {
-      const p = o.pod;
-      if (!p.nodeName) return 'pending';
-      return `${p.nodeName}|${p.phase}|${p.deletionTimestamp ?? ''}`;
-    }
-    case 'nodes': {
-      const n = o.node;
-      return JSON.stringify([n.labels, n.taints, n.unschedulable, n.ready, n.deletionTimestamp ?? null]);
-    }
-    case 'nodeclaims': {
-      const c = o.nodeClaim;
-      return JSON.stringify([c.annotations, c.status.conditions.map((x) => `${x.type}=${x.status}`), c.status.nodeName ?? null, c.deletionTimestamp ?? null]);
-    }
-    case 'nodepools':
-      // The hash leaves requirements out (Karpenter's drift compares them on their own): they count here too.
-      return o.nodePool
-        ? JSON.stringify([o.nodePool.hash, o.nodePool.template.requirements, o.nodePool.disruption, o.nodePool.limits, o.nodePool.ready !== false])
-        : 'invalid';
-    case 'nodeclasses':
-      // Drift reads the class's hash and its resolved AMIs, subnets and security groups.
-      return o.nodeClass ? JSON.stringify([o.nodeClass.hash, o.nodeClass.deleting === true, o.nodeClass.status ?? null]) : 'invalid';
   }
 }

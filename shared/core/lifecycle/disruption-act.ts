@@ -4,6 +4,7 @@
  * core's `toExecutions` asks for (deterministic names: a retried invocation starts nothing twice), and the
  * audit records of what was started.
  */
+import { prettySlice } from '../model/pretty';
 import { toExecutions, type Command, type ReplacementContext } from '../disruption';
 import type { LifecycleDeps } from './deps';
 import type { AuditRecord, WorkflowName } from '../ports';
@@ -21,8 +22,6 @@ export interface StartedExecution {
   nodeClaims: string[];
 }
 
-const OTHERS_AFTER = 5;
-
 /**
  * Karpenter's message: "disrupting nodeclaim(s) via replace, terminating 1 nodes (1 pods)
  * ip-…/c6g.2xlarge/on-demand and replacing with on-demand node from types c6g.large, … and 55 other(s)".
@@ -32,9 +31,7 @@ export function disruptingMessage(cmd: Command): string {
   const nodes = cmd.candidates.map((c) => `${c.node.name}/${c.instanceType}/${c.capacityType}`).join(', ');
   let line = `disrupting nodeclaim(s) via ${cmd.action}, terminating ${cmd.candidates.length} nodes (${pods} pods) ${nodes}`;
   for (const r of cmd.replacements) {
-    const names = r.instanceTypes.map((t) => t.name);
-    const others = names.length > OTHERS_AFTER ? ` and ${names.length - OTHERS_AFTER} other(s)` : '';
-    line += ` and replacing with ${r.capacityType} node from types ${names.slice(0, OTHERS_AFTER).join(', ')}${others}`;
+    line += ` and replacing with ${r.capacityType} node from types ${prettySlice(r.instanceTypes.map((t) => t.name))}`;
   }
   return line;
 }

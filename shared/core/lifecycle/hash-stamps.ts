@@ -23,6 +23,18 @@ interface Stamp {
 
 /** Records each pool's and class's hash on it, re-stamping their claims after a hash version change; returns what it wrote. */
 export async function reconcileHashStamps(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterSnapshot): Promise<string[]> {
+  // Each claim read once: by pool and by class.
+  const byPool = new Map<string, NodeClaim[]>();
+  const byClass = new Map<string, NodeClaim[]>();
+  const add = (m: Map<string, NodeClaim[]>, key: string, c: NodeClaim) => {
+    const list = m.get(key);
+    if (list) list.push(c);
+    else m.set(key, [c]);
+  };
+  for (const c of snapshot.nodeClaims) {
+    add(byPool, c.nodePool, c);
+    add(byClass, c.spec.nodeClassRef.name, c);
+  }
   const stamps: Stamp[] = [
     ...snapshot.nodePools.map((p) => ({
       kind: 'NodePool' as const,
@@ -31,7 +43,7 @@ export async function reconcileHashStamps(deps: Pick<LifecycleDeps, 'cluster' | 
       version: NodePoolHashVersion,
       recorded: p.recordedHash,
       keys: { hash: Annotation.nodePoolHash, version: Annotation.nodePoolHashVersion },
-      claims: snapshot.nodeClaims.filter((c) => c.nodePool === p.name),
+      claims: byPool.get(p.name) ?? [],
     })),
     ...snapshot.nodeClasses.map((c) => ({
       kind: 'EC2NodeClass' as const,
@@ -40,7 +52,7 @@ export async function reconcileHashStamps(deps: Pick<LifecycleDeps, 'cluster' | 
       version: NodeClassHashVersion,
       recorded: c.recordedHash,
       keys: { hash: Annotation.nodeClassHash, version: Annotation.nodeClassHashVersion },
-      claims: snapshot.nodeClaims.filter((x) => x.spec.nodeClassRef.name === c.name),
+      claims: byClass.get(c.name) ?? [],
     })),
   ];
   const written: string[] = [];

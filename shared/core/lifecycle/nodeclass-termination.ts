@@ -6,14 +6,10 @@
  */
 import type { EC2NodeClass } from '../model/karpenter';
 import { Finalizer } from '../model/labels';
+import { prettySlice } from '../model/pretty';
 import type { ClusterSnapshot } from '../ports';
 import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
-
-/** Karpenter's PrettySlice: the first five names, then how many more. */
-function pretty(names: string[]): string {
-  return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} other(s)`;
-}
 
 /** Adds or releases the finalizer of each node class; returns the classes released. */
 export async function reconcileNodeClassFinalizers(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterSnapshot): Promise<string[]> {
@@ -43,7 +39,7 @@ async function reconcileOne(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapsh
         object: { kind: 'EC2NodeClass', name: nc.name, ...(nc.uid ? { uid: nc.uid } : {}) },
         type: 'Normal',
         reason: 'WaitingOnNodeClaimTermination',
-        message: `Waiting on NodeClaim termination for ${pretty(users.sort())}`,
+        message: `Waiting on NodeClaim termination for ${prettySlice(users.sort())}`,
         dedupeSeconds: 600,
       },
     ]);

@@ -9,6 +9,7 @@ import type { NodeClaim, NodePool } from '../model/karpenter';
 import type { Pod } from '../model/kube';
 import type { ClusterSnapshot } from '../ports';
 import type { Plan, PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
+import { prettySlice } from '../model/pretty';
 import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import { instanceTypesByPool, provisionablePods } from './provisionable';
@@ -171,11 +172,7 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
       nodeclaim: claim.name,
       nodepool: planned.nodePool,
       requests: planned.requests,
-      'instance-types':
-        planned.instanceTypes
-          .slice(0, 5)
-          .map((t) => t.name)
-          .join(', ') + (planned.instanceTypes.length > 5 ? ` and ${planned.instanceTypes.length - 5} other(s)` : ''),
+      'instance-types': prettySlice(planned.instanceTypes.map((t) => t.name)),
     });
     await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
     deps.metrics.count('karpenter_nodeclaims_created_total', {

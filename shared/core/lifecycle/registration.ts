@@ -2,7 +2,7 @@
 import { DeadlineExceededError } from '../errors';
 import type { Node, Taint } from '../model/kube';
 import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
-import { Annotation, Label, TaintKey } from '../model/labels';
+import { Annotation, EphemeralTaintKeys, Label, TaintKey } from '../model/labels';
 import { condition, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import { claimStep, recordEvents } from './events';
@@ -113,13 +113,11 @@ export async function initializeNode(
   return { ...base, initialized: true };
 }
 
-const EPHEMERAL_TAINTS: readonly string[] = [TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered];
-
 function notInitializedReason(node: Node, claim: NodeClaim): string | undefined {
   if (!node.ready) return 'node Ready';
   const startup = node.taints.find((t) => claim.spec.startupTaints.some((s) => sameTaint(s, t)));
   if (startup) return `startup taint ${startup.key}`;
-  const ephemeral = node.taints.find((t) => EPHEMERAL_TAINTS.includes(t.key));
+  const ephemeral = node.taints.find((t) => EphemeralTaintKeys.has(t.key));
   if (ephemeral) return `taint ${ephemeral.key}`;
   for (const [resource, qty] of Object.entries(claim.spec.resources.requests)) {
     if (resource.includes('/') && qty > 0 && !(node.allocatable[resource] > 0)) return `allocatable ${resource}`;

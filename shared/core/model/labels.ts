@@ -130,6 +130,9 @@ export const TaintKey = {
   unschedulable: 'node.kubernetes.io/unschedulable',
 } as const;
 
+/** Taints a new node carries until kubelet and registration are done (Karpenter's known ephemeral taints). */
+export const EphemeralTaintKeys: ReadonlySet<string> = new Set([TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered]);
+
 export const Finalizer = { termination: 'karpenter.sh/termination', nodeClassTermination: 'karpenter.k8s.aws/termination' } as const;
 
 export const CapacityType = { onDemand: 'on-demand', spot: 'spot', reserved: 'reserved' } as const;

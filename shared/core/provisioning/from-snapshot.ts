@@ -7,7 +7,7 @@ import { isProvisionable } from '../lifecycle/provisionable';
 import type { DaemonSet, Node, Pod } from '../model/kube';
 import { NodePoolHashVersion, nodePoolHash } from '../model/hash';
 import { conditionIsTrue, type NodeClaim, type NodePool } from '../model/karpenter';
-import { Annotation, Finalizer, Label, TaintKey } from '../model/labels';
+import { Annotation, EphemeralTaintKeys, Finalizer, Label, TaintKey } from '../model/labels';
 import type { ResourceList } from '../model/resources';
 import type { ClusterSnapshot } from '../ports/cluster-client';
 import { Requirements } from '../scheduling/requirements';
@@ -18,9 +18,6 @@ export interface FromSnapshotOptions extends SchedulingOptions {
   /** Pods to place; default: Karpenter's provisionable pods plus reschedulable pods of deleting nodes. */
   pendingPods?: Pod[];
 }
-
-/** Taints every new node carries until kubelet and registration are done (Karpenter's known ephemeral taints). */
-const EPHEMERAL_TAINT_KEYS: ReadonlySet<string> = new Set([TaintKey.notReady, TaintKey.unreachable, TaintKey.uninitialized, TaintKey.unregistered]);
 
 const isTerminal = (p: Pod) => p.phase === 'Succeeded' || p.phase === 'Failed';
 
@@ -104,7 +101,7 @@ export function existingNodesFromSnapshot(snapshot: ClusterSnapshot, instanceTyp
     out.push({
       name: n.name,
       labels: unregistered ? { ...claim.labels, [Label.nodePool]: claim.nodePool, [Label.hostname]: n.name } : n.labels,
-      taints: initialized ? taints : taints.filter((t) => !startup.has(`${t.key}:${t.effect}`) && !(managed && EPHEMERAL_TAINT_KEYS.has(t.key))),
+      taints: initialized ? taints : taints.filter((t) => !startup.has(`${t.key}:${t.effect}`) && !(managed && EphemeralTaintKeys.has(t.key))),
       allocatable: initialized ? n.allocatable : fillFromClaim(n.allocatable, claim?.status.allocatable),
       capacity: initialized ? n.capacity : fillFromClaim(n.capacity, claim?.status.capacity),
       pods: podsByNode.get(n.name) ?? [],
