@@ -55,6 +55,7 @@ const SourceEntry = z.object({
   acceleratorName: nullableString,
   acceleratorManufacturer: nullableString,
   branchENIs: z.number().int().nonnegative().nullable().optional(),
+  networkCards: z.number().int().positive().nullable(),
   specSource: z.string().min(1),
 });
 type SourceEntry = z.infer<typeof SourceEntry>;
@@ -113,7 +114,7 @@ function provenance(entries: SourceEntry[], encoded: EncodedCatalog, sha256: str
 - Regenerate: \`${COMMAND}\`
 - Entries: ${entries.length} instance types (sorted by name), ${priced} with an on-demand price.
 - Kept fields: the fields of \`CatalogEntry\` (shared/core/instance-types/types.ts) plus \`specSource\`;
-  \`branchENIs\` is 0 where the source has none. The source's \`maxENIsAllCards\`, \`networkCards\` and
+  \`branchENIs\` is 0 where the source has none. The source's \`maxENIsAllCards\` and
   \`trunkingCompatible\` are not kept. No value is changed, estimated or added by the generator.
 - Spot prices are not part of the catalog: they come from DescribeSpotPriceHistory at run time or from
   nodewright's documented estimate (docs/instance-types.md).

@@ -1,5 +1,5 @@
 /**
- * The columnar form of the bundled instance-type catalog (ec2-instance-types.json, version 2), and its exact
+ * The columnar form of the bundled instance-type catalog (ec2-instance-types.json, version 3), and its exact
  * inverse. The generator (scripts/generate-catalog.ts) encodes the entries; loadCatalog() decodes them once.
  * The entries that come out are the ones that went in: same fields in the same order, same values, same entry
  * order. decodeCatalog is all a bundle needs; encodeCatalog is only imported by the generator and the tests, so
@@ -19,7 +19,7 @@
  */
 import type { CatalogEntry } from '../core/instance-types/types';
 
-export const CATALOG_FORMAT_VERSION = 2;
+export const CATALOG_FORMAT_VERSION = 3;
 
 type Value = string | number | boolean | null;
 type Cell = Value | Value[];
@@ -63,6 +63,7 @@ export const CATALOG_FIELDS = [
   'acceleratorName',
   'acceleratorManufacturer',
   'branchENIs',
+  'networkCards',
   'specSource',
 ] as const;
 
@@ -89,6 +90,7 @@ const LAYOUT = {
     'networkBandwidthMbps',
     'onDemandUsdPerHour',
     'branchENIs',
+    'networkCards',
     'gpuCount',
     'gpuMemoryMiB',
     'gpuManufacturer',
@@ -100,7 +102,17 @@ const LAYOUT = {
   ],
   dicts: ['memoryMiB', 'arch', 'hypervisor', 'networkBandwidthMbps', 'gpuManufacturer', 'gpuName', 'specSource', 'acceleratorName', 'acceleratorManufacturer'],
   maps: ['onDemandUsdPerHour'],
-  defaults: ['gpuCount', 'gpuMemoryMiB', 'gpuManufacturer', 'gpuName', 'specSource', 'acceleratorCount', 'acceleratorName', 'acceleratorManufacturer'],
+  defaults: [
+    'networkCards',
+    'gpuCount',
+    'gpuMemoryMiB',
+    'gpuManufacturer',
+    'gpuName',
+    'specSource',
+    'acceleratorCount',
+    'acceleratorName',
+    'acceleratorManufacturer',
+  ],
 };
 
 function isValue(v: unknown): v is Value {
@@ -256,6 +268,7 @@ export function decodeCatalog(c: EncodedCatalog): CatalogEntry[] {
   const acceleratorName = columnReader(c, 'acceleratorName');
   const acceleratorManufacturer = columnReader(c, 'acceleratorManufacturer');
   const branchENIs = columnReader(c, 'branchENIs');
+  const networkCards = columnReader(c, 'networkCards');
   const specSource = columnReader(c, 'specSource');
   const exceptions = new Map(Object.entries(c.exceptions));
   for (const [n, exc] of exceptions) {
@@ -296,6 +309,7 @@ export function decodeCatalog(c: EncodedCatalog): CatalogEntry[] {
       acceleratorName: acceleratorName(row),
       acceleratorManufacturer: acceleratorManufacturer(row),
       branchENIs: branchENIs(row),
+      networkCards: networkCards(row),
       specSource: specSource(row),
     };
     const exc = exceptions.get(n);

@@ -5,7 +5,7 @@
  * Pure and fast: per-entry work that does not depend on the call (resources, base labels, exoticness, spot
  * estimates, label objects) is computed once per entry object and reused; entries are treated as immutable.
  */
-import type { EC2NodeClass } from '../model/karpenter';
+import type { EC2NodeClass, NetworkInterface } from '../model/karpenter';
 import type { OfferingKey } from '../ports/state-store';
 import { computeResources, entryResources, type EntryResources } from './capacity';
 import { entryLabels, labelsMatch, withContextLabels } from './labels';
@@ -88,7 +88,24 @@ function isCompatible(e: CatalogEntry, p: BuildProfile, labels: Record<string, s
   if (p.traits.os === 'windows' && e.arch !== 'amd64') return false;
   // AL2023 does not support a1 (Karpenter's amiFamilyCompatibility).
   if (p.traits.family === 'AL2023' && e.family === 'a1') return false;
+  if (p.networkInterfaces && !supportsNetworkInterfaces(e, p.networkInterfaces)) return false;
   return !p.amiRequirements || p.amiRequirements.some((reqs) => labelsMatch(labels, reqs));
+}
+
+/**
+ * Karpenter's network-interface compatibility: the type supports ENA, has each configured network card and device
+ * index, and at least as many EFA interfaces as the node class's efa-only ones. A card's interface count is the live
+ * answer's; the bundled catalog knows the default card's only (`maxENIs`), which is used for the others too.
+ */
+function supportsNetworkInterfaces(e: CatalogEntry, nics: readonly NetworkInterface[]): boolean {
+  if (e.enaUnsupported) return false;
+  const cards = e.networkCards ?? 1;
+  for (const n of nics) {
+    if (n.networkCardIndex >= cards) return false;
+    if (n.deviceIndex >= (e.networkCardMaxENIs?.[n.networkCardIndex] ?? e.maxENIs)) return false;
+  }
+  const efas = nics.filter((n) => n.interfaceType === 'efa-only').length;
+  return efas === 0 || efas <= (e.efaMax ?? 0);
 }
 
 function zoneIdMap(opts: BuildInstanceTypesOptions): Map<string, string> {

@@ -45,10 +45,14 @@ function acceleratorResources(e: CatalogEntry): ResourceList {
   return r;
 }
 
-/** Pods the VPC CNI allows: usableENIs × (IPv4PerENI − 1) + 2 on the default network card. */
-function eniLimitedPods(e: CatalogEntry, reservedENIs: number): number {
+/**
+ * Pods the VPC CNI allows: usableENIs × (IPv4PerENI − 1) + 2 on the default network card, where an `efa-only`
+ * interface of the node class on card 0 takes an ENI without any IP address.
+ */
+function eniLimitedPods(e: CatalogEntry, p: BuildProfile): number {
   if (!(e.maxENIs > 0 && e.ipv4PerENI > 0)) return e.maxPodsEni;
-  const usable = Math.max(e.maxENIs - reservedENIs, 0);
+  const efaOnly = (p.networkInterfaces ?? []).filter((n) => n.networkCardIndex === 0 && n.interfaceType === 'efa-only').length;
+  const usable = Math.max(e.maxENIs - p.reservedENIs - efaOnly, 0);
   if (usable === 0) return 0;
   return usable * (e.ipv4PerENI - 1) + 2;
 }
@@ -87,7 +91,7 @@ export function entryResources(e: CatalogEntry): EntryResources {
 export function computeResources(e: CatalogEntry, s: EntryResources, p: BuildProfile): ComputedResources {
   const memory = memoryCapacity(e, p.vmOverheadPercent);
   const storage = p.raid0 && (e.localNvmeGB ?? 0) > 0 ? (e.localNvmeGB ?? 0) * 1e9 : p.ephemeralBytes;
-  const eniPods = eniLimitedPods(e, p.reservedENIs);
+  const eniPods = eniLimitedPods(e, p);
   let pods = p.maxPods !== undefined ? p.maxPods : p.traits.eniLimitedPods ? eniPods : 110;
   if (p.podsPerCore !== undefined && p.podsPerCore > 0 && p.traits.podsPerCore) pods = Math.min(pods, p.podsPerCore * e.vcpu);
 
@@ -98,6 +102,12 @@ export function computeResources(e: CatalogEntry, s: EntryResources, p: BuildPro
     [Resource.pods]: pods,
     ...s.extended,
   };
+  // networkInterfaces on the node class decide the EFA count: its efa-only interfaces, not the type's maximum.
+  if (p.networkInterfaces) {
+    const efas = p.networkInterfaces.filter((n) => n.interfaceType === 'efa-only').length;
+    if (efas > 0) capacity[Resource.efa] = efas;
+    else delete capacity[Resource.efa];
+  }
   // Windows nodes advertise their secondary IPv4 addresses (the VPC resource controller's IPv4 per ENI − 1).
   if (p.traits.os === 'windows' && e.ipv4PerENI > 1) capacity[Resource.privateIPv4Address] = e.ipv4PerENI - 1;
 

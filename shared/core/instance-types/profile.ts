@@ -3,7 +3,7 @@
  * (docs/karpenter-reference.md §3.1): AMI family traits, kubelet settings, the ephemeral volume and the eviction thresholds.
  */
 import type { NodeSelectorRequirement } from '../model/kube';
-import type { EC2NodeClass } from '../model/karpenter';
+import type { EC2NodeClass, NetworkInterface } from '../model/karpenter';
 import { parseBytes } from '../model/quantity';
 import type { ResourceList } from '../model/resources';
 import { amiFamilyTraits, type AmiFamilyTraits } from './ami-family';
@@ -32,6 +32,8 @@ export interface BuildProfile {
   ephemeralBytes: number;
   /** Resolved AMIs' requirements; a type is compatible when it matches any of them. Absent = all compatible. */
   amiRequirements?: NodeSelectorRequirement[][];
+  /** EC2NodeClass spec.networkInterfaces, when set: they decide compatibility, the EFA count and the ENIs left for pods. */
+  networkInterfaces?: readonly NetworkInterface[];
 }
 
 function parseThreshold(nodeClass: string, signal: string, value: string): Threshold {
@@ -84,5 +86,6 @@ export function resolveProfile(nodeClass: EC2NodeClass | undefined, vmOverheadPe
     raid0: nodeClass?.instanceStorePolicy === 'RAID0',
     ephemeralBytes: ephemeralVolumeBytes(nodeClass, traits),
     amiRequirements,
+    ...(nodeClass?.networkInterfaces ? { networkInterfaces: nodeClass.networkInterfaces } : {}),
   };
 }

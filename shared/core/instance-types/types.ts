@@ -70,6 +70,12 @@ export interface CatalogEntry {
   acceleratorManufacturer: string | null;
   /** Branch ENIs for security groups for pods (`vpc.amazonaws.com/pod-eni`); 0/absent when not trunking-compatible. */
   branchENIs?: number;
+  /** Network cards (DescribeInstanceTypes' NetworkInfo.NetworkCards); absent or null (unknown) = 1. Checked against EC2NodeClass networkInterfaces. */
+  networkCards?: number | null;
+  /** Network interfaces per card, by card index (live answer only; the bundled catalog knows the default card's, `maxENIs`). */
+  networkCardMaxENIs?: number[];
+  /** The type has no ENA support (`EnaSupport: unsupported`): no EC2NodeClass networkInterfaces can be configured on it. */
+  enaUnsupported?: boolean;
   /** Where the vcpu/memory/arch/GPU values came from, e.g. `karpenter-docs@692ccdd0` (see shared/catalog/PROVENANCE.md). */
   specSource?: string;
   /** Sold as spot (DescribeInstanceTypes' SupportedUsageClasses); absent in the bundled catalog (offerings.ts decides). */

@@ -3,7 +3,7 @@
  * EC2NodeClass at launch; a different hash later means the node drifted (NodePoolDrifted / NodeClassDrift).
  * FNV-1a 64 over canonical JSON (object keys sorted, undefined dropped), printed as an unsigned decimal.
  */
-import type { EC2NodeClass, NodePool } from './karpenter';
+import type { EC2NodeClass, NetworkInterface, NodePool } from './karpenter';
 
 /** Bumped whenever the hashed field set changes, like karpenter.sh/nodepool-hash-version. */
 export const NodePoolHashVersion = 'v3';
@@ -55,10 +55,12 @@ export function nodePoolHash(pool: Pick<NodePool, 'template'>): string {
 
 /**
  * Hash of what drives NodeClassDrift: userData, tags, block device mappings, metadata options, kubelet,
- * role / instanceProfile, amiFamily, detailed monitoring, public IP, instance store policy and context.
+ * role / instanceProfile, amiFamily, detailed monitoring, public IP, instance store policy, network interfaces and context.
  * Selector terms are left out (AMI, subnet and security-group drift compare resolved status instead), as
  * are status, name and uid.
  */
+const byCardAndDevice = (a: NetworkInterface, b: NetworkInterface) => a.networkCardIndex - b.networkCardIndex || a.deviceIndex - b.deviceIndex;
+
 export function nodeClassHash(nodeClass: EC2NodeClass): string {
   return fnv1a64(
     canonicalJson({
@@ -73,6 +75,8 @@ export function nodeClassHash(nodeClass: EC2NodeClass): string {
       detailedMonitoring: nodeClass.detailedMonitoring,
       associatePublicIPAddress: nodeClass.associatePublicIPAddress,
       instanceStorePolicy: nodeClass.instanceStorePolicy,
+      // A set, as Karpenter hashes it (SlicesAsSets): the order the interfaces are listed in drifts nothing.
+      networkInterfaces: nodeClass.networkInterfaces && [...nodeClass.networkInterfaces].sort(byCardAndDevice),
       context: nodeClass.context,
     }),
   );

@@ -140,6 +140,13 @@ export interface BlockDeviceMapping {
 
 export type AmiFamily = 'AL2' | 'AL2023' | 'Bottlerocket' | 'Custom' | 'Windows2019' | 'Windows2022' | 'Windows2025';
 
+/** One interface of EC2NodeClass spec.networkInterfaces. */
+export interface NetworkInterface {
+  networkCardIndex: number;
+  deviceIndex: number;
+  interfaceType: 'interface' | 'efa-only';
+}
+
 export interface EC2NodeClass {
   name: string;
   uid?: string;
@@ -163,6 +170,8 @@ export interface EC2NodeClass {
   associatePublicIPAddress?: boolean;
   detailedMonitoring?: boolean;
   instanceStorePolicy?: 'RAID0';
+  /** spec.networkInterfaces: absent = one primary interface (and EFA interfaces when a claim requests `vpc.amazonaws.com/efa`). */
+  networkInterfaces?: NetworkInterface[];
   context?: string;
   hash?: string;
   /** The hash and hash version recorded on the class's own metadata.annotations (garbage collection keeps them). */

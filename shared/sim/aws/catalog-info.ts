@@ -50,9 +50,12 @@ export function instanceTypeInfo(e: CatalogEntry): InstanceTypeInfo {
       DefaultNetworkCardIndex: 0,
       ...(e.encryptionInTransit !== undefined ? { EncryptionInTransitSupported: e.encryptionInTransit } : {}),
       ...(e.efaMax ? { EfaSupported: true, EfaInfo: { MaximumEfaInterfaces: e.efaMax } } : {}),
-      NetworkCards: [
-        { NetworkCardIndex: 0, MaximumNetworkInterfaces: e.maxENIs, ...(e.networkBandwidthMbps ? { PeakBandwidthInGbps: e.networkBandwidthMbps / 1000 } : {}) },
-      ],
+      // The bundled catalog knows how many cards a type has and the default card's interfaces: the others get as many.
+      NetworkCards: Array.from({ length: e.networkCards ?? 1 }, (_, i) => ({
+        NetworkCardIndex: i,
+        MaximumNetworkInterfaces: e.networkCardMaxENIs?.[i] ?? e.maxENIs,
+        ...(i === 0 && e.networkBandwidthMbps ? { PeakBandwidthInGbps: e.networkBandwidthMbps / 1000 } : {}),
+      })),
     },
   };
 }

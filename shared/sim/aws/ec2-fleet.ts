@@ -5,6 +5,7 @@
 import type { CreateFleetCommand, CreateFleetError, CreateFleetInstance } from '@aws-sdk/client-ec2';
 import { tagRecord } from './filters';
 import { hashHex, type Ec2World, type SimInstance } from './ec2-world';
+import type { SimLaunchTemplate } from './ec2-resources';
 
 interface FleetCandidate {
   template: string;
@@ -12,6 +13,23 @@ interface FleetCandidate {
   subnetId: string;
   zone: string;
   price: number;
+}
+
+const efaDevices = (nics: SimLaunchTemplate['networkInterfaces']) => (nics ?? []).filter((n) => n.type === 'efa' || n.type === 'efa-only').length;
+
+/** What EC2 refuses in a template's interfaces for a type: a network card or device index it lacks, more EFA devices than it has. */
+function interfaceProblem(world: Ec2World, type: string, nics: SimLaunchTemplate['networkInterfaces']): string | undefined {
+  if (!nics?.length) return undefined;
+  const e = world.catalogEntry(type);
+  const cards = e?.networkCards ?? 1;
+  for (const n of nics) {
+    if (n.card >= cards) return `Network card index ${n.card} is not supported for instance type ${type}.`;
+    if (n.device >= (e?.networkCardMaxENIs?.[n.card] ?? e?.maxENIs ?? 1))
+      return `Device index ${n.device} is not supported on network card ${n.card} for ${type}.`;
+  }
+  if (efaDevices(nics) > (e?.efaMax ?? 0))
+    return `The requested instance type ${type} does not support ${efaDevices(nics)} Elastic Fabric Adapter interface(s).`;
+  return undefined;
 }
 
 /** Every override of the request checked: those that can launch now, with their price, and an error for each that cannot. */
@@ -52,7 +70,10 @@ function fleetCandidates(
         continue;
       }
       const price = subnet ? world.price(type, subnet.zone, capacityType) : undefined;
-      if (!subnet || price === undefined) {
+      const nicProblem = interfaceProblem(world, type, lt.networkInterfaces);
+      if (nicProblem) {
+        errors.push({ ErrorCode: 'InvalidParameterCombination', ErrorMessage: nicProblem, LaunchTemplateAndOverrides: overrides, Lifecycle: capacityType });
+      } else if (!subnet || price === undefined) {
         errors.push({
           ErrorCode: 'Unsupported',
           ErrorMessage: `Your requested instance type (${type}) is not supported in your requested Availability Zone.`,
@@ -98,6 +119,7 @@ export function createFleet(world: Ec2World, input: CreateFleetCommand['input'])
     securityGroupIds: lt?.securityGroupIds ?? [],
     tags,
     ...(lt?.userData ? { userData: lt.userData } : {}),
+    ...(efaDevices(lt?.networkInterfaces) ? { efaInterfaces: efaDevices(lt?.networkInterfaces) } : {}),
     ...(token ? { clientToken: token } : {}),
   });
   return fleetAnswer(instance, errors, input);

@@ -160,6 +160,15 @@ function installLaunchTemplates(on: On, world: () => Ec2World): void {
       securityGroupIds: sgs,
       tags: tagRecord(input.TagSpecifications?.[0]?.Tags),
       ...(d.IamInstanceProfile?.Name ? { instanceProfile: d.IamInstanceProfile.Name } : {}),
+      ...(d.NetworkInterfaces?.some((n) => n.InterfaceType)
+        ? {
+            networkInterfaces: d.NetworkInterfaces.map((n) => ({
+              card: n.NetworkCardIndex ?? 0,
+              device: n.DeviceIndex ?? 0,
+              type: n.InterfaceType ?? 'interface',
+            })),
+          }
+        : {}),
       createdMs: w.opts.clock.now(),
     };
     w.launchTemplates.set(name, lt);

@@ -30,6 +30,8 @@ export interface SimLaunchTemplate {
   tags: Record<string, string>;
   instanceProfile?: string;
   createdMs?: number;
+  /** LaunchTemplateData.NetworkInterfaces beyond the primary one: checked against the type at launch. */
+  networkInterfaces?: { card: number; device: number; type: string }[];
 }
 
 /** An IAM instance profile (IAM is global; the simulated account has one world). At most one role, as in IAM. */

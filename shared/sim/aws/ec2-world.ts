@@ -30,6 +30,8 @@ export interface SimInstance {
   privateDnsName: string;
   pricePerHour: number;
   userData?: string;
+  /** EFA devices attached (the launch template's efa and efa-only interfaces): what the EFA device plugin advertises. */
+  efaInterfaces?: number;
   clientToken?: string;
   interruptedAtMs?: number;
   shuttingDownAtMs?: number;

@@ -9,6 +9,7 @@ import { parse as parseToml } from 'smol-toml';
 import { buildInstanceTypes } from '../../core/instance-types/build';
 import { Label, TaintKey } from '../../core/model/labels';
 import { formatResource } from '../../core/model/quantity';
+import { Resource } from '../../core/model/resources';
 import type { Taint, TaintEffect } from '../../core/model/kube';
 import type { Ec2World, SimInstance } from '../aws/ec2-world';
 import type { KubeStore } from '../kube/store';
@@ -75,6 +76,8 @@ export function nodeObjectFor(world: Ec2World, i: SimInstance, nowIso: string): 
     capacity.pods = kubelet.maxPods;
     allocatable.pods = kubelet.maxPods;
   }
+  // The EFA device plugin advertises the EFA devices attached at launch, not what the type could take.
+  capacity[Resource.efa] = allocatable[Resource.efa] = i.efaInterfaces ?? 0;
   const fmt = (r: Record<string, number>) =>
     Object.fromEntries(
       Object.entries(r)

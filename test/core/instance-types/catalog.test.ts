@@ -65,6 +65,7 @@ const entry = (name: string, over: Partial<CatalogEntry> = {}): CatalogEntry => 
     acceleratorName: null,
     acceleratorManufacturer: null,
     branchENIs: 0,
+    networkCards: 1,
     specSource: 'karpenter-docs@692ccdd0',
   };
   return { ...base, ...over };
@@ -119,16 +120,19 @@ describe('bundled instance-type catalog', () => {
     expect(e.maxPodsEni).toBe(e.maxENIs * (e.ipv4PerENI - 1) + 2);
   });
 
-  it('should decode to the entries of the version-1 file, field for field and in the same key order', () => {
+  it('should decode to the entries of the version-1 file, field for field and in the same key order, plus the network cards', () => {
     // Prepare
     const expected = VERSION_1_ENTRIES.map((l) => JSON.parse(l) as CatalogEntry);
 
-    // Act
+    // Act: the version-1 fields (networkCards came with version 3)
     const decoded = expected.map((e) => fileFields(findCatalogEntry(e.name) as CatalogEntry));
+    const v1Fields = decoded.map(({ networkCards: _cards, ...rest }) => rest);
 
     // Assess
-    expect(decoded).toEqual(expected);
-    expect(decoded.map((e) => JSON.stringify(e))).toEqual(VERSION_1_ENTRIES);
+    expect(v1Fields).toEqual(expected);
+    expect(v1Fields.map((e) => JSON.stringify(e))).toEqual(VERSION_1_ENTRIES);
+    expect(decoded.map((e) => e.networkCards)).toEqual([1, null, 1, 1, 1, 1]);
+    expect(findCatalogEntry('p5.48xlarge')?.networkCards).toBe(32);
   });
 
   it('should be stored in the columnar form, whose decoding encodes back to the same file', () => {
@@ -215,6 +219,7 @@ describe('bundled instance-type catalog', () => {
         acceleratorName: fc.option(str),
         acceleratorManufacturer: fc.option(str),
         branchENIs: fc.integer({ min: 0, max: 120 }),
+        networkCards: fc.option(fc.integer({ min: 1, max: 32 })),
         specSource: str,
       })
       .map((r) => {

@@ -82,6 +82,14 @@ function labelAttributes(info: InstanceTypeInfo): Partial<CatalogEntry> {
   if (info.NitroEnclavesSupport !== undefined) out.nitroEnclaves = info.NitroEnclavesSupport === 'supported';
   const efa = info.NetworkInfo?.EfaInfo?.MaximumEfaInterfaces;
   if (efa) out.efaMax = efa;
+  const cards = info.NetworkInfo?.NetworkCards ?? [];
+  if (cards.length > 0) {
+    out.networkCards = cards.length;
+    const byIndex: number[] = [];
+    for (const [i, c] of cards.entries()) byIndex[c.NetworkCardIndex ?? i] = c.MaximumNetworkInterfaces ?? 0;
+    out.networkCardMaxENIs = Array.from(byIndex, (n) => n ?? 0);
+  }
+  if (info.NetworkInfo?.EnaSupport === 'unsupported') out.enaUnsupported = true;
   const cores = info.NeuronInfo?.NeuronDevices?.[0]?.CoreInfo?.Count;
   if (cores) out.neuronCoresPerDevice = cores;
   return out;

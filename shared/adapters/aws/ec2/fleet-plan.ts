@@ -13,11 +13,19 @@ export interface PlannedOverride {
   zone: string;
   subnetId: string;
   arch: 'amd64' | 'arm64';
-  /** The AMI this type launches with; one launch template per AMI. */
+  /** The AMI this type launches with; one launch template per AMI (and EFA count). */
   imageId: string;
+  /**
+   * EFA interfaces the launch template attaches: the type's `vpc.amazonaws.com/efa` when the claim requests EFA and
+   * the node class lists no networkInterfaces of its own (Karpenter's getEFACountForInstance); else 0.
+   */
+  efaCount: number;
   capacityType: CapacityTypeValue;
   price: number;
 }
+
+/** The launch template an override uses: one per AMI and EFA count. */
+export const templateKey = (o: Pick<PlannedOverride, 'imageId' | 'efaCount'>): string => (o.efaCount > 0 ? `${o.imageId}+efa${o.efaCount}` : o.imageId);
 
 export interface FleetPlan {
   capacityType: CapacityTypeValue;
@@ -78,6 +86,7 @@ export function planFleet(
     ),
   );
 
+  const efaWanted = !req.nodeClass.networkInterfaces && (req.nodeClaim.spec.resources.requests[Resource.efa] ?? 0) > 0;
   let types = req.instanceTypes.filter((t) => typeNames.has(t.name) && imageFor(t) !== undefined);
   const candidates = (list: typeof types) =>
     list.flatMap((t) =>
@@ -89,6 +98,7 @@ export function planFleet(
           subnetId: subnetsByZone.get(o.zone)!.id,
           arch: t.arch,
           imageId: imageFor(t)!,
+          efaCount: efaWanted ? (t.capacity[Resource.efa] ?? 0) : 0,
           capacityType: o.capacityType,
           price: o.price,
         })),

@@ -5,7 +5,7 @@ import type { OfferingKey } from '../../../core/ports/state-store';
 import { CapacityType, type CapacityTypeValue } from '../../../core/model/labels';
 import { IceErrorCodes, SPOT_ROLE_MISSING } from '../errors';
 import { recordToTags } from './tags';
-import type { FleetPlan, PlannedOverride } from './fleet-plan';
+import { templateKey, type FleetPlan, type PlannedOverride } from './fleet-plan';
 
 /** CreateFleet client tokens are at most 64 ASCII characters. */
 const MAX_CLIENT_TOKEN_LENGTH = 64;
@@ -21,7 +21,7 @@ export function clientTokenFor(nodeClaimName: string, suffix = ''): string {
   return `${nodeClaimName.slice(0, MAX_CLIENT_TOKEN_LENGTH - hash.length - 1 - suffix.length)}-${hash}${suffix}`;
 }
 
-/** The CreateFleet request: instant, one instance, overrides grouped per launch template (one per AMI). */
+/** The CreateFleet request: instant, one instance, overrides grouped per launch template (one per AMI and EFA count). */
 export function createFleetInput(
   req: LaunchRequest,
   plan: FleetPlan,
@@ -31,7 +31,7 @@ export function createFleetInput(
 ): CreateFleetCommandInput {
   const byTemplate = new Map<string, PlannedOverride[]>();
   for (const o of plan.overrides) {
-    const lt = templateByImage.get(o.imageId)!;
+    const lt = templateByImage.get(templateKey(o))!;
     byTemplate.set(lt, [...(byTemplate.get(lt) ?? []), o]);
   }
   const spot = plan.capacityType === CapacityType.spot;

@@ -20,6 +20,8 @@ export interface LaunchTemplateInput {
   securityGroupIds: string[];
   instanceProfile: string;
   userData: string;
+  /** EFA interfaces to attach when the node class lists no networkInterfaces (a claim that requests EFA); 0 or absent: none. */
+  efaCount?: number;
   /** Tags on the launch template itself (ownership, node class, node pool). */
   tags: Record<string, string>;
 }
@@ -72,10 +74,40 @@ function launchTemplateData(input: LaunchTemplateInput): RequestLaunchTemplateDa
     },
     BlockDeviceMappings: blockDevices(nc),
     Monitoring: { Enabled: nc.detailedMonitoring ?? false },
-    ...(nc.associatePublicIPAddress !== undefined
-      ? { NetworkInterfaces: [{ DeviceIndex: 0, AssociatePublicIpAddress: nc.associatePublicIPAddress, Groups: sgs }] }
-      : { SecurityGroupIds: sgs }),
+    ...networkInterfaces(nc, sgs, input.efaCount ?? 0),
   };
+}
+
+/**
+ * The template's interfaces, as Karpenter's launch templates have them: the node class's networkInterfaces (an
+ * efa-only interface gets no public IP), else one EFA interface per network card for a claim that requests EFA
+ * (device 0 on the first card, 1 on the others), else the primary interface only when a public IP choice needs it.
+ */
+function networkInterfaces(nc: EC2NodeClass, sgs: string[], efaCount: number): Pick<RequestLaunchTemplateData, 'NetworkInterfaces' | 'SecurityGroupIds'> {
+  const publicIp = nc.associatePublicIPAddress;
+  if (nc.networkInterfaces?.length) {
+    return {
+      NetworkInterfaces: nc.networkInterfaces.map((n) => ({
+        NetworkCardIndex: n.networkCardIndex,
+        DeviceIndex: n.deviceIndex,
+        InterfaceType: n.interfaceType,
+        Groups: sgs,
+        ...(n.interfaceType === 'interface' && publicIp !== undefined ? { AssociatePublicIpAddress: publicIp } : {}),
+      })),
+    };
+  }
+  if (efaCount > 0) {
+    return {
+      NetworkInterfaces: Array.from({ length: efaCount }, (_, i) => ({
+        NetworkCardIndex: i,
+        DeviceIndex: i === 0 ? 0 : 1,
+        InterfaceType: 'efa',
+        Groups: sgs,
+        ...(publicIp !== undefined ? { AssociatePublicIpAddress: publicIp } : {}),
+      })),
+    };
+  }
+  return publicIp !== undefined ? { NetworkInterfaces: [{ DeviceIndex: 0, AssociatePublicIpAddress: publicIp, Groups: sgs }] } : { SecurityGroupIds: sgs };
 }
 
 function launchTemplateName(data: RequestLaunchTemplateData, tags: Record<string, string>): string {

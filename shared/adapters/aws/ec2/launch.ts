@@ -14,7 +14,7 @@ import type { EksClusterInfo } from '../eks/describe-cluster';
 import { awsErrorCode, IceErrorCodes, LaunchTemplateNotFoundCodes, mapAwsError } from '../errors';
 import { amiFor } from './amis';
 import { clientTokenFor, createFleetInput, iceOfferings, launchedInstance } from './fleet';
-import { planFleet, type FleetPlan } from './fleet-plan';
+import { planFleet, templateKey, type FleetPlan } from './fleet-plan';
 import { describeInstances, providerIdFor } from './instances';
 import type { LaunchTemplates } from './launch-templates';
 import type { NodeClassResolver, ResolvedNodeClass } from './node-class-resolver';
@@ -166,10 +166,11 @@ export class FleetLauncher {
       [Tag.nodePool]: nodePool?.name ?? '',
     };
     const out = new Map<string, string>();
-    for (const imageId of new Set(plan.overrides.map((o) => o.imageId))) {
-      const input = { nodeClass, imageId, securityGroupIds: resolved.securityGroups.map((g) => g.id), instanceProfile, userData, tags: ltTags };
+    const wanted = new Map(plan.overrides.map((o) => [templateKey(o), o] as const));
+    for (const [key, { imageId, efaCount }] of wanted) {
+      const input = { nodeClass, imageId, efaCount, securityGroupIds: resolved.securityGroups.map((g) => g.id), instanceProfile, userData, tags: ltTags };
       if (recreate) this.deps.templates.invalidate(await this.deps.templates.nameFor(input));
-      out.set(imageId, await this.deps.templates.ensure(input));
+      out.set(key, await this.deps.templates.ensure(input));
     }
     return out;
   }

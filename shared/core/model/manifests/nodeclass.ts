@@ -5,6 +5,7 @@ import { nodeClassHash } from '../hash';
 import { Annotation } from '../labels';
 import { arr, obj, str, type Json, type ManifestContext } from './context';
 import { kubeletSchema, toKubelet } from './kubelet';
+import { networkInterfacesSchema } from './network-interfaces';
 import { nodeSelectorRequirement } from './scheduling-fields';
 import { parseOrThrow, positiveQuantity, requiredObject, stringish } from './zod-helpers';
 import { parseBytes } from '../quantity';
@@ -159,6 +160,7 @@ export const nodeClassSchema = z.object({
       associatePublicIPAddress: z.optional(z.boolean()),
       detailedMonitoring: z.optional(z.boolean()),
       instanceStorePolicy: z.optional(z.enum(['RAID0'])),
+      networkInterfaces: z.optional(networkInterfacesSchema),
       context: z.optional(z.string()),
     },
     'spec',
@@ -247,6 +249,7 @@ export function nodeClassFromKube(o: Json, ctx?: NodeClassOptions): EC2NodeClass
   if (s.associatePublicIPAddress !== undefined) nc.associatePublicIPAddress = s.associatePublicIPAddress;
   if (s.detailedMonitoring !== undefined) nc.detailedMonitoring = s.detailedMonitoring;
   if (s.instanceStorePolicy !== undefined) nc.instanceStorePolicy = s.instanceStorePolicy;
+  if (s.networkInterfaces !== undefined) nc.networkInterfaces = s.networkInterfaces.map((n) => ({ ...n }));
   if (s.context !== undefined) nc.context = s.context;
   const metadata = obj(o.metadata);
   const uid = str(metadata.uid);
