@@ -73,8 +73,8 @@ export class FakeCluster implements ClusterClient {
   async getNode(name: string) {
     return clone(this.nodes.get(name));
   }
-  async findNodeByProviderID(providerID: string) {
-    return clone([...this.nodes.values()].find((n) => n.providerID === providerID));
+  async findUnregisteredNode(providerID: string) {
+    return clone([...this.nodes.values()].find((n) => n.providerID === providerID && n.labels['karpenter.sh/registered'] === undefined));
   }
   async listPodsOnNode(nodeName: string) {
     return clone(this.pods.filter((p) => p.nodeName === nodeName));
@@ -200,6 +200,7 @@ export class FakeCluster implements ClusterClient {
     }
     if (patch.taints) n.taints = clone(patch.taints);
     if (patch.unschedulable !== undefined) n.unschedulable = patch.unschedulable;
+    if (patch.ownerReferences) n.ownerReferences = clone(patch.ownerReferences);
     if (patch.finalizers) {
       if (n.deletionTimestamp !== undefined && patch.finalizers.some((f) => !n.finalizers.includes(f)))
         throw new Error(`node ${name} is being deleted: no new finalizers`);

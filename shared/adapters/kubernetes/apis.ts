@@ -37,7 +37,7 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
   return {
     core: {
       readNode: (a: Named) => call<Json>('core.readNode', 'GET', `/api/v1/nodes/${seg(a.name)}`),
-      listNode: (p?: Paging) => list('core.listNode', '/api/v1/nodes', p),
+      listNode: (p: Paging & { labelSelector?: string } = {}) => list('core.listNode', '/api/v1/nodes', p, { labelSelector: p.labelSelector }),
       patchNode: (a: Named & { body: Json }) => call<Json>('core.patchNode', 'PATCH', `/api/v1/nodes/${seg(a.name)}`, undefined, a.body),
       deleteNode: (a: Named) => call<Json>('core.deleteNode', 'DELETE', `/api/v1/nodes/${seg(a.name)}`),
       listPodForAllNamespaces: (p: Paging & { fieldSelector?: string }) =>

@@ -3,6 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { NodeClaimNotFoundError } from '../../core/errors';
 import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
 import type { NodeClaim } from '../../core/model/karpenter';
+import { Label } from '../../core/model/labels';
 import type { Node, Pod } from '../../core/model/kube';
 import type { ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, NodePatch } from '../../core/ports/cluster-client';
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
@@ -55,9 +56,10 @@ export class KubeClusterClient implements ClusterClient {
     return n ? nodeFromKube(n) : undefined;
   }
 
-  async findNodeByProviderID(providerID: string): Promise<Node | undefined> {
-    // The API server has no field selector for spec.providerID on nodes: list and match.
-    const nodes = await listAll((c, l) => this.apis.core.listNode({ _continue: c, limit: l }), this.pageSize);
+  async findUnregisteredNode(providerID: string): Promise<Node | undefined> {
+    // The API server has no field selector for spec.providerID on nodes: list the unregistered ones and match.
+    const labelSelector = `!${Label.registered}`;
+    const nodes = await listAll((c, l) => this.apis.core.listNode({ labelSelector, _continue: c, limit: l }), this.pageSize);
     const hit = nodes.find((n) => (n.spec as Json | undefined)?.providerID === providerID);
     return hit ? nodeFromKube(hit) : undefined;
   }
@@ -196,6 +198,7 @@ export class KubeClusterClient implements ClusterClient {
     if (patch.labels) metadata.labels = patch.labels;
     if (patch.annotations) metadata.annotations = patch.annotations;
     if (patch.finalizers) metadata.finalizers = patch.finalizers.length > 0 ? patch.finalizers : null;
+    if (patch.ownerReferences) metadata.ownerReferences = patch.ownerReferences.length > 0 ? patch.ownerReferences : null;
     const spec: Json = {};
     if (patch.taints)
       spec.taints =

@@ -1,6 +1,6 @@
 /** Registration and initialization of a launched NodeClaim's Node (docs/karpenter-reference.md §6.2–6.4). */
 import { DeadlineExceededError } from '../errors';
-import type { Node, Taint } from '../model/kube';
+import type { Node, ObjectOwnerReference, Taint } from '../model/kube';
 import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
 import { Annotation, EphemeralTaintKeys, Label, TaintKey } from '../model/labels';
 import { condition, requireNodeClaim } from './claims';
@@ -38,6 +38,22 @@ function nodeAnnotationsFromClaim(claim: NodeClaim): Record<string, string> {
 }
 
 /**
+ * The claim's Node: by name once the claim records it (a GET), else among the nodes not yet registered (a label-selected
+ * list that grows with the nodes joining, not with the cluster). Either way its providerID must be the claim's.
+ */
+async function claimNode(deps: Pick<LifecycleDeps, 'cluster'>, claim: NodeClaim, providerID: string): Promise<Node | undefined> {
+  const named = claim.status.nodeName ? await deps.cluster.getNode(claim.status.nodeName) : undefined;
+  if (named?.providerID === providerID) return named;
+  return deps.cluster.findUnregisteredNode(providerID);
+}
+
+/** The node's owner references with its NodeClaim's (Karpenter's registration), blocking the claim's deletion until the node goes. */
+function withClaimOwner(node: Node, name: string, uid: string): ObjectOwnerReference[] {
+  const others = (node.ownerReferences ?? []).filter((r) => !(r.apiVersion === 'karpenter.sh/v1' && r.kind === 'NodeClaim' && r.uid === uid));
+  return [...others, { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name, uid, blockOwnerDeletion: true }];
+}
+
+/**
  * One registration check. When the claim's Node exists (matched by providerID): sync labels and taints onto
  * it (annotations too, see nodeAnnotationsFromClaim), remove `karpenter.sh/unregistered`, add the `karpenter.sh/termination` finalizer, label it registered
  * and set Registered=True. Past the deadline without a Node: `timedOut`, and the machine terminates the
@@ -49,7 +65,7 @@ export async function checkRegistration(
 ): Promise<RegistrationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
   const providerID = claim.status.providerID;
-  const node = providerID ? await deps.cluster.findNodeByProviderID(providerID) : undefined;
+  const node = providerID ? await claimNode(deps, claim, providerID) : undefined;
   const now = deps.clock.now();
   if (!node || !providerID) {
     return {
@@ -61,14 +77,17 @@ export async function checkRegistration(
     };
   }
   if (!conditionIsTrue(claim, 'Registered')) {
+    // The claim names its node first: once the node is labelled registered, the unregistered-node read no longer finds it.
+    if (claim.status.nodeName !== node.name) await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { nodeName: node.name });
     await deps.cluster.patchNode(node.name, {
       labels: { ...claim.labels, ...(claim.nodePool ? { [Label.nodePool]: claim.nodePool } : {}), [Label.registered]: 'true' },
       annotations: nodeAnnotationsFromClaim(claim),
       taints: syncedTaints(node, claim),
       // The API refuses new finalizers on an object being deleted; such a Node is on its way out anyway.
       ...(node.deletionTimestamp === undefined ? { finalizers: withTerminationFinalizer(node.finalizers) } : {}),
+      ...(claim.uid ? { ownerReferences: withClaimOwner(node, claim.name, claim.uid) } : {}),
     });
-    await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { nodeName: node.name, conditions: [condition('Registered', 'True', now)] });
+    await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { conditions: [condition('Registered', 'True', now)] });
     await recordEvents(deps, [claimStep(claim, 'Registered', `Registered node/${node.name}`)]);
     deps.metrics.count('karpenter_nodes_created_total', { nodepool: claim.nodePool, zone: node.labels[Label.zone] ?? claim.labels[Label.zone] ?? '' });
     deps.log.info('registered nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: node.name, 'provider-id': providerID });

@@ -154,6 +154,18 @@ export interface Node {
   creationTimestamp: EpochMs;
   deletionTimestamp?: EpochMs;
   finalizers: string[];
+  /** metadata.ownerReferences (registration adds the node's NodeClaim, as Karpenter does). */
+  ownerReferences?: ObjectOwnerReference[];
+}
+
+/** A full metadata.ownerReferences entry, for objects nodewright writes owners on. */
+export interface ObjectOwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  blockOwnerDeletion?: boolean;
+  controller?: boolean;
 }
 
 export interface DaemonSet {

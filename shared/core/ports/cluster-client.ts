@@ -1,4 +1,14 @@
-import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, StorageClass, Taint } from '../model/kube';
+import type {
+  DaemonSet,
+  Node,
+  ObjectOwnerReference,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  PodDisruptionBudget,
+  StorageClass,
+  Taint,
+} from '../model/kube';
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../model/karpenter';
 
 /**
@@ -39,13 +49,19 @@ export interface NodePatch {
   unschedulable?: boolean;
   /** Replaces metadata.finalizers (`[]` clears it). Computed from a fresh read; the API refuses additions while deleting. */
   finalizers?: string[];
+  /** Replaces metadata.ownerReferences, computed from a fresh read. */
+  ownerReferences?: ObjectOwnerReference[];
 }
 
 /** The Kubernetes API as nodewright uses it. Every write is idempotent. */
 export interface ClusterClient {
   snapshot(): Promise<ClusterSnapshot>;
   getNode(name: string): Promise<Node | undefined>;
-  findNodeByProviderID(providerID: string): Promise<Node | undefined>;
+  /**
+   * The Node with this providerID among the nodes not yet registered (no `karpenter.sh/registered` label): a label
+   * selector, so the read grows with the nodes joining, not with the cluster (the API has no providerID field selector).
+   */
+  findUnregisteredNode(providerID: string): Promise<Node | undefined>;
   listPodsOnNode(nodeName: string): Promise<Pod[]>;
   getNodeClaim(name: string): Promise<NodeClaim | undefined>;
   /** Creates the claim; if one with the same name exists, returns it unchanged. */

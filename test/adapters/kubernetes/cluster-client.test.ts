@@ -72,22 +72,25 @@ describe('KubeClusterClient against the fake API server', () => {
   });
 
   describe('reads', () => {
-    it('should find nodes by name and by providerID, and list the active pods on a node', async () => {
+    it('should find nodes by name and unregistered nodes by providerID, and list the active pods on a node', async () => {
       // Prepare
       put('v1', 'Node', nodeJson('node-a', { providerID: 'aws:///us-east-1a/i-0aaa' }));
       put('v1', 'Node', nodeJson('node-b', { providerID: 'aws:///us-east-1b/i-0bbb' }));
+      put('v1', 'Node', nodeJson('node-c', { providerID: 'aws:///us-east-1b/i-0ccc', labels: { 'karpenter.sh/registered': 'true' } }));
       put('v1', 'Pod', podJson('on-b', { nodeName: 'node-b' }), 'default');
       put('v1', 'Pod', podJson('finished', { nodeName: 'node-b', phase: 'Succeeded' }), 'default');
       put('v1', 'Pod', podJson('on-a', { namespace: 'kube-system', nodeName: 'node-a' }), 'kube-system');
       // Act
       const byName = await client.getNode('node-a');
       const missing = await client.getNode('nope');
-      const byProvider = await client.findNodeByProviderID('aws:///us-east-1b/i-0bbb');
+      const byProvider = await client.findUnregisteredNode('aws:///us-east-1b/i-0bbb');
+      const registered = await client.findUnregisteredNode('aws:///us-east-1b/i-0ccc');
       const pods = await client.listPodsOnNode('node-b');
       // Assess
       expect(byName?.providerID).toBe('aws:///us-east-1a/i-0aaa');
       expect(missing).toBeUndefined();
       expect(byProvider?.name).toBe('node-b');
+      expect(registered).toBeUndefined();
       expect(pods.map((p) => p.name)).toEqual(['on-b']);
     });
   });

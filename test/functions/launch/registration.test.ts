@@ -55,6 +55,34 @@ describe('checkRegistration and initializeNode handlers', () => {
     });
   });
 
+  it('should make the NodeClaim an owner of its node, and find a node it already named after an interrupted registration', async () => {
+    // Prepare: a registration that labelled the node registered and stopped before the claim's Registered condition
+    const f = fakes();
+    f.cluster.claims.set('default-abcde', { ...nodeClaim('default-abcde', { providerID: PID }), uid: 'claim-uid-1' });
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID }));
+    f.cluster.nodes.set('other', node('other', { providerID: 'aws:///eu-west-1a/i-0abc000000000002', labels: { 'karpenter.sh/registered': 'true' } }));
+    const check = checkRegistration(f);
+    const deadlineMs = f.clock.now() + 60_000;
+    f.cluster.patchNodeClaimStatus = async (name, status) => {
+      f.cluster.claims.get(name)!.status.nodeName = status.nodeName ?? f.cluster.claims.get(name)!.status.nodeName;
+      if (status.conditions) throw new Error('API server unavailable');
+    };
+
+    // Act
+    const interrupted = await check({ nodeClaimName: 'default-abcde', deadlineMs }).catch((e: Error) => e.message);
+    delete (f.cluster as { patchNodeClaimStatus?: unknown }).patchNodeClaimStatus;
+    const resumed = await check({ nodeClaimName: 'default-abcde', deadlineMs });
+
+    // Assess
+    expect(interrupted).toBe('API server unavailable');
+    expect(f.cluster.nodes.get('n1')?.labels['karpenter.sh/registered']).toBe('true');
+    expect(resumed).toMatchObject({ registered: true, nodeName: 'n1' });
+    expect(f.cluster.claims.get('default-abcde')?.status.conditions.find((c) => c.type === 'Registered')?.status).toBe('True');
+    expect(f.cluster.nodes.get('n1')?.ownerReferences).toEqual([
+      { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: 'default-abcde', uid: 'claim-uid-1', blockOwnerDeletion: true },
+    ]);
+  });
+
   it('should report a timeout once the registration deadline has passed', async () => {
     // Prepare
     const f = fakes();

@@ -33,6 +33,17 @@ export function nodeFromKube(o: Json, ctx?: ManifestContext): Node {
   if (providerID) node.providerID = providerID;
   const deletion = toEpochMs(metadata.deletionTimestamp);
   if (deletion !== undefined) node.deletionTimestamp = deletion;
+  const owners = arr(metadata.ownerReferences)
+    .map(obj)
+    .map((r) => ({
+      apiVersion: str(r.apiVersion) ?? '',
+      kind: str(r.kind) ?? '',
+      name: str(r.name) ?? '',
+      uid: str(r.uid) ?? '',
+      ...(r.blockOwnerDeletion === true ? { blockOwnerDeletion: true } : {}),
+      ...(r.controller === true ? { controller: true } : {}),
+    }));
+  if (owners.length) node.ownerReferences = owners;
   return node;
 }
 
