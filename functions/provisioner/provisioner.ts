@@ -10,6 +10,9 @@ import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { planner } from '../../shared/adapters/compose/parts/planner';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
+import { epochMs } from '../../shared/core/time';
+
+const DEADLINE_MARGIN_MS = 15_000;
 
 export interface ProvisionerDeps extends LifecycleDeps {
   planner: Planner;
@@ -26,7 +29,10 @@ export const createHandler =
     const holder = context?.awsRequestId ?? `provisioner-${deps.clock.now()}`;
     // A manual reconcile runs one round; the scheduled run keeps polling while pods are pending (~50 s).
     const batched = isManual(event) && (event as Record<string, unknown>).batched === true;
-    return runProvisioner(deps, deps.planner, { holder, once: isManual(event), batched, ...options });
+    // Creating claims stops 15 s before the timeout: what is left is the next round's.
+    const remaining = context?.getRemainingTimeInMillis?.();
+    const deadlineMs = remaining === undefined ? undefined : epochMs(deps.clock.now() + remaining - DEADLINE_MARGIN_MS);
+    return runProvisioner(deps, deps.planner, { holder, once: isManual(event), batched, ...(deadlineMs ? { deadlineMs } : {}), ...options });
   };
 
 export const handler = deployedHandler('provisioner', { cluster, cloud, store, workflows, planner }, (deps) => createHandler(deps));

@@ -5,20 +5,12 @@
 import type { LifecycleDeps } from './deps';
 import type { NodeClaim } from '../model/karpenter';
 import type { ClusterSnapshot } from '../ports';
+import { eachLimited } from '../concurrency';
 
 /** NodeClaim name → drift reason, or null when the claim is not drifted. */
 export type DriftCache = Map<string, string | null>;
 
 const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-
-/** Runs `work` over `items` with at most `limit` at a time. */
-async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 /** Claims worth asking about: launched, not deleting, with a known node class. */
 function askable(snapshot: ClusterSnapshot, claim: NodeClaim): boolean {

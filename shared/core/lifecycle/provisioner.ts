@@ -17,7 +17,8 @@ import { reconcileStalledClaims } from './stalled';
 import { failedScheduling, nominated, recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
 import { reconcileStaticPools } from './static-pools';
-import type { EpochMs } from '../time';
+import { epochMs, type EpochMs } from '../time';
+import { eachLimited } from '../concurrency';
 
 /** The scheduling core as the provisioner uses it (shared/core/scheduling/solve.ts, shared/core/provisioning/from-snapshot.ts). */
 export interface Planner {
@@ -41,6 +42,13 @@ export interface ProvisionerOptions {
   once?: boolean;
   /** The caller already batched the pods (the controller): plan at once. */
   batched?: boolean;
+  /**
+   * When the invocation must be done (the function's timeout less a margin). A round stops creating claims past it and
+   * leaves the rest of its plan to the next round. Default: the budget plus 30 s.
+   */
+  deadlineMs?: EpochMs;
+  /** NodeClaims created (and launches started) at once within a round. Default 16. */
+  concurrency?: number;
 }
 
 export interface ProvisionerResult {
@@ -48,9 +56,13 @@ export interface ProvisionerResult {
   rounds: number;
   nodeClaims: string[];
   unschedulable: number;
+  /** Planned claims a round did not create (its deadline came, or the create failed): their pods are planned again. */
+  deferred: number;
 }
 
 const PROVISIONER_LEASE = 'provisioner';
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 const podNames = (pods: Pod[]) => pods.slice(0, 10).map((p) => `${p.namespace}/${p.name}`);
 
@@ -64,9 +76,10 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
   const leaseSeconds = options.once ? 60 : Math.ceil(budgetMs / 1000) + maxBatchMs / 1000 + 30;
   if (!(await deps.store.acquireLease(PROVISIONER_LEASE, options.holder, leaseSeconds))) {
     deps.log.info('provisioner already running elsewhere; skipping', { holder: options.holder });
-    return { skipped: true, rounds: 0, nodeClaims: [], unschedulable: 0 };
+    return { skipped: true, rounds: 0, nodeClaims: [], unschedulable: 0, deferred: 0 };
   }
-  const result: ProvisionerResult = { skipped: false, rounds: 0, nodeClaims: [], unschedulable: 0 };
+  const result: ProvisionerResult = { skipped: false, rounds: 0, nodeClaims: [], unschedulable: 0, deferred: 0 };
+  const limits: RoundLimits = { deadlineMs: options.deadlineMs ?? epochMs(start + budgetMs + 30_000), concurrency: options.concurrency ?? 16 };
   const handled = new Set<string>();
   const watched = new Set<string>();
   try {
@@ -94,12 +107,11 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
       }
       if (pending.some((p) => !handled.has(p.uid))) {
         if (!options.batched) ({ snapshot, pending } = await batch(deps, snapshot, pending, idleMs, maxBatchMs));
-        const before = result.nodeClaims.length;
-        await round(deps, planner, snapshot, pending, result);
-        for (const name of result.nodeClaims.slice(before)) watched.add(name);
-        for (const p of pending) handled.add(p.uid);
+        const { created, deferredPods } = await round(deps, planner, snapshot, pending, result, limits);
+        for (const name of created) watched.add(name);
+        for (const p of pending) if (!deferredPods.has(p.uid)) handled.add(p.uid);
         result.rounds++;
-        if (options.once) break;
+        if (options.once || deps.clock.now() >= limits.deadlineMs) break;
       }
       if (deps.clock.now() - start + pollMs >= budgetMs) break;
       await deps.clock.sleep(pollMs);
@@ -140,7 +152,19 @@ async function batch(
 /** FailedScheduling events written per provisioner round at most. */
 const MAX_FAILED_EVENTS = 100;
 
-async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSnapshot, pending: Pod[], result: ProvisionerResult): Promise<void> {
+interface RoundLimits {
+  deadlineMs: EpochMs;
+  concurrency: number;
+}
+
+async function round(
+  deps: LifecycleDeps,
+  planner: Planner,
+  snapshot: ClusterSnapshot,
+  pending: Pod[],
+  result: ProvisionerResult,
+  limits: RoundLimits,
+): Promise<{ created: string[]; deferredPods: Set<string> }> {
   deps.log.info('found provisionable pod(s)', { Pods: podNames(pending).join(', '), count: pending.length });
   for (const bad of snapshot.invalid ?? []) {
     deps.log.warn('ignoring invalid object', { kind: bad.kind, name: bad.name, reason: bad.reason });
@@ -159,7 +183,53 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
       pods: plan.nodeClaims.reduce((n, c) => n + c.pods.length, 0),
     });
   }
-  for (const [index, planned] of plan.nodeClaims.entries()) {
+  const names = await createClaims(deps, planner, snapshot, plan, now, limits);
+  const created = names.filter((n): n is string => n !== undefined);
+  result.nodeClaims.push(...created);
+  const deferredPods = new Set(plan.nodeClaims.flatMap((c, i) => (names[i] === undefined ? c.pods.map((p) => p.uid) : [])));
+  const deferred = names.length - created.length;
+  result.deferred += deferred;
+  if (deferred > 0) deps.log.warn('round left nodeclaim(s) to the next round', { deferred, created: created.length, pods: deferredPods.size });
+  for (const u of plan.unschedulable.slice(0, 10)) {
+    deps.log.warn('could not schedule pod', { pod: `${u.pod.namespace}/${u.pod.name}`, reason: u.reason });
+  }
+  // Events on the pods, after every launch has started (kubectl describe pod): where each should schedule, and
+  // why one cannot (the first MAX_FAILED_EVENTS per round; each is one API request).
+  const nodes = new Set(snapshot.nodes.map((n) => n.name));
+  await recordEvents(deps, [
+    ...plan.nodeClaims.flatMap((c, i) => (names[i] === undefined ? [] : c.pods.map((p) => nominated(p, `nodeclaim/${names[i]}`)))),
+    ...plan.existingPlacements.flatMap((e) => e.pods.map((p) => nominated(p, `${nodes.has(e.node) ? 'node' : 'nodeclaim'}/${e.node}`))),
+    ...plan.unschedulable.slice(0, MAX_FAILED_EVENTS).map((u) => failedScheduling(u.pod, u.reason)),
+  ]);
+  result.unschedulable += plan.unschedulable.length;
+  if (created.length > 0) {
+    await deps.store.audit({
+      at: now,
+      kind: 'provisioning',
+      action: 'launched',
+      nodeClaims: created,
+      detail: { pods: pending.length, unschedulable: plan.unschedulable.length, ...(deferred > 0 ? { deferred } : {}) },
+    });
+  }
+  return { created, deferredPods };
+}
+
+/**
+ * Creates the plan's claims and starts their launches, `concurrency` at a time (Karpenter creates a round's claims in
+ * parallel). None is started past the deadline, and one whose create or start fails is left out: both are planned
+ * again by the next round. The claim's name, by plan index; undefined for one not created.
+ */
+async function createClaims(
+  deps: LifecycleDeps,
+  planner: Planner,
+  snapshot: ClusterSnapshot,
+  plan: Plan,
+  now: EpochMs,
+  limits: RoundLimits,
+): Promise<(string | undefined)[]> {
+  const names: (string | undefined)[] = new Array(plan.nodeClaims.length).fill(undefined);
+  await eachLimited(plan.nodeClaims, limits.concurrency, async (planned, index) => {
+    if (deps.clock.now() >= limits.deadlineMs) return;
     const name = nodeClaimName(
       planned.nodePool,
       planned.pods.map((p) => p.uid),
@@ -167,41 +237,31 @@ async function round(deps: LifecycleDeps, planner: Planner, snapshot: ClusterSna
       index,
     );
     const pool = snapshot.nodePools.find((p) => p.name === planned.nodePool);
-    const claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, pool));
+    let claim: NodeClaim;
+    try {
+      claim = await deps.cluster.createNodeClaim(planner.plannedClaimToNodeClaim(planned, name, now, pool));
+    } catch (e) {
+      deps.log.warn('could not create nodeclaim; the next round plans its pods again', { nodeclaim: name, error: errorText(e) });
+      return;
+    }
+    names[index] = claim.name;
     deps.log.info('created nodeclaim', {
       nodeclaim: claim.name,
       nodepool: planned.nodePool,
       requests: planned.requests,
       'instance-types': prettySlice(planned.instanceTypes.map((t) => t.name)),
     });
-    await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
+    try {
+      await deps.workflows.start('launch', claim.name, { nodeClaimName: claim.name });
+    } catch (e) {
+      // The claim exists: the controller starts the launch of a claim nobody launched within seconds.
+      deps.log.warn('could not start the launch of a nodeclaim; the controller starts it', { nodeclaim: claim.name, error: errorText(e) });
+    }
     deps.metrics.count('karpenter_nodeclaims_created_total', {
       reason: 'provisioned',
       nodepool: planned.nodePool,
       min_values_relaxed: String(planned.minValuesRelaxed === true),
     });
-    result.nodeClaims.push(claim.name);
-  }
-  for (const u of plan.unschedulable.slice(0, 10)) {
-    deps.log.warn('could not schedule pod', { pod: `${u.pod.namespace}/${u.pod.name}`, reason: u.reason });
-  }
-  // Events on the pods, after every launch has started (kubectl describe pod): where each should schedule, and
-  // why one cannot (the first MAX_FAILED_EVENTS per round; each is one API request).
-  const created = result.nodeClaims.slice(result.nodeClaims.length - plan.nodeClaims.length);
-  const nodes = new Set(snapshot.nodes.map((n) => n.name));
-  await recordEvents(deps, [
-    ...plan.nodeClaims.flatMap((c, i) => c.pods.map((p) => nominated(p, `nodeclaim/${created[i]}`))),
-    ...plan.existingPlacements.flatMap((e) => e.pods.map((p) => nominated(p, `${nodes.has(e.node) ? 'node' : 'nodeclaim'}/${e.node}`))),
-    ...plan.unschedulable.slice(0, MAX_FAILED_EVENTS).map((u) => failedScheduling(u.pod, u.reason)),
-  ]);
-  result.unschedulable += plan.unschedulable.length;
-  if (plan.nodeClaims.length > 0) {
-    await deps.store.audit({
-      at: now,
-      kind: 'provisioning',
-      action: 'launched',
-      nodeClaims: plan.nodeClaims.map((_, i) => result.nodeClaims[result.nodeClaims.length - plan.nodeClaims.length + i]),
-      detail: { pods: pending.length, unschedulable: plan.unschedulable.length },
-    });
-  }
+  });
+  return names;
 }

@@ -181,7 +181,7 @@ describe('runProvisioner', () => {
     const result = await runProvisioner(f, planner, { holder: 'req-1' });
 
     // Assess
-    expect(result).toEqual({ skipped: false, rounds: 0, nodeClaims: [], unschedulable: 0 });
+    expect(result).toEqual({ skipped: false, rounds: 0, nodeClaims: [], unschedulable: 0, deferred: 0 });
     expect(solves).toEqual([]);
     expect(await f.store.acquireLease('provisioner', 'someone-else', 60)).toBe(true);
   });

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { runProvisioner, type Planner } from '../../../shared/core/lifecycle';
+import type { NodeClaim } from '../../../shared/core/model/karpenter';
+import type { Pod } from '../../../shared/core/model/kube';
+import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
+import { epochMs, wholeSecond } from '../../../shared/core/time';
+import { fakes, instanceType, pod, type Fakes } from '../../fakes/lifecycle';
+
+const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
+
+/** One claim per pending pod. */
+const perPodPlanner: Planner = {
+  schedulingInputFromSnapshot: (s, types) => ({
+    pods: s.pods.filter((p) => !p.nodeName),
+    nodePools: s.nodePools,
+    instanceTypes: types,
+    existingNodes: [],
+    daemonSets: [],
+  }),
+  solve: (input: SchedulingInput) => ({
+    nodeClaims: input.pods.map((p, i): PlannedNodeClaim => ({
+      hostname: `hostname-${i}`,
+      nodePool: 'default',
+      instanceTypes: [instanceType('c5.large', 0.085)],
+      requirements: [],
+      capacityType: 'spot',
+      zone: null,
+      pods: [p],
+      requests: { cpu: 500 },
+      daemonOverhead: {},
+      price: 0.085,
+      labels: {},
+      taints: [],
+      startupTaints: [],
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: null,
+    })),
+    existingPlacements: [],
+    unschedulable: [],
+    ignored: [],
+  }),
+  plannedClaimToNodeClaim: (claim, name, nowMs) => ({
+    name,
+    labels: {},
+    annotations: {},
+    nodePool: claim.nodePool,
+    spec: {
+      taints: [],
+      startupTaints: [],
+      requirements: [],
+      resources: { requests: claim.requests },
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      expireAfter: null,
+      terminationGracePeriod: null,
+    },
+    status: { conditions: [] },
+    creationTimestamp: wholeSecond(nowMs),
+    finalizers: [],
+  }),
+};
+
+/** Each create waits `ms` (on the fake clock) and yields, recording how many creates are in flight at once. */
+function slowCreates(f: Fakes, ms: number) {
+  const seen = { inFlight: 0, max: 0 };
+  const create = f.cluster.createNodeClaim.bind(f.cluster);
+  f.cluster.createNodeClaim = async (claim: NodeClaim) => {
+    seen.inFlight++;
+    seen.max = Math.max(seen.max, seen.inFlight);
+    await new Promise((r) => setTimeout(r, 0));
+    f.clock.advance(ms);
+    seen.inFlight--;
+    return create(claim);
+  };
+  return seen;
+}
+
+describe('provisioner rounds that finish', () => {
+  it('should create a round’s claims and start their launches several at a time, within the concurrency limit', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.pods = Array.from({ length: 40 }, (_, i) => pending(`web-${i}`));
+    const seen = slowCreates(f, 15);
+
+    // Act
+    const result = await runProvisioner(f, perPodPlanner, { holder: 'req-1', once: true, batched: true, concurrency: 8 });
+
+    // Assess
+    expect(result.nodeClaims).toHaveLength(40);
+    expect(f.workflows.started).toHaveLength(40);
+    expect(seen.max).toBe(8);
+  });
+
+  it('should stop creating claims at its deadline and leave the rest, unnominated, to the next round', async () => {
+    // Prepare: an API server answering each create in 2 s, 10 s left before the deadline
+    const f = fakes();
+    f.cluster.pods = Array.from({ length: 40 }, (_, i) => pending(`web-${i}`));
+    slowCreates(f, 2_000);
+    const deadlineMs = epochMs(f.clock.now() + 10_000);
+
+    // Act
+    const first = await runProvisioner(f, perPodPlanner, { holder: 'req-1', once: true, batched: true, concurrency: 4, deadlineMs });
+
+    // Assess
+    expect(first.nodeClaims.length).toBeGreaterThan(0);
+    expect(first.nodeClaims.length).toBeLessThan(40);
+    expect(first.deferred).toBe(40 - first.nodeClaims.length);
+    expect(f.cluster.events.filter((e) => e.includes('Nominated'))).toHaveLength(first.nodeClaims.length);
+    expect(f.log.messages()).toContain('round left nodeclaim(s) to the next round');
+  });
+
+  it('should go on with the other claims when one create fails, and plan its pods again', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.pods = Array.from({ length: 5 }, (_, i) => pending(`web-${i}`));
+    const create = f.cluster.createNodeClaim.bind(f.cluster);
+    let calls = 0;
+    f.cluster.createNodeClaim = async (claim: NodeClaim) => {
+      if (++calls === 2) throw new Error('etcdserver: request timed out');
+      return create(claim);
+    };
+
+    // Act
+    const result = await runProvisioner(f, perPodPlanner, { holder: 'req-1', once: true, batched: true });
+
+    // Assess
+    expect(result.nodeClaims).toHaveLength(4);
+    expect(result.deferred).toBe(1);
+    expect(f.workflows.started).toHaveLength(4);
+    expect(f.log.lines.find((l) => l.message.startsWith('could not create nodeclaim'))?.fields).toMatchObject({ error: 'etcdserver: request timed out' });
+  });
+});
