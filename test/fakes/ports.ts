@@ -283,7 +283,8 @@ export class FakeCloud implements CloudProvider {
   }
   private find(providerID: string): CloudInstance {
     const inst = this.instances.get(providerID);
-    if (!inst || inst.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${providerID} not found`);
+    if (!inst) throw new NodeClaimNotFoundError(`instance ${providerID} not found`);
+    if (inst.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${providerID} is terminated`, { terminated: true });
     return inst;
   }
 

@@ -43,16 +43,16 @@ async function removeClaim(deps: ExecuteDeps, name: string): Promise<void> {
 }
 
 /**
- * Confirms with a direct lookup that a claim's instance is really gone (a list can lag behind). EC2 not knowing
- * the id is "not known yet" until `notFoundIsGone`: DescribeInstances by id answers InvalidInstanceID.NotFound
- * for a while after CreateFleet returned the instance.
+ * Confirms with a direct lookup that a claim's instance is really gone (a list can lag behind): shutting down or
+ * terminated is gone; EC2 not knowing the id is "not known yet" until `notFoundIsGone`, because DescribeInstances
+ * by id answers InvalidInstanceID.NotFound for a while after CreateFleet returned the instance.
  */
 async function instanceIsGone(deps: ExecuteDeps, providerID: string, notFoundIsGone: boolean): Promise<'gone' | 'exists' | 'not known yet'> {
   try {
     const found = await deps.cloud.get(providerID);
     return found.state === 'terminated' || found.state === 'shutting-down' ? 'gone' : 'exists';
   } catch (e) {
-    if (isNodeClaimNotFoundError(e)) return notFoundIsGone ? 'gone' : 'not known yet';
+    if (isNodeClaimNotFoundError(e)) return e.terminated || notFoundIsGone ? 'gone' : 'not known yet';
     throw e;
   }
 }

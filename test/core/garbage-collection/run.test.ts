@@ -119,16 +119,20 @@ describe('runGarbageCollection', () => {
   it('should remove a launched claim once EC2 reports its instance terminated, or has not known it for longer than the registration timeout', async () => {
     // Prepare
     const { run, cloud, cluster } = setup(
-      [instance('i-00000000000000008', { state: 'shutting-down', tags: {} })],
-      [launchedClaim('default-reclaimed', 'i-00000000000000008', 40 * SEC), launchedClaim('default-unknown', 'i-00000000000000009', 15 * MIN)],
+      [instance('i-00000000000000008', { state: 'shutting-down' }), instance('i-0000000000000000b', { state: 'terminated' })],
+      [
+        launchedClaim('default-reclaimed', 'i-00000000000000008', 40 * SEC),
+        launchedClaim('default-terminated', 'i-0000000000000000b', 40 * SEC),
+        launchedClaim('default-unknown', 'i-00000000000000009', 15 * MIN),
+      ],
     );
     vi.spyOn(cloud, 'list').mockResolvedValue([]);
 
     // Act
     await run();
 
-    // Assess: the second is removed by its registration timeout's terminate path, or as without instance — either way, gone.
-    expect(cluster.deletedClaims.sort()).toEqual(['default-reclaimed', 'default-unknown']);
+    // Assess
+    expect(cluster.deletedClaims.sort()).toEqual(['default-reclaimed', 'default-terminated', 'default-unknown']);
   });
 
   it('should read only NodeClaims, Nodes, NodePools and EC2NodeClasses — never the whole cluster', async () => {
