@@ -21,6 +21,12 @@ export class InsufficientCapacityError extends NamedError {
 }
 export class NodeClaimNotFoundError extends NamedError {
   override readonly name = 'NodeClaimNotFoundError' as const;
+  /** The cloud still reports the instance, terminated: gone for certain, not merely unknown to an eventually consistent read. */
+  readonly terminated: boolean;
+  constructor(message: string, options?: { cause?: unknown; terminated?: boolean }) {
+    super(message, options);
+    this.terminated = options?.terminated ?? false;
+  }
 }
 export class NodeClassNotReadyError extends NamedError {
   override readonly name = 'NodeClassNotReadyError' as const;

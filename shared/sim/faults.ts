@@ -6,6 +6,7 @@
  * |---|---|---|
  * | `kube-api` | error, throttle, timeout, hang | HTTP 500 / 429 from the API server (watches too); timeout: 504 after the API server's 60 s request timeout; hang: no answer at all — the client's own request timeout must fire (a watch request that hangs is held until the client gives up too) |
  * | `ec2`, `sfn`, `dynamodb`, `lambda-invoke`, `ssm`, `eks`, `pricing`, `iam` | error, throttle, timeout, hang | the SDK's service exception (InternalError / RequestLimitExceeded, ServiceUnavailable / ThrottlingException, InternalServerError / ProvisionedThroughputExceededException, …), each attempt of the SDK's own retry strategy drawing again; hang: no answer until the client's request timeout (`TimeoutError`); timeout: the same after the service applied the request (the retry repeats a write that happened) — aws/sdk-behaviour.ts |
+ * | `ec2` | lag | EC2's eventual consistency: an instance launched in the window stays invisible to DescribeInstances (listed or by id: `InvalidInstanceID.NotFound`) and TerminateInstances for `lag` seconds (default 60) after CreateFleet returned it |
  * | `sqs` | duplicate | an interruption event delivered again, 1 s later, under another SQS message id |
  * | `lambda:<functionKey>`, `task:<StateName>` | crash, timeout | the invocation dies before its handler returns (Runtime.ExitError), or runs past its timeout (Sandbox.Timedout) |
  *
@@ -15,7 +16,7 @@
 import { hashUnit } from './hash';
 
 type FaultTarget = string;
-export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout' | 'hang' | 'duplicate';
+export type FaultKind = 'error' | 'throttle' | 'crash' | 'timeout' | 'hang' | 'duplicate' | 'lag';
 
 export interface FaultSpec {
   /** Seconds since the start. */
@@ -24,9 +25,14 @@ export interface FaultSpec {
   for: number;
   target: FaultTarget;
   kind: FaultKind;
-  /** Share of the requests that fail, 0..1 (default 1). */
+  /** Share of the requests that fail, 0..1 (default 1); for `lag`, the share of launches that lag. */
   rate?: number;
+  /** `lag` only: seconds a new instance stays invisible (default 60). */
+  lag?: number;
 }
+
+/** EC2's DescribeInstances lag a `lag` fault gives by default (what the issue measured against). */
+const DEFAULT_LAG_SECONDS = 60;
 
 class FaultSpecInvalidError extends Error {
   override readonly name = 'FaultSpecInvalidError' as const;
@@ -40,10 +46,18 @@ export function validateFault(f: FaultSpec, where: string): void {
     throw new FaultSpecInvalidError(
       `${where}: target must be kube-api, ec2, sfn, dynamodb, lambda-invoke, ssm, eks, pricing, iam, sqs, lambda:<function> or task:<State>; got ${JSON.stringify(f.target)}`,
     );
-  const kinds = invocation ? ['crash', 'timeout'] : f.target === 'sqs' ? ['duplicate'] : ['error', 'throttle', 'timeout', 'hang'];
+  const kinds = invocation
+    ? ['crash', 'timeout']
+    : f.target === 'sqs'
+      ? ['duplicate']
+      : f.target === 'ec2'
+        ? ['error', 'throttle', 'timeout', 'hang', 'lag']
+        : ['error', 'throttle', 'timeout', 'hang'];
   if (!kinds.includes(f.kind))
     throw new FaultSpecInvalidError(`${where}: kind for ${f.target} must be one of ${kinds.join(', ')}; got ${JSON.stringify(f.kind)}`);
   if (f.rate !== undefined && !(f.rate > 0 && f.rate <= 1)) throw new FaultSpecInvalidError(`${where}: rate must be in (0, 1]; got ${f.rate}`);
+  if (f.lag !== undefined && f.kind !== 'lag') throw new FaultSpecInvalidError(`${where}: lag is only for kind lag; got kind ${JSON.stringify(f.kind)}`);
+  if (f.lag !== undefined && !(f.lag > 0)) throw new FaultSpecInvalidError(`${where}: lag must be a positive duration; got ${f.lag}`);
 }
 
 /** `task:LaunchNodeClaim` → the function key `launchNodeClaim` (one Task state = one function, same name). */
@@ -65,11 +79,21 @@ export class FaultPlan {
     this.draws = faults.map(() => 0);
   }
 
-  /** The kind to inject for one request to `target` now, or undefined. */
+  /** The kind to inject for one request to `target` now, or undefined (`lag` faults are asked with lagSeconds). */
   check(target: string): FaultKind | undefined {
+    return this.pick(target, (f) => f.kind !== 'lag')?.kind;
+  }
+
+  /** Seconds an instance `target` creates now stays invisible to its Describe calls (0: none). */
+  lagSeconds(target: string): number {
+    const f = this.pick(target, (x) => x.kind === 'lag');
+    return f ? (f.lag ?? DEFAULT_LAG_SECONDS) : 0;
+  }
+
+  private pick(target: string, applies: (f: FaultSpec) => boolean): FaultSpec | undefined {
     const t = this.elapsedSeconds();
     for (const [i, f] of this.faults.entries()) {
-      if (t < f.at || t >= f.at + f.for) continue;
+      if (!applies(f) || t < f.at || t >= f.at + f.for) continue;
       const key = invocationKey(f.target);
       if (key !== undefined ? target !== `lambda:${key}` : f.target !== target) continue;
       const rate = f.rate ?? 1;
@@ -77,7 +101,7 @@ export class FaultPlan {
         if (hashUnit(this.seed, i, this.draws[i]++) >= rate) continue;
       }
       this.injected.push({ t, target, kind: f.kind });
-      return f.kind;
+      return f;
     }
     return undefined;
   }

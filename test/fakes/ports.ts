@@ -16,6 +16,8 @@ import type {
   EvictionResult,
   KubeEvent,
   LaunchRequest,
+  ListedKind,
+  NodeClaimRead,
   NodePatch,
 } from '../../shared/core/ports';
 import { epochMs, type EpochMs } from '../../shared/core/time';
@@ -49,6 +51,10 @@ export class FakeCluster implements ClusterClient {
   readonly deletedClaims: string[] = [];
   readonly deletedNodes: string[] = [];
   snapshotCalls = 0;
+  /** Kinds each listObjects call read, in order. */
+  readonly listed: string[][] = [];
+  /** NodeClaims stored but not readable by this version (name → what failed to parse): listed as invalid, readNodeClaim says so. */
+  unreadableClaims = new Map<string, string>();
 
   constructor(claims: NodeClaim[] = [], nodes: Node[] = []) {
     for (const c of claims) this.claims.set(c.name, c);
@@ -68,10 +74,23 @@ export class FakeCluster implements ClusterClient {
       persistentVolumes: [],
       persistentVolumeClaims: [],
       storageClasses: [],
+      ...(this.unreadableClaims.size ? { invalid: [...this.unreadableClaims].map(([name, reason]) => ({ kind: 'NodeClaim', name, reason })) } : {}),
     });
   }
   async getNode(name: string) {
     return clone(this.nodes.get(name));
+  }
+  async listObjects<K extends ListedKind>(kinds: readonly K[]): Promise<Pick<ClusterSnapshot, K | 'invalid'>> {
+    this.listed.push([...kinds]);
+    const all = { nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()], nodePools: this.nodePools, nodeClasses: this.nodeClasses };
+    const invalid = kinds.includes('nodeClaims' as K) ? [...this.unreadableClaims].map(([name, reason]) => ({ kind: 'NodeClaim', name, reason })) : [];
+    return clone({ ...Object.fromEntries(kinds.map((k) => [k, all[k]])), ...(invalid.length ? { invalid } : {}) }) as Pick<ClusterSnapshot, K | 'invalid'>;
+  }
+  async readNodeClaim(name: string): Promise<NodeClaimRead> {
+    const reason = this.unreadableClaims.get(name);
+    if (reason !== undefined) return { found: true, unreadable: reason };
+    const claim = this.claims.get(name);
+    return claim ? { found: true, claim: clone(claim) } : { found: false };
   }
   async findUnregisteredNode(providerID: string) {
     return clone([...this.nodes.values()].find((n) => n.providerID === providerID && n.labels['karpenter.sh/registered'] === undefined));
@@ -80,6 +99,8 @@ export class FakeCluster implements ClusterClient {
     return clone(this.pods.filter((p) => p.nodeName === nodeName));
   }
   async getNodeClaim(name: string) {
+    const reason = this.unreadableClaims.get(name);
+    if (reason !== undefined) throw new Error(`nodeclaim/${name}: ${reason}`);
     return clone(this.claims.get(name));
   }
   async createNodeClaim(claim: NodeClaim) {
@@ -262,7 +283,8 @@ export class FakeCloud implements CloudProvider {
   }
   private find(providerID: string): CloudInstance {
     const inst = this.instances.get(providerID);
-    if (!inst || inst.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${providerID} not found`);
+    if (!inst) throw new NodeClaimNotFoundError(`instance ${providerID} not found`);
+    if (inst.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${providerID} is terminated`, { terminated: true });
     return inst;
   }
 

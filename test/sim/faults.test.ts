@@ -43,4 +43,29 @@ describe('fault injection', () => {
     );
     expect(() => parseScenario('name: x\nfaults: [{at: 1m, for: 10s, target: s3, kind: error}]\n', 'x.yaml')).toThrow(/x\.yaml: faults\.0: target must be/);
   });
+
+  it('should give an EC2 lag to the launches inside its window only, never as a failed request', () => {
+    // Prepare
+    let t = 0;
+    const plan = new FaultPlan([{ at: 10, for: 5, target: 'ec2', kind: 'lag', lag: 90 }], 7, () => t);
+    // Act
+    const at = (s: number) => {
+      t = s;
+      return [plan.lagSeconds('ec2'), plan.check('ec2')];
+    };
+    // Assess
+    expect([at(9), at(10), at(14), at(15)]).toEqual([
+      [0, undefined],
+      [90, undefined],
+      [90, undefined],
+      [0, undefined],
+    ]);
+    expect(parseScenario('name: x\nfaults: [{at: 0s, for: 10m, target: ec2, kind: lag, lag: 1m}]\n', 'x.yaml').faults).toEqual([
+      { at: 0, for: 600, target: 'ec2', kind: 'lag', lag: 60 },
+    ]);
+    expect(() => validateFault({ at: 0, for: 1, target: 'sfn', kind: 'lag' }, 'faults.0')).toThrow(
+      /faults\.0: kind for sfn must be one of error, throttle, timeout, hang/,
+    );
+    expect(() => validateFault({ at: 0, for: 1, target: 'ec2', kind: 'error', lag: 30 }, 'faults.1')).toThrow(/faults\.1: lag is only for kind lag/);
+  });
 });

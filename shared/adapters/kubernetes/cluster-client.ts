@@ -5,9 +5,10 @@ import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '.
 import type { NodeClaim } from '../../core/model/karpenter';
 import { Label } from '../../core/model/labels';
 import type { Node, Pod } from '../../core/model/kube';
-import type { ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, NodePatch } from '../../core/ports/cluster-client';
+import type { ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, ListedKind, NodeClaimRead, NodePatch } from '../../core/ports/cluster-client';
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
 import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
+import { nodeClaimRead, readObjects } from './objects';
 import {
   mergeClaimStatus,
   mergeNodeClassStatus,
@@ -73,6 +74,14 @@ export class KubeClusterClient implements ClusterClient {
   async getNodeClaim(name: string): Promise<NodeClaim | undefined> {
     const raw = await this.readClaim(name);
     return raw ? nodeClaimFromKube(raw) : undefined;
+  }
+
+  async readNodeClaim(name: string): Promise<NodeClaimRead> {
+    return nodeClaimRead(await this.readClaim(name));
+  }
+
+  listObjects<K extends ListedKind>(kinds: readonly K[]): Promise<Pick<ClusterSnapshot, K | 'invalid'>> {
+    return readObjects(this.apis, this.pageSize, kinds);
   }
 
   async createNodeClaim(claim: NodeClaim): Promise<NodeClaim> {

@@ -42,7 +42,7 @@ interface Mapped<T> {
   invalid: { kind: string; name: string; reason: string }[];
 }
 
-function mapEach<T>(kind: string, items: Json[], fn: (o: Json) => T): Mapped<T> {
+export function mapEach<T>(kind: string, items: Json[], fn: (o: Json) => T): Mapped<T> {
   const out: Mapped<T> = { ok: [], invalid: [] };
   for (const o of items) {
     try {

@@ -1,7 +1,9 @@
 /**
  * Garbage-collection decisions (docs/karpenter-reference.md §6.2 liveness, §6.5): pure, from one read of the cloud
- * and the cluster. The handler performs the actions and confirms "instance gone" with a direct
- * lookup before deleting anything, because a list can lag behind a fresh launch.
+ * and the cluster. The handler performs the actions and confirms each with a targeted read first: the instance's
+ * NodeClaim by name (GET) before terminating an orphan, the claim's instance by id before deleting the claim —
+ * because a list can lag behind a fresh launch (EC2's eventual consistency) and can leave out a claim this version
+ * cannot read.
  */
 import type { CloudInstance } from '../ports/cloud-provider';
 import type { NodeClaim } from '../model/karpenter';
@@ -43,10 +45,17 @@ export interface GarbageCollectionInput {
 }
 
 export type GarbageCollectionAction =
-  /** Owned instance with no claim, past the grace period: terminate it and delete its Node. */
-  | { type: 'terminateOrphanInstance'; instanceId: string; providerID: string; nodeName?: string; ageMs: number }
-  /** Launched claim whose instance is no longer listed and whose Node is not Ready: confirm, then delete claim and Node. */
-  | { type: 'removeClaimWithoutInstance'; nodeClaim: string; providerID: string; nodeName?: string }
+  /**
+   * Owned instance no listed claim owns, past the grace period: unless a GET of `nodeClaim` (the claim its tag
+   * names) finds that claim still owning it or unreadable, terminate it and delete its Node.
+   */
+  | { type: 'terminateOrphanInstance'; instanceId: string; providerID: string; nodeName?: string; ageMs: number; nodeClaim?: string }
+  /**
+   * Launched claim whose instance is no longer listed and whose Node is not Ready: confirm by id, then delete claim
+   * and Node. EC2 not knowing the id only confirms it once `notFoundIsGone` (launched longer ago than the
+   * registration timeout): before that, DescribeInstances may simply not show the new instance yet.
+   */
+  | { type: 'removeClaimWithoutInstance'; nodeClaim: string; providerID: string; nodeName?: string; notFoundIsGone: boolean }
   /** Claim never launched within the launch timeout (measured from creation): delete it. */
   | { type: 'launchTimeout'; nodeClaim: string; ageMs: number }
   /** Claim launched but never registered within the registration timeout: terminate its instance, delete claim and Node. */
@@ -97,6 +106,7 @@ export function decideGarbageCollection(input: GarbageCollectionInput): GarbageC
       providerID: instance.providerID,
       ...(node ? { nodeName: node.name } : {}),
       ageMs,
+      ...(taggedClaim ? { nodeClaim: taggedClaim } : {}),
     });
   }
 
@@ -116,11 +126,13 @@ export function decideGarbageCollection(input: GarbageCollectionInput): GarbageC
     }
     const instanceId = instanceIdFromProviderID(providerID);
     const listed = instanceId !== undefined && listedInstanceIds.has(instanceId);
-    if (providerID && !listed && now - launchedAt(claim) >= timings.orphanGracePeriodMs && !node?.ready) {
-      actions.push({ type: 'removeClaimWithoutInstance', nodeClaim: claim.name, providerID, ...(nodeName ? { nodeName } : {}) });
+    const sinceLaunchMs = now - launchedAt(claim);
+    if (providerID && !listed && sinceLaunchMs >= timings.orphanGracePeriodMs && !node?.ready) {
+      const notFoundIsGone = sinceLaunchMs >= timings.registrationTimeoutMs;
+      actions.push({ type: 'removeClaimWithoutInstance', nodeClaim: claim.name, providerID, ...(nodeName ? { nodeName } : {}), notFoundIsGone });
       continue;
     }
-    if (!registered && now - launchedAt(claim) >= timings.registrationTimeoutMs + timings.deadlineMarginMs) {
+    if (!registered && sinceLaunchMs >= timings.registrationTimeoutMs + timings.deadlineMarginMs) {
       actions.push({ type: 'registrationTimeout', nodeClaim: claim.name, ...(providerID ? { providerID } : {}), ...(nodeName ? { nodeName } : {}), ageMs });
     }
   }

@@ -3,6 +3,9 @@
  * NodeClaim owns, removes NodeClaims whose instance is gone, ends claims that did not launch (5 min) or
  * register (15 min) in time, reconciles deletions, stale taints and EC2NodeClass statuses, and cleans up
  * instance profiles and launch templates of deleted node classes. Decisions are in ./decide.ts.
+ *
+ * It reads what it needs, no more: the cloud's instances first, then only Nodes, NodeClaims, NodePools and
+ * EC2NodeClasses (no pods, PDBs or volumes), and one NodeClaim by name per orphan candidate.
  */
 import type { CloudProvider, ClusterClient, Clock, StateStore, WorkflowStarter } from '../ports';
 import type { LifecycleLogger } from '../lifecycle/deps';
@@ -49,7 +52,9 @@ function targetOf(action: GarbageCollectionAction): string {
 }
 
 export async function runGarbageCollection(deps: GarbageCollectionDeps): Promise<GarbageCollectionResult> {
-  const [instances, snapshot] = await Promise.all([deps.cloud.list(), deps.cluster.snapshot()]);
+  // The cloud first, as Karpenter's instance garbage collection: a claim created while EC2 is listed is still read.
+  const instances = await deps.cloud.list();
+  const snapshot = await deps.cluster.listObjects(['nodes', 'nodeClaims', 'nodePools', 'nodeClasses']);
   const actions = decideGarbageCollection({
     clusterName: deps.clusterName,
     now: deps.clock.now(),

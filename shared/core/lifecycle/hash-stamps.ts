@@ -8,7 +8,7 @@
 import { NodeClassHashVersion, NodePoolHashVersion, nodeClassHash, nodePoolHash } from '../model/hash';
 import { conditionIsTrue, type NodeClaim, type RecordedHash } from '../model/karpenter';
 import { Annotation } from '../model/labels';
-import type { ClusterSnapshot } from '../ports';
+import type { ClusterObjects } from '../ports';
 import type { LifecycleDeps } from './deps';
 
 interface Stamp {
@@ -22,7 +22,7 @@ interface Stamp {
 }
 
 /** Records each pool's and class's hash on it, re-stamping their claims after a hash version change; returns what it wrote. */
-export async function reconcileHashStamps(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterSnapshot): Promise<string[]> {
+export async function reconcileHashStamps(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterObjects): Promise<string[]> {
   // Each claim read once: by pool and by class.
   const byPool = new Map<string, NodeClaim[]>();
   const byClass = new Map<string, NodeClaim[]>();

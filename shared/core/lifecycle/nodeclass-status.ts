@@ -6,7 +6,7 @@
  * cannot read gets ValidationSucceeded=False with the reason naming the field. NodePools follow its Ready
  * (nodepool-status.ts: NodeClassReady).
  */
-import type { ClusterSnapshot } from '../ports';
+import type { ClusterObjects } from '../ports';
 import type { EC2NodeClass, StatusCondition } from '../model/karpenter';
 import type { LifecycleDeps } from './deps';
 import { invalidObjectEvent, recordEvents } from './events';
@@ -20,7 +20,7 @@ type NodeClassReady = NonNullable<EC2NodeClass['ready']>;
  */
 export async function reconcileNodeClassStatuses(
   deps: Pick<LifecycleDeps, 'cloud' | 'cluster' | 'log'>,
-  snapshot: ClusterSnapshot,
+  snapshot: ClusterObjects,
   readiness?: Map<string, NodeClassReady>,
 ): Promise<string[]> {
   const written: string[] = [];

@@ -7,12 +7,12 @@
 import type { EC2NodeClass } from '../model/karpenter';
 import { Finalizer } from '../model/labels';
 import { prettySlice } from '../model/pretty';
-import type { ClusterSnapshot } from '../ports';
+import type { ClusterObjects } from '../ports';
 import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
 
 /** Adds or releases the finalizer of each node class; returns the classes released. */
-export async function reconcileNodeClassFinalizers(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterSnapshot): Promise<string[]> {
+export async function reconcileNodeClassFinalizers(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterObjects): Promise<string[]> {
   const released: string[] = [];
   for (const nc of snapshot.nodeClasses) {
     try {
@@ -24,7 +24,7 @@ export async function reconcileNodeClassFinalizers(deps: Pick<LifecycleDeps, 'cl
   return released;
 }
 
-async function reconcileOne(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterSnapshot, nc: EC2NodeClass): Promise<boolean> {
+async function reconcileOne(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterObjects, nc: EC2NodeClass): Promise<boolean> {
   const finalizers = nc.finalizers ?? [];
   const has = finalizers.includes(Finalizer.nodeClassTermination);
   if (!nc.deleting) {

@@ -8,7 +8,7 @@
  *   when both are.
  * Written only when something changed, so the controller's watch does not wake itself up.
  */
-import type { ClusterSnapshot } from '../ports';
+import type { ClusterObjects } from '../ports';
 import type { NodePool, NodePoolStatus, StatusCondition } from '../model/karpenter';
 import { Label } from '../model/labels';
 import { formatResource } from '../model/quantity';
@@ -22,7 +22,7 @@ const COUNTED = ['cpu', 'memory', 'pods', 'ephemeral-storage'] as const;
 const trueCondition = (type: string): Condition => ({ type, status: 'True', reason: type, message: '' });
 
 /** The pool's resources and node count, from its NodeClaims. */
-function resourcesOf(pool: string, snapshot: ClusterSnapshot): { resources: Record<string, string>; nodes: number } {
+function resourcesOf(pool: string, snapshot: ClusterObjects): { resources: Record<string, string>; nodes: number } {
   const nodes = new Map(snapshot.nodes.map((n) => [n.name, n]));
   const sum: Record<string, number> = Object.fromEntries(COUNTED.map((k) => [k, 0]));
   let count = 0;
@@ -36,7 +36,7 @@ function resourcesOf(pool: string, snapshot: ClusterSnapshot): { resources: Reco
   return { resources: { ...resources, nodes: String(count) }, nodes: count };
 }
 
-function nodeClassReady(pool: NodePool, snapshot: ClusterSnapshot): Condition {
+function nodeClassReady(pool: NodePool, snapshot: ClusterObjects): Condition {
   const nc = snapshot.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
   if (!nc) return { type: 'NodeClassReady', status: 'False', reason: 'NodeClassNotFound', message: 'NodeClass not found on cluster' };
   if (nc.deleting) return { type: 'NodeClassReady', status: 'False', reason: 'NodeClassTerminating', message: 'NodeClass is Terminating' };
@@ -60,7 +60,7 @@ export function withReady(conditions: Condition[]): Condition[] {
 }
 
 /** What a valid pool's status should be. */
-export function desiredNodePoolStatus(pool: NodePool, snapshot: ClusterSnapshot): NodePoolStatus {
+export function desiredNodePoolStatus(pool: NodePool, snapshot: ClusterObjects): NodePoolStatus {
   return { ...resourcesOf(pool.name, snapshot), conditions: withReady([trueCondition('ValidationSucceeded'), nodeClassReady(pool, snapshot)]) };
 }
 
@@ -75,7 +75,7 @@ const sameStatus = (a: NodePoolStatus | undefined, b: NodePoolStatus): boolean =
  * (snapshot.invalid) ValidationSucceeded=False with the reason naming the field. Returns the pools written.
  * Best effort: a failed write is logged and retried on the next round.
  */
-export async function reconcileNodePoolStatuses(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterSnapshot): Promise<string[]> {
+export async function reconcileNodePoolStatuses(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, snapshot: ClusterObjects): Promise<string[]> {
   const written: string[] = [];
   const write = async (name: string, status: Partial<NodePoolStatus> & { conditions: Condition[] }) => {
     try {

@@ -40,6 +40,18 @@ export interface ClusterSnapshot {
   invalid?: { kind: string; name: string; reason: string }[];
 }
 
+/** The kinds `listObjects` reads: what a use case that needs no pods lists (garbage collection). */
+export type ListedKind = 'nodes' | 'nodeClaims' | 'nodePools' | 'nodeClasses';
+
+/** What listObjects reads of all four kinds: enough for the NodePool/EC2NodeClass status, finalizer and hash reconcilers. */
+export type ClusterObjects = Pick<ClusterSnapshot, ListedKind | 'invalid'>;
+
+/**
+ * One NodeClaim read by name, as stored: missing, read, or stored but not readable by this version (`unreadable`
+ * says which field failed to parse) — a claim the snapshot sets aside still exists.
+ */
+export type NodeClaimRead = { found: false } | { found: true; claim: NodeClaim } | { found: true; unreadable: string };
+
 export type EvictionResult = 'evicted' | 'blocked' | 'gone';
 
 export interface NodePatch {
@@ -64,6 +76,10 @@ export interface ClusterClient {
   findUnregisteredNode(providerID: string): Promise<Node | undefined>;
   listPodsOnNode(nodeName: string): Promise<Pod[]>;
   getNodeClaim(name: string): Promise<NodeClaim | undefined>;
+  /** GET of one NodeClaim that tells a missing claim from one this version cannot read (getNodeClaim throws for that). */
+  readNodeClaim(name: string): Promise<NodeClaimRead>;
+  /** Lists only these kinds (paged, mapped as snapshot() maps them); `invalid` names what could not be read, with the reason. */
+  listObjects<K extends ListedKind>(kinds: readonly K[]): Promise<Pick<ClusterSnapshot, K | 'invalid'>>;
   /** Creates the claim; if one with the same name exists, returns it unchanged. */
   createNodeClaim(claim: NodeClaim): Promise<NodeClaim>;
   /** Merges status fields and upserts conditions by type. */

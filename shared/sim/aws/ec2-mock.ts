@@ -201,14 +201,14 @@ function installLaunchTemplates(on: On, world: () => Ec2World): void {
   });
 }
 
-/** CreateFleet, DescribeInstances (terminated ones for an hour), TerminateInstances. */
+/** CreateFleet, DescribeInstances (terminated ones for an hour; a lagging new one not yet), TerminateInstances. */
 function installInstances(on: On, world: () => Ec2World): void {
   on(CreateFleetCommand, (input: CreateFleetCommand['input']) => createFleet(world(), input));
   on(DescribeInstancesCommand, (input: { Filters?: Filter[]; InstanceIds?: string[]; NextToken?: string; MaxResults?: number }) => {
     const w = world();
     const hourAgo = w.opts.clock.now() - 3_600_000;
     const all = [...w.instances.values()]
-      .filter((i) => !(i.state === 'terminated' && (i.terminatedAtMs ?? 0) < hourAgo))
+      .filter((i) => w.describable(i) && !(i.state === 'terminated' && (i.terminatedAtMs ?? 0) < hourAgo))
       .filter((i) => (!input.InstanceIds || input.InstanceIds.includes(i.id)) && matchesFilters(input.Filters, instanceAttributes(i), i.tags))
       .sort((a, b) => a.launchTimeMs - b.launchTimeMs || a.id.localeCompare(b.id));
     if (input.InstanceIds && all.length === 0) throw ec2Error('InvalidInstanceID.NotFound', `The instance IDs '${input.InstanceIds.join(', ')}' do not exist`);
@@ -220,7 +220,10 @@ function installInstances(on: On, world: () => Ec2World): void {
   });
   on(TerminateInstancesCommand, (input: { InstanceIds?: string[] }) => {
     const w = world();
-    const missing = (input.InstanceIds ?? []).filter((id) => !w.instances.has(id));
+    const missing = (input.InstanceIds ?? []).filter((id) => {
+      const i = w.instances.get(id);
+      return !i || !w.describable(i);
+    });
     if (missing.length) throw ec2Error('InvalidInstanceID.NotFound', `The instance IDs '${missing.join(', ')}' do not exist`);
     return {
       TerminatingInstances: (input.InstanceIds ?? []).map((id) => {

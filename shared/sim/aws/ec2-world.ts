@@ -37,6 +37,8 @@ export interface SimInstance {
   shuttingDownAtMs?: number;
   terminatedAtMs?: number;
   terminationReason?: string;
+  /** EC2's eventual consistency (fault `lag`): DescribeInstances and TerminateInstances do not know the instance before this. */
+  describableFromMs?: number;
 }
 
 /** An EventBridge event as the interruption queue receives it. */
@@ -81,6 +83,8 @@ export class Ec2World {
   private readonly catalogByName: Map<string, CatalogEntry>;
   private readonly listeners = new Set<(i: SimInstance, previous: SimInstanceState | undefined) => void>();
   private readonly eventSinks = new Set<(e: Ec2Event) => void>();
+  /** Seconds a launch now stays invisible to DescribeInstances (the scenario's `lag` faults); none by default. */
+  describeLagSeconds: () => number = () => 0;
 
   constructor(readonly opts: Ec2WorldOptions) {
     this.catalogByName = new Map(opts.catalog.map((c) => [c.name, c]));
@@ -205,11 +209,13 @@ export class Ec2World {
       privateIp = `10.0.${subnetIndex * 32 + Math.floor(n / 250)}.${(n % 250) + 4}`;
       if (!used.has(privateIp)) break;
     }
+    const lagSeconds = this.describeLagSeconds();
     const instance: SimInstance = {
       ...req,
       id,
       state: 'pending',
       launchTimeMs: this.opts.clock.now(),
+      ...(lagSeconds > 0 ? { describableFromMs: this.opts.clock.now() + lagSeconds * 1000 } : {}),
       privateIp,
       privateDnsName: `ip-${privateIp.replace(/\./g, '-')}.${this.opts.region === 'us-east-1' ? 'ec2' : `${this.opts.region}.compute`}.internal`,
       pricePerHour: this.price(req.type, req.zone, req.capacityType) ?? 0,
@@ -219,6 +225,11 @@ export class Ec2World {
     this.emitChange(instance, undefined);
     this.opts.clock.after((this.opts.runningAfterSeconds ?? 5) * 1000, () => this.setState(instance, 'running', 'pending'));
     return instance;
+  }
+
+  /** Whether EC2's read and terminate APIs know the instance yet (a `lag` fault delays it after launch). */
+  describable(i: SimInstance): boolean {
+    return i.describableFromMs === undefined || this.opts.clock.now() >= i.describableFromMs;
   }
 
   /** TerminateInstances: shutting-down now, terminated after the shutdown time. */

@@ -62,8 +62,10 @@ const FaultSchema = z.object({
   at: duration,
   for: duration,
   target: z.string().check(z.minLength(1)),
-  kind: z.enum(['error', 'throttle', 'crash', 'timeout', 'duplicate', 'hang']),
+  kind: z.enum(['error', 'throttle', 'crash', 'timeout', 'duplicate', 'hang', 'lag']),
   rate: z.optional(z.number()),
+  /** kind lag: how long a new instance stays invisible to DescribeInstances. */
+  lag: z.optional(duration),
 });
 
 const ScenarioSchema = z.object({

@@ -122,6 +122,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const faults = new FaultPlan(opts.faults ?? [], opts.seed, () => clock.elapsedSeconds());
   production.faults = faults;
   api.faultHook = () => kubeApiFault(faults.check('kube-api'));
+  ec2.describeLagSeconds = () => faults.lagSeconds('ec2');
   api.onHold = (port) => http.release(port);
   api.holdTimer = (ms, fn) => clock.at(clock.now() + ms, fn);
   const removeAwsFaults = installAwsBehaviour(clock, faults, opts.seed);

@@ -149,6 +149,23 @@ describe('Ec2CloudProvider.get / list', () => {
     });
   });
 
+  it('should tell an instance EC2 reports terminated from one it does not know (yet): both NodeClaimNotFoundError, only the first terminated', async () => {
+    // Prepare
+    ec2
+      .on(DescribeInstancesCommand)
+      .resolvesOnce({ Reservations: [{ Instances: [instance({ State: { Name: 'terminated' } })] }] })
+      .rejectsOnce(Object.assign(new Error(`The instance ID '${ID}' does not exist`), { name: 'InvalidInstanceID.NotFound' }));
+    const p = provider();
+    // Act
+    const terminated = await p.get(`aws:///us-east-1a/${ID}`).catch((e: unknown) => e);
+    const unknown = await p.get(`aws:///us-east-1a/${ID}`).catch((e: unknown) => e);
+    // Assess
+    expect(terminated).toSatisfy(isNodeClaimNotFoundError);
+    expect(terminated).toMatchObject({ terminated: true });
+    expect(unknown).toSatisfy(isNodeClaimNotFoundError);
+    expect(unknown).toMatchObject({ terminated: false });
+  });
+
   it('should list owned instances across pages with the ownership filters and without terminated ones', async () => {
     // Prepare
     ec2

@@ -125,7 +125,35 @@ describe('decideGarbageCollection', () => {
     const actions = decideGarbageCollection(input);
     // Assess
     expect(actions).toEqual([
-      { type: 'removeClaimWithoutInstance', nodeClaim: 'default-gone', providerID: 'aws:///us-west-2a/i-00000000000000007', nodeName: 'ip-10-0-0-7' },
+      {
+        type: 'removeClaimWithoutInstance',
+        nodeClaim: 'default-gone',
+        providerID: 'aws:///us-west-2a/i-00000000000000007',
+        nodeName: 'ip-10-0-0-7',
+        notFoundIsGone: false,
+      },
+    ]);
+  });
+
+  it("should trust EC2 not knowing a claim's instance id only once the registration timeout has passed since launch", () => {
+    // Prepare: neither instance is listed; DescribeInstances may not know a new one for minutes after CreateFleet.
+    const launchedAgo = (ms: number): NodeClaimCondition => ({ type: 'Launched', status: 'True', lastTransitionTime: epochMs(NOW - ms) });
+    const input = {
+      clusterName: 'demo',
+      now: NOW,
+      instances: [],
+      nodeClaims: [
+        claim('default-fresh', 41 * SEC, { instanceId: 'i-0000000000000000c', conditions: [launchedAgo(40 * SEC)] }),
+        claim('default-old', 15 * MIN + SEC, { instanceId: 'i-0000000000000000d', conditions: [launchedAgo(15 * MIN), registered] }),
+      ],
+      nodes: [],
+    };
+    // Act
+    const actions = decideGarbageCollection(input);
+    // Assess
+    expect(actions.map((a) => (a.type === 'removeClaimWithoutInstance' ? [a.nodeClaim, a.notFoundIsGone] : a.type))).toEqual([
+      ['default-fresh', false],
+      ['default-old', true],
     ]);
   });
 
@@ -205,7 +233,13 @@ describe('decideGarbageCollection', () => {
     // Assess
     expect(early).toEqual([]);
     expect(late).toEqual([
-      { type: 'terminateOrphanInstance', instanceId: 'i-0000000000000000a', providerID: 'aws:///us-west-2a/i-0000000000000000a', ageMs: 31 * SEC },
+      {
+        type: 'terminateOrphanInstance',
+        instanceId: 'i-0000000000000000a',
+        providerID: 'aws:///us-west-2a/i-0000000000000000a',
+        ageMs: 31 * SEC,
+        nodeClaim: 'default-x',
+      },
     ]);
   });
 });

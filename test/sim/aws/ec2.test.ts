@@ -121,6 +121,40 @@ describe('simulated EC2 behind the AWS SDK', () => {
     });
   });
 
+  it("should not know a lagging new instance in DescribeInstances or TerminateInstances until its lag is over (EC2's eventual consistency)", async () => {
+    // Prepare: launches now stay invisible for 60 s, as a `lag` fault makes them.
+    world.describeLagSeconds = () => 60;
+    const fleet = await ec2.send(
+      new CreateFleetCommand(
+        fleetInput(
+          'lagging-1',
+          ['m5.large'],
+          'on-demand',
+          world.subnets.map((s) => ({ id: s.id, zone: s.zone })),
+        ),
+      ),
+    );
+    const id = fleet.Instances?.[0]?.InstanceIds?.[0] ?? '';
+    const listed = async () =>
+      ((await ec2.send(new DescribeInstancesCommand({}))).Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.InstanceId);
+    // Act
+    const listedEarly = await listed();
+    const byIdEarly = ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }));
+    const terminateEarly = ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
+    const startedAt = clock.now();
+    while (clock.advance(startedAt + 60_000)) {
+      /* through the lag */
+    }
+    const listedLate = await listed();
+    // Assess
+    expect(id).toMatch(/^i-/);
+    expect(listedEarly).toEqual([]);
+    await expect(byIdEarly).rejects.toMatchObject({ name: 'InvalidInstanceID.NotFound' });
+    await expect(terminateEarly).rejects.toMatchObject({ name: 'InvalidInstanceID.NotFound' });
+    expect(listedLate).toEqual([id]);
+    expect(world.instances.get(id)?.state).toBe('running');
+  });
+
   it('should send the 2-minute spot warning, then terminate the instance', async () => {
     // Prepare
     const events: Ec2Event[] = [];

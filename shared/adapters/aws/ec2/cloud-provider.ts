@@ -220,7 +220,7 @@ export class Ec2CloudProvider implements CloudProvider {
     const instance = await describeInstance(this.deps.ec2, instanceId);
     if (!isOwnedByCluster(instance.tags, this.deps.clusterName))
       throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName}`);
-    if (instance.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${instanceId} is terminated`);
+    if (instance.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${instanceId} is terminated`, { terminated: true });
     return instance;
   }
 
