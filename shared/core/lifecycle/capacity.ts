@@ -30,7 +30,7 @@ const MAX_INSTANCE_TYPES = 60;
 const invalid = (field: string, message: string) => new ExecutionInputInvalidError(`launch execution input ${field}: ${message}`);
 
 /** The pool and its class, or the reason they cannot take a manual launch (pool missing, deleting, not ready). */
-export function usablePool(snapshot: ClusterSnapshot, poolName: string): { nodePool: NodePool; nodeClass: EC2NodeClass } {
+export function usablePool(snapshot: Pick<ClusterSnapshot, 'nodePools' | 'nodeClasses'>, poolName: string): { nodePool: NodePool; nodeClass: EC2NodeClass } {
   const nodePool = snapshot.nodePools.find((p) => p.name === poolName);
   if (!nodePool) {
     throw invalid('nodePool', `nodepool "${poolName}" does not exist (known: ${snapshot.nodePools.map((p) => p.name).join(', ') || 'none'})`);

@@ -18,7 +18,11 @@ export async function requireNodeClaim(cluster: ClusterClient, name: string): Pr
  * The claim's NodePool and EC2NodeClass. A standalone claim (applied by a user, no `karpenter.sh/nodepool`) has no
  * pool: its class is named by its nodeClassRef.
  */
-export function poolAndClassOf(snapshot: ClusterSnapshot, poolName: string, nodeClassName?: string): { nodePool?: NodePool; nodeClass: EC2NodeClass } {
+export function poolAndClassOf(
+  snapshot: Pick<ClusterSnapshot, 'nodePools' | 'nodeClasses'>,
+  poolName: string,
+  nodeClassName?: string,
+): { nodePool?: NodePool; nodeClass: EC2NodeClass } {
   if (poolName === '' && nodeClassName) {
     const nodeClass = snapshot.nodeClasses.find((c) => c.name === nodeClassName);
     if (!nodeClass) throw new NodeClassNotReadyError(`ec2nodeclass "${nodeClassName}" not found`);

@@ -38,9 +38,9 @@ export async function validateLaunchInput(deps: Pick<LifecycleDeps, 'clock' | 'c
   const input = parseLaunchInput(event);
   if (input.kind === 'reconcile') return { kind: 'reconcile' };
   if (input.kind === 'pool') {
-    // A missing, deleting or unready pool fails here (this function reads the cluster only). Limits and
+    // A missing, deleting or unready pool fails here (this function reads the pools and classes only). Limits and
     // instance types are checked by CreateNodeClaims, which plans every claim before it creates any.
-    usablePool(await deps.cluster.snapshot(), input.nodePool);
+    usablePool(await deps.cluster.listObjects(['nodePools', 'nodeClasses']), input.nodePool);
     return { kind: 'pool', nodePool: input.nodePool, count: input.count };
   }
   if (!(await deps.cluster.getNodeClaim(input.nodeClaimName))) {

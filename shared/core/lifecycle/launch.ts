@@ -37,8 +37,8 @@ export async function launchNodeClaim(
       capacityType: claim.labels[Label.capacityType] ?? '',
     };
   }
-  const snapshot = await deps.cluster.snapshot();
-  const { nodePool, nodeClass } = poolAndClassOf(snapshot, claim.nodePool, claim.spec.nodeClassRef.name);
+  // The claim's NodePool and EC2NodeClass: those two lists only (tens of objects), never the pods.
+  const { nodePool, nodeClass } = poolAndClassOf(await deps.cluster.listObjects(['nodePools', 'nodeClasses']), claim.nodePool, claim.spec.nodeClassRef.name);
   const instanceTypes = instanceTypesForClaim(claim, await deps.cloud.instanceTypes(nodeClass, nodePool));
   let instance;
   try {

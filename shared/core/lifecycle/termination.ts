@@ -34,7 +34,8 @@ export async function resolveTerminationTarget(deps: Pick<LifecycleDeps, 'cluste
     if (!claim) throw new ExecutionInputInvalidError(`terminate execution input nodeClaimName: nodeclaim "${input.nodeClaimName}" does not exist`);
     return targetOf(claim, reason);
   }
-  const snapshot = await deps.cluster.snapshot();
+  // A manual execution by node or instance: the nodes and claims only (no pods).
+  const snapshot = await deps.cluster.listObjects(['nodes', 'nodeClaims']);
   if (input.kind === 'node') {
     const node = snapshot.nodes.find((n) => n.name === input.nodeName);
     const claim = snapshot.nodeClaims.find((c) => c.status.nodeName === input.nodeName || (!!node?.providerID && c.status.providerID === node.providerID));

@@ -4,10 +4,12 @@ import { createHandler as markOfferingUnavailable } from '../../../functions/lau
 import { fakes, nodeClaim } from '../../fakes/lifecycle';
 
 describe('launchNodeClaim handler', () => {
-  it('should launch once and return the same instance when the Task is retried', async () => {
+  it('should launch once, reading only its claim, pool and class, and return the same instance when the Task is retried', async () => {
     // Prepare
     const f = fakes();
     f.cluster.claims.set('default-abcde', nodeClaim('default-abcde'));
+    // A launch reads its claim, pool and class: never the whole cluster (pods).
+    f.cluster.snapshot = () => Promise.reject(new Error('launchNodeClaim read a whole-cluster snapshot'));
     const handler = createHandler(f);
 
     // Act
