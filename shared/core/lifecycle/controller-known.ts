@@ -1,0 +1,76 @@
+/**
+ * What the controller's watch streams say exists, per kind — only so that a stream listing the current state
+ * again (after a 410 Gone, or any restart without a resume point) can replace what the controller knew, as
+ * client-go's reflector replaces its store: an object not in the new listing was deleted while the stream was
+ * down, and the controller hears of it as DELETED (client-go's DeletedFinalStateUnknown).
+ */
+import type { Pod } from '../model/kube';
+import type { WatchedKind, WatchedObject } from '../ports';
+import { epochMs } from '../time';
+import type { ObjectEvent } from './controller-fingerprint';
+
+/** The key an object is known by: a pod's uid (a pod re-created under its name is another pod), else the name. */
+const keyOf = (o: WatchedObject): string => (o.kind === 'pods' ? o.pod.uid : o.name);
+
+/** A pod known only by identity: what a DELETED needs (the controller forgets a pod by uid and name). */
+function podGone(uid: string, ref: string): Pod {
+  const slash = ref.indexOf('/');
+  return {
+    uid,
+    namespace: ref.slice(0, slash),
+    name: ref.slice(slash + 1),
+    labels: {},
+    annotations: {},
+    creationTimestamp: epochMs(0),
+    phase: 'Unknown',
+    requests: {},
+    nodeSelector: {},
+    tolerations: [],
+    topologySpreadConstraints: [],
+    hostPorts: [],
+    volumeClaims: [],
+    priority: 0,
+    terminationGracePeriodSeconds: 0,
+  };
+}
+
+export class KnownObjects {
+  /** Pods by uid → `namespace/name`: keeping the pods themselves would be most of the controller's memory at 50k pods. */
+  private readonly pods = new Map<string, string>();
+  /** The other kinds by name → the object as last seen (nodes and NodeClaims the loop keeps anyway). */
+  private readonly others = new Map<WatchedKind, Map<string, WatchedObject>>();
+
+  private of(kind: WatchedKind): Map<string, WatchedObject> {
+    let m = this.others.get(kind);
+    if (!m) this.others.set(kind, (m = new Map()));
+    return m;
+  }
+
+  /** Records one event; returns the object's key. */
+  apply(e: ObjectEvent): string {
+    const o = e.object;
+    const key = keyOf(o);
+    if (o.kind === 'pods') {
+      if (e.type === 'DELETED') this.pods.delete(key);
+      else if (!this.pods.has(key)) this.pods.set(key, `${o.pod.namespace}/${o.pod.name}`);
+    } else if (e.type === 'DELETED') this.of(o.kind).delete(key);
+    else this.of(o.kind).set(key, o);
+    return key;
+  }
+
+  /** A DELETED for each known object of `kind` whose key is not in `listed`; they are forgotten. */
+  replace(kind: WatchedKind, listed: ReadonlySet<string>): ObjectEvent[] {
+    const gone: ObjectEvent[] = [];
+    if (kind === 'pods') {
+      for (const [uid, ref] of this.pods) {
+        if (listed.has(uid)) continue;
+        const pod = podGone(uid, ref);
+        gone.push({ type: 'DELETED', object: { kind: 'pods', name: pod.name, pod } });
+      }
+    } else {
+      for (const [name, object] of this.of(kind)) if (!listed.has(name)) gone.push({ type: 'DELETED', object });
+    }
+    for (const e of gone) this.apply(e);
+    return gone;
+  }
+}
