@@ -36,6 +36,7 @@ describe('the controller on the simulator', () => {
   }
 
   const at = (seconds: number, fn: () => void) => world.clock.at(world.clock.startMs + seconds * 1000, fn);
+  let logs: { t: number; message: string }[] = [];
   /** Lambda Invokes the controller made (the provisioner's rounds …), by function and virtual second. */
   let invokes: { key: string; t: number }[] = [];
   const invoked = (fn: string, after = 0) => invokes.filter((i) => i.key === fn && i.t >= after).map((i) => i.t);
@@ -44,7 +45,8 @@ describe('the controller on the simulator', () => {
 
   async function start(faults: FaultSpec[] = []): Promise<void> {
     const scenario = parseScenario(SCENARIO, 'controller.yaml');
-    world = await worldForScenario(scenario, { faults });
+    logs = [];
+    world = await worldForScenario(scenario, { faults, onLog: (l) => void logs.push({ t: l.t, message: l.message }) });
     applyObjects(world, scenario.objects);
     invokes = [];
     const invoke = world.production.invoke.bind(world.production);
@@ -113,6 +115,20 @@ describe('the controller on the simulator', () => {
     expect(launches()[0]).toBeGreaterThanOrEqual(70);
     expect(launches()[0] - 70).toBeLessThanOrEqual(30);
   }, 60_000);
+
+  it('should keep one controller through a 90 s API server hang (watches dropped, every request hung), and launch within 30 s of its end', async () => {
+    // Prepare
+    await start([{ at: 30, for: 90, target: 'kube-api', kind: 'hang' }]);
+    at(30, () => world.api.dropWatches());
+    scaleUpAt('a', 35.5);
+    // Act
+    await runFor(240);
+    // Assess: the watches' connects (each given up after 20 s) held up neither the loop nor the lease
+    expect(logs.filter((l) => l.message === 'controller started')).toHaveLength(1);
+    expect(logs.filter((l) => /lease (lost|may have expired)/.test(l.message))).toEqual([]);
+    expect(launches()).toHaveLength(1);
+    expect(launches()[0] - 120).toBeLessThanOrEqual(30);
+  }, 120_000);
 
   it('should forget pods deleted while its watches were down past a compaction (410 Gone): no more provisioner rounds for them', async () => {
     // Prepare: two pods no instance type fits stay pending (rounds retried 10 s → 2 min); at 60 s the watches
