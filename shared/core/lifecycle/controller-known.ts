@@ -12,13 +12,12 @@ import type { ObjectEvent } from './controller-fingerprint';
 /** The key an object is known by: a pod's uid (a pod re-created under its name is another pod), else the name. */
 const keyOf = (o: WatchedObject): string => (o.kind === 'pods' ? o.pod.uid : o.name);
 
-/** A pod known only by identity: what a DELETED needs (the controller forgets a pod by uid and name). */
-function podGone(uid: string, ref: string): Pod {
-  const slash = ref.indexOf('/');
+/** A pod known only by its uid: all a DELETED needs (the controller keys everything about a pod by uid). */
+function podGone(uid: string): Pod {
   return {
     uid,
-    namespace: ref.slice(0, slash),
-    name: ref.slice(slash + 1),
+    namespace: '',
+    name: '',
     labels: {},
     annotations: {},
     creationTimestamp: epochMs(0),
@@ -35,8 +34,8 @@ function podGone(uid: string, ref: string): Pod {
 }
 
 export class KnownObjects {
-  /** Pods by uid → `namespace/name`: keeping the pods themselves would be most of the controller's memory at 50k pods. */
-  private readonly pods = new Map<string, string>();
+  /** Pods by uid only (4 MB at 50k pods): keeping the pods themselves would be most of the controller's memory. */
+  private readonly pods = new Set<string>();
   /** The other kinds by name → the object as last seen (nodes and NodeClaims the loop keeps anyway). */
   private readonly others = new Map<WatchedKind, Map<string, WatchedObject>>();
 
@@ -52,7 +51,7 @@ export class KnownObjects {
     const key = keyOf(o);
     if (o.kind === 'pods') {
       if (e.type === 'DELETED') this.pods.delete(key);
-      else if (!this.pods.has(key)) this.pods.set(key, `${o.pod.namespace}/${o.pod.name}`);
+      else this.pods.add(key);
     } else if (e.type === 'DELETED') this.of(o.kind).delete(key);
     else this.of(o.kind).set(key, o);
     return key;
@@ -62,11 +61,7 @@ export class KnownObjects {
   replace(kind: WatchedKind, listed: ReadonlySet<string>): ObjectEvent[] {
     const gone: ObjectEvent[] = [];
     if (kind === 'pods') {
-      for (const [uid, ref] of this.pods) {
-        if (listed.has(uid)) continue;
-        const pod = podGone(uid, ref);
-        gone.push({ type: 'DELETED', object: { kind: 'pods', name: pod.name, pod } });
-      }
+      for (const uid of this.pods) if (!listed.has(uid)) gone.push({ type: 'DELETED', object: { kind: 'pods', name: '', pod: podGone(uid) } });
     } else {
       for (const [name, object] of this.of(kind)) if (!listed.has(name)) gone.push({ type: 'DELETED', object });
     }
