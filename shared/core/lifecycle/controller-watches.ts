@@ -102,7 +102,13 @@ export class ControllerWatches {
       if (e.type !== 'BOOKMARK' && e.type !== 'SYNCED') this.events++;
       this.wake();
     };
-    this.deps.watch.watch(kind, from, onEvent, closed).then(
+    let started: Promise<WatchHandle>;
+    try {
+      started = this.deps.watch.watch(kind, from, onEvent, closed);
+    } catch (e) {
+      started = Promise.reject(e);
+    }
+    started.then(
       (handle) => {
         // Given up meanwhile (closed, replaced, or the loop stopped): its connection is closed now.
         if (live()) s.handle = handle;
