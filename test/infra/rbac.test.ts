@@ -47,13 +47,19 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   ],
   'custom.deleteClusterCustomObject': [['karpenter.sh', 'nodeclaims', 'delete']],
 };
-/** The controller's watch streams (shared/adapters/kubernetes/watch.ts). */
-const WATCHES: [string, string, string][] = [
-  ['', 'pods', 'watch'],
-  ['', 'nodes', 'watch'],
-  ['karpenter.sh', 'nodeclaims', 'watch'],
-  ['karpenter.sh', 'nodepools', 'watch'],
-];
+/** The controller's watch streams (shared/adapters/kubernetes/watch.ts): a LIST, then a WATCH, of each kind. */
+const WATCHES: [string, string, string][] = (
+  [
+    ['', 'pods'],
+    ['', 'nodes'],
+    ['karpenter.sh', 'nodeclaims'],
+    ['karpenter.sh', 'nodepools'],
+    ['karpenter.k8s.aws', 'ec2nodeclasses'],
+  ] as const
+).flatMap(([g, r]) => [
+  [g, r, 'list'],
+  [g, r, 'watch'],
+]);
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 

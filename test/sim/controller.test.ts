@@ -1,8 +1,8 @@
 /**
- * The controller on the simulator, as deployed: real client-node watch streams against the fake API server, the
- * lease in the simulated table, Lambda Invoke of the simulated provisioner. Pods appear at odd seconds; the
- * watch is dropped, refused with 500s, or answered 410 Gone — the pod still reaches CreateFleet in seconds,
- * and exactly once.
+ * The controller on the simulator, as deployed: real watch streams against the fake API server, the lease in the
+ * simulated table, Lambda Invoke of the simulated provisioner. Pods appear at odd seconds; the watch is dropped,
+ * refused with 500s, hung, or answered 410 Gone after a compaction, DynamoDB throttles or hangs — the pod still
+ * reaches CreateFleet in seconds, exactly once, and pods deleted meanwhile are forgotten.
  */
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,24 +20,40 @@ objects: |
 ${objects(nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']), NODE_CLASS)}
 `;
 
+/** How soon after DynamoDB answers again a pod that appeared during the throttle reaches CreateFleet (s). */
+const LAUNCH_AFTER_THROTTLE_S = 10;
+
 describe('the controller on the simulator', () => {
   let world: SimWorld;
 
   const runFor = (seconds: number) => runWorldFor(world, seconds);
 
-  /** A deployment of `replicas` 1-CPU pods, created at `atSeconds` (virtual, since the start). */
-  function scaleUpAt(name: string, atSeconds: number, replicas = 2): void {
-    const obj = parse(deployment(name, 'pause', '{cpu: "1"}')) as KubeObject & { spec: { replicas: number } };
+  /** A deployment of `replicas` pods (1 CPU each unless `requests` says), applied at `atSeconds` (virtual, since the start). */
+  function scaleUpAt(name: string, atSeconds: number, replicas = 2, requests = '{cpu: "1"}'): void {
+    const obj = parse(deployment(name, 'pause', requests)) as KubeObject & { spec: { replicas: number } };
     obj.spec.replicas = replicas;
     world.clock.at(world.clock.startMs + atSeconds * 1000, () => void world.api.apply(obj));
   }
+
+  const at = (seconds: number, fn: () => void) => world.clock.at(world.clock.startMs + seconds * 1000, fn);
+  let logs: { t: number; message: string }[] = [];
+  /** Lambda Invokes the controller made (the provisioner's rounds …), by function and virtual second. */
+  let invokes: { key: string; t: number }[] = [];
+  const invoked = (fn: string, after = 0) => invokes.filter((i) => i.key === fn && i.t >= after).map((i) => i.t);
 
   const launches = () => [...world.ec2.instances.values()].map((i) => (i.launchTimeMs - world.clock.startMs) / 1000).sort((a, b) => a - b);
 
   async function start(faults: FaultSpec[] = []): Promise<void> {
     const scenario = parseScenario(SCENARIO, 'controller.yaml');
-    world = await worldForScenario(scenario, { faults });
+    logs = [];
+    world = await worldForScenario(scenario, { faults, onLog: (l) => void logs.push({ t: l.t, message: l.message }) });
     applyObjects(world, scenario.objects);
+    invokes = [];
+    const invoke = world.production.invoke.bind(world.production);
+    world.production.invoke = (key, event) => {
+      invokes.push({ key, t: world.clock.elapsedSeconds() });
+      return invoke(key, event);
+    };
   }
 
   afterEach(async () => {
@@ -99,6 +115,57 @@ describe('the controller on the simulator', () => {
     expect(launches()[0]).toBeGreaterThanOrEqual(70);
     expect(launches()[0] - 70).toBeLessThanOrEqual(30);
   }, 60_000);
+
+  it('should keep one controller through a 90 s API server hang (watches dropped, every request hung), and launch within 30 s of its end', async () => {
+    // Prepare
+    await start([{ at: 30, for: 90, target: 'kube-api', kind: 'hang' }]);
+    at(30, () => world.api.dropWatches());
+    scaleUpAt('a', 35.5);
+    // Act
+    await runFor(240);
+    // Assess: the watches' connects (each given up after 20 s) held up neither the loop nor the lease
+    expect(logs.filter((l) => l.message === 'controller started')).toHaveLength(1);
+    expect(logs.filter((l) => /lease (lost|may have expired)/.test(l.message))).toEqual([]);
+    expect(launches()).toHaveLength(1);
+    expect(launches()[0] - 120).toBeLessThanOrEqual(30);
+  }, 120_000);
+
+  it('should forget pods deleted while its watches were down past a compaction (410 Gone): no more provisioner rounds for them', async () => {
+    // Prepare: two pods no instance type fits stay pending (rounds retried 10 s → 2 min); at 60 s the watches
+    // drop and the API server hangs for 30 s, meanwhile the pods are deleted and etcd compacts.
+    await start([{ at: 60, for: 30, target: 'kube-api', kind: 'hang' }]);
+    scaleUpAt('huge', 10.5, 2, '{cpu: "500"}');
+    at(60, () => world.api.dropWatches());
+    scaleUpAt('huge', 70.5, 0, '{cpu: "500"}');
+    at(75, () => world.api.compactWatchHistory());
+    // Act
+    await runFor(600);
+    // Assess: rounds while they were pending; none once the controller listed again and saw them gone
+    expect(invoked('provisioner').filter((t) => t < 60).length).toBeGreaterThan(1);
+    expect(invoked('provisioner', 120)).toEqual([]);
+  }, 120_000);
+
+  it('should keep a controller through a 45 s DynamoDB throttle across the hand-over: a pod during it launches once it ends', async () => {
+    // Prepare: the first controller holds 0–840 s; DynamoDB refuses every request from 815 s to 860 s.
+    await start([{ at: 815, for: 45, target: 'dynamodb', kind: 'throttle' }]);
+    scaleUpAt('a', 850.5);
+    // Act
+    await runFor(960);
+    // Assess
+    expect(launches()).toHaveLength(1);
+    expect(launches()[0] - 860).toBeLessThanOrEqual(LAUNCH_AFTER_THROTTLE_S);
+  }, 120_000);
+
+  it('should carry on through a 45 s DynamoDB hang mid-life: a pod during it launches soon after it ends', async () => {
+    // Prepare: every DynamoDB request from 300 s to 345 s gets no answer (the SDK's request timeout fires)
+    await start([{ at: 300, for: 45, target: 'dynamodb', kind: 'hang' }]);
+    scaleUpAt('a', 330.5);
+    // Act
+    await runFor(480);
+    // Assess
+    expect(launches()).toHaveLength(1);
+    expect(launches()[0] - 345).toBeLessThanOrEqual(LAUNCH_AFTER_THROTTLE_S);
+  }, 120_000);
 
   it('should hand over to the next invocation with no gap: a pod at the hand-over second still launches within 7 s (three cold starts)', async () => {
     // Prepare: the first controller holds 0–840 s; the successor waits from 780 s and takes over.

@@ -1,12 +1,24 @@
 /**
- * ClusterWatch over @kubernetes/client-node's Watch: one HTTP watch stream per kind, objects mapped to the core
- * model. Every received event is also published on the diagnostics channel `nodewright:watch-event` (no cost
- * without a subscriber), which is how the simulator knows an event has reached the controller before it lets
- * virtual time move.
+ * ClusterWatch over plain HTTP watch streams: one per kind, objects mapped to the core model. As client-go's
+ * reflector does, a stream without a resourceVersion first LISTs the current state (paged), delivers each object
+ * as ADDED and then SYNCED with the list's resourceVersion, and watches from there — so the controller knows when
+ * the listing is complete and can drop what it no longer has. (The API's `sendInitialEvents` + the
+ * `k8s.io/initial-events-end` bookmark would say the same in one request, but needs the WatchList feature on the
+ * server; LIST-then-WATCH works on every Kubernetes version EKS runs.) BOOKMARKs are asked for and carry their
+ * stream's kind.
+ *
+ * Every request has a connect timeout on the injected clock: one the server does not answer is aborted — its
+ * connection closed, not left to linger — and the stream reported closed, so the controller retries it. Every
+ * received watch line is also published on the diagnostics channel `nodewright:watch-event` (no cost without a
+ * subscriber), which is how the simulator knows an event has reached the controller before it lets time move.
  */
 import diagnostics from 'node:diagnostics_channel';
+import type { Agent } from 'node:http';
+import { createInterface } from 'node:readline';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { Watch } from '@kubernetes/client-node/dist/watch.js';
+import fetch, { type Headers, type RequestInit } from 'node-fetch';
+import { systemClock } from '../clock';
+import { httpCode, kubeRequest } from './rest';
 import { firstOrTimeout, type Sleep } from './timeout';
 import { nodeClaimFromKube, nodeClassFromKube, nodeFromKube, nodePoolFromKube, podFromKube } from '../../core/model/from-kube';
 import type { ClusterWatch, WatchClosed, WatchedKind, WatchedObject, WatchEvent, WatchHandle } from '../../core/ports/cluster-watch';
@@ -16,6 +28,8 @@ type Json = Record<string, unknown>;
 export const WATCH_EVENT_CHANNEL = 'nodewright:watch-event';
 /** The controller's watches identify themselves (API server audit logs; the simulator counts their events). */
 const CONTROLLER_USER_AGENT = 'nodewright-controller';
+/** Objects per LIST page (client-go's reflector pages by 500). */
+const LIST_PAGE = 500;
 
 const PATHS: Record<WatchedKind, string> = {
   pods: '/api/v1/pods',
@@ -50,21 +64,20 @@ function mapObject(kind: WatchedKind, o: Json): WatchedObject | undefined {
 
 let watchSeq = 0;
 
-/** A KubeConfig whose requests carry the controller's User-Agent, naming the watch stream. */
-function withUserAgent(kc: KubeConfig, id: number): KubeConfig {
-  const wrapped = Object.create(kc) as KubeConfig;
-  wrapped.applyToFetchOptions = async (opts) => {
-    const out = await kc.applyToFetchOptions(opts);
-    (out.headers as { set(k: string, v: string): void }).set('User-Agent', `${CONTROLLER_USER_AGENT} (watch ${id})`);
-    return out;
-  };
-  return wrapped;
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** One stream's callbacks, silenced once it is closed or stopped. */
+interface Sink {
+  kind: WatchedKind;
+  signal: AbortSignal;
+  emit(e: WatchEvent): void;
+  close(why: WatchClosed): void;
 }
 
 export interface KubeClusterWatchOptions {
-  /** A watch request that gets no answer (no response headers) within this long is given up (default 20 s). */
+  /** A request that gets no answer (no response headers; for a LIST page, no body) within this long is given up and aborted (default 20 s). */
   connectTimeoutMs?: number;
-  /** The composition root's clock sleep (virtual time in the simulator). */
+  /** The composition root's clock sleep (virtual time in the simulator); default the wall clock. */
   sleep?: Sleep;
 }
 
@@ -74,79 +87,128 @@ export class KubeClusterWatch implements ClusterWatch {
     private readonly opts: KubeClusterWatchOptions = {},
   ) {}
 
-  /**
-   * client-node's Watch resolves only once the server answers the request: a server that never answers would
-   * hold the stream (and the controller's view of that kind) forever. Past the connect timeout the watch is
-   * reported closed with an error, so the controller retries it; a late answer is aborted when it comes.
-   */
-  private async connect<T extends { abort(): void } | undefined>(
-    kind: WatchedKind,
-    start: Promise<T>,
-    onTimeout: (why: WatchClosed) => void,
-  ): Promise<T | undefined> {
-    if (!this.opts.sleep) return start;
-    const ms = this.opts.connectTimeoutMs ?? 20_000;
-    const r = await firstOrTimeout(start, ms, this.opts.sleep);
-    if (r.ok) return r.value;
-    void start.then(
-      (late) => late?.abort(),
-      () => undefined,
-    );
-    onTimeout({ gone: false, error: `watch ${kind}: no answer within ${ms / 1000} s` });
-    return undefined;
-  }
-
+  /** Resolves at once; the stream's events and its end (a failure to open included) come through the callbacks. */
   async watch(
     kind: WatchedKind,
     resourceVersion: string | undefined,
     onEvent: (e: WatchEvent) => void,
     onClosed: (why: WatchClosed) => void,
   ): Promise<WatchHandle> {
+    const abort = new AbortController();
     let closed = false;
-    const close = (why: WatchClosed) => {
-      if (closed) return;
-      closed = true;
-      onClosed(why);
-    };
-    const query: Record<string, string | boolean> = { allowWatchBookmarks: true };
-    if (resourceVersion) query.resourceVersion = resourceVersion;
-    const id = ++watchSeq;
-    const controller = await this.connect(
+    const sink: Sink = {
       kind,
-      new Watch(withUserAgent(this.kc, id)).watch(
-        PATHS[kind],
-        query,
-        (type: string, raw: unknown) => {
-          if (channel.hasSubscribers) channel.publish({ id: String(id), kind, type });
-          if (closed) return;
-          const o = (raw ?? {}) as Json;
-          if (type === 'ERROR') {
-            const code = Number(o.code);
-            close({ gone: code === 410, error: `watch ${kind}: ${String(o.message ?? o.reason ?? code)}` });
-            controller?.abort();
-            return;
-          }
-          const rv = (o.metadata as Json | undefined)?.resourceVersion;
-          if (type === 'BOOKMARK') {
-            if (typeof rv === 'string') onEvent({ type: 'BOOKMARK', resourceVersion: rv });
-            return;
-          }
-          if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
-          const object = mapObject(kind, o);
-          if (object) onEvent({ type, object, ...(typeof rv === 'string' ? { resourceVersion: rv } : {}) });
-        },
-        (err: unknown) => {
-          const code = (err as { statusCode?: number } | null)?.statusCode;
-          close({ gone: code === 410, ...(err ? { error: `watch ${kind}: ${err instanceof Error ? err.message : String(err)}` } : {}) });
-        },
-      ),
-      close,
-    );
+      signal: abort.signal,
+      emit: (e) => {
+        if (!closed) onEvent(e);
+      },
+      close: (why) => {
+        if (closed) return;
+        closed = true;
+        abort.abort();
+        onClosed(why);
+      },
+    };
+    void this.run(sink, resourceVersion).catch((e: unknown) => sink.close({ gone: httpCode(e) === 410, error: `watch ${kind}: ${errorText(e)}` }));
     return {
       stop: () => {
         closed = true;
-        controller?.abort();
+        abort.abort();
       },
     };
+  }
+
+  private async run(sink: Sink, resourceVersion: string | undefined): Promise<void> {
+    const from = resourceVersion ?? (await this.list(sink));
+    if (!sink.signal.aborted) await this.stream(sink, from);
+  }
+
+  /**
+   * `call` with its own abort: given up and aborted (its connection closed) after the connect timeout, and aborted
+   * whenever the stream is stopped — a watch's response body too, long after it answered.
+   */
+  private async bounded<T>(sink: Sink, what: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const request = new AbortController();
+    sink.signal.addEventListener('abort', () => request.abort(), { once: true });
+    const ms = this.opts.connectTimeoutMs ?? 20_000;
+    const r = await firstOrTimeout(call(request.signal), ms, this.opts.sleep ?? systemClock.sleep);
+    if (r.ok) return r.value;
+    request.abort();
+    throw new Error(`${what}: no answer within ${ms / 1000} s`);
+  }
+
+  /** LISTs the current state page by page, each object as ADDED, then SYNCED; returns the list's resourceVersion. */
+  private async list(sink: Sink): Promise<string> {
+    let token: string | undefined;
+    let listedAt: string | undefined;
+    do {
+      const query = { limit: LIST_PAGE, continue: token };
+      const page = await this.bounded(sink, `list ${sink.kind}`, (signal) =>
+        kubeRequest<{ items?: Json[]; metadata?: { resourceVersion?: string; continue?: string } }>(this.kc, 'GET', PATHS[sink.kind], { query, signal }),
+      );
+      // Pages after the first are served at the first one's resourceVersion: the watch starts there.
+      listedAt ??= page.metadata?.resourceVersion;
+      for (const item of page.items ?? []) {
+        const object = mapObject(sink.kind, item);
+        if (object) sink.emit({ type: 'ADDED', object });
+      }
+      token = page.metadata?.continue || undefined;
+    } while (token && !sink.signal.aborted);
+    if (!listedAt) throw new Error(`list ${sink.kind}: no resourceVersion in the answer`);
+    sink.emit({ type: 'SYNCED', kind: sink.kind, resourceVersion: listedAt });
+    return listedAt;
+  }
+
+  /** Watches from `resourceVersion` until the server ends the stream, it fails, or it is stopped. */
+  private async stream(sink: Sink, resourceVersion: string): Promise<void> {
+    const { kind } = sink;
+    const cluster = this.kc.getCurrentCluster();
+    if (!cluster) throw new Error('KubeConfig has no current cluster');
+    const url = new URL(cluster.server.replace(/\/+$/, '') + PATHS[kind]);
+    url.searchParams.set('watch', 'true');
+    url.searchParams.set('allowWatchBookmarks', 'true');
+    url.searchParams.set('resourceVersion', resourceVersion);
+    const id = String(++watchSeq);
+    const init = await this.kc.applyToFetchOptions({ method: 'GET' });
+    (init.headers as Headers).set('User-Agent', `${CONTROLLER_USER_AGENT} (watch ${id})`);
+    const res = await this.bounded(sink, `watch ${kind}`, (signal) => fetch(url.toString(), { ...init, method: 'GET', signal } as RequestInit));
+    if (res.status !== 200) {
+      res.body.resume();
+      return sink.close({ gone: res.status === 410, error: `watch ${kind}: HTTP ${res.status}` });
+    }
+    // A stream can be quiet for minutes: TCP keep-alive finds a connection that died under it.
+    const agent = (init as { agent?: Agent }).agent;
+    for (const socket of Object.values(agent?.sockets ?? {}).flat()) socket?.setKeepAlive(true, 30_000);
+    const failed = (e: Error) => sink.close({ gone: false, error: `watch ${kind}: ${e.message}` });
+    res.body.on('error', failed);
+    res.body.on('end', () => sink.close({ gone: false }));
+    const lines = createInterface({ input: res.body });
+    lines.on('error', failed); // readline passes its input's errors on
+    lines.on('line', (line: string) => this.received(sink, id, line));
+  }
+
+  private received(sink: Sink, id: string, line: string): void {
+    let event: { type?: string; object?: Json };
+    try {
+      event = JSON.parse(line) as typeof event;
+    } catch {
+      return;
+    }
+    const { kind } = sink;
+    const type = String(event.type);
+    if (channel.hasSubscribers) channel.publish({ id, kind, type });
+    const o = event.object ?? {};
+    if (type === 'ERROR') {
+      const code = Number(o.code);
+      return sink.close({ gone: code === 410, error: `watch ${kind}: ${String(o.message ?? o.reason ?? code)}` });
+    }
+    const rv = (o.metadata as Json | undefined)?.resourceVersion;
+    if (type === 'BOOKMARK') {
+      if (typeof rv === 'string') sink.emit({ type: 'BOOKMARK', kind, resourceVersion: rv });
+      return;
+    }
+    if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
+    const object = mapObject(kind, o);
+    if (object) sink.emit({ type, object, ...(typeof rv === 'string' ? { resourceVersion: rv } : {}) });
   }
 }

@@ -1,7 +1,8 @@
 /** What a disruption pass depends on, per watched object: a change to anything else wakes nothing (controller-state.ts). */
 import type { WatchEvent } from '../ports';
 
-export type ObjectEvent = Exclude<WatchEvent, { type: 'BOOKMARK' }>;
+/** An event about one object (not a stream's progress: BOOKMARK, SYNCED). */
+export type ObjectEvent = Extract<WatchEvent, { object: unknown }>;
 
 /** What disruption reads of an object; a change to anything else (status heartbeats, probes) is not a change. */
 export function fingerprint(e: ObjectEvent): string {

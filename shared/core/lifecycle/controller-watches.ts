@@ -1,10 +1,16 @@
 /**
- * The controller's watch streams: each resumes from the last resourceVersion seen, a closed one is opened
- * again (at once after a clean end or a 410 Gone, from the current state after a 410, backing off when it keeps
- * failing), and a stream that fails to open is retried with back-off. Events and closes queue up for the loop
- * and wake it.
+ * The controller's watch streams. Each kind resumes from its own last resourceVersion (an object event's, or a
+ * bookmark's or listing's of that stream — never another stream's: a nodes bookmark is at the API server's newest
+ * revision, which the pods stream may not have delivered yet). A closed stream is opened again (at once after a
+ * clean end or a 410 Gone, backing off while it keeps failing); after a 410, or when a listing was cut off, it lists
+ * the current state again, and at its end (SYNCED) what the controller knew of that kind and the listing did not
+ * have is reported DELETED. Streams open concurrently and are never waited for: a connect that hangs holds up
+ * nothing (the adapter gives it up and closes it), and a stream's answer that arrives after it was given up is
+ * closed at once. Events and closes queue up for the loop and wake it.
  */
 import type { Clock, ClusterWatch, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../ports';
+import type { ObjectEvent } from './controller-fingerprint';
+import { KnownObjects } from './controller-known';
 import type { ControllerState } from './controller-state';
 import type { LifecycleLogger } from './deps';
 import { addMs, type EpochMs } from '../time';
@@ -15,15 +21,28 @@ export interface WatchesDeps {
   log: LifecycleLogger;
 }
 
+interface Stream {
+  id: number;
+  handle?: WatchHandle;
+  ended: boolean;
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 export class ControllerWatches {
   /** Events other than bookmarks received, and streams opened again after a close. */
   events = 0;
   rewatches = 0;
-  private readonly queue: WatchEvent[] = [];
+  private readonly queue: { stream: number; e: WatchEvent }[] = [];
   private readonly closed: { kind: WatchedKind; why: WatchClosed }[] = [];
-  private readonly handles = new Map<WatchedKind, WatchHandle>();
+  private readonly streams = new Map<WatchedKind, Stream>();
   private readonly versions = new Map<WatchedKind, string>();
   private readonly failedOpens = new Map<WatchedKind, number>();
+  private readonly known = new KnownObjects();
+  /** Kinds whose stream is listing the current state: that stream, and the keys it delivered so far. */
+  private readonly listing = new Map<WatchedKind, { stream: number; listed: Set<string> }>();
+  private seq = 0;
+  private stopped = false;
 
   constructor(
     private readonly deps: WatchesDeps,
@@ -36,49 +55,77 @@ export class ControllerWatches {
     return this.queue.length === 0 && this.closed.length === 0;
   }
 
-  /** The events received since the last call, oldest first; each stream's resume point is recorded. */
-  takeEvents(): WatchEvent[] {
-    const events = this.queue.splice(0);
-    for (const e of events) if (e.resourceVersion) this.versions.set(e.type === 'BOOKMARK' ? 'pods' : e.object.kind, e.resourceVersion);
-    return events;
-  }
-
-  private async open(kind: WatchedKind): Promise<void> {
-    const handle = await this.deps.watch.watch(
-      kind,
-      this.versions.get(kind),
-      (e) => {
-        this.queue.push(e);
-        this.failedOpens.delete(kind);
-        if (e.type !== 'BOOKMARK') this.events++;
-        this.wake();
-      },
-      (why) => {
-        this.closed.push({ kind, why });
-        this.wake();
-      },
-    );
-    this.handles.set(kind, handle);
-  }
-
-  async openOrRetry(kind: WatchedKind): Promise<void> {
-    try {
-      await this.open(kind);
-    } catch (e) {
-      const n = (this.failedOpens.get(kind) ?? 0) + 1;
-      this.failedOpens.set(kind, n);
-      this.deps.log.warn('watch failed to start; retrying', { kind, attempt: n, error: e instanceof Error ? e.message : String(e) });
-      this.state.retryWatchAt(kind, addMs(this.deps.clock.now(), Math.min(5_000, 500 * 2 ** n)));
+  /**
+   * The object events received since the last call, oldest first, with a DELETED for each object a finished
+   * listing no longer has; each stream's resume point is recorded.
+   */
+  takeEvents(): ObjectEvent[] {
+    const out: ObjectEvent[] = [];
+    for (const { stream, e } of this.queue.splice(0)) {
+      if (e.type === 'BOOKMARK' || e.type === 'SYNCED') {
+        const listing = this.listing.get(e.kind);
+        if (e.type === 'SYNCED' && listing?.stream === stream) {
+          this.listing.delete(e.kind);
+          out.push(...this.known.replace(e.kind, listing.listed));
+        }
+        if (!this.listing.has(e.kind)) this.versions.set(e.kind, e.resourceVersion);
+        continue;
+      }
+      const key = this.known.apply(e);
+      const listing = this.listing.get(e.object.kind);
+      // While listing, objects come in no resourceVersion order: only the listing's end is a resume point.
+      if (listing) {
+        if (listing.stream === stream) listing.listed.add(key);
+      } else if (e.resourceVersion) this.versions.set(e.object.kind, e.resourceVersion);
+      out.push(e);
     }
+    return out;
+  }
+
+  /** Opens `kind`'s stream, from its resume point or listing the current state, without waiting for it. */
+  open(kind: WatchedKind): void {
+    const s: Stream = { id: ++this.seq, ended: false };
+    this.streams.set(kind, s);
+    const from = this.versions.get(kind);
+    if (from === undefined) this.listing.set(kind, { stream: s.id, listed: new Set() });
+    const live = () => !this.stopped && !s.ended && this.streams.get(kind) === s;
+    const closed = (why: WatchClosed) => {
+      if (!live()) return;
+      s.ended = true;
+      this.closed.push({ kind, why });
+      this.wake();
+    };
+    const onEvent = (e: WatchEvent) => {
+      if (!live()) return;
+      this.queue.push({ stream: s.id, e });
+      this.failedOpens.delete(kind);
+      if (e.type !== 'BOOKMARK' && e.type !== 'SYNCED') this.events++;
+      this.wake();
+    };
+    let started: Promise<WatchHandle>;
+    try {
+      started = this.deps.watch.watch(kind, from, onEvent, closed);
+    } catch (e) {
+      started = Promise.reject(e);
+    }
+    started.then(
+      (handle) => {
+        // Given up meanwhile (closed, replaced, or the loop stopped): its connection is closed now.
+        if (live()) s.handle = handle;
+        else handle.stop();
+      },
+      (e: unknown) => closed({ gone: false, error: `watch ${kind} failed to start: ${errorText(e)}` }),
+    );
   }
 
   /** Stops the streams that closed and makes each due to open again. */
   rewatchClosed(now: EpochMs): void {
     for (const { kind, why } of this.closed.splice(0)) {
       this.rewatches++;
-      this.handles.get(kind)?.stop();
-      this.handles.delete(kind);
-      if (why.gone) this.versions.delete(kind); // too old: start again from the current state
+      this.streams.get(kind)?.handle?.stop();
+      this.streams.delete(kind);
+      // Too old (410), or cut off while listing: list the current state again.
+      if (why.gone || this.listing.has(kind)) this.versions.delete(kind);
       // Back off on streams that keep failing (an API server in trouble), at once after a clean end or a 410.
       const n = why.error && !why.gone ? (this.failedOpens.get(kind) ?? 0) + 1 : 0;
       this.failedOpens.set(kind, n);
@@ -88,11 +135,15 @@ export class ControllerWatches {
   }
 
   /** Opens the streams due again that are not open. */
-  async openDue(now: EpochMs): Promise<void> {
-    for (const kind of this.state.watchesDue(now)) if (!this.handles.has(kind)) await this.openOrRetry(kind);
+  openDue(now: EpochMs): void {
+    for (const kind of this.state.watchesDue(now)) if (!this.streams.has(kind)) this.open(kind);
   }
 
   stopAll(): void {
-    for (const h of this.handles.values()) h.stop();
+    this.stopped = true;
+    for (const s of this.streams.values()) {
+      s.ended = true;
+      s.handle?.stop();
+    }
   }
 }

@@ -12,11 +12,11 @@ import type { ClusterClient, ClusterWatch, FunctionInvoker, InvokedFunction, Met
 import { reconcileDeletions } from './deletions';
 import type { LifecycleLogger } from './deps';
 import { isProvisionable } from './provisionable';
-import { acquire, CONTROLLER_LEASE, LEASE_TTL_SECONDS, renew, RENEW_EVERY_MS } from './controller-lease';
+import { acquire, CONTROLLER_LEASE, HeldLease } from './controller-lease';
 import { ControllerState } from './controller-state';
 import { ControllerWatches } from './controller-watches';
 import { PodStartups } from './pod-startup';
-import { addSeconds, epochMs, type EpochMs } from '../time';
+import { epochMs, type EpochMs } from '../time';
 
 export { CONTROLLER_LEASE } from './controller-lease';
 
@@ -64,9 +64,10 @@ export async function runController(deps: ControllerDeps, options: ControllerOpt
   const start = deps.clock.now();
   const end = epochMs(start + (options.budgetMs ?? 14 * 60_000));
   // A heartbeat that finds a healthy holder ends at once and says nothing (one a minute would drown the logs).
-  if (!(await acquire(deps, options.holder, end))) return { skipped: true, provisionerRuns: 0, disruptionRuns: 0, events: 0, rewatches: 0 };
+  const acquiredAt = await acquire(deps, options.holder, end);
+  if (acquiredAt === undefined) return { skipped: true, provisionerRuns: 0, disruptionRuns: 0, events: 0, rewatches: 0 };
   deps.log.info('controller started', { holder: options.holder, until: new Date(end).toISOString() });
-  const loop = new ControllerLoop(deps, options, start, end);
+  const loop = new ControllerLoop(deps, options, start, end, acquiredAt);
   try {
     await loop.run();
   } finally {
@@ -101,14 +102,16 @@ class ControllerLoop {
   private collecting: Promise<void> | undefined;
   private provisionerRuns = 0;
   private disruptionRuns = 0;
-  private lastRenew: EpochMs;
-  private leaseValidUntil: EpochMs;
+  private readonly lease: HeldLease;
+  /** The controller's actions, each refused unless the lease is ours at that moment. */
+  private readonly act: Pick<ControllerDeps, 'cluster' | 'workflows' | 'invoker'>;
 
   constructor(
     private readonly deps: ControllerDeps,
     private readonly options: ControllerOptions,
     start: EpochMs,
     private readonly end: EpochMs,
+    acquiredAt: EpochMs,
   ) {
     this.state = new ControllerState(
       {
@@ -122,8 +125,16 @@ class ControllerLoop {
     );
     this.watches = new ControllerWatches(deps, this.state, () => this.wake.abort());
     this.startups = new PodStartups(deps.metrics);
-    this.lastRenew = start;
-    this.leaseValidUntil = addSeconds(start, LEASE_TTL_SECONDS);
+    this.lease = new HeldLease(deps, options.holder, end, acquiredAt, () => this.wake.abort());
+    const fence = this.lease.fence.bind(this.lease);
+    this.act = {
+      cluster: {
+        getNodeClaim: (name) => deps.cluster.getNodeClaim(name),
+        deleteNodeClaim: fence('delete nodeclaim', (name) => deps.cluster.deleteNodeClaim(name)),
+      },
+      workflows: { start: fence('start workflow', (machine, name, input) => deps.workflows.start(machine, name, input)) },
+      invoker: { invoke: fence('invoke', (fn, payload) => deps.invoker.invoke(fn, payload)) },
+    };
   }
 
   result(): ControllerResult {
@@ -137,25 +148,26 @@ class ControllerLoop {
   }
 
   async run(): Promise<void> {
-    for (const kind of KINDS) await this.watches.openOrRetry(kind);
+    for (const kind of KINDS) this.watches.open(kind);
     for (;;) {
-      const now = this.deps.clock.now();
-      if (now >= this.end) break;
+      let now = this.deps.clock.now();
+      if (now >= this.end || this.lease.lost) break;
       // Events first: they may close a batch or make a pass due.
       this.applyEvents(now);
+      this.watches.rewatchClosed(now);
+      this.watches.openDue(now);
+      this.lease.tick(now);
+      // Acting takes time (a deletion, a StartExecution): each action is fenced on the lease at its own moment.
       await this.reconcileDeletions(now);
       await this.launchStandalone(now);
-      this.watches.rewatchClosed(now);
-      await this.watches.openDue(now);
-      this.startCalls(now);
-      if (!(await this.keepLease(now))) break;
+      now = this.deps.clock.now();
+      if (this.lease.valid(now)) this.startCalls(now);
       await this.sleep();
     }
   }
 
   private applyEvents(now: EpochMs): void {
     for (const e of this.watches.takeEvents()) {
-      if (e.type === 'BOOKMARK') continue;
       this.state.apply(e, now, isProvisionable);
       const o = e.object;
       if (o.kind === 'nodes') {
@@ -179,9 +191,9 @@ class ControllerLoop {
 
   /** `kubectl delete` of a node or claim: after a deletion was seen, and again 5 s after a failed one. */
   private async reconcileDeletions(now: EpochMs): Promise<void> {
-    if (!this.deletionsDue && now < this.deletionsRetryAt) return;
+    if ((!this.deletionsDue && now < this.deletionsRetryAt) || !this.lease.valid(now)) return;
     this.deletionsDue = false;
-    const outcomes = await reconcileDeletions(this.deps, { nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()] });
+    const outcomes = await reconcileDeletions({ ...this.deps, ...this.act }, { nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()] });
     this.deletionsRetryAt = outcomes.some((o) => o.result === 'failed') ? now + 5_000 : Infinity;
   }
 
@@ -192,10 +204,10 @@ class ControllerLoop {
    */
   private async launchStandalone(now: EpochMs): Promise<void> {
     for (const [name, since] of this.unlaunched) {
-      if (now < since + STANDALONE_LAUNCH_AFTER_MS) continue;
+      if (now < since + STANDALONE_LAUNCH_AFTER_MS || !this.lease.valid(this.deps.clock.now())) continue;
       this.unlaunched.delete(name);
       try {
-        const { alreadyStarted } = await this.deps.workflows.start('launch', name, { nodeClaimName: name });
+        const { alreadyStarted } = await this.act.workflows.start('launch', name, { nodeClaimName: name });
         if (!alreadyStarted) this.deps.log.info('started the launch of a nodeclaim no provisioner launched', { nodeclaim: name });
       } catch (e) {
         this.deps.log.warn('could not start the launch of a nodeclaim', { nodeclaim: name, error: e instanceof Error ? e.message : String(e) });
@@ -208,17 +220,20 @@ class ControllerLoop {
     if (!this.provisioning && this.state.batchReady(now)) {
       const pods = this.state.takeBatch(now);
       this.provisionerRuns++;
-      this.provisioning = invoke(this.deps, 'provisioner', { reconcile: true, batched: true, source: 'nodewright.controller', pods: pods.length }).finally(
-        () => {
-          this.provisioning = undefined;
-          this.wake.abort();
-        },
-      );
+      this.provisioning = invoke(this.deps, this.act, 'provisioner', {
+        reconcile: true,
+        batched: true,
+        source: 'nodewright.controller',
+        pods: pods.length,
+      }).finally(() => {
+        this.provisioning = undefined;
+        this.wake.abort();
+      });
     }
     if (!this.disrupting && this.state.disruptionDue(now)) {
       this.state.disruptionStarted(now);
       this.disruptionRuns++;
-      this.disrupting = invoke(this.deps, 'disruption', { reconcile: true, source: 'nodewright.controller' }).finally(() => {
+      this.disrupting = invoke(this.deps, this.act, 'disruption', { reconcile: true, source: 'nodewright.controller' }).finally(() => {
         this.disrupting = undefined;
         this.wake.abort();
       });
@@ -227,41 +242,28 @@ class ControllerLoop {
     // class's finalizer, within seconds rather than at its 2-minute schedule.
     if (!this.collecting && this.state.statusDue(now)) {
       this.state.statusStarted(now);
-      this.collecting = invoke(this.deps, 'garbageCollection', { source: 'nodewright.controller', reason: 'statuses' }).finally(() => {
+      this.collecting = invoke(this.deps, this.act, 'garbageCollection', { source: 'nodewright.controller', reason: 'statuses' }).finally(() => {
         this.collecting = undefined;
         this.wake.abort();
       });
     }
   }
 
-  /** Renews the lease when due; false when the loop must stop (lost, or it may expire before a renewal). */
-  private async keepLease(now: EpochMs): Promise<boolean> {
-    if (now - this.lastRenew < RENEW_EVERY_MS) return true;
-    this.lastRenew = now;
-    const renewed = await renew(this.deps, this.options.holder, this.end);
-    if (renewed === 'lost') return false;
-    if (renewed === 'held') this.leaseValidUntil = addSeconds(now, LEASE_TTL_SECONDS);
-    else if (now >= this.leaseValidUntil - RENEW_EVERY_MS) {
-      this.deps.log.warn('controller lease may expire before it can be renewed; stopping', { holder: this.options.holder });
-      return false;
-    }
-    return true;
-  }
-
   /** Sleeps until the next thing is due, unless events or closes are waiting. */
   private async sleep(): Promise<void> {
+    if (!this.watches.idle) return;
+    // Work due while the lease may have expired waits for a renewal (whose end wakes the loop).
+    const acting = this.lease.valid(this.deps.clock.now());
     const next = Math.min(
       this.end,
-      this.lastRenew + RENEW_EVERY_MS,
-      this.deletionsRetryAt,
-      ...[...this.unlaunched.values()].map((since) => since + STANDALONE_LAUNCH_AFTER_MS),
+      this.lease.nextAt,
+      ...(acting ? [this.deletionsRetryAt, ...[...this.unlaunched.values()].map((since) => since + STANDALONE_LAUNCH_AFTER_MS)] : []),
       this.state.nextDue({
-        provisioning: this.provisioning !== undefined,
-        disrupting: this.disrupting !== undefined,
-        collecting: this.collecting !== undefined,
+        provisioning: this.provisioning !== undefined || !acting,
+        disrupting: this.disrupting !== undefined || !acting,
+        collecting: this.collecting !== undefined || !acting,
       }),
     );
-    if (!this.watches.idle) return;
     this.wake = new AbortController();
     await this.deps.clock.sleep(Math.max(0, next - this.deps.clock.now()), this.wake.signal);
   }
@@ -277,9 +279,9 @@ class ControllerLoop {
   }
 }
 
-async function invoke(deps: ControllerDeps, fn: InvokedFunction, payload: unknown): Promise<void> {
+async function invoke(deps: ControllerDeps, act: Pick<ControllerDeps, 'invoker'>, fn: InvokedFunction, payload: unknown): Promise<void> {
   try {
-    await deps.invoker.invoke(fn, payload);
+    await act.invoker.invoke(fn, payload);
   } catch (e) {
     deps.log.error(`${fn} invocation failed`, { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
   }

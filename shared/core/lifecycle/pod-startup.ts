@@ -16,7 +16,7 @@ export class PodStartups {
   /** One watch event about a pod, at `nowMs`. */
   apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod, nowMs: EpochMs): void {
     if (!this.metrics) return;
-    const key = `${pod.namespace}/${pod.name}`;
+    const key = pod.uid;
     if (type === 'DELETED') {
       this.pending.delete(key);
     } else if (pod.phase === 'Pending') {

@@ -14,8 +14,13 @@ export type WatchedObject =
 
 export type WatchEvent =
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: WatchedObject; resourceVersion?: string }
-  /** Progress only: the stream is at `resourceVersion`. */
-  | { type: 'BOOKMARK'; resourceVersion: string };
+  /** Progress only: the `kind` stream is at `resourceVersion` (an API server's bookmark: resume that stream there). */
+  | { type: 'BOOKMARK'; kind: WatchedKind; resourceVersion: string }
+  /**
+   * A stream opened without a resourceVersion has delivered every object of `kind` that exists (each as ADDED) and
+   * goes on from `resourceVersion`: an object of that kind known from before and not delivered since is gone.
+   */
+  | { type: 'SYNCED'; kind: WatchedKind; resourceVersion: string };
 
 /** Why a watch stream ended: `gone` (410: the resourceVersion is too old — watch again from the current state). */
 export interface WatchClosed {
@@ -28,9 +33,12 @@ export interface WatchHandle {
 }
 
 /**
- * Kubernetes watches as the controller uses them. Without `resourceVersion` the stream starts with every
- * existing object as ADDED (the API server's "current state, then changes"), so a consumer that treats events
- * as level (not edge) never needs a separate LIST.
+ * Kubernetes watches as the controller uses them. Without `resourceVersion` the stream starts with every existing
+ * object as ADDED, then SYNCED (client-go's reflector: LIST, then WATCH from the list's resourceVersion), so a
+ * consumer that treats events as level (not edge) and replaces what it knew at SYNCED misses nothing and keeps
+ * nothing deleted. With one, it resumes after that resourceVersion (410 Gone when too old). A stream that cannot
+ * be opened or breaks (no answer within the adapter's connect timeout, an error status) ends with `onClosed`; the
+ * returned promise may resolve before the stream is established.
  */
 export interface ClusterWatch {
   watch(kind: WatchedKind, resourceVersion: string | undefined, onEvent: (e: WatchEvent) => void, onClosed: (why: WatchClosed) => void): Promise<WatchHandle>;

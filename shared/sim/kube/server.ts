@@ -50,7 +50,7 @@ export class FakeKubeApi {
     this.store = new KubeStore({ clock: opts.clock, registry, gracefulPodDeletion: opts.gracefulPodDeletion });
     this.token = opts.token;
     this.store.addReadDecorator('policy', 'poddisruptionbudgets', decoratePdb);
-    this.watches = new WatchHub(this.store);
+    this.watches = new WatchHub(this.store, (ms, fn) => this.holdTimer(ms, fn));
     const crdType = registry.get('apiextensions.k8s.io', 'customresourcedefinitions');
     for (const crd of crds) if (crdType) this.store.create(crdType, undefined, structuredClone(crd) as never);
     this.store.onChange((e) => {
@@ -78,6 +78,11 @@ export class FakeKubeApi {
   /** Ends every open watch stream; clients must watch again (from their last resourceVersion). */
   dropWatches(): number {
     return this.watches.dropAll();
+  }
+
+  /** Compacts the watch history (as etcd does every 5 minutes): a watch resuming from an older resourceVersion gets 410 Gone. */
+  compactWatchHistory(): void {
+    this.watches.compact();
   }
 
   /** Events written so far to each open watch of nodewright's controller (by watch id). */

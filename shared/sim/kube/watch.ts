@@ -1,7 +1,10 @@
 /**
  * Watch streams (`?watch=true`) for kubectl get -w and informers: newline-delimited {"type","object"} events.
- * A watch from a resourceVersion replays the recent history after it; without one it starts with ADDED for
- * every existing object, as the API server does.
+ * A watch from a resourceVersion replays the recent history after it (410 Gone when that history was compacted
+ * away); without one it starts with ADDED for every existing object, as the API server does. With
+ * `allowWatchBookmarks=true` it sends a BOOKMARK every minute, as the API server's watch cache does: an object of
+ * the watched kind carrying only the server's current resourceVersion — the newest of any kind, which this
+ * stream may not have had an event at.
  */
 import type { ServerResponse } from 'node:http';
 import type { Target } from './handler';
@@ -11,6 +14,11 @@ import { toTable, wantsTable } from './table';
 import type { ChangeEvent, KubeObject } from './types';
 
 const HISTORY = 5000;
+/** The API server's watch cache sends a bookmark to each watcher that asked about once a minute. */
+const BOOKMARK_EVERY_MS = 60_000;
+
+/** Runs `fn` after `ms` of the server's time (virtual in the simulator); returns a cancel. */
+type Timer = (ms: number, fn: () => void) => () => void;
 
 interface Watcher {
   res: ServerResponse;
@@ -31,15 +39,26 @@ export class WatchHub {
   private readonly watchers = new Set<Watcher>();
   /** Events written per tagged watch still open. */
   readonly sentByWatch = new Map<string, number>();
+  /** No watch can resume from before this resourceVersion (the history after it is all kept). */
+  private compactedAt = 0;
 
-  constructor(private readonly store: KubeStore) {
+  constructor(
+    private readonly store: KubeStore,
+    private readonly timer: Timer,
+  ) {
     store.onChange((e) => {
       this.history.push(e);
-      if (this.history.length > HISTORY) this.history.shift();
+      if (this.history.length > HISTORY) this.compactedAt = Number(this.history.shift()!.object.metadata.resourceVersion);
       for (const w of this.watchers) {
         if (sameType(w.target, e) && w.matches(e.object)) w.send(e.type, e.object);
       }
     });
+  }
+
+  /** Forgets the history so far (etcd's compaction): a watch resuming from before now is answered 410 Gone. */
+  compact(): void {
+    this.history.length = 0;
+    this.compactedAt = Number(this.store.resourceVersion());
   }
 
   /** Ends every open watch stream (what an API server restart or a load balancer timeout does). */
@@ -69,11 +88,10 @@ export class WatchHub {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders(); // as the API server: the client sees 200 at once, before the first event
     const since = Number(query.get('resourceVersion') ?? '0');
-    const oldest = this.history.length === HISTORY ? Number(this.history[0].object.metadata.resourceVersion) : 0;
-    if (since > 0 && since < oldest - 1) {
+    if (since > 0 && since < this.compactedAt) {
       // As the API server: the history no longer reaches back there — 410 Gone as an ERROR event, then the end.
       res.write(
-        `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `too old resource version: ${since} (${oldest})`, reason: 'Expired', code: 410 } })}\n`,
+        `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `too old resource version: ${since} (${this.compactedAt + 1})`, reason: 'Expired', code: 410 } })}\n`,
       );
       if (tag !== undefined) this.sentByWatch.set(tag, (this.sentByWatch.get(tag) ?? 0) + 1);
       res.end();
@@ -91,12 +109,24 @@ export class WatchHub {
     const timeout = Number(query.get('timeoutSeconds') ?? '0');
     const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
     timer?.unref();
+    let cancelBookmark: (() => void) | undefined;
+    const bookmark = () => {
+      if (res.writableEnded) return;
+      const metadata = { resourceVersion: this.store.resourceVersion() };
+      res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: target.rt.kind, apiVersion: apiVersionOf(target), metadata } })}\n`);
+      if (tag !== undefined) this.sentByWatch.set(tag, (this.sentByWatch.get(tag) ?? 0) + 1);
+      cancelBookmark = this.timer(BOOKMARK_EVERY_MS, bookmark);
+    };
+    if (query.get('allowWatchBookmarks') === 'true') cancelBookmark = this.timer(BOOKMARK_EVERY_MS, bookmark);
     res.on('close', () => {
       this.watchers.delete(w);
+      cancelBookmark?.();
       if (timer) clearTimeout(timer);
       if (tag !== undefined) this.sentByWatch.delete(tag);
     });
   }
 }
+
+const apiVersionOf = (t: Target): string => (t.rt.group ? `${t.rt.group}/${t.rt.version}` : t.rt.version);
 
 const sameType = (t: Target, e: ChangeEvent): boolean => e.resource.group === t.rt.group && e.resource.resource === t.rt.resource;

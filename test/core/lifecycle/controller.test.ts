@@ -1,79 +1,11 @@
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import { describe, expect, it } from 'vitest';
-import { CONTROLLER_LEASE, runController, type ControllerResult } from '../../../shared/core/lifecycle';
-import type { ClusterWatch, FunctionInvoker, InvokedFunction, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../../../shared/core/ports';
-import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
-import { VirtualClock, settle } from '../../../shared/sim/clock';
-import { FakeCluster, RecordingLogger, RecordingWorkflows, node, nodeClaim, nodePool, pod } from '../../fakes/lifecycle';
+import { CONTROLLER_LEASE } from '../../../shared/core/lifecycle';
+import { node, nodeClaim, nodePool, pod } from '../../fakes/lifecycle';
+import { T0, added, pending, provisionerCalls, run, world } from './controller-fixtures';
 import { epochMs, type EpochMs } from '../../../shared/core/time';
 
 const staticPoolOf = (replicas: number) => nodePool('static', { replicas });
-
-const T0 = Date.UTC(2026, 0, 1);
-
-/** Watches driven by the test: `emit` delivers an event to every open stream of its kind. */
-class ScriptedWatch implements ClusterWatch {
-  readonly opened: { kind: WatchedKind; resourceVersion?: string }[] = [];
-  private readonly streams = new Map<WatchedKind, { onEvent: (e: WatchEvent) => void; onClosed: (w: WatchClosed) => void }>();
-  async watch(
-    kind: WatchedKind,
-    resourceVersion: string | undefined,
-    onEvent: (e: WatchEvent) => void,
-    onClosed: (w: WatchClosed) => void,
-  ): Promise<WatchHandle> {
-    this.opened.push({ kind, ...(resourceVersion ? { resourceVersion } : {}) });
-    this.streams.set(kind, { onEvent, onClosed });
-    return { stop: () => this.streams.delete(kind) };
-  }
-  emit(kind: WatchedKind, e: WatchEvent): void {
-    this.streams.get(kind)?.onEvent(e);
-  }
-  close(kind: WatchedKind, why: WatchClosed): void {
-    const s = this.streams.get(kind);
-    this.streams.delete(kind);
-    s?.onClosed(why);
-  }
-}
-
-class RecordingInvoker implements FunctionInvoker {
-  readonly calls: { fn: InvokedFunction; at: number; payload: unknown }[] = [];
-  constructor(private readonly clock: VirtualClock) {}
-  async invoke(fn: InvokedFunction, payload: unknown): Promise<unknown> {
-    this.calls.push({ fn, at: (this.clock.now() - T0) / 1000, payload });
-    return {};
-  }
-}
-
-function world() {
-  const clock = new VirtualClock(T0);
-  const store = new MemoryStateStore(clock);
-  const watch = new ScriptedWatch();
-  const invoker = new RecordingInvoker(clock);
-  const log = new RecordingLogger();
-  const cluster = new FakeCluster();
-  const workflows = new RecordingWorkflows();
-  return { clock, store, watch, invoker, log, cluster, workflows };
-}
-
-/** Runs the controller on virtual time; `script` events fire at the given seconds. */
-async function run(w: ReturnType<typeof world>, budgetSeconds: number, script: [number, () => void][] = [], holder = 'me'): Promise<ControllerResult> {
-  for (const [at, fire] of script) w.clock.at(T0 + at * 1000, fire);
-  const done = w.clock.track('controller', () => runController(w, { holder, budgetMs: budgetSeconds * 1000 }));
-  let result: ControllerResult | undefined;
-  void done.then((r) => {
-    result = r;
-  });
-  for (;;) {
-    await settle(w.clock);
-    if (result || !w.clock.advance(T0 + (budgetSeconds + 120) * 1000)) break;
-  }
-  await settle(w.clock);
-  return result ?? (await done);
-}
-
-const pending = (name: string) => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
-const added = (p: ReturnType<typeof pod>): WatchEvent => ({ type: 'ADDED', object: { kind: 'pods', name: p.name, pod: p } });
-const provisionerCalls = (w: ReturnType<typeof world>) => w.invoker.calls.filter((c) => c.fn === 'provisioner');
 
 describe('runController', () => {
   it('should start a provisioner round 1 s after a pod appears at an odd second, batched', async () => {

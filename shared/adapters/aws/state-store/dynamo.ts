@@ -34,6 +34,12 @@ const StateTable = {
 
 export interface DynamoStateStoreDeps {
   client: DynamoDBDocumentClient;
+  /**
+   * For the lease calls (acquire, read, release), when given: a client with few attempts and a short request
+   * timeout, so a throttled or hung table answers a renewal within seconds and the holder tries again within the
+   * lease's TTL — the default client's 3 attempts × 15 s could outlive the lease they renew.
+   */
+  leaseClient?: DynamoDBDocumentClient;
   tableName: string;
   clock: Pick<Clock, 'now'>;
   /** How long audit records are kept (TTL); default 30 days. */
@@ -51,9 +57,10 @@ export class DynamoStateStore implements StateStore {
   /** Every request: DynamoDB throttling (after the SDK's own retries) becomes StateStoreThrottledError, which the state machines retry. */
   private async send(
     command: PutCommand | DeleteCommand | GetCommand | QueryCommand,
+    client = this.deps.client,
   ): Promise<{ Item?: Record<string, unknown>; Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }> {
     try {
-      return (await this.deps.client.send(command as never)) as never;
+      return (await client.send(command as never)) as never;
     } catch (e) {
       const name = (e as { name?: string } | null)?.name ?? '';
       if (THROTTLED.has(name)) throw new StateStoreThrottledError(`state table ${this.deps.tableName}: ${name}`, { cause: e });
@@ -63,11 +70,13 @@ export class DynamoStateStore implements StateStore {
 
   private readonly retentionDays: number;
   private readonly newId: () => string;
+  private readonly leaseClient: DynamoDBDocumentClient;
 
   constructor(private readonly deps: DynamoStateStoreDeps) {
     requireName('DynamoStateStore', 'tableName', deps.tableName);
     this.retentionDays = deps.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS;
     this.newId = deps.newId ?? randomUUID;
+    this.leaseClient = deps.leaseClient ?? deps.client;
   }
 
   async markUnavailable(offering: OfferingKey, ttlSeconds: number, reason: string): Promise<void> {
@@ -130,6 +139,7 @@ export class DynamoStateStore implements StateStore {
           ConditionExpression: 'attribute_not_exists(pk) OR holder = :holder OR expiresAtMs <= :now',
           ExpressionAttributeValues: { ':holder': holder, ':now': now },
         }),
+        this.leaseClient,
       );
       return true;
     } catch (e) {
@@ -147,6 +157,7 @@ export class DynamoStateStore implements StateStore {
           ConditionExpression: 'holder = :holder',
           ExpressionAttributeValues: { ':holder': holder },
         }),
+        this.leaseClient,
       );
     } catch (e) {
       // Another holder owns it (or nobody does): releasing is then a no-op.
@@ -161,6 +172,7 @@ export class DynamoStateStore implements StateStore {
         Key: { pk: StateTable.leasePrefix + name, sk: StateTable.leaseSortKey },
         ConsistentRead: true,
       }),
+      this.leaseClient,
     );
     const item = out.Item as { holder?: string; expiresAtMs?: number; untilMs?: number } | undefined;
     if (!item?.holder || typeof item.expiresAtMs !== 'number' || item.expiresAtMs <= this.deps.clock.now()) return undefined;
