@@ -201,8 +201,8 @@ export class ControllerState {
     return false;
   }
 
-  /** Pods handed to a round that are still pending are planned again (their claim went away). */
-  private replan(now: EpochMs): void {
+  /** Pods handed to a round that are still pending are planned again (their claim went away, or the round left them to the next). */
+  replan(now: EpochMs): void {
     let any = false;
     for (const uid of this.provisionable.keys()) {
       this.provisionable.set(uid, false);

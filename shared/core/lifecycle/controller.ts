@@ -98,8 +98,8 @@ class ControllerLoop {
   private readonly unlaunched = new Map<string, EpochMs>();
   private deletionsRetryAt = Infinity;
   private provisioning: Promise<void> | undefined;
-  private disrupting: Promise<void> | undefined;
-  private collecting: Promise<void> | undefined;
+  private disrupting: Promise<unknown> | undefined;
+  private collecting: Promise<unknown> | undefined;
   private provisionerRuns = 0;
   private disruptionRuns = 0;
   private readonly lease: HeldLease;
@@ -225,10 +225,15 @@ class ControllerLoop {
         batched: true,
         source: 'nodewright.controller',
         pods: pods.length,
-      }).finally(() => {
-        this.provisioning = undefined;
-        this.wake.abort();
-      });
+      })
+        .then((out) => {
+          // A round that hit its deadline left claims to the next one: plan their pods again now, not at the retry back-off.
+          if (deferredClaims(out) > 0) this.state.replan(this.deps.clock.now());
+        })
+        .finally(() => {
+          this.provisioning = undefined;
+          this.wake.abort();
+        });
     }
     if (!this.disrupting && this.state.disruptionDue(now)) {
       this.state.disruptionStarted(now);
@@ -279,10 +284,17 @@ class ControllerLoop {
   }
 }
 
-async function invoke(deps: ControllerDeps, act: Pick<ControllerDeps, 'invoker'>, fn: InvokedFunction, payload: unknown): Promise<void> {
+async function invoke(deps: ControllerDeps, act: Pick<ControllerDeps, 'invoker'>, fn: InvokedFunction, payload: unknown): Promise<unknown> {
   try {
-    await act.invoker.invoke(fn, payload);
+    return await act.invoker.invoke(fn, payload);
   } catch (e) {
     deps.log.error(`${fn} invocation failed`, { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+    return undefined;
   }
 }
+
+/** `deferred` of a provisioner result (ProvisionerResult), 0 when absent. */
+const deferredClaims = (out: unknown): number => {
+  const n = typeof out === 'object' && out !== null ? (out as { deferred?: unknown }).deferred : undefined;
+  return typeof n === 'number' ? n : 0;
+};

@@ -19,6 +19,21 @@ describe('runController', () => {
     expect(provisionerCalls(w).map((c) => c.at)).toEqual([13.4, 23.4, 43.4]);
   });
 
+  it('should plan the pods again 1 s after a round that left claims to the next one, not at the retry back-off', async () => {
+    // Prepare: the first round reaches its deadline with claims left over
+    const w = world();
+    let rounds = 0;
+    const invoke = w.invoker.invoke.bind(w.invoker);
+    w.invoker.invoke = async (fn, payload) => {
+      await invoke(fn, payload);
+      return fn === 'provisioner' && ++rounds === 1 ? { deferred: 3 } : {};
+    };
+    // Act
+    await run(w, 40, [[12.4, () => w.watch.emit('pods', added(pending('a')))]]);
+    // Assess
+    expect(provisionerCalls(w).map((c) => c.at)).toEqual([13.4, 14.4, 24.4]);
+  });
+
   it('should close a batch after 10 s while pods keep arriving every 0.5 s', async () => {
     // Prepare
     const w = world();
