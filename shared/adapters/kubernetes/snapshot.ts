@@ -56,25 +56,33 @@ export function mapEach<T>(kind: string, items: Json[], fn: (o: Json) => T): Map
   return out;
 }
 
+/** Lists every page and maps each as it arrives: only one page of raw JSON is held at a time, never the whole list. */
+async function listMapped<T>(
+  kind: string,
+  fetchPage: (cont: string | undefined, limit: number) => Promise<Page>,
+  pageSize: number,
+  fn: (o: Json) => T,
+): Promise<Mapped<T>> {
+  const out: Mapped<T> = { ok: [], invalid: [] };
+  let cont: string | undefined;
+  do {
+    const page = await fetchPage(cont, pageSize);
+    const mapped = mapEach(kind, page.items ?? [], fn);
+    for (const o of mapped.ok) out.ok.push(o);
+    for (const i of mapped.invalid) out.invalid.push(i);
+    cont = continueOf(page);
+  } while (cont);
+  return out;
+}
+
+/**
+ * One read of everything the planner needs. PriorityClasses come first (a pod's priority needs them); then the other
+ * kinds are listed in parallel and each page is mapped into the core's compact model as it arrives, so the raw JSON
+ * of 50k pods (≈ 300 MB) is never held at once — only a page of it per kind.
+ */
 export async function readSnapshot(apis: KubeApis, pageSize: number): Promise<ClusterSnapshot> {
   const { core, apps, policy, storage, scheduling, custom } = apis;
-  const all = (fetchPage: (c: string | undefined, l: number) => Promise<Page>) => listAll(fetchPage, pageSize);
-  const customList = (r: { group: string; version: string; plural: string }) => all((c, l) => custom.listClusterCustomObject({ ...r, _continue: c, limit: l }));
-
-  const [pods, nodes, daemonSets, pdbs, pvs, pvcs, storageClasses, priorityClasses, nodePools, nodeClasses, nodeClaims] = await Promise.all([
-    all((c, l) => core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS, _continue: c, limit: l })),
-    all((c, l) => core.listNode({ _continue: c, limit: l })),
-    all((c, l) => apps.listDaemonSetForAllNamespaces({ _continue: c, limit: l })),
-    all((c, l) => policy.listPodDisruptionBudgetForAllNamespaces({ _continue: c, limit: l })),
-    all((c, l) => core.listPersistentVolume({ _continue: c, limit: l })),
-    all((c, l) => core.listPersistentVolumeClaimForAllNamespaces({ _continue: c, limit: l })),
-    all((c, l) => storage.listStorageClass({ _continue: c, limit: l })),
-    all((c, l) => scheduling.listPriorityClass({ _continue: c, limit: l })),
-    customList(KarpenterResources.nodePools),
-    customList(KarpenterResources.nodeClasses),
-    customList(KarpenterResources.nodeClaims),
-  ]);
-
+  const priorityClasses = await listAll((c, l) => scheduling.listPriorityClass({ _continue: c, limit: l }), pageSize);
   const classes: Record<string, number> = {};
   let defaultPriority: number | undefined;
   for (const pc of priorityClasses) {
@@ -82,33 +90,66 @@ export async function readSnapshot(apis: KubeApis, pageSize: number): Promise<Cl
     classes[name] = Number(pc.value ?? 0);
     if (pc.globalDefault === true) defaultPriority = Number(pc.value ?? 0);
   }
+  const list = <T>(kind: string, fetchPage: (c: string | undefined, l: number) => Promise<Page>, fn: (o: Json) => T) =>
+    listMapped(kind, fetchPage, pageSize, fn);
+  const custom_ = <T>(kind: string, r: { group: string; version: string; plural: string }, fn: (o: Json) => T) =>
+    list(kind, (c, l) => custom.listClusterCustomObject({ ...r, _continue: c, limit: l }), fn);
+  const named = (o: Json) => String((o.metadata as Json | undefined)?.name ?? '');
+  const podContext = { priorityClasses: classes, defaultPriority };
 
-  const results = {
-    pods: mapEach('Pod', pods, (o) => podFromKube(o, { priorityClasses: classes, defaultPriority })),
-    nodes: mapEach('Node', nodes, (o) => nodeFromKube(o)),
-    daemonSets: mapEach('DaemonSet', daemonSets, (o) => daemonSetFromKube(o, { priorityClasses: classes, defaultPriority })),
-    pdbs: mapEach('PodDisruptionBudget', pdbs, (o) => pdbFromKube(o)),
-    persistentVolumes: mapEach('PersistentVolume', pvs, (o) => pvFromKube(o)),
-    persistentVolumeClaims: mapEach('PersistentVolumeClaim', pvcs, (o) => pvcFromKube(o)),
-    storageClasses: mapEach('StorageClass', storageClasses, (o) => storageClassFromKube(o)),
-    nodePools: mapEach('NodePool', nodePools, (o) => nodePoolFromKube(o, { file: `nodepool/${String((o.metadata as Json | undefined)?.name ?? '')}` })),
-    nodeClasses: mapEach('EC2NodeClass', nodeClasses, (o) =>
-      nodeClassFromKube(o, { file: `ec2nodeclass/${String((o.metadata as Json | undefined)?.name ?? '')}` }),
+  const [pods, nodes, daemonSets, pdbs, persistentVolumes, persistentVolumeClaims, storageClasses, nodePools, nodeClasses, nodeClaims] = await Promise.all([
+    list(
+      'Pod',
+      (c, l) => core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS, _continue: c, limit: l }),
+      (o) => podFromKube(o, podContext),
     ),
-    nodeClaims: mapEach('NodeClaim', nodeClaims, (o) => nodeClaimFromKube(o)),
-  };
-  const invalid = Object.values(results).flatMap((r) => r.invalid);
+    list(
+      'Node',
+      (c, l) => core.listNode({ _continue: c, limit: l }),
+      (o) => nodeFromKube(o),
+    ),
+    list(
+      'DaemonSet',
+      (c, l) => apps.listDaemonSetForAllNamespaces({ _continue: c, limit: l }),
+      (o) => daemonSetFromKube(o, podContext),
+    ),
+    list(
+      'PodDisruptionBudget',
+      (c, l) => policy.listPodDisruptionBudgetForAllNamespaces({ _continue: c, limit: l }),
+      (o) => pdbFromKube(o),
+    ),
+    list(
+      'PersistentVolume',
+      (c, l) => core.listPersistentVolume({ _continue: c, limit: l }),
+      (o) => pvFromKube(o),
+    ),
+    list(
+      'PersistentVolumeClaim',
+      (c, l) => core.listPersistentVolumeClaimForAllNamespaces({ _continue: c, limit: l }),
+      (o) => pvcFromKube(o),
+    ),
+    list(
+      'StorageClass',
+      (c, l) => storage.listStorageClass({ _continue: c, limit: l }),
+      (o) => storageClassFromKube(o),
+    ),
+    custom_('NodePool', KarpenterResources.nodePools, (o) => nodePoolFromKube(o, { file: `nodepool/${named(o)}` })),
+    custom_('EC2NodeClass', KarpenterResources.nodeClasses, (o) => nodeClassFromKube(o, { file: `ec2nodeclass/${named(o)}` })),
+    custom_('NodeClaim', KarpenterResources.nodeClaims, (o) => nodeClaimFromKube(o)),
+  ]);
+  const all = [pods, nodes, daemonSets, pdbs, persistentVolumes, persistentVolumeClaims, storageClasses, nodePools, nodeClasses, nodeClaims];
+  const invalid = all.flatMap((r) => r.invalid);
   return {
-    pods: results.pods.ok,
-    nodes: results.nodes.ok,
-    daemonSets: results.daemonSets.ok,
-    pdbs: results.pdbs.ok,
-    persistentVolumes: results.persistentVolumes.ok,
-    persistentVolumeClaims: results.persistentVolumeClaims.ok,
-    storageClasses: results.storageClasses.ok,
-    nodePools: results.nodePools.ok,
-    nodeClasses: results.nodeClasses.ok,
-    nodeClaims: results.nodeClaims.ok,
+    pods: pods.ok,
+    nodes: nodes.ok,
+    daemonSets: daemonSets.ok,
+    pdbs: pdbs.ok,
+    persistentVolumes: persistentVolumes.ok,
+    persistentVolumeClaims: persistentVolumeClaims.ok,
+    storageClasses: storageClasses.ok,
+    nodePools: nodePools.ok,
+    nodeClasses: nodeClasses.ok,
+    nodeClaims: nodeClaims.ok,
     ...(invalid.length > 0 ? { invalid } : {}),
   };
 }

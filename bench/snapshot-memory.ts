@@ -1,0 +1,60 @@
+/**
+ * `node --import tsx bench/snapshot-memory.ts [pods ...]`: what one whole-cluster read (`KubeClusterClient.snapshot()`,
+ * as the provisioner and a disruption pass read it) costs the function that reads it — peak heap plus array buffers
+ * above the idle baseline, and CPU time — against a fake API server (its own process) holding EKS-sized objects.
+ * Not part of `npm test`.
+ */
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import { KubeClusterClient, kubeConfigForServer } from '../shared/adapters/kubernetes';
+
+async function server(pods: number): Promise<{ url: string; token: string; podBytes: number; nodeBytes: number; stop: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./snapshot-server.ts', import.meta.url).pathname, String(pods)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve) => child.stdout.once('data', (b: Buffer) => resolve(b.toString().trim())));
+  const [url, token, podBytes, nodeBytes] = line.split(' ');
+  return { url, token, podBytes: Number(podBytes), nodeBytes: Number(nodeBytes), stop: () => child.kill() };
+}
+
+const used = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+
+async function measure(pods: number) {
+  const s = await server(pods);
+  try {
+    const client = new KubeClusterClient(kubeConfigForServer({ server: s.url, token: s.token }));
+    await client.snapshot(); // warm: connections, code
+    (globalThis as { gc?: () => void }).gc?.();
+    const base = used();
+    let peak = base;
+    const timer = setInterval(() => (peak = Math.max(peak, used())), 2);
+    const cpu = process.cpuUsage();
+    const snap = await client.snapshot();
+    const spent = process.cpuUsage(cpu);
+    clearInterval(timer);
+    peak = Math.max(peak, used());
+    return {
+      pods,
+      'pod KB': +(s.podBytes / 1024).toFixed(1),
+      'node KB': +(s.nodeBytes / 1024).toFixed(1),
+      read: snap.pods.length,
+      'peak MB above idle': Math.round((peak - base) / 2 ** 20),
+      'CPU s': +((spent.user + spent.system) / 1e6).toFixed(2),
+    };
+  } finally {
+    s.stop();
+  }
+}
+
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
+const rows = [];
+for (const n of sizes.length ? sizes : [10_000, 50_000]) rows.push(await measure(n));
+console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, node ${process.version}`);
+console.table(rows);
+process.exit(0);
