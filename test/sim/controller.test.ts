@@ -167,6 +167,39 @@ describe('the controller on the simulator', () => {
     expect(launches()[0] - 345).toBeLessThanOrEqual(LAUNCH_AFTER_THROTTLE_S);
   }, 120_000);
 
+  it('should not list the 2,000 bound pods again at a hand-over: only the pending ones, and a bound pod deleted after it still wakes disruption', async () => {
+    // Prepare: 2,000 pods running on a node nodewright does not manage; the pods LISTed by the controller are counted
+    await start();
+    const pods = world.api.store.typeOf('v1', 'Pod');
+    world.api.store.create(world.api.store.typeOf('v1', 'Node'), undefined, {
+      metadata: { name: 'static-1' },
+      status: { conditions: [{ type: 'Ready', status: 'True' }], allocatable: { cpu: '4000', memory: '16000Gi', pods: '5000' } },
+    });
+    for (let i = 0; i < 2000; i++)
+      world.api.store.create(pods, 'default', {
+        metadata: { name: `web-${i}` },
+        spec: { nodeName: 'static-1', containers: [{ name: 'c', image: 'pause' }] },
+        status: { phase: 'Running' },
+      });
+    const listed: { t: number; pods: number }[] = [];
+    const handle = world.api.handle.bind(world.api);
+    world.api.handle = (req, address) => {
+      const out = handle(req, address);
+      if (req.method === 'GET' && req.path === '/api/v1/pods' && req.headers?.['user-agent']?.startsWith('nodewright-controller'))
+        listed.push({ t: world.clock.elapsedSeconds(), pods: ((out.body as { items?: unknown[] }).items ?? []).length });
+      return out;
+    };
+    at(900, () => world.api.store.delete(pods, 'default', 'web-7'));
+    // Act
+    await runFor(960);
+    // Assess: the successor's LISTs at the hand-over (842 s) carry the pending pods (none) and one pod, for the
+    // collection's resourceVersion — not the 2,000 bound pods in 4 pages of 500 (before this change)
+    const atHandOver = listed.filter((l) => l.t > 700);
+    expect(atHandOver.length).toBeGreaterThan(0);
+    expect(atHandOver.reduce((n, l) => n + l.pods, 0)).toBeLessThanOrEqual(1);
+    expect(invoked('disruption', 900).length).toBeGreaterThan(0);
+  }, 120_000);
+
   it('should hand over to the next invocation with no gap: a pod at the hand-over second still launches within 7 s (three cold starts)', async () => {
     // Prepare: the first controller holds 0–840 s; the successor waits from 780 s and takes over.
     await start();

@@ -5,10 +5,13 @@
  * the listing is complete and can drop what it no longer has. (The API's `sendInitialEvents` + the
  * `k8s.io/initial-events-end` bookmark would say the same in one request, but needs the WatchList feature on the
  * server; LIST-then-WATCH works on every Kubernetes version EKS runs.) BOOKMARKs are asked for and carry their
- * stream's kind.
+ * stream's kind. Pods come as two streams split by field selector: `pods` (spec.nodeName empty: the pending ones,
+ * a short list) and `boundpods` (spec.nodeName set), which is never listed — a LIST of one object gives the
+ * collection's resourceVersion and it watches from there (SYNCED at once, no ADDED).
  *
  * Every request has a connect timeout on the injected clock: one the server does not answer is aborted — its
- * connection closed, not left to linger — and the stream reported closed, so the controller retries it. Every
+ * connection closed, not left to linger — and the stream reported closed, so the controller retries it. LISTs and
+ * watches carry the controller's User-Agent (audit logs; the simulator counts what the controller lists). Every
  * received watch line is also published on the diagnostics channel `nodewright:watch-event` (no cost without a
  * subscriber), which is how the simulator knows an event has reached the controller before it lets time move.
  */
@@ -18,7 +21,7 @@ import { createInterface } from 'node:readline';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import fetch, { type Headers, type RequestInit } from 'node-fetch';
 import { systemClock } from '../clock';
-import { httpCode, kubeRequest } from './rest';
+import { httpCode } from './rest';
 import { firstOrTimeout, type Sleep } from './timeout';
 import { nodeClaimFromKube, nodeClassFromKube, nodeFromKube, nodePoolFromKube, podFromKube } from '../../core/model/from-kube';
 import type { ClusterWatch, WatchClosed, WatchedKind, WatchedObject, WatchEvent, WatchHandle } from '../../core/ports/cluster-watch';
@@ -33,11 +36,15 @@ const LIST_PAGE = 500;
 
 const PATHS: Record<WatchedKind, string> = {
   pods: '/api/v1/pods',
+  boundpods: '/api/v1/pods',
   nodes: '/api/v1/nodes',
   nodeclaims: '/apis/karpenter.sh/v1/nodeclaims',
   nodepools: '/apis/karpenter.sh/v1/nodepools',
   nodeclasses: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses',
 };
+
+/** The pods streams' field selectors: a pod binding leaves `pods` (DELETED) and enters `boundpods` (ADDED). */
+const FIELD_SELECTORS: Partial<Record<WatchedKind, string>> = { pods: 'spec.nodeName=', boundpods: 'spec.nodeName!=' };
 
 const channel = diagnostics.channel(WATCH_EVENT_CHANNEL);
 
@@ -46,6 +53,7 @@ function mapObject(kind: WatchedKind, o: Json): WatchedObject | undefined {
   try {
     switch (kind) {
       case 'pods':
+      case 'boundpods':
         return { kind, name, pod: podFromKube(o) };
       case 'nodes':
         return { kind, name, node: nodeFromKube(o) };
@@ -137,17 +145,25 @@ export class KubeClusterWatch implements ClusterWatch {
     throw new Error(`${what}: no answer within ${ms / 1000} s`);
   }
 
-  /** LISTs the current state page by page, each object as ADDED, then SYNCED; returns the list's resourceVersion. */
+  /**
+   * LISTs the current state page by page, each object as ADDED, then SYNCED; returns the list's resourceVersion.
+   * An edge-only stream (`boundpods`) lists one object, only for the collection's resourceVersion, and delivers none.
+   */
   private async list(sink: Sink): Promise<string> {
+    const edges = sink.kind === 'boundpods';
     let token: string | undefined;
     let listedAt: string | undefined;
     do {
-      const query = { limit: LIST_PAGE, continue: token };
-      const page = await this.bounded(sink, `list ${sink.kind}`, (signal) =>
-        kubeRequest<{ items?: Json[]; metadata?: { resourceVersion?: string; continue?: string } }>(this.kc, 'GET', PATHS[sink.kind], { query, signal }),
-      );
+      const query: Record<string, string> = { limit: String(edges ? 1 : LIST_PAGE), ...(token ? { continue: token } : {}) };
+      const page = await this.bounded(sink, `list ${sink.kind}`, async (signal) => {
+        const res = await this.get(sink.kind, query, signal);
+        const text = await res.text();
+        if (res.status !== 200) throw Object.assign(new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`), { code: res.status });
+        return JSON.parse(text) as { items?: Json[]; metadata?: { resourceVersion?: string; continue?: string } };
+      });
       // Pages after the first are served at the first one's resourceVersion: the watch starts there.
       listedAt ??= page.metadata?.resourceVersion;
+      if (edges) break;
       for (const item of page.items ?? []) {
         const object = mapObject(sink.kind, item);
         if (object) sink.emit({ type: 'ADDED', object });
@@ -159,26 +175,32 @@ export class KubeClusterWatch implements ClusterWatch {
     return listedAt;
   }
 
-  /** Watches from `resourceVersion` until the server ends the stream, it fails, or it is stopped. */
-  private async stream(sink: Sink, resourceVersion: string): Promise<void> {
-    const { kind } = sink;
+  /** A GET of `kind`'s collection (its field selector added to `query`), as the controller. */
+  private async get(kind: WatchedKind, query: Record<string, string>, signal: AbortSignal, watchId?: string) {
     const cluster = this.kc.getCurrentCluster();
     if (!cluster) throw new Error('KubeConfig has no current cluster');
     const url = new URL(cluster.server.replace(/\/+$/, '') + PATHS[kind]);
-    url.searchParams.set('watch', 'true');
-    url.searchParams.set('allowWatchBookmarks', 'true');
-    url.searchParams.set('resourceVersion', resourceVersion);
-    const id = String(++watchSeq);
+    const fieldSelector = FIELD_SELECTORS[kind];
+    for (const [k, v] of Object.entries({ ...query, ...(fieldSelector ? { fieldSelector } : {}) })) url.searchParams.set(k, v);
     const init = await this.kc.applyToFetchOptions({ method: 'GET' });
-    (init.headers as Headers).set('User-Agent', `${CONTROLLER_USER_AGENT} (watch ${id})`);
-    const res = await this.bounded(sink, `watch ${kind}`, (signal) => fetch(url.toString(), { ...init, method: 'GET', signal } as RequestInit));
+    (init.headers as Headers).set('Accept', 'application/json');
+    (init.headers as Headers).set('User-Agent', `${CONTROLLER_USER_AGENT} (${watchId === undefined ? 'list' : `watch ${watchId}`})`);
+    const res = await fetch(url.toString(), { ...init, method: 'GET', signal } as RequestInit);
+    return Object.assign(res, { agent: (init as { agent?: Agent }).agent });
+  }
+
+  /** Watches from `resourceVersion` until the server ends the stream, it fails, or it is stopped. */
+  private async stream(sink: Sink, resourceVersion: string): Promise<void> {
+    const { kind } = sink;
+    const id = String(++watchSeq);
+    const query = { watch: 'true', allowWatchBookmarks: 'true', resourceVersion };
+    const res = await this.bounded(sink, `watch ${kind}`, (signal) => this.get(kind, query, signal, id));
     if (res.status !== 200) {
       res.body.resume();
       return sink.close({ gone: res.status === 410, error: `watch ${kind}: HTTP ${res.status}` });
     }
     // A stream can be quiet for minutes: TCP keep-alive finds a connection that died under it.
-    const agent = (init as { agent?: Agent }).agent;
-    for (const socket of Object.values(agent?.sockets ?? {}).flat()) socket?.setKeepAlive(true, 30_000);
+    for (const socket of Object.values(res.agent?.sockets ?? {}).flat()) socket?.setKeepAlive(true, 30_000);
     const failed = (e: Error) => sink.close({ gone: false, error: `watch ${kind}: ${e.message}` });
     res.body.on('error', failed);
     res.body.on('end', () => sink.close({ gone: false }));

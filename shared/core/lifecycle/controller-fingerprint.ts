@@ -8,7 +8,8 @@ export type ObjectEvent = Extract<WatchEvent, { object: unknown }>;
 export function fingerprint(e: ObjectEvent): string {
   const o = e.object;
   switch (o.kind) {
-    case 'pods': {
+    case 'pods':
+    case 'boundpods': {
       const p = o.pod;
       if (!p.nodeName) return 'pending';
       return `${p.nodeName}|${p.phase}|${p.deletionTimestamp ?? ''}`;

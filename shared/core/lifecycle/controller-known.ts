@@ -10,7 +10,7 @@ import { epochMs } from '../time';
 import type { ObjectEvent } from './controller-fingerprint';
 
 /** The key an object is known by: a pod's uid (a pod re-created under its name is another pod), else the name. */
-const keyOf = (o: WatchedObject): string => (o.kind === 'pods' ? o.pod.uid : o.name);
+const keyOf = (o: WatchedObject): string => (o.kind === 'pods' || o.kind === 'boundpods' ? o.pod.uid : o.name);
 
 /** A pod known only by its uid: all a DELETED needs (the controller keys everything about a pod by uid). */
 function podGone(uid: string): Pod {
@@ -34,7 +34,7 @@ function podGone(uid: string): Pod {
 }
 
 export class KnownObjects {
-  /** Pods by uid only (4 MB at 50k pods): keeping the pods themselves would be most of the controller's memory. */
+  /** Pending pods by uid only (the `pods` stream has no bound pod; `boundpods` is never listed, so not kept). */
   private readonly pods = new Set<string>();
   /** The other kinds by name → the object as last seen (nodes and NodeClaims the loop keeps anyway). */
   private readonly others = new Map<WatchedKind, Map<string, WatchedObject>>();
@@ -49,6 +49,7 @@ export class KnownObjects {
   apply(e: ObjectEvent): string {
     const o = e.object;
     const key = keyOf(o);
+    if (o.kind === 'boundpods') return key;
     if (o.kind === 'pods') {
       if (e.type === 'DELETED') this.pods.delete(key);
       else this.pods.add(key);

@@ -6,13 +6,14 @@
  *   round at once (it keeps them at their replicas);
  * - whether something a disruption pass depends on changed (a pod bound, deleted or finished; a node's labels,
  *   taints or readiness; a NodeClaim's conditions or deletion; a NodePool), and the times a pass is due.
- * Only small fingerprints are kept per object, so memory stays proportional to the cluster's object count.
+ * Only small fingerprints are kept per object, and none per bound pod (their stream is edges: controller-bound.ts).
  */
 import type { WatchedKind } from '../ports';
 import type { Pod } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
 import { nextBudgetTransition } from '../disruption/budgets';
 import { addMs, addSeconds, type EpochMs } from '../time';
+import { BoundPodChanges } from './controller-bound';
 import { fingerprint, type ObjectEvent } from './controller-fingerprint';
 
 export interface ControllerTimings {
@@ -37,8 +38,9 @@ export class ControllerState {
   /** Pods handed to a round but still pending (no capacity yet, e.g. every offering unavailable) are retried then. */
   private retryAt?: EpochMs;
   private retryDelayMs = RETRY_FIRST_MS;
-  /** Per object: a fingerprint of what disruption reads. */
+  /** Per object but bound pods: a fingerprint of what disruption reads. */
   private readonly fingerprints = new Map<string, string>();
+  private readonly boundPods = new BoundPodChanges();
   private dirtySince?: EpochMs;
   /** When the last pass started (none yet: -Infinity). */
   private lastPass = -Infinity;
@@ -77,6 +79,10 @@ export class ControllerState {
 
   apply(e: ObjectEvent, now: EpochMs, isProvisionable: (p: Pod) => boolean): void {
     const o = e.object;
+    if (o.kind === 'boundpods') {
+      if (this.boundPods.changed(e.type, o.pod)) this.changed(now);
+      return;
+    }
     const key = `${o.kind}/${o.kind === 'pods' ? o.pod.uid : o.name}`;
     if (o.kind === 'pods') {
       const wanted = e.type !== 'DELETED' && isProvisionable(o.pod);
@@ -214,7 +220,8 @@ export class ControllerState {
     }
   }
 
-  private changed(now: EpochMs): void {
+  /** Something disruption reads changed (or may have: an edge stream that missed events). */
+  changed(now: EpochMs): void {
     this.dirtySince ??= now;
   }
 

@@ -6,7 +6,10 @@
  * the current state again, and at its end (SYNCED) what the controller knew of that kind and the listing did not
  * have is reported DELETED. Streams open concurrently and are never waited for: a connect that hangs holds up
  * nothing (the adapter gives it up and closes it), and a stream's answer that arrives after it was given up is
- * closed at once. Events and closes queue up for the loop and wake it.
+ * closed at once. Events and closes queue up for the loop and wake it. The `boundpods` stream is edges only (never
+ * listed, nothing known of it to replace): when it starts again from the current state after a gap in the same
+ * invocation, the changes it missed are made up by one disruption pass. (At an invocation's start the listings of
+ * nodes and NodeClaims, all new to it, make that pass due anyway.)
  */
 import type { Clock, ClusterWatch, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../ports';
 import type { ObjectEvent } from './controller-fingerprint';
@@ -40,7 +43,9 @@ export class ControllerWatches {
   private readonly failedOpens = new Map<WatchedKind, number>();
   private readonly known = new KnownObjects();
   /** Kinds whose stream is listing the current state: that stream, and the keys it delivered so far. */
-  private readonly listing = new Map<WatchedKind, { stream: number; listed: Set<string> }>();
+  private readonly listing = new Map<WatchedKind, { stream: number; listed: Set<string>; again: boolean }>();
+  /** Kinds opened at least once by this invocation. */
+  private readonly opened = new Set<WatchedKind>();
   private seq = 0;
   private stopped = false;
 
@@ -59,14 +64,16 @@ export class ControllerWatches {
    * The object events received since the last call, oldest first, with a DELETED for each object a finished
    * listing no longer has; each stream's resume point is recorded.
    */
-  takeEvents(): ObjectEvent[] {
+  takeEvents(now: EpochMs): ObjectEvent[] {
     const out: ObjectEvent[] = [];
     for (const { stream, e } of this.queue.splice(0)) {
       if (e.type === 'BOOKMARK' || e.type === 'SYNCED') {
         const listing = this.listing.get(e.kind);
         if (e.type === 'SYNCED' && listing?.stream === stream) {
           this.listing.delete(e.kind);
-          out.push(...this.known.replace(e.kind, listing.listed));
+          if (e.kind === 'boundpods') {
+            if (listing.again) this.state.changed(now);
+          } else out.push(...this.known.replace(e.kind, listing.listed));
         }
         if (!this.listing.has(e.kind)) this.versions.set(e.kind, e.resourceVersion);
         continue;
@@ -87,7 +94,8 @@ export class ControllerWatches {
     const s: Stream = { id: ++this.seq, ended: false };
     this.streams.set(kind, s);
     const from = this.versions.get(kind);
-    if (from === undefined) this.listing.set(kind, { stream: s.id, listed: new Set() });
+    if (from === undefined) this.listing.set(kind, { stream: s.id, listed: new Set(), again: this.opened.has(kind) });
+    this.opened.add(kind);
     const live = () => !this.stopped && !s.ended && this.streams.get(kind) === s;
     const closed = (why: WatchClosed) => {
       if (!live()) return;

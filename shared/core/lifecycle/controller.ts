@@ -4,7 +4,8 @@
  * round, a disruption pass after a relevant change (debounced) or when consolidateAfter may have elapsed, and a
  * hand-over to the next scheduled invocation through the `controller` lease so there is never a gap and never
  * two. Watches start from the current state (every object as ADDED), so events are treated as level, not edge:
- * a dropped stream, a 410 Gone or a restart re-reads the state and misses nothing.
+ * a dropped stream, a 410 Gone or a restart re-reads the state and misses nothing — except bound pods, whose
+ * stream is edges only (never listed: see ports/cluster-watch.ts and controller-bound.ts).
  */
 import type { NodeClaim } from '../model/karpenter';
 import type { Node } from '../model/kube';
@@ -29,7 +30,7 @@ export interface ControllerDeps {
   store: StateStore;
   clock: Clock;
   log: LifecycleLogger;
-  /** karpenter_pods_startup_duration_seconds, from the pods watch (absent: not recorded). */
+  /** karpenter_pods_startup_duration_seconds, from the pods watches (absent: not recorded). */
   metrics?: MetricsRecorder;
 }
 
@@ -58,7 +59,7 @@ export interface ControllerResult {
 /** How long a NodeClaim waits for its creator's `launch` before the controller starts it. */
 const STANDALONE_LAUNCH_AFTER_MS = 10_000;
 
-const KINDS: WatchedKind[] = ['pods', 'nodeclaims', 'nodes', 'nodepools', 'nodeclasses'];
+const KINDS: WatchedKind[] = ['pods', 'boundpods', 'nodeclaims', 'nodes', 'nodepools', 'nodeclasses'];
 
 export async function runController(deps: ControllerDeps, options: ControllerOptions): Promise<ControllerResult> {
   const start = deps.clock.now();
@@ -167,7 +168,7 @@ class ControllerLoop {
   }
 
   private applyEvents(now: EpochMs): void {
-    for (const e of this.watches.takeEvents()) {
+    for (const e of this.watches.takeEvents(now)) {
       this.state.apply(e, now, isProvisionable);
       const o = e.object;
       if (o.kind === 'nodes') {
@@ -183,8 +184,8 @@ class ControllerLoop {
         if (!waiting) this.unlaunched.delete(o.name);
         else if (!this.unlaunched.has(o.name)) this.unlaunched.set(o.name, now);
         if (e.type !== 'DELETED' && o.nodeClaim.deletionTimestamp !== undefined) this.deletionsDue = true;
-      } else if (o.kind === 'pods') {
-        this.startups.apply(e.type, o.pod, now);
+      } else if (o.kind === 'pods' || o.kind === 'boundpods') {
+        this.startups.apply(o.kind, e.type, o.pod, now);
       }
     }
   }

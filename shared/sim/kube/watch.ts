@@ -4,7 +4,8 @@
  * away); without one it starts with ADDED for every existing object, as the API server does. With
  * `allowWatchBookmarks=true` it sends a BOOKMARK every minute, as the API server's watch cache does: an object of
  * the watched kind carrying only the server's current resourceVersion — the newest of any kind, which this
- * stream may not have had an event at.
+ * stream may not have had an event at. With a label or field selector, an object that starts or stops matching
+ * is ADDED or DELETED for that stream, as on the API server.
  */
 import type { ServerResponse } from 'node:http';
 import type { Target } from './handler';
@@ -50,7 +51,8 @@ export class WatchHub {
       this.history.push(e);
       if (this.history.length > HISTORY) this.compactedAt = Number(this.history.shift()!.object.metadata.resourceVersion);
       for (const w of this.watchers) {
-        if (sameType(w.target, e) && w.matches(e.object)) w.send(e.type, e.object);
+        const type = sameType(w.target, e) ? typeFor(e, w.matches) : undefined;
+        if (type) w.send(type, type === 'DELETED' && e.type === 'MODIFIED' ? leftAt(e) : e.object);
       }
     });
   }
@@ -99,7 +101,8 @@ export class WatchHub {
     }
     if (since > 0) {
       for (const e of this.history) {
-        if (Number(e.object.metadata.resourceVersion) > since && sameType(target, e) && matches(e.object)) send(e.type, e.object);
+        const type = Number(e.object.metadata.resourceVersion) > since && sameType(target, e) ? typeFor(e, matches) : undefined;
+        if (type) send(type, type === 'DELETED' && e.type === 'MODIFIED' ? leftAt(e) : e.object);
       }
     } else {
       for (const o of this.store.list(target.rt, { namespace: target.namespace }).items) if (matches(o)) send('ADDED', o);
@@ -128,5 +131,20 @@ export class WatchHub {
 }
 
 const apiVersionOf = (t: Target): string => (t.rt.group ? `${t.rt.group}/${t.rt.version}` : t.rt.version);
+
+/**
+ * The event a watcher with a selector sees, as the API server's watch cache sends it: an update that makes an object
+ * match is ADDED, one that makes it stop matching DELETED (a pod binding leaves a `spec.nodeName=` watch), none else.
+ */
+function typeFor(e: ChangeEvent, matches: (o: KubeObject) => boolean): ChangeEvent['type'] | undefined {
+  const now = matches(e.object);
+  if (e.type !== 'MODIFIED' || !e.old) return now ? e.type : undefined;
+  const before = matches(e.old);
+  if (now) return before ? 'MODIFIED' : 'ADDED';
+  return before ? 'DELETED' : undefined;
+}
+
+/** A DELETED for an object that stopped matching carries its content before the change, at the change's resourceVersion (as the API server). */
+const leftAt = (e: ChangeEvent): KubeObject => ({ ...e.old!, metadata: { ...e.old!.metadata, resourceVersion: e.object.metadata.resourceVersion } });
 
 const sameType = (t: Target, e: ChangeEvent): boolean => e.resource.group === t.rt.group && e.resource.resource === t.rt.resource;

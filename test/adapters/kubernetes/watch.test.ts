@@ -44,6 +44,29 @@ describe('KubeClusterWatch', () => {
     return { events, closes };
   }
 
+  it('should list only the unbound pods, start the bound pods at the current state unlisted, and move a pod that binds from one to the other', async () => {
+    // Prepare
+    h.api.apply(podJson('waiting', { phase: 'Pending' }));
+    h.api.apply(podJson('running', { nodeName: 'n1' }));
+    const listedAt = h.api.store.resourceVersion();
+    const bound: string[] = [];
+    const other = await new KubeClusterWatch(h.kc).watch(
+      'boundpods',
+      undefined,
+      (e) => bound.push(describeEvent(e)),
+      () => undefined,
+    );
+    // Act
+    const unbound = await open('pods');
+    await until(() => unbound.events.length === 2 && bound.length === 1);
+    h.api.apply(podJson('waiting', { phase: 'Pending', nodeName: 'n1' }));
+    await until(() => unbound.events.length === 3 && bound.length === 2);
+    other.stop();
+    // Assess
+    expect(unbound.events).toEqual(['ADDED waiting', `SYNCED pods ${listedAt}`, 'DELETED waiting']);
+    expect(bound).toEqual([`SYNCED boundpods ${listedAt}`, 'ADDED waiting']);
+  });
+
   it('should list the current state, say when the listing is complete, then stream changes from there', async () => {
     // Prepare
     h.api.apply(nodeJson('a'));

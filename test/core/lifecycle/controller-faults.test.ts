@@ -164,7 +164,7 @@ describe('the controller under faults', () => {
       // Act
       await run(w, 120, [[50.5, () => w.watch.emit('pods', added(pending('a')))]]);
       // Assess: every other stream opened at 0 s, the pod reached a round 1 s later, the lease held throughout
-      expect(new Set(w.watch.opened.map((o) => o.kind))).toEqual(new Set(['pods', 'nodes', 'nodeclaims', 'nodepools', 'nodeclasses']));
+      expect(new Set(w.watch.opened.map((o) => o.kind))).toEqual(new Set(['pods', 'boundpods', 'nodes', 'nodeclaims', 'nodepools', 'nodeclasses']));
       expect(provisionerCalls(w)[0]?.at).toBe(51.5);
       expect(w.log.lines.map((l) => l.message)).not.toContain('controller lease may expire before it can be renewed; stopping');
     });

@@ -118,6 +118,35 @@ describe('runController', () => {
     expect(w.invoker.calls.filter((c) => c.fn === 'disruption').map((c) => c.at)).toEqual([3, 62]);
   });
 
+  it('should list only the unbound pods, and wake disruption when a bound pod is deleted or finishes, not for its status updates', async () => {
+    // Prepare: a node; bound pods are never listed, their stream starts from the current state with no object
+    const w = world();
+    w.watch.initial.set('nodes', [{ type: 'ADDED', object: { kind: 'nodes', name: 'n1', node: node('n1') } }]);
+    w.watch.initial.set('pods', [added(pending('waiting'))]);
+    const bound = (type: 'ADDED' | 'MODIFIED' | 'DELETED', p: ReturnType<typeof pod>) => () =>
+      w.watch.emit('boundpods', { type, object: { kind: 'boundpods', name: p.name, pod: p } });
+    // Act
+    await run(w, 100, [
+      [30, bound('MODIFIED', pod('web', { nodeName: 'n1' }))], // a running pod's probe or restart count
+      [60, bound('DELETED', pod('web', { nodeName: 'n1' }))],
+      [80, bound('MODIFIED', pod('job', { nodeName: 'n1', phase: 'Succeeded' }))],
+      [95, bound('MODIFIED', pod('job', { nodeName: 'n1', phase: 'Succeeded' }))],
+    ]);
+    // Assess
+    expect(w.watch.opened.filter((o) => o.kind === 'pods' || o.kind === 'boundpods')).toEqual([{ kind: 'pods' }, { kind: 'boundpods' }]);
+    expect(w.invoker.calls.filter((c) => c.fn === 'disruption').map((c) => c.at)).toEqual([2, 62, 82]);
+  });
+
+  it("should make up for the bound pods' events it missed with a disruption pass when that stream starts again from the current state", async () => {
+    // Prepare
+    const w = world();
+    // Act: the bound pods' stream is answered 410 Gone (its resume point too old) at 40 s
+    await run(w, 100, [[40, () => w.watch.close('boundpods', { gone: true, error: 'too old resource version' })]]);
+    // Assess
+    expect(w.watch.opened.filter((o) => o.kind === 'boundpods')).toEqual([{ kind: 'boundpods' }, { kind: 'boundpods' }]);
+    expect(w.invoker.calls.filter((c) => c.fn === 'disruption').map((c) => c.at)).toEqual([42]);
+  });
+
   it('should watch again from the last resourceVersion after a drop, and from the current state after 410 Gone', async () => {
     // Prepare
     const w = world();
