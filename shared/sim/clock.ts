@@ -31,6 +31,8 @@ export class VirtualClock implements Clock {
   private seq = 0;
   private timers: Timer[] = [];
   private readonly active = new Set<Activity>();
+  /** How many of `active` are not sleeping (idle() asks at every settle turn: counted, not scanned). */
+  private awake = 0;
   private readonly context = new AsyncLocalStorage<Activity>();
   private activitySeq = 0;
   private readonly probes = new Set<() => string | undefined>();
@@ -65,7 +67,7 @@ export class VirtualClock implements Clock {
     if (this.halted) return new Promise<void>(() => undefined);
     if (signal?.aborted) return Promise.resolve();
     const activity = this.context.getStore();
-    if (activity) activity.sleeping++;
+    if (activity) this.addSleeping(activity, 1);
     return new Promise<void>((resolve) => {
       let woken = false;
       const wake = () => {
@@ -73,7 +75,7 @@ export class VirtualClock implements Clock {
         woken = true;
         cancel();
         signal?.removeEventListener('abort', wake);
-        if (activity) activity.sleeping--;
+        if (activity) this.addSleeping(activity, -1);
         resolve();
       };
       // Aborting wakes the activity at once (synchronously), so time cannot move past the event that woke it.
@@ -141,13 +143,22 @@ export class VirtualClock implements Clock {
   track<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const activity: Activity = { id: ++this.activitySeq, name, sleeping: 0, invocations: 0, startedMs: this.nowMs, lines: 0 };
     this.active.add(activity);
+    this.awake++;
     return this.context.run(activity, async () => {
       try {
         return await fn();
       } finally {
         this.active.delete(activity);
+        if (activity.sleeping <= 0) this.awake--;
       }
     });
+  }
+
+  /** Counts an activity's sleeps (it is awake while none is pending), keeping `awake` for the activities in flight. */
+  private addSleeping(activity: Activity, delta: 1 | -1): void {
+    const wasAwake = activity.sleeping <= 0;
+    activity.sleeping += delta;
+    if (this.active.has(activity) && wasAwake !== activity.sleeping <= 0) this.awake += wasAwake ? -1 : 1;
   }
 
   /** The activity the caller runs in (undefined outside any). */
@@ -166,7 +177,7 @@ export class VirtualClock implements Clock {
 
   /** True when no tracked activity is running (each is absent or waiting on the clock) and every probe is idle. */
   idle(): boolean {
-    for (const a of this.active) if (a.sleeping <= 0) return false;
+    if (this.awake > 0) return false;
     for (const p of this.probes) if (p() !== undefined) return false;
     return true;
   }

@@ -9,9 +9,14 @@ const wildcard = (pattern: string): RegExp =>
       .replace(/\?/g, '.')}$`,
   );
 
+/** The compiled wildcard patterns (a pattern without `*` or `?` is compared as a string and never compiled). */
+const patterns = new Map<string, RegExp>();
+
 const anyMatches = (values: readonly string[], candidates: readonly string[]): boolean =>
   values.some((v) => {
-    const re = wildcard(v);
+    if (!/[*?]/.test(v)) return candidates.includes(v);
+    let re = patterns.get(v);
+    if (!re) patterns.set(v, (re = wildcard(v)));
     return candidates.some((c) => re.test(c));
   });
 

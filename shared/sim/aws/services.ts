@@ -82,6 +82,29 @@ function mockLambdaInvoke(current: () => SimulatedAws) {
   return lambda;
 }
 
+type SendFn = (this: unknown, ...args: unknown[]) => unknown;
+
+/** Calls between two resets of the mocks' call history. */
+const FORGET_HISTORY_EVERY = 256;
+
+/**
+ * aws-sdk-client-mock (sinon) records every call, its input and its answer, for test assertions the simulator
+ * never makes: over a long run that history holds every page of the catalog every cold sandbox read. It is reset
+ * every FORGET_HISTORY_EVERY calls, before a call (sinon refuses a reset during one). The mocks' restore removes
+ * the wrappers with the stubs.
+ */
+function forgetHistory(mocks: { resetHistory(): unknown }[], classes: { prototype: object }[]): void {
+  let calls = 0;
+  for (const cls of classes) {
+    const proto = cls.prototype as { send: SendFn };
+    const stub = proto.send;
+    proto.send = function (this: unknown, ...args: unknown[]) {
+      if (++calls % FORGET_HISTORY_EVERY === 0) for (const m of mocks) m.resetHistory();
+      return stub.apply(this, args);
+    };
+  }
+}
+
 /** Installs the mocks; every call reads `current()` so one installation can serve successive runs. Returns restore. */
 export function installSimulatedAws(current: () => SimulatedAws): () => void {
   const ec2 = mockClient(EC2Client);
@@ -151,8 +174,10 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
     },
   }));
 
+  const mocks = [ec2, ssm, eks, sfn, dynamo, lambda, pricing, sqs];
+  forgetHistory(mocks, [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, LambdaClient, PricingClient, SQSClient]);
   return () => {
-    for (const m of [ec2, ssm, eks, sfn, dynamo, lambda, pricing, sqs]) m.restore();
+    for (const m of mocks) m.restore();
     restoreIam();
   };
 }

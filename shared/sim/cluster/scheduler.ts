@@ -10,7 +10,7 @@ import { Requirements } from '../../core/scheduling/requirements';
 import { compileSelector, untoleratedTaint } from '../../core/scheduling/selectors';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { isDaemonSetPod, isLivePod, kubeTypes, listAll, podNodeName, withCondition, type KubeTypes } from './kube-objects';
+import { isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type KubeTypes } from './kube-objects';
 
 interface NodeState {
   node: Node;
@@ -44,36 +44,81 @@ const termMatches = (term: PodAffinityTerm, owner: Pod, other: Pod): boolean =>
   (term.namespaces?.length ? term.namespaces.includes(other.namespace) : other.namespace === owner.namespace) &&
   compileSelector(term.labelSelector)(other.labels);
 
-function podAffinityOk(pod: Pod, n: NodeState, all: NodeState[]): boolean {
-  const domainPods = (key: string): Pod[] => {
+/**
+ * One pass's view of the bound pods by topology domain, kept as pods are placed: the pods in a node's domain
+ * and the required anti-affinity terms of the pods there, without scanning every node for every candidate.
+ */
+class Domains {
+  /** topology key → domain value → the pods bound there (built on first use of the key). */
+  private readonly pods = new Map<string, Map<string, Pod[]>>();
+  /** topology key → domain value → the required anti-affinity terms (of that key) of the pods bound there. */
+  private readonly anti = new Map<string, Map<string, { term: PodAffinityTerm; owner: Pod }[]>>();
+
+  constructor(private readonly all: NodeState[]) {
+    for (const n of all) for (const p of n.pods) this.indexAnti(n, p);
+  }
+
+  /** The pods bound in the node's domain of `key` (none when the node has no such label). */
+  podsIn(key: string, n: NodeState): Pod[] {
     const value = n.node.labels[key];
     if (value === undefined) return [];
-    return all.filter((o) => o.node.labels[key] === value).flatMap((o) => o.pods);
-  };
-  for (const term of pod.affinity?.podAntiAffinity?.required ?? []) {
-    if (domainPods(term.topologyKey).some((o) => termMatches(term, pod, o))) return false;
+    let byValue = this.pods.get(key);
+    if (!byValue) {
+      this.pods.set(key, (byValue = new Map()));
+      for (const o of this.all) for (const p of o.pods) this.add(byValue, o.node.labels[key], p);
+    }
+    return byValue.get(value) ?? [];
   }
-  // Existing pods' anti-affinity applies symmetrically.
-  for (const o of all) {
-    for (const other of o.pods) {
-      for (const term of other.affinity?.podAntiAffinity?.required ?? []) {
-        const v = o.node.labels[term.topologyKey];
-        if (v !== undefined && n.node.labels[term.topologyKey] === v && termMatches(term, other, pod)) return false;
-      }
+
+  /** The required anti-affinity terms of bound pods whose domain contains the node. */
+  *antiTermsAt(n: NodeState): Generator<{ term: PodAffinityTerm; owner: Pod }> {
+    for (const [key, byValue] of this.anti) {
+      const value = n.node.labels[key];
+      if (value !== undefined) yield* byValue.get(value) ?? [];
     }
   }
+
+  placed(n: NodeState, pod: Pod): void {
+    for (const [key, byValue] of this.pods) this.add(byValue, n.node.labels[key], pod);
+    this.indexAnti(n, pod);
+  }
+
+  private indexAnti(n: NodeState, pod: Pod): void {
+    for (const term of pod.affinity?.podAntiAffinity?.required ?? []) {
+      let byValue = this.anti.get(term.topologyKey);
+      if (!byValue) this.anti.set(term.topologyKey, (byValue = new Map()));
+      this.add(byValue, n.node.labels[term.topologyKey], { term, owner: pod });
+    }
+  }
+
+  private add<T>(byValue: Map<string, T[]>, value: string | undefined, item: T): void {
+    if (value === undefined) return;
+    const list = byValue.get(value);
+    if (list) list.push(item);
+    else byValue.set(value, [item]);
+  }
+}
+
+function podAffinityOk(pod: Pod, n: NodeState, all: NodeState[], domains: Domains): boolean {
+  for (const term of pod.affinity?.podAntiAffinity?.required ?? []) {
+    if (domains.podsIn(term.topologyKey, n).some((o) => termMatches(term, pod, o))) return false;
+  }
+  // Existing pods' anti-affinity applies symmetrically.
+  for (const { term, owner } of domains.antiTermsAt(n)) if (termMatches(term, owner, pod)) return false;
   for (const term of pod.affinity?.podAffinity?.required ?? []) {
     const anywhere = all.some((o) => o.pods.some((p) => termMatches(term, pod, p)));
-    if (anywhere && !domainPods(term.topologyKey).some((o) => termMatches(term, pod, o))) return false;
+    if (anywhere && !domains.podsIn(term.topologyKey, n).some((o) => termMatches(term, pod, o))) return false;
   }
   return true;
 }
 
-function spreadOk(pod: Pod, n: NodeState, all: NodeState[]): boolean {
-  for (const c of pod.topologySpreadConstraints) {
-    if (c.whenUnsatisfiable !== 'DoNotSchedule') continue;
-    const value = n.node.labels[c.topologyKey];
-    if (value === undefined) return false;
+/**
+ * The pods each DoNotSchedule spread constraint of the pod counts per domain (over the nodes the pod's node
+ * affinity allows), computed once per pending pod: nothing is placed while its candidate nodes are compared.
+ */
+function spreadCounts(pod: Pod, all: NodeState[]): (Map<string, number> | undefined)[] {
+  return pod.topologySpreadConstraints.map((c) => {
+    if (c.whenUnsatisfiable !== 'DoNotSchedule') return undefined;
     const matches = compileSelector(c.labelSelector);
     const counts = new Map<string, number>();
     for (const o of all) {
@@ -81,14 +126,32 @@ function spreadOk(pod: Pod, n: NodeState, all: NodeState[]): boolean {
       if (d === undefined || !nodeAffinityOk(pod, o.node)) continue;
       counts.set(d, (counts.get(d) ?? 0) + o.pods.filter((p) => p.namespace === pod.namespace && matches(p.labels)).length);
     }
-    const min = Math.min(...counts.values());
-    if ((counts.get(value) ?? 0) + 1 - min > c.maxSkew) return false;
+    return counts;
+  });
+}
+
+function spreadOk(pod: Pod, n: NodeState, counts: (Map<string, number> | undefined)[]): boolean {
+  for (let i = 0; i < pod.topologySpreadConstraints.length; i++) {
+    const c = pod.topologySpreadConstraints[i];
+    const perDomain = counts[i];
+    if (!perDomain) continue;
+    const value = n.node.labels[c.topologyKey];
+    if (value === undefined) return false;
+    const min = Math.min(...perDomain.values());
+    if ((perDomain.get(value) ?? 0) + 1 - min > c.maxSkew) return false;
   }
   return true;
 }
 
+/** What one pending pod is checked against: every node, the domains of the bound pods, its spread counts. */
+interface Candidates {
+  all: NodeState[];
+  domains: Domains;
+  spread: (Map<string, number> | undefined)[];
+}
+
 /** Why the node cannot take the pod, or undefined when it can. */
-function misfit(pod: Pod, n: NodeState, all: NodeState[]): string | undefined {
+function misfit(pod: Pod, n: NodeState, c: Candidates): string | undefined {
   if (!n.node.ready) return 'node(s) were not ready';
   if (n.node.unschedulable || n.node.deletionTimestamp !== undefined) return 'node(s) were unschedulable';
   const taint = untoleratedTaint(
@@ -99,8 +162,8 @@ function misfit(pod: Pod, n: NodeState, all: NodeState[]): string | undefined {
   if (!nodeAffinityOk(pod, n.node)) return "node(s) didn't match Pod's node affinity/selector";
   const res = fitsResources(pod, n);
   if (res) return res;
-  if (!podAffinityOk(pod, n, all)) return "node(s) didn't match pod affinity/anti-affinity rules";
-  if (!spreadOk(pod, n, all)) return "node(s) didn't match pod topology spread constraints";
+  if (!podAffinityOk(pod, n, c.all, c.domains)) return "node(s) didn't match pod affinity/anti-affinity rules";
+  if (!spreadOk(pod, n, c.spread)) return "node(s) didn't match pod topology spread constraints";
   return undefined;
 }
 
@@ -119,11 +182,12 @@ function place(n: NodeState, pod: Pod): void {
 }
 
 /** The highest-scoring node that can take the pod (the first in `sorted` on a tie); counts each misfit reason into `reasons`. */
-function bestNode(pod: Pod, sorted: NodeState[], all: NodeState[], reasons: Map<string, number>): NodeState | undefined {
+function bestNode(pod: Pod, sorted: NodeState[], all: NodeState[], domains: Domains, reasons: Map<string, number>): NodeState | undefined {
   let best: NodeState | undefined;
   let bestScore = -Infinity;
+  const candidates: Candidates = { all, domains, spread: spreadCounts(pod, all) };
   for (const n of sorted) {
-    const why = misfit(pod, n, all);
+    const why = misfit(pod, n, candidates);
     if (why) {
       reasons.set(why, (reasons.get(why) ?? 0) + 1);
       continue;
@@ -179,15 +243,27 @@ function markUnschedulable(store: KubeStore, types: KubeTypes, obj: KubeObject, 
   }
 }
 
+/**
+ * Stored objects are never changed in place (a write stores a new object), so each one's model is read once,
+ * however many passes see it.
+ */
+const podModels = new WeakMap<KubeObject, Pod>();
+const nodeModels = new WeakMap<KubeObject, Node>();
+function modelOf<T>(models: WeakMap<KubeObject, T>, obj: KubeObject, read: (o: never) => T): T {
+  let m = models.get(obj);
+  if (!m) models.set(obj, (m = read(obj as never)));
+  return m;
+}
+
 export function runScheduler(store: KubeStore): SchedulerResult {
   const types = kubeTypes(store);
   const nowIso = store.timestamp();
-  const nodes: NodeState[] = listAll(store, types.node).map((obj) => ({ obj, node: nodeFromKube(obj as never), used: {}, pods: [] }));
+  const nodes: NodeState[] = store.scan(types.node).map((obj) => ({ obj, node: modelOf(nodeModels, obj, nodeFromKube), used: {}, pods: [] }));
   const byName = new Map(nodes.map((n) => [n.node.name, n]));
   const pending: { obj: KubeObject; pod: Pod }[] = [];
-  for (const obj of listAll(store, types.pod)) {
+  for (const obj of store.scan(types.pod)) {
     if (!isLivePod(obj) || obj.metadata.deletionTimestamp) continue;
-    const pod = podFromKube(obj as never);
+    const pod = modelOf(podModels, obj, podFromKube);
     const nodeName = podNodeName(obj);
     if (nodeName) {
       const n = byName.get(nodeName);
@@ -205,13 +281,15 @@ export function runScheduler(store: KubeStore): SchedulerResult {
   );
   const out: SchedulerResult = { bound: [], unschedulable: [] };
   const sorted = [...nodes].sort((a, b) => a.node.name.localeCompare(b.node.name));
+  const domains = new Domains(nodes);
   for (const { obj, pod } of pending) {
     const reasons = new Map<string, number>();
-    const best = bestNode(pod, sorted, nodes, reasons);
+    const best = bestNode(pod, sorted, nodes, domains, reasons);
     const key = `${pod.namespace}/${pod.name}`;
     const status = (obj.status ?? {}) as PodStatus;
     if (best) {
       place(best, pod);
+      domains.placed(best, pod);
       bindPod(store, types, obj, pod, best.node.name, status, nowIso);
       out.bound.push({ pod: key, node: best.node.name });
     } else {

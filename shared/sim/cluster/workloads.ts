@@ -11,7 +11,7 @@ import type { Taint, Toleration } from '../../core/model/kube';
 import { untoleratedTaint } from '../../core/scheduling/selectors';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { isDaemonSetPod, kubeTypes, listAll, podNodeName, type KubeTypes } from './kube-objects';
+import { isDaemonSetPod, kubeTypes, podNodeName, type KubeTypes } from './kube-objects';
 
 export const templateHash = (template: unknown): string =>
   createHash('sha256')
@@ -88,16 +88,16 @@ function reconcileReplicaSets(store: KubeStore, d: KubeObject, currentHash: stri
 function collectDeletedDeployments(store: KubeStore): number {
   const types = kubeTypes(store);
   const rsType = store.typeOf('apps/v1', 'ReplicaSet');
-  const live = new Set(listAll(store, types.deployment).map((d) => `${d.metadata.namespace}/${d.metadata.name}`));
+  const live = new Set(store.scan(types.deployment).map((d) => `${d.metadata.namespace}/${d.metadata.name}`));
   let changes = 0;
-  for (const p of listAll(store, types.pod)) {
+  for (const p of store.scan(types.pod)) {
     const owner = p.metadata.labels?.['nodewright.sim/deployment'];
     if (owner && !live.has(`${p.metadata.namespace}/${owner}`) && !p.metadata.deletionTimestamp) {
       store.delete(types.pod, p.metadata.namespace, p.metadata.name ?? '', { gracePeriodSeconds: 0 });
       changes++;
     }
   }
-  for (const rs of listAll(store, rsType)) {
+  for (const rs of store.scan(rsType)) {
     const owner = (rs.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === 'Deployment')?.name;
     if (owner && !live.has(`${rs.metadata.namespace}/${owner}`)) {
       store.delete(rsType, rs.metadata.namespace, rs.metadata.name ?? '');
@@ -155,13 +155,9 @@ function createMissingPods(
 function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replicas: number): void {
   const ns = d.metadata.namespace ?? 'default';
   const name = d.metadata.name ?? '';
-  const ready = listAll(store, types.pod).filter(
-    (p) =>
-      p.metadata.namespace === ns &&
-      p.metadata.labels?.['nodewright.sim/deployment'] === name &&
-      podNodeName(p) &&
-      (p.status as { phase?: string })?.phase === 'Running',
-  ).length;
+  const ready = store
+    .scan(types.pod, ns)
+    .filter((p) => p.metadata.labels?.['nodewright.sim/deployment'] === name && podNodeName(p) && (p.status as { phase?: string })?.phase === 'Running').length;
   const status = d.status as { replicas?: number; readyReplicas?: number; observedGeneration?: number } | undefined;
   // observedGeneration: the controller has seen the latest spec (`kubectl rollout status` waits for it).
   const observedGeneration = d.metadata.generation ?? 1;
@@ -179,8 +175,8 @@ function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replica
 export function reconcileDeployments(store: KubeStore): number {
   const types = kubeTypes(store);
   let changes = collectDeletedDeployments(store);
-  const pods = listAll(store, types.pod);
-  for (const d of listAll(store, types.deployment)) {
+  const pods = store.scan(types.pod);
+  for (const d of store.scan(types.deployment)) {
     const ns = d.metadata.namespace ?? 'default';
     const name = d.metadata.name ?? '';
     const spec = (d.spec ?? {}) as { replicas?: number; template?: PodTemplate };
@@ -227,9 +223,14 @@ const DAEMONSET_TOLERATIONS: Toleration[] = [
 export function reconcileDaemonSets(store: KubeStore): number {
   const types = kubeTypes(store);
   let changes = 0;
-  const nodes = listAll(store, types.node).filter((n) => !n.metadata.deletionTimestamp);
-  const pods = listAll(store, types.pod).filter(isDaemonSetPod);
-  for (const ds of listAll(store, types.daemonSet)) {
+  const nodes = store.scan(types.node).filter((n) => !n.metadata.deletionTimestamp);
+  // The DaemonSet pods already on each node, by DaemonSet name and node name.
+  const placed = new Set<string>();
+  for (const p of store.scan(types.pod)) {
+    const [owner, node] = [ownerName(p, 'DaemonSet'), podNodeName(p)];
+    if (isDaemonSetPod(p) && owner !== undefined && node !== undefined) placed.add(`${owner}\u0000${node}`);
+  }
+  for (const ds of store.scan(types.daemonSet)) {
     const ns = ds.metadata.namespace ?? 'default';
     const name = ds.metadata.name ?? '';
     const template = (ds.spec as { template?: { metadata?: { labels?: Record<string, string> }; spec?: Record<string, unknown> } } | undefined)?.template ?? {};
@@ -240,7 +241,7 @@ export function reconcileDaemonSets(store: KubeStore): number {
       const taints = ((n.spec?.taints as Taint[] | undefined) ?? []).filter((t) => t.effect !== 'PreferNoSchedule');
       const fits = !untoleratedTaint({ tolerations }, taints) && Object.entries(selector).every(([k, v]) => n.metadata.labels?.[k] === v);
       const podName = `${name}-${createHash('sha256').update(nodeName).digest('hex').slice(0, 5)}`;
-      const existing = pods.find((p) => ownerName(p, 'DaemonSet') === name && podNodeName(p) === nodeName);
+      const existing = placed.has(`${name}\u0000${nodeName}`);
       if (fits && !existing && !store.tryGet(types.pod, ns, podName)) {
         store.create(types.pod, ns, {
           apiVersion: 'v1',
@@ -267,9 +268,9 @@ export function reconcileDaemonSets(store: KubeStore): number {
  */
 export function collectOrphanPods(store: KubeStore, events: WorkloadEvents = {}): number {
   const types = kubeTypes(store);
-  const nodes = new Set(listAll(store, types.node).map((n) => n.metadata.name));
+  const nodes = new Set(store.scan(types.node).map((n) => n.metadata.name));
   let changes = 0;
-  for (const p of listAll(store, types.pod)) {
+  for (const p of store.scan(types.pod)) {
     const node = podNodeName(p);
     if (!node || nodes.has(node)) continue;
     if (p.metadata.deletionTimestamp && (p.metadata.finalizers ?? []).length > 0) continue; // already deleted; its finalizers hold it

@@ -30,7 +30,7 @@ const controllerOf = (o: KubeObject): OwnerRef | undefined => ((o.metadata.owner
  * Replicas the pods' controllers want (a ReplicaSet owned by a Deployment counts the Deployment's scale), as the
  * disruption controller does; undefined when some pod has no scalable controller.
  */
-function expectedFromControllers(store: KubeStore | undefined, namespace: string | undefined, pods: KubeObject[]): number | undefined {
+function expectedFromControllers(store: KubeStore | undefined, namespace: string | undefined, pods: readonly KubeObject[]): number | undefined {
   if (!store) return undefined;
   const seen = new Map<string, number>();
   for (const p of pods) {
@@ -38,7 +38,7 @@ function expectedFromControllers(store: KubeStore | undefined, namespace: string
     let kind = ref?.kind;
     if (kind === 'ReplicaSet') {
       const rs = store.registry.get('apps', 'replicasets');
-      const owner = rs && ref?.name ? store.tryGet(rs, namespace, ref.name) : undefined;
+      const owner = rs && ref?.name ? store.peek(rs, namespace, ref.name) : undefined;
       const up = owner ? controllerOf(owner) : undefined;
       if (up?.kind === 'Deployment') {
         ref = up;
@@ -50,7 +50,7 @@ function expectedFromControllers(store: KubeStore | undefined, namespace: string
     }
     const plural = kind === 'Deployment' ? 'deployments' : kind === 'StatefulSet' ? 'statefulsets' : kind === 'ReplicaSet' ? 'replicasets' : undefined;
     const rt = plural ? store.registry.get('apps', plural) : undefined;
-    const ctl = rt && ref?.name ? store.tryGet(rt, namespace, ref.name) : undefined;
+    const ctl = rt && ref?.name ? store.peek(rt, namespace, ref.name) : undefined;
     if (!ctl) return undefined;
     seen.set(`${kind}/${ref?.name}`, Number(ctl.spec?.replicas ?? 1));
   }
@@ -58,7 +58,7 @@ function expectedFromControllers(store: KubeStore | undefined, namespace: string
 }
 
 /** disruptionsAllowed from the budget and the readiness of the pods it selects (terminating pods do not count). */
-export function pdbFigures(pdb: KubeObject, podsInNamespace: KubeObject[], store?: KubeStore): PdbFigures {
+export function pdbFigures(pdb: KubeObject, podsInNamespace: readonly KubeObject[], store?: KubeStore): PdbFigures {
   const spec = pdb.spec ?? {};
   const pods = podsInNamespace.filter(
     (p) => matchesStructuredSelector(p.metadata.labels, spec.selector as Json | undefined) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
@@ -71,9 +71,10 @@ export function pdbFigures(pdb: KubeObject, podsInNamespace: KubeObject[], store
   return { expectedPods, currentHealthy, desiredHealthy, disruptionsAllowed: Math.max(0, currentHealthy - desiredHealthy) };
 }
 
-const podsOf = (store: KubeStore, namespace: string | undefined): KubeObject[] => {
+/** The namespace's stored pods, read without copying them. */
+const podsOf = (store: KubeStore, namespace: string | undefined): readonly KubeObject[] => {
   const rt = store.registry.get('', 'pods');
-  return rt ? store.list(rt, { namespace }).items : [];
+  return rt ? store.scan(rt, namespace) : [];
 };
 
 /** Read decorator for policy/v1 poddisruptionbudgets: fills status like the disruption controller. */

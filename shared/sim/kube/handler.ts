@@ -28,6 +28,11 @@ export interface HandlerOptions {
   token?: string;
   /** Address reported by /api. */
   serverAddress?: string;
+  /**
+   * The answer is serialized at once, before any other write (the HTTP server): a LIST then serves the stored
+   * objects without copying them first.
+   */
+  serializedAtOnce?: boolean;
 }
 
 export interface Target {
@@ -60,17 +65,21 @@ function resolveTarget(store: KubeStore, group: string, version: string, rest: s
   return { rt, name: rest[1], subresource: rest[2] };
 }
 
-function list(store: KubeStore, t: Target, q: URLSearchParams): Json {
+function list(store: KubeStore, t: Target, q: URLSearchParams, stored: boolean): Json {
   if (q.get('watch') === 'true' || q.get('watch') === '1')
     throw new KubeApiStatusError(405, 'MethodNotAllowed', 'watch is not supported by the nodewright fake API server');
   const limit = q.get('limit') ? Number(q.get('limit')) : undefined;
-  const r = store.list(t.rt, {
-    namespace: t.namespace,
-    labelSelector: q.get('labelSelector') ?? undefined,
-    fieldSelector: q.get('fieldSelector') ?? undefined,
-    limit: Number.isFinite(limit) ? limit : undefined,
-    continue: q.get('continue') ?? undefined,
-  });
+  const r = store.list(
+    t.rt,
+    {
+      namespace: t.namespace,
+      labelSelector: q.get('labelSelector') ?? undefined,
+      fieldSelector: q.get('fieldSelector') ?? undefined,
+      limit: Number.isFinite(limit) ? limit : undefined,
+      continue: q.get('continue') ?? undefined,
+    },
+    { stored },
+  );
   return {
     kind: `${t.rt.kind}List`,
     apiVersion: apiVersionOf(t.rt),
@@ -88,14 +97,14 @@ function deleteOptions(q: URLSearchParams, body: unknown): { gracePeriodSeconds?
   };
 }
 
-function resourceRequest(store: KubeStore, t: Target, req: KubeRequest): KubeResponse {
+function resourceRequest(store: KubeStore, t: Target, req: KubeRequest, opts: HandlerOptions): KubeResponse {
   const { rt, namespace, name, subresource } = t;
   const method = req.method.toUpperCase();
   if (subresource && !rt.subresources.includes(subresource))
     throw new KubeApiStatusError(404, 'NotFound', `the server could not find the requested resource (${rt.resource}/${subresource})`);
   if (!name) {
     if (method === 'GET') {
-      const l = list(store, t, req.query);
+      const l = list(store, t, req.query, opts.serializedAtOnce === true);
       return {
         status: 200,
         body: wantsTable(req.headers.accept) ? toTable(store, rt, l.items as KubeObject[], l.metadata as Json, req.query.get('includeObject')) : l,
@@ -154,7 +163,7 @@ function route(store: KubeStore, req: KubeRequest, opts: HandlerOptions): KubeRe
     if (parts[1] !== 'v1') missing();
     if (parts.length === 2) return ok(apiResourceList(store.registry, '', 'v1'));
     const t = resolveTarget(store, '', 'v1', parts.slice(2));
-    return t ? resourceRequest(store, t, req) : missing();
+    return t ? resourceRequest(store, t, req, opts) : missing();
   }
   if (parts[0] === 'apis') {
     if (parts.length === 1) return ok(apiGroupList(store.registry));
@@ -167,7 +176,7 @@ function route(store: KubeStore, req: KubeRequest, opts: HandlerOptions): KubeRe
       return ok(doc ?? missing());
     }
     const t = resolveTarget(store, group, parts[2], parts.slice(3));
-    return t ? resourceRequest(store, t, req) : missing();
+    return t ? resourceRequest(store, t, req, opts) : missing();
   }
   return missing();
 }

@@ -1,6 +1,7 @@
 /** LIST of the fake API server: namespace, label and field selectors, and paging with limit / continue tokens. */
 import { matchesFieldSelector, matchesLabelSelector, parseFieldSelector, parseLabelSelector } from './selectors';
 import { badRequest } from './status';
+import type { Bucket } from './bucket';
 import type { KubeObject, ResourceType } from './types';
 
 export interface ListOptions {
@@ -29,11 +30,13 @@ function continueAfter(token: string | undefined): string {
 }
 
 /**
- * One page of `bucket` (stored objects by key) in key order. `read` copies a stored object as served (with
- * computed fields when `decorated`); field selectors then run on what is served.
+ * One page of `bucket` in key order, in O(page): the page starts at the continue token's key by binary search,
+ * and only the objects served are copied. `read` copies a stored object as served (with computed fields when
+ * `decorated`); field selectors then run on what is served. As the API server, remainingItemCount is given only
+ * when no selector narrows the list; a continue token only when some object after the page matches.
  */
 export function listObjects(
-  bucket: ReadonlyMap<string, KubeObject>,
+  bucket: Bucket,
   rt: ResourceType,
   opts: ListOptions,
   read: (o: KubeObject) => KubeObject,
@@ -43,23 +46,32 @@ export function listObjects(
   const labels = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : [];
   const fields = opts.fieldSelector ? parseFieldSelector(opts.fieldSelector) : [];
   const prefix = rt.namespaced && opts.namespace ? `${opts.namespace}/` : '';
-  const start = continueAfter(opts.continue);
+  const { from, to } = bucket.span(prefix, continueAfter(opts.continue));
+  const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
   // Selectors run on the stored objects first (labels are never computed), so only matches are copied.
-  const all = [...bucket.entries()]
-    .filter(
-      ([k, o]) =>
-        k.startsWith(prefix) && (!start || k > start) && matchesLabelSelector(o.metadata.labels, labels) && (decorated || matchesFieldSelector(o, fields)),
-    )
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, o]) => [k, read(o)] as const)
-    .filter(([, o]) => !decorated || matchesFieldSelector(o, fields));
-  const limit = opts.limit && opts.limit > 0 ? opts.limit : all.length;
-  const page = all.slice(0, limit);
-  const rest = all.length - page.length;
-  const result: ListResult = { items: page.map(([, o]) => o), resourceVersion };
-  if (rest > 0) {
-    result.continue = Buffer.from(JSON.stringify({ start: page[page.length - 1][0] })).toString('base64url');
-    result.remainingItemCount = rest;
+  const served = (o: KubeObject): KubeObject | undefined => {
+    if (!matchesLabelSelector(o.metadata.labels, labels) || (!decorated && !matchesFieldSelector(o, fields))) return undefined;
+    const copy = read(o);
+    return !decorated || matchesFieldSelector(copy, fields) ? copy : undefined;
+  };
+  const items: KubeObject[] = [];
+  let i = from;
+  let lastKey = '';
+  for (; i < to && items.length < limit; i++) {
+    const [k, o] = bucket.at(i);
+    const copy = served(o);
+    if (copy) {
+      items.push(copy);
+      lastKey = k;
+    }
+  }
+  const result: ListResult = { items, resourceVersion };
+  const selective = labels.length > 0 || fields.length > 0;
+  let more = false;
+  for (let j = i; j < to && !more; j++) more = !selective || served(bucket.at(j)[1]) !== undefined;
+  if (more) {
+    result.continue = Buffer.from(JSON.stringify({ start: lastKey })).toString('base64url');
+    if (!selective) result.remainingItemCount = to - i;
   }
   return result;
 }

@@ -218,9 +218,10 @@ export class FakeKubeApi {
       const watch = url.searchParams.get('watch');
       if ((req.method ?? 'GET') === 'GET' && (watch === 'true' || watch === '1') && this.serveWatch(url, headers, res)) return;
       const addr = server.address() as AddressInfo | null;
-      const out = this.handle(
+      const out = handleKubeRequest(
+        this.store,
         { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, body: Buffer.concat(chunks).toString('utf8') },
-        addr ? `127.0.0.1:${addr.port}` : undefined,
+        { token: this.token, serverAddress: addr ? `127.0.0.1:${addr.port}` : undefined, serializedAtOnce: true },
       );
       const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
       res.writeHead(out.status, {

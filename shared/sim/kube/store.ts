@@ -3,6 +3,7 @@
  * resourceVersion, uid, creationTimestamp (from an injected clock), generation, finalizers and deletionTimestamp.
  * LIST with selectors and paging is list.ts; the rules a PUT or PATCH is held to are write-rules.ts.
  */
+import { Bucket } from './bucket';
 import { validateAgainstSchema } from './schema';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import { deterministicUid, generatedNameSuffix, validateName } from './naming';
@@ -32,7 +33,7 @@ export class KubeStore {
   readonly registry: ResourceRegistry;
   private readonly clock: () => number;
   private readonly graceful: boolean;
-  private readonly data = new Map<string, Map<string, KubeObject>>();
+  private readonly data = new Map<string, Bucket>();
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
   private readonly decorators = new Map<string, Decorator>();
   private rv = 0;
@@ -89,9 +90,30 @@ export class KubeStore {
     return o ? this.decorate(rt, clone(o)) : undefined;
   }
 
-  list(rt: ResourceType, opts: ListOptions = {}): ListResult {
+  /**
+   * LIST: a page of copies. `stored: true` serves the stored objects themselves where nothing is computed on read
+   * (no copy): for an answer serialized before the next write, never changed, never kept.
+   */
+  list(rt: ResourceType, opts: ListOptions = {}, { stored = false }: { stored?: boolean } = {}): ListResult {
     const decorated = this.decorators.has(`${rt.group}/${rt.resource}`);
-    return listObjects(this.bucket(rt), rt, opts, (o) => this.decorate(rt, clone(o)), decorated, this.resourceVersion());
+    const read = decorated ? (o: KubeObject) => this.decorate(rt, clone(o)) : stored ? (o: KubeObject) => o : clone;
+    return listObjects(this.bucket(rt), rt, opts, read, decorated, this.resourceVersion());
+  }
+
+  /**
+   * The stored objects of a type (in a namespace), in LIST order, without copying them: for the simulator's
+   * own controllers and figures, which only read. Never mutate what this returns. A type with computed fields
+   * (read decorators) is served as LIST serves it.
+   */
+  scan(rt: ResourceType, namespace?: string): readonly KubeObject[] {
+    if (this.decorators.has(`${rt.group}/${rt.resource}`)) return this.list(rt, { namespace }).items;
+    return this.bucket(rt).values(rt.namespaced && namespace ? `${namespace}/` : '');
+  }
+
+  /** The stored object, or undefined, without copying it (read only, as scan). */
+  peek(rt: ResourceType, namespace: string | undefined, name: string): Readonly<KubeObject> | undefined {
+    if (this.decorators.has(`${rt.group}/${rt.resource}`)) return this.tryGet(rt, namespace, name);
+    return this.bucket(rt).get(this.key(rt, namespace, name));
   }
 
   create(rt: ResourceType, namespace: string | undefined, input: KubeObject): KubeObject {
@@ -190,7 +212,7 @@ export class KubeStore {
       next.metadata.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;
       next.metadata.resourceVersion = this.nextRv();
       this.bucket(rt).set(key, next);
-      this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old: clone(old) });
+      this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old });
       return { object: this.decorate(rt, clone(next)), gone: false };
     }
     return { object: this.remove(rt, key, old), gone: true };
@@ -202,7 +224,7 @@ export class KubeStore {
     if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) return this.remove(rt, key, next);
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, next);
-    this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old: clone(old) });
+    this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old });
     return this.decorate(rt, clone(next));
   }
 
@@ -211,7 +233,7 @@ export class KubeStore {
     this.bucket(rt).delete(key);
     const gone = clone(obj);
     gone.metadata.resourceVersion = this.nextRv();
-    this.emit({ type: 'DELETED', resource: rt, object: clone(gone), old: old ? clone(old) : undefined });
+    this.emit({ type: 'DELETED', resource: rt, object: clone(gone), old });
     return gone;
   }
 
@@ -242,11 +264,11 @@ export class KubeStore {
     if (errors.length > 0) throw errors[0];
   }
 
-  private bucket(rt: ResourceType): Map<string, KubeObject> {
+  private bucket(rt: ResourceType): Bucket {
     const k = `${rt.group}/${rt.resource}`;
     let b = this.data.get(k);
     if (!b) {
-      b = new Map();
+      b = new Bucket();
       this.data.set(k, b);
     }
     return b;

@@ -52,6 +52,6 @@ export interface ChangeEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   resource: ResourceType;
   object: KubeObject;
-  /** The object before the change (MODIFIED and DELETED). */
+  /** The stored object before the change (MODIFIED and DELETED): the store's own, read only. */
   old?: KubeObject;
 }

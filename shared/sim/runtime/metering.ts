@@ -151,10 +151,12 @@ export class Meter {
   async invocation<T>(key: string, run: (cold: boolean) => Promise<T>): Promise<T> {
     const a = BILLING_ASSUMPTIONS;
     const startMs = this.clock.now();
-    const all = this.sandboxes.get(key) ?? [];
-    const pool = all.filter((s) => s.busy || startMs - s.lastEndMs <= a.warmIdleSeconds * 1000);
-    // Reclaimed sandboxes take their container's state with them (the composition root forgets it).
-    for (const gone of all.filter((s) => !pool.includes(s))) this.onReclaim?.(`${key}#${gone.id}`);
+    const pool: Sandbox[] = [];
+    for (const s of this.sandboxes.get(key) ?? []) {
+      if (s.busy || startMs - s.lastEndMs <= a.warmIdleSeconds * 1000) pool.push(s);
+      // Reclaimed sandboxes take their container's state with them (the composition root forgets it).
+      else this.onReclaim?.(`${key}#${s.id}`);
+    }
     this.sandboxes.set(key, pool);
     let sandbox = pool.find((s) => !s.busy);
     const cold = !sandbox;

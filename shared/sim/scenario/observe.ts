@@ -3,7 +3,7 @@ import { pdbFigures } from '../kube/disruption';
 import type { FakeKubeApi } from '../kube/server';
 import type { KubeObject } from '../kube/types';
 import type { VirtualClock } from '../clock';
-import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
+import { isDaemonSetPod, kubeTypes, podNodeName } from '../cluster/kube-objects';
 import { templateHash } from '../cluster/workloads';
 
 const podReady = (p: KubeObject): boolean =>
@@ -19,6 +19,10 @@ export class ClusterObserver {
   readonly minReady = new Map<string, number>();
   private readonly fullyReady = new Set<string>();
   private readonly seenPods = new Set<string>();
+  /** Each stored pod of a Deployment (by namespace/name): its Deployment (`namespace/name`) and whether it is Ready. */
+  private readonly deploymentPods = new Map<string, { deployment: string; ready: boolean }>();
+  /** Ready pods per Deployment, kept from the pod writes (a count of the stored pods, without reading them all). */
+  private readonly readyPods = new Map<string, number>();
   violations = { pdb: 0, doNotDisrupt: 0, podsLost: 0 };
 
   constructor(
@@ -28,6 +32,7 @@ export class ClusterObserver {
 
   start(): () => void {
     const types = kubeTypes(this.api.store);
+    for (const p of this.api.store.scan(types.pod)) this.track(p, true);
     return this.api.onChange((e) => {
       const t = this.clock.elapsedSeconds();
       const o = e.object;
@@ -38,7 +43,9 @@ export class ClusterObserver {
         if (ready && !this.nodeReadyAt.has(o.metadata.name ?? '')) this.nodeReadyAt.set(o.metadata.name ?? '', t);
         return;
       }
-      if (e.resource.resource !== 'pods' || isDaemonSetPod(o)) return;
+      if (e.resource.resource !== 'pods') return;
+      this.track(o, e.type !== 'DELETED');
+      if (isDaemonSetPod(o)) return;
       const key = `${o.metadata.namespace}/${o.metadata.name}/${o.metadata.uid}`;
       if (e.type === 'ADDED' && !podNodeName(o)) {
         this.pendingSince.set(key, t);
@@ -54,7 +61,7 @@ export class ClusterObserver {
       if (e.type === 'DELETED') {
         this.pendingSince.delete(key);
         const node = podNodeName(o);
-        if (node && this.api.store.tryGet(types.node, undefined, node) && !this.removedByController(o, types)) this.countDisruption(o, types);
+        if (node && this.api.store.peek(types.node, undefined, node) && !this.removedByController(o, types)) this.countDisruption(o, types);
       }
       this.updateReadiness(o.metadata.namespace ?? 'default', o.metadata.labels?.['nodewright.sim/deployment'], types);
     });
@@ -64,7 +71,7 @@ export class ClusterObserver {
   private removedByController(pod: KubeObject, types: ReturnType<typeof kubeTypes>): boolean {
     const name = pod.metadata.labels?.['nodewright.sim/deployment'];
     if (!name) return false;
-    const d = this.api.store.tryGet(types.deployment, pod.metadata.namespace, name);
+    const d = this.api.store.peek(types.deployment, pod.metadata.namespace, name);
     if (!d) return true;
     const index = Number((pod.metadata.name ?? '').slice(name.length + 1));
     const spec = d.spec as { replicas?: number; template?: unknown } | undefined;
@@ -80,7 +87,7 @@ export class ClusterObserver {
     } catch {
       return;
     }
-    const pods = listAll(this.api.store, types.pod).filter((p) => p.metadata.namespace === ns);
+    const pods = this.api.store.scan(types.pod, ns);
     for (const pdb of this.api.store.list(pdbType, { namespace: ns }).items) {
       const sel = (pdb.spec as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector?.matchLabels ?? {};
       if (!Object.entries(sel).every(([k, v]) => pod.metadata.labels?.[k] === v)) continue;
@@ -89,14 +96,25 @@ export class ClusterObserver {
     }
   }
 
+  /** Counts a pod write into the ready pods of its Deployment (`stored`: false when the pod is gone). */
+  private track(pod: KubeObject, stored: boolean): void {
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const before = this.deploymentPods.get(key);
+    if (before?.ready) this.readyPods.set(before.deployment, (this.readyPods.get(before.deployment) ?? 0) - 1);
+    this.deploymentPods.delete(key);
+    const deployment = pod.metadata.labels?.['nodewright.sim/deployment'];
+    if (!stored || !deployment) return;
+    const entry = { deployment: `${pod.metadata.namespace}/${deployment}`, ready: podReady(pod) };
+    this.deploymentPods.set(key, entry);
+    if (entry.ready) this.readyPods.set(entry.deployment, (this.readyPods.get(entry.deployment) ?? 0) + 1);
+  }
+
   private updateReadiness(ns: string, deployment: string | undefined, types: ReturnType<typeof kubeTypes>): void {
     if (!deployment) return;
-    const d = this.api.store.tryGet(types.deployment, ns, deployment);
+    const d = this.api.store.peek(types.deployment, ns, deployment);
     const key = `${ns}/${deployment}`;
     const desired = (d?.spec as { replicas?: number } | undefined)?.replicas ?? 0;
-    const ready = listAll(this.api.store, types.pod).filter(
-      (p) => p.metadata.namespace === ns && p.metadata.labels?.['nodewright.sim/deployment'] === deployment && podReady(p),
-    ).length;
+    const ready = this.readyPods.get(key) ?? 0;
     if (!this.fullyReady.has(key)) {
       if (desired > 0 && ready >= desired) {
         this.fullyReady.add(key);

@@ -12,7 +12,7 @@ import { DynamoTable } from '../aws/dynamo-table';
 import { Ec2World } from '../aws/ec2-world';
 import { installSimulatedAws, SIMULATED_AWS_CLIENTS, type SimulatedAws } from '../aws/services';
 import { startClusterControllers, type ClusterControllerOptions } from '../cluster';
-import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
+import { isDaemonSetPod, kubeTypes, podNodeName } from '../cluster/kube-objects';
 import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { clusterRoleRules } from '../kube/rbac';
 import { committedTestTls, type TlsMaterial } from '../kube/tls';
@@ -246,7 +246,7 @@ function lostPodRecorder(clock: VirtualClock, api: FakeKubeApi, lostPods: SimWor
   return {
     // Pods still bound when their instance shuts down die with it; pod GC later removes what is left.
     onNodeLost: (_i, node) => {
-      for (const p of listAll(api.store, kubeTypes(api.store).pod)) {
+      for (const p of api.store.scan(kubeTypes(api.store).pod)) {
         const name = `${p.metadata.namespace}/${p.metadata.name}`;
         if (podNodeName(p) === node && !isDaemonSetPod(p) && !lostPods.some((l) => l.pod === name && l.node === node))
           lostPods.push({ t: clock.elapsedSeconds(), pod: name, node });

@@ -154,6 +154,37 @@ describe('simulated kube-side controllers', () => {
     expect([...perNode.values()]).toEqual([2, 2]);
   });
 
+  it('should keep new pods out of the zone of a bound pod whose anti-affinity selects them, and off a node a pod of theirs already holds', () => {
+    // Prepare: a db bound in an earlier pass that repels app=web from its zone; web spreads one per node
+    const { api, addNode, deployment } = setup();
+    for (const zone of ['us-east-1a', 'us-east-1a', 'us-east-1b', 'us-east-1b']) addNode('m5.2xlarge', zone);
+    deployment('db', 1, {
+      ...container('100m'),
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'topology.kubernetes.io/zone', labelSelector: { matchLabels: { app: 'web' } } }],
+        },
+      },
+    });
+    reconcileDeployments(api.store);
+    const db = runScheduler(api.store).bound[0];
+    const antiWeb = {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }],
+      },
+    };
+    deployment('web', 3, { ...container('100m'), affinity: antiWeb });
+    reconcileDeployments(api.store);
+    // Act
+    const result = runScheduler(api.store);
+    // Assess: two web pods on the two nodes of the other zone, the third has nowhere to go
+    const zoneOf = (node: string) => api.store.get(api.store.typeOf('v1', 'Node'), undefined, node).metadata.labels?.['topology.kubernetes.io/zone'];
+    const otherZone = zoneOf(db.node) === 'us-east-1a' ? 'us-east-1b' : 'us-east-1a';
+    expect(result.bound.map((b) => zoneOf(b.node))).toEqual([otherZone, otherZone]);
+    expect(new Set(result.bound.map((b) => b.node)).size).toBe(2);
+    expect(result.unschedulable).toHaveLength(1);
+  });
+
   it('should run DaemonSet pods on nodes whose taints they tolerate', () => {
     // Prepare
     const { api, addNode, pods } = setup();

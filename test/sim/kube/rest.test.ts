@@ -87,6 +87,40 @@ describe('fake API server: REST semantics through @kubernetes/client-node', () =
     expect(third.metadata?._continue).toBeUndefined();
   });
 
+  it('should page a namespace and a selector from where the token left off, with no count of what matches later', async () => {
+    // Prepare: pods in two namespaces, every other one labelled; one created between the pages
+    for (const ns of ['aa', 'zz']) {
+      for (let i = 0; i < 6; i++)
+        await h.core.createNamespacedPod({ namespace: ns, body: podJson(`p${i}`, { namespace: ns, labels: { even: String(i % 2 === 0) } }) });
+    }
+    const all = async (query: { namespace?: string; labelSelector?: string }, created?: () => Promise<unknown>) => {
+      const pages: string[][] = [];
+      let token: string | undefined;
+      do {
+        const page = query.namespace
+          ? await h.core.listNamespacedPod({ namespace: query.namespace, labelSelector: query.labelSelector, limit: 2, _continue: token })
+          : await h.core.listPodForAllNamespaces({ labelSelector: query.labelSelector, limit: 2, _continue: token });
+        pages.push(page.items.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
+        if (query.labelSelector && page.metadata?._continue) expect(page.metadata.remainingItemCount).toBeUndefined();
+        token = page.metadata?._continue;
+        if (pages.length === 1) await created?.();
+      } while (token);
+      return pages;
+    };
+    // Act
+    const inZz = await all({ namespace: 'zz' }, () => h.core.createNamespacedPod({ namespace: 'zz', body: podJson('p9', { namespace: 'zz' }) }));
+    const evenEverywhere = await all({ labelSelector: 'even=true' });
+    const oddInAa = await all({ namespace: 'aa', labelSelector: 'even=false' });
+    // Assess: a page resumes after the token's key (the pod created behind the token comes last), and the last page has no token
+    expect(inZz).toEqual([['zz/p0', 'zz/p1'], ['zz/p2', 'zz/p3'], ['zz/p4', 'zz/p5'], ['zz/p9']]);
+    expect(evenEverywhere).toEqual([
+      ['aa/p0', 'aa/p2'],
+      ['aa/p4', 'zz/p0'],
+      ['zz/p2', 'zz/p4'],
+    ]);
+    expect(oddInAa).toEqual([['aa/p1', 'aa/p3'], ['aa/p5']]);
+  });
+
   it('should reject an update carrying a stale resourceVersion with 409 Conflict and bump generation on spec changes', async () => {
     // Prepare
     const created = await h.core.createNode({ body: nodeJson('node-a') });
