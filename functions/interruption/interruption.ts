@@ -4,20 +4,22 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { CloudProvider, ClusterClient, Clock, MetricsRecorder, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import type { CloudProvider, Clock, MetricsRecorder, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
-import { createOwnershipLookup, once } from '../../shared/core/interruption/ownership-lookup';
+import { batchInstanceIds, batchReads, createOwnershipLookup, type InterruptionReads } from '../../shared/core/interruption/ownership-lookup';
 import { instanceTypesByPool, launchReplacement, type LifecycleLogger } from '../../shared/core/lifecycle';
+import { readReplacementInputs } from '../../shared/core/interruption/replacement-inputs';
 import { planInterruptionReplacements } from '../../shared/core/interruption/replacements';
 import { processInterruptionRecord, type ReplacementLauncher, type ReplacementPlanner } from '../../shared/core/interruption/process-message';
 
 export interface InterruptionHandlerDeps {
-  cluster: ClusterClient;
-  cloud: CloudProvider;
+  /** Reads by name and the cluster's configuration only: the function never reads the whole cluster. */
+  cluster: InterruptionReads;
+  cloud: Pick<CloudProvider, 'describeOwned'>;
   workflows: WorkflowStarter;
   store: StateStore;
   clock: Clock;
@@ -35,11 +37,14 @@ export type InterruptionHandler = (event: SQSEvent, context?: Context) => Promis
 
 export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandler {
   return async (event, context) => {
-    // Per invocation: the processor keeps per-batch state, and ownership is read once per batch.
+    // Per invocation: the processor keeps per-batch state. One DescribeInstances by the batch's instance ids finds
+    // the owned instances; each Kubernetes object is read at most once per batch, by name.
     const processor = new BatchProcessor(EventType.SQS);
-    // One cluster snapshot per batch, shared by ownership, replacement planning and rebalance policies.
-    const cluster: ClusterClient = Object.assign(Object.create(deps.cluster) as ClusterClient, { snapshot: once(() => deps.cluster.snapshot()) });
-    const ownership = createOwnershipLookup({ ...deps, cluster });
+    const cluster = batchReads(deps.cluster);
+    const ownership = createOwnershipLookup(
+      { cloud: deps.cloud, reads: cluster, clusterName: deps.clusterName },
+      batchInstanceIds(event.Records.map((r) => r.body)),
+    );
     const recordHandler = (record: SQSRecord) => processInterruptionRecord({ ...deps, cluster, ownership }, record);
     const response = await processPartialResponse(event, recordHandler, processor, {
       ...(context ? { context } : {}),
@@ -56,8 +61,9 @@ export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandle
 }
 
 /**
- * The deployed function: replacements for an interrupted node are planned here (snapshot + instance types +
- * the scheduling core) and launched by the `disrupt` execution before the node is drained.
+ * The deployed function: replacements for an interrupted node are planned here (the node's pods, the cluster's
+ * configuration and those pods' volumes, the pools' instance types, the scheduling core) and launched by the
+ * `disrupt` execution before the node is drained.
  */
 export const handler = deployedHandler('interruption', { cluster, cloud, store, workflows }, (deps): InterruptionHandler =>
   createHandler({
@@ -69,8 +75,10 @@ export const handler = deployedHandler('interruption', { cluster, cloud, store, 
     log: deps.log,
     clusterName: deps.config.clusterName,
     metrics: deps.metrics,
-    planReplacements: async (snapshot, nodeClaim, seed, eventTimeMs) =>
-      planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), nodeClaim, seed, eventTimeMs),
+    planReplacements: async (reads, claim, seed, eventTimeMs) => {
+      const { snapshot, poolUsage } = await readReplacementInputs(reads, claim);
+      return planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), claim.name, seed, eventTimeMs, { poolUsage });
+    },
     launchReplacement: async (claim, id) => {
       await launchReplacement(deps, { nodeClaim: claim, disruptionId: id, reason: 'rebalance_recommendation' });
     },
