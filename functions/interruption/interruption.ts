@@ -1,6 +1,6 @@
 /**
- * interruption — SQS-triggered (batch size 10, ReportBatchItemFailures). Each record is an EventBridge
- * event about an EC2 instance (docs/karpenter-reference.md §5); see docs/interruption.md.
+ * interruption — SQS-triggered (batches of 10, ReportBatchItemFailures, a failed record retried in 10 s). Each
+ * record is an EventBridge event about an EC2 instance (docs/karpenter-reference.md §5); see docs/interruption.md.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -15,6 +15,11 @@ import { instanceTypesByPool, launchReplacement, type LifecycleLogger } from '..
 import { readReplacementInputs } from '../../shared/core/interruption/replacement-inputs';
 import { planInterruptionReplacements } from '../../shared/core/interruption/replacements';
 import { processInterruptionRecord, type ReplacementLauncher, type ReplacementPlanner } from '../../shared/core/interruption/process-message';
+import { InterruptionRetry } from '../../shared/core/interruption/retry';
+import { invocationDeadline } from '../../shared/adapters/lambda/deadline';
+import { sqsQueueVisibility, type QueueVisibility } from '../../shared/adapters/aws/sqs/visibility';
+import { awsClientConfig } from '../../shared/adapters/aws/client-config';
+import { SQSClient } from '@aws-sdk/client-sqs';
 
 export interface InterruptionHandlerDeps {
   /** Reads by name and the cluster's configuration only: the function never reads the whole cluster. */
@@ -31,6 +36,8 @@ export interface InterruptionHandlerDeps {
   /** Launches a replacement claim at once (rebalance pre-provisioning). */
   launchReplacement?: ReplacementLauncher;
   metrics?: MetricsRecorder;
+  /** Hides failed records for a short retry delay (absent: they come back after the queue's visibility timeout). */
+  queue?: QueueVisibility;
 }
 
 export type InterruptionHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -45,19 +52,38 @@ export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandle
       { cloud: deps.cloud, reads: cluster, clusterName: deps.clusterName },
       batchInstanceIds(event.Records.map((r) => r.body)),
     );
-    const recordHandler = (record: SQSRecord) => processInterruptionRecord({ ...deps, cluster, ownership }, record);
-    const response = await processPartialResponse(event, recordHandler, processor, {
-      ...(context ? { context } : {}),
-      throwOnFullBatchFailure: false,
-    });
-    if (response.batchItemFailures.length > 0) {
-      deps.log.warn('interruption messages failed and will be redelivered', {
-        failed: response.batchItemFailures.map((f) => f.itemIdentifier),
-        total: event.Records.length,
+    const deadline = invocationDeadline(deps.clock, context, InterruptionRetry.deadlineMarginMs);
+    const recordHandler = (record: SQSRecord) =>
+      deadline.race(processInterruptionRecord({ ...deps, cluster, ownership }, record), `interruption message ${record.messageId}`);
+    let response: SQSBatchResponse;
+    try {
+      response = await processPartialResponse(event, recordHandler, processor, {
+        ...(context ? { context } : {}),
+        throwOnFullBatchFailure: false,
       });
+    } finally {
+      deadline.stop();
     }
+    if (response.batchItemFailures.length > 0) await retrySoon(deps, event, response);
     return response;
   };
+}
+
+/** Failed records come back in InterruptionRetry.retrySeconds, not after the queue's visibility timeout. */
+async function retrySoon(deps: InterruptionHandlerDeps, event: SQSEvent, response: SQSBatchResponse): Promise<void> {
+  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  deps.log.warn('interruption messages failed and will be redelivered', {
+    failed: [...failed],
+    total: event.Records.length,
+    retryInSeconds: deps.queue ? InterruptionRetry.retrySeconds : 'visibility timeout',
+  });
+  if (!deps.queue) return;
+  const handles = event.Records.filter((r) => failed.has(r.messageId)).map((r) => r.receiptHandle);
+  try {
+    await deps.queue.changeVisibility(handles, InterruptionRetry.retrySeconds);
+  } catch (error) {
+    deps.log.warn('could not shorten the retry delay of failed interruption messages; they come back after the visibility timeout', { error });
+  }
 }
 
 /**
@@ -82,5 +108,8 @@ export const handler = deployedHandler('interruption', { cluster, cloud, store, 
     launchReplacement: async (claim, id) => {
       await launchReplacement(deps, { nodeClaim: claim, disruptionId: id, reason: 'rebalance_recommendation' });
     },
+    ...(deps.config.interruptionQueueUrl
+      ? { queue: sqsQueueVisibility(new SQSClient(awsClientConfig(deps.config.region)), deps.config.interruptionQueueUrl) }
+      : {}),
   }),
 );

@@ -14,6 +14,7 @@ import { Annotation, Label } from '../model/labels';
 import type { InterruptionReads, OwnershipLookup } from './ownership-lookup';
 import type { EpochMs } from '../time';
 import { epochMs } from '../time';
+import { InterruptionRetry } from './retry';
 
 /**
  * Plans replacement capacity for an interrupted claim's pods (replacement-inputs.ts reads what that takes, then
@@ -61,8 +62,7 @@ async function bestEffort(deps: ProcessMessageDeps, what: string, fields: Record
   }
 }
 
-/** Longer than the queue's 300 s retention: every duplicate delivery of an event arrives within it. */
-const FOLLOW_UP_LEASE_SECONDS = 600;
+const FOLLOW_UP_LEASE_SECONDS = InterruptionRetry.followUpLeaseSeconds;
 
 /**
  * Step Functions' StartExecution is idempotent: a duplicate with the same name and input while the
