@@ -113,6 +113,19 @@ describe('what the interruption function reads', () => {
     expect(workflows.attempts).toEqual([]);
   });
 
+  it('should take the claim tag of a claim still launching (no providerID yet) only when no other live instance carries it', async () => {
+    // Prepare
+    const { handler, fake, cloud, workflows } = setup();
+    fake.claims.set('default-abcde', nodeClaim('default-abcde', {}));
+    // Act
+    await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning'), 'alone')));
+    cloud.instances.set('aws:///us-west-2a/i-0c0c0c0c0c0c0c0c0', instance('i-0c0c0c0c0c0c0c0c0', { tags: ownedTags('default-abcde') }));
+    await handler(sqsEvent(sqsRecord(eventBody('spot-interruption-warning', { id: 'evt-2' }), 'copied')));
+    // Assess
+    expect(cloud.describeCalls.filter((q) => 'nodeClaim' in q)).toEqual([{ nodeClaim: 'default-abcde' }, { nodeClaim: 'default-abcde' }]);
+    expect(workflows.started).toHaveLength(1);
+  });
+
   it('should list the NodeClaims, never the cluster, only for an owned instance that carries no claim tag', async () => {
     // Prepare
     const { handler, kubeReads, cloud, workflows } = setup();
