@@ -3,7 +3,8 @@
  *   (a) Karpenter's benchmark shape at 100 … 20k pods
  *   (b) the bundled catalog, 3 zones, spot + on-demand, a realistic mix of deployments
  *   (c) 40k pending pods beside 2k existing nodes
- * Usage: npm run bench [-- a|b|c ...]
+ *   storm: issue #28's interruption storm on the simulator (bench/storm.ts; minutes, run only when asked)
+ * Usage: npm run bench [-- a|b|c|storm ...]
  */
 import os from 'node:os';
 import { diversePods, fakeTypes } from './karpenter-shape';
@@ -24,8 +25,12 @@ export function suiteA(sizes = [100, 1000, 5000, 10000, 20000]): BenchRow[] {
 }
 
 async function main() {
-  const which = process.argv.slice(2).filter((a) => /^[abc]$/.test(a));
+  const which = process.argv.slice(2).filter((a) => /^([abc]|storm)$/.test(a));
   const run = which.length ? which : ['a', 'b', 'c'];
+  if (run.includes('storm')) {
+    const { suiteStorm } = await import('./storm');
+    console.table(await suiteStorm());
+  }
   const rows: BenchRow[] = [];
   if (run.includes('a')) rows.push(...suiteA());
   if (run.includes('b') || run.includes('c')) {
@@ -34,7 +39,7 @@ async function main() {
     if (run.includes('c')) rows.push(...suiteC());
   }
   console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
-  console.table(rows);
+  if (rows.length > 0) console.table(rows);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

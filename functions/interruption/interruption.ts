@@ -1,23 +1,30 @@
 /**
- * interruption — SQS-triggered (batch size 10, ReportBatchItemFailures). Each record is an EventBridge
- * event about an EC2 instance (docs/karpenter-reference.md §5); see docs/interruption.md.
+ * interruption — SQS-triggered (batches of 10, ReportBatchItemFailures, a failed record retried in 10 s). Each
+ * record is an EventBridge event about an EC2 instance (docs/karpenter-reference.md §5); see docs/interruption.md.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { CloudProvider, ClusterClient, Clock, MetricsRecorder, StateStore, WorkflowStarter } from '../../shared/core/ports';
+import type { CloudProvider, Clock, MetricsRecorder, StateStore, WorkflowStarter } from '../../shared/core/ports';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
-import { createOwnershipLookup, once } from '../../shared/core/interruption/ownership-lookup';
+import { batchInstanceIds, batchReads, createOwnershipLookup, type InterruptionReads } from '../../shared/core/interruption/ownership-lookup';
 import { instanceTypesByPool, launchReplacement, type LifecycleLogger } from '../../shared/core/lifecycle';
+import { readReplacementInputs } from '../../shared/core/interruption/replacement-inputs';
 import { planInterruptionReplacements } from '../../shared/core/interruption/replacements';
 import { processInterruptionRecord, type ReplacementLauncher, type ReplacementPlanner } from '../../shared/core/interruption/process-message';
+import { InterruptionRetry } from '../../shared/core/interruption/retry';
+import { invocationDeadline } from '../../shared/adapters/lambda/deadline';
+import { sqsQueueVisibility, type QueueVisibility } from '../../shared/adapters/aws/sqs/visibility';
+import { awsClientConfig } from '../../shared/adapters/aws/client-config';
+import { SQSClient } from '@aws-sdk/client-sqs';
 
 export interface InterruptionHandlerDeps {
-  cluster: ClusterClient;
-  cloud: CloudProvider;
+  /** Reads by name and the cluster's configuration only: the function never reads the whole cluster. */
+  cluster: InterruptionReads;
+  cloud: Pick<CloudProvider, 'describeOwned'>;
   workflows: WorkflowStarter;
   store: StateStore;
   clock: Clock;
@@ -29,35 +36,60 @@ export interface InterruptionHandlerDeps {
   /** Launches a replacement claim at once (rebalance pre-provisioning). */
   launchReplacement?: ReplacementLauncher;
   metrics?: MetricsRecorder;
+  /** Hides failed records for a short retry delay (absent: they come back after the queue's visibility timeout). */
+  queue?: QueueVisibility;
 }
 
 export type InterruptionHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
 
 export function createHandler(deps: InterruptionHandlerDeps): InterruptionHandler {
   return async (event, context) => {
-    // Per invocation: the processor keeps per-batch state, and ownership is read once per batch.
+    // Per invocation: the processor keeps per-batch state. One DescribeInstances by the batch's instance ids finds
+    // the owned instances; each Kubernetes object is read at most once per batch, by name.
     const processor = new BatchProcessor(EventType.SQS);
-    // One cluster snapshot per batch, shared by ownership, replacement planning and rebalance policies.
-    const cluster: ClusterClient = Object.assign(Object.create(deps.cluster) as ClusterClient, { snapshot: once(() => deps.cluster.snapshot()) });
-    const ownership = createOwnershipLookup({ ...deps, cluster });
-    const recordHandler = (record: SQSRecord) => processInterruptionRecord({ ...deps, cluster, ownership }, record);
-    const response = await processPartialResponse(event, recordHandler, processor, {
-      ...(context ? { context } : {}),
-      throwOnFullBatchFailure: false,
-    });
-    if (response.batchItemFailures.length > 0) {
-      deps.log.warn('interruption messages failed and will be redelivered', {
-        failed: response.batchItemFailures.map((f) => f.itemIdentifier),
-        total: event.Records.length,
+    const cluster = batchReads(deps.cluster);
+    const ownership = createOwnershipLookup(
+      { cloud: deps.cloud, reads: cluster, clusterName: deps.clusterName },
+      batchInstanceIds(event.Records.map((r) => r.body)),
+    );
+    const deadline = invocationDeadline(deps.clock, context, InterruptionRetry.deadlineMarginMs);
+    const recordHandler = (record: SQSRecord) =>
+      deadline.race(processInterruptionRecord({ ...deps, cluster, ownership }, record), `interruption message ${record.messageId}`);
+    let response: SQSBatchResponse;
+    try {
+      response = await processPartialResponse(event, recordHandler, processor, {
+        ...(context ? { context } : {}),
+        throwOnFullBatchFailure: false,
       });
+    } finally {
+      deadline.stop();
     }
+    if (response.batchItemFailures.length > 0) await retrySoon(deps, event, response);
     return response;
   };
 }
 
+/** Failed records come back in InterruptionRetry.retrySeconds, not after the queue's visibility timeout. */
+async function retrySoon(deps: InterruptionHandlerDeps, event: SQSEvent, response: SQSBatchResponse): Promise<void> {
+  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  deps.log.warn('interruption messages failed and will be redelivered', {
+    failed: [...failed],
+    total: event.Records.length,
+    retryInSeconds: deps.queue ? InterruptionRetry.retrySeconds : 'visibility timeout',
+  });
+  if (!deps.queue) return;
+  const handles = event.Records.filter((r) => failed.has(r.messageId)).map((r) => r.receiptHandle);
+  try {
+    await deps.queue.changeVisibility(handles, InterruptionRetry.retrySeconds);
+  } catch (error) {
+    deps.log.warn('could not shorten the retry delay of failed interruption messages; they come back after the visibility timeout', { error });
+  }
+}
+
 /**
- * The deployed function: replacements for an interrupted node are planned here (snapshot + instance types +
- * the scheduling core) and launched by the `disrupt` execution before the node is drained.
+ * The deployed function: replacements for an interrupted node are planned here (the node's pods, the cluster's
+ * configuration and those pods' volumes, the pools' instance types, the scheduling core) and launched by the
+ * `disrupt` execution before the node is drained.
  */
 export const handler = deployedHandler('interruption', { cluster, cloud, store, workflows }, (deps): InterruptionHandler =>
   createHandler({
@@ -69,10 +101,15 @@ export const handler = deployedHandler('interruption', { cluster, cloud, store, 
     log: deps.log,
     clusterName: deps.config.clusterName,
     metrics: deps.metrics,
-    planReplacements: async (snapshot, nodeClaim, seed, eventTimeMs) =>
-      planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), nodeClaim, seed, eventTimeMs),
+    planReplacements: async (reads, claim, seed, eventTimeMs) => {
+      const { snapshot, poolUsage } = await readReplacementInputs(reads, claim);
+      return planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), claim.name, seed, eventTimeMs, { poolUsage });
+    },
     launchReplacement: async (claim, id) => {
       await launchReplacement(deps, { nodeClaim: claim, disruptionId: id, reason: 'rebalance_recommendation' });
     },
+    ...(deps.config.interruptionQueueUrl
+      ? { queue: sqsQueueVisibility(new SQSClient(awsClientConfig(deps.config.region)), deps.config.interruptionQueueUrl) }
+      : {}),
   }),
 );

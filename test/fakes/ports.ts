@@ -6,7 +6,7 @@
 import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError } from '../../shared/core/errors';
 import type { InstanceType } from '../../shared/core/instance-types/types';
 import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../shared/core/model/karpenter';
-import type { Node, Pod } from '../../shared/core/model/kube';
+import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../shared/core/model/kube';
 import type {
   Clock,
   CloudInstance,
@@ -19,6 +19,8 @@ import type {
   ListedKind,
   NodeClaimRead,
   NodePatch,
+  ScopedClusterReads,
+  SchedulingConfig,
 } from '../../shared/core/ports';
 import { epochMs, type EpochMs } from '../../shared/core/time';
 
@@ -38,12 +40,16 @@ export class FakeClock implements Clock {
 const clone = <T>(v: T): T => structuredClone(v);
 
 /** In-memory ClusterClient with the port's idempotency semantics and a write log. */
-export class FakeCluster implements ClusterClient {
+export class FakeCluster implements ClusterClient, ScopedClusterReads {
   nodes = new Map<string, Node>();
   claims = new Map<string, NodeClaim>();
   pods: Pod[] = [];
   nodePools: NodePool[] = [];
   nodeClasses: EC2NodeClass[] = [];
+  daemonSets: DaemonSet[] = [];
+  persistentVolumes: PersistentVolume[] = [];
+  persistentVolumeClaims: PersistentVolumeClaim[] = [];
+  storageClasses: StorageClass[] = [];
   /** Returned by evict() for a pod key, otherwise 'evicted' (and the pod disappears). */
   evictionResults = new Map<string, EvictionResult[]>();
   writes: string[] = [];
@@ -70,12 +76,26 @@ export class FakeCluster implements ClusterClient {
       nodePools: this.nodePools,
       nodeClasses: this.nodeClasses,
       pdbs: [],
-      daemonSets: [],
-      persistentVolumes: [],
-      persistentVolumeClaims: [],
-      storageClasses: [],
+      daemonSets: this.daemonSets,
+      persistentVolumes: this.persistentVolumes,
+      persistentVolumeClaims: this.persistentVolumeClaims,
+      storageClasses: this.storageClasses,
       ...(this.unreadableClaims.size ? { invalid: [...this.unreadableClaims].map(([name, reason]) => ({ kind: 'NodeClaim', name, reason })) } : {}),
     });
+  }
+  async getNodePool(name: string) {
+    return clone(this.nodePools.find((p) => p.name === name));
+  }
+  async listNodeClaims() {
+    return clone([...this.claims.values()]);
+  }
+  async schedulingConfig(): Promise<SchedulingConfig> {
+    return clone({ nodePools: this.nodePools, nodeClasses: this.nodeClasses, daemonSets: this.daemonSets, storageClasses: this.storageClasses });
+  }
+  async volumesOf(claims: readonly { namespace: string; name: string }[]) {
+    const pvcs = this.persistentVolumeClaims.filter((c) => claims.some((k) => k.namespace === c.namespace && k.name === c.name));
+    const pvs = this.persistentVolumes.filter((v) => pvcs.some((c) => c.volumeName === v.name));
+    return clone({ persistentVolumeClaims: pvcs, persistentVolumes: pvs });
   }
   async getNode(name: string) {
     return clone(this.nodes.get(name));
@@ -325,6 +345,14 @@ export class FakeCloud implements CloudProvider {
   async list() {
     this.listCalls++;
     return [...this.instances.values()].filter((i) => i.state !== 'terminated' && this.owned(i));
+  }
+  /** The queries describeOwned was asked, in order. */
+  readonly describeCalls: ({ instanceIds: readonly string[] } | { nodeClaim: string })[] = [];
+  async describeOwned(query: { instanceIds: readonly string[] } | { nodeClaim: string }) {
+    this.describeCalls.push(query);
+    const owned = [...this.instances.values()].filter((i) => this.owned(i) && 'karpenter.sh/nodepool' in i.tags);
+    if ('nodeClaim' in query) return owned.filter((i) => i.state !== 'terminated' && i.tags['karpenter.sh/nodeclaim'] === query.nodeClaim).map(clone);
+    return owned.filter((i) => query.instanceIds.includes(i.instanceId)).map(clone);
   }
   async instanceTypes() {
     return clone(this.types);

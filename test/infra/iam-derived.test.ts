@@ -21,6 +21,7 @@ const SERVICE: Record<string, string> = {
   PricingClient: 'pricing',
   IAMClient: 'iam',
   LambdaClient: 'lambda',
+  SQSClient: 'sqs',
 };
 /** Document-client commands and the DynamoDB actions they are. */
 const DOC_ACTIONS: Record<string, string> = {
@@ -31,7 +32,7 @@ const DOC_ACTIONS: Record<string, string> = {
   UpdateCommand: 'UpdateItem',
   ScanCommand: 'Scan',
 };
-const COMMAND_ACTIONS: Record<string, string> = { InvokeCommand: 'InvokeFunction' };
+const COMMAND_ACTIONS: Record<string, string> = { InvokeCommand: 'InvokeFunction', ChangeMessageVisibilityBatchCommand: 'ChangeMessageVisibility' };
 
 /** Granted but not seen here, on purpose: actions AWS checks implicitly, and `<function> <action>` paths these scenarios do not reach. */
 const NOT_OBSERVED: Record<string, string> = {
@@ -44,7 +45,7 @@ const NOT_OBSERVED: Record<string, string> = {
   'sqs:ReceiveMessage': 'the SQS event source mapping polls for the interruption function',
   'sqs:DeleteMessage': 'the SQS event source mapping deletes handled messages',
   'sqs:GetQueueAttributes': 'the SQS event source mapping reads the queue',
-  'sqs:ChangeMessageVisibility': 'partial batch failures',
+  'sqs:ChangeMessageVisibility': "a failed record's 10 s retry delay (test/sim/interruption-retries.test.ts); no record fails in these scenarios",
   'ec2:DescribeImages': 'AMI selector terms by id, name or tags (the scenarios select AMIs by alias, through SSM)',
 };
 const UNEXERCISED: Record<string, string> = {

@@ -129,6 +129,24 @@ describe('the packaged CloudFormation template', () => {
     expect(resources.ProvisionerLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(1);
   });
 
+  it('should trigger the interruption function from its queue with a capped concurrency, a 1 s batching window and partial batch failures', () => {
+    // Act
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+    const queue = resources.InterruptionQueue.Properties;
+    // Assess
+    expect(mappings).toEqual([
+      expect.objectContaining({
+        EventSourceArn: { 'Fn::GetAtt': ['InterruptionQueue', 'Arn'] },
+        FunctionName: { 'Fn::GetAtt': ['InterruptionLambdaFunction', 'Arn'] },
+        BatchSize: 10,
+        MaximumBatchingWindowInSeconds: 1,
+        ScalingConfig: { MaximumConcurrency: 10 },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      }),
+    ]);
+    expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * (resources.InterruptionLambdaFunction.Properties.Timeout as number));
+  });
+
   it('should create the state table with a TTL attribute', () => {
     // Prepare
     const [[, table]] = ofType('AWS::DynamoDB::Table');

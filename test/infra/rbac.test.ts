@@ -24,6 +24,8 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'core.patchNamespacedEvent': [['', 'events', 'patch']],
   'core.listPersistentVolume': [['', 'persistentvolumes', 'list']],
   'core.listPersistentVolumeClaimForAllNamespaces': [['', 'persistentvolumeclaims', 'list']],
+  'core.readNamespacedPersistentVolumeClaim': [['', 'persistentvolumeclaims', 'get']],
+  'core.readPersistentVolume': [['', 'persistentvolumes', 'get']],
   'apps.listDaemonSetForAllNamespaces': [['apps', 'daemonsets', 'list']],
   'policy.listPodDisruptionBudgetForAllNamespaces': [['policy', 'poddisruptionbudgets', 'list']],
   'storage.listStorageClass': [['storage.k8s.io', 'storageclasses', 'list']],

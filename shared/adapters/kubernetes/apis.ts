@@ -55,6 +55,9 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
         call<Json>('core.patchNamespacedEvent', 'PATCH', `/api/v1/namespaces/${seg(a.namespace)}/events/${seg(a.name)}`, undefined, a.body),
       listPersistentVolume: (p?: Paging) => list('core.listPersistentVolume', '/api/v1/persistentvolumes', p),
       listPersistentVolumeClaimForAllNamespaces: (p?: Paging) => list('core.listPersistentVolumeClaimForAllNamespaces', '/api/v1/persistentvolumeclaims', p),
+      readNamespacedPersistentVolumeClaim: (a: InNamespace) =>
+        call<Json>('core.readNamespacedPersistentVolumeClaim', 'GET', `/api/v1/namespaces/${seg(a.namespace)}/persistentvolumeclaims/${seg(a.name)}`),
+      readPersistentVolume: (a: Named) => call<Json>('core.readPersistentVolume', 'GET', `/api/v1/persistentvolumes/${seg(a.name)}`),
     },
     apps: { listDaemonSetForAllNamespaces: (p?: Paging) => list('apps.listDaemonSetForAllNamespaces', '/apis/apps/v1/daemonsets', p) },
     policy: {

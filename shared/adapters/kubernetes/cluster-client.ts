@@ -2,10 +2,20 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { NodeClaimNotFoundError } from '../../core/errors';
 import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
-import type { NodeClaim } from '../../core/model/karpenter';
+import type { NodeClaim, NodePool } from '../../core/model/karpenter';
 import { Label } from '../../core/model/labels';
 import type { Node, Pod } from '../../core/model/kube';
-import type { ClusterClient, ClusterSnapshot, EvictionResult, KubeEvent, ListedKind, NodeClaimRead, NodePatch } from '../../core/ports/cluster-client';
+import type {
+  ClusterClient,
+  ClusterSnapshot,
+  EvictionResult,
+  KubeEvent,
+  ListedKind,
+  NodeClaimRead,
+  NodePatch,
+  ScopedClusterReads,
+  SchedulingConfig,
+} from '../../core/ports/cluster-client';
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
 import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
 import { nodeClaimRead, readObjects } from './objects';
@@ -19,6 +29,7 @@ import {
 } from './status-patch';
 import { canonicalJson } from '../../core/model/hash';
 import { EventRecorder } from './events';
+import { getNodePool, listNodeClaims, readSchedulingConfig, readVolumes } from './scoped-reads';
 import { epochMs, type EpochMs } from '../../core/time';
 
 type Json = Record<string, unknown>;
@@ -34,7 +45,7 @@ export interface KubeClusterClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export class KubeClusterClient implements ClusterClient {
+export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
   private readonly apis: KubeApis;
   private readonly pageSize: number;
   private readonly now: () => EpochMs;
@@ -252,6 +263,22 @@ export class KubeClusterClient implements ClusterClient {
 
   async deleteNode(name: string): Promise<void> {
     await tolerate(() => this.apis.core.deleteNode({ name }), [404], undefined);
+  }
+
+  getNodePool(name: string): Promise<NodePool | undefined> {
+    return getNodePool(this.apis, name);
+  }
+
+  listNodeClaims(): Promise<NodeClaim[]> {
+    return listNodeClaims(this.apis, this.pageSize);
+  }
+
+  schedulingConfig(): Promise<SchedulingConfig> {
+    return readSchedulingConfig(this.apis, this.pageSize);
+  }
+
+  volumesOf(claims: readonly { namespace: string; name: string }[]): Promise<Pick<ClusterSnapshot, 'persistentVolumeClaims' | 'persistentVolumes'>> {
+    return readVolumes(this.apis, claims);
   }
 
   private async readClaim(name: string): Promise<Json | undefined> {

@@ -2,7 +2,7 @@
  * Handles one interruption-queue message: parse, decide (shared/core/interruption), act.
  * Throwing fails only this record (partial batch failure); everything else deletes the message.
  */
-import type { Clock, ClusterClient, ClusterSnapshot, MetricsRecorder, StateStore, WorkflowStarter } from '../ports';
+import type { Clock, MetricsRecorder, StateStore, WorkflowStarter } from '../ports';
 import { decideInterruption, type InterruptionAction } from './decide';
 import { interruptionExecutionName } from './execution-name';
 import { parseInterruptionMessage, type InterruptionMessage } from './events';
@@ -11,23 +11,23 @@ import { disruptionIdOf, nameReplacements } from '../lifecycle/disruption';
 import type { InterruptionReplacementPlan } from './replacements';
 import type { NodeClaim } from '../model/karpenter';
 import { Annotation, Label } from '../model/labels';
-import type { OwnershipLookup } from './ownership-lookup';
+import type { InterruptionReads, OwnershipLookup } from './ownership-lookup';
 import type { EpochMs } from '../time';
 import { epochMs } from '../time';
-
-/** Structured logger (the Powertools Logger through `lifecycleLogger`). */
+import { InterruptionRetry } from './retry';
 
 /**
- * Plans replacement capacity for an interrupted claim's pods (shared/core/interruption/replacements.ts over a
- * fresh snapshot and the pools' instance types). Absent in unit tests that only check the decisions.
+ * Plans replacement capacity for an interrupted claim's pods (replacement-inputs.ts reads what that takes, then
+ * replacements.ts plans). Absent in unit tests that only check the decisions.
  */
-export type ReplacementPlanner = (snapshot: ClusterSnapshot, nodeClaim: string, seed: string, eventTimeMs: EpochMs) => Promise<InterruptionReplacementPlan>;
+export type ReplacementPlanner = (reads: InterruptionReads, claim: NodeClaim, seed: string, eventTimeMs: EpochMs) => Promise<InterruptionReplacementPlan>;
 
 /** Creates a replacement claim and starts its `launch` execution (pre-provisioning on a rebalance recommendation). */
 export type ReplacementLauncher = (claim: NodeClaim, id: string) => Promise<void>;
 
 export interface ProcessMessageDeps {
-  cluster: Pick<ClusterClient, 'getNodeClaim'> & Partial<Pick<ClusterClient, 'snapshot'>>;
+  /** The batch's cluster reads (ownership-lookup.ts `batchReads`): by name, never the whole cluster. */
+  cluster: InterruptionReads;
   workflows: WorkflowStarter;
   store: StateStore;
   clock: Pick<Clock, 'now'>;
@@ -62,8 +62,7 @@ async function bestEffort(deps: ProcessMessageDeps, what: string, fields: Record
   }
 }
 
-/** Longer than the queue's 300 s retention: every duplicate delivery of an event arrives within it. */
-const FOLLOW_UP_LEASE_SECONDS = 600;
+const FOLLOW_UP_LEASE_SECONDS = InterruptionRetry.followUpLeaseSeconds;
 
 /**
  * Step Functions' StartExecution is idempotent: a duplicate with the same name and input while the
@@ -105,12 +104,12 @@ const instanceLease = (instanceId: string) => `interruption-instance/${instanceI
 
 async function planFor(
   deps: ProcessMessageDeps,
-  nodeClaim: string,
+  claim: NodeClaim,
   message: InterruptionMessage,
   fields: Record<string, unknown>,
 ): Promise<InterruptionReplacementPlan | undefined> {
-  if (!deps.planReplacements || !deps.cluster.snapshot) return undefined;
-  const plan = await deps.planReplacements(await deps.cluster.snapshot(), nodeClaim, message.eventId, message.time ?? deps.clock.now());
+  if (!deps.planReplacements) return undefined;
+  const plan = await deps.planReplacements(deps.cluster, claim, message.eventId, message.time ?? deps.clock.now());
   for (const u of plan.unschedulable.slice(0, 10)) {
     deps.log.warn('could not schedule pod of interrupted node', { ...fields, pod: u.pod, reason: u.reason });
   }
@@ -135,7 +134,7 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
     deps.log.info('interruption message already handled', { ...fields, reason: 'another event about this instance is being handled' });
     return;
   }
-  const plan = await planFor(deps, action.nodeClaim, message, fields);
+  const plan = await planFor(deps, claim, message, fields);
   const input = {
     reason: action.input.reason,
     candidates: [{ nodeClaimName: action.nodeClaim, ...(plan?.nodeName ? { nodeName: plan.nodeName } : {}) }],
@@ -210,7 +209,7 @@ type Rebalance = Extract<InterruptionAction, { type: 'record' }>;
 async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage, action: Rebalance, messageId: string): Promise<void> {
   const fields = { messageKind: message.kind, eventId: message.eventId, messageId, instanceId: action.instanceId, nodeclaim: action.nodeClaim };
   const claim = action.nodeClaim ? await deps.cluster.getNodeClaim(action.nodeClaim) : undefined;
-  const pool = claim && deps.cluster.snapshot ? (await deps.cluster.snapshot()).nodePools.find((p) => p.name === claim.nodePool) : undefined;
+  const pool = claim ? await deps.cluster.getNodePool(claim.nodePool) : undefined;
   const policy = pool?.rebalancePolicy;
   if (policy === 'ignore') {
     deps.log.info('dropping interruption message', { ...fields, reason: `nodepool ${pool?.name} has rebalance policy ignore` });
@@ -230,13 +229,8 @@ async function rebalance(deps: ProcessMessageDeps, message: InterruptionMessage,
   }
   deps.log.info('received rebalance recommendation', { ...fields, policy: policy ?? 'record' });
   let launched: string[] = [];
-  if (
-    policy === 'pre-provision' &&
-    action.nodeClaim &&
-    deps.launchReplacement &&
-    (await claimFollowUps(deps, `rebalance/${action.instanceId}`, messageId, fields))
-  ) {
-    const plan = await planFor(deps, action.nodeClaim, message, fields);
+  if (policy === 'pre-provision' && claim && deps.launchReplacement && (await claimFollowUps(deps, `rebalance/${action.instanceId}`, messageId, fields))) {
+    const plan = await planFor(deps, claim, message, fields);
     // Marked as this pre-provisioning's own (launchReplacement never adopts a claim it did not create); the
     // plan's names come from the event, so a later recommendation plans claims of its own.
     const id = `rebalance-${action.instanceId}`;
@@ -275,7 +269,8 @@ export async function processInterruptionRecord(deps: ProcessMessageDeps & { own
   const sent = Number(record.attributes?.SentTimestamp);
   if (Number.isFinite(sent) && sent > 0)
     deps.metrics?.observe('karpenter_interruption_message_queue_duration_seconds', {}, Math.max(0, (deps.clock.now() - sent) / 1000));
-  const lookup = message.kind === 'NoOp' ? () => undefined : await deps.ownership(message.instanceIds);
+  // The node is read (its taints) only for a state change: a workflow that already takes it away finishes it.
+  const lookup = message.kind === 'NoOp' ? () => undefined : await deps.ownership(message.instanceIds, { withNodes: message.kind === 'InstanceStateChange' });
   for (const action of decideInterruption(message, lookup)) {
     switch (action.type) {
       case 'drop':

@@ -3,7 +3,8 @@
  * Karpenter, which deletes the claim and lets the evicted pods wait for the next provisioning batch). The
  * node's pods are scheduled onto the rest of the cluster with the node excluded: pods that fit on existing
  * nodes or in-flight claims need nothing; the new claims that hold at least one of them are the replacements.
- * Claims that only hold other pending pods are left to the provisioner. Pure: the caller brings the snapshot.
+ * Claims that only hold other pending pods are left to the provisioner. Pure: the caller brings the snapshot (the
+ * interruption function brings only the node's pods and the cluster's configuration: replacement-inputs.ts).
  */
 import type { InstanceType } from '../instance-types/types';
 import { NodeClassHashVersion, nodeClassHash } from '../model/hash';
@@ -16,6 +17,7 @@ import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../provisi
 import { solve } from '../scheduling/solve';
 import type { ClusterSnapshot } from '../ports/cluster-client';
 import type { EpochMs } from '../time';
+import type { ResourceList } from '../model/resources';
 
 export interface InterruptionReplacementPlan {
   /** The interrupted node (undefined when the claim never registered one). */
@@ -30,7 +32,8 @@ export interface InterruptionReplacementPlan {
 
 /**
  * Plans the replacements for `nodeClaimName`'s node. `seed` (the event id) and `eventTimeMs` make the names
- * stable across duplicate deliveries of the same event.
+ * stable across duplicate deliveries of the same event. The snapshot may hold only what the plan needs
+ * (replacement-inputs.ts): then `poolUsage` gives the pools' usage for their limits.
  */
 export function planInterruptionReplacements(
   snapshot: ClusterSnapshot,
@@ -38,6 +41,7 @@ export function planInterruptionReplacements(
   claimName: string,
   seed: string,
   eventTimeMs: EpochMs,
+  opts: { poolUsage?: Record<string, ResourceList> } = {},
 ): InterruptionReplacementPlan {
   const claim = snapshot.nodeClaims.find((c) => c.name === claimName);
   const nodeName =
@@ -51,7 +55,12 @@ export function planInterruptionReplacements(
   const movingUids = new Set(moving.map((p) => p.uid));
   // The node's pods count once, as moving (a tainted node's pods are already among the base's reschedulable pods).
   const others = base.pods.filter((p) => !movingUids.has(p.uid));
-  const plan = solve({ ...base, pods: [...others, ...moving], options: { ...base.options, excludeNodes: new Set([nodeName]) } });
+  const plan = solve({
+    ...base,
+    pods: [...others, ...moving],
+    ...(opts.poolUsage ? { poolUsage: opts.poolUsage } : {}),
+    options: { ...base.options, excludeNodes: new Set([nodeName]) },
+  });
   const chosen = plan.nodeClaims.filter((c) => c.pods.some((p) => movingUids.has(p.uid)));
   const replacements = chosen.map((planned, i) => {
     const pool = snapshot.nodePools.find((p) => p.name === planned.nodePool);

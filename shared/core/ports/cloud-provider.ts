@@ -45,6 +45,12 @@ export interface CloudProvider {
   get(providerID: string): Promise<CloudInstance>;
   /** Instances tagged as owned by this cluster (not terminated). */
   list(): Promise<CloudInstance[]>;
+  /**
+   * This cluster's instances (its ownership tag and a NodePool tag) among `instanceIds`, in any state EC2 still
+   * shows (terminated ones for about an hour), or those carrying a NodeClaim's tag that are not terminated: one
+   * DescribeInstances filtered by id or tag, never the cluster's whole fleet.
+   */
+  describeOwned(query: { instanceIds: readonly string[] } | { nodeClaim: string }): Promise<CloudInstance[]>;
   instanceTypes(nodeClass: EC2NodeClass, nodePool?: NodePool): Promise<InstanceType[]>;
   isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined>;
   /**

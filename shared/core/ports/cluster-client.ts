@@ -111,3 +111,21 @@ export interface ClusterClient {
   deletePod(pod: { namespace: string; name: string }, gracePeriodSeconds: number): Promise<void>;
   deleteNode(name: string): Promise<void>;
 }
+
+/** The cluster's configuration: what scheduling a handful of pods needs besides the pods (tens of objects, not the workload). */
+export type SchedulingConfig = Pick<ClusterSnapshot, 'nodePools' | 'nodeClasses' | 'daemonSets' | 'storageClasses'>;
+
+/**
+ * Reads by name, or of the cluster's few configuration objects, for a handler that acts on one object and must not
+ * read the whole cluster (the interruption function: docs/interruption.md, "What the function reads").
+ */
+export interface ScopedClusterReads {
+  /** One NodePool by name; undefined when it is missing or fails validation. */
+  getNodePool(name: string): Promise<NodePool | undefined>;
+  /** Every NodeClaim (claims only: for an instance whose `karpenter.sh/nodeclaim` tag is missing). */
+  listNodeClaims(): Promise<NodeClaim[]>;
+  /** NodePools, EC2NodeClasses, DaemonSets and StorageClasses; objects that fail validation are left out. */
+  schedulingConfig(): Promise<SchedulingConfig>;
+  /** The named PersistentVolumeClaims and the PersistentVolumes they are bound to; missing ones are left out. */
+  volumesOf(claims: readonly { namespace: string; name: string }[]): Promise<Pick<ClusterSnapshot, 'persistentVolumeClaims' | 'persistentVolumes'>>;
+}

@@ -5,7 +5,14 @@
  * composition root's own `new EC2Client()` etc. are answered.
  */
 import { DescribeClusterCommand, EKSClient, ListAccessEntriesCommand, ResourceNotFoundException } from '@aws-sdk/client-eks';
-import { GetQueueAttributesCommand, GetQueueUrlCommand, QueueDoesNotExist, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  QueueDoesNotExist,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeExecutionCommand, ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
@@ -42,10 +49,12 @@ export interface SimulatedAws {
   functionRoles?: string[];
   /** Lambda Invoke (RequestResponse) of a deployed function, by its function key. */
   invokeFunction?(functionName: string, payload: unknown): Promise<unknown>;
+  /** The interruption queue: ChangeMessageVisibility by receipt handle (runtime/triggers.ts). */
+  queue?: { changeVisibility(receiptHandle: string, seconds: number): boolean; requests: { visibilityChanges: number } };
 }
 
 /** The client classes the mocks answer (metering.ts counts the functions' calls through them). */
-export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient, IAMClient, LambdaClient];
+export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient, IAMClient, LambdaClient, SQSClient];
 
 /** Step Functions: StartExecution (idempotent on name and input) and DescribeExecution, by the simulated runner. */
 function mockStepFunctions(current: () => SimulatedAws) {
@@ -164,6 +173,24 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
     const c = current();
     if (input.QueueName !== c.cluster.name) throw new QueueDoesNotExist({ $metadata: {}, message: 'The specified queue does not exist.' });
     return { QueueUrl: `https://sqs.${c.world.region}.amazonaws.com/000000000000/${input.QueueName}` };
+  });
+  // The interruption function hides a failed record for a short retry delay instead of the visibility timeout.
+  sqs.on(ChangeMessageVisibilityBatchCommand).callsFake(async (input: { Entries?: { Id?: string; ReceiptHandle?: string; VisibilityTimeout?: number }[] }) => {
+    const q = current().queue;
+    if (q) q.requests.visibilityChanges++;
+    const results = (input.Entries ?? []).map((e) => ({ e, ok: q?.changeVisibility(e.ReceiptHandle ?? '', e.VisibilityTimeout ?? 0) ?? false }));
+    return {
+      Successful: results.filter((r) => r.ok).map((r) => ({ Id: r.e.Id })),
+      Failed: results
+        .filter((r) => !r.ok)
+        .map((r) => ({ Id: r.e.Id, Code: 'ReceiptHandleIsInvalid', SenderFault: true, Message: 'The receipt handle has expired.' })),
+    };
+  });
+  sqs.on(ChangeMessageVisibilityCommand).callsFake(async (input: { ReceiptHandle?: string; VisibilityTimeout?: number }) => {
+    const q = current().queue;
+    if (q) q.requests.visibilityChanges++;
+    q?.changeVisibility(input.ReceiptHandle ?? '', input.VisibilityTimeout ?? 0);
+    return {};
   });
   sqs.on(GetQueueAttributesCommand).callsFake(async () => ({
     Attributes: {

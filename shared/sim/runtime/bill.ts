@@ -61,7 +61,7 @@ export interface ControllerBill {
     >;
   };
   stepFunctions: { executions: number; stateTransitions: number };
-  sqs: { sends: number; receives: number; deletes: number; idleReceives: number; requests: number };
+  sqs: { sends: number; receives: number; deletes: number; visibilityChanges?: number; idleReceives: number; requests: number };
   dynamodb: { readRequestUnits: number; writeRequestUnits: number };
   cloudWatch: { customMetrics: number; metrics: string[]; logBytes: number };
   scheduler: { invocations: number };
@@ -86,7 +86,8 @@ export interface BillInputs {
   executions: { transitions?: number; startedMs?: number }[];
   /** Transitions made before the metered period (settings.meterFrom), and its start (ms). */
   baseline?: { transitions: number; startMs: number };
-  queue: { sends: number; receives: number; deletes: number };
+  /** ChangeMessageVisibility(Batch) calls (a failed interruption record's short retry delay) are requests too. */
+  queue: { sends: number; receives: number; deletes: number; visibilityChanges?: number };
   sizing?: (key: string) => FunctionSizing;
 }
 
@@ -123,7 +124,7 @@ export function controllerBill(inputs: BillInputs): ControllerBill {
   const executions = inputs.baseline ? inputs.executions.filter((e) => (e.startedMs ?? 0) >= inputs.baseline!.startMs).length : inputs.executions.length;
   const a = BILLING_ASSUMPTIONS;
   const idleReceives = inputs.functions.some((f) => f.sqs) ? Math.floor((periodSeconds / a.sqsLongPollSeconds) * a.sqsPollers) : 0;
-  const sqsRequests = inputs.queue.sends + inputs.queue.receives + inputs.queue.deletes + idleReceives;
+  const sqsRequests = inputs.queue.sends + inputs.queue.receives + inputs.queue.deletes + (inputs.queue.visibilityChanges ?? 0) + idleReceives;
   const scheduled = inputs.functions.reduce((s, f) => s + f.schedules.reduce((t, x) => t + Math.floor(periodSeconds / x.everySeconds), 0), 0);
   const metrics = meter.customMetrics();
   const usd = {

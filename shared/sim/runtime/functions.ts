@@ -38,6 +38,17 @@ export interface DeployedFunction {
   /** `rate(N minutes)` schedules, in seconds, with their constant input. */
   schedules: { everySeconds: number; input?: unknown }[];
   sqs: boolean;
+  /** The SQS event's batchSize, maximumBatchingWindow (seconds) and maximumConcurrency, as set. */
+  sqsTrigger?: { batchSize?: number; maximumBatchingWindowSeconds?: number; maximumConcurrency?: number };
+}
+
+/** The SQS event's settings the simulated event source honours. */
+function sqsTrigger(events: Record<string, unknown>[]): Pick<DeployedFunction, 'sqsTrigger'> {
+  const e = events.find((x) => x.sqs)?.sqs as Record<string, unknown> | undefined;
+  if (!e) return {};
+  const n = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const out = { batchSize: n(e.batchSize), maximumBatchingWindowSeconds: n(e.maximumBatchingWindow), maximumConcurrency: n(e.maximumConcurrency) };
+  return { sqsTrigger: Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) };
 }
 
 class FunctionDefinitionInvalidError extends Error {
@@ -94,6 +105,7 @@ export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
             return { everySeconds: rateSeconds(rate, `${file}: ${key}`), ...(typeof s === 'object' && s.input !== undefined ? { input: s.input } : {}) };
           }),
         sqs: events.some((e) => e.sqs),
+        ...sqsTrigger(events),
       });
     }
   }

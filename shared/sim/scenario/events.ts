@@ -42,14 +42,17 @@ export function applyObjects(world: SimWorld, objects: KubeObject[]): void {
   for (const o of sorted) world.api.apply(structuredClone(o));
 }
 
-/** The instance an `interrupt` event targets: a node name, or `any` = the oldest running instance (spot first for spot interruptions). */
-function interruptTarget(world: SimWorld, node: string, kind: string): SimInstance | undefined {
+/**
+ * The instances an `interrupt` event targets: a node name, or `any` = the `count` oldest running instances not
+ * interrupted yet (spot ones first for spot interruptions).
+ */
+function interruptTargets(world: SimWorld, node: string, kind: string, count: number): SimInstance[] {
   const running = [...world.ec2.instances.values()]
     .filter((i) => i.state === 'running' && i.interruptedAtMs === undefined)
     .sort((a, b) => a.launchTimeMs - b.launchTimeMs || a.id.localeCompare(b.id));
-  if (node !== 'any') return running.find((i) => i.privateDnsName === node || i.id === node);
-  if (kind === 'spot-interruption') return running.find((i) => i.capacityType === 'spot') ?? running[0];
-  return running[0];
+  if (node !== 'any') return running.filter((i) => i.privateDnsName === node || i.id === node).slice(0, 1);
+  if (kind === 'spot-interruption') running.sort((a, b) => Number(b.capacityType === 'spot') - Number(a.capacityType === 'spot'));
+  return running.slice(0, count);
 }
 
 export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent): AppliedEvent {
@@ -78,23 +81,18 @@ export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent
       return { t, kind: 'delete', description: `delete ${e.delete.kind} ${e.delete.name}${found ? '' : ' (not found)'}`, ok: found };
     }
     if (e.interrupt) {
-      const target = interruptTarget(world, e.interrupt.node, e.interrupt.kind);
-      if (!target) return { t, kind: 'interrupt', description: `${e.interrupt.kind} of ${e.interrupt.node}: no running instance`, ok: false };
-      const what = `${e.interrupt.kind} of ${target.privateDnsName} (${target.id}, ${target.capacityType})`;
-      switch (e.interrupt.kind) {
-        case 'spot-interruption':
-          world.ec2.interruptSpot(target);
-          break;
-        case 'rebalance':
-          world.ec2.rebalance(target);
-          break;
-        case 'scheduled-change':
-          world.ec2.scheduledChange(target);
-          break;
-        default:
-          world.ec2.externalTermination(target);
+      const { node, kind, count } = e.interrupt;
+      const targets = interruptTargets(world, node, kind, count);
+      if (targets.length === 0) return { t, kind: 'interrupt', description: `${kind} of ${node}: no running instance`, ok: false };
+      for (const target of targets) {
+        if (kind === 'spot-interruption') world.ec2.interruptSpot(target);
+        else if (kind === 'rebalance') world.ec2.rebalance(target);
+        else if (kind === 'scheduled-change') world.ec2.scheduledChange(target);
+        else world.ec2.externalTermination(target);
       }
-      return { t, kind: 'interrupt', description: what, ok: true };
+      const what = targets.map((i) => `${i.privateDnsName} (${i.id}, ${i.capacityType})`).join(', ');
+      const short = targets.length < count ? ` (${targets.length} of ${count}: no more running instances)` : '';
+      return { t, kind: 'interrupt', description: `${kind} of ${what}${short}`, ok: true };
     }
     if (e.unavailable) {
       const u = e.unavailable;

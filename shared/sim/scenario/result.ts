@@ -68,6 +68,8 @@ export interface SimulationResult {
   /** Faults injected (scenario `faults:`), counted per target and kind. */
   faults?: { target: string; kind: string; count: number; first: number; last: number }[];
   final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
+  /** The interruption queue's messages: handled (deleted), dead-lettered, expired unhandled, still queued at the end. */
+  interruptionQueue: { handled: number; deadLettered: number; expired: number; queued: number };
   /** Step Functions executions with the Task functions they ran, in order. */
   executions: { machine: string; name: string; startedAt: number; stoppedAt?: number; status: string; error?: string; tasks: string[] }[];
   events: SimulationEvent[];

@@ -127,7 +127,7 @@ const stableJson = (v: unknown) => JSON.stringify(v);
 interface MeterStart {
   seconds: number;
   transitions: number;
-  queue: { sends: number; receives: number; deletes: number };
+  queue: { sends: number; receives: number; deletes: number; visibilityChanges: number };
 }
 
 export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Promise<SimulationRun> {
@@ -173,7 +173,7 @@ function scheduleScenario(
   world.clock.every(every, () => timeline.push(sampleTimeline(world)));
   // settings.meterFrom: the controller's bill counts from then on (the steady state after a cluster's creation).
   const transitionsSoFar = () => world.stepFunctions.executions.reduce((s, e) => s + (e.transitions ?? 0), 0);
-  const meterFrom: MeterStart = { seconds: 0, transitions: 0, queue: { sends: 0, receives: 0, deletes: 0 } };
+  const meterFrom: MeterStart = { seconds: 0, transitions: 0, queue: { sends: 0, receives: 0, deletes: 0, visibilityChanges: 0 } };
   const from = scenario.settings.meterFromSeconds;
   if (from !== undefined && from > 0 && from < scenario.durationSeconds) {
     world.clock.at(world.clock.startMs + from * 1000, () => {
@@ -247,11 +247,18 @@ function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, ap
         sends: world.queue.requests.sends - meterFrom.queue.sends,
         receives: world.queue.requests.receives - meterFrom.queue.receives,
         deletes: world.queue.requests.deletes - meterFrom.queue.deletes,
+        visibilityChanges: world.queue.requests.visibilityChanges - meterFrom.queue.visibilityChanges,
       },
     }),
     violations: { ...observer.violations, podsLost: world.lostPods.length },
     ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
     final: finalState(world),
+    interruptionQueue: {
+      handled: world.queue.delivered,
+      deadLettered: world.queue.deadLetters.length,
+      expired: world.queue.expired.length,
+      queued: world.queue.pending(),
+    },
     executions: world.stepFunctions.executions
       .map((e) => ({
         machine: e.machine,

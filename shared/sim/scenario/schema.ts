@@ -46,6 +46,8 @@ const EventSchema = z
       z.object({
         node: z._default(z.string().check(z.minLength(1)), 'any'),
         kind: z._default(z.enum(['spot-interruption', 'rebalance', 'scheduled-change', 'state-change']), 'spot-interruption'),
+        /** With `node: any`: this many distinct running instances at once (an interruption storm). */
+        count: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), 1),
       }),
     ),
     unavailable: z.optional(

@@ -75,15 +75,23 @@ class SimulationBusyError extends Error {
   override readonly name = 'SimulationBusyError' as const;
 }
 
-function queueSettings(): { visibilityTimeoutSeconds: number; maxReceiveCount: number } {
+/** The deployed queue's settings (infra/resources/interruption.yml); SQS's defaults where one is not set. */
+function queueSettings(): { visibilityTimeoutSeconds: number; maxReceiveCount: number; retentionSeconds: number } {
+  const defaults = { visibilityTimeoutSeconds: 30, maxReceiveCount: Number.POSITIVE_INFINITY, retentionSeconds: 345_600 };
   try {
     const doc = parse(readFileSync(resolve(REPO_ROOT, 'infra/resources/interruption.yml'), 'utf8')) as {
-      Resources: { InterruptionQueue: { Properties: { VisibilityTimeout?: number; RedrivePolicy?: { maxReceiveCount?: number } } } };
+      Resources: {
+        InterruptionQueue: { Properties: { VisibilityTimeout?: number; MessageRetentionPeriod?: number; RedrivePolicy?: { maxReceiveCount?: number } } };
+      };
     };
     const p = doc.Resources.InterruptionQueue.Properties;
-    return { visibilityTimeoutSeconds: p.VisibilityTimeout ?? 45, maxReceiveCount: p.RedrivePolicy?.maxReceiveCount ?? 3 };
+    return {
+      visibilityTimeoutSeconds: p.VisibilityTimeout ?? defaults.visibilityTimeoutSeconds,
+      maxReceiveCount: p.RedrivePolicy?.maxReceiveCount ?? defaults.maxReceiveCount,
+      retentionSeconds: p.MessageRetentionPeriod ?? defaults.retentionSeconds,
+    };
   } catch {
-    return { visibilityTimeoutSeconds: 45, maxReceiveCount: 3 };
+    return defaults;
   }
 }
 
@@ -129,6 +137,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const unwatchAws = production.meter.watchAwsClients(SIMULATED_AWS_CLIENTS);
   const record = (r: InvocationRecord) => invocations.push(r);
   const queue = interruptionQueue(opts, clock, production, faults, record);
+  sim.queue = queue;
   const stopEvents = ec2.onEvent((e) => queue.sendEvent(e));
   const stopControllers = startClusterControllers(clock, ec2, api.store, { startupSeconds: opts.nodeStartupSeconds, ...lostPodRecorder(clock, api, lostPods) });
   const stopSchedules = startSchedules(clock, production.functions, production.invoke, opts.region, record);
@@ -234,6 +243,7 @@ function interruptionQueue(
       queueArn: `arn:aws:sqs:${opts.region}:000000000000:${opts.clusterName}`,
       region: opts.region,
       ...queueSettings(),
+      ...queueFn?.sqsTrigger,
     },
     record,
   );

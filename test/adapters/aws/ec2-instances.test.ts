@@ -189,6 +189,48 @@ describe('Ec2CloudProvider.get / list', () => {
   });
 });
 
+describe('Ec2CloudProvider.describeOwned', () => {
+  beforeEach(() => resetAndMockNodeClassDiscovery());
+
+  it('should ask EC2 for the given ids with the ownership filters, in any state, by filter so an unknown id is no error', async () => {
+    // Prepare
+    ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: [instance({ State: { Name: 'terminated' } })] }] });
+    // Act
+    const found = await provider().describeOwned({ instanceIds: [ID, 'i-0eeeeeeeeeeeeeeee', ID] });
+    // Assess
+    expect(found.map((i) => [i.instanceId, i.state])).toEqual([[ID, 'terminated']]);
+    expect(ec2.commandCalls(DescribeInstancesCommand).map((c) => c.args[0].input.Filters)).toEqual([
+      [
+        { Name: 'tag:kubernetes.io/cluster/demo', Values: ['owned'] },
+        { Name: 'tag-key', Values: ['karpenter.sh/nodepool'] },
+        { Name: 'instance-id', Values: [ID, 'i-0eeeeeeeeeeeeeeee'] },
+      ],
+    ]);
+  });
+
+  it("should find the live instances carrying a claim's tag", async () => {
+    // Prepare
+    ec2.on(DescribeInstancesCommand).resolves({ Reservations: [] });
+    // Act
+    await provider().describeOwned({ nodeClaim: 'general-abcde' });
+    // Assess
+    expect(ec2.commandCalls(DescribeInstancesCommand)[0].args[0].input.Filters).toEqual([
+      { Name: 'tag:kubernetes.io/cluster/demo', Values: ['owned'] },
+      { Name: 'tag-key', Values: ['karpenter.sh/nodepool'] },
+      { Name: 'tag:karpenter.sh/nodeclaim', Values: ['general-abcde'] },
+      { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
+    ]);
+  });
+
+  it('should ask nothing of EC2 for no ids', async () => {
+    // Act
+    const found = await provider().describeOwned({ instanceIds: [] });
+    // Assess
+    expect(found).toEqual([]);
+    expect(ec2.commandCalls(DescribeInstancesCommand)).toEqual([]);
+  });
+});
+
 describe('Ec2CloudProvider.isDrifted', () => {
   beforeEach(() => resetAndMockNodeClassDiscovery());
   const claim = () => nodeClaim([], { status: { providerID: `aws:///us-east-1a/${ID}`, conditions: [] } });

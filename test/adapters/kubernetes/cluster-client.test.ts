@@ -95,6 +95,65 @@ describe('KubeClusterClient against the fake API server', () => {
     });
   });
 
+  describe('scoped reads', () => {
+    it("should read the cluster's configuration without its workload, and a NodePool by name", async () => {
+      // Prepare
+      put('karpenter.sh/v1', 'NodePool', nodePoolJson('default'));
+      put('karpenter.sh/v1', 'NodePool', nodePoolJson('spot'));
+      put('karpenter.k8s.aws/v1', 'EC2NodeClass', nodeClassJson('default'));
+      put('v1', 'Pod', podJson('p1'), 'default');
+      // Act
+      const config = await client.schedulingConfig();
+      const pool = await client.getNodePool('spot');
+      const missing = await client.getNodePool('nope');
+      // Assess
+      expect(Object.keys(config).sort()).toEqual(['daemonSets', 'nodeClasses', 'nodePools', 'storageClasses']);
+      expect(config.nodePools.map((p) => p.name)).toEqual(['default', 'spot']);
+      expect(config.nodeClasses.map((c) => c.name)).toEqual(['default']);
+      expect(pool?.name).toBe('spot');
+      expect(missing).toBeUndefined();
+    });
+
+    it('should read the named claims of pods and the volumes bound to them, leaving out missing ones', async () => {
+      // Prepare
+      put('v1', 'PersistentVolume', {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: 'pv-1' },
+        spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1' } },
+      });
+      put(
+        'v1',
+        'PersistentVolumeClaim',
+        {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: { name: 'data', namespace: 'default' },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeName: 'pv-1' },
+        },
+        'default',
+      );
+      // Act
+      const volumes = await client.volumesOf([
+        { namespace: 'default', name: 'data' },
+        { namespace: 'default', name: 'data' },
+        { namespace: 'default', name: 'gone' },
+      ]);
+      // Assess
+      expect(volumes.persistentVolumeClaims.map((c) => c.name)).toEqual(['data']);
+      expect(volumes.persistentVolumes.map((v) => v.name)).toEqual(['pv-1']);
+    });
+
+    it('should list the NodeClaims across pages', async () => {
+      // Prepare
+      for (const n of ['default-aaaaa', 'default-bbbbb', 'default-ccccc']) await client.createNodeClaim(nodeClaim(n));
+      // Act
+      const claims = await client.listNodeClaims();
+      // Assess
+      expect(claims.map((c) => c.name)).toEqual(['default-aaaaa', 'default-bbbbb', 'default-ccccc']);
+    });
+  });
+
   describe('NodeClaims', () => {
     it('should create a claim once and return the existing one on a second create', async () => {
       // Act

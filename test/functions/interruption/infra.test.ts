@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DetailType, EventSource } from '../../../shared/core/interruption';
+import { InterruptionRetry } from '../../../shared/core/interruption/retry';
 import { eventFixture, type EventFixture } from '../../fixtures/events';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -31,21 +32,21 @@ function matches(pattern: Doc, event: Doc): boolean {
 }
 
 describe('interruption queue', () => {
-  it('should keep messages 300 s, encrypt them with SSE-SQS and take its name from the parameter', () => {
+  it('should encrypt messages with SSE-SQS and take its name from the parameter', () => {
     // Act
     const queue = resources.InterruptionQueue.Properties;
     // Assess
-    expect(queue).toMatchObject({ QueueName: '${param:interruptionQueueName}', MessageRetentionPeriod: 300, SqsManagedSseEnabled: true });
+    expect(queue).toMatchObject({ QueueName: '${param:interruptionQueueName}', SqsManagedSseEnabled: true });
   });
 
-  it('should send messages that keep failing to an encrypted dead-letter queue', () => {
+  it('should send messages that keep failing to an encrypted dead-letter queue that keeps them longer than the queue', () => {
     // Act
-    const { RedrivePolicy } = resources.InterruptionQueue.Properties;
+    const { RedrivePolicy, MessageRetentionPeriod } = resources.InterruptionQueue.Properties;
     const dlq = resources.InterruptionDeadLetterQueue.Properties;
     // Assess
-    expect(RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': ['InterruptionDeadLetterQueue', 'Arn'] }, maxReceiveCount: 3 });
+    expect(RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': ['InterruptionDeadLetterQueue', 'Arn'] });
     expect(dlq.SqsManagedSseEnabled).toBe(true);
-    expect(dlq.MessageRetentionPeriod).toBeGreaterThan(300);
+    expect(dlq.MessageRetentionPeriod).toBeGreaterThan(MessageRetentionPeriod);
   });
 
   it('should let EventBridge and SQS send, and deny any call without TLS', () => {
@@ -56,9 +57,34 @@ describe('interruption queue', () => {
     expect(deny).toMatchObject({ Effect: 'Deny', Principal: '*', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
   });
 
-  it('should keep the visibility timeout at least as long as the function timeout', () => {
+  it("should keep the visibility timeout at least 6 times the function's timeout (AWS's guidance for an SQS trigger)", () => {
     // Assess
-    expect(resources.InterruptionQueue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(interruptionFn.timeout);
+    expect(resources.InterruptionQueue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * interruptionFn.timeout);
+  });
+
+  it('should retry a failing spot warning throughout its 2-minute notice before dead-lettering it', () => {
+    // Act: a failed record comes back InterruptionRetry.retrySeconds later (plus the time its attempt took)
+    const { maxReceiveCount } = resources.InterruptionQueue.Properties.RedrivePolicy;
+    // Assess
+    expect((maxReceiveCount - 1) * InterruptionRetry.retrySeconds).toBeGreaterThanOrEqual(120);
+  });
+
+  it('should keep a message until it is handled or dead-lettered, even when every attempt dies and waits out the visibility timeout', () => {
+    // Act
+    const { MessageRetentionPeriod, VisibilityTimeout, RedrivePolicy } = resources.InterruptionQueue.Properties;
+    // Assess
+    expect(MessageRetentionPeriod).toBeGreaterThanOrEqual(RedrivePolicy.maxReceiveCount * VisibilityTimeout);
+  });
+
+  it('should hold the follow-up lease of an event longer than the queue keeps any delivery of it', () => {
+    // Assess
+    expect(InterruptionRetry.followUpLeaseSeconds).toBeGreaterThan(resources.InterruptionQueue.Properties.MessageRetentionPeriod);
+  });
+
+  it('should give up on a record before the function times out, leaving it time to answer', () => {
+    // Assess
+    expect(InterruptionRetry.deadlineMarginMs).toBeGreaterThanOrEqual(1_000);
+    expect(InterruptionRetry.deadlineMarginMs).toBeLessThan(interruptionFn.timeout * 1000);
   });
 });
 
@@ -96,10 +122,18 @@ describe('interruption EventBridge rules', () => {
 });
 
 describe('function definitions', () => {
-  it('should trigger interruption from the queue in batches of 10 with partial batch failures', () => {
+  it('should trigger interruption from the queue in batches of 10, gathered for at most 1 s, 10 batches at a time, with partial batch failures', () => {
     // Assess
     expect(interruptionFn.events).toEqual([
-      { sqs: { arn: { 'Fn::GetAtt': ['InterruptionQueue', 'Arn'] }, batchSize: 10, functionResponseType: 'ReportBatchItemFailures' } },
+      {
+        sqs: {
+          arn: { 'Fn::GetAtt': ['InterruptionQueue', 'Arn'] },
+          batchSize: 10,
+          maximumBatchingWindow: 1,
+          maximumConcurrency: 10,
+          functionResponseType: 'ReportBatchItemFailures',
+        },
+      },
     ]);
     expect(interruptionFn.role).toBe('InterruptionRole');
   });

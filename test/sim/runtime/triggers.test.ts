@@ -45,6 +45,89 @@ describe('simulated triggers', () => {
     expect(queue.delivered).toBe(1);
   });
 
+  describe('the interruption queue as SQS and the Lambda event source run it', () => {
+    const rebalance = (id: string) => ({ 'detail-type': 'EC2 Instance Rebalance Recommendation', source: 'aws.ec2', detail: { 'instance-id': id } });
+    const base = { functionKey: 'interruption', queueArn: 'arn:aws:sqs:us-east-1:0:q', region: 'us-east-1' };
+    type Records = { Records: { messageId: string; receiptHandle: string; body: string }[] };
+    const idsOf = (event: unknown) => (event as Records).Records.map((r) => JSON.parse(r.body).detail['instance-id'] as string);
+
+    it('should receive a failed record again when the function shortens its visibility, not after the whole timeout', async () => {
+      // Prepare
+      const clock = new VirtualClock(0);
+      const deliveries: number[] = [];
+      const invoke = async (_key: string, event: unknown) => {
+        deliveries.push(clock.now() / 1000);
+        const [r] = (event as Records).Records;
+        queue.changeVisibility(r.receiptHandle, 10);
+        return { batchItemFailures: [{ itemIdentifier: r.messageId }] };
+      };
+      const queue = new SimulatedQueue(clock, invoke, { ...base, visibilityTimeoutSeconds: 180, maxReceiveCount: 4 }, () => undefined);
+      // Act
+      queue.sendEvent(rebalance('i-bad'));
+      await runUntil(clock, 600_000);
+      // Assess
+      expect(deliveries).toEqual([0, 10, 20, 30]);
+      expect(queue.deadLetters).toHaveLength(1);
+    });
+
+    it('should delete a message at the end of its retention period, handled or not', async () => {
+      // Prepare
+      const clock = new VirtualClock(0);
+      const deliveries: number[] = [];
+      const invoke = async (_key: string, event: unknown) => {
+        deliveries.push(clock.now() / 1000);
+        return { batchItemFailures: (event as Records).Records.map((r) => ({ itemIdentifier: r.messageId })) };
+      };
+      const queue = new SimulatedQueue(clock, invoke, { ...base, visibilityTimeoutSeconds: 45, maxReceiveCount: 10, retentionSeconds: 60 }, () => undefined);
+      // Act
+      queue.sendEvent(rebalance('i-bad'));
+      await runUntil(clock, 600_000);
+      // Assess
+      expect(deliveries).toEqual([0, 45]);
+      expect(queue.expired).toHaveLength(1);
+      expect(queue.deadLetters).toHaveLength(0);
+    });
+
+    it('should handle at most maximumConcurrency batches at once', async () => {
+      // Prepare
+      const clock = new VirtualClock(0);
+      const starts: { t: number; n: number }[] = [];
+      const invoke = async (_key: string, event: unknown) => {
+        starts.push({ t: clock.now() / 1000, n: idsOf(event).length });
+        await clock.sleep(5_000);
+        return { batchItemFailures: [] };
+      };
+      const queue = new SimulatedQueue(clock, invoke, { ...base, batchSize: 10, maximumConcurrency: 2 }, () => undefined);
+      // Act
+      for (let i = 0; i < 25; i++) queue.sendEvent(rebalance(`i-${i}`));
+      await runUntil(clock, 600_000);
+      // Assess
+      expect(starts).toEqual([
+        { t: 0, n: 10 },
+        { t: 0, n: 10 },
+        { t: 5, n: 5 },
+      ]);
+      expect(queue.delivered).toBe(25);
+    });
+
+    it('should let a partial batch wait up to the batching window for more messages', async () => {
+      // Prepare
+      const clock = new VirtualClock(0);
+      const batches: { t: number; ids: string[] }[] = [];
+      const invoke = async (_key: string, event: unknown) => {
+        batches.push({ t: clock.now() / 1000, ids: idsOf(event) });
+        return { batchItemFailures: [] };
+      };
+      const queue = new SimulatedQueue(clock, invoke, { ...base, batchSize: 10, maximumBatchingWindowSeconds: 1 }, () => undefined);
+      // Act
+      queue.sendEvent(rebalance('i-first'));
+      clock.after(500, () => queue.sendEvent(rebalance('i-second')));
+      await runUntil(clock, 600_000);
+      // Assess
+      expect(batches).toEqual([{ t: 1, ids: ['i-first', 'i-second'] }]);
+    });
+  });
+
   it('should fire schedules on virtual time and skip a tick while the previous run lasts', async () => {
     // Prepare
     const clock = new VirtualClock(0);

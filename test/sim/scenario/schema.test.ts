@@ -40,6 +40,7 @@ describe('parseScenario', () => {
     ['name: t\nduration: soon\n', 'duration: "soon" is not a duration'],
     ['name: t\nevents:\n  - at: 1m\n', 'events.0: each event needs exactly one of'],
     ['name: t\nevents:\n  - at: 1m\n    interrupt: {node: any, kind: meteor}\n', 'events.0.interrupt.kind'],
+    ['name: t\nevents:\n  - at: 1m\n    interrupt: {node: any, count: 0}\n', 'events.0.interrupt.count'],
     ['name: t\nevents:\n  - at: 1m\n    scale: {deployment: inflate, replicas: -1}\n', 'events.0.scale.replicas'],
     ['name: t\nduration: 5m\nevents:\n  - at: 10m\n    scale: {deployment: inflate, replicas: 1}\n', 'events.0.at: 600s is after the end'],
     ['name: t\nregion: us-east-1\nzones: [eu-west-1a]\n', 'zones: eu-west-1a is not in region us-east-1'],

@@ -232,6 +232,27 @@ export class Ec2CloudProvider implements CloudProvider {
     ]);
   }
 
+  async describeOwned(query: { instanceIds: readonly string[] } | { nodeClaim: string }): Promise<CloudInstance[]> {
+    const owned = [
+      { Name: `tag:${clusterTagKey(this.deps.clusterName)}`, Values: ['owned'] },
+      { Name: 'tag-key', Values: [Tag.nodePool] },
+    ];
+    if ('nodeClaim' in query) {
+      return describeInstances(this.deps.ec2, [
+        ...owned,
+        { Name: `tag:${Tag.nodeClaim}`, Values: [query.nodeClaim] },
+        { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
+      ]);
+    }
+    // By filter, not InstanceIds: an id EC2 does not know is no error. A filter takes at most 200 values.
+    const ids = [...new Set(query.instanceIds)];
+    const out: CloudInstance[] = [];
+    for (let i = 0; i < ids.length; i += 200) {
+      out.push(...(await describeInstances(this.deps.ec2, [...owned, { Name: 'instance-id', Values: ids.slice(i, i + 200) }])));
+    }
+    return out;
+  }
+
   /** AMI, subnet or security-group drift of the claim's instance against the node class as resolved now (docs/karpenter-reference.md §6.7). */
   async isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined> {
     if (!claim.status.providerID) return undefined;
