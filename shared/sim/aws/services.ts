@@ -168,6 +168,18 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
       throw new ResourceNotFoundException({ $metadata: {}, message: `No cluster found for name: ${input.clusterName}.` });
     return { accessEntries: (c.functionRoles ?? []).map((r) => `arn:aws:iam::000000000000:role/${r}`) };
   });
+  const sqs = mockSqs(current);
+
+  const mocks = [ec2, ssm, eks, sfn, dynamo, lambda, pricing, sqs];
+  forgetHistory(mocks, [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, LambdaClient, PricingClient, SQSClient]);
+  return () => {
+    for (const m of mocks) m.restore();
+    restoreIam();
+  };
+}
+
+/** The interruption queue as `doctor` and the interruption function use it: its URL, attributes and visibility changes. */
+function mockSqs(current: () => SimulatedAws) {
   const sqs = mockClient(SQSClient);
   sqs.on(GetQueueUrlCommand).callsFake(async (input: { QueueName?: string }) => {
     const c = current();
@@ -200,11 +212,5 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
       }),
     },
   }));
-
-  const mocks = [ec2, ssm, eks, sfn, dynamo, lambda, pricing, sqs];
-  forgetHistory(mocks, [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, LambdaClient, PricingClient, SQSClient]);
-  return () => {
-    for (const m of mocks) m.restore();
-    restoreIam();
-  };
+  return sqs;
 }
