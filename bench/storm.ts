@@ -18,9 +18,12 @@ export interface StormRow {
   nodes: number;
   warned: number;
   drainedBeforeReclaim: number;
+  /** Longest warning → instance gone of a warned node (the reclaim comes at 120 s). */
+  worstDrainSeconds: number;
   podsLost: number;
   pdbViolations: number;
   messages: number;
+  invocations: number;
   deadLettered: number;
   kubeRequestsPerMessage: number;
 }
@@ -46,9 +49,11 @@ async function runOne(file: string): Promise<StormRow> {
       nodes: Math.max(0, ...r.timeline.map((p) => p.nodes)),
       warned: warned.length,
       drainedBeforeReclaim: warned.filter((n) => n.terminatedAt !== undefined && n.terminatedAt - n.interruptedAt! < 120).length,
+      worstDrainSeconds: Math.max(0, ...warned.map((n) => (n.terminatedAt ?? Infinity) - n.interruptedAt!)),
       podsLost: r.violations.podsLost,
       pdbViolations: r.violations.pdb,
       messages: q.handled,
+      invocations: r.controller.lambda.functions.interruption?.invocations ?? 0,
       deadLettered: q.deadLettered + q.expired,
       kubeRequestsPerMessage: Math.round(((r.controller.lambda.functions.interruption?.kubeRequests ?? 0) / Math.max(1, q.handled)) * 100) / 100,
     };
