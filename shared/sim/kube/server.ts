@@ -117,8 +117,9 @@ export class FakeKubeApi {
   }
 
   /** One request, no transport (useful for tests of the REST semantics themselves). */
-  handle(req: KubeRequest, serverAddress?: string): KubeResponse {
-    return handleKubeRequest(this.store, req, { token: this.token, serverAddress });
+  /** One request; `serializedAtOnce`: the answer is written out before the store changes (served objects are not copied). */
+  handle(req: KubeRequest, serverAddress?: string, opts: { serializedAtOnce?: boolean } = {}): KubeResponse {
+    return handleKubeRequest(this.store, req, { token: this.token, serverAddress, ...opts });
   }
 
   /** Serves on 127.0.0.1 on an ephemeral port (or `port`); `tls: true` for HTTPS with a fresh localhost CA. */
@@ -218,10 +219,10 @@ export class FakeKubeApi {
       const watch = url.searchParams.get('watch');
       if ((req.method ?? 'GET') === 'GET' && (watch === 'true' || watch === '1') && this.serveWatch(url, headers, res)) return;
       const addr = server.address() as AddressInfo | null;
-      const out = handleKubeRequest(
-        this.store,
+      const out = this.handle(
         { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, body: Buffer.concat(chunks).toString('utf8') },
-        { token: this.token, serverAddress: addr ? `127.0.0.1:${addr.port}` : undefined, serializedAtOnce: true },
+        addr ? `127.0.0.1:${addr.port}` : undefined,
+        { serializedAtOnce: true },
       );
       const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
       res.writeHead(out.status, {
