@@ -5,7 +5,9 @@ import type { Node, Pod } from '../../shared/core/model/kube';
 import { MemoryStateStore } from '../../shared/adapters/aws/state-store/memory';
 import { FakeClock, FakeCloud, FakeCluster } from './ports';
 import { RecordingLogger, RecordingMetrics, RecordingWorkflows } from './recording';
-import { epochMs } from '../../shared/core/time';
+import { epochMs, wholeSecond, type EpochMs } from '../../shared/core/time';
+import type { PlannedNodeClaim } from '../../shared/core/scheduling/types';
+import { instanceType } from './ports';
 
 /** When the fakes' objects were created: 2026-01-01T00:00:00Z. */
 const CREATED = epochMs(Date.UTC(2026, 0, 1));
@@ -148,3 +150,46 @@ export function fakes(): Fakes {
 }
 
 export { RecordingLogger, RecordingMetrics, RecordingWorkflows } from './recording';
+
+/** A planned claim of the default pool holding `pods` on a c5.large (what a test planner's solve returns). */
+export function plannedClaim(pods: Pod[], over: Partial<PlannedNodeClaim> = {}): PlannedNodeClaim {
+  return {
+    hostname: 'hostname-1',
+    nodePool: 'default',
+    instanceTypes: [instanceType('c5.large', 0.085)],
+    requirements: [],
+    capacityType: 'spot',
+    zone: null,
+    pods,
+    requests: { cpu: 500 * pods.length },
+    daemonOverhead: {},
+    price: 0.085,
+    labels: {},
+    taints: [],
+    startupTaints: [],
+    nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+    expireAfter: null,
+    terminationGracePeriod: null,
+    ...over,
+  };
+}
+
+/** A test planner's plannedClaimToNodeClaim: the claim as the provisioner creates it, nothing resolved. */
+export const plannedToNodeClaim = (claim: PlannedNodeClaim, name: string, nowMs: EpochMs): NodeClaim => ({
+  name,
+  labels: {},
+  annotations: {},
+  nodePool: claim.nodePool,
+  spec: {
+    taints: [],
+    startupTaints: [],
+    requirements: [],
+    resources: { requests: claim.requests },
+    nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+    expireAfter: null,
+    terminationGracePeriod: null,
+  },
+  status: { conditions: [] },
+  creationTimestamp: wholeSecond(nowMs),
+  finalizers: [],
+});

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkRegistration, finalizeNodeClaim, launchNodeClaim, runProvisioner, type Planner } from '../../../shared/core/lifecycle';
-import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
-import { fakes, instanceType, node, nodeClaim, pod } from '../../fakes/lifecycle';
-import { addSeconds, epochMs, wholeSecond } from '../../../shared/core/time';
+import type { SchedulingInput } from '../../../shared/core/scheduling/types';
+import { fakes, node, nodeClaim, plannedClaim, plannedToNodeClaim, pod } from '../../fakes/lifecycle';
+import { addSeconds, epochMs } from '../../../shared/core/time';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 
@@ -22,45 +22,10 @@ const planner: Planner = {
   }),
   solve: (input: SchedulingInput) => {
     const [first, ...rest] = input.pods;
-    const claim: PlannedNodeClaim = {
-      hostname: 'hostname-1',
-      nodePool: 'default',
-      instanceTypes: [instanceType('c5.large', 0.085)],
-      requirements: [],
-      capacityType: 'spot',
-      zone: null,
-      pods: [first],
-      requests: { cpu: 500 },
-      daemonOverhead: {},
-      price: 0.085,
-      labels: {},
-      taints: [],
-      startupTaints: [],
-      minValuesRelaxed: true,
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      expireAfter: null,
-      terminationGracePeriod: null,
-    };
+    const claim = plannedClaim([first], { requests: { cpu: 500 }, minValuesRelaxed: true });
     return { nodeClaims: [claim], existingPlacements: [], unschedulable: rest.map((p) => ({ pod: p, reason: 'no instance type fits' })), ignored: [] };
   },
-  plannedClaimToNodeClaim: (claim, name, nowMs) => ({
-    name,
-    labels: {},
-    annotations: {},
-    nodePool: claim.nodePool,
-    spec: {
-      taints: [],
-      startupTaints: [],
-      requirements: [],
-      resources: { requests: claim.requests },
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      expireAfter: null,
-      terminationGracePeriod: null,
-    },
-    status: { conditions: [] },
-    creationTimestamp: wholeSecond(nowMs),
-    finalizers: [],
-  }),
+  plannedClaimToNodeClaim: plannedToNodeClaim,
 };
 
 describe('lifecycle metrics', () => {

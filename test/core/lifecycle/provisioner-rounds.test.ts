@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { runProvisioner, type Planner } from '../../../shared/core/lifecycle';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import type { Pod } from '../../../shared/core/model/kube';
-import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
-import { epochMs, wholeSecond } from '../../../shared/core/time';
-import { fakes, instanceType, pod, type Fakes } from '../../fakes/lifecycle';
+import type { SchedulingInput } from '../../../shared/core/scheduling/types';
+import { epochMs } from '../../../shared/core/time';
+import { fakes, plannedClaim, plannedToNodeClaim, pod, type Fakes } from '../../fakes/lifecycle';
 
 const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
 
@@ -18,46 +18,12 @@ const perPodPlanner: Planner = {
     daemonSets: [],
   }),
   solve: (input: SchedulingInput) => ({
-    nodeClaims: input.pods.map((p, i): PlannedNodeClaim => ({
-      hostname: `hostname-${i}`,
-      nodePool: 'default',
-      instanceTypes: [instanceType('c5.large', 0.085)],
-      requirements: [],
-      capacityType: 'spot',
-      zone: null,
-      pods: [p],
-      requests: { cpu: 500 },
-      daemonOverhead: {},
-      price: 0.085,
-      labels: {},
-      taints: [],
-      startupTaints: [],
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      expireAfter: null,
-      terminationGracePeriod: null,
-    })),
+    nodeClaims: input.pods.map((p, i) => plannedClaim([p], { hostname: `hostname-${i}` })),
     existingPlacements: [],
     unschedulable: [],
     ignored: [],
   }),
-  plannedClaimToNodeClaim: (claim, name, nowMs) => ({
-    name,
-    labels: {},
-    annotations: {},
-    nodePool: claim.nodePool,
-    spec: {
-      taints: [],
-      startupTaints: [],
-      requirements: [],
-      resources: { requests: claim.requests },
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      expireAfter: null,
-      terminationGracePeriod: null,
-    },
-    status: { conditions: [] },
-    creationTimestamp: wholeSecond(nowMs),
-    finalizers: [],
-  }),
+  plannedClaimToNodeClaim: plannedToNodeClaim,
 };
 
 /** Each create waits `ms` (on the fake clock) and yields, recording how many creates are in flight at once. */

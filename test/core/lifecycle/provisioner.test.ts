@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runProvisioner, nodeClaimName, type Planner } from '../../../shared/core/lifecycle';
 import type { Pod } from '../../../shared/core/model/kube';
-import type { PlannedNodeClaim, SchedulingInput } from '../../../shared/core/scheduling/types';
-import { fakes, instanceType, pod, type Fakes } from '../../fakes/lifecycle';
-import { wholeSecond } from '../../../shared/core/time';
+import type { SchedulingInput } from '../../../shared/core/scheduling/types';
+import { fakes, plannedClaim, plannedToNodeClaim, pod, type Fakes } from '../../fakes/lifecycle';
 
 const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
 
@@ -20,44 +19,10 @@ function recordingPlanner(f: Fakes) {
     }),
     solve: (input: SchedulingInput) => {
       solves.push({ at: f.clock.now(), pods: input.pods.map((p) => p.name) });
-      const claim: PlannedNodeClaim = {
-        hostname: 'hostname-1',
-        nodePool: 'default',
-        instanceTypes: [instanceType('c5.large', 0.085)],
-        requirements: [],
-        capacityType: 'spot',
-        zone: null,
-        pods: input.pods,
-        requests: { cpu: 500 * input.pods.length },
-        daemonOverhead: {},
-        price: 0.085,
-        labels: {},
-        taints: [],
-        startupTaints: [],
-        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-        expireAfter: null,
-        terminationGracePeriod: null,
-      };
+      const claim = plannedClaim(input.pods);
       return { nodeClaims: [claim], existingPlacements: [], unschedulable: [], ignored: [] };
     },
-    plannedClaimToNodeClaim: (claim, name, nowMs) => ({
-      name,
-      labels: {},
-      annotations: {},
-      nodePool: claim.nodePool,
-      spec: {
-        taints: [],
-        startupTaints: [],
-        requirements: [],
-        resources: { requests: claim.requests },
-        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-        expireAfter: null,
-        terminationGracePeriod: null,
-      },
-      status: { conditions: [] },
-      creationTimestamp: wholeSecond(nowMs),
-      finalizers: [],
-    }),
+    plannedClaimToNodeClaim: plannedToNodeClaim,
   };
   return { planner, solves };
 }
