@@ -81,3 +81,6 @@ export class KubernetesApiUnavailableError extends NamedError {
 export class StateStoreThrottledError extends NamedError {
   override readonly name = 'StateStoreThrottledError' as const;
 }
+
+/** An error's message for a log line (anything thrown, not only Errors). */
+export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -25,6 +25,7 @@ import { httpCode } from './rest';
 import { firstOrTimeout, type Sleep } from './timeout';
 import { nodeClaimFromKube, nodeClassFromKube, nodeFromKube, nodePoolFromKube, podFromKube } from '../../core/model/from-kube';
 import type { ClusterWatch, WatchClosed, WatchedKind, WatchedObject, WatchEvent, WatchHandle } from '../../core/ports/cluster-watch';
+import { errorText } from '../../core/errors';
 
 type Json = Record<string, unknown>;
 
@@ -71,8 +72,6 @@ function mapObject(kind: WatchedKind, o: Json): WatchedObject | undefined {
 }
 
 let watchSeq = 0;
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** One stream's callbacks, silenced once it is closed or stopped. */
 interface Sink {

@@ -12,6 +12,7 @@
 import type { Clock, StateStore } from '../ports';
 import type { LifecycleLogger } from './deps';
 import { addMs, addSeconds, type EpochMs } from '../time';
+import { errorText } from '../errors';
 
 export const CONTROLLER_LEASE = 'controller';
 const LEASE_TTL_SECONDS = 30;
@@ -30,8 +31,6 @@ export interface LeaseDeps {
   clock: Clock;
   log: LifecycleLogger;
 }
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
  * Waits for the lease: at once if free, or until the holder hands over if that is within the window. Resolves to

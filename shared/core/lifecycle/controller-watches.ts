@@ -17,6 +17,7 @@ import { KnownObjects } from './controller-known';
 import type { ControllerState } from './controller-state';
 import type { LifecycleLogger } from './deps';
 import { addMs, type EpochMs } from '../time';
+import { errorText } from '../errors';
 
 export interface WatchesDeps {
   watch: ClusterWatch;
@@ -29,8 +30,6 @@ interface Stream {
   handle?: WatchHandle;
   ended: boolean;
 }
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export class ControllerWatches {
   /** Events other than bookmarks received, and streams opened again after a close. */

@@ -19,6 +19,7 @@ import { reconcileNodePoolStatuses } from './nodepool-status';
 import { reconcileStaticPools } from './static-pools';
 import { epochMs, type EpochMs } from '../time';
 import { eachLimited } from '../concurrency';
+import { errorText } from '../errors';
 
 /** The scheduling core as the provisioner uses it (shared/core/scheduling/solve.ts, shared/core/provisioning/from-snapshot.ts). */
 export interface Planner {
@@ -61,8 +62,6 @@ export interface ProvisionerResult {
 }
 
 const PROVISIONER_LEASE = 'provisioner';
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 const podNames = (pods: Pod[]) => pods.slice(0, 10).map((p) => `${p.namespace}/${p.name}`);
 
