@@ -17,7 +17,9 @@ import type {
   SchedulingConfig,
 } from '../../core/ports/cluster-client';
 import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from './apis';
-import { ACTIVE_PODS, listAll, readSnapshot } from './snapshot';
+import { ACTIVE_PODS, listAll } from './snapshot';
+import { SnapshotReader } from './warm-snapshot';
+import { systemClock } from '../clock';
 import { nodeClaimRead, readObjects } from './objects';
 import {
   mergeClaimStatus,
@@ -51,16 +53,19 @@ export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
   private readonly now: () => EpochMs;
   private readonly conflictRetries: number;
   private events?: EventRecorder;
+  /** Kept for the container's life: later snapshots catch up instead of listing (./warm-snapshot.ts). */
+  private readonly reader: SnapshotReader;
 
   constructor(kc: KubeConfig, opts: KubeClusterClientOptions = {}) {
     this.apis = makeApis(kc, opts.sleep ? { sleep: opts.sleep } : {});
     this.pageSize = opts.pageSize ?? 500;
     this.now = opts.now ?? (() => epochMs(Date.now()));
     this.conflictRetries = opts.conflictRetries ?? 5;
+    this.reader = new SnapshotReader(this.apis, { kc, pageSize: this.pageSize, sleep: opts.sleep ?? systemClock.sleep, agent: 'nodewright-snapshot' });
   }
 
   snapshot(): Promise<ClusterSnapshot> {
-    return readSnapshot(this.apis, this.pageSize);
+    return this.reader.read();
   }
 
   async getNode(name: string): Promise<Node | undefined> {

@@ -73,6 +73,11 @@ function mapObject(kind: WatchedKind, o: Json): WatchedObject | undefined {
 
 let watchSeq = 0;
 
+/** A process-wide id for one watch request (its User-Agent tag and its `nodewright:watch-event` messages). */
+export function nextWatchId(): string {
+  return String(++watchSeq);
+}
+
 /** One stream's callbacks, silenced once it is closed or stopped. */
 interface Sink {
   kind: WatchedKind;
@@ -191,7 +196,7 @@ export class KubeClusterWatch implements ClusterWatch {
   /** Watches from `resourceVersion` until the server ends the stream, it fails, or it is stopped. */
   private async stream(sink: Sink, resourceVersion: string): Promise<void> {
     const { kind } = sink;
-    const id = String(++watchSeq);
+    const id = nextWatchId();
     const query = { watch: 'true', allowWatchBookmarks: 'true', resourceVersion };
     const res = await this.bounded(sink, `watch ${kind}`, (signal) => this.get(kind, query, signal, id));
     if (res.status !== 200) {

@@ -33,7 +33,7 @@ interface Watcher {
  * the simulator compares what was written to each with what the controller reports received, so virtual time
  * never moves while an event is still on the wire.
  */
-const TAGGED_WATCH = /^nodewright-controller \(watch (\d+)\)$/;
+const TAGGED_WATCH = /^nodewright-[a-z-]+ \(watch (\d+)\)$/;
 
 export class WatchHub {
   private readonly history: ChangeEvent[] = [];
@@ -109,9 +109,9 @@ export class WatchHub {
     }
     const w: Watcher = { res, target, matches, send };
     this.watchers.add(w);
+    // The stream ends after timeoutSeconds of the server's time (virtual in the simulator), as the API server ends it.
     const timeout = Number(query.get('timeoutSeconds') ?? '0');
-    const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
-    timer?.unref();
+    const cancelTimeout = timeout > 0 ? this.timer(timeout * 1000, () => res.end()) : undefined;
     let cancelBookmark: (() => void) | undefined;
     const bookmark = () => {
       if (res.writableEnded) return;
@@ -124,7 +124,7 @@ export class WatchHub {
     res.on('close', () => {
       this.watchers.delete(w);
       cancelBookmark?.();
-      if (timer) clearTimeout(timer);
+      cancelTimeout?.();
       if (tag !== undefined) this.sentByWatch.delete(tag);
     });
   }
