@@ -20,7 +20,7 @@ import { KarpenterResources, httpCode, makeApis, tolerate, type KubeApis } from 
 import { ACTIVE_PODS, listAll } from './snapshot';
 import { SnapshotReader } from './warm-snapshot';
 import { systemClock } from '../clock';
-import { nodeClaimRead, readObjects } from './objects';
+import { nodeClaimRead } from './objects';
 import {
   mergeClaimStatus,
   mergeNodeClassStatus,
@@ -97,7 +97,7 @@ export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
   }
 
   listObjects<K extends ListedKind>(kinds: readonly K[]): Promise<Pick<ClusterSnapshot, K | 'invalid'>> {
-    return readObjects(this.apis, this.pageSize, kinds);
+    return this.reader.readKinds(kinds);
   }
 
   async createNodeClaim(claim: NodeClaim): Promise<NodeClaim> {

@@ -22,22 +22,3 @@ export async function listAll(fetchPage: (cont: string | undefined, limit: numbe
 
 /** Pods that hold (or will hold) resources: terminal pods are left out, as Karpenter's cluster state does. */
 export const ACTIVE_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
-
-interface Mapped<T> {
-  ok: T[];
-  invalid: { kind: string; name: string; reason: string }[];
-}
-
-export function mapEach<T>(kind: string, items: Json[], fn: (o: Json) => T): Mapped<T> {
-  const out: Mapped<T> = { ok: [], invalid: [] };
-  for (const o of items) {
-    try {
-      out.ok.push(fn(o));
-    } catch (err) {
-      const meta = (o.metadata ?? {}) as { name?: string; namespace?: string };
-      const name = meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : (meta.name ?? '');
-      out.invalid.push({ kind, name, reason: err instanceof Error ? err.message : String(err) });
-    }
-  }
-  return out;
-}

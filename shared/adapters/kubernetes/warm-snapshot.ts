@@ -12,7 +12,7 @@
  * mapped from them). A container Lambda reclaims takes its copy with it; the next one lists.
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import type { ClusterSnapshot } from '../../core/ports/cluster-client';
+import type { ClusterSnapshot, ListedKind } from '../../core/ports/cluster-client';
 import {
   daemonSetFromKube,
   nodeClaimFromKube,
@@ -205,6 +205,17 @@ export class SnapshotReader {
       nodeClasses: crd('EC2NodeClass', KarpenterResources.nodeClasses, (o) => nodeClassFromKube(o, { file: `ec2nodeclass/${named(o)}` })),
       nodeClaims: crd('NodeClaim', KarpenterResources.nodeClaims, (o) => nodeClaimFromKube(o)),
     };
+  }
+
+  /** Only these kinds (garbage collection, launches: no pods), from the same warm copies. */
+  async readKinds<K extends ListedKind>(kinds: readonly K[]): Promise<Pick<ClusterSnapshot, K | 'invalid'>> {
+    const unique = [...new Set(kinds)];
+    const results = await Promise.all(unique.map((k) => (this.kinds[k] as Collection<unknown>).read(this.ctx)));
+    const invalid = results.flatMap((r) => r.invalid);
+    return {
+      ...Object.fromEntries(unique.map((k, i) => [k, results[i].ok])),
+      ...(invalid.length > 0 ? { invalid } : {}),
+    } as Pick<ClusterSnapshot, K | 'invalid'>;
   }
 
   /** PriorityClasses first (a pod's priority needs them; always listed: a handful); then every kind in parallel. */
