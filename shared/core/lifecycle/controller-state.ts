@@ -22,6 +22,8 @@ export interface ControllerTimings {
   quietMs: number;
   minIntervalMs: number;
   everyMs: number;
+  /** A round at least this often, pods pending or not, so the provisioner's container and its warm snapshot stay (none: never). */
+  keepWarmMs?: number;
 }
 
 /** Retries of still-pending pods back off from 10 s to 2 min (the ICE cache lasts 3 min). */
@@ -38,6 +40,8 @@ export class ControllerState {
   /** Pods handed to a round but still pending (no capacity yet, e.g. every offering unavailable) are retried then. */
   private retryAt?: EpochMs;
   private retryDelayMs = RETRY_FIRST_MS;
+  /** When the last provisioner round started (the controller's start before the first). */
+  private lastRound: EpochMs;
   /** Per object but bound pods: a fingerprint of what disruption reads. */
   private readonly fingerprints = new Map<string, string>();
   private readonly boundPods = new BoundPodChanges();
@@ -75,6 +79,7 @@ export class ControllerState {
     startMs: EpochMs,
   ) {
     this.nextPeriodic = addMs(startMs, t.everyMs);
+    this.lastRound = startMs;
   }
 
   apply(e: ObjectEvent, now: EpochMs, isProvisionable: (p: Pod) => boolean): void {
@@ -227,12 +232,18 @@ export class ControllerState {
 
   batchReady(now: EpochMs): boolean {
     if (this.staticDue) return true;
-    if (this.batchFirst === undefined || this.batchLast === undefined) return this.retryAt !== undefined && this.provisionable.size > 0 && now >= this.retryAt;
+    if (this.batchFirst === undefined || this.batchLast === undefined) return this.retryDue(now) || now - this.lastRound >= (this.t.keepWarmMs ?? Infinity);
     return now - this.batchLast >= this.t.idleMs || now - this.batchFirst >= this.t.maxBatchMs;
   }
 
-  /** Closes the batch: the pods it names go to a provisioner round (which plans every pending pod). */
+  private retryDue(now: EpochMs): boolean {
+    return this.retryAt !== undefined && this.provisionable.size > 0 && now >= this.retryAt;
+  }
+
+  /** Closes the batch: the pods it names go to a provisioner round (which plans every pending pod). None: a keep-warm round. */
   takeBatch(now: EpochMs): string[] {
+    this.lastRound = now;
+    if (!this.staticDue && this.batchFirst === undefined && !this.retryDue(now)) return [];
     const retry = this.batchFirst === undefined;
     const uids = [...this.provisionable].filter(([, handed]) => retry || !handed).map(([uid]) => uid);
     for (const uid of uids) this.provisionable.set(uid, true);
@@ -296,6 +307,7 @@ export class ControllerState {
     } else if (!busy.provisioning && this.retryAt !== undefined && this.provisionable.size > 0) {
       times.push(this.retryAt);
     }
+    if (!busy.provisioning && this.t.keepWarmMs !== undefined) times.push(this.lastRound + this.t.keepWarmMs);
     if (!busy.disrupting) {
       const earliest = this.lastPass + this.t.minIntervalMs;
       const passes = [this.nextPeriodic, ...this.timers, this.earliestExpiry(), ...[...this.budgetWindows.values()].map((w) => w.at)];

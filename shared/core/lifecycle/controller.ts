@@ -46,6 +46,11 @@ export interface ControllerOptions {
   disruptionMinIntervalMs?: number;
   /** A pass at least this often, for what changes with time alone (expiry, budgets' schedules). Default 5 min. */
   disruptionEveryMs?: number;
+  /**
+   * A provisioner round at least this often (default 4 min, inside the ~5 minutes an idle Lambda container is kept), so
+   * its container — and the snapshot it keeps warm — is there when a burst comes.
+   */
+  provisionerKeepWarmMs?: number;
 }
 
 export interface ControllerResult {
@@ -121,6 +126,7 @@ class ControllerLoop {
         quietMs: options.disruptionQuietMs ?? 2_000,
         minIntervalMs: options.disruptionMinIntervalMs ?? 10_000,
         everyMs: options.disruptionEveryMs ?? 5 * 60_000,
+        keepWarmMs: options.provisionerKeepWarmMs ?? 4 * 60_000,
       },
       start,
     );

@@ -34,6 +34,17 @@ describe('runController', () => {
     expect(provisionerCalls(w).map((c) => c.at)).toEqual([13.4, 14.4, 24.4]);
   });
 
+  it('should run a keep-warm round naming no pods every 4 minutes without other rounds, leaving the retry back-off as it was', async () => {
+    // Prepare
+    const w = world();
+    // Act: nothing pending for 5 minutes, then a pod that stays pending
+    await run(w, 600, [[300.4, () => w.watch.emit('pods', added(pending('a')))]]);
+    // Assess
+    const calls = provisionerCalls(w);
+    expect(calls[0]).toEqual({ fn: 'provisioner', at: 240, payload: expect.objectContaining({ reconcile: true, pods: 0 }) });
+    expect(calls.map((c) => c.at)).toEqual([240, 301.4, 311.4, 331.4, 371.4, 451.4, 571.4]);
+  });
+
   it('should close a batch after 10 s while pods keep arriving every 0.5 s', async () => {
     // Prepare
     const w = world();
