@@ -126,7 +126,7 @@ describe('simulated EC2 behind the AWS SDK', () => {
     const subnets = world.subnets.map((s) => ({ id: s.id, zone: s.zone }));
     for (let i = 0; i < 5; i++) await ec2.send(new CreateFleetCommand(fleetInput(`claim-${i}`, ['m5.large'], 'on-demand', subnets)));
     const [a, b] = [...world.instances.values()];
-    const ids = async (input: ConstructorParameters<typeof DescribeInstancesCommand>[0]) =>
+    const ids = async (input: NonNullable<ConstructorParameters<typeof DescribeInstancesCommand>[0]>) =>
       ((await ec2.send(new DescribeInstancesCommand(input))).Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.InstanceId);
     // Act + Assess
     expect(await ids({ InstanceIds: [b.id, a.id, a.id] })).toEqual([a.id, b.id].sort());
