@@ -69,6 +69,8 @@ const invocationKey = (target: string): string | undefined => {
 
 export class FaultPlan {
   private readonly draws: number[];
+  /** While set (a scenario's `fleet` being seeded before t=0's first function), nothing is injected. */
+  private paused = false;
   readonly injected: { t: number; target: string; kind: FaultKind }[] = [];
 
   constructor(
@@ -90,7 +92,18 @@ export class FaultPlan {
     return f ? (f.lag ?? DEFAULT_LAG_SECONDS) : 0;
   }
 
+  /** Runs `fn` with no fault injected (the world's own set-up, not a request of nodewright's). */
+  async without<T>(fn: () => Promise<T>): Promise<T> {
+    this.paused = true;
+    try {
+      return await fn();
+    } finally {
+      this.paused = false;
+    }
+  }
+
   private pick(target: string, applies: (f: FaultSpec) => boolean): FaultSpec | undefined {
+    if (this.paused) return undefined;
     const t = this.elapsedSeconds();
     for (const [i, f] of this.faults.entries()) {
       if (!applies(f) || t < f.at || t >= f.at + f.for) continue;

@@ -95,7 +95,7 @@ export async function launchNodeClaim(
  * the instance's zone, zone id, and capacity type. Registration copies them onto the Node, so a later round
  * matches pods to the claim or node on exactly these labels.
  */
-function launchedClaimLabels(
+export function launchedClaimLabels(
   claim: Pick<NodeClaim, 'labels'>,
   type: Pick<InstanceType, 'labels' | 'offerings'> | undefined,
   instance: { instanceType: string; zone: string; capacityType: string },
@@ -112,7 +112,7 @@ function launchedClaimLabels(
 }
 
 /** The EC2NodeClass hash the claim was launched with (static drift compares it; Karpenter's Create writes it on every claim). */
-function launchedClaimAnnotations(nodeClass: EC2NodeClass): Record<string, string> {
+export function launchedClaimAnnotations(nodeClass: EC2NodeClass): Record<string, string> {
   return { [Annotation.nodeClassHash]: nodeClass.hash ?? nodeClassHash(nodeClass), [Annotation.nodeClassHashVersion]: NodeClassHashVersion };
 }
 

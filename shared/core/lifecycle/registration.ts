@@ -3,6 +3,7 @@ import { DeadlineExceededError } from '../errors';
 import type { Node, ObjectOwnerReference, Taint } from '../model/kube';
 import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
 import { Annotation, EphemeralTaintKeys, Label, TaintKey } from '../model/labels';
+import type { NodePatch } from '../ports';
 import { condition, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import { claimStep, recordEvents } from './events';
@@ -54,6 +55,21 @@ function withClaimOwner(node: Node, name: string, uid: string): ObjectOwnerRefer
 }
 
 /**
+ * What registration writes on the claim's Node: the claim's labels (and `karpenter.sh/nodepool`) plus registered=true,
+ * its annotations (see nodeAnnotationsFromClaim), the synced taints, the termination finalizer and the claim as owner.
+ */
+export function registeredNodePatch(node: Node, claim: NodeClaim): NodePatch {
+  return {
+    labels: { ...claim.labels, ...(claim.nodePool ? { [Label.nodePool]: claim.nodePool } : {}), [Label.registered]: 'true' },
+    annotations: nodeAnnotationsFromClaim(claim),
+    taints: syncedTaints(node, claim),
+    // The API refuses new finalizers on an object being deleted; such a Node is on its way out anyway.
+    ...(node.deletionTimestamp === undefined ? { finalizers: withTerminationFinalizer(node.finalizers) } : {}),
+    ...(claim.uid ? { ownerReferences: withClaimOwner(node, claim.name, claim.uid) } : {}),
+  };
+}
+
+/**
  * One registration check. When the claim's Node exists (matched by providerID): sync labels and taints onto
  * it (annotations too, see nodeAnnotationsFromClaim), remove `karpenter.sh/unregistered`, add the `karpenter.sh/termination` finalizer, label it registered
  * and set Registered=True. Past the deadline without a Node: `timedOut`, and the machine terminates the
@@ -79,14 +95,7 @@ export async function checkRegistration(
   if (!conditionIsTrue(claim, 'Registered')) {
     // The claim names its node first: once the node is labelled registered, the unregistered-node read no longer finds it.
     if (claim.status.nodeName !== node.name) await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { nodeName: node.name });
-    await deps.cluster.patchNode(node.name, {
-      labels: { ...claim.labels, ...(claim.nodePool ? { [Label.nodePool]: claim.nodePool } : {}), [Label.registered]: 'true' },
-      annotations: nodeAnnotationsFromClaim(claim),
-      taints: syncedTaints(node, claim),
-      // The API refuses new finalizers on an object being deleted; such a Node is on its way out anyway.
-      ...(node.deletionTimestamp === undefined ? { finalizers: withTerminationFinalizer(node.finalizers) } : {}),
-      ...(claim.uid ? { ownerReferences: withClaimOwner(node, claim.name, claim.uid) } : {}),
-    });
+    await deps.cluster.patchNode(node.name, registeredNodePatch(node, claim));
     await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { conditions: [condition('Registered', 'True', now)] });
     await recordEvents(deps, [claimStep(claim, 'Registered', `Registered node/${node.name}`)]);
     deps.metrics.count('karpenter_nodes_created_total', { nodepool: claim.nodePool, zone: node.labels[Label.zone] ?? claim.labels[Label.zone] ?? '' });

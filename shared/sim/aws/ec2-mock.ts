@@ -201,13 +201,33 @@ function installLaunchTemplates(on: On, world: () => Ec2World): void {
   });
 }
 
+/**
+ * The instances a DescribeInstances request can match, without reading every instance when it names some: by id
+ * (InstanceIds, or an `instance-id` filter without wildcards), else by an exact `tag:` filter (the smallest such set);
+ * every instance otherwise. The filters are still applied to what this returns.
+ */
+function candidateInstances(w: Ec2World, input: { Filters?: Filter[]; InstanceIds?: string[] }): SimInstance[] {
+  const exact = (values: string[] | undefined) => values !== undefined && values.every((v) => !/[*?]/.test(v));
+  const byId = (ids: readonly string[]) => [...new Set(ids)].flatMap((id) => w.instances.get(id) ?? []);
+  if (input.InstanceIds) return byId(input.InstanceIds);
+  const idFilter = input.Filters?.find((f) => f.Name === 'instance-id' && exact(f.Values));
+  if (idFilter) return byId(idFilter.Values ?? []);
+  let best: SimInstance[] | undefined;
+  for (const f of input.Filters ?? []) {
+    if (!f.Name?.startsWith('tag:') || !exact(f.Values)) continue;
+    const found = [...new Set((f.Values ?? []).flatMap((v) => w.taggedWith(f.Name!.slice(4), v)))];
+    if (!best || found.length < best.length) best = found;
+  }
+  return best ?? [...w.instances.values()];
+}
+
 /** CreateFleet, DescribeInstances (terminated ones for an hour; a lagging new one not yet), TerminateInstances. */
 function installInstances(on: On, world: () => Ec2World): void {
   on(CreateFleetCommand, (input: CreateFleetCommand['input']) => createFleet(world(), input));
   on(DescribeInstancesCommand, (input: { Filters?: Filter[]; InstanceIds?: string[]; NextToken?: string; MaxResults?: number }) => {
     const w = world();
     const hourAgo = w.opts.clock.now() - 3_600_000;
-    const all = [...w.instances.values()]
+    const all = candidateInstances(w, input)
       .filter((i) => w.describable(i) && !(i.state === 'terminated' && (i.terminatedAtMs ?? 0) < hourAgo))
       .filter((i) => (!input.InstanceIds || input.InstanceIds.includes(i.id)) && matchesFilters(input.Filters, instanceAttributes(i), i.tags))
       .sort((a, b) => a.launchTimeMs - b.launchTimeMs || a.id.localeCompare(b.id));

@@ -80,6 +80,10 @@ export class Ec2World {
   readonly capacityWindows: CapacityWindow[] = [];
   readonly capacityLimits: CapacityLimit[] = [];
   private readonly byToken = new Map<string, string>();
+  /** Every private address handed out (a VPC never hands one to two instances). */
+  private readonly usedIps = new Set<string>();
+  /** Instance ids by tag, `key=value` → ids: DescribeInstances with an exact tag filter reads these, not every instance. */
+  private readonly byTag = new Map<string, Set<string>>();
   private readonly catalogByName: Map<string, CatalogEntry>;
   private readonly listeners = new Set<(i: SimInstance, previous: SimInstanceState | undefined) => void>();
   private readonly eventSinks = new Set<(e: Ec2Event) => void>();
@@ -201,7 +205,7 @@ export class Ec2World {
       this.subnets.findIndex((s) => s.id === req.subnetId),
     );
     // A VPC never hands one private address to two instances: probe on from the hashed one (deterministic).
-    const used = new Set([...this.instances.values()].map((i) => i.privateIp));
+    const used = this.usedIps;
     const start = parseInt(h.slice(17, 23), 16) % (32 * 250);
     let privateIp = '';
     for (let k = 0; k < 32 * 250; k++) {
@@ -221,10 +225,27 @@ export class Ec2World {
       pricePerHour: this.price(req.type, req.zone, req.capacityType) ?? 0,
     };
     this.instances.set(id, instance);
+    this.usedIps.add(privateIp);
+    for (const [k, v] of Object.entries(instance.tags)) {
+      const key = `${k}=${v}`;
+      const ids = this.byTag.get(key);
+      if (ids) ids.add(id);
+      else this.byTag.set(key, new Set([id]));
+    }
     if (req.clientToken) this.byToken.set(req.clientToken, id);
     this.emitChange(instance, undefined);
     this.opts.clock.after((this.opts.runningAfterSeconds ?? 5) * 1000, () => this.setState(instance, 'running', 'pending'));
     return instance;
+  }
+
+  /** The instances tagged `key=value` (tags are set at launch and never change here). */
+  taggedWith(key: string, value: string): SimInstance[] {
+    return [...(this.byTag.get(`${key}=${value}`) ?? [])].map((id) => this.instances.get(id)!);
+  }
+
+  /** A seeded instance (a scenario's `fleet`): running from now on, as if it had been launched long enough ago. */
+  markRunning(i: SimInstance): void {
+    this.setState(i, 'running', 'pending');
   }
 
   /** Whether EC2's read and terminate APIs know the instance yet (a `lag` fault delays it after launch). */

@@ -240,7 +240,10 @@ export function reconcileDaemonSets(store: KubeStore): number {
       const nodeName = n.metadata.name ?? '';
       const taints = ((n.spec?.taints as Taint[] | undefined) ?? []).filter((t) => t.effect !== 'PreferNoSchedule');
       const fits = !untoleratedTaint({ tolerations }, taints) && Object.entries(selector).every(([k, v]) => n.metadata.labels?.[k] === v);
-      const podName = `${name}-${createHash('sha256').update(nodeName).digest('hex').slice(0, 5)}`;
+      // 5 hex characters collide among thousands of nodes: a name taken on another node gets the next one.
+      let podName = `${name}-${createHash('sha256').update(nodeName).digest('hex').slice(0, 5)}`;
+      for (let k = 1, p = store.tryGet(types.pod, ns, podName); p && podNodeName(p) !== nodeName; k++, p = store.tryGet(types.pod, ns, podName))
+        podName = `${name}-${createHash('sha256').update(`${nodeName}#${k}`).digest('hex').slice(0, 5)}`;
       const existing = placed.has(`${name}\u0000${nodeName}`);
       if (fits && !existing && !store.tryGet(types.pod, ns, podName)) {
         store.create(types.pod, ns, {

@@ -9,6 +9,7 @@ import { writeKubeconfig } from '../kube/server';
 import { localhostTls } from '../kube/tls';
 import { settle } from '../clock';
 import { applyEvent, applyObjects, selectorTags } from './events';
+import { seedFleet } from './fleet';
 import type { SimulationEvent } from './result';
 import type { Scenario } from './schema';
 import { createWorld, type SimWorld } from './world';
@@ -76,6 +77,7 @@ export async function startInteractive(opts: InteractiveOptions): Promise<Intera
   });
   if (s) {
     applyObjects(world, s.objects);
+    await seedFleet(world, s);
     for (const e of s.events) world.clock.at(world.clock.startMs + e.at * 1000, () => void applyEvent(world, s, e));
   }
   const metrics = opts.metricsPort === undefined ? undefined : await serveMetrics(world, opts.metricsPort);

@@ -10,6 +10,7 @@ import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './eve
 import { finalState, podSummary, summarizeFaults } from './summary';
 import { parseObjects } from './schema';
 import { ClusterObserver } from './observe';
+import { seedFleet } from './fleet';
 import {
   disruptionReason,
   round,
@@ -150,6 +151,8 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     world.ec2.capacityLimits.push(...scenario.settings.capacity);
     const observer = new ClusterObserver(world.api, world.clock);
     const stopObserver = observer.start();
+    applyObjects(world, scenario.objects);
+    await seedFleet(world, scenario);
     const { applied, timeline, meterFrom } = scheduleScenario(world, scenario, opts);
     await runToEnd(world, scenario, opts);
     stopObserver();
@@ -159,14 +162,13 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
   }
 }
 
-/** Applies the objects at t=0 and puts the timed events, the timeline samples and the meter start on the clock. */
+/** Puts the timed events, the timeline samples and the meter start on the clock. */
 function scheduleScenario(
   world: SimWorld,
   scenario: Scenario,
   opts: RunOptions,
 ): { applied: AppliedEvent[]; timeline: TimelinePoint[]; meterFrom: MeterStart } {
   const applied: AppliedEvent[] = [];
-  applyObjects(world, scenario.objects);
   for (const e of scenario.events) world.clock.at(world.clock.startMs + e.at * 1000, () => applied.push(applyEvent(world, scenario, e)));
   const timeline: TimelinePoint[] = [sampleTimeline(world)];
   const every = (opts.sampleEverySeconds ?? 15) * 1000;

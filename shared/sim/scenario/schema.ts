@@ -5,6 +5,8 @@ import * as z from '../../core/zod';
 import { parseDuration } from '../../core/model/duration';
 import { MAX_EXPANDED_PODS, YAML_OPTIONS, YAML_TO_JS_OPTIONS, parseManifests } from '../../core/model/manifests';
 import type { KubeObject } from '../kube/types';
+import { loadCatalog } from '../../catalog';
+import { FleetEntrySchema, fleetProblems, type FleetEntry } from './fleet-check';
 
 class ScenarioInvalidError extends Error {
   override readonly name = 'ScenarioInvalidError' as const;
@@ -101,6 +103,8 @@ const ScenarioSchema = z.object({
     { capacity: [] },
   ),
   objects: z._default(z.string(), ''),
+  /** Nodes already running at t=0, as nodewright would have launched them (shared/sim/scenario/fleet.ts). */
+  fleet: z._default(z.array(FleetEntrySchema), []),
   events: z._default(z.array(EventSchema), []),
   /** Faults injected on virtual time (shared/sim/faults.ts). */
   faults: z._default(z.array(FaultSchema), []),
@@ -125,6 +129,8 @@ export interface Scenario {
   };
   /** The objects applied at t=0 (raw Kubernetes JSON, ${CLUSTER_NAME} substituted). */
   objects: KubeObject[];
+  /** Nodes running at t=0, launched, registered and initialized as nodewright would have (docs/simulator.md). */
+  fleet: FleetEntry[];
   /** Sorted by `at` (seconds); file order kept for equal times. */
   events: (ScenarioEvent & { index: number })[];
   faults: FaultSpec[];
@@ -167,6 +173,8 @@ export function parseScenario(yamlText: string, file: string): Scenario {
     }
   };
   const objects = parseIn(s.objects, 'objects');
+  const fleetIssues = fleetProblems(s.fleet, objects, { region: s.region, zones, catalog: s.fleet.length ? loadCatalog() : [] });
+  if (fleetIssues.length) throw new ScenarioInvalidError(`${file}: ${fleetIssues.join('; ')}`);
   s.events.forEach((e, i) => {
     if (e.apply) parseIn(e.apply, `events.${i}.apply`);
     if (e.at > s.duration) throw new ScenarioInvalidError(`${file}: events.${i}.at: ${e.at}s is after the end of the scenario (${s.duration}s)`);
@@ -186,6 +194,7 @@ export function parseScenario(yamlText: string, file: string): Scenario {
       ...(s.settings.metrics ? { metrics: s.settings.metrics } : {}),
     },
     objects,
+    fleet: s.fleet,
     events: s.events.map((e, index) => ({ ...e, index })).sort((a, b) => a.at - b.at || a.index - b.index),
     faults: s.faults.map((f, i) => {
       try {

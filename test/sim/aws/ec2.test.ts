@@ -121,6 +121,28 @@ describe('simulated EC2 behind the AWS SDK', () => {
     });
   });
 
+  it('should answer DescribeInstances by id, by instance-id filter and by exact tag with only the matching instances, other filters still applied', async () => {
+    // Prepare
+    const subnets = world.subnets.map((s) => ({ id: s.id, zone: s.zone }));
+    for (let i = 0; i < 5; i++) await ec2.send(new CreateFleetCommand(fleetInput(`claim-${i}`, ['m5.large'], 'on-demand', subnets)));
+    const [a, b] = [...world.instances.values()];
+    const ids = async (input: NonNullable<ConstructorParameters<typeof DescribeInstancesCommand>[0]>) =>
+      ((await ec2.send(new DescribeInstancesCommand(input))).Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.InstanceId);
+    // Act + Assess
+    expect(await ids({ InstanceIds: [b.id, a.id, a.id] })).toEqual([a.id, b.id].sort());
+    expect(await ids({ Filters: [{ Name: 'instance-id', Values: [b.id, 'i-00000000000000000'] }] })).toEqual([b.id]);
+    expect(await ids({ Filters: [{ Name: 'tag:karpenter.sh/nodeclaim', Values: [a.tags['karpenter.sh/nodeclaim']] }] })).toEqual([a.id]);
+    expect(await ids({ Filters: [{ Name: 'tag:karpenter.sh/nodeclaim', Values: ['claim-*'] }] })).toHaveLength(5);
+    expect(
+      await ids({
+        Filters: [
+          { Name: 'tag:karpenter.sh/nodeclaim', Values: [a.tags['karpenter.sh/nodeclaim']] },
+          { Name: 'instance-state-name', Values: ['terminated'] },
+        ],
+      }),
+    ).toEqual([]);
+  });
+
   it("should not know a lagging new instance in DescribeInstances or TerminateInstances until its lag is over (EC2's eventual consistency)", async () => {
     // Prepare: launches now stay invisible for 60 s, as a `lag` fault makes them.
     world.describeLagSeconds = () => 60;
