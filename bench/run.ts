@@ -5,7 +5,8 @@
  *   (c) 40k pending pods beside 2k existing nodes
  *   storm: issue #28's interruption storm on the simulator (bench/storm.ts; minutes, run only when asked)
  * Usage: npm run bench [-- a|b|c|storm ...]
- * Also, not in the default run (minutes): `npm run bench -- sim [nodes …]`, the simulator's growth (./sim-growth.ts).
+ * Also, not in the default run (minutes): `npm run bench -- sim [nodes …]`, the simulator's growth (./sim-growth.ts),
+ * and `npm run bench -- scale [nodes …]`, issue #28's scale-5k scenario at 500 / 2,000 / 5,000 nodes (./scale.ts).
  */
 import os from 'node:os';
 import { diversePods, fakeTypes } from './karpenter-shape';
@@ -35,6 +36,21 @@ async function main() {
     const rows = simGrowth(sizes.length ? sizes : undefined);
     console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
     console.table(rows);
+    return;
+  }
+  if (process.argv[2] === 'scale') {
+    const { suiteScale } = await import('./scale');
+    const sizes = process.argv
+      .slice(3)
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0);
+    const { rows, functions } = suiteScale(sizes.length ? sizes : undefined);
+    console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+    console.table(rows);
+    for (const [nodes, table] of Object.entries(functions)) {
+      console.log(`functions at ${nodes} nodes:`);
+      console.table(table);
+    }
     return;
   }
   const which = process.argv.slice(2).filter((a) => /^([abc]|storm)$/.test(a));

@@ -1,5 +1,6 @@
 /** The simulator: the production functions, adapters and ASL on a simulated EKS + EC2 in virtual time (docs/simulator.md). */
 export { parseScenario } from './scenario/schema';
+export { resizeScenario } from './scenario/resize';
 export { runScenario, type SimulationRun } from './scenario/run';
 export type { SimulationResult, SimulatedNode, SimulationEvent } from './scenario/result';
 export { settle } from './clock';

@@ -13,7 +13,7 @@ describe('shipped scenarios are all tested', () => {
     expect(scenarios.length).toBeGreaterThan(0);
     for (const name of scenarios) {
       expect(
-        tests.some((t) => t.includes(`runShipped('${name}')`) && t.includes('expectClean(')),
+        tests.some((t) => (t.includes(`runShipped('${name}')`) || t.includes(`runShipped('${name}', `)) && t.includes('expectClean(')),
         `${name}.yaml has no test calling expectClean`,
       ).toBe(true);
     }

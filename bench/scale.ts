@@ -1,0 +1,72 @@
+/**
+ * Issue #28's scale scenario (examples/scenarios/scale-5k.yaml) at several sizes: its fleet, replicas and storm scaled
+ * to N nodes (resizeScenario), each size in a process of its own as `nodewright simulate` would run it. Per size: wall
+ * and CPU seconds and peak RSS of the simulator, what the run kept (pods lost, PDB violations, orphans, leaked
+ * claims, pods pending at the end), launch latency, and per function the largest modelled peak memory and duration
+ * against its size and timeout, and Kubernetes requests per minute.
+ * `npm run bench -- scale [nodes …]` (default 500 2000 5000). Not part of `npm test`.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const SCENARIO = fileURLToPath(new URL('../examples/scenarios/scale-5k.yaml', import.meta.url));
+const FULL_SIZE = 5000;
+
+type Row = Record<string, number | string>;
+
+/** One size, in this process (the child of suiteScale): its row and the per-function table. */
+async function one(nodes: number): Promise<{ row: Row; functions: Row[] }> {
+  const { parseScenario, resizeScenario, runScenario } = await import('../shared/sim');
+  const start = performance.now();
+  const r = await runScenario(parseScenario(resizeScenario(readFileSync(SCENARIO, 'utf8'), nodes / FULL_SIZE), `scale-${nodes}.yaml`));
+  const usage = process.resourceUsage();
+  const row: Row = {
+    nodes,
+    'wall s': Math.round((performance.now() - start) / 100) / 10,
+    'CPU s': Math.round((usage.userCPUTime + usage.systemCPUTime) / 1e5) / 10,
+    'peak RSS MiB': Math.round(usage.maxRSS / 1024),
+    'pods lost': r.violations.podsLost,
+    'PDB violations': r.violations.pdb,
+    orphans: r.final.orphanInstances,
+    'leaked claims': r.final.leakedNodeClaims,
+    'pending at end': r.final.pendingPods,
+    'launch p50 s': r.pods.launchLatencySecondsP50,
+    'launch p99 s': r.pods.launchLatencySecondsP99,
+    'nodes at end': r.final.nodes,
+    'controller $/month': r.controller.usdPerMonth.total,
+  };
+  const functions = Object.entries(r.controller.lambda.functions).map(([key, f]) => ({ function: key, ...functionFigures(f) }));
+  return { row, functions };
+}
+
+/** What the bill's per-function section says about limits (the fields the simulator's Lambda model reports, when present). */
+function functionFigures(f: object): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(f)) if (typeof v === 'number') out[k] = v;
+  return out;
+}
+
+export function suiteScale(sizes = [500, 2000, 5000]): { rows: Row[]; functions: Record<number, Row[]> } {
+  const rows: Row[] = [];
+  const functions: Record<number, Row[]> = {};
+  for (const nodes of sizes) {
+    const start = performance.now();
+    const child = spawnSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', fileURLToPath(import.meta.url), '--one', String(nodes)], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    const line = child.stdout.trim().split('\n').pop() ?? '';
+    if (child.status !== 0 || !line.startsWith('{')) throw new Error(`scale ${nodes} failed (exit ${child.status}): ${child.stderr.slice(-3000)}`);
+    const out = JSON.parse(line) as { row: Row; functions: Row[] };
+    rows.push({ ...out.row, 'process wall s': Math.round((performance.now() - start) / 100) / 10 });
+    functions[nodes] = out.functions;
+  }
+  return { rows, functions };
+}
+
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === '--one') {
+  const out = await one(Number(process.argv[3]));
+  // A simulation leaves loopback servers and SDK timers behind: exit once the row is written.
+  process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(0));
+}
