@@ -177,7 +177,7 @@ function removePath(tree: Fields, path: string[]): void {
 }
 
 /** The part of an object a write may own: status alone on the status subresource, else all but status (when status is its own subresource) and server metadata. */
-function writable(rt: ResourceType, o: KubeObject | undefined, subresource: 'status' | undefined): Json {
+function writable(rt: ResourceType, o: KubeObject | undefined, subresource: 'status' | undefined, creating = false): Json {
   if (!o) return {};
   if (subresource === 'status') return o.status === undefined ? {} : { status: o.status };
   const { apiVersion: _a, kind: _k, status, metadata, ...rest } = o;
@@ -185,7 +185,8 @@ function writable(rt: ResourceType, o: KubeObject | undefined, subresource: 'sta
   return {
     ...(Object.keys(meta).length ? { metadata: meta } : {}),
     ...rest,
-    ...(rt.subresources.includes('status') || status === undefined ? {} : { status }),
+    // A create writes the status it carries (a Node's kubelet registers with one); later writes reach it only through its subresource.
+    ...(status !== undefined && (creating || !rt.subresources.includes('status')) ? { status } : {}),
   };
 }
 
@@ -224,7 +225,7 @@ export function recordManagedFields(rt: ResourceType, old: KubeObject | undefine
   const set: Fields = {};
   const removed: string[][] = [];
   if (w.applied) merge(set, fieldsOf('', writable(rt, w.applied, w.subresource)));
-  else if (!old) merge(set, fieldsOf('', writable(rt, next, w.subresource)));
+  else if (!old) merge(set, fieldsOf('', writable(rt, next, w.subresource, true)));
   else diff('', writable(rt, old, w.subresource), writable(rt, next, w.subresource), set, removed, []);
   const entries = base.filter((e) => !sameEntry(e, w));
   let mine = base.find((e) => sameEntry(e, w));
