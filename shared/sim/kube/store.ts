@@ -10,6 +10,7 @@ import { validateAgainstSchema } from './schema';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import { deterministicUid, generatedNameSuffix, validateName } from './naming';
 import { applyPatch } from './patch';
+import { checkQuantities } from './quantities';
 import { ResourceRegistry } from './resources';
 import { KubeApiStatusError, alreadyExists, badRequest, conflict, invalid, notFound } from './status';
 import { apiVersionOf, type ChangeEvent, type KubeObject, type ResourceType } from './types';
@@ -166,6 +167,7 @@ export class KubeStore {
     delete meta.deletionGracePeriodSeconds;
     if (rt.subresources.includes('status') && this.isCustom(rt)) delete obj.status;
     validateAgainstSchema(rt, obj);
+    checkQuantities(rt, obj);
     recordManagedFields(rt, undefined, obj, this.writer(opts), meta.creationTimestamp);
     if (rt.resource === 'pods') obj.status = { phase: 'Pending', ...(obj.status ?? {}) };
     meta.resourceVersion = this.nextRv();
@@ -244,6 +246,7 @@ export class KubeStore {
     carryOverMetadata(rt, old, next);
     const meta = next.metadata;
     if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) return this.remove(rt, key, next);
+    checkQuantities(rt, next);
     recordManagedFields(rt, old, next, writer, this.timestamp());
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, next);
