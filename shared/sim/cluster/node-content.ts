@@ -12,7 +12,7 @@ import { imageDigest } from './pod-content';
 const hex = (s: string, n: number): string => createHash('sha256').update(s).digest('hex').slice(0, n);
 const uuid = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 
-export const KUBELET_VERSION = 'v1.32.3-eks-473151a';
+const KUBELET_VERSION = 'v1.32.3-eks-473151a';
 
 /**
  * [repository under the EKS registry or a full name, tag, size in bytes]: the AMI's pause image and the images of

@@ -19,7 +19,7 @@ const ALPHANUM = 'bcdfghjklmnpqrstvwxz2456789';
 const suffix = (s: string): string => [...hex(s, 10).slice(0, 5)].map((c) => ALPHANUM[parseInt(c, 16) % ALPHANUM.length]).join('');
 
 /** An image reference as containerd reports it (`docker.io/library/nginx:latest`). */
-export function fullImageName(image: string): string {
+function fullImageName(image: string): string {
   const [repo, tag] = image.includes('@')
     ? [image, '']
     : /:[^/]+$/.test(image)
