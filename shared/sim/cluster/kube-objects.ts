@@ -51,7 +51,7 @@ export function withCondition(
   out.push({
     ...c,
     lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : nowIso,
-    ...(c.type === 'Ready' ? { lastHeartbeatTime: nowIso } : {}),
+    ...(c.type === 'Ready' || old?.lastHeartbeatTime !== undefined ? { lastHeartbeatTime: nowIso } : {}),
   });
   return out;
 }

@@ -5,6 +5,7 @@
  * (hostname, os, arch, instance type, zone, region). When the instance shuts down, its Node goes NotReady
  * with the unreachable taints. nodewright's own steps (registration sync, initialization) stay to do.
  */
+import { createHash } from 'node:crypto';
 import { parse as parseToml } from 'smol-toml';
 import { buildInstanceTypes } from '../../core/instance-types/build';
 import { Label, TaintKey } from '../../core/model/labels';
@@ -15,6 +16,7 @@ import type { Ec2World, SimInstance } from '../aws/ec2-world';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
 import { kubeTypes, withCondition } from './kube-objects';
+import { healthyConditions, legacyNodeLabels, nodeAnnotations, nodeImages, nodeInfo } from './node-content';
 
 export interface UserDataKubelet {
   labels: Record<string, string>;
@@ -85,11 +87,13 @@ export function nodeObjectFor(world: Ec2World, i: SimInstance, nowIso: string): 
         .map(([k, v]) => [k, formatResource(k, v)]),
     );
   const subnet = world.subnets.find((s) => s.id === i.subnetId);
+  const arch = entry?.arch ?? 'amd64';
   const labels: Record<string, string> = {
+    ...legacyNodeLabels(arch, i.zone, world.region, createHash('sha256').update(world.region).digest('hex').slice(0, 40)),
     ...kubelet.labels,
     [Label.hostname]: i.privateDnsName,
     [Label.os]: 'linux',
-    [Label.arch]: entry?.arch ?? 'amd64',
+    [Label.arch]: arch,
     [Label.instanceType]: i.type,
     'beta.kubernetes.io/instance-type': i.type,
     [Label.zone]: i.zone,
@@ -99,7 +103,7 @@ export function nodeObjectFor(world: Ec2World, i: SimInstance, nowIso: string): 
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: i.privateDnsName, labels, annotations: { 'alpha.kubernetes.io/provided-node-ip': i.privateIp } },
+    metadata: { name: i.privateDnsName, labels, annotations: nodeAnnotations(i.id, i.privateIp) },
     spec: { providerID: `aws:///${i.zone}/${i.id}`, taints: kubelet.taints.map(toKubeTaint) },
     status: {
       capacity: fmt(capacity),
@@ -109,14 +113,10 @@ export function nodeObjectFor(world: Ec2World, i: SimInstance, nowIso: string): 
         { type: 'Hostname', address: i.privateDnsName },
         { type: 'InternalDNS', address: i.privateDnsName },
       ],
-      conditions: withCondition([], { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }, nowIso),
-      nodeInfo: {
-        architecture: entry?.arch ?? 'amd64',
-        operatingSystem: 'linux',
-        kubeletVersion: 'v1.31.0-sim',
-        containerRuntimeVersion: 'containerd://1.7.0',
-        osImage: 'simulated',
-      },
+      conditions: healthyConditions(nowIso),
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      images: nodeImages(world.region),
+      nodeInfo: nodeInfo(i.id, arch),
     },
   };
 }
@@ -136,7 +136,7 @@ export function startKubelet(world: Ec2World, store: KubeStore, opts: { startupS
       clock.after(opts.startupSeconds * 1000, () => {
         if (i.state !== 'pending' && i.state !== 'running') return;
         if (store.tryGet(types.node, undefined, i.privateDnsName)) return;
-        store.create(types.node, undefined, nodeObjectFor(world, i, store.timestamp()));
+        store.create(types.node, undefined, nodeObjectFor(world, i, store.timestamp()), { manager: 'kubelet' });
         opts.onRegistered?.(i, i.privateDnsName);
       });
       return;
@@ -152,13 +152,22 @@ export function startKubelet(world: Ec2World, store: KubeStore, opts: { startupS
         ...(next.spec ?? {}),
         taints: [...taints, { key: TaintKey.unreachable, effect: 'NoSchedule' }, { key: TaintKey.unreachable, effect: 'NoExecute' }],
       };
-      const updated = store.update(types.node, undefined, i.privateDnsName, next);
-      const conditions = withCondition(
-        (node.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions,
-        { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
-        nowIso,
+      const updated = store.update(types.node, undefined, i.privateDnsName, next, { manager: 'node-lifecycle-controller' });
+      // The node lifecycle controller marks every kubelet condition Unknown once the kubelet stops posting.
+      let conditions = (node.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions;
+      for (const type of ['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready'])
+        conditions = withCondition(
+          conditions,
+          { type, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
+          nowIso,
+        );
+      store.update(
+        types.node,
+        undefined,
+        i.privateDnsName,
+        { ...updated, status: { ...(node.status ?? {}), conditions } },
+        { subresource: 'status', manager: 'node-lifecycle-controller' },
       );
-      store.update(types.node, undefined, i.privateDnsName, { ...updated, status: { ...(node.status ?? {}), conditions } }, { subresource: 'status' });
     }
   });
 }

@@ -11,6 +11,7 @@ import { compileSelector, untoleratedTaint } from '../../core/scheduling/selecto
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
 import { isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type KubeTypes } from './kube-objects';
+import { runningStatus } from './pod-content';
 
 interface NodeState {
   node: Node;
@@ -203,22 +204,19 @@ function bestNode(pod: Pod, sorted: NodeState[], all: NodeState[], domains: Doma
 
 type PodStatus = { conditions?: Record<string, unknown>[] };
 
-/** Binds the pod to the node (spec.nodeName), then marks it scheduled, Ready and Running. */
-function bindPod(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, nodeName: string, status: PodStatus, nowIso: string): void {
+/** Binds the pod to the node (spec.nodeName), then the node's kubelet runs it: Running, Ready, with the status a kubelet writes. */
+function bindPod(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, node: NodeState, status: PodStatus, nowIso: string): void {
   const next = structuredClone(obj);
-  next.spec = { ...(next.spec ?? {}), nodeName };
-  const bound = store.update(types.pod, pod.namespace, pod.name, next);
-  const conditions = withCondition(
-    withCondition(status.conditions, { type: 'PodScheduled', status: 'True' }, nowIso),
-    { type: 'Ready', status: 'True' },
-    nowIso,
-  );
+  next.spec = { ...(next.spec ?? {}), nodeName: node.node.name };
+  const bound = store.update(types.pod, pod.namespace, pod.name, next, { manager: 'kube-scheduler' });
+  const hostIp =
+    ((node.obj.status?.addresses as { type?: string; address?: string }[] | undefined) ?? []).find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
   store.update(
     types.pod,
     pod.namespace,
     pod.name,
-    { ...bound, status: { ...status, phase: 'Running', startTime: nowIso, conditions } },
-    { subresource: 'status' },
+    { ...bound, status: runningStatus(bound, hostIp, nowIso, status) },
+    { subresource: 'status', manager: 'kubelet' },
   );
 }
 
@@ -238,7 +236,7 @@ function markUnschedulable(store: KubeStore, types: KubeTypes, obj: KubeObject, 
           conditions: withCondition(status.conditions, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, nowIso),
         },
       },
-      { subresource: 'status' },
+      { subresource: 'status', manager: 'kube-scheduler' },
     );
   }
 }
@@ -290,7 +288,7 @@ export function runScheduler(store: KubeStore): SchedulerResult {
     if (best) {
       place(best, pod);
       domains.placed(best, pod);
-      bindPod(store, types, obj, pod, best.node.name, status, nowIso);
+      bindPod(store, types, obj, pod, best, status, nowIso);
       out.bound.push({ pod: key, node: best.node.name });
     } else {
       const message = `0/${nodes.length} nodes are available: ${[...reasons].map(([r, c]) => `${c} ${r}`).join(', ') || 'no nodes'}.`;

@@ -12,6 +12,10 @@ import { untoleratedTaint } from '../../core/scheduling/selectors';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
 import { isDaemonSetPod, kubeTypes, podNodeName, type KubeTypes } from './kube-objects';
+import { admittedPod, runningStatus } from './pod-content';
+
+/** Writes of the controllers kube-controller-manager runs (deployment, replicaset, daemonset, garbage collectors). */
+const KCM = { manager: 'kube-controller-manager' };
 
 export const templateHash = (template: unknown): string =>
   createHash('sha256')
@@ -64,20 +68,25 @@ function reconcileReplicaSets(store: KubeStore, d: KubeObject, currentHash: stri
     const existing = store.tryGet(rsType, ns, rsName);
     if (!existing) {
       const template = structuredClone(((d.spec ?? {}) as { template?: Record<string, unknown> }).template ?? {});
-      store.create(rsType, ns, {
-        apiVersion: 'apps/v1',
-        kind: 'ReplicaSet',
-        metadata: {
-          name: rsName,
-          namespace: ns,
-          labels: { 'pod-template-hash': hash },
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      store.create(
+        rsType,
+        ns,
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name: rsName,
+            namespace: ns,
+            labels: { 'pod-template-hash': hash },
+            ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }],
+          },
+          spec: { replicas: want, selector: (d.spec as { selector?: unknown } | undefined)?.selector ?? {}, template },
         },
-        spec: { replicas: want, selector: (d.spec as { selector?: unknown } | undefined)?.selector ?? {}, template },
-      });
+        KCM,
+      );
       changes++;
     } else if (Number((existing.spec as { replicas?: number } | undefined)?.replicas) !== want) {
-      store.update(rsType, ns, rsName, { ...existing, spec: { ...(existing.spec ?? {}), replicas: want } });
+      store.update(rsType, ns, rsName, { ...existing, spec: { ...(existing.spec ?? {}), replicas: want } }, KCM);
       changes++;
     }
   }
@@ -124,28 +133,34 @@ function createMissingPods(
     const podName = `${name}-${i}`;
     if (byName.has(podName)) continue;
     if (store.tryGet(types.pod, ns, podName)) continue;
-    store.create(types.pod, ns, {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: podName,
-        namespace: ns,
-        labels: { ...(template?.metadata?.labels ?? {}), 'pod-template-hash': hash, 'nodewright.sim/deployment': name },
-        ...(template?.metadata?.annotations ? { annotations: template.metadata.annotations } : {}),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rsName,
-            uid: store.tryGet(store.typeOf('apps/v1', 'ReplicaSet'), ns, rsName)?.metadata.uid,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+    const admitted = admittedPod(ns, podName, structuredClone(template?.spec ?? {}));
+    store.create(
+      types.pod,
+      ns,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: podName,
+          namespace: ns,
+          labels: { ...(template?.metadata?.labels ?? {}), 'pod-template-hash': hash, 'nodewright.sim/deployment': name },
+          ...(template?.metadata?.annotations ? { annotations: template.metadata.annotations } : {}),
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'ReplicaSet',
+              name: rsName,
+              uid: store.tryGet(store.typeOf('apps/v1', 'ReplicaSet'), ns, rsName)?.metadata.uid,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        spec: admitted.spec,
+        status: admitted.status,
       },
-      spec: structuredClone(template?.spec ?? {}),
-      status: { phase: 'Pending' },
-    });
+      KCM,
+    );
     changes++;
   }
   return changes;
@@ -167,7 +182,7 @@ function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replica
       ns,
       name,
       { ...d, status: { ...(d.status ?? {}), observedGeneration, replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } },
-      { subresource: 'status' },
+      { subresource: 'status', ...KCM },
     );
   }
 }
@@ -246,7 +261,8 @@ export function reconcileDaemonSets(store: KubeStore): number {
         podName = `${name}-${createHash('sha256').update(`${nodeName}#${k}`).digest('hex').slice(0, 5)}`;
       const existing = placed.has(`${name}\u0000${nodeName}`);
       if (fits && !existing && !store.tryGet(types.pod, ns, podName)) {
-        store.create(types.pod, ns, {
+        const admitted = admittedPod(ns, podName, { ...structuredClone(template.spec ?? {}), nodeName, tolerations });
+        const pod: KubeObject = {
           apiVersion: 'v1',
           kind: 'Pod',
           metadata: {
@@ -255,9 +271,11 @@ export function reconcileDaemonSets(store: KubeStore): number {
             labels: template.metadata?.labels ?? {},
             ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name, uid: ds.metadata.uid, controller: true }],
           },
-          spec: { ...structuredClone(template.spec ?? {}), nodeName, tolerations },
-          status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-        });
+          spec: admitted.spec,
+        };
+        const hostIp =
+          ((n.status?.addresses as { type?: string; address?: string }[] | undefined) ?? []).find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
+        store.create(types.pod, ns, { ...pod, status: runningStatus(pod, hostIp, store.timestamp(), admitted.status) }, KCM);
         changes++;
       }
     }

@@ -1,11 +1,13 @@
 /** The REST front of the fake API server: real paths and JSON, `Status` bodies for errors. Transport-free. */
 import { apiGroupDoc, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery';
+import { parse as parseYaml } from 'yaml';
 import { bindPod, evictPod } from './disruption';
+import { checkFieldManager, managerFromUserAgent } from './managed-fields';
 import { readScale, writeScale } from './scale';
 import { KubeApiStatusError, badRequest, statusBody } from './status';
 import { toTable, wantsTable } from './table';
 import { openApiV3GroupVersion, openApiV3Root } from './openapi';
-import type { KubeStore } from './store';
+import type { KubeStore, WriteOptions } from './store';
 import { apiVersionOf, type Json, type KubeObject, type ResourceType } from './types';
 
 export interface KubeRequest {
@@ -42,13 +44,44 @@ export interface Target {
   subresource?: string;
 }
 
+const APPLY = 'application/apply-patch+yaml';
+const isApply = (req: KubeRequest) => (req.headers['content-type'] ?? '').split(';')[0].trim() === APPLY;
+
 function parseBody(req: KubeRequest): unknown {
   if (!req.body) return undefined;
   try {
     return JSON.parse(req.body);
   } catch {
+    if (isApply(req)) {
+      try {
+        return parseYaml(req.body) as unknown;
+      } catch {
+        // reported below
+      }
+    }
     throw badRequest(`the request body is not valid JSON`);
   }
+}
+
+/** The field manager of a write: `?fieldManager=`, else from the User-Agent (as kube-apiserver derives it). */
+function writerOf(t: Target, req: KubeRequest): WriteOptions {
+  const asked = req.query.get('fieldManager');
+  if (asked !== null) checkFieldManager(t.rt.kind, t.name ?? '', asked);
+  if (asked === null && isApply(req)) throw badRequest('PATCH with apply-patch+yaml requires the fieldManager parameter');
+  return { manager: asked || managerFromUserAgent(req.headers['user-agent']), ...(t.subresource === 'status' ? { subresource: 'status' } : {}) };
+}
+
+/** Server-side apply: creates the object when missing, else merges the configuration in; the manager owns what it applied. */
+function serverSideApply(store: KubeStore, t: Target, body: unknown, writer: WriteOptions): KubeResponse {
+  const applied = body as KubeObject;
+  if (!applied || typeof applied !== 'object' || typeof applied.metadata !== 'object') throw badRequest('an apply configuration needs metadata');
+  const name = t.name ?? '';
+  const opts = { ...writer, applied };
+  if (!store.tryGet(t.rt, t.namespace, name)) {
+    if (t.subresource) throw new KubeApiStatusError(404, 'NotFound', `${t.rt.resource} "${name}" not found`);
+    return { status: 201, body: store.create(t.rt, t.namespace, { ...applied, metadata: { ...applied.metadata, name } }, opts) };
+  }
+  return { status: 200, body: store.patch(t.rt, t.namespace, name, 'application/merge-patch+json', applied, opts) };
 }
 
 function resolveTarget(store: KubeStore, group: string, version: string, rest: string[]): Target | undefined {
@@ -110,7 +143,7 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest, opts: Ha
         body: wantsTable(req.headers.accept) ? toTable(store, rt, l.items as KubeObject[], l.metadata as Json, req.query.get('includeObject')) : l,
       };
     }
-    if (method === 'POST') return { status: 201, body: store.create(rt, namespace, parseBody(req) as KubeObject) };
+    if (method === 'POST') return { status: 201, body: store.create(rt, namespace, parseBody(req) as KubeObject, writerOf(t, req)) };
     throw new KubeApiStatusError(405, 'MethodNotAllowed', `${method} is not supported on a collection`);
   }
   const body = method === 'GET' || method === 'DELETE' ? undefined : parseBody(req);
@@ -120,7 +153,7 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest, opts: Ha
     if (method === 'GET') return { status: 200, body: readScale(store, rt, namespace, name) };
     if (method === 'PUT' || method === 'PATCH') return { status: 200, body: writeScale(store, rt, namespace, name, method, req.headers['content-type'], body) };
   }
-  const sub = subresource === 'status' ? { subresource: 'status' as const } : {};
+  const sub = method === 'PUT' || method === 'PATCH' ? writerOf(t, req) : {};
   switch (method) {
     case 'GET': {
       const o = store.get(rt, namespace, name);
@@ -135,6 +168,7 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest, opts: Ha
     case 'PUT':
       return { status: 200, body: store.update(rt, namespace, name, body as KubeObject, sub) };
     case 'PATCH':
+      if (isApply(req)) return serverSideApply(store, t, body, sub);
       return { status: 200, body: store.patch(rt, namespace, name, req.headers['content-type'], body, sub) };
     case 'DELETE': {
       if (subresource) break;

@@ -101,10 +101,11 @@ export class FakeKubeApi {
     const rt = this.store.typeOf(obj.apiVersion, obj.kind);
     const ns = rt.namespaced ? (obj.metadata.namespace ?? 'default') : undefined;
     const existing = this.store.tryGet(rt, ns, obj.metadata.name);
-    if (!existing) return this.store.create(rt, ns, obj);
+    const manager = { manager: 'kubectl-client-side-apply' };
+    if (!existing) return this.store.create(rt, ns, obj, manager);
     const next = structuredClone(obj);
     next.metadata = { ...next.metadata, resourceVersion: existing.metadata.resourceVersion };
-    return this.store.update(rt, ns, obj.metadata.name, next);
+    return this.store.update(rt, ns, obj.metadata.name, next, manager);
   }
 
   /** Deletes by apiVersion/kind/name (finalizers honoured); false when it was not there. */

@@ -4,10 +4,13 @@
  * LIST with selectors and paging is list.ts; the rules a PUT or PATCH is held to are write-rules.ts.
  */
 import { Bucket } from './bucket';
+import { ExpiryQueue } from './expiry';
+import { recordManagedFields, type Writer } from './managed-fields';
 import { validateAgainstSchema } from './schema';
 import { listObjects, type ListOptions, type ListResult } from './list';
 import { deterministicUid, generatedNameSuffix, validateName } from './naming';
 import { applyPatch } from './patch';
+import { checkQuantities } from './quantities';
 import { ResourceRegistry } from './resources';
 import { KubeApiStatusError, alreadyExists, badRequest, conflict, invalid, notFound } from './status';
 import { apiVersionOf, type ChangeEvent, type KubeObject, type ResourceType } from './types';
@@ -25,6 +28,18 @@ export interface KubeStoreOptions {
    * gracePeriodSeconds 0. Default false: pods without finalizers disappear at once.
    */
   gracefulPodDeletion?: boolean;
+  /** kube-apiserver's `--event-ttl`: an Event goes this long after its last write. Default 3600 (1 h). */
+  eventTtlSeconds?: number;
+  /** The field manager of writes that name none (the simulator's own). Default "nodewright-sim". */
+  defaultManager?: string;
+}
+
+/** Who writes (the field manager recorded in managedFields); the status subresource when only status changes. */
+export interface WriteOptions {
+  manager?: string;
+  subresource?: 'status';
+  /** Server-side apply: the configuration applied (its fields are the manager's, operation Apply). */
+  applied?: KubeObject;
 }
 
 type Decorator = (obj: KubeObject, store: KubeStore) => KubeObject;
@@ -36,6 +51,10 @@ export class KubeStore {
   private readonly data = new Map<string, Bucket>();
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
   private readonly decorators = new Map<string, Decorator>();
+  private readonly eventTtlMs: number;
+  private readonly defaultManager: string;
+  /** Event writes in time order: an Event whose last write is older than the TTL is deleted, costing only the expired. */
+  private readonly eventExpiry = new ExpiryQueue();
   private rv = 0;
   private uids = 0;
   private names = 0;
@@ -44,6 +63,8 @@ export class KubeStore {
     this.clock = opts.clock ?? (() => Date.now());
     this.graceful = opts.gracefulPodDeletion ?? false;
     this.registry = opts.registry ?? new ResourceRegistry();
+    this.eventTtlMs = (opts.eventTtlSeconds ?? 3600) * 1000;
+    this.defaultManager = opts.defaultManager ?? 'nodewright-sim';
   }
 
   /** Subscribes to every write; returns the unsubscribe function. Called synchronously after the write. */
@@ -80,12 +101,14 @@ export class KubeStore {
   }
 
   get(rt: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    this.expireEvents(rt);
     const o = this.bucket(rt).get(this.key(rt, namespace, name));
     if (!o) throw notFound(rt.group, rt.resource, name);
     return this.decorate(rt, clone(o));
   }
 
   tryGet(rt: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+    this.expireEvents(rt);
     const o = this.bucket(rt).get(this.key(rt, namespace, name));
     return o ? this.decorate(rt, clone(o)) : undefined;
   }
@@ -95,6 +118,7 @@ export class KubeStore {
    * (no copy): for an answer serialized before the next write, never changed, never kept.
    */
   list(rt: ResourceType, opts: ListOptions = {}, { stored = false }: { stored?: boolean } = {}): ListResult {
+    this.expireEvents(rt);
     const decorated = this.decorators.has(`${rt.group}/${rt.resource}`);
     const read = decorated ? (o: KubeObject) => this.decorate(rt, clone(o)) : stored ? (o: KubeObject) => o : clone;
     return listObjects(this.bucket(rt), rt, opts, read, decorated, this.resourceVersion());
@@ -116,7 +140,8 @@ export class KubeStore {
     return this.bucket(rt).get(this.key(rt, namespace, name));
   }
 
-  create(rt: ResourceType, namespace: string | undefined, input: KubeObject): KubeObject {
+  create(rt: ResourceType, namespace: string | undefined, input: KubeObject, opts: WriteOptions = {}): KubeObject {
+    this.expireEvents();
     if (!input || typeof input !== 'object' || typeof input.metadata !== 'object' || input.metadata === null) {
       throw invalid(rt.kind, '', 'metadata', 'Required value');
     }
@@ -142,15 +167,19 @@ export class KubeStore {
     delete meta.deletionGracePeriodSeconds;
     if (rt.subresources.includes('status') && this.isCustom(rt)) delete obj.status;
     validateAgainstSchema(rt, obj);
+    checkQuantities(rt, obj);
+    recordManagedFields(rt, undefined, obj, this.writer(opts), meta.creationTimestamp);
     if (rt.resource === 'pods') obj.status = { phase: 'Pending', ...(obj.status ?? {}) };
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, obj);
+    this.expireLater(rt, key, meta.resourceVersion);
     this.emit({ type: 'ADDED', resource: rt, object: clone(obj) });
     return this.decorate(rt, clone(obj));
   }
 
   /** PUT. `subresource: 'status'` changes only status; otherwise status is kept when the type has a status subresource. */
-  update(rt: ResourceType, namespace: string | undefined, name: string, input: KubeObject, opts: { subresource?: 'status' } = {}): KubeObject {
+  update(rt: ResourceType, namespace: string | undefined, name: string, input: KubeObject, opts: WriteOptions = {}): KubeObject {
+    this.expireEvents();
     const key = this.key(rt, namespace, name);
     const old = this.bucket(rt).get(key);
     if (!old) throw notFound(rt.group, rt.resource, name);
@@ -159,25 +188,19 @@ export class KubeStore {
       throw badRequest(`the name of the object (${String(input.metadata.name)}) does not match the name on the URL (${name})`);
     const rv = input.metadata.resourceVersion;
     checkResourceVersion(rt, name, old, rv === '' ? undefined : rv); // PUT: an empty resourceVersion is no precondition
-    return this.commit(rt, key, old, applyStatusRule(rt, old, clone(input), opts.subresource));
+    return this.commit(rt, key, old, applyStatusRule(rt, old, clone(input), opts.subresource), this.writer(opts));
   }
 
   /** PATCH with merge, strategic-merge (as merge) or JSON patch, on the object or its status. */
-  patch(
-    rt: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    contentType: string | undefined,
-    body: unknown,
-    opts: { subresource?: 'status' } = {},
-  ): KubeObject {
+  patch(rt: ResourceType, namespace: string | undefined, name: string, contentType: string | undefined, body: unknown, opts: WriteOptions = {}): KubeObject {
+    this.expireEvents();
     const key = this.key(rt, namespace, name);
     const old = this.bucket(rt).get(key);
     if (!old) throw notFound(rt.group, rt.resource, name);
     const patched = applyPatch(contentType, clone(old), body) as KubeObject;
     if (!patched || typeof patched !== 'object' || typeof patched.metadata !== 'object') throw invalid(rt.kind, name, 'metadata', 'Required value');
     checkResourceVersion(rt, name, old, patched.metadata.resourceVersion);
-    return this.commit(rt, key, old, applyStatusRule(rt, old, patched, opts.subresource));
+    return this.commit(rt, key, old, applyStatusRule(rt, old, patched, opts.subresource), this.writer(opts));
   }
 
   /**
@@ -190,6 +213,7 @@ export class KubeStore {
     name: string,
     opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } } = {},
   ): { object: KubeObject; gone: boolean } {
+    this.expireEvents();
     const key = this.key(rt, namespace, name);
     const old = this.bucket(rt).get(key);
     if (!old) throw notFound(rt.group, rt.resource, name);
@@ -218,12 +242,15 @@ export class KubeStore {
     return { object: this.remove(rt, key, old), gone: true };
   }
 
-  private commit(rt: ResourceType, key: string, old: KubeObject, next: KubeObject): KubeObject {
+  private commit(rt: ResourceType, key: string, old: KubeObject, next: KubeObject, writer: Writer): KubeObject {
     carryOverMetadata(rt, old, next);
     const meta = next.metadata;
     if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) return this.remove(rt, key, next);
+    checkQuantities(rt, next);
+    recordManagedFields(rt, old, next, writer, this.timestamp());
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, next);
+    this.expireLater(rt, key, meta.resourceVersion);
     this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old });
     return this.decorate(rt, clone(next));
   }
@@ -235,6 +262,28 @@ export class KubeStore {
     gone.metadata.resourceVersion = this.nextRv();
     this.emit({ type: 'DELETED', resource: rt, object: clone(gone), old });
     return gone;
+  }
+
+  private writer(opts: WriteOptions): Writer {
+    return { manager: opts.manager ?? this.defaultManager, subresource: opts.subresource, applied: opts.applied };
+  }
+
+  private static isEvent = (rt: ResourceType): boolean => rt.group === '' && rt.resource === 'events';
+
+  /** Every write of an Event restarts its TTL (etcd's lease on the key). */
+  private expireLater(rt: ResourceType, key: string, rv: string): void {
+    if (KubeStore.isEvent(rt)) this.eventExpiry.push(this.clock() + this.eventTtlMs, key, rv);
+  }
+
+  /** Deletes the Events whose TTL has run out (before any write, and before a read of Events). */
+  private expireEvents(reading?: ResourceType): void {
+    if (reading && !KubeStore.isEvent(reading)) return;
+    const rt = this.registry.get('', 'events');
+    if (!rt) return;
+    for (const { key, rv } of this.eventExpiry.due(this.clock())) {
+      const o = this.bucket(rt).get(key);
+      if (o && o.metadata.resourceVersion === rv) this.remove(rt, key, o);
+    }
   }
 
   private ensureNamespace(ns: string): void {

@@ -66,7 +66,10 @@ export class WatchHub {
   /** Ends every open watch stream (what an API server restart or a load balancer timeout does). */
   dropAll(): number {
     const open = [...this.watchers];
-    for (const w of open) w.res.end();
+    for (const w of open) {
+      this.watchers.delete(w);
+      w.res.end();
+    }
     return open.length;
   }
 
@@ -82,6 +85,7 @@ export class WatchHub {
       matchesFieldSelector(o, fields);
     const table = wantsTable(accept);
     const send = (type: string, o: KubeObject) => {
+      if (!writable(res)) return; // the client went away (or the stream was ended): 'close' forgets this watcher
       const object = table ? toTable(this.store, target.rt, [o], { resourceVersion: o.metadata.resourceVersion }, query.get('includeObject')) : o;
       res.write(`${JSON.stringify({ type, object })}\n`);
       if (tag !== undefined) this.sentByWatch.set(tag, (this.sentByWatch.get(tag) ?? 0) + 1);
@@ -107,14 +111,16 @@ export class WatchHub {
     } else {
       for (const o of this.store.list(target.rt, { namespace: target.namespace }).items) if (matches(o)) send('ADDED', o);
     }
+    // A client that hangs up mid-stream makes writes fail on the socket: never an uncaught error, and the watcher goes.
+    res.on('error', () => this.watchers.delete(w));
     const w: Watcher = { res, target, matches, send };
     this.watchers.add(w);
     // The stream ends after timeoutSeconds of the server's time (virtual in the simulator), as the API server ends it.
     const timeout = Number(query.get('timeoutSeconds') ?? '0');
-    const cancelTimeout = timeout > 0 ? this.timer(timeout * 1000, () => res.end()) : undefined;
+    const cancelTimeout = timeout > 0 ? this.timer(timeout * 1000, () => writable(res) && res.end()) : undefined;
     let cancelBookmark: (() => void) | undefined;
     const bookmark = () => {
-      if (res.writableEnded) return;
+      if (!writable(res)) return;
       const metadata = { resourceVersion: this.store.resourceVersion() };
       res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: target.rt.kind, apiVersion: apiVersionOf(target), metadata } })}\n`);
       if (tag !== undefined) this.sentByWatch.set(tag, (this.sentByWatch.get(tag) ?? 0) + 1);
@@ -129,6 +135,8 @@ export class WatchHub {
     });
   }
 }
+
+const writable = (res: ServerResponse): boolean => !res.writableEnded && !res.destroyed && !res.socket?.destroyed;
 
 const apiVersionOf = (t: Target): string => (t.rt.group ? `${t.rt.group}/${t.rt.version}` : t.rt.version);
 

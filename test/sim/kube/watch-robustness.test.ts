@@ -1,0 +1,58 @@
+import { get, type IncomingMessage } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeJson, startHarness, type Harness } from './fixtures';
+
+/** A raw watch on nodes: resolves once the server has answered 200 (the stream is open). */
+function openWatch(h: Harness): Promise<{ res: IncomingMessage; lines: string[] }> {
+  return new Promise((resolve, reject) => {
+    const req = get(`${h.server.url}/api/v1/nodes?watch=true`, { headers: { authorization: 'Bearer test-token' } }, (res) => {
+      const lines: string[] = [];
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => lines.push(...c.split('\n').filter(Boolean)));
+      res.on('error', () => {});
+      resolve({ res, lines });
+    });
+    req.on('error', reject);
+  });
+}
+
+const tick = (ms = 50) => new Promise((r) => setTimeout(r, ms));
+
+describe('fake API server: watches dropped while writes are in flight', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('should take writes in the same tick as the watches are dropped, without an error', async () => {
+    // Prepare
+    await openWatch(h);
+    await openWatch(h);
+    // Act
+    const dropped = h.api.dropWatches();
+    const written = ['a', 'b', 'c'].map((n) => h.api.apply(nodeJson(n)).metadata.name);
+    await tick();
+    // Assess
+    expect(dropped).toBe(2);
+    expect(written).toEqual(['a', 'b', 'c']);
+    expect(h.api.dropWatches()).toBe(0);
+  });
+
+  it('should forget a watch whose client hung up during delivery, and keep serving the others', async () => {
+    // Prepare
+    const gone = await openWatch(h);
+    const stays = await openWatch(h);
+    // Act
+    gone.res.socket.destroy();
+    for (let i = 0; i < 50; i++) h.api.apply(nodeJson(`n${i}`));
+    await tick(100);
+    for (let i = 50; i < 60; i++) h.api.apply(nodeJson(`n${i}`));
+    await tick();
+    // Assess
+    expect(stays.lines.filter((l) => l.includes('"ADDED"'))).toHaveLength(60);
+    expect(h.api.dropWatches()).toBe(1);
+  });
+});
