@@ -8,6 +8,7 @@ import { podKey, type Pod } from '../model/kube';
 import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import { schedulingInputFromSnapshot } from '../provisioning/from-snapshot';
 import { repackPlan } from '../scheduling/optimize/repack';
+import { ExistingModel } from '../scheduling/existing-model';
 import { solve } from '../scheduling/solve';
 import type { PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
 import type { ClusterView } from './candidates';
@@ -19,6 +20,8 @@ export function schedulingBase(view: ClusterView): SchedulingInput {
   let b = bases.get(view);
   if (!b) {
     b = schedulingInputFromSnapshot(view.input.snapshot, view.input.instanceTypes);
+    // One model of the existing nodes for every simulation of the pass: each leaves its candidates out.
+    b = { ...b, options: { ...b.options, existingModel: new ExistingModel() } };
     bases.set(view, b);
   }
   return b;
