@@ -18,6 +18,7 @@ export class ExistingNodeState {
   readonly placed: PodState[] = [];
   readonly hostname: string;
   readonly labels: Record<string, string>;
+  readonly taints: ExistingNode['taints'];
   /** The node as a place for topology counting (spread node filters). */
   readonly placement: Placement;
 
@@ -33,6 +34,7 @@ export class ExistingNodeState {
   ) {
     this.hostname = node.labels[Label.hostname] ?? node.name;
     this.labels = { ...node.labels, [Label.hostname]: this.hostname };
+    this.taints = node.taints;
     this.requirements = Requirements.fromLabels(this.labels);
     this.placement = { matches: (f) => f.matchesLabels(this.labels), taints: node.taints };
     const remaining: ResourceList = { ...node.allocatable };

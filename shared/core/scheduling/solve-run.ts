@@ -8,7 +8,7 @@ import type { Pod } from '../model/kube';
 import type { ResourceList } from '../model/resources';
 import { Dims } from './dims';
 import type { ExistingNodeState } from './existing-node';
-import { existingStates, hasRequiredAnti } from './existing-model';
+import { existingStates, hasRequiredAnti, roomOf } from './existing-model';
 import type { InProgressClaim } from './nodeclaim';
 import { podStateIn, type PodState } from './pod-data';
 import { isStatic } from './static-claim';
@@ -85,9 +85,13 @@ export function prepare(input: SchedulingInput): { run: SolveRun; states: PodSta
 
   const model = opts.existingModel;
   const exclude = opts.excludeNodes;
-  const existing = model ? model.states(input, dims, vidx).filter((n) => !exclude?.has(n.node.name)) : existingStates(input, dims, vidx, exclude);
-  const existingRoom = new Float64Array(dims.size);
-  for (const n of existing) for (let i = 0; i < dims.size; i++) if (n.remaining[i] > existingRoom[i]) existingRoom[i] = n.remaining[i];
+  let existing: ExistingNodeState[];
+  let existingRoom: Float64Array;
+  if (model) ({ existing, room: existingRoom } = model.targets(input, dims, vidx, exclude));
+  else {
+    existing = existingStates(input, dims, vidx, exclude);
+    existingRoom = roomOf(existing, dims.size);
+  }
 
   const run: SolveRun = {
     input,
@@ -137,10 +141,7 @@ function podStates(input: SchedulingInput, vidx: VolumeIndex, ignorePrefs: boole
  * counted with the running pods.
  */
 function buildTopology(input: SchedulingInput, templates: Template[], states: PodState[], existing: ExistingNodeState[]): Topology {
-  const topology = new Topology(
-    templates,
-    existing.map((n) => ({ labels: n.labels, taints: n.node.taints })),
-  );
+  const topology = new Topology(templates, existing);
   for (const s of states) topology.ownedGroups(s);
   const antiPods = input.options?.existingModel?.requiredAntiPods(input) ?? input.existingNodes.flatMap((n) => n.pods.filter(hasRequiredAnti));
   for (const p of antiPods) topology.requiredAntiOf(p);

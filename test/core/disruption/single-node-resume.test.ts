@@ -16,7 +16,7 @@ function tickingClock() {
 }
 
 const evaluated = (d: ReturnType<typeof computeDisruption>) =>
-  d.audit.filter((a) => a.detail.method === 'single-node' && !a.detail.why.startsWith('not evaluated')).map((a) => a.nodeClaims[0]);
+  d.audit.filter((a) => a.detail.method === 'single-node' && !a.detail.why.startsWith('not evaluated')).map((a) => a.nodeClaims?.[0]);
 
 describe('single-node consolidation on a cluster too large for one pass', () => {
   it('should resume where the last timed-out search stopped, wrapping around, and start over once a search completes', () => {
