@@ -27,6 +27,9 @@ export function schedulingBase(view: ClusterView): SchedulingInput {
   return b;
 }
 
+/** The pass's uninitialized nodes (no candidate's pods may land there), once per pass. */
+const uninitialized = new WeakMap<SchedulingInput, Set<string>>();
+
 export interface Simulation {
   /** Why a candidate pod cannot move, or undefined. */
   failure?: string;
@@ -49,7 +52,8 @@ export function simulate(view: ClusterView, candidates: Candidate[], options: { 
   const newClaims = plan.nodeClaims.filter((c) => c.pods.some((p) => movingUids.has(p.uid)));
   const failed = [...plan.unschedulable, ...plan.ignored].find((u) => movingUids.has(u.pod.uid));
   if (failed) return { failure: `pods don't fit elsewhere: pod ${podKey(failed.pod)}: ${failed.reason}`, newClaims };
-  const uninit = new Set(b.existingNodes.filter((n) => !n.initialized).map((n) => n.name));
+  let uninit = uninitialized.get(b);
+  if (!uninit) uninitialized.set(b, (uninit = new Set(b.existingNodes.filter((n) => !n.initialized).map((n) => n.name))));
   const onUninit = plan.existingPlacements.find((e) => uninit.has(e.node) && e.pods.some((p) => movingUids.has(p.uid)));
   if (onUninit) return { failure: `pods would land on uninitialized node ${onUninit.node}`, newClaims };
   return { newClaims };
