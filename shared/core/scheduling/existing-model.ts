@@ -38,7 +38,7 @@ export class ExistingModel {
     this.sameCluster(input);
     const key = dims.names.join('|');
     let m = this.byDims.get(key);
-    if (!m) this.byDims.set(key, (m = models(this.states(input, dims, vidx), dims.size)));
+    if (!m) this.byDims.set(key, (m = models(existingStates(input, dims, vidx, undefined), dims.size)));
     const out = m.states.length;
     const gone = [...(exclude ?? [])].map((n) => m.index.get(n) ?? out).filter((i) => i < out);
     if (gone.length === 0) return { existing: m.states, room: Float64Array.from(m.top, (t) => t.max) };
@@ -47,11 +47,6 @@ export class ExistingModel {
     for (let j = 0; j < gone.length; j++) for (let i = gone[j] + 1; i < (gone[j + 1] ?? out); i++) existing.push(m.states[i]);
     if (gone.length > 1) return { existing, room: roomOf(existing, dims.size) };
     return { existing, room: Float64Array.from(m.top, (t) => (t.at === gone[0] ? t.second : t.max)) };
-  }
-
-  /** Overridable in tests: the node models for `dims` (all nodes not marked for deletion). */
-  states(input: SchedulingInput, dims: Dims, vidx: VolumeIndex): ExistingNodeState[] {
-    return existingStates(input, dims, vidx, undefined);
   }
 
   /** Running pods with required pod anti-affinity (every other pod adds no topology group). */
