@@ -5,8 +5,9 @@
  *   (c) 40k pending pods beside 2k existing nodes
  *   storm: issue #28's interruption storm on the simulator (bench/storm.ts; minutes, run only when asked)
  * Usage: npm run bench [-- a|b|c|storm ...]
- * Also, not in the default run (minutes): `npm run bench -- sim [nodes …]`, the simulator's growth (./sim-growth.ts),
- * and `npm run bench -- scale [nodes …]`, issue #28's scale-5k scenario at 500 / 2,000 / 5,000 nodes (./scale.ts).
+ * Also, not in the default run (minutes): `npm run bench -- sim [nodes …]`, the simulator's growth (./sim-growth.ts);
+ * `npm run bench -- consolidation [nodes …]`, one disruption pass at 500 / 2,000 / 5,000 nodes (./consolidation.ts);
+ * `npm run bench -- scale [nodes …]`, issue #28's scale-5k scenario at 500 / 2,000 / 5,000 nodes (./scale.ts).
  */
 import os from 'node:os';
 import { diversePods, fakeTypes } from './karpenter-shape';
@@ -27,6 +28,16 @@ export function suiteA(sizes = [100, 1000, 5000, 10000, 20000]): BenchRow[] {
 }
 
 async function main() {
+  if (process.argv[2] === 'consolidation') {
+    const { suiteConsolidation } = await import('./consolidation');
+    const sizes = process.argv
+      .slice(3)
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0);
+    console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+    console.table(suiteConsolidation(sizes.length ? sizes : undefined));
+    return;
+  }
   if (process.argv[2] === 'sim') {
     const { simGrowth } = await import('./sim-growth');
     const sizes = process.argv

@@ -90,5 +90,12 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
     drifted: pass.drifted.length,
     underutilized: pass.underutilized.length,
   };
-  return { command, expirations: expired, audit: pass.audit, blockedBudgets, eligible };
+  return {
+    command,
+    expirations: expired,
+    audit: pass.audit,
+    blockedBudgets,
+    eligible,
+    ...(pass.singleNodeResumeAt !== undefined ? { singleNodeResumeAt: pass.singleNodeResumeAt } : {}),
+  };
 }

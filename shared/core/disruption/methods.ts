@@ -182,10 +182,18 @@ function interleave(list: Candidate[]): Candidate[] {
   return out;
 }
 
+/** The search order from the candidate a timed-out search stopped at, wrapping around (all of them when it is gone). */
+function resumeAt(order: Candidate[], name: string | undefined): Candidate[] {
+  const k = name === undefined ? -1 : order.findIndex((c) => c.nodeClaim.name === name);
+  return k <= 0 ? order : [...order.slice(k), ...order.slice(0, k)];
+}
+
 export function singleNode(pass: Pass): Command | undefined {
   const budget = budgets(pass.view, 'Underutilized');
-  for (const c of interleave(pass.underutilized)) {
+  pass.singleNodeResumeAt = null;
+  for (const c of resumeAt(interleave(pass.underutilized), pass.view.input.options?.singleNodeResumeAt)) {
     if (pass.expired('single')) {
+      pass.singleNodeResumeAt ??= c.nodeClaim.name;
       pass.reject('single-node', [c], 'not evaluated: single-node timeout');
       continue;
     }

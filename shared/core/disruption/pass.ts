@@ -35,6 +35,8 @@ export class Pass {
   readonly underutilized: Candidate[] = [];
   readonly drifted: DriftedCandidate[] = [];
   readonly spotToSpot: boolean;
+  /** The first candidate single-node consolidation left unevaluated at its timeout; null once it ran without one. */
+  singleNodeResumeAt?: string | null;
   private readonly starts = new Map<string, number>();
   private budgeted?: Candidate[];
 

@@ -8,6 +8,7 @@ import { podKey, type Pod } from '../model/kube';
 import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import { schedulingInputFromSnapshot } from '../provisioning/from-snapshot';
 import { repackPlan } from '../scheduling/optimize/repack';
+import { ExistingModel } from '../scheduling/existing-model';
 import { solve } from '../scheduling/solve';
 import type { PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
 import type { ClusterView } from './candidates';
@@ -19,10 +20,15 @@ export function schedulingBase(view: ClusterView): SchedulingInput {
   let b = bases.get(view);
   if (!b) {
     b = schedulingInputFromSnapshot(view.input.snapshot, view.input.instanceTypes);
+    // One model of the existing nodes for every simulation of the pass: each leaves its candidates out.
+    b = { ...b, options: { ...b.options, existingModel: new ExistingModel() } };
     bases.set(view, b);
   }
   return b;
 }
+
+/** The pass's uninitialized nodes (no candidate's pods may land there), once per pass. */
+const uninitialized = new WeakMap<SchedulingInput, Set<string>>();
 
 export interface Simulation {
   /** Why a candidate pod cannot move, or undefined. */
@@ -46,7 +52,8 @@ export function simulate(view: ClusterView, candidates: Candidate[], options: { 
   const newClaims = plan.nodeClaims.filter((c) => c.pods.some((p) => movingUids.has(p.uid)));
   const failed = [...plan.unschedulable, ...plan.ignored].find((u) => movingUids.has(u.pod.uid));
   if (failed) return { failure: `pods don't fit elsewhere: pod ${podKey(failed.pod)}: ${failed.reason}`, newClaims };
-  const uninit = new Set(b.existingNodes.filter((n) => !n.initialized).map((n) => n.name));
+  let uninit = uninitialized.get(b);
+  if (!uninit) uninitialized.set(b, (uninit = new Set(b.existingNodes.filter((n) => !n.initialized).map((n) => n.name))));
   const onUninit = plan.existingPlacements.find((e) => uninit.has(e.node) && e.pods.some((p) => movingUids.has(p.uid)));
   if (onUninit) return { failure: `pods would land on uninitialized node ${onUninit.node}`, newClaims };
   return { newClaims };

@@ -22,6 +22,11 @@ export interface DisruptionOptions {
   clock?: Pick<Clock, 'now'>;
   multiNodeTimeoutMs?: number;
   singleNodeTimeoutMs?: number;
+  /**
+   * The NodeClaim a previous pass's single-node search stopped at (its timeout): this pass's search starts there and
+   * wraps around, so on a cluster too large to search in one pass every candidate is evaluated in turn.
+   */
+  singleNodeResumeAt?: string;
   /** Karpenter's multi-node cap (100). */
   maxMultiNodeCandidates?: number;
   /** Try replacing several nodes by several cheaper ones (nodewright extension, default true). */
@@ -85,6 +90,11 @@ export interface DisruptionDecision {
   blockedBudgets: { nodePool: string; reason: DisruptionReason }[];
   /** Nodes eligible for each budgeted method this pass (karpenter_voluntary_disruption_eligible_nodes{reason}). */
   eligible: { empty: number; drifted: number; underutilized: number };
+  /**
+   * Where the next pass's single-node search starts (its singleNodeResumeAt): the first candidate this pass's search
+   * left unevaluated at its timeout; null when the search ended without a timeout; absent when it did not run.
+   */
+  singleNodeResumeAt?: string | null;
 }
 
 export type Validation = { valid: true } | { valid: false; reason: string };

@@ -84,6 +84,13 @@ interface PassState {
   warned: Set<string>;
 }
 
+/**
+ * Where the last timed-out single-node search stopped, per sandbox (its dependencies): the next pass resumes there, in
+ * this invocation or the next one the warm sandbox serves — Karpenter's controller keeps the like in memory. A new
+ * sandbox starts from the cheapest candidate.
+ */
+const singleNodeResume = new WeakMap<LifecycleDeps, string>();
+
 const isConsolidation = (cmd: Command) => cmd.reason === 'empty' || cmd.reason === 'underutilized';
 const claimsOf = (cmd: Command) => cmd.candidates.map((c) => c.nodeClaim.name);
 
@@ -121,6 +128,7 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
     options: {
       multiNodeTimeoutMs: DisruptionTimings.multiNodeTimeoutMs,
       singleNodeTimeoutMs: DisruptionTimings.singleNodeTimeoutMs,
+      ...(singleNodeResume.has(s.deps) ? { singleNodeResumeAt: singleNodeResume.get(s.deps) } : {}),
       ...s.options.core,
       clock: s.deps.clock,
     },
@@ -183,6 +191,8 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
     { reason: 'all', consolidation_type: '' },
     async () => computeDisruption(input),
   );
+  if (decision.singleNodeResumeAt) singleNodeResume.set(s.deps, decision.singleNodeResumeAt);
+  else if (decision.singleNodeResumeAt === null) singleNodeResume.delete(s.deps);
   for (const [reason, n] of Object.entries(decision.eligible)) s.deps.metrics.gauge('karpenter_voluntary_disruption_eligible_nodes', { reason }, n);
   const audit: AuditRecord[] = [...decision.audit];
   let acted = false;

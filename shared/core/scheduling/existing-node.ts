@@ -18,10 +18,13 @@ export class ExistingNodeState {
   readonly placed: PodState[] = [];
   readonly hostname: string;
   readonly labels: Record<string, string>;
+  readonly taints: ExistingNode['taints'];
   /** The node as a place for topology counting (spread node filters). */
   readonly placement: Placement;
 
-  private readonly volumes = new VolumeUsage();
+  private volumes = new VolumeUsage();
+  /** The state before any placement of a solve: a node model reused across solves (resetPlacements) returns to it. */
+  private readonly initial: { remaining: Float64Array; hostPorts: string[]; volumes: PodVolume[][] };
 
   constructor(
     readonly node: ExistingNode,
@@ -31,17 +34,20 @@ export class ExistingNodeState {
   ) {
     this.hostname = node.labels[Label.hostname] ?? node.name;
     this.labels = { ...node.labels, [Label.hostname]: this.hostname };
+    this.taints = node.taints;
     this.requirements = Requirements.fromLabels(this.labels);
     this.placement = { matches: (f) => f.matchesLabels(this.labels), taints: node.taints };
     const remaining: ResourceList = { ...node.allocatable };
     const running = new Set<string>();
+    const volumes: PodVolume[][] = [];
     for (const p of node.pods) {
       for (const k in p.requests) remaining[k] = (remaining[k] ?? 0) - p.requests[k];
       remaining.pods = (remaining.pods ?? 0) - 1;
       for (const k of hostPortKeys(p.hostPorts)) this.hostPorts.add(k);
       if (p.owner?.kind === 'DaemonSet') running.add(p.owner.name);
-      if (volumesOf && p.volumeClaims.length > 0) this.volumes.add(volumesOf(p));
+      if (volumesOf && p.volumeClaims.length > 0) volumes.push(volumesOf(p));
     }
+    for (const v of volumes) this.volumes.add(v);
     // DaemonSet pods that will land on this node but are not there yet (in-flight claims, new nodes).
     for (const ds of daemonSets) {
       if (running.has(ds.name)) continue;
@@ -63,6 +69,18 @@ export class ExistingNodeState {
       for (const k of hostPortKeys(pod.hostPorts)) this.hostPorts.add(k);
     }
     this.remaining = dims.vec(remaining);
+    this.initial = { remaining: this.remaining.slice(), hostPorts: [...this.hostPorts], volumes };
+  }
+
+  /** Undoes the placements of a solve (the node model is then as built: see SchedulingOptions.existingModel). */
+  resetPlacements(): void {
+    if (this.placed.length === 0) return;
+    this.remaining.set(this.initial.remaining);
+    this.placed.length = 0;
+    this.hostPorts.clear();
+    for (const k of this.initial.hostPorts) this.hostPorts.add(k);
+    this.volumes = new VolumeUsage();
+    for (const v of this.initial.volumes) this.volumes.add(v);
   }
 
   /** Why the node's room is too small for the pod's requests, or undefined when it has room. */

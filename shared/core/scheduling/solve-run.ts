@@ -7,7 +7,8 @@ import type { NodePool } from '../model/karpenter';
 import type { Pod } from '../model/kube';
 import type { ResourceList } from '../model/resources';
 import { Dims } from './dims';
-import { ExistingNodeState } from './existing-node';
+import type { ExistingNodeState } from './existing-node';
+import { existingStates, hasRequiredAnti, roomOf } from './existing-model';
 import type { InProgressClaim } from './nodeclaim';
 import { podStateIn, type PodState } from './pod-data';
 import { isStatic } from './static-claim';
@@ -82,12 +83,15 @@ export function prepare(input: SchedulingInput): { run: SolveRun; states: PodSta
   const vidx = volumeIndex(input.persistentVolumes, input.persistentVolumeClaims, input.storageClasses);
   const { states, ignored } = podStates(input, vidx, opts.preferencePolicy === 'Ignore', dims);
 
-  const existing = input.existingNodes
-    .filter((n) => !n.markedForDeletion && !opts.excludeNodes?.has(n.name))
-    .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((n) => new ExistingNodeState(n, input.daemonSets, dims, (p) => podVolumes(p, vidx)));
-  const existingRoom = new Float64Array(dims.size);
-  for (const n of existing) for (let i = 0; i < dims.size; i++) if (n.remaining[i] > existingRoom[i]) existingRoom[i] = n.remaining[i];
+  const model = opts.existingModel;
+  const exclude = opts.excludeNodes;
+  let existing: ExistingNodeState[];
+  let existingRoom: Float64Array;
+  if (model) ({ existing, room: existingRoom } = model.targets(input, dims, vidx, exclude));
+  else {
+    existing = existingStates(input, dims, vidx, exclude);
+    existingRoom = roomOf(existing, dims.size);
+  }
 
   const run: SolveRun = {
     input,
@@ -137,12 +141,10 @@ function podStates(input: SchedulingInput, vidx: VolumeIndex, ignorePrefs: boole
  * counted with the running pods.
  */
 function buildTopology(input: SchedulingInput, templates: Template[], states: PodState[], existing: ExistingNodeState[]): Topology {
-  const topology = new Topology(
-    templates,
-    existing.map((n) => ({ labels: n.labels, taints: n.node.taints })),
-  );
+  const topology = new Topology(templates, existing);
   for (const s of states) topology.ownedGroups(s);
-  for (const n of input.existingNodes) for (const p of n.pods) topology.requiredAntiOf(p);
+  const antiPods = input.options?.existingModel?.requiredAntiPods(input) ?? input.existingNodes.flatMap((n) => n.pods.filter(hasRequiredAnti));
+  for (const p of antiPods) topology.requiredAntiOf(p);
   if (topology.hasGroups) {
     for (const n of existing) for (const p of n.node.pods) topology.record(p, n.requirements, n.placement);
   }

@@ -21,14 +21,19 @@ import { pinned } from './topology-domains';
 export function solve(input: SchedulingInput): Plan {
   const maxTypes = input.options?.maxInstanceTypes ?? 60;
   const { run, states, ignored } = prepare(input);
-  const unschedulable = schedule(run, states);
-  const memo = newFinalizeMemo();
-  return {
-    nodeClaims: run.claims.sort((a, b) => a.index - b.index).map((c) => finalizeClaim(c, maxTypes, memo)),
-    existingPlacements: run.existing.filter((n) => n.placed.length > 0).map((n) => ({ node: n.node.name, pods: n.placed.map((s) => s.pod) })),
-    unschedulable,
-    ignored,
-  };
+  try {
+    const unschedulable = schedule(run, states);
+    const memo = newFinalizeMemo();
+    return {
+      nodeClaims: run.claims.sort((a, b) => a.index - b.index).map((c) => finalizeClaim(c, maxTypes, memo)),
+      existingPlacements: run.existing.filter((n) => n.placed.length > 0).map((n) => ({ node: n.node.name, pods: n.placed.map((s) => s.pod) })),
+      unschedulable,
+      ignored,
+    };
+  } finally {
+    // Shared node models (SchedulingOptions.existingModel) go back to their state before this solve.
+    if (input.options?.existingModel) for (const n of run.existing) n.resetPlacements();
+  }
 }
 
 /**

@@ -39,29 +39,32 @@ export class Topology {
   private readonly antiGroups: TopologyGroup[] = [];
   private readonly namespaceSets = new Map<string, ReadonlySet<string>>();
 
-  /** Every known value per topology key: what the pools' nodes could have, and existing nodes' labels. */
-  readonly domains = new Map<string, Set<string>>();
+  private domainMap?: Map<string, Set<string>>;
+  /** Domains registered before the map was first needed, added after the pools' and nodes' (the same order). */
+  private readonly registered: [string, string][] = [];
   private readonly filtered: TopologyGroup[] = [];
 
   constructor(
     private readonly pools: readonly PoolDomains[],
     private readonly nodes: readonly NodeDomains[],
-  ) {
-    for (const p of pools) for (const [k, vs] of p.domains) for (const v of vs) this.addDomain(k, v);
-    for (const n of nodes) for (const k in n.labels) this.addDomain(k, n.labels[k]);
-  }
+  ) {}
 
-  private addDomain(key: string, value: string): void {
-    let s = this.domains.get(key);
-    if (!s) {
-      s = new Set();
-      this.domains.set(key, s);
-    }
-    s.add(value);
+  /**
+   * Every known value per topology key: what the pools' nodes could have, and existing nodes' labels. Built when
+   * first needed: a solve without topology groups (most consolidation simulations) never walks every node's labels.
+   */
+  private get domains(): Map<string, Set<string>> {
+    if (this.domainMap) return this.domainMap;
+    const m = (this.domainMap = new Map());
+    for (const p of this.pools) for (const [k, vs] of p.domains) for (const v of vs) addDomain(m, k, v);
+    for (const n of this.nodes) for (const k in n.labels) addDomain(m, k, n.labels[k]);
+    for (const [k, v] of this.registered) addDomain(m, k, v);
+    return m;
   }
 
   registerDomain(key: string, value: string): void {
-    this.addDomain(key, value);
+    if (this.domainMap) addDomain(this.domainMap, key, value);
+    else this.registered.push([key, value]);
     for (const g of this.filtered) if (g.key === key) g.universe!.add(value);
   }
 
@@ -339,6 +342,12 @@ export class Topology {
       this.group('anti-affinity', pod, t.topologyKey, t.labelSelector, this.termNamespaces(pod, t), 0, undefined, undefined, undefined, t.matchLabelKeys),
     );
   }
+}
+
+function addDomain(m: Map<string, Set<string>>, key: string, value: string): void {
+  let s = m.get(key);
+  if (!s) m.set(key, (s = new Set()));
+  s.add(value);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ExistingModel } from './existing-model';
 import type { InstanceType } from '../instance-types/types';
 import type { DaemonSet, NodeSelectorRequirement, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, Taint } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
@@ -37,6 +38,11 @@ export interface SchedulingOptions {
   maxInstanceTypes?: number;
   /** Pods that must not be placed on these nodes (consolidation simulations). */
   excludeNodes?: ReadonlySet<string>;
+  /**
+   * Existing-node models shared by solves over the same cluster (consolidation simulations): built once, each solve
+   * leaves out `excludeNodes` and undoes its placements. Without it every solve builds its own.
+   */
+  existingModel?: ExistingModel;
 }
 
 export interface SchedulingInput {
