@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
 import type { VirtualClock } from '../clock';
-import { awsCallMs } from './cost';
+import { awsCallMs, baselineMb } from './cost';
 
 /**
  * What the bill adds to virtual time, and the billing constants. The work itself (handler CPU, Kubernetes and AWS
@@ -102,6 +102,18 @@ export function dynamoItemBytes(item: Record<string, unknown> | undefined): numb
   return Object.entries(item).reduce((s, [k, v]) => s + Buffer.byteLength(k) + value(v), 0);
 }
 
+function addStats(stats: Map<string, FunctionRunStats>, running: Running, virtualMs: number): void {
+  const st = stats.get(running.key) ?? { invocations: 0, kubeRequests: 0, kubeBytesReceived: 0, kubeBytesSent: 0, peakMemoryMb: 0, maxDurationMs: 0, outOfMemory: 0 };
+  st.invocations++;
+  st.kubeRequests += running.kubeRequests;
+  st.kubeBytesReceived += running.kubeBytesReceived;
+  st.kubeBytesSent += running.kubeBytesSent;
+  st.peakMemoryMb = Math.max(st.peakMemoryMb, running.peakMb);
+  st.maxDurationMs = Math.max(st.maxDurationMs, virtualMs);
+  st.outOfMemory += running.outOfMemory ? 1 : 0;
+  stats.set(running.key, st);
+}
+
 type SendFn = (this: unknown, command: unknown, ...rest: unknown[]) => unknown;
 type MetricsLike = {
   publishStoredMetrics(): unknown;
@@ -125,7 +137,8 @@ export class Meter {
   readonly metricKeys = new Set<string>();
   logBytes = 0;
   readonly dynamo = { readRequestUnits: 0, writeRequestUnits: 0 };
-  readonly runStats = new Map<string, FunctionRunStats>();
+  private readonly runStats = new Map<string, FunctionRunStats>();
+  private readonly inFlight = new Map<Running, number>();
 
   constructor(
     private readonly clock: VirtualClock,
@@ -206,15 +219,17 @@ export class Meter {
       kubeBytesSent: 0,
       cpuFreeMs: startMs,
       held: new Map(),
-      peakMb: 0,
+      peakMb: baselineMb(key),
       fail: (e) => {
         running.outOfMemory ??= e;
         fail(e);
       },
     };
+    this.inFlight.set(running, startMs);
     try {
       return await this.current.run(running, () => run(cold, died));
     } finally {
+      this.inFlight.delete(running);
       this.finish(running, sandbox, startMs, cold);
     }
   }
@@ -242,23 +257,14 @@ export class Meter {
     u.billedMs += Math.ceil(virtualMs);
     u.logBytes += BILLING_ASSUMPTIONS.logBytesPerInvocation;
     this.logBytes += BILLING_ASSUMPTIONS.logBytesPerInvocation;
-    const st = this.runStats.get(running.key) ?? {
-      invocations: 0,
-      kubeRequests: 0,
-      kubeBytesReceived: 0,
-      kubeBytesSent: 0,
-      peakMemoryMb: 0,
-      maxDurationMs: 0,
-      outOfMemory: 0,
-    };
-    st.invocations++;
-    st.kubeRequests += running.kubeRequests;
-    st.kubeBytesReceived += running.kubeBytesReceived;
-    st.kubeBytesSent += running.kubeBytesSent;
-    st.peakMemoryMb = Math.max(st.peakMemoryMb, running.peakMb);
-    st.maxDurationMs = Math.max(st.maxDurationMs, virtualMs);
-    st.outOfMemory += running.outOfMemory ? 1 : 0;
-    this.runStats.set(running.key, st);
+    addStats(this.runStats, running, virtualMs);
+  }
+
+  /** Per function over the whole run so far, invocations still running (a controller) included as they stand. */
+  functionStats(): Map<string, FunctionRunStats> {
+    const out = new Map([...this.runStats].map(([k, v]) => [k, { ...v }]));
+    for (const [running, startMs] of this.inFlight) addStats(out, running, this.clock.now() - startMs);
+    return out;
   }
 
   /** One log line a function wrote (Powertools JSON): its own keys, plus the fixed-size envelope. */
