@@ -232,7 +232,10 @@ export class FakeKubeApi {
       const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
       const write = () => {
         if (res.writableEnded || req.socket.destroyed) return;
-        res.writeHead(out.status, { 'Content-Type': typeof out.body === 'string' ? 'text/plain' : 'application/json', 'Content-Length': Buffer.byteLength(text) });
+        res.writeHead(out.status, {
+          'Content-Type': typeof out.body === 'string' ? 'text/plain' : 'application/json',
+          'Content-Length': Buffer.byteLength(text),
+        });
         res.end(text);
       };
       const port = req.socket.remotePort;

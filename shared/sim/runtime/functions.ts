@@ -84,7 +84,9 @@ function reserved(key: string, value: unknown): { reservedConcurrency?: number }
 /** serverless.yml's `provider` settings every function inherits (timeout, memorySize). */
 function providerDefaults(): { timeout?: number; memorySize?: number } {
   try {
-    return (parse(readFileSync(resolve(REPO_ROOT, 'serverless.yml'), 'utf8')) as { provider?: { timeout?: number; memorySize?: number } } | null)?.provider ?? {};
+    return (
+      (parse(readFileSync(resolve(REPO_ROOT, 'serverless.yml'), 'utf8')) as { provider?: { timeout?: number; memorySize?: number } } | null)?.provider ?? {}
+    );
   } catch {
     return {};
   }

@@ -145,7 +145,11 @@ export class KubeCost {
     const mb = baselineMb(r.key) + (held * retainedPerByte(r.key) + transientBytes * COST_MODEL.transientPerByte) / MB;
     r.peakMb = Math.max(r.peakMb, mb);
     if (mb <= r.memoryMb) return true;
-    r.fail(new FunctionOutOfMemoryError(`RequestId: ${r.sandbox} Error: Runtime exited with error: signal: killed (modelled memory ${Math.ceil(mb)} MB > ${r.memoryMb} MB)`));
+    r.fail(
+      new FunctionOutOfMemoryError(
+        `RequestId: ${r.sandbox} Error: Runtime exited with error: signal: killed (modelled memory ${Math.ceil(mb)} MB > ${r.memoryMb} MB)`,
+      ),
+    );
     return false;
   }
 }

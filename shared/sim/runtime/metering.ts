@@ -103,7 +103,15 @@ export function dynamoItemBytes(item: Record<string, unknown> | undefined): numb
 }
 
 function addStats(stats: Map<string, FunctionRunStats>, running: Running, virtualMs: number): void {
-  const st = stats.get(running.key) ?? { invocations: 0, kubeRequests: 0, kubeBytesReceived: 0, kubeBytesSent: 0, peakMemoryMb: 0, maxDurationMs: 0, outOfMemory: 0 };
+  const st = stats.get(running.key) ?? {
+    invocations: 0,
+    kubeRequests: 0,
+    kubeBytesReceived: 0,
+    kubeBytesSent: 0,
+    peakMemoryMb: 0,
+    maxDurationMs: 0,
+    outOfMemory: 0,
+  };
   st.invocations++;
   st.kubeRequests += running.kubeRequests;
   st.kubeBytesReceived += running.kubeBytesReceived;

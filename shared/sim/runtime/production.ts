@@ -231,9 +231,7 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
     const activity = clock.current();
     const n = activity ? ++activity.invocations : ++requests;
     let deadline = clock.now() + fn.timeoutSeconds * 1000;
-    const context = lambdaContext(fn, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () =>
-      Math.max(0, deadline - clock.now()),
-    );
+    const context = lambdaContext(fn, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () => Math.max(0, deadline - clock.now()));
     // The function timeout is enforced here on virtual time (a timer, not a sleep, so the invocation still
     // counts as running).
     let cancel = () => {};
