@@ -251,7 +251,7 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
           throw new FunctionCrashedError(`RequestId: ${context.awsRequestId} Error: Runtime exited with error: signal: killed (injected fault)`);
         // The handler's own CPU (middy, Powertools, the use case) on the function's CPU share (cost.ts).
         const run = async () => {
-          await clock.sleep(cpuMs(COST_MODEL.invocationCpuMs * 1e6, fn.memorySizeMb));
+          await clock.sleep(Math.ceil(cpuMs(COST_MODEL.invocationCpuMs * 1e6, fn.memorySizeMb))); // whole ms, as Date.now()
           return handler(event, context);
         };
         const out = await Promise.race([o.invocation.run(functionKey, run), timedOut, died]);
