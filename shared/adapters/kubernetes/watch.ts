@@ -13,8 +13,7 @@
  * connection closed, not left to linger — and the stream reported closed, so the controller retries it. LISTs and
  * watches carry the controller's User-Agent (audit logs; the simulator counts what the controller lists). Every
  * received watch line is also published on the diagnostics channel `nodewright:watch-event` (no cost without a
- * subscriber) with its length, which is how the simulator knows an event has reached the controller before it lets time
- * move, and what the controller parses (its CPU and memory in the simulator's cost model).
+ * subscriber), which is how the simulator knows an event has reached the controller before it lets time move.
  */
 import diagnostics from 'node:diagnostics_channel';
 import type { Agent } from 'node:http';
@@ -223,7 +222,7 @@ export class KubeClusterWatch implements ClusterWatch {
     }
     const { kind } = sink;
     const type = String(event.type);
-    if (channel.hasSubscribers) channel.publish({ id, kind, type, bytes: line.length });
+    if (channel.hasSubscribers) channel.publish({ id, kind, type });
     const o = event.object ?? {};
     if (type === 'ERROR') {
       const code = Number(o.code);

@@ -143,7 +143,6 @@ describe('simulated triggers', () => {
       modulePath: 'x',
       exportName: 'handler',
       timeoutSeconds: 90,
-      memorySizeMb: 512,
       schedules: [{ everySeconds: 60 }],
       sqs: false,
     };
