@@ -33,32 +33,39 @@ const controllerOf = (o: KubeObject): OwnerRef | undefined => ((o.metadata.owner
 function expectedFromControllers(store: KubeStore | undefined, namespace: string | undefined, pods: readonly KubeObject[]): number | undefined {
   if (!store) return undefined;
   const seen = new Map<string, number>();
+  // What each controller reference resolves to ([key, replicas], or null for no scalable controller): looked up once per call.
+  const resolved = new Map<string, [string, number] | null>();
   for (const p of pods) {
-    let ref = controllerOf(p);
-    let kind = ref?.kind;
-    if (kind === 'ReplicaSet') {
-      const rs = store.registry.get('apps', 'replicasets');
-      const owner = rs && ref?.name ? store.peek(rs, namespace, ref.name) : undefined;
-      const up = owner ? controllerOf(owner) : undefined;
-      if (up?.kind === 'Deployment') {
-        ref = up;
-        kind = 'Deployment';
-      } else if (owner) {
-        seen.set(`ReplicaSet/${ref?.name}`, Number(owner.spec?.replicas ?? 1));
-        continue;
-      }
-    }
-    const plural = kind === 'Deployment' ? 'deployments' : kind === 'StatefulSet' ? 'statefulsets' : kind === 'ReplicaSet' ? 'replicasets' : undefined;
-    const rt = plural ? store.registry.get('apps', plural) : undefined;
-    const ctl = rt && ref?.name ? store.peek(rt, namespace, ref.name) : undefined;
-    if (!ctl) return undefined;
-    seen.set(`${kind}/${ref?.name}`, Number(ctl.spec?.replicas ?? 1));
+    const ref = controllerOf(p);
+    const refKey = `${ref?.kind}/${ref?.name}`;
+    let r = resolved.get(refKey);
+    if (r === undefined) resolved.set(refKey, (r = resolveController(store, namespace, ref)));
+    if (r === null) return undefined;
+    seen.set(r[0], r[1]);
   }
   return [...seen.values()].reduce((a, b) => a + b, 0);
 }
 
+/** The scalable controller a pod's controller reference counts for (a ReplicaSet's Deployment), with its replicas. */
+function resolveController(store: KubeStore, namespace: string | undefined, ref: OwnerRef | undefined): [string, number] | null {
+  let kind = ref?.kind;
+  if (kind === 'ReplicaSet') {
+    const rs = store.registry.get('apps', 'replicasets');
+    const owner = rs && ref?.name ? store.peek(rs, namespace, ref.name) : undefined;
+    const up = owner ? controllerOf(owner) : undefined;
+    if (up?.kind === 'Deployment') {
+      ref = up;
+      kind = 'Deployment';
+    } else if (owner) return [`ReplicaSet/${ref?.name}`, Number(owner.spec?.replicas ?? 1)];
+  }
+  const plural = kind === 'Deployment' ? 'deployments' : kind === 'StatefulSet' ? 'statefulsets' : kind === 'ReplicaSet' ? 'replicasets' : undefined;
+  const rt = plural ? store.registry.get('apps', plural) : undefined;
+  const ctl = rt && ref?.name ? store.peek(rt, namespace, ref.name) : undefined;
+  return ctl ? [`${kind}/${ref?.name}`, Number(ctl.spec?.replicas ?? 1)] : null;
+}
+
 /** disruptionsAllowed from the budget and the readiness of the pods it selects (terminating pods do not count). */
-export function pdbFigures(pdb: KubeObject, podsInNamespace: readonly KubeObject[], store?: KubeStore): PdbFigures {
+function pdbFigures(pdb: KubeObject, podsInNamespace: readonly KubeObject[], store?: KubeStore): PdbFigures {
   const spec = pdb.spec ?? {};
   const pods = podsInNamespace.filter(
     (p) => matchesStructuredSelector(p.metadata.labels, spec.selector as Json | undefined) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
@@ -77,9 +84,28 @@ const podsOf = (store: KubeStore, namespace: string | undefined): readonly KubeO
   return rt ? store.scan(rt, namespace) : [];
 };
 
+/** Per store: each budget's figures and the (store, budget) resourceVersions they were computed at. */
+const figuresMemo = new WeakMap<KubeStore, Map<string, { at: string; figures: PdbFigures }>>();
+
+/**
+ * The figures of a stored budget (or a copy) over its namespace's pods as they stand: computed once per store
+ * resourceVersion, however many reads, evictions and checks ask in between (a write changes the resourceVersion).
+ */
+export function currentPdbFigures(pdb: KubeObject, store: KubeStore): PdbFigures {
+  let byPdb = figuresMemo.get(store);
+  if (!byPdb) figuresMemo.set(store, (byPdb = new Map()));
+  const key = `${pdb.metadata.namespace}/${pdb.metadata.name}`;
+  const at = `${store.resourceVersion()}/${pdb.metadata.resourceVersion}`;
+  const known = byPdb.get(key);
+  if (known?.at === at) return known.figures;
+  const figures = pdbFigures(pdb, podsOf(store, pdb.metadata.namespace), store);
+  byPdb.set(key, { at, figures });
+  return figures;
+}
+
 /** Read decorator for policy/v1 poddisruptionbudgets: fills status like the disruption controller. */
 export function decoratePdb(pdb: KubeObject, store: KubeStore): KubeObject {
-  const f = pdbFigures(pdb, podsOf(store, pdb.metadata.namespace), store);
+  const f = currentPdbFigures(pdb, store);
   pdb.status = {
     ...(pdb.status ?? {}),
     observedGeneration: pdb.metadata.generation ?? 1,
@@ -110,12 +136,12 @@ export function evictPod(store: KubeStore, podType: ResourceType, namespace: str
   if (!pod.metadata.deletionTimestamp && !terminal) {
     const pdbType = store.registry.get('policy', 'poddisruptionbudgets');
     const pdbs = pdbType
-      ? store.list(pdbType, { namespace }).items.filter((b) => matchesStructuredSelector(pod.metadata.labels, b.spec?.selector as Json | undefined))
+      ? store.scan(pdbType, namespace, { raw: true }).filter((b) => matchesStructuredSelector(pod.metadata.labels, b.spec?.selector as Json | undefined))
       : [];
     if (pdbs.length > 1)
       throw new KubeApiStatusError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     if (pdbs.length === 1) {
-      const f = pdbFigures(pdbs[0], podsOf(store, namespace), store);
+      const f = currentPdbFigures(pdbs[0], store);
       const alwaysAllowUnhealthy = pdbs[0].spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow';
       const allowed = podReady(pod) ? f.disruptionsAllowed > 0 : alwaysAllowUnhealthy || f.currentHealthy >= f.desiredHealthy;
       if (!allowed) {

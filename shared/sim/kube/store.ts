@@ -49,6 +49,8 @@ export class KubeStore {
   private readonly clock: () => number;
   private readonly graceful: boolean;
   private readonly data = new Map<string, Bucket>();
+  /** The bucket of each ResourceType object met (a type registered again is a new object: looked up by name once). */
+  private readonly buckets = new WeakMap<ResourceType, Bucket>();
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
   private readonly decorators = new Map<string, Decorator>();
   private readonly eventTtlMs: number;
@@ -127,10 +129,10 @@ export class KubeStore {
   /**
    * The stored objects of a type (in a namespace), in LIST order, without copying them: for the simulator's
    * own controllers and figures, which only read. Never mutate what this returns. A type with computed fields
-   * (read decorators) is served as LIST serves it.
+   * (read decorators) is served as LIST serves it, unless `raw` (the stored objects, without the computed fields).
    */
-  scan(rt: ResourceType, namespace?: string): readonly KubeObject[] {
-    if (this.decorators.has(`${rt.group}/${rt.resource}`)) return this.list(rt, { namespace }).items;
+  scan(rt: ResourceType, namespace?: string, { raw = false }: { raw?: boolean } = {}): readonly KubeObject[] {
+    if (!raw && this.decorators.has(`${rt.group}/${rt.resource}`)) return this.list(rt, { namespace }).items;
     return this.bucket(rt).values(rt.namespaced && namespace ? `${namespace}/` : '');
   }
 
@@ -173,7 +175,7 @@ export class KubeStore {
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, obj);
     this.expireLater(rt, key, meta.resourceVersion);
-    this.emit({ type: 'ADDED', resource: rt, object: clone(obj) });
+    this.emit({ type: 'ADDED', resource: rt, object: obj });
     return this.decorate(rt, clone(obj));
   }
 
@@ -188,7 +190,9 @@ export class KubeStore {
       throw badRequest(`the name of the object (${String(input.metadata.name)}) does not match the name on the URL (${name})`);
     const rv = input.metadata.resourceVersion;
     checkResourceVersion(rt, name, old, rv === '' ? undefined : rv); // PUT: an empty resourceVersion is no precondition
-    return this.commit(rt, key, old, applyStatusRule(rt, old, clone(input), opts.subresource), this.writer(opts));
+    // The status subresource reads only the status sent: the rest of the input is not copied.
+    const sent = opts.subresource === 'status' ? { metadata: input.metadata, status: clone(input.status) } : clone(input);
+    return this.commit(rt, key, old, applyStatusRule(rt, old, sent, opts.subresource), this.writer(opts));
   }
 
   /** PATCH with merge, strategic-merge (as merge) or JSON patch, on the object or its status. */
@@ -236,7 +240,7 @@ export class KubeStore {
       next.metadata.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;
       next.metadata.resourceVersion = this.nextRv();
       this.bucket(rt).set(key, next);
-      this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old });
+      this.emit({ type: 'MODIFIED', resource: rt, object: next, old });
       return { object: this.decorate(rt, clone(next)), gone: false };
     }
     return { object: this.remove(rt, key, old), gone: true };
@@ -251,7 +255,7 @@ export class KubeStore {
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, next);
     this.expireLater(rt, key, meta.resourceVersion);
-    this.emit({ type: 'MODIFIED', resource: rt, object: clone(next), old });
+    this.emit({ type: 'MODIFIED', resource: rt, object: next, old });
     return this.decorate(rt, clone(next));
   }
 
@@ -314,12 +318,15 @@ export class KubeStore {
   }
 
   private bucket(rt: ResourceType): Bucket {
+    let b = this.buckets.get(rt);
+    if (b) return b;
     const k = `${rt.group}/${rt.resource}`;
-    let b = this.data.get(k);
+    b = this.data.get(k);
     if (!b) {
       b = new Bucket();
       this.data.set(k, b);
     }
+    this.buckets.set(rt, b);
     return b;
   }
 

@@ -51,6 +51,7 @@ export const apiVersionOf = (t: Pick<ResourceType, 'group' | 'version'>): string
 export interface ChangeEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   resource: ResourceType;
+  /** The object as stored (ADDED, MODIFIED) or as it was deleted: read only, as `old`. */
   object: KubeObject;
   /** The stored object before the change (MODIFIED and DELETED): the store's own, read only. */
   old?: KubeObject;

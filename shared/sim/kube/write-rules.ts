@@ -9,9 +9,15 @@ import { apiVersionOf, type KubeObject, type ResourceType } from './types';
 
 /** Objects are plain JSON; a JSON round trip copies them faster than structuredClone. */
 export const clone = <T>(o: T): T => (o === undefined ? o : (JSON.parse(JSON.stringify(o)) as T));
+/** What a write compares for the generation, kept per object (a stored object is never changed in place). */
+const specs = new WeakMap<KubeObject, string>();
 const withoutMetaAndStatus = (o: KubeObject): string => {
-  const { metadata: _m, status: _s, ...rest } = o;
-  return JSON.stringify(rest);
+  let spec = specs.get(o);
+  if (spec === undefined) {
+    const { metadata: _m, status: _s, ...rest } = o;
+    specs.set(o, (spec = JSON.stringify(rest)));
+  }
+  return spec;
 };
 
 /** A resourceVersion the client sent must be the stored one (optimistic concurrency). */

@@ -1,5 +1,5 @@
 /** Watches the simulated cluster for the run's figures: pod pending times, readiness per Deployment, PDB and do-not-disrupt violations. */
-import { pdbFigures } from '../kube/disruption';
+import { currentPdbFigures } from '../kube/disruption';
 import type { FakeKubeApi } from '../kube/server';
 import type { KubeObject } from '../kube/types';
 import type { VirtualClock } from '../clock';
@@ -61,7 +61,7 @@ export class ClusterObserver {
       if (e.type === 'DELETED') {
         this.pendingSince.delete(key);
         const node = podNodeName(o);
-        if (node && this.api.store.peek(types.node, undefined, node) && !this.removedByController(o, types)) this.countDisruption(o, types);
+        if (node && this.api.store.peek(types.node, undefined, node) && !this.removedByController(o, types)) this.countDisruption(o);
       }
       this.updateReadiness(o.metadata.namespace ?? 'default', o.metadata.labels?.['nodewright.sim/deployment'], types);
     });
@@ -78,7 +78,7 @@ export class ClusterObserver {
     return !(index < (spec?.replicas ?? 1)) || pod.metadata.labels?.['pod-template-hash'] !== templateHash(spec?.template);
   }
 
-  private countDisruption(pod: KubeObject, types: ReturnType<typeof kubeTypes>): void {
+  private countDisruption(pod: KubeObject): void {
     if (pod.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true') this.violations.doNotDisrupt++;
     const ns = pod.metadata.namespace ?? 'default';
     let pdbType;
@@ -87,11 +87,10 @@ export class ClusterObserver {
     } catch {
       return;
     }
-    const pods = this.api.store.scan(types.pod, ns);
-    for (const pdb of this.api.store.list(pdbType, { namespace: ns }).items) {
+    for (const pdb of this.api.store.scan(pdbType, ns, { raw: true })) {
       const sel = (pdb.spec as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector?.matchLabels ?? {};
       if (!Object.entries(sel).every(([k, v]) => pod.metadata.labels?.[k] === v)) continue;
-      const f = pdbFigures(pdb, pods, this.api.store);
+      const f = currentPdbFigures(pdb, this.api.store);
       if (f.currentHealthy < f.desiredHealthy) this.violations.pdb++;
     }
   }
