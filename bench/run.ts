@@ -27,36 +27,35 @@ export function suiteA(sizes = [100, 1000, 5000, 10000, 20000]): BenchRow[] {
   );
 }
 
+/** The node counts after the suite's name (`npm run bench -- sim 25 50`); undefined: the suite's default sizes. */
+function sizesArg(): number[] | undefined {
+  const sizes = process.argv
+    .slice(3)
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
+  return sizes.length ? sizes : undefined;
+}
+
+const machine = () => `machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`;
+
 async function main() {
   if (process.argv[2] === 'consolidation') {
     const { suiteConsolidation } = await import('./consolidation');
-    const sizes = process.argv
-      .slice(3)
-      .map(Number)
-      .filter((n) => Number.isInteger(n) && n > 0);
-    console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
-    console.table(suiteConsolidation(sizes.length ? sizes : undefined));
+    console.log(machine());
+    console.table(suiteConsolidation(sizesArg()));
     return;
   }
   if (process.argv[2] === 'sim') {
     const { simGrowth } = await import('./sim-growth');
-    const sizes = process.argv
-      .slice(3)
-      .map(Number)
-      .filter((n) => Number.isInteger(n) && n > 0);
-    const rows = simGrowth(sizes.length ? sizes : undefined);
-    console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+    const rows = simGrowth(sizesArg());
+    console.log(machine());
     console.table(rows);
     return;
   }
   if (process.argv[2] === 'scale') {
     const { suiteScale } = await import('./scale');
-    const sizes = process.argv
-      .slice(3)
-      .map(Number)
-      .filter((n) => Number.isInteger(n) && n > 0);
-    const { rows, functions } = suiteScale(sizes.length ? sizes : undefined);
-    console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+    const { rows, functions } = suiteScale(sizesArg());
+    console.log(machine());
     console.table(rows);
     for (const [nodes, table] of Object.entries(functions)) {
       console.log(`functions at ${nodes} nodes:`);
@@ -77,7 +76,7 @@ async function main() {
     if (run.includes('b')) rows.push(...suiteB());
     if (run.includes('c')) rows.push(...suiteC());
   }
-  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  console.log(machine());
   if (rows.length > 0) console.table(rows);
 }
 
