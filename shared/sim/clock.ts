@@ -195,10 +195,16 @@ export class VirtualClock implements Clock {
   }
 }
 
-/** Waits (in real time) until every tracked activity is waiting on the virtual clock. */
+/**
+ * Waits (in real time) until every tracked activity is waiting on the virtual clock. Stalled means no progress for
+ * `timeoutMs` of real time — what keeps time from moving stays the same — not slow progress: a large cluster's
+ * instant (thousands of writes, a 50,000-pod LIST) on a loaded machine may take minutes and is not a hang.
+ */
 export async function settle(clock: VirtualClock, opts: { quietTurns?: number; timeoutMs?: number } = {}): Promise<void> {
   const quietTurns = opts.quietTurns ?? 3;
-  const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  let deadline = Date.now() + timeoutMs;
+  let lastBusy = '';
   let quiet = 0;
   let spins = 0;
   while (quiet < quietTurns) {
@@ -207,10 +213,19 @@ export async function settle(clock: VirtualClock, opts: { quietTurns?: number; t
       await new Promise<void>((resolve) => setImmediate(resolve));
     } else {
       quiet = 0;
-      if (Date.now() > deadline) throw new SimulationStalledError(`activities did not settle: ${clock.busy().join(', ')}`);
-      // Loopback I/O usually completes within a few loop turns: spin briefly, then yield the CPU.
-      if (++spins % 64 !== 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      else await new Promise<void>((resolve) => setTimeout(resolve, 1));
+      // Loopback I/O usually completes within a few loop turns: spin briefly, then yield the CPU (and look for progress).
+      if (++spins % 64 !== 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
+      const busy = clock.busy().join(', ');
+      if (busy !== lastBusy) {
+        lastBusy = busy;
+        deadline = Date.now() + timeoutMs;
+      } else if (Date.now() > deadline) {
+        throw new SimulationStalledError(`activities did not settle: ${busy}`);
+      }
+      await new Promise<void>((resolve) => setTimeout(resolve, 1));
     }
   }
 }
