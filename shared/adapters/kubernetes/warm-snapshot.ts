@@ -12,7 +12,9 @@
  * mapped from them). A container Lambda reclaims takes its copy with it; the next one lists.
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import type { ClusterSnapshot, ListedKind } from '../../core/ports/cluster-client';
+import type { ClusterSnapshot } from '../../core/ports/cluster-client';
+
+type SnapshotKind = keyof Omit<ClusterSnapshot, 'invalid'>;
 import {
   daemonSetFromKube,
   nodeClaimFromKube,
@@ -208,7 +210,7 @@ export class SnapshotReader {
   }
 
   /** Only these kinds (garbage collection, launches: no pods), from the same warm copies. */
-  async readKinds<K extends ListedKind>(kinds: readonly K[]): Promise<Pick<ClusterSnapshot, K | 'invalid'>> {
+  async readKinds<K extends SnapshotKind>(kinds: readonly K[]): Promise<Pick<ClusterSnapshot, K | 'invalid'>> {
     const unique = [...new Set(kinds)];
     const results = await Promise.all(unique.map((k) => (this.kinds[k] as Collection<unknown>).read(this.ctx)));
     const invalid = results.flatMap((r) => r.invalid);
@@ -233,34 +235,20 @@ export class SnapshotReader {
       this.kinds.daemonSets.forget();
     }
     this.priority = { classes, defaultPriority, key };
-    const k = this.kinds;
-    const [pods, nodes, daemonSets, pdbs, persistentVolumes, persistentVolumeClaims, storageClasses, nodePools, nodeClasses, nodeClaims] = await Promise.all([
-      k.pods.read(this.ctx),
-      k.nodes.read(this.ctx),
-      k.daemonSets.read(this.ctx),
-      k.pdbs.read(this.ctx),
-      k.persistentVolumes.read(this.ctx),
-      k.persistentVolumeClaims.read(this.ctx),
-      k.storageClasses.read(this.ctx),
-      k.nodePools.read(this.ctx),
-      k.nodeClasses.read(this.ctx),
-      k.nodeClaims.read(this.ctx),
-    ]);
-    const invalid = [pods, nodes, daemonSets, pdbs, persistentVolumes, persistentVolumeClaims, storageClasses, nodePools, nodeClasses, nodeClaims].flatMap(
-      (r) => r.invalid,
-    );
-    return {
-      pods: pods.ok,
-      nodes: nodes.ok,
-      daemonSets: daemonSets.ok,
-      pdbs: pdbs.ok,
-      persistentVolumes: persistentVolumes.ok,
-      persistentVolumeClaims: persistentVolumeClaims.ok,
-      storageClasses: storageClasses.ok,
-      nodePools: nodePools.ok,
-      nodeClasses: nodeClasses.ok,
-      nodeClaims: nodeClaims.ok,
-      ...(invalid.length > 0 ? { invalid } : {}),
-    };
+    return this.readKinds(ALL_KINDS);
   }
 }
+
+/** Every kind of the snapshot, in the order its unreadable objects are reported. */
+const ALL_KINDS: readonly SnapshotKind[] = [
+  'pods',
+  'nodes',
+  'daemonSets',
+  'pdbs',
+  'persistentVolumes',
+  'persistentVolumeClaims',
+  'storageClasses',
+  'nodePools',
+  'nodeClasses',
+  'nodeClaims',
+];
