@@ -6,6 +6,7 @@
  * Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import os from 'node:os';
 import { KubeClusterClient, kubeConfigForServer } from '../shared/adapters/kubernetes';
 
@@ -34,10 +35,14 @@ async function measure(pods: number) {
     const base = used();
     let peak = base;
     const timer = setInterval(() => (peak = Math.max(peak, used())), 2);
+    let received = 0; // response bytes (Content-Length), for the simulator's cost model (shared/sim/runtime/cost.ts)
+    const count = (m: unknown) => (received += Number((m as { response?: { headers?: Record<string, string> } }).response?.headers?.['content-length'] ?? 0));
+    diagnostics.subscribe('http.client.response.finish', count);
     let cpu = process.cpuUsage();
     const snap = await client.snapshot();
     const listed = process.cpuUsage(cpu);
     clearInterval(timer);
+    diagnostics.unsubscribe('http.client.response.finish', count);
     peak = Math.max(peak, used());
     cpu = process.cpuUsage();
     const wall = performance.now();
@@ -47,11 +52,14 @@ async function measure(pods: number) {
       pods,
       'pod KB': +(s.podBytes / 1024).toFixed(1),
       'node KB': +(s.nodeBytes / 1024).toFixed(1),
-      read: snap.pods.length,
       'peak MB above idle': Math.round((peak - base) / 2 ** 20),
       'list: CPU s': +((listed.user + listed.system) / 1e6).toFixed(2),
+      'MB received': Math.round(received / 2 ** 20),
+      'peak / byte': +((peak - base) / received).toFixed(2),
+      'CPU ns / byte': +(((listed.user + listed.system) * 1000) / received).toFixed(1),
       'next read: CPU s': +((caughtUp.user + caughtUp.system) / 1e6).toFixed(2),
       'next read: wall s': +((performance.now() - wall) / 1000).toFixed(2),
+      read: snap.pods.length,
     };
   } finally {
     s.stop();

@@ -39,6 +39,20 @@ export interface SimResultView {
   cost: { total: number; perHourAtEnd: number };
   /** nodewright's own AWS bill (absent in results written before it existed). */
   controller?: { usdPerMonth: { total: number; lambdaCompute: number; stepFunctions: number; [k: string]: number } };
+  /** Per function: modelled peak memory and longest duration against size and timeout (absent in older results). */
+  functions?: Record<
+    string,
+    {
+      invocations: number;
+      memorySizeMb: number;
+      peakMemoryMb: number;
+      outOfMemory: number;
+      timeoutSeconds: number;
+      maxDurationSeconds: number;
+      kubeRequestsPerMinute: number;
+      kubeBytesReceivedPerMinute: number;
+    }
+  >;
   violations: { pdb: number; doNotDisrupt: number; podsLost: number };
   final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
   events: SimEvent[];

@@ -69,7 +69,24 @@ export function renderSimulationTable(r: SimResultView): string {
       .slice(1)
       .join('\n'),
   );
+  if (r.functions && Object.keys(r.functions).length) lines.push('', 'Functions (modelled memory and time, Kubernetes traffic):', functionsTable(r.functions));
   return lines.join('\n');
+}
+
+/** One row per function: peak memory / size, longest duration / timeout, requests and KB received a minute. */
+function functionsTable(fns: NonNullable<SimResultView['functions']>): string {
+  return table(
+    ['FUNCTION', 'RUNS', 'PEAK MB / SIZE', 'OOM', 'MAX S / TIMEOUT', 'KUBE REQ/MIN', 'KUBE KB/MIN'],
+    Object.entries(fns).map(([k, f]) => [
+      k,
+      f.invocations,
+      `${f.peakMemoryMb} / ${f.memorySizeMb}`,
+      f.outOfMemory,
+      `${f.maxDurationSeconds.toFixed(1)} / ${f.timeoutSeconds}`,
+      f.kubeRequestsPerMinute,
+      Math.round(f.kubeBytesReceivedPerMinute / 1024),
+    ]),
+  );
 }
 
 /** "; launch p50 …s, p99 …s, max …s" when the result has launch latencies. */

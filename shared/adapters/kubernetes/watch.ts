@@ -13,7 +13,8 @@
  * connection closed, not left to linger — and the stream reported closed, so the controller retries it. LISTs and
  * watches carry the controller's User-Agent (audit logs; the simulator counts what the controller lists). Every
  * received watch line is also published on the diagnostics channel `nodewright:watch-event` (no cost without a
- * subscriber), which is how the simulator knows an event has reached the controller before it lets time move.
+ * subscriber) with its length, which is how the simulator knows an event has reached the controller before it lets time
+ * move, and what the controller parses (its CPU and memory in the simulator's cost model).
  */
 import diagnostics from 'node:diagnostics_channel';
 import type { Agent } from 'node:http';
@@ -222,7 +223,7 @@ export class KubeClusterWatch implements ClusterWatch {
     }
     const { kind } = sink;
     const type = String(event.type);
-    if (channel.hasSubscribers) channel.publish({ id, kind, type });
+    if (channel.hasSubscribers) channel.publish({ id, kind, type, bytes: line.length });
     const o = event.object ?? {};
     if (type === 'ERROR') {
       const code = Number(o.code);

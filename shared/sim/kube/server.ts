@@ -159,6 +159,11 @@ export class FakeKubeApi {
   rbacRules?: RbacRule[];
   /** Told when a request is held (the client's local port), so the simulator lets time move meanwhile. */
   onHold?: (clientPort: number) => void;
+  /**
+   * Pacing of answers (the simulator's cost model, shared/sim/runtime/kube-cost.ts): given an answer about to be
+   * written, returns true when it takes the answer over (it calls `answer` later); the request is then held.
+   */
+  pace?: (a: { clientPort: number; method: string; url: string; requestBytes: number; responseBytes: number }, answer: () => void) => boolean;
   /** Runs `fn` after `ms` of the server's time (virtual in the simulator); returns a cancel. */
   holdTimer: (ms: number, fn: () => void) => () => void = (ms, fn) => {
     const t = setTimeout(fn, ms);
@@ -226,11 +231,18 @@ export class FakeKubeApi {
         { serializedAtOnce: true },
       );
       const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
-      res.writeHead(out.status, {
-        'Content-Type': typeof out.body === 'string' ? 'text/plain' : 'application/json',
-        'Content-Length': Buffer.byteLength(text),
-      });
-      res.end(text);
+      const write = () => {
+        if (res.writableEnded || req.socket.destroyed) return;
+        res.writeHead(out.status, {
+          'Content-Type': typeof out.body === 'string' ? 'text/plain' : 'application/json',
+          'Content-Length': Buffer.byteLength(text),
+        });
+        res.end(text);
+      };
+      const port = req.socket.remotePort;
+      const paced = { clientPort: port ?? 0, method: req.method ?? 'GET', url: req.url ?? '/', requestBytes: chunks.reduce((n, c) => n + c.length, 0) };
+      if (port !== undefined && this.pace?.({ ...paced, responseBytes: Buffer.byteLength(text) }, write)) return this.onHold?.(port);
+      write();
     });
   }
 }

@@ -33,6 +33,8 @@ export interface DeployedFunction {
   modulePath: string;
   exportName: string;
   timeoutSeconds: number;
+  /** memorySize as deployed: the function's own, else serverless.yml's `provider.memorySize` (Lambda's default 1024 without either). */
+  memorySizeMb: number;
   /** Reserved concurrency, when set: scheduled invocations beyond it are throttled (skipped). */
   reservedConcurrency?: number;
   /** `rate(N minutes)` schedules, in seconds, with their constant input. */
@@ -79,8 +81,20 @@ function reserved(key: string, value: unknown): { reservedConcurrency?: number }
   );
 }
 
+/** serverless.yml's `provider` settings every function inherits (timeout, memorySize). */
+function providerDefaults(): { timeout?: number; memorySize?: number } {
+  try {
+    return (
+      (parse(readFileSync(resolve(REPO_ROOT, 'serverless.yml'), 'utf8')) as { provider?: { timeout?: number; memorySize?: number } } | null)?.provider ?? {}
+    );
+  } catch {
+    return {};
+  }
+}
+
 export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
   const out: DeployedFunction[] = [];
+  const provider = providerDefaults();
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.yml'))
     .sort()) {
@@ -95,7 +109,8 @@ export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
         handler,
         modulePath: handler.slice(0, dot),
         exportName: handler.slice(dot + 1),
-        timeoutSeconds: Number(fn.timeout ?? 30),
+        timeoutSeconds: Number(fn.timeout ?? provider.timeout ?? 6),
+        memorySizeMb: Number(fn.memorySize ?? provider.memorySize ?? 1024),
         ...reserved(key, fn.reservedConcurrency),
         schedules: events
           .filter((e) => e.schedule)

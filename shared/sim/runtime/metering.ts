@@ -6,26 +6,19 @@
  * Metering is per function key and generic: every invocation that goes through the production binding's
  * `invoke` (schedules, the queue, Step Functions Tasks, or a function invoking another) is metered, so a
  * function added to infra/functions is billed without touching this file. The simulator must not be kinder
- * than the world: where virtual time cannot see work (CPU, API round trips, cold starts), a conservative
- * figure is added (BILLING_ASSUMPTIONS).
+ * than the world: the work virtual time could not see (CPU, API round trips, INIT) is charged on virtual time
+ * (cost.ts, kube-cost.ts, production.ts), so an invocation is billed its virtual duration.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
 import type { VirtualClock } from '../clock';
+import { awsCallMs, baselineMb } from './cost';
 
-/** What virtual time does not see, added to each invocation's virtual duration (docs/controller-cost.md). */
+/**
+ * What the bill adds to virtual time, and the billing constants. The work itself (handler CPU, Kubernetes and AWS
+ * round trips, parsing) now advances virtual time (cost.ts), so an invocation is billed its virtual duration.
+ */
 export const BILLING_ASSUMPTIONS = {
-  /**
-   * Handler CPU, middy/Powertools, JSON and the ordinary AWS calls (DynamoDB, Step Functions, EC2 Describe*:
-   * tens of ms each) of one invocation. Not counted per call: which invocation refills a cache the simulator's
-   * one process shares between functions depends on the order of concurrent invocations, and the bill must be
-   * the same every run. Time-boxed functions (provisioner, disruption) spend their calls inside their virtual budget.
-   */
-  invocationFloorMs: 200,
-  /** One Kubernetes API request (HTTPS to EKS) from a function. */
-  kubeRequestMs: 25,
-  /** AWS calls slow enough to bill one by one (the simulated AWS answers at once). */
-  slowAwsCallMs: { CreateFleetCommand: 2000 } as Record<string, number>,
   /** Billed INIT phase of a cold start (module load of the bundle; TOOLCHAIN.md §6 measured ~0.4 s on a laptop). */
   initMs: 1000,
   /** A sandbox idle longer than this is assumed reclaimed: the next invocation is a cold start. */
@@ -40,6 +33,9 @@ export const BILLING_ASSUMPTIONS = {
   logEnvelopeBytes: 320,
 } as const;
 
+/** AWS calls counted one by one in the bill (`slowAwsCalls`): the ones that take seconds. */
+const SLOW_AWS_CALLS = new Set(['CreateFleetCommand']);
+
 export interface FunctionUsage {
   invocations: number;
   coldStarts: number;
@@ -47,18 +43,41 @@ export interface FunctionUsage {
   virtualMs: number;
   kubeRequests: number;
   slowAwsCalls: number;
-  /** Billed duration (virtual + floors + round trips + init), each invocation rounded up to 1 ms. */
+  /** Billed duration (virtual, INIT included), each invocation rounded up to 1 ms. */
   billedMs: number;
   logBytes: number;
 }
 
-interface Running {
+/** Over the whole run (not reset with the bill): what `functions` in the result reports. */
+export interface FunctionRunStats {
+  invocations: number;
+  kubeRequests: number;
+  kubeBytesReceived: number;
+  kubeBytesSent: number;
+  /** The largest modelled peak memory of an invocation (cost.ts). */
+  peakMemoryMb: number;
+  maxDurationMs: number;
+  outOfMemory: number;
+}
+
+/** One invocation in flight, as the cost model (kube-cost.ts) charges it. */
+export interface Running {
   key: string;
   /** `<function>#<n>`: the sandbox (container) serving this invocation. */
   sandbox: string;
+  memoryMb: number;
   kubeRequests: number;
   slowAwsCalls: number;
-  awsMs: number;
+  kubeBytesReceived: number;
+  kubeBytesSent: number;
+  /** Virtual time until which the function's one thread is busy parsing what it received. */
+  cpuFreeMs: number;
+  /** Raw bytes of what the function holds: the latest listing (or object) per collection key (cost.ts heldKey). */
+  held: Map<string, number>;
+  peakMb: number;
+  /** Set when the modelled memory exceeded the size: the invocation fails and its sandbox is discarded. */
+  outOfMemory?: Error;
+  fail(e: Error): void;
 }
 
 interface Sandbox {
@@ -81,6 +100,26 @@ export function dynamoItemBytes(item: Record<string, unknown> | undefined): numb
     return Buffer.byteLength(String(v));
   };
   return Object.entries(item).reduce((s, [k, v]) => s + Buffer.byteLength(k) + value(v), 0);
+}
+
+function addStats(stats: Map<string, FunctionRunStats>, running: Running, virtualMs: number): void {
+  const st = stats.get(running.key) ?? {
+    invocations: 0,
+    kubeRequests: 0,
+    kubeBytesReceived: 0,
+    kubeBytesSent: 0,
+    peakMemoryMb: 0,
+    maxDurationMs: 0,
+    outOfMemory: 0,
+  };
+  st.invocations++;
+  st.kubeRequests += running.kubeRequests;
+  st.kubeBytesReceived += running.kubeBytesReceived;
+  st.kubeBytesSent += running.kubeBytesSent;
+  st.peakMemoryMb = Math.max(st.peakMemoryMb, running.peakMb);
+  st.maxDurationMs = Math.max(st.maxDurationMs, virtualMs);
+  st.outOfMemory += running.outOfMemory ? 1 : 0;
+  stats.set(running.key, st);
 }
 
 type SendFn = (this: unknown, command: unknown, ...rest: unknown[]) => unknown;
@@ -106,14 +145,24 @@ export class Meter {
   readonly metricKeys = new Set<string>();
   logBytes = 0;
   readonly dynamo = { readRequestUnits: 0, writeRequestUnits: 0 };
+  private readonly runStats = new Map<string, FunctionRunStats>();
+  private readonly inFlight = new Map<Running, number>();
 
-  constructor(private readonly clock: VirtualClock) {
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly memoryOf: (key: string) => number = () => 512,
+  ) {
     const onRequest = () => {
       const r = this.current.getStore();
       if (r) r.kubeRequests++;
     };
     diagnostics.subscribe('http.client.request.start', onRequest);
     this.stops.push(() => diagnostics.unsubscribe('http.client.request.start', onRequest));
+  }
+
+  /** The invocation the caller runs in, if any. */
+  running(): Running | undefined {
+    return this.current.getStore();
   }
 
   private usage(key: string): FunctionUsage {
@@ -145,10 +194,10 @@ export class Meter {
   }
 
   /**
-   * Runs one invocation of `key` and bills it: virtual duration + floors, a cold start when no warm sandbox is
+   * Runs one invocation of `key` and bills it: its virtual duration, a cold start when no warm sandbox is
    * free. `run` is told whether this invocation starts a new sandbox (the runtime then spends the INIT phase).
    */
-  async invocation<T>(key: string, run: (cold: boolean) => Promise<T>): Promise<T> {
+  async invocation<T>(key: string, run: (cold: boolean, died: Promise<never>) => Promise<T>): Promise<T> {
     const a = BILLING_ASSUMPTIONS;
     const startMs = this.clock.now();
     const pool: Sandbox[] = [];
@@ -165,25 +214,65 @@ export class Meter {
       pool.push(sandbox);
     }
     sandbox.busy = true;
-    const running: Running = { key, sandbox: `${key}#${sandbox.id}`, kubeRequests: 0, slowAwsCalls: 0, awsMs: 0 };
+    let fail: (e: Error) => void = () => undefined;
+    const died = new Promise<never>((_, reject) => (fail = reject));
+    died.catch(() => undefined);
+    const running: Running = {
+      key,
+      sandbox: `${key}#${sandbox.id}`,
+      memoryMb: this.memoryOf(key),
+      kubeRequests: 0,
+      slowAwsCalls: 0,
+      kubeBytesReceived: 0,
+      kubeBytesSent: 0,
+      cpuFreeMs: startMs,
+      held: new Map(),
+      peakMb: baselineMb(key),
+      fail: (e) => {
+        running.outOfMemory ??= e;
+        fail(e);
+      },
+    };
+    this.inFlight.set(running, startMs);
     try {
-      return await this.current.run(running, () => run(cold));
+      return await this.current.run(running, () => run(cold, died));
     } finally {
-      const endMs = this.clock.now();
-      sandbox.busy = false;
-      sandbox.lastEndMs = endMs;
-      const u = this.usage(key);
-      const virtualMs = endMs - startMs;
-      u.invocations++;
-      u.coldStarts += cold ? 1 : 0;
-      u.virtualMs += virtualMs;
-      u.kubeRequests += running.kubeRequests;
-      u.slowAwsCalls += running.slowAwsCalls;
-      // A cold invocation's virtual duration already holds its INIT phase (production.ts sleeps initMs).
-      u.billedMs += Math.ceil(virtualMs + a.invocationFloorMs + running.kubeRequests * a.kubeRequestMs + running.awsMs);
-      u.logBytes += a.logBytesPerInvocation;
-      this.logBytes += a.logBytesPerInvocation;
+      this.inFlight.delete(running);
+      this.finish(running, sandbox, startMs, cold);
     }
+  }
+
+  /** Bills an ended invocation; a sandbox that ran out of memory is discarded (the next invocation is cold). */
+  private finish(running: Running, sandbox: Sandbox, startMs: number, cold: boolean): void {
+    const endMs = this.clock.now();
+    sandbox.busy = false;
+    sandbox.lastEndMs = endMs;
+    if (running.outOfMemory) {
+      this.sandboxes.set(
+        running.key,
+        (this.sandboxes.get(running.key) ?? []).filter((s) => s !== sandbox),
+      );
+      this.onReclaim?.(running.sandbox);
+    }
+    const u = this.usage(running.key);
+    const virtualMs = endMs - startMs;
+    u.invocations++;
+    u.coldStarts += cold ? 1 : 0;
+    u.virtualMs += virtualMs;
+    u.kubeRequests += running.kubeRequests;
+    u.slowAwsCalls += running.slowAwsCalls;
+    // The virtual duration holds the INIT phase, the handler's CPU and every round trip (cost.ts).
+    u.billedMs += Math.ceil(virtualMs);
+    u.logBytes += BILLING_ASSUMPTIONS.logBytesPerInvocation;
+    this.logBytes += BILLING_ASSUMPTIONS.logBytesPerInvocation;
+    addStats(this.runStats, running, virtualMs);
+  }
+
+  /** Per function over the whole run so far, invocations still running (a controller) included as they stand. */
+  functionStats(): Map<string, FunctionRunStats> {
+    const out = new Map([...this.runStats].map(([k, v]) => [k, { ...v }]));
+    for (const [running, startMs] of this.inFlight) addStats(out, running, this.clock.now() - startMs);
+    return out;
   }
 
   /** One log line a function wrote (Powertools JSON): its own keys, plus the fixed-size envelope. */
@@ -205,7 +294,7 @@ export class Meter {
   }
 
   /**
-   * Bills the slow AWS API calls (slowAwsCallMs) the functions make through these (mocked) client classes.
+   * Times (cost.ts awsCallMs) and counts the AWS API calls the functions make through these (mocked) client classes.
    * Call after the mocks are installed and undo (the returned function) before they are restored.
    */
   watchAwsClients(classes: { prototype: object; name: string }[]): () => void {
@@ -215,6 +304,7 @@ export class Meter {
       const proto = c.prototype as { send: SendFn };
       const original = proto.send;
       const current = this.current;
+      const clock = this.clock;
       proto.send = function (this: unknown, command: unknown, ...rest: unknown[]) {
         const r = current.getStore();
         if (r) {
@@ -222,12 +312,11 @@ export class Meter {
           set.add(`${c.name}.${(command as { constructor?: { name?: string } } | undefined)?.constructor?.name ?? '?'}`);
           calls.set(r.key, set);
         }
-        const slowMs = BILLING_ASSUMPTIONS.slowAwsCallMs[(command as { constructor?: { name?: string } } | undefined)?.constructor?.name ?? ''];
-        if (r && slowMs !== undefined) {
-          r.slowAwsCalls++;
-          r.awsMs += slowMs;
-        }
-        return original.call(this, command, ...rest);
+        const name = (command as { constructor?: { name?: string } } | undefined)?.constructor?.name ?? '';
+        if (!r) return original.call(this, command, ...rest);
+        if (SLOW_AWS_CALLS.has(name)) r.slowAwsCalls++;
+        // The call's round trip (and service time) passes on virtual time before the simulated AWS answers.
+        return clock.sleep(awsCallMs(name)).then(() => original.call(this, command, ...rest));
       };
       undo.push(() => {
         proto.send = original;

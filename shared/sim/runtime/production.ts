@@ -15,6 +15,8 @@ import { PrometheusMetricsRecorder } from '../../adapters/metrics/prometheus';
 import type { VirtualClock } from '../clock';
 import type { FaultPlan } from '../faults';
 import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
+import { COST_MODEL, cpuMs } from './cost';
+import { KubeCost } from './kube-cost';
 import { BILLING_ASSUMPTIONS, Meter } from './metering';
 
 export interface CapturedLog {
@@ -73,6 +75,8 @@ export interface ProductionBinding {
   invoke(functionKey: string, event: unknown): Promise<unknown>;
   /** What every invocation used, for the controller's bill (metering.ts). */
   meter: Meter;
+  /** The cost model's Kubernetes side: the fake API server's `pace` (kube-cost.ts). */
+  kubeCost: KubeCost;
   /** Karpenter's metrics recorded by the functions (beside the EMF documents the Meter counts). */
   prometheus: PrometheusMetricsRecorder;
   /** Fault injection for invocations (`lambda:<key>` crash / timeout); set by the world. */
@@ -177,12 +181,13 @@ function captureTelemetry(clock: VirtualClock, meter: Meter, invocation: AsyncLo
 }
 
 /** The Lambda context of one invocation; its remaining time is on virtual time. */
-function lambdaContext(functionKey: string, region: string, requestId: string, remainingMs: () => number): Context {
+function lambdaContext(fn: DeployedFunction, region: string, requestId: string, remainingMs: () => number): Context {
+  const functionKey = fn.key;
   return {
     functionName: `nodewright-sim-${functionKey}`,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:${region}:000000000000:function:nodewright-sim-${functionKey}`,
-    memoryLimitInMB: '512',
+    memoryLimitInMB: String(fn.memorySizeMb),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/nodewright-sim-${functionKey}`,
     logStreamName: 'simulated',
@@ -226,15 +231,13 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
     const activity = clock.current();
     const n = activity ? ++activity.invocations : ++requests;
     let deadline = clock.now() + fn.timeoutSeconds * 1000;
-    const context = lambdaContext(functionKey, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () =>
-      Math.max(0, deadline - clock.now()),
-    );
+    const context = lambdaContext(fn, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () => Math.max(0, deadline - clock.now()));
     // The function timeout is enforced here on virtual time (a timer, not a sleep, so the invocation still
     // counts as running).
     let cancel = () => {};
     const fault = o.faults()?.check(`lambda:${functionKey}`);
     try {
-      return await meter.invocation(functionKey, async (cold) => {
+      return await meter.invocation(functionKey, async (cold, died) => {
         // A new sandbox first spends its INIT phase (module load; not part of the function's timeout).
         if (cold) {
           await clock.sleep(BILLING_ASSUMPTIONS.initMs);
@@ -246,7 +249,12 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
         // crash: the runtime dies before the handler does anything; timeout: the handler's effects happen, its answer is lost.
         if (fault === 'crash')
           throw new FunctionCrashedError(`RequestId: ${context.awsRequestId} Error: Runtime exited with error: signal: killed (injected fault)`);
-        const out = await Promise.race([o.invocation.run(functionKey, () => handler(event, context)), timedOut]);
+        // The handler's own CPU (middy, Powertools, the use case) on the function's CPU share (cost.ts).
+        const run = async () => {
+          await clock.sleep(Math.ceil(cpuMs(COST_MODEL.invocationCpuMs * 1e6, fn.memorySizeMb))); // whole ms, as Date.now()
+          return handler(event, context);
+        };
+        const out = await Promise.race([o.invocation.run(functionKey, run), timedOut, died]);
         if (fault === 'timeout') throw new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds (injected fault)`);
         return out;
       });
@@ -259,7 +267,9 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
 export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
   // Each simulated sandbox (container) builds its own dependencies, as a cold Lambda container does:
   // DescribeCluster, a new KubeConfig, empty caches.
-  const meter = new Meter(clock);
+  const functions = deployedFunctions();
+  const meter = new Meter(clock, (key) => functions.find((f) => f.key === key)?.memorySizeMb ?? 1024);
+  const kubeCost = new KubeCost(clock, meter).start();
   meter.onReclaim = (sandbox) => {
     forgetContainer(sandbox);
   };
@@ -271,13 +281,14 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   // taken from the invocation it is written in, not from the logger's appended keys.
   const invocation = new AsyncLocalStorage<string>();
   const restoreTelemetry = captureTelemetry(clock, meter, invocation, onLog);
-  const functions = deployedFunctions();
   const binding: ProductionBinding = {
     functions,
     invoke: invoker({ clock, region: env.region, meter, invocation, functions, faults: () => binding.faults }),
     meter,
+    kubeCost,
     prometheus,
     restore: () => {
+      kubeCost.stop();
       restoreTelemetry();
       meter.stop();
       resetCompositionRoot(undefined);

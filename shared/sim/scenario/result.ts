@@ -42,6 +42,28 @@ export interface TimelinePoint {
   pricePerHour: number;
 }
 
+/** One deployed function over the whole run (runtime/cost.ts models its time and memory; docs/simulator.md). */
+export interface FunctionSummary {
+  invocations: number;
+  /** The deployed memorySize, and the largest modelled peak of an invocation; `memoryRatio` = peak / size. */
+  memorySizeMb: number;
+  peakMemoryMb: number;
+  memoryRatio: number;
+  /** Invocations that failed as Runtime.OutOfMemory. */
+  outOfMemory: number;
+  /** The deployed timeout, and the longest invocation (a cold one's INIT included); `durationRatio` = max / timeout. */
+  timeoutSeconds: number;
+  maxDurationSeconds: number;
+  durationRatio: number;
+  /** Kubernetes API requests and their bytes (response bodies and watch events received, request bodies sent), in total and per simulated minute. */
+  kubeRequests: number;
+  kubeRequestsPerMinute: number;
+  kubeBytesReceived: number;
+  kubeBytesSent: number;
+  kubeBytesReceivedPerMinute: number;
+  kubeBytesSentPerMinute: number;
+}
+
 export interface SimulationResult {
   /** `startedAt`: the simulated clock's start (RFC 3339); every `t` counts seconds from it. */
   scenario: { name: string; seed: number; region: string; zones: string[]; durationSeconds: number; startedAt: string };
@@ -64,6 +86,8 @@ export interface SimulationResult {
   cost: { total: number; perHourAtEnd: number };
   /** nodewright's own AWS bill for the run, extrapolated to 30 days (runtime/metering.ts, docs/controller-cost.md). */
   controller: ControllerBill;
+  /** Per deployed function that ran: memory and duration against its size and timeout, Kubernetes requests and bytes. */
+  functions: Record<string, FunctionSummary>;
   violations: { pdb: number; doNotDisrupt: number; podsLost: number };
   /** Faults injected (scenario `faults:`), counted per target and kind. */
   faults?: { target: string; kind: string; count: number; first: number; last: number }[];

@@ -7,7 +7,7 @@ import { isDaemonSetPod, kubeTypes, podNodeName } from '../cluster/kube-objects'
 import { controllerBill } from '../runtime/bill';
 import type { CapturedLog } from '../runtime/production';
 import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './events';
-import { finalState, podSummary, summarizeFaults } from './summary';
+import { finalState, functionSummary, podSummary, summarizeFaults } from './summary';
 import { parseObjects } from './schema';
 import { ClusterObserver } from './observe';
 import { seedFleet } from './fleet';
@@ -252,6 +252,7 @@ function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, ap
         visibilityChanges: world.queue.requests.visibilityChanges - meterFrom.queue.visibilityChanges,
       },
     }),
+    functions: functionSummary(world),
     violations: { ...observer.violations, podsLost: world.lostPods.length },
     ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
     final: finalState(world),

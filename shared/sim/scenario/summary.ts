@@ -5,7 +5,7 @@
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
 import { launchLatencies } from './latency';
 import type { ClusterObserver } from './observe';
-import { percentile, round, type SimulationResult } from './result';
+import { percentile, round, type FunctionSummary, type SimulationResult } from './result';
 import type { SimWorld } from './world';
 
 export function finalState(world: SimWorld): SimulationResult['final'] {
@@ -63,4 +63,34 @@ export function podSummary(world: SimWorld, observer: ClusterObserver): Simulati
     launchLatencyPods: launch.length,
     minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
   };
+}
+
+/** Per function that ran: modelled peak memory and longest duration against its size and timeout, Kubernetes traffic per minute. */
+export function functionSummary(world: SimWorld): Record<string, FunctionSummary> {
+  const minutes = Math.max(world.clock.elapsedSeconds(), 1) / 60;
+  const out: Record<string, FunctionSummary> = {};
+  const stats = world.production.meter.functionStats();
+  for (const key of [...stats.keys()].sort()) {
+    const s = stats.get(key)!;
+    const fn = world.production.functions.find((f) => f.key === key);
+    const memorySizeMb = fn?.memorySizeMb ?? 0;
+    const timeoutSeconds = fn?.timeoutSeconds ?? 0;
+    out[key] = {
+      invocations: s.invocations,
+      memorySizeMb,
+      peakMemoryMb: Math.ceil(s.peakMemoryMb),
+      memoryRatio: memorySizeMb ? round(s.peakMemoryMb / memorySizeMb, 3) : 0,
+      outOfMemory: s.outOfMemory,
+      timeoutSeconds,
+      maxDurationSeconds: round(s.maxDurationMs / 1000, 3),
+      durationRatio: timeoutSeconds ? round(s.maxDurationMs / 1000 / timeoutSeconds, 3) : 0,
+      kubeRequests: s.kubeRequests,
+      kubeRequestsPerMinute: round(s.kubeRequests / minutes, 2),
+      kubeBytesReceived: s.kubeBytesReceived,
+      kubeBytesSent: s.kubeBytesSent,
+      kubeBytesReceivedPerMinute: Math.round(s.kubeBytesReceived / minutes),
+      kubeBytesSentPerMinute: Math.round(s.kubeBytesSent / minutes),
+    };
+  }
+  return out;
 }

@@ -132,6 +132,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   api.faultHook = () => kubeApiFault(faults.check('kube-api'));
   ec2.describeLagSeconds = () => faults.lagSeconds('ec2');
   api.onHold = (port) => http.release(port);
+  api.pace = production.kubeCost.pace; // the cost model delivers the functions' answers (runtime/kube-cost.ts)
   api.holdTimer = (ms, fn) => clock.at(clock.now() + ms, fn);
   const removeAwsFaults = installAwsBehaviour(clock, faults, opts.seed);
   const unwatchAws = production.meter.watchAwsClients(SIMULATED_AWS_CLIENTS);

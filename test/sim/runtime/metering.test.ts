@@ -35,7 +35,7 @@ describe('controller metering', () => {
     expect(sizing('launchNodeClaim')).toEqual({ memoryMB: 512, architecture: 'arm64' });
   });
 
-  it('should bill virtual duration plus the floor, a cold start only without a warm sandbox, and extrapolate to 30 days', async () => {
+  it('should bill the virtual duration (INIT included), a cold start only without a warm sandbox, and extrapolate to 30 days', async () => {
     // Prepare
     const clock = new VirtualClock(0);
     const meter = new Meter(clock);
@@ -59,7 +59,7 @@ describe('controller metering', () => {
     // Assess
     const f = bill.lambda.functions.disruption;
     expect(f).toEqual(expect.objectContaining({ invocations: 3, coldStarts: 2, virtualSeconds: 30 + (2 * a.initMs) / 1000 }));
-    expect(f.billedSeconds).toBeCloseTo(30 + (3 * a.invocationFloorMs + 2 * a.initMs) / 1000, 6);
+    expect(f.billedSeconds).toBeCloseTo(30 + (2 * a.initMs) / 1000, 6);
     expect(f.gbSeconds).toBeCloseTo(f.billedSeconds, 3);
     expect(bill.stepFunctions.stateTransitions).toBe(10);
     expect(bill.sqs.idleReceives).toBe(900);

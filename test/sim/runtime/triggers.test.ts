@@ -143,6 +143,7 @@ describe('simulated triggers', () => {
       modulePath: 'x',
       exportName: 'handler',
       timeoutSeconds: 90,
+      memorySizeMb: 512,
       schedules: [{ everySeconds: 60 }],
       sqs: false,
     };

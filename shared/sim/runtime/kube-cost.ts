@@ -1,0 +1,155 @@
+/**
+ * The Kubernetes side of the cost model (cost.ts): the fake API server hands each answer for a function's request
+ * to `pace`, which delivers it once the round trip, the transfer and the function's parsing have passed on
+ * virtual time — the parsing on the function's one thread, after whatever it is still parsing — and charges the
+ * invocation's memory; above its size the invocation fails as Lambda's does (Runtime.OutOfMemory). Watch events
+ * cost the function parsing time (its next answer waits) and replace what it holds.
+ *
+ * The request is matched to its invocation on the client side (node:diagnostics_channel runs subscribers in the
+ * caller's async context) and on the server by the client socket's port. Everything that arrives at one virtual
+ * instant is charged in a sorted order when time next moves, so a run is the same whatever order the requests
+ * reached the server in.
+ */
+import diagnostics from 'node:diagnostics_channel';
+import { WATCH_EVENT_CHANNEL } from '../../adapters/kubernetes/watch';
+import type { VirtualClock } from '../clock';
+import { baselineMb, continuesListing, COST_MODEL, cpuMs, heldKey, retainedPerByte } from './cost';
+import type { Meter, Running } from './metering';
+
+/** What the fake API server tells about one answer it is about to write. */
+export interface PacedAnswer {
+  clientPort: number;
+  method: string;
+  url: string;
+  requestBytes: number;
+  responseBytes: number;
+}
+
+interface Arrival extends PacedAnswer {
+  running: Running;
+  answer: () => void;
+}
+
+type ClientRequestLike = { path?: string; socket?: { localPort?: number } | null; getHeader?(name: string): unknown };
+
+/** What Lambda reports when a function's sandbox exceeds its memory size; `name` is the error Step Functions sees. */
+class FunctionOutOfMemoryError extends Error {
+  override readonly name = 'Runtime.OutOfMemory' as const;
+}
+
+const MB = 2 ** 20;
+
+export class KubeCost {
+  private readonly requests = new Map<object, Running>();
+  private readonly watches = new Map<string, { running: Running; key: string }>();
+  private arrivals: Arrival[] = [];
+  private readonly subscriptions: [string, (m: unknown) => void][] = [];
+
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly meter: Meter,
+  ) {}
+
+  start(): this {
+    const started = (m: unknown) => {
+      const request = (m as { request?: ClientRequestLike }).request;
+      const running = this.meter.running();
+      if (!request || !running) return;
+      this.requests.set(request, running);
+      const watch = /\(watch (\d+)\)/.exec(String(request.getHeader?.('user-agent') ?? ''));
+      const key = heldKey('GET', request.path ?? '/');
+      if (watch && key) this.watches.set(watch[1], { running, key });
+    };
+    const ended = (m: unknown) => {
+      const request = (m as { request?: object }).request;
+      if (request) this.requests.delete(request);
+    };
+    const event = (m: unknown) => this.watchEvent(m as { id?: string; type?: string; bytes?: number });
+    this.subscriptions.push(
+      ['http.client.request.start', started],
+      ['http.client.response.finish', ended],
+      ['http.client.request.error', ended],
+      [WATCH_EVENT_CHANNEL, event],
+    );
+    for (const [name, fn] of this.subscriptions) diagnostics.subscribe(name, fn);
+    return this;
+  }
+
+  stop(): void {
+    for (const [name, fn] of this.subscriptions) diagnostics.unsubscribe(name, fn);
+    this.subscriptions.length = 0;
+    this.requests.clear();
+    this.watches.clear();
+    this.arrivals = [];
+  }
+
+  /** The server's seam: true when the answer is the model's to deliver (a function's request), false to answer now. */
+  readonly pace = (a: PacedAnswer, answer: () => void): boolean => {
+    let running: Running | undefined;
+    for (const [request, r] of this.requests) if ((request as ClientRequestLike).socket?.localPort === a.clientPort) running = r;
+    if (!running) return false;
+    if (this.arrivals.length === 0) this.clock.at(this.clock.now(), () => this.flush());
+    this.arrivals.push({ ...a, running, answer });
+    return true;
+  };
+
+  /** Charges what arrived at this instant, in a fixed order, and schedules each answer. */
+  private flush(): void {
+    const now = this.clock.now();
+    const batch = this.arrivals.sort(
+      (x, y) =>
+        x.running.sandbox.localeCompare(y.running.sandbox) ||
+        x.method.localeCompare(y.method) ||
+        x.url.localeCompare(y.url) ||
+        x.requestBytes - y.requestBytes ||
+        x.responseBytes - y.responseBytes,
+    );
+    this.arrivals = [];
+    const m = COST_MODEL;
+    for (const a of batch) {
+      const r = a.running;
+      if (r.outOfMemory) continue; // the sandbox is gone: nothing answers it
+      r.kubeBytesReceived += a.responseBytes;
+      r.kubeBytesSent += a.requestBytes;
+      const key = heldKey(a.method, a.url);
+      if (key !== undefined) r.held.set(key, (continuesListing(a.url) ? (r.held.get(key) ?? 0) : 0) + a.responseBytes);
+      if (!this.charge(r, a.responseBytes)) continue;
+      const bytes = a.requestBytes + a.responseBytes;
+      const arrived = now + m.kubeRoundTripMs + (bytes * m.kubeTransferNsPerByte) / 1e6;
+      r.cpuFreeMs = Math.max(arrived, r.cpuFreeMs) + cpuMs(bytes * m.parseCpuNsPerByte, r.memoryMb);
+      this.clock.at(Math.ceil(r.cpuFreeMs), a.answer);
+    }
+  }
+
+  /** A watch event the function received: its parsing occupies the thread, its object replaces the one held. */
+  private watchEvent(e: { id?: string; type?: string; bytes?: number }): void {
+    const w = e.id === undefined ? undefined : this.watches.get(e.id);
+    if (!w || w.running.outOfMemory) return;
+    const r = w.running;
+    const bytes = e.bytes ?? 0;
+    r.kubeBytesReceived += bytes;
+    r.cpuFreeMs = Math.max(this.clock.now(), r.cpuFreeMs) + cpuMs(bytes * COST_MODEL.parseCpuNsPerByte, r.memoryMb);
+    const held = r.held.get(w.key) ?? 0;
+    if (e.type === 'ADDED') r.held.set(w.key, held + bytes);
+    if (e.type === 'DELETED') r.held.set(w.key, Math.max(0, held - bytes));
+    this.charge(r, bytes);
+  }
+
+  /**
+   * The invocation's modelled memory with a response of `transientBytes` being parsed: false (and the invocation
+   * failed, as Lambda kills the sandbox) when it exceeds the function's size.
+   */
+  private charge(r: Running, transientBytes: number): boolean {
+    let held = 0;
+    for (const b of r.held.values()) held += b;
+    const mb = baselineMb(r.key) + (held * retainedPerByte(r.key) + transientBytes * COST_MODEL.transientPerByte) / MB;
+    r.peakMb = Math.max(r.peakMb, mb);
+    if (mb <= r.memoryMb) return true;
+    r.fail(
+      new FunctionOutOfMemoryError(
+        `RequestId: ${r.sandbox} Error: Runtime exited with error: signal: killed (modelled memory ${Math.ceil(mb)} MB > ${r.memoryMb} MB)`,
+      ),
+    );
+    return false;
+  }
+}
