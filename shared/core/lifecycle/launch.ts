@@ -39,7 +39,9 @@ export async function launchNodeClaim(
   }
   // The claim's NodePool and EC2NodeClass: those two lists only (tens of objects), never the pods.
   const { nodePool, nodeClass } = poolAndClassOf(await deps.cluster.listObjects(['nodePools', 'nodeClasses']), claim.nodePool, claim.spec.nodeClassRef.name);
-  const instanceTypes = instanceTypesForClaim(claim, await deps.cloud.instanceTypes(nodeClass, nodePool));
+  // Only the claim's instance types (its `In` requirement names them; a user's claim may not): one read by name.
+  const named = claim.spec.requirements.find((r) => r.key === Label.instanceType && r.operator === 'In')?.values;
+  const instanceTypes = instanceTypesForClaim(claim, await deps.cloud.instanceTypes(nodeClass, nodePool, named?.length ? named : undefined));
   let instance;
   try {
     if (instanceTypes.length === 0) throw new InsufficientCapacityError(`no instance type of nodeclaim "${nodeClaimName}" is available`);

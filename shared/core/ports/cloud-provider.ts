@@ -51,7 +51,11 @@ export interface CloudProvider {
    * DescribeInstances filtered by id or tag, never the cluster's whole fleet.
    */
   describeOwned(query: { instanceIds: readonly string[] } | { nodeClaim: string }): Promise<CloudInstance[]>;
-  instanceTypes(nodeClass: EC2NodeClass, nodePool?: NodePool): Promise<InstanceType[]>;
+  /**
+   * The node class's instance types with their offerings and prices; with `only`, just those types (a launch reads
+   * its claim's, not the region's ~1,400), which may then be read by name instead of listed.
+   */
+  instanceTypes(nodeClass: EC2NodeClass, nodePool?: NodePool, only?: readonly string[]): Promise<InstanceType[]>;
   isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined>;
   /**
    * What the node class resolves to now (subnets, security groups, AMIs, instance profile — creating a managed

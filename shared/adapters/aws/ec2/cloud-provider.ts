@@ -106,12 +106,12 @@ export class Ec2CloudProvider implements CloudProvider {
    */
   private readonly builtTypes = new Map<string, { inputs: unknown[]; types: InstanceType[] }>();
 
-  async instanceTypes(nodeClass: EC2NodeClass, _nodePool?: NodePool): Promise<InstanceType[]> {
+  async instanceTypes(nodeClass: EC2NodeClass, _nodePool?: NodePool, only?: readonly string[]): Promise<InstanceType[]> {
     const resolved = await this.resolver.resolve(nodeClass);
     const [entries, zonesByType, spotPrices, unavailable, onDemandPrices] = await Promise.all([
-      this.source.entries(),
-      this.source.zonesByType(),
-      this.source.spotPrices(),
+      only ? this.source.entriesNamed(only) : this.source.entries(),
+      this.source.zonesByType(only),
+      this.source.spotPrices(only),
       this.deps.stateStore.unavailableOfferings(),
       this.source.onDemandPrices(),
     ]);
@@ -120,7 +120,7 @@ export class Ec2CloudProvider implements CloudProvider {
       .sort()
       .join(',');
     const inputs: unknown[] = [entries, zonesByType, spotPrices, onDemandPrices, ice, JSON.stringify(nodeClass), JSON.stringify(resolved)];
-    const hit = this.builtTypes.get(nodeClass.name);
+    const hit = only ? undefined : this.builtTypes.get(nodeClass.name);
     if (hit && hit.inputs.every((v, i) => v === inputs[i])) return hit.types;
     // A type whose architecture has no AMI could never launch: don't offer it to the scheduler.
     const arches = new Set(resolved.amis.map((a) => a.arch));
@@ -136,7 +136,7 @@ export class Ec2CloudProvider implements CloudProvider {
         zonesByType,
       },
     );
-    this.builtTypes.set(nodeClass.name, { inputs, types });
+    if (!only) this.builtTypes.set(nodeClass.name, { inputs, types });
     return types;
   }
 
