@@ -8,8 +8,10 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
+import warmup from '@middy/warmup';
 import type { Context } from 'aws-lambda';
 import type { LifecycleLogger } from '../../core/lifecycle/deps';
+import { WARMUP_SOURCE } from '../../core/ports/function-invoker';
 
 const SERVICE_NAME = 'nodewright';
 
@@ -39,6 +41,8 @@ export function lambdaHandler<E, R>(functionKey: string, handle: PlainHandler<E,
   // handlers that run long budget their own time from context.getRemainingTimeInMillis().
   return (
     middy<E, R, Error, Context>({ timeoutEarlyInMillis: 0 })
+      // A keep-warm ping (the controller's, docs/controller.md) only keeps the sandbox: no logs, no metrics, no work.
+      .use(warmup({ isWarmingUp: (event: unknown) => (event as { source?: unknown } | null)?.source === WARMUP_SOURCE }))
       .use(injectLambdaContext(logger, { resetKeys: true }))
       // No ColdStart metric: Powertools emits it per function name, one billed custom metric for each of the ~25
       // functions (≈ $7.50/month); cold starts stay visible for free in Lambda's REPORT lines (Init Duration).

@@ -9,7 +9,18 @@
  */
 import type { NodeClaim } from '../model/karpenter';
 import type { Node } from '../model/kube';
-import type { ClusterClient, ClusterWatch, FunctionInvoker, InvokedFunction, MetricsRecorder, StateStore, Clock, WatchedKind, WorkflowStarter } from '../ports';
+import type {
+  ClusterClient,
+  ClusterWatch,
+  FunctionInvoker,
+  InvokedFunction,
+  WarmedFunction,
+  MetricsRecorder,
+  StateStore,
+  Clock,
+  WatchedKind,
+  WorkflowStarter,
+} from '../ports';
 import { reconcileDeletions } from './deletions';
 import type { LifecycleLogger } from './deps';
 import { isProvisionable } from './provisionable';
@@ -48,7 +59,8 @@ export interface ControllerOptions {
   disruptionEveryMs?: number;
   /**
    * A provisioner round at least this often (default 4 min, inside the ~5 minutes an idle Lambda container is kept), so
-   * its container — and the snapshot it keeps warm — is there when a burst comes.
+   * its container — and the snapshot it keeps warm — is there when a burst comes; the functions of WARMED are pinged
+   * as often.
    */
   provisionerKeepWarmMs?: number;
 }
@@ -63,6 +75,13 @@ export interface ControllerResult {
 
 /** How long a NodeClaim waits for its creator's `launch` before the controller starts it. */
 const STANDALONE_LAUNCH_AFTER_MS = 10_000;
+
+/**
+ * What the controller pings every keep-warm interval (the provisioner has its keep-warm rounds): a `launch`
+ * execution's first two Tasks, and what a spot warning runs in turn (the queue's function, then a `disrupt`
+ * execution's first three Tasks).
+ */
+const WARMED: WarmedFunction[] = ['validateLaunchInput', 'launchNodeClaim', 'interruption', 'validateDisruptInput', 'taintCandidates', 'launchReplacement'];
 
 const KINDS: WatchedKind[] = ['pods', 'boundpods', 'nodeclaims', 'nodes', 'nodepools', 'nodeclasses'];
 
@@ -140,7 +159,7 @@ class ControllerLoop {
         deleteNodeClaim: fence('delete nodeclaim', (name) => deps.cluster.deleteNodeClaim(name)),
       },
       workflows: { start: fence('start workflow', (machine, name, input) => deps.workflows.start(machine, name, input)) },
-      invoker: { invoke: fence('invoke', (fn, payload) => deps.invoker.invoke(fn, payload)) },
+      invoker: { invoke: fence('invoke', (fn, payload) => deps.invoker.invoke(fn, payload)), warm: fence('warm', (fn) => deps.invoker.warm(fn)) },
     };
   }
 
@@ -156,6 +175,8 @@ class ControllerLoop {
 
   async run(): Promise<void> {
     for (const kind of KINDS) this.watches.open(kind);
+    // A new controller does not know whether the provisioner is warm: it pings it, and WARMED (pingDue).
+    void this.warm('provisioner');
     for (;;) {
       let now = this.deps.clock.now();
       if (now >= this.end || this.lease.lost) break;
@@ -169,6 +190,7 @@ class ControllerLoop {
       await this.launchStandalone(now);
       now = this.deps.clock.now();
       if (this.lease.valid(now)) this.startCalls(now);
+      if (this.lease.valid(now) && now >= this.nextPing) this.ping(now);
       await this.sleep();
     }
   }
@@ -261,6 +283,22 @@ class ControllerLoop {
     }
   }
 
+  /** When the functions of WARMED are pinged next: at the start, then every keep-warm interval. */
+  private nextPing = -Infinity;
+
+  private ping(now: EpochMs): void {
+    this.nextPing = now + (this.options.provisionerKeepWarmMs ?? 4 * 60_000);
+    for (const fn of WARMED) void this.warm(fn);
+  }
+
+  private async warm(fn: WarmedFunction): Promise<void> {
+    try {
+      await this.act.invoker.warm(fn);
+    } catch (e) {
+      this.deps.log.warn(`could not keep ${fn} warm`, { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+    }
+  }
+
   /** Sleeps until the next thing is due, unless events or closes are waiting. */
   private async sleep(): Promise<void> {
     if (!this.watches.idle) return;
@@ -269,6 +307,7 @@ class ControllerLoop {
     const next = Math.min(
       this.end,
       this.lease.nextAt,
+      ...(acting ? [this.nextPing] : []),
       ...(acting ? [this.deletionsRetryAt, ...[...this.unlaunched.values()].map((since) => since + STANDALONE_LAUNCH_AFTER_MS)] : []),
       this.state.nextDue({
         provisioning: this.provisioning !== undefined || !acting,

@@ -73,13 +73,22 @@ function mockStepFunctions(current: () => SimulatedAws) {
   return sfn;
 }
 
-/** Lambda Invoke (RequestResponse) of a deployed function; a thrown error comes back as the FunctionError payload. */
+/**
+ * Lambda Invoke of a deployed function: RequestResponse answers with its result (a thrown error comes back as the
+ * FunctionError payload); Event (asynchronous) answers 202 at once and the function runs on its own.
+ */
 function mockLambdaInvoke(current: () => SimulatedAws) {
   const lambda = mockClient(LambdaClient);
-  lambda.on(InvokeCommand).callsFake(async (input: { FunctionName?: string; Payload?: Uint8Array }) => {
+  lambda.on(InvokeCommand).callsFake(async (input: { FunctionName?: string; Payload?: Uint8Array; InvocationType?: string }) => {
     const payload = input.Payload ? (JSON.parse(new TextDecoder().decode(input.Payload)) as unknown) : {};
+    const invoke = current().invokeFunction;
+    if (input.InvocationType === 'Event') {
+      if (!invoke) throw Object.assign(new Error(`Function not found: ${String(input.FunctionName)}`), { name: 'ResourceNotFoundException' });
+      // Lambda retries a failed asynchronous invocation on its own; nothing comes back to the caller.
+      void invoke(String(input.FunctionName ?? ''), payload).catch(() => undefined);
+      return { StatusCode: 202 };
+    }
     try {
-      const invoke = current().invokeFunction;
       if (!invoke) throw new Error(`no simulated function behind ${String(input.FunctionName)}`);
       const out = await invoke(String(input.FunctionName ?? ''), payload);
       return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(out ?? null)) };

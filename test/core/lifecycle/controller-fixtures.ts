@@ -1,6 +1,15 @@
 /** The controller on virtual time with scripted watches, a memory lease table and a recording invoker (tests only). */
 import { runController, type ControllerResult } from '../../../shared/core/lifecycle';
-import type { ClusterWatch, FunctionInvoker, InvokedFunction, WatchClosed, WatchedKind, WatchEvent, WatchHandle } from '../../../shared/core/ports';
+import type {
+  ClusterWatch,
+  FunctionInvoker,
+  InvokedFunction,
+  WarmedFunction,
+  WatchClosed,
+  WatchedKind,
+  WatchEvent,
+  WatchHandle,
+} from '../../../shared/core/ports';
 import { MemoryStateStore } from '../../../shared/adapters/aws/state-store/memory';
 import { VirtualClock, settle } from '../../../shared/sim/clock';
 import { FakeCluster, RecordingLogger, RecordingWorkflows, pod } from '../../fakes/lifecycle';
@@ -58,6 +67,10 @@ class RecordingInvoker implements FunctionInvoker {
   async invoke(fn: InvokedFunction, payload: unknown): Promise<unknown> {
     this.calls.push({ fn, at: (this.clock.now() - T0) / 1000, payload });
     return {};
+  }
+  readonly warmed: { fn: WarmedFunction; at: number }[] = [];
+  async warm(fn: WarmedFunction): Promise<void> {
+    this.warmed.push({ fn, at: (this.clock.now() - T0) / 1000 });
   }
 }
 

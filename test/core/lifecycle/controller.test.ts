@@ -45,6 +45,17 @@ describe('runController', () => {
     expect(calls.map((c) => c.at)).toEqual([240, 301.4, 311.4, 331.4, 371.4, 451.4, 571.4]);
   });
 
+  it('should ping the launch and interruption paths warm at its start and every 4 minutes, whatever the provisioner does', async () => {
+    // Prepare
+    const w = world();
+    // Act: a pod at 100 s (a round for it), then nothing
+    await run(w, 600, [[100.4, () => w.watch.emit('pods', added(pending('a')))]]);
+    // Assess: the provisioner at the start; what a launch and a spot warning run first at 0, 240 and 480 s
+    const first = ['validateLaunchInput', 'launchNodeClaim', 'interruption', 'validateDisruptInput', 'taintCandidates', 'launchReplacement'];
+    const warmed = w.invoker.warmed.map((c) => `${c.at} ${c.fn}`);
+    expect(warmed).toEqual(['0 provisioner', ...[0, 240, 480].flatMap((t) => first.map((f) => `${t} ${f}`))]);
+  });
+
   it('should close a batch after 10 s while pods keep arriving every 0.5 s', async () => {
     // Prepare
     const w = world();

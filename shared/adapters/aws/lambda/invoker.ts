@@ -1,6 +1,6 @@
-/** FunctionInvoker over Lambda Invoke (RequestResponse): the controller runs the provisioner and disruption functions. */
+/** FunctionInvoker over Lambda Invoke: RequestResponse to run the provisioner and disruption functions, Event for keep-warm pings. */
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
-import type { FunctionInvoker, InvokedFunction } from '../../../core/ports/function-invoker';
+import { WARMUP_SOURCE, type FunctionInvoker, type InvokedFunction, type WarmedFunction } from '../../../core/ports/function-invoker';
 
 class FunctionInvocationError extends Error {
   override readonly name = 'FunctionInvocationError' as const;
@@ -20,5 +20,15 @@ export class LambdaFunctionInvoker implements FunctionInvoker {
     const text = out.Payload ? new TextDecoder().decode(out.Payload) : '';
     if (out.FunctionError) throw new FunctionInvocationError(`${fn} failed (${out.FunctionError}): ${text.slice(0, 500)}`);
     return text ? (JSON.parse(text) as unknown) : undefined;
+  }
+
+  async warm(fn: WarmedFunction): Promise<void> {
+    await this.deps.lambda.send(
+      new InvokeCommand({
+        FunctionName: `${this.deps.functionNamePrefix}${fn}`,
+        InvocationType: 'Event',
+        Payload: new TextEncoder().encode(JSON.stringify({ source: WARMUP_SOURCE })),
+      }),
+    );
   }
 }
