@@ -48,6 +48,11 @@ export const COST_MODEL = {
   transientPerByte: 3,
 } as const;
 
+/** What Lambda reports when a function's sandbox exceeds its memory size; `name` is the error Step Functions sees. */
+export class FunctionOutOfMemoryError extends Error {
+  override readonly name = 'Runtime.OutOfMemory' as const;
+}
+
 /** Lambda's CPU share for a memory size: 1,769 MB is one vCPU, proportionally less below; Node uses one thread, so at most 1. */
 export function cpuShare(memoryMb: number): number {
   return Math.min(1, Math.max(memoryMb, 1) / 1769);

@@ -13,7 +13,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { WATCH_EVENT_CHANNEL } from '../../adapters/kubernetes/watch';
 import type { VirtualClock } from '../clock';
-import { baselineMb, continuesListing, COST_MODEL, cpuMs, heldKey, retainedPerByte } from './cost';
+import { baselineMb, continuesListing, COST_MODEL, cpuMs, FunctionOutOfMemoryError, heldKey, retainedPerByte } from './cost';
 import type { Meter, Running } from './metering';
 
 /** What the fake API server tells about one answer it is about to write. */
@@ -31,11 +31,6 @@ interface Arrival extends PacedAnswer {
 }
 
 type ClientRequestLike = { path?: string; socket?: { localPort?: number } | null; getHeader?(name: string): unknown };
-
-/** What Lambda reports when a function's sandbox exceeds its memory size; `name` is the error Step Functions sees. */
-class FunctionOutOfMemoryError extends Error {
-  override readonly name = 'Runtime.OutOfMemory' as const;
-}
 
 const MB = 2 ** 20;
 

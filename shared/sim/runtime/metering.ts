@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
 import type { VirtualClock } from '../clock';
-import { awsCallMs, baselineMb } from './cost';
+import { awsCallMs, baselineMb, FunctionOutOfMemoryError } from './cost';
 
 /**
  * What the bill adds to virtual time, and the billing constants. The work itself (handler CPU, Kubernetes and AWS
@@ -234,6 +234,13 @@ export class Meter {
       },
     };
     this.inFlight.set(running, startMs);
+    // A sandbox larger than its size after INIT fails every invocation, a keep-warm ping's included.
+    if (running.peakMb > running.memoryMb)
+      running.fail(
+        new FunctionOutOfMemoryError(
+          `RequestId: ${running.sandbox} Error: Runtime exited with error: signal: killed (modelled memory ${running.peakMb} MB > ${running.memoryMb} MB)`,
+        ),
+      );
     try {
       return await this.current.run(running, () => run(cold, died));
     } finally {
