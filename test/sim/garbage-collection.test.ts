@@ -107,7 +107,8 @@ describe('garbage collection in the simulator', () => {
     expect(r.faults?.find((f) => f.kind === 'lag')?.count).toBeGreaterThanOrEqual(20);
     expect(r.nodes).toHaveLength(20);
     expect(r.nodes.filter((n) => n.terminatedAt !== undefined)).toEqual([]);
-    expect(r.pods.launchLatencySecondsP50).toBeLessThanOrEqual(5);
+    // 20 launches at once: 19 of them start a cold launch sandbox (one is kept warm), then CreateFleet's 2 s.
+    expect(r.pods.launchLatencySecondsP50).toBeLessThanOrEqual(8);
     expect(r.final).toMatchObject({ nodes: 20, pendingPods: 0 });
   }, 240_000);
 });

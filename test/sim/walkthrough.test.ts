@@ -39,10 +39,9 @@ describe('simulated walkthrough (NodePool + inflate 0→5→12→5→1→0 + one
     const terminates = run.executions.filter((e) => e.machine === 'terminate' && e.startedAt >= 420 && e.startedAt < 420 + 120);
     expect(terminates).toHaveLength(1);
     expect(terminates[0].status).toBe('SUCCEEDED');
-    // Acted on within the queue's batching window (1 s) and the interruption function's cold start (1 s INIT) of the warning at 420 s.
-    expect(run.disruptions.filter((d) => d.reason === 'interrupted')).toEqual([
-      expect.objectContaining({ t: expect.closeTo(422, 0), nodes: [interrupted[0].name] }),
-    ]);
+    // Acted on within the queue's batching window (1 s) and the interruption function's own time (its reads, DescribeInstances) of the warning at 420 s.
+    expect(run.disruptions.filter((d) => d.reason === 'interrupted')).toEqual([expect.objectContaining({ nodes: [interrupted[0].name] })]);
+    expect(run.disruptions.find((d) => d.reason === 'interrupted')!.t).toBeLessThanOrEqual(424);
     // The replacement is requested with the warning, before any eviction.
     expect(run.nodes.some((n) => n.launchedAt >= 420 && n.launchedAt <= 427)).toBe(true);
     expect(run.violations.podsLost).toBe(0);

@@ -28,8 +28,10 @@ describe('shipped scenario odd-seconds', () => {
     expect(r.controller.usdPerMonth.total).toBeGreaterThan(0);
   });
 
-  it('should ask for capacity within 3 s for the median pod and 15 s for the worst (event-driven provisioning)', () => {
-    expect(r.pods.launchLatencySecondsP50).toBeLessThanOrEqual(3);
+  // Latency ends when the CreateFleet of the pod's instance returns: the median is the 1 s batch window, a warm
+  // round and launch (their API round trips and parsing), and the 2 s CreateFleet itself (docs/simulator.md).
+  it('should launch for the median pod within 5 s and the worst within 15 s (event-driven provisioning)', () => {
+    expect(r.pods.launchLatencySecondsP50).toBeLessThanOrEqual(5);
     expect(r.pods.maxLaunchLatencySeconds).toBeLessThanOrEqual(15);
   });
 });
