@@ -90,3 +90,13 @@ export function heldKey(method: string, url: string): string | undefined {
 export function continuesListing(url: string): boolean {
   return /[?&]continue=[^&]/.test(url);
 }
+
+/** Whether the request is a WATCH (its answer is a stream of events). */
+export function isWatch(url: string): boolean {
+  return /[?&]watch=(true|1)(&|$)/.test(url);
+}
+
+/** Whether the request is a paged LIST of a collection (the production code lists with `limit`). */
+export function isListing(url: string): boolean {
+  return /[?&](limit|continue)=/.test(url);
+}

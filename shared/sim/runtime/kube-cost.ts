@@ -13,7 +13,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { WATCH_EVENT_CHANNEL } from '../../adapters/kubernetes/watch';
 import type { VirtualClock } from '../clock';
-import { baselineMb, continuesListing, COST_MODEL, cpuMs, FunctionOutOfMemoryError, heldKey, retainedPerByte } from './cost';
+import { baselineMb, continuesListing, COST_MODEL, cpuMs, FunctionOutOfMemoryError, heldKey, isListing, isWatch, retainedPerByte } from './cost';
 import type { Meter, Running } from './metering';
 
 /** What the fake API server tells about one answer it is about to write. */
@@ -107,7 +107,13 @@ export class KubeCost {
       r.kubeBytesReceived += a.responseBytes;
       r.kubeBytesSent += a.requestBytes;
       const key = heldKey(a.method, a.url);
-      if (key !== undefined) r.held.set(key, (continuesListing(a.url) ? (r.held.get(key) ?? 0) : 0) + a.responseBytes);
+      // A watch's answer is applied to the copy the function keeps (its events are counted in watchEvent); a listing
+      // replaces the collection's copy, kept by the sandbox (a warm snapshot outlives the invocation); an object read
+      // by name is held until the invocation ends.
+      if (key !== undefined && !isWatch(a.url)) {
+        const into = isListing(a.url) ? r.kept : r.held;
+        into.set(key, (continuesListing(a.url) ? (into.get(key) ?? 0) : 0) + a.responseBytes);
+      }
       if (!this.charge(r, a.responseBytes)) continue;
       const bytes = a.requestBytes + a.responseBytes;
       const arrived = now + m.kubeRoundTripMs + (bytes * m.kubeTransferNsPerByte) / 1e6;
@@ -124,9 +130,10 @@ export class KubeCost {
     const bytes = e.bytes ?? 0;
     r.kubeBytesReceived += bytes;
     r.cpuFreeMs = Math.max(this.clock.now(), r.cpuFreeMs) + cpuMs(bytes * COST_MODEL.parseCpuNsPerByte, r.memoryMb);
-    const held = r.held.get(w.key) ?? 0;
-    if (e.type === 'ADDED') r.held.set(w.key, held + bytes);
-    if (e.type === 'DELETED') r.held.set(w.key, Math.max(0, held - bytes));
+    const into = r.kept.has(w.key) ? r.kept : r.held;
+    const held = into.get(w.key) ?? 0;
+    if (e.type === 'ADDED') into.set(w.key, held + bytes);
+    if (e.type === 'DELETED') into.set(w.key, Math.max(0, held - bytes));
     this.charge(r, bytes);
   }
 
@@ -137,6 +144,7 @@ export class KubeCost {
   private charge(r: Running, transientBytes: number): boolean {
     let held = 0;
     for (const b of r.held.values()) held += b;
+    for (const b of r.kept.values()) held += b;
     const mb = baselineMb(r.key) + (held * retainedPerByte(r.key) + transientBytes * COST_MODEL.transientPerByte) / MB;
     r.peakMb = Math.max(r.peakMb, mb);
     if (mb <= r.memoryMb) return true;

@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
 import type { VirtualClock } from '../clock';
-import { awsCallMs, baselineMb, FunctionOutOfMemoryError } from './cost';
+import { awsCallMs, baselineMb, FunctionOutOfMemoryError, retainedPerByte } from './cost';
 
 /**
  * What the bill adds to virtual time, and the billing constants. The work itself (handler CPU, Kubernetes and AWS
@@ -72,8 +72,10 @@ export interface Running {
   kubeBytesSent: number;
   /** Virtual time until which the function's one thread is busy parsing what it received. */
   cpuFreeMs: number;
-  /** Raw bytes of what the function holds: the latest listing (or object) per collection key (cost.ts heldKey). */
+  /** Raw bytes of the objects this invocation read by name, per key (cost.ts heldKey): garbage once it ends. */
   held: Map<string, number>;
+  /** Raw bytes of the latest listing per collection key, kept by the sandbox across invocations (a warm snapshot). */
+  kept: Map<string, number>;
   peakMb: number;
   /** Set when the modelled memory exceeded the size: the invocation fails and its sandbox is discarded. */
   outOfMemory?: Error;
@@ -184,6 +186,19 @@ export class Meter {
   }
 
   private sandboxSeq = 0;
+  private readonly kept = new Map<string, Map<string, number>>();
+
+  /** What a sandbox keeps between invocations (cost model); forgotten when the sandbox is reclaimed or fails. */
+  private keptBy(sandbox: string): Map<string, number> {
+    let m = this.kept.get(sandbox);
+    if (!m) this.kept.set(sandbox, (m = new Map()));
+    return m;
+  }
+
+  private reclaimed(sandbox: string): void {
+    this.kept.delete(sandbox);
+    this.onReclaim?.(sandbox);
+  }
 
   /** Told when a sandbox is reclaimed (`<function>#<n>`), so what that container built can be dropped. */
   onReclaim?: (sandbox: string) => void;
@@ -204,7 +219,7 @@ export class Meter {
     for (const s of this.sandboxes.get(key) ?? []) {
       if (s.busy || startMs - s.lastEndMs <= a.warmIdleSeconds * 1000) pool.push(s);
       // Reclaimed sandboxes take their container's state with them (the composition root forgets it).
-      else this.onReclaim?.(`${key}#${s.id}`);
+      else this.reclaimed(`${key}#${s.id}`);
     }
     this.sandboxes.set(key, pool);
     let sandbox = pool.find((s) => !s.busy);
@@ -217,6 +232,8 @@ export class Meter {
     let fail: (e: Error) => void = () => undefined;
     const died = new Promise<never>((_, reject) => (fail = reject));
     died.catch(() => undefined);
+    const kept = this.keptBy(`${key}#${sandbox.id}`);
+    const keptBytes = [...kept.values()].reduce((a, b) => a + b, 0);
     const running: Running = {
       key,
       sandbox: `${key}#${sandbox.id}`,
@@ -227,7 +244,9 @@ export class Meter {
       kubeBytesSent: 0,
       cpuFreeMs: startMs,
       held: new Map(),
-      peakMb: baselineMb(key),
+      kept,
+      // What the sandbox kept from earlier invocations is in memory from the start.
+      peakMb: baselineMb(key) + (keptBytes * retainedPerByte(key)) / 2 ** 20,
       fail: (e) => {
         running.outOfMemory ??= e;
         fail(e);
@@ -259,7 +278,7 @@ export class Meter {
         running.key,
         (this.sandboxes.get(running.key) ?? []).filter((s) => s !== sandbox),
       );
-      this.onReclaim?.(running.sandbox);
+      this.reclaimed(running.sandbox);
     }
     const u = this.usage(running.key);
     const virtualMs = endMs - startMs;
