@@ -5,7 +5,6 @@
  * `attribute_not_exists(a)`, joined by AND / OR (AND binds tighter), `#name` placeholders.
  */
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
-import { dynamoItemBytes } from '../runtime/metering';
 
 /** Where the table reports the capacity its requests consume (shared/sim/runtime/metering.ts). */
 export interface TableCapacityMeter {
@@ -156,4 +155,20 @@ export class DynamoTable {
   size(): number {
     return this.items.size;
   }
+}
+
+/** The size DynamoDB bills an item at: attribute names plus values (strings UTF-8, numbers ≤ 21 bytes, lists/maps 3 + 1 per element). */
+export function dynamoItemBytes(item: Record<string, unknown> | undefined): number {
+  if (!item) return 0;
+  const value = (v: unknown): number => {
+    if (v === null || v === undefined || typeof v === 'boolean') return 1;
+    if (typeof v === 'string') return Buffer.byteLength(v);
+    if (typeof v === 'number' || typeof v === 'bigint') return Math.min(21, Math.ceil(String(v).replace(/[-.]/g, '').length / 2) + 1);
+    if (v instanceof Uint8Array) return v.byteLength;
+    if (v instanceof Set) return [...v].reduce<number>((s, x) => s + value(x), 0);
+    if (Array.isArray(v)) return 3 + v.reduce<number>((s, x) => s + value(x) + 1, 0);
+    if (typeof v === 'object') return 3 + Object.entries(v as Record<string, unknown>).reduce((s, [k, x]) => s + Buffer.byteLength(k) + value(x) + 1, 0);
+    return Buffer.byteLength(String(v));
+  };
+  return Object.entries(item).reduce((s, [k, v]) => s + Buffer.byteLength(k) + value(v), 0);
 }

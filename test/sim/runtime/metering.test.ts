@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { settle, VirtualClock } from '../../../shared/sim/clock';
 import { DynamoTable } from '../../../shared/sim/aws/dynamo-table';
 import { controllerBill, functionSizing } from '../../../shared/sim/runtime/bill';
-import { BILLING_ASSUMPTIONS, dynamoItemBytes, Meter } from '../../../shared/sim/runtime/metering';
+import { BILLING_ASSUMPTIONS, Meter } from '../../../shared/sim/runtime/metering';
+import { dynamoItemBytes } from '../../../shared/sim/aws/dynamo-table';
 import { deployedFunctions } from '../../../shared/sim/runtime/functions';
 
 async function runUntil(clock: VirtualClock, untilMs: number): Promise<void> {
