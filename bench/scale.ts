@@ -2,8 +2,8 @@
  * Issue #28's scale scenario (examples/scenarios/scale-5k.yaml) at several sizes: its fleet, replicas and storm scaled
  * to N nodes (resizeScenario), each size in a process of its own as `nodewright simulate` would run it. Per size: wall
  * and CPU seconds and peak RSS of the simulator, what the run kept (pods lost, PDB violations, orphans, leaked
- * claims, pods pending at the end), launch latency, and per function the largest modelled peak memory and duration
- * against its size and timeout, and Kubernetes requests per minute.
+ * claims, pods pending at the end), launch latency, the controller's bill, and per function (simulate's `functions`)
+ * the largest modelled peak memory and duration against its size and timeout, and Kubernetes requests per minute.
  * `npm run bench -- scale [nodes …]` (default 500 2000 5000). Not part of `npm test`.
  */
 import { spawnSync } from 'node:child_process';
@@ -36,15 +36,20 @@ async function one(nodes: number): Promise<{ row: Row; functions: Row[] }> {
     'nodes at end': r.final.nodes,
     'controller $/month': r.controller.usdPerMonth.total,
   };
-  const functions = Object.entries(r.controller.lambda.functions).map(([key, f]) => ({ function: key, ...functionFigures(f) }));
+  const functions = Object.entries(r.functions).map(([key, f]) => ({
+    function: key,
+    invocations: f.invocations,
+    'peak MB / size': `${f.peakMemoryMb} / ${f.memorySizeMb}`,
+    'memory %': Math.round(f.memoryRatio * 100),
+    'longest s / timeout': `${f.maxDurationSeconds} / ${f.timeoutSeconds}`,
+    'duration %': Math.round(f.durationRatio * 100),
+    'kube requests/min': f.kubeRequestsPerMinute,
+    'kube MB/min': Math.round(f.kubeBytesReceivedPerMinute / 1e5) / 10,
+    'out of memory': f.outOfMemory,
+  }));
+  row['max memory %'] = Math.max(0, ...functions.map((f) => f['memory %']));
+  row['max duration %'] = Math.max(0, ...functions.map((f) => f['duration %']));
   return { row, functions };
-}
-
-/** What the bill's per-function section says about limits (the fields the simulator's Lambda model reports, when present). */
-function functionFigures(f: object): Row {
-  const out: Row = {};
-  for (const [k, v] of Object.entries(f)) if (typeof v === 'number') out[k] = v;
-  return out;
 }
 
 export function suiteScale(sizes = [500, 2000, 5000]): { rows: Row[]; functions: Record<number, Row[]> } {
