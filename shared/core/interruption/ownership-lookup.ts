@@ -92,11 +92,8 @@ export function createOwnershipLookup(
     let index = buildOwnershipIndex(deps.clusterName, instances, claims);
     if (opts.withNodes) {
       const names = [...new Set(instanceIds.map((id) => index.get(id)).flatMap((o) => (o?.nodeName && !o.disrupting ? [o.nodeName] : [])))];
-      const read = await Promise.all(names.map((n) => deps.reads.getNode(n)));
-      const nodes = read.filter((n): n is Node => n !== undefined);
-      // A node deleted since its claim was read is being finalized (termination deletes the node, then the claim).
-      const gone = new Set(names.filter((_, i) => read[i] === undefined));
-      if (nodes.length > 0 || gone.size > 0) index = buildOwnershipIndex(deps.clusterName, instances, claims, nodes, gone);
+      const nodes = (await Promise.all(names.map((n) => deps.reads.getNode(n)))).filter((n): n is Node => n !== undefined);
+      if (nodes.length > 0) index = buildOwnershipIndex(deps.clusterName, instances, claims, nodes);
     }
     return (id) => (instanceIds.includes(id) ? index.get(id) : undefined);
   };

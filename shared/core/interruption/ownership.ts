@@ -89,19 +89,16 @@ function launchingClaimByTag(
 /**
  * Index of owned instances by instance id. Cloud data (type, zone, capacity type) wins over claim
  * labels; the claim (and its node) is the one whose providerID names the instance, or the launching claim
- * its tag names (see launchingClaimByTag) — never a claim whose providerID names another instance. A claim is `disrupting`
- * when it is deleting, or its node is tainted karpenter.sh/disrupted or was deleted (`goneNodes`: termination deletes
- * the node before the claim).
+ * its tag names (see launchingClaimByTag) — never a claim whose providerID names another instance.
  */
 export function buildOwnershipIndex(
   clusterName: string,
   instances: CloudInstance[],
   nodeClaims: NodeClaim[],
   nodes: Pick<Node, 'name' | 'taints'>[] = [],
-  goneNodes: ReadonlySet<string> = new Set(),
 ): Map<string, OwnedInstance> {
   const index = new Map<string, OwnedInstance>();
-  const tainted = new Set([...nodes.filter((n) => n.taints.some((t) => t.key === TaintKey.disrupted)).map((n) => n.name), ...goneNodes]);
+  const tainted = new Set(nodes.filter((n) => n.taints.some((t) => t.key === TaintKey.disrupted)).map((n) => n.name));
   for (const claim of nodeClaims) {
     const id = instanceIdFromProviderID(claim.status.providerID);
     const disrupting = claim.deletionTimestamp !== undefined || (claim.status.nodeName !== undefined && tainted.has(claim.status.nodeName));

@@ -166,17 +166,6 @@ describe('a shutting-down notice for a node nodewright is already taking away', 
     expect(untainted[0]).toMatchObject({ type: 'cordonAndDrain', nodeClaim: 'default-abcde' });
   });
 
-  it('should be dropped when the claim was read but its node was deleted since (termination finalizing the claim)', () => {
-    // Prepare: the claim still exists; the read of its node found nothing
-    const message = parseInterruptionMessage(eventBody('instance-state-change-stopping'));
-    const instances = [instance(OWNED, { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' })];
-    const claims = [claim('default-abcde', `aws:///us-west-2a/${OWNED}`)];
-    // Act
-    const actions = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, claims, [], new Set(['node-default-abcde'])).get(id));
-    // Assess
-    expect(actions).toEqual([{ type: 'drop', instanceId: OWNED, reason: expect.stringContaining('already being disrupted') }]);
-  });
-
   it('should still act on a spot interruption warning for a node being consolidated (the reclaim comes sooner than the drain)', () => {
     // Prepare
     const message = parseInterruptionMessage(eventBody('spot-interruption-warning'));
