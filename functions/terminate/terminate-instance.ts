@@ -4,7 +4,7 @@ import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 
-export const createHandler = (deps: Pick<LifecycleDeps, 'cloud' | 'cluster' | 'log' | 'metrics'>) => async (event: unknown) =>
+export const createHandler = (deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster' | 'log' | 'metrics'>) => async (event: unknown) =>
   terminateInstance(deps, parseStateInput('terminateInstance', TargetSchema, event));
 
 export const handler = deployedHandler('terminateInstance', { cloud, cluster }, createHandler);

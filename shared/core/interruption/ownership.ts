@@ -13,7 +13,7 @@
  * instance is never touched on its account.
  */
 import type { CloudInstance } from '../ports/cloud-provider';
-import type { NodeClaim } from '../model/karpenter';
+import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
 import type { Node } from '../model/kube';
 import { CapacityType, type CapacityTypeValue, Label, Tag, TaintKey } from '../model/labels';
 
@@ -101,7 +101,10 @@ export function buildOwnershipIndex(
   const tainted = new Set(nodes.filter((n) => n.taints.some((t) => t.key === TaintKey.disrupted)).map((n) => n.name));
   for (const claim of nodeClaims) {
     const id = instanceIdFromProviderID(claim.status.providerID);
-    const disrupting = claim.deletionTimestamp !== undefined || (claim.status.nodeName !== undefined && tainted.has(claim.status.nodeName));
+    const disrupting =
+      claim.deletionTimestamp !== undefined ||
+      conditionIsTrue(claim, 'InstanceTerminating') ||
+      (claim.status.nodeName !== undefined && tainted.has(claim.status.nodeName));
     if (id) index.set(id, { ...fromClaim(claim, id), ...(disrupting ? { disrupting } : {}) });
   }
   const owned = instances.filter((i) => isClusterOwnedInstance(i, clusterName));

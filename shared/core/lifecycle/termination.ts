@@ -1,9 +1,10 @@
 /** The terminate workflow's steps around the drain: resolve the target, taint, terminate, finalize (docs/karpenter-reference.md §4.6). */
 import { ExecutionInputInvalidError, InstanceNotOwnedError, isNodeClaimNotFoundError } from '../errors';
-import type { NodeClaim } from '../model/karpenter';
+import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
 import { Annotation, Label, TaintKey } from '../model/labels';
 import type { TerminateInput } from './manual-input';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
+import { condition } from './claims';
 import { deleteAndReleaseNode, deleteAndReleaseNodeClaim } from './finalizers';
 import { addSeconds, epochMs, type EpochMs, toSeconds } from '../time';
 
@@ -110,7 +111,7 @@ export async function taintNode(
  * nothing terminated); foreign instances are refused by the CloudProvider.
  */
 export async function terminateInstance(
-  deps: Pick<LifecycleDeps, 'cloud' | 'cluster' | 'log' | 'metrics'>,
+  deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'cluster' | 'log' | 'metrics'>,
   target: TerminationTarget,
 ): Promise<TerminationTarget & { terminated: boolean }> {
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
@@ -121,6 +122,13 @@ export async function terminateInstance(
   let providerID = own ?? target.providerID;
   if (!providerID && target.nodeName) providerID = (await deps.cluster.getNode(target.nodeName))?.providerID;
   if (!providerID) return { ...target, terminated: false };
+  // As Karpenter's termination controller: InstanceTerminating=True before the instance is deleted, so EC2's
+  // shutting-down notice that follows is known for this termination's (interruption leaves it alone), and no
+  // disruption pass or provisioning round counts the claim as capacity.
+  if (claim && !conditionIsTrue(claim, 'InstanceTerminating'))
+    await deps.cluster.patchNodeClaimStatus(claim.name, { conditions: [condition('InstanceTerminating', 'True', deps.clock.now())] }).catch((e: unknown) => {
+      if (!isNodeClaimNotFoundError(e)) throw e;
+    });
   try {
     await deps.cloud.delete(providerID);
   } catch (e) {

@@ -166,6 +166,21 @@ describe('a shutting-down notice for a node nodewright is already taking away', 
     expect(untainted[0]).toMatchObject({ type: 'cordonAndDrain', nodeClaim: 'default-abcde' });
   });
 
+  it('should be dropped when the claim says InstanceTerminating (its termination deleted the instance and is finalizing it; the node may be gone)', () => {
+    // Prepare
+    const message = parseInterruptionMessage(eventBody('instance-state-change-stopping'));
+    const instances = [instance(OWNED, { 'kubernetes.io/cluster/demo': 'owned', 'karpenter.sh/nodepool': 'default' })];
+    const c = claim('default-abcde', `aws:///us-west-2a/${OWNED}`);
+    const terminating = {
+      ...c,
+      status: { ...c.status, conditions: [{ type: 'InstanceTerminating', status: 'True' as const, lastTransitionTime: epochMs(1000) }] },
+    };
+    // Act
+    const actions = decideInterruption(message, (id) => buildOwnershipIndex('demo', instances, [terminating]).get(id));
+    // Assess
+    expect(actions).toEqual([{ type: 'drop', instanceId: OWNED, reason: expect.stringContaining('already being disrupted') }]);
+  });
+
   it('should still act on a spot interruption warning for a node being consolidated (the reclaim comes sooner than the drain)', () => {
     // Prepare
     const message = parseInterruptionMessage(eventBody('spot-interruption-warning'));

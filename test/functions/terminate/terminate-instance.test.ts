@@ -34,6 +34,8 @@ describe('termination handlers', () => {
     expect(right).toMatchObject({ terminated: true, providerID: PID });
     expect(f.cloud.calls).toEqual([`delete ${PID}`]);
     expect(f.cloud.instances.get(STRAY)?.state).toBe('running');
+    // The claim says its instance is terminating (as Karpenter's termination does) before the delete
+    expect(f.cluster.claims.get('default-abcde')?.status.conditions).toContainEqual(expect.objectContaining({ type: 'InstanceTerminating', status: 'True' }));
   });
 
   it('should treat an instance that is already gone as terminated', async () => {
