@@ -52,6 +52,8 @@ export class KubeStore {
   /** The bucket of each ResourceType object met (a type registered again is a new object: looked up by name once). */
   private readonly buckets = new WeakMap<ResourceType, Bucket>();
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
+  /** Figures kept from the writes (onChangeFirst): told of each write before any listener. */
+  private readonly indexes: ((e: ChangeEvent) => void)[] = [];
   private readonly decorators = new Map<string, Decorator>();
   private readonly eventTtlMs: number;
   private readonly defaultManager: string;
@@ -73,6 +75,14 @@ export class KubeStore {
   onChange(fn: (e: ChangeEvent) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  /**
+   * Keeps a figure up to date with every write, for the life of the store: `fn` is called before any onChange
+   * listener, so a listener that reads the figure sees the write it is told of counted.
+   */
+  onChangeFirst(fn: (e: ChangeEvent) => void): void {
+    this.indexes.push(fn);
   }
 
   /** Computes fields on read (e.g. PodDisruptionBudget status). */
@@ -306,6 +316,7 @@ export class KubeStore {
   }
 
   private emit(e: ChangeEvent): void {
+    for (const fn of this.indexes) fn(e);
     const errors: unknown[] = [];
     for (const fn of [...this.listeners]) {
       try {
