@@ -73,13 +73,22 @@ export class Bucket {
 
   /** The keys of the objects whose field (a dotted path) reads `value`, in key order: indexed from the first question on. */
   keysWithField(path: string[], value: string): string[] {
-    const name = path.join('.');
+    return [...(this.fieldIndex(path).get(value) ?? [])].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+  }
+
+  /** The values the field (a dotted path) reads among the objects ('' for those without it), in no order. */
+  fieldValues(path: string[]): string[] {
+    return [...this.fieldIndex(path).keys()];
+  }
+
+  private fieldIndex(path: string[]): Map<string, Set<string>> {
+    const name = JSON.stringify(path);
     let index = this.byField.get(name);
     if (!index) {
       this.byField.set(name, (index = { path, keys: new Map() }));
       for (const [key, o] of this.objects) add(index.keys, fieldValue(o, path), key);
     }
-    return [...(index.keys.get(value) ?? [])].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+    return index.keys;
   }
 
   /** The first index whose key is not before `key`. */

@@ -146,6 +146,24 @@ export class KubeStore {
     return this.bucket(rt).values(rt.namespaced && namespace ? `${namespace}/` : '');
   }
 
+  /**
+   * The stored objects of a type (in a namespace) whose field (a path, e.g. ['spec', 'nodeName']) reads `value`
+   * ('' when missing, as a field selector reads it), in LIST order, without copying them (read only, as scan). The
+   * field is indexed from the first question on. Not for a type with computed fields.
+   */
+  scanWhere(rt: ResourceType, path: string[], value: string, namespace?: string): readonly KubeObject[] {
+    const bucket = this.bucket(rt);
+    const prefix = rt.namespaced && namespace ? `${namespace}/` : '';
+    const out: KubeObject[] = [];
+    for (const k of bucket.keysWithField(path, value)) if (k.startsWith(prefix)) out.push(bucket.get(k)!);
+    return out;
+  }
+
+  /** The values a field (as scanWhere) reads among the stored objects of a type, in no order. */
+  fieldValues(rt: ResourceType, path: string[]): string[] {
+    return this.bucket(rt).fieldValues(path);
+  }
+
   /** The stored object, or undefined, without copying it (read only, as scan). */
   peek(rt: ResourceType, namespace: string | undefined, name: string): Readonly<KubeObject> | undefined {
     if (this.decorators.has(`${rt.group}/${rt.resource}`)) return this.tryGet(rt, namespace, name);
