@@ -27,6 +27,59 @@ function conditionalCheckFailed(): DynamoDBServiceException {
   });
 }
 
+/** One term of an expression, parsed once: attribute (not) present, a comparison, or what the table cannot evaluate. */
+type Term =
+  | { kind: 'exists'; a: string }
+  | { kind: 'notExists'; a: string }
+  | { kind: 'cmp'; left: string; op: string; right: string }
+  | { kind: 'unsupported'; term: string };
+
+function parseTerm(raw: string): Term {
+  const count = (t: string, c: string) => t.split(c).length - 1;
+  let term = raw.trim();
+  while (term.startsWith('(') && count(term, '(') > count(term, ')')) term = term.slice(1).trim();
+  while (term.endsWith(')') && count(term, ')') > count(term, '(')) term = term.slice(0, -1).trim();
+  let m = /^attribute_not_exists\((.+)\)$/i.exec(term);
+  if (m) return { kind: 'notExists', a: m[1].trim() };
+  m = /^attribute_exists\((.+)\)$/i.exec(term);
+  if (m) return { kind: 'exists', a: m[1].trim() };
+  m = /^(.+?)\s*(<>|<=|>=|=|<|>)\s*(.+)$/.exec(term);
+  return m ? { kind: 'cmp', left: m[1].trim(), op: m[2], right: m[3].trim() } : { kind: 'unsupported', term };
+}
+
+/** Each expression met, parsed: its OR of ANDs of terms (AND binds tighter). */
+const parsed = new Map<string, Term[][]>();
+const parse = (expression: string): Term[][] => {
+  let p = parsed.get(expression);
+  if (!p) parsed.set(expression, (p = expression.split(/\s+OR\s+/i).map((d) => d.split(/\s+AND\s+/i).map(parseTerm))));
+  return p;
+};
+
+function holds(t: Term, item: Item | undefined, values: Record<string, unknown>, names: Record<string, string>): boolean {
+  const attr = (a: string) => names[a] ?? a;
+  if (t.kind === 'unsupported') throw new DynamoExpressionUnsupportedError(`expression not supported by the simulated table: ${t.term}`);
+  if (t.kind === 'notExists') return item === undefined || item[attr(t.a)] === undefined;
+  if (t.kind === 'exists') return item !== undefined && item[attr(t.a)] !== undefined;
+  const value = (v: string) => (v.startsWith(':') ? values[v] : item?.[attr(v)]) as string | number | undefined;
+  const left = value(t.left);
+  const right = value(t.right);
+  if (left === undefined || right === undefined) return t.op === '<>' ? left !== right : false;
+  switch (t.op) {
+    case '=':
+      return left === right;
+    case '<>':
+      return left !== right;
+    case '<':
+      return left < right;
+    case '<=':
+      return left <= right;
+    case '>':
+      return left > right;
+    default:
+      return left >= right;
+  }
+}
+
 export function evaluate(
   expression: string | undefined,
   item: Item | undefined,
@@ -34,47 +87,13 @@ export function evaluate(
   names: Record<string, string> = {},
 ): boolean {
   if (!expression) return true;
-  const attr = (a: string) => names[a.trim()] ?? a.trim();
-  const value = (v: string) => {
-    const t = v.trim();
-    if (t.startsWith(':')) return values[t];
-    return item?.[attr(t)];
-  };
-  return expression.split(/\s+OR\s+/i).some((disjunct) =>
-    disjunct.split(/\s+AND\s+/i).every((raw) => {
-      const count = (t: string, c: string) => t.split(c).length - 1;
-      let term = raw.trim();
-      while (term.startsWith('(') && count(term, '(') > count(term, ')')) term = term.slice(1).trim();
-      while (term.endsWith(')') && count(term, ')') > count(term, '(')) term = term.slice(0, -1).trim();
-      let m = /^attribute_not_exists\((.+)\)$/i.exec(term);
-      if (m) return item === undefined || item[attr(m[1])] === undefined;
-      m = /^attribute_exists\((.+)\)$/i.exec(term);
-      if (m) return item !== undefined && item[attr(m[1])] !== undefined;
-      m = /^(.+?)\s*(<>|<=|>=|=|<|>)\s*(.+)$/.exec(term);
-      if (!m) throw new DynamoExpressionUnsupportedError(`expression not supported by the simulated table: ${term}`);
-      const left = value(m[1]) as string | number | undefined;
-      const right = value(m[3]) as string | number | undefined;
-      if (left === undefined || right === undefined) return m[2] === '<>' ? left !== right : false;
-      switch (m[2]) {
-        case '=':
-          return left === right;
-        case '<>':
-          return left !== right;
-        case '<':
-          return left < right;
-        case '<=':
-          return left <= right;
-        case '>':
-          return left > right;
-        default:
-          return left >= right;
-      }
-    }),
-  );
+  return parse(expression).some((conjunction) => conjunction.every((t) => holds(t, item, values, names)));
 }
 
 export class DynamoTable {
   private readonly items = new Map<string, Item>();
+  /** The items by partition key value (each partition in the table's order): a Query reads its partition only. */
+  private readonly partitions = new Map<unknown, Map<string, Item>>();
 
   constructor(
     readonly partitionKey = 'pk',
@@ -98,6 +117,9 @@ export class DynamoTable {
     if (!evaluate(input.ConditionExpression, this.items.get(k), input.ExpressionAttributeValues, input.ExpressionAttributeNames))
       throw conditionalCheckFailed();
     this.items.set(k, item);
+    let partition = this.partitions.get(item[this.partitionKey]);
+    if (!partition) this.partitions.set(item[this.partitionKey], (partition = new Map()));
+    partition.set(k, item);
     return {};
   }
 
@@ -111,7 +133,9 @@ export class DynamoTable {
     this.capacity?.dynamoWrite(dynamoItemBytes(this.items.get(k)));
     if (!evaluate(input.ConditionExpression, this.items.get(k), input.ExpressionAttributeValues, input.ExpressionAttributeNames))
       throw conditionalCheckFailed();
+    const gone = this.items.get(k);
     this.items.delete(k);
+    if (gone) this.partitions.get(gone[this.partitionKey])?.delete(k);
     return {};
   }
 
@@ -130,7 +154,7 @@ export class DynamoTable {
     Limit?: number;
     ConsistentRead?: boolean;
   }): { Items: Item[]; Count: number; LastEvaluatedKey?: Item } {
-    const matching = [...this.items.values()]
+    const matching = [...this.candidates(input.KeyConditionExpression, input.ExpressionAttributeValues, input.ExpressionAttributeNames)]
       .filter((i) => evaluate(input.KeyConditionExpression, i, input.ExpressionAttributeValues, input.ExpressionAttributeNames))
       .sort((a, b) => String(a[this.sortKey]).localeCompare(String(b[this.sortKey])));
     let start = 0;
@@ -150,6 +174,17 @@ export class DynamoTable {
       Count: items.length,
       ...(last ? { LastEvaluatedKey: { [this.partitionKey]: last[this.partitionKey], [this.sortKey]: last[this.sortKey] } } : {}),
     };
+  }
+
+  /** The items a key condition can match: the partition it names (`pk = :v`, alone or ANDed), else every item. */
+  private candidates(expression: string | undefined, values: Record<string, unknown> = {}, names: Record<string, string> = {}): Iterable<Item> {
+    const terms = expression ? parse(expression) : [];
+    const named =
+      terms.length === 1
+        ? terms[0].find((t) => t.kind === 'cmp' && t.op === '=' && (names[t.left] ?? t.left) === this.partitionKey && t.right.startsWith(':'))
+        : undefined;
+    if (named?.kind !== 'cmp') return this.items.values();
+    return this.partitions.get(values[named.right])?.values() ?? [];
   }
 
   size(): number {

@@ -173,8 +173,13 @@ function modelOf<T>(models: WeakMap<KubeObject, T>, obj: KubeObject, read: (o: n
   return m;
 }
 
+/** Whether a pod is waiting for the scheduler: live, not being deleted, unbound, not a DaemonSet's. */
+const isPending = (obj: KubeObject): boolean => isLivePod(obj) && !obj.metadata.deletionTimestamp && !podNodeName(obj) && !isDaemonSetPod(obj);
+
 export function runScheduler(store: KubeStore): SchedulerResult {
   const types = kubeTypes(store);
+  // Nothing waits (the unbound pods, by the store's index on spec.nodeName): a pass would bind and mark nothing.
+  if (!store.scanWhere(types.pod, ['spec', 'nodeName'], '').some(isPending)) return { bound: [], unschedulable: [] };
   const nowIso = store.timestamp();
   const nodes: NodeState[] = store
     .scan(types.node)

@@ -26,6 +26,18 @@ export const templateHash = (template: unknown): string =>
 const ownerName = (p: KubeObject, kind: string): string | undefined =>
   (p.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === kind)?.name;
 
+/** The label the simulated Deployment controller puts on its pods (its Deployment's name), and spec.nodeName: fields the store indexes. */
+const DEPLOYMENT_LABEL = ['metadata', 'labels', 'nodewright.sim/deployment'];
+const NODE_NAME = ['spec', 'nodeName'];
+
+const keyOf = (o: KubeObject): string => `${o.metadata.namespace}/${o.metadata.name}`;
+/** In LIST order (the store's: namespace/name compared as plain strings). */
+const inKeyOrder = (objs: KubeObject[]): KubeObject[] =>
+  objs
+    .map((o) => [keyOf(o), o] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, o]) => o);
+
 interface PodTemplate {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: Record<string, unknown>;
@@ -99,7 +111,12 @@ function collectDeletedDeployments(store: KubeStore): number {
   const rsType = store.typeOf('apps/v1', 'ReplicaSet');
   const live = new Set(store.scan(types.deployment).map((d) => `${d.metadata.namespace}/${d.metadata.name}`));
   let changes = 0;
-  for (const p of store.scan(types.pod)) {
+  // The pods labelled with a Deployment's name, by the store's index on the label: only those of a gone one are read.
+  const labelled = store
+    .fieldValues(types.pod, DEPLOYMENT_LABEL)
+    .filter((owner) => owner !== '')
+    .flatMap((owner) => store.scanWhere(types.pod, DEPLOYMENT_LABEL, owner).filter((p) => !live.has(`${p.metadata.namespace}/${owner}`)));
+  for (const p of inKeyOrder(labelled)) {
     const owner = p.metadata.labels?.['nodewright.sim/deployment'];
     if (owner && !live.has(`${p.metadata.namespace}/${owner}`) && !p.metadata.deletionTimestamp) {
       store.delete(types.pod, p.metadata.namespace, p.metadata.name ?? '', { gracePeriodSeconds: 0 });
@@ -171,8 +188,8 @@ function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replica
   const ns = d.metadata.namespace ?? 'default';
   const name = d.metadata.name ?? '';
   const ready = store
-    .scan(types.pod, ns)
-    .filter((p) => p.metadata.labels?.['nodewright.sim/deployment'] === name && podNodeName(p) && (p.status as { phase?: string })?.phase === 'Running').length;
+    .scanWhere(types.pod, DEPLOYMENT_LABEL, name, ns)
+    .filter((p) => p.metadata.namespace === ns && podNodeName(p) && (p.status as { phase?: string })?.phase === 'Running').length;
   const status = d.status as { replicas?: number; readyReplicas?: number; observedGeneration?: number } | undefined;
   // observedGeneration: the controller has seen the latest spec (`kubectl rollout status` waits for it).
   const observedGeneration = d.metadata.generation ?? 1;
@@ -187,19 +204,48 @@ function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replica
   }
 }
 
+/** Per store: the Deployments (`namespace/name`) whose object, pods (by label or name) or ReplicaSets were written since they were last reconciled. */
+const written = new WeakMap<KubeStore, Set<string>>();
+
+/**
+ * The Deployments to reconcile: those with a write to something they read since they were last reconciled, or
+ * undefined (every one) on the first call for a store, which starts keeping the set from then on.
+ */
+function changedDeployments(store: KubeStore): Set<string> | undefined {
+  if (written.has(store)) return written.get(store);
+  const set = new Set<string>();
+  written.set(store, set);
+  store.onChangeFirst((e) => {
+    const { group, resource } = e.resource;
+    const meta = e.object.metadata;
+    const ns = meta.namespace ?? 'default';
+    if (group === 'apps' && resource === 'deployments') set.add(`${ns}/${meta.name}`);
+    if (!((group === '' && resource === 'pods') || (group === 'apps' && resource === 'replicasets'))) return;
+    // A pod `<deployment>-<i>` or ReplicaSet `<deployment>-<hash>`, and the Deployment a pod is labelled with (before and after).
+    const name = meta.name ?? '';
+    if (name.lastIndexOf('-') > 0) set.add(`${ns}/${name.slice(0, name.lastIndexOf('-'))}`);
+    for (const labels of [meta.labels, e.old?.metadata.labels])
+      if (labels?.['nodewright.sim/deployment']) set.add(`${ns}/${labels['nodewright.sim/deployment']}`);
+  });
+  return undefined;
+}
+
 export function reconcileDeployments(store: KubeStore): number {
   const types = kubeTypes(store);
+  const changed = changedDeployments(store);
   let changes = collectDeletedDeployments(store);
-  const pods = store.scan(types.pod);
   for (const d of store.scan(types.deployment)) {
     const ns = d.metadata.namespace ?? 'default';
     const name = d.metadata.name ?? '';
+    // Nothing it reads changed since it was last reconciled: it would change nothing.
+    if (changed && !changed.has(`${ns}/${name}`)) continue;
+    changed?.delete(`${ns}/${name}`);
     const spec = (d.spec ?? {}) as { replicas?: number; template?: PodTemplate };
     const replicas = spec.replicas ?? 1;
     const hash = templateHash(spec.template);
-    const owned = pods.filter(
-      (p) => p.metadata.namespace === ns && ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`) && p.metadata.labels?.['nodewright.sim/deployment'] === name,
-    );
+    const owned = store
+      .scanWhere(types.pod, DEPLOYMENT_LABEL, name, ns)
+      .filter((p) => p.metadata.namespace === ns && ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`));
     changes += reconcileReplicaSets(store, d, hash, replicas, new Set(owned.map((p) => p.metadata.labels?.['pod-template-hash'] ?? hash)));
     const byName = new Map(owned.map((p) => [p.metadata.name ?? '', p]));
     const indexOf = (p: KubeObject) => Number((p.metadata.name ?? '').slice(name.length + 1));
@@ -237,6 +283,7 @@ const DAEMONSET_TOLERATIONS: Toleration[] = [
 
 export function reconcileDaemonSets(store: KubeStore): number {
   const types = kubeTypes(store);
+  if (store.scan(types.daemonSet).length === 0) return 0;
   let changes = 0;
   const nodes = store.scan(types.node).filter((n) => !n.metadata.deletionTimestamp);
   // The DaemonSet pods already on each node, by DaemonSet name and node name.
@@ -290,8 +337,13 @@ export function reconcileDaemonSets(store: KubeStore): number {
 export function collectOrphanPods(store: KubeStore, events: WorkloadEvents = {}): number {
   const types = kubeTypes(store);
   const nodes = new Set(store.scan(types.node).map((n) => n.metadata.name));
+  // The pods bound to a node that is not there, in LIST order (by the store's index on spec.nodeName).
+  const orphans = store
+    .fieldValues(types.pod, NODE_NAME)
+    .filter((node) => node !== '' && !nodes.has(node))
+    .flatMap((node) => store.scanWhere(types.pod, NODE_NAME, node));
   let changes = 0;
-  for (const p of store.scan(types.pod)) {
+  for (const p of inKeyOrder(orphans)) {
     const node = podNodeName(p);
     if (!node || nodes.has(node)) continue;
     if (p.metadata.deletionTimestamp && (p.metadata.finalizers ?? []).length > 0) continue; // already deleted; its finalizers hold it

@@ -1,8 +1,10 @@
 /**
  * The stored objects of one resource type, by key (`<namespace>/<name>` or `<name>`), with the keys also kept in
  * sorted order: a LIST page (and a continue token) resumes by binary search and costs its page, not the
- * collection, and a namespace's keys are one contiguous run.
+ * collection, and a namespace's keys are one contiguous run. A field a LIST selects on by equality (a pod's
+ * `spec.nodeName`) is indexed from its first such LIST on: the keys by the field's value, kept with every write.
  */
+import { fieldValue } from './selectors';
 import type { KubeObject } from './types';
 
 /** The API server's order: keys compared as plain strings. */
@@ -11,6 +13,8 @@ const before = (a: string, b: string): boolean => a < b;
 export class Bucket {
   private readonly objects = new Map<string, KubeObject>();
   private readonly keys: string[] = [];
+  /** Field path (dotted) → the field's value (as a field selector reads it) → the keys of the objects with it. */
+  private readonly byField = new Map<string, { path: string[]; keys: Map<string, Set<string>> }>();
 
   get size(): number {
     return this.objects.size;
@@ -25,12 +29,20 @@ export class Bucket {
   }
 
   set(key: string, o: KubeObject): void {
-    if (!this.objects.has(key)) this.keys.splice(this.lowerBound(key), 0, key);
+    const old = this.objects.get(key);
+    if (!old) this.keys.splice(this.lowerBound(key), 0, key);
     this.objects.set(key, o);
+    for (const { path, keys } of this.byField.values()) {
+      if (old) drop(keys, fieldValue(old, path), key);
+      add(keys, fieldValue(o, path), key);
+    }
   }
 
   delete(key: string): void {
-    if (!this.objects.delete(key)) return;
+    const old = this.objects.get(key);
+    if (!old) return;
+    this.objects.delete(key);
+    for (const { path, keys } of this.byField.values()) drop(keys, fieldValue(old, path), key);
     const i = this.lowerBound(key);
     if (this.keys[i] === key) this.keys.splice(i, 1);
   }
@@ -59,6 +71,26 @@ export class Bucket {
     return out;
   }
 
+  /** The keys of the objects whose field (a dotted path) reads `value`, in key order: indexed from the first question on. */
+  keysWithField(path: string[], value: string): string[] {
+    return [...(this.fieldIndex(path).get(value) ?? [])].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+  }
+
+  /** The values the field (a dotted path) reads among the objects ('' for those without it), in no order. */
+  fieldValues(path: string[]): string[] {
+    return [...this.fieldIndex(path).keys()];
+  }
+
+  private fieldIndex(path: string[]): Map<string, Set<string>> {
+    const name = JSON.stringify(path);
+    let index = this.byField.get(name);
+    if (!index) {
+      this.byField.set(name, (index = { path, keys: new Map() }));
+      for (const [key, o] of this.objects) add(index.keys, fieldValue(o, path), key);
+    }
+    return index.keys;
+  }
+
   /** The first index whose key is not before `key`. */
   private lowerBound(key: string): number {
     let lo = 0;
@@ -82,4 +114,15 @@ export class Bucket {
     }
     return lo;
   }
+}
+
+function add(keys: Map<string, Set<string>>, value: string, key: string): void {
+  const set = keys.get(value);
+  if (set) set.add(key);
+  else keys.set(value, new Set([key]));
+}
+
+function drop(keys: Map<string, Set<string>>, value: string, key: string): void {
+  const set = keys.get(value);
+  if (set?.delete(key) && set.size === 0) keys.delete(value);
 }

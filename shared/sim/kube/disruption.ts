@@ -1,13 +1,9 @@
 /** PodDisruptionBudget status (computed on read, as the disruption controller would) and the Eviction API decision. */
+import { controllerOf, podReady, selectedPods, type OwnerRef, type SelectedPods } from './pdb-index';
 import { matchesStructuredSelector } from './selectors';
 import { KubeApiStatusError, notFound, statusBody } from './status';
 import type { KubeStore } from './store';
 import type { Json, KubeObject, ResourceType } from './types';
-
-const podReady = (p: KubeObject): boolean => {
-  const conds = (p.status?.conditions ?? []) as { type: string; status: string }[];
-  return !p.metadata.deletionTimestamp && p.status?.phase === 'Running' && conds.some((c) => c.type === 'Ready' && c.status === 'True');
-};
 
 const scaled = (v: unknown, expected: number): number => {
   if (typeof v === 'number') return v;
@@ -23,23 +19,14 @@ export interface PdbFigures {
   disruptionsAllowed: number;
 }
 
-type OwnerRef = { kind?: string; name?: string; controller?: boolean };
-const controllerOf = (o: KubeObject): OwnerRef | undefined => ((o.metadata.ownerReferences ?? []) as OwnerRef[]).find((r) => r.controller);
-
 /**
- * Replicas the pods' controllers want (a ReplicaSet owned by a Deployment counts the Deployment's scale), as the
- * disruption controller does; undefined when some pod has no scalable controller.
+ * Replicas the selected pods' controllers want (a ReplicaSet owned by a Deployment counts the Deployment's scale), as
+ * the disruption controller does; undefined when some pod has no scalable controller.
  */
-function expectedFromControllers(store: KubeStore | undefined, namespace: string | undefined, pods: readonly KubeObject[]): number | undefined {
-  if (!store) return undefined;
+function expectedFromControllers(store: KubeStore, namespace: string | undefined, pods: SelectedPods): number | undefined {
   const seen = new Map<string, number>();
-  // What each controller reference resolves to ([key, replicas], or null for no scalable controller): looked up once per call.
-  const resolved = new Map<string, [string, number] | null>();
-  for (const p of pods) {
-    const ref = controllerOf(p);
-    const refKey = `${ref?.kind}/${ref?.name}`;
-    let r = resolved.get(refKey);
-    if (r === undefined) resolved.set(refKey, (r = resolveController(store, namespace, ref)));
+  for (const { ref } of pods.refs.values()) {
+    const r = resolveController(store, namespace, ref);
     if (r === null) return undefined;
     seen.set(r[0], r[1]);
   }
@@ -64,43 +51,19 @@ function resolveController(store: KubeStore, namespace: string | undefined, ref:
   return ctl ? [`${kind}/${ref?.name}`, Number(ctl.spec?.replicas ?? 1)] : null;
 }
 
-/** disruptionsAllowed from the budget and the readiness of the pods it selects (terminating pods do not count). */
-function pdbFigures(pdb: KubeObject, podsInNamespace: readonly KubeObject[], store?: KubeStore): PdbFigures {
+/**
+ * A stored budget's (or a copy's) disruptionsAllowed from the readiness of the pods it selects (terminating pods do
+ * not count), as they stand.
+ */
+export function currentPdbFigures(pdb: KubeObject, store: KubeStore): PdbFigures {
   const spec = pdb.spec ?? {};
-  const pods = podsInNamespace.filter(
-    (p) => matchesStructuredSelector(p.metadata.labels, spec.selector as Json | undefined) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
-  );
-  const expectedPods = expectedFromControllers(store, pdb.metadata.namespace, pods) ?? pods.filter((p) => !p.metadata.deletionTimestamp).length;
-  const currentHealthy = pods.filter(podReady).length;
+  const pods = selectedPods(store, pdb.metadata.namespace, spec.selector as Json | undefined);
+  const expectedPods = expectedFromControllers(store, pdb.metadata.namespace, pods) ?? pods.live;
+  const currentHealthy = pods.healthy;
   let desiredHealthy = 0;
   if (spec.minAvailable !== undefined) desiredHealthy = scaled(spec.minAvailable, expectedPods);
   else if (spec.maxUnavailable !== undefined) desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
   return { expectedPods, currentHealthy, desiredHealthy, disruptionsAllowed: Math.max(0, currentHealthy - desiredHealthy) };
-}
-
-/** The namespace's stored pods, read without copying them. */
-const podsOf = (store: KubeStore, namespace: string | undefined): readonly KubeObject[] => {
-  const rt = store.registry.get('', 'pods');
-  return rt ? store.scan(rt, namespace) : [];
-};
-
-/** Per store: each budget's figures and the (store, budget) resourceVersions they were computed at. */
-const figuresMemo = new WeakMap<KubeStore, Map<string, { at: string; figures: PdbFigures }>>();
-
-/**
- * The figures of a stored budget (or a copy) over its namespace's pods as they stand: computed once per store
- * resourceVersion, however many reads, evictions and checks ask in between (a write changes the resourceVersion).
- */
-export function currentPdbFigures(pdb: KubeObject, store: KubeStore): PdbFigures {
-  let byPdb = figuresMemo.get(store);
-  if (!byPdb) figuresMemo.set(store, (byPdb = new Map()));
-  const key = `${pdb.metadata.namespace}/${pdb.metadata.name}`;
-  const at = `${store.resourceVersion()}/${pdb.metadata.resourceVersion}`;
-  const known = byPdb.get(key);
-  if (known?.at === at) return known.figures;
-  const figures = pdbFigures(pdb, podsOf(store, pdb.metadata.namespace), store);
-  byPdb.set(key, { at, figures });
-  return figures;
 }
 
 /** Read decorator for policy/v1 poddisruptionbudgets: fills status like the disruption controller. */

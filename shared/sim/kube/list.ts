@@ -46,7 +46,8 @@ export function listObjects(
   const labels = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : [];
   const fields = opts.fieldSelector ? parseFieldSelector(opts.fieldSelector) : [];
   const prefix = rt.namespaced && opts.namespace ? `${opts.namespace}/` : '';
-  const { from, to } = bucket.span(prefix, continueAfter(opts.continue));
+  const after = continueAfter(opts.continue);
+  const { from, to } = bucket.span(prefix, after);
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
   // Selectors run on the stored objects first (labels are never computed), so only matches are copied.
   const served = (o: KubeObject): KubeObject | undefined => {
@@ -54,11 +55,18 @@ export function listObjects(
     const copy = read(o);
     return !decorated || matchesFieldSelector(copy, fields) ? copy : undefined;
   };
+  // A field compared for equality (a pod's spec.nodeName) narrows the keys to look at by its index; else the span.
+  const indexed = decorated ? undefined : fields.find((f) => !f.negate);
+  const candidates = indexed
+    ? bucket.keysWithField(indexed.path, indexed.value).filter((k) => k.startsWith(prefix) && (!(after && after >= prefix) || k > after))
+    : undefined;
+  const count = candidates ? candidates.length : to - from;
+  const at = candidates ? (j: number): [string, KubeObject] => [candidates[j], bucket.get(candidates[j])!] : (j: number) => bucket.at(from + j);
   const items: KubeObject[] = [];
-  let i = from;
+  let i = 0;
   let lastKey = '';
-  for (; i < to && items.length < limit; i++) {
-    const [k, o] = bucket.at(i);
+  for (; i < count && items.length < limit; i++) {
+    const [k, o] = at(i);
     const copy = served(o);
     if (copy) {
       items.push(copy);
@@ -68,10 +76,10 @@ export function listObjects(
   const result: ListResult = { items, resourceVersion };
   const selective = labels.length > 0 || fields.length > 0;
   let more = false;
-  for (let j = i; j < to && !more; j++) more = !selective || served(bucket.at(j)[1]) !== undefined;
+  for (let j = i; j < count && !more; j++) more = !selective || served(at(j)[1]) !== undefined;
   if (more) {
     result.continue = Buffer.from(JSON.stringify({ start: lastKey })).toString('base64url');
-    if (!selective) result.remainingItemCount = to - i;
+    if (!selective) result.remainingItemCount = count - i;
   }
   return result;
 }

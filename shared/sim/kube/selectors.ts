@@ -109,7 +109,8 @@ export function parseFieldSelector(selector: string): FieldRequirement[] {
   });
 }
 
-function fieldValue(obj: KubeObject, path: string[]): string {
+/** The string form of a dotted path, as a field selector compares it ('' when missing). */
+export function fieldValue(obj: KubeObject, path: string[]): string {
   let cur: unknown = obj;
   for (const p of path) {
     if (cur === null || typeof cur !== 'object') return '';

@@ -52,6 +52,8 @@ export class KubeStore {
   /** The bucket of each ResourceType object met (a type registered again is a new object: looked up by name once). */
   private readonly buckets = new WeakMap<ResourceType, Bucket>();
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
+  /** Figures kept from the writes (onChangeFirst): told of each write before any listener. */
+  private readonly indexes: ((e: ChangeEvent) => void)[] = [];
   private readonly decorators = new Map<string, Decorator>();
   private readonly eventTtlMs: number;
   private readonly defaultManager: string;
@@ -73,6 +75,14 @@ export class KubeStore {
   onChange(fn: (e: ChangeEvent) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  /**
+   * Keeps a figure up to date with every write, for the life of the store: `fn` is called before any onChange
+   * listener, so a listener that reads the figure sees the write it is told of counted.
+   */
+  onChangeFirst(fn: (e: ChangeEvent) => void): void {
+    this.indexes.push(fn);
   }
 
   /** Computes fields on read (e.g. PodDisruptionBudget status). */
@@ -134,6 +144,24 @@ export class KubeStore {
   scan(rt: ResourceType, namespace?: string, { raw = false }: { raw?: boolean } = {}): readonly KubeObject[] {
     if (!raw && this.decorators.has(`${rt.group}/${rt.resource}`)) return this.list(rt, { namespace }).items;
     return this.bucket(rt).values(rt.namespaced && namespace ? `${namespace}/` : '');
+  }
+
+  /**
+   * The stored objects of a type (in a namespace) whose field (a path, e.g. ['spec', 'nodeName']) reads `value`
+   * ('' when missing, as a field selector reads it), in LIST order, without copying them (read only, as scan). The
+   * field is indexed from the first question on. Not for a type with computed fields.
+   */
+  scanWhere(rt: ResourceType, path: string[], value: string, namespace?: string): readonly KubeObject[] {
+    const bucket = this.bucket(rt);
+    const prefix = rt.namespaced && namespace ? `${namespace}/` : '';
+    const out: KubeObject[] = [];
+    for (const k of bucket.keysWithField(path, value)) if (k.startsWith(prefix)) out.push(bucket.get(k)!);
+    return out;
+  }
+
+  /** The values a field (as scanWhere) reads among the stored objects of a type, in no order. */
+  fieldValues(rt: ResourceType, path: string[]): string[] {
+    return this.bucket(rt).fieldValues(path);
   }
 
   /** The stored object, or undefined, without copying it (read only, as scan). */
@@ -306,6 +334,7 @@ export class KubeStore {
   }
 
   private emit(e: ChangeEvent): void {
+    for (const fn of this.indexes) fn(e);
     const errors: unknown[] = [];
     for (const fn of [...this.listeners]) {
       try {
