@@ -20,8 +20,8 @@ async function runUntil(clock: VirtualClock, untilMs: number): Promise<void> {
   }
 }
 
-/** A world of `pods` pods of ~2 KB and one function of `memoryMb` that lists them in one request; returns when the answer arrived and its size. */
-async function listAsFunction(pods: number, memoryMb: number): Promise<{ ms: number; bytes: number; outcome: string; peakMb: number }> {
+/** A fake API server holding `pods` pods of ~2 KB, paced by the cost model for functions of `memoryMb`. */
+async function podWorld(pods: number, memoryMb: number) {
   const clock = new VirtualClock(0);
   const api = new FakeKubeApi({ clock: () => clock.now() });
   for (let i = 0; i < pods; i++)
@@ -47,9 +47,15 @@ async function listAsFunction(pods: number, memoryMb: number): Promise<{ ms: num
       meter.stop();
     },
   );
+  return { clock, meter, url: server.url };
+}
+
+/** A world of `pods` pods of ~2 KB and one function of `memoryMb` that lists them in one request; returns when the answer arrived and its size. */
+async function listAsFunction(pods: number, memoryMb: number): Promise<{ ms: number; bytes: number; outcome: string; peakMb: number }> {
+  const { clock, meter, url } = await podWorld(pods, memoryMb);
   const get = () =>
     new Promise<number>((resolve, reject) => {
-      const req = request(`${server.url}/api/v1/pods`, (res) => {
+      const req = request(`${url}/api/v1/pods`, (res) => {
         let n = 0;
         res.on('data', (c: Buffer) => (n += c.length));
         res.on('end', () => resolve(n));
@@ -75,34 +81,10 @@ async function listAsFunction(pods: number, memoryMb: number): Promise<{ ms: num
 
 /** `paths` requested by one function, each in its own invocation, one after the other in the same sandbox: each one's modelled peak. */
 async function invocationsOfOneSandbox(pods: number, paths: string[]): Promise<number[]> {
-  const clock = new VirtualClock(0);
-  const api = new FakeKubeApi({ clock: () => clock.now() });
-  for (let i = 0; i < pods; i++)
-    api.apply({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: `p${i}`, namespace: 'default', annotations: { note: 'x'.repeat(1500) } },
-      spec: { containers: [{ name: 'c', image: 'nginx' }] },
-    });
-  const server = await api.listen();
-  const http = new HttpInFlight().start();
-  const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? 'http' : undefined));
-  const meter = new Meter(clock, () => 1024);
-  const cost = new KubeCost(clock, meter).start();
-  api.pace = cost.pace;
-  api.onHold = (port) => http.release(port);
-  cleanups.push(
-    () => server.close(),
-    () => {
-      removeProbe();
-      http.stop();
-      cost.stop();
-      meter.stop();
-    },
-  );
+  const { clock, meter, url } = await podWorld(pods, 1024);
   const get = (path: string) =>
     new Promise<void>((resolve, reject) => {
-      const req = request(`${server.url}${path}`, (res) => {
+      const req = request(`${url}${path}`, (res) => {
         res.on('data', () => undefined);
         res.on('end', () => resolve());
       });
