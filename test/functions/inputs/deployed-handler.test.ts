@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
 import { handler } from '../../../functions/terminate/validate-terminate-input';
+import { WARMUP_SOURCE } from '../../../shared/core/ports/function-invoker';
 
 const context = {
   awsRequestId: 'req-1',
@@ -22,6 +23,19 @@ describe('a deployed handler', () => {
 
     // Assess
     await expect(attempt).rejects.toMatchObject({ name: 'ConfigInvalidError', message: expect.stringContaining('CLUSTER_NAME') });
+    if (saved !== undefined) process.env.CLUSTER_NAME = saved;
+  });
+
+  it("should answer the controller's keep-warm ping at once: no configuration read, no dependencies built, no input parsed", async () => {
+    // Prepare: an environment that would fail any real invocation
+    const saved = process.env.CLUSTER_NAME;
+    delete process.env.CLUSTER_NAME;
+
+    // Act
+    const out = await handler({ source: WARMUP_SOURCE }, context);
+
+    // Assess
+    expect(out).toBe('warmup');
     if (saved !== undefined) process.env.CLUSTER_NAME = saved;
   });
 });
