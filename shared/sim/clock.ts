@@ -36,6 +36,7 @@ export class VirtualClock implements Clock {
   private readonly context = new AsyncLocalStorage<Activity>();
   private activitySeq = 0;
   private readonly probes = new Set<() => string | undefined>();
+  private readonly progressCounters = new Set<() => number>();
 
   constructor(readonly startMs: number) {
     this.nowMs = startMs;
@@ -170,9 +171,20 @@ export class VirtualClock implements Clock {
    * Adds a check of outside work that must finish before time moves (e.g. HTTP requests in flight): it returns
    * a description while busy, undefined when idle. Returns the remove function.
    */
-  addBusyProbe(probe: () => string | undefined): () => void {
+  addBusyProbe(probe: () => string | undefined, progress?: () => number): () => void {
     this.probes.add(probe);
-    return () => this.probes.delete(probe);
+    if (progress) this.progressCounters.add(progress);
+    return () => {
+      this.probes.delete(probe);
+      if (progress) this.progressCounters.delete(progress);
+    };
+  }
+
+  /** Work completed by the busy probes' subjects so far (e.g. HTTP requests answered): a change is progress. */
+  progress(): number {
+    let n = 0;
+    for (const p of this.progressCounters) n += p();
+    return n;
   }
 
   /** True when no tracked activity is running (each is absent or waiting on the clock) and every probe is idle. */
@@ -197,14 +209,16 @@ export class VirtualClock implements Clock {
 
 /**
  * Waits (in real time) until every tracked activity is waiting on the virtual clock. Stalled means no progress for
- * `timeoutMs` of real time — what keeps time from moving stays the same — not slow progress: a large cluster's
- * instant (thousands of writes, a 50,000-pod LIST) on a loaded machine may take minutes and is not a hang.
+ * `timeoutMs` of real time — what keeps time from moving stays the same and no probed work completes (e.g. the
+ * same number of HTTP requests in flight, none answered) — not slow progress: a large cluster's instant (thousands
+ * of writes, a 50,000-pod LIST) on a loaded machine may take minutes and is not a hang.
  */
 export async function settle(clock: VirtualClock, opts: { quietTurns?: number; timeoutMs?: number } = {}): Promise<void> {
   const quietTurns = opts.quietTurns ?? 3;
   const timeoutMs = opts.timeoutMs ?? 120_000;
   let deadline = Date.now() + timeoutMs;
   let lastBusy = '';
+  let lastProgress = -1;
   let quiet = 0;
   let spins = 0;
   while (quiet < quietTurns) {
@@ -219,8 +233,10 @@ export async function settle(clock: VirtualClock, opts: { quietTurns?: number; t
         continue;
       }
       const busy = clock.busy().join(', ');
-      if (busy !== lastBusy) {
+      const progress = clock.progress();
+      if (busy !== lastBusy || progress !== lastProgress) {
         lastBusy = busy;
+        lastProgress = progress;
         deadline = Date.now() + timeoutMs;
       } else if (Date.now() > deadline) {
         throw new SimulationStalledError(`activities did not settle: ${busy}`);

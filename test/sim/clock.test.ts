@@ -71,4 +71,27 @@ describe('VirtualClock', () => {
     expect(busy).toEqual(['request in flight']);
     expect(clock.idle()).toBe(true);
   });
+
+  it('should call a busy probe stalled only when none of its work completes', async () => {
+    // Prepare: the same number of requests in flight throughout; one clock answers them, the other never does.
+    const moving = new VirtualClock(0);
+    let answered = 0;
+    const timer = setInterval(() => answered++, 5);
+    moving.addBusyProbe(
+      () => (answered < 40 ? '15 HTTP request(s) in flight' : undefined),
+      () => answered,
+    );
+    const stuck = new VirtualClock(0);
+    stuck.addBusyProbe(
+      () => '15 HTTP request(s) in flight',
+      () => 0,
+    );
+    // Act
+    const settledWhileAnswering = await settle(moving, { timeoutMs: 50 }).then(() => true);
+    clearInterval(timer);
+    const stalled = await settle(stuck, { timeoutMs: 50 }).catch((e: Error) => e.message);
+    // Assess
+    expect(settledWhileAnswering).toBe(true);
+    expect(stalled).toBe('activities did not settle: 15 HTTP request(s) in flight');
+  });
 });

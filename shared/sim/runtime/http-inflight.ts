@@ -6,6 +6,8 @@ import diagnostics from 'node:diagnostics_channel';
 
 export class HttpInFlight {
   private readonly open = new Set<object>();
+  /** Requests answered so far: progress while the count in flight stays the same (a busy large cluster). */
+  private answered = 0;
   private readonly subscriptions: [string, (message: unknown) => void][] = [];
 
   start(): this {
@@ -17,7 +19,7 @@ export class HttpInFlight {
     };
     const ended = (m: unknown) => {
       const request = (m as { request?: object }).request;
-      if (request) this.open.delete(request);
+      if (request && this.open.delete(request)) this.answered++;
     };
     this.subscriptions.push(['http.client.request.start', started], ['http.client.response.finish', ended], ['http.client.request.error', ended]);
     for (const [name, fn] of this.subscriptions) diagnostics.subscribe(name, fn);
@@ -36,6 +38,10 @@ export class HttpInFlight {
 
   count(): number {
     return this.open.size;
+  }
+
+  completed(): number {
+    return this.answered;
   }
 
   stop(): void {

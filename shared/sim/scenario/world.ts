@@ -111,7 +111,10 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const env: ProductionEnv = { ...simulatedEnv(opts.clusterName, opts.region), ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}) };
   const http = new HttpInFlight().start();
   const watchEvents = new WatchDelivery(api).start();
-  const removeProbe = clock.addBusyProbe(() => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : watchEvents.busy()));
+  const removeProbe = clock.addBusyProbe(
+    () => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : watchEvents.busy()),
+    () => http.completed(),
+  );
   const invocations: InvocationRecord[] = [];
   const lostPods: SimWorld['lostPods'] = [];
   let production: ProductionBinding;
