@@ -5,11 +5,13 @@ import type { KubeStore } from '../kube/store';
 import { startGarbageCollector } from './garbage-collector';
 import { startKubelet, type KubeletEvents } from './kubelet';
 import { runScheduler } from './scheduler';
-import { collectOrphanPods, reconcileDaemonSets, reconcileDeployments, type WorkloadEvents } from './workloads';
+import { reconcileDeployments } from './deployments';
+import { collectOrphanPods, reconcileDaemonSets, type WorkloadEvents } from './workloads';
 
 export { runScheduler } from './scheduler';
 export { kubeletFromUserData, nodeObjectFor } from './kubelet';
-export { reconcileDeployments, reconcileDaemonSets, collectOrphanPods } from './workloads';
+export { reconcileDeployments } from './deployments';
+export { reconcileDaemonSets, collectOrphanPods } from './workloads';
 
 export interface ClusterControllerOptions extends KubeletEvents, WorkloadEvents {
   startupSeconds: number;

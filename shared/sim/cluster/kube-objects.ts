@@ -28,6 +28,21 @@ export function kubeTypes(store: KubeStore): KubeTypes {
   };
 }
 
+/** Writes of the controllers kube-controller-manager runs (deployment, replicaset, daemonset, garbage collectors). */
+export const KCM = { manager: 'kube-controller-manager' };
+
+/** The name of the object's owner of that kind (ownerReferences). */
+export const ownerName = (p: KubeObject, kind: string): string | undefined =>
+  (p.metadata.ownerReferences as { kind?: string; name?: string }[] | undefined)?.find((r) => r.kind === kind)?.name;
+
+const keyOf = (o: KubeObject): string => `${o.metadata.namespace}/${o.metadata.name}`;
+/** In LIST order (the store's: namespace/name compared as plain strings). */
+export const inKeyOrder = (objs: KubeObject[]): KubeObject[] =>
+  objs
+    .map((o) => [keyOf(o), o] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, o]) => o);
+
 export const listAll = (store: KubeStore, rt: ResourceType): KubeObject[] => store.list(rt).items;
 
 /** Pods not finished and not being deleted. */

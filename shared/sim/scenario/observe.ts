@@ -4,7 +4,7 @@ import type { FakeKubeApi } from '../kube/server';
 import type { KubeObject } from '../kube/types';
 import type { VirtualClock } from '../clock';
 import { isDaemonSetPod, kubeTypes, podNodeName } from '../cluster/kube-objects';
-import { templateHash } from '../cluster/workloads';
+import { templateHash } from '../cluster/deployments';
 
 const podReady = (p: KubeObject): boolean =>
   Boolean(podNodeName(p)) &&

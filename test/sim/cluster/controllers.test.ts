@@ -63,6 +63,32 @@ describe('simulated kube-side controllers', () => {
     expect(pods().map((p) => p.metadata.name)).toEqual(['inflate-0']);
   });
 
+  it('should count ready replicas from pod writes between passes, and recreate a pod deleted after the Deployment settled', () => {
+    // Prepare
+    const { api, addNode, deployment } = setup();
+    const podType = api.store.typeOf('v1', 'Pod');
+    const deploymentType = api.store.typeOf('apps/v1', 'Deployment');
+    addNode('m5.xlarge', 'us-east-1a');
+    deployment('web', 3, container('1'));
+    reconcileDeployments(api.store);
+    runScheduler(api.store);
+    const running = (name: string) =>
+      api.store.patch(podType, 'default', name, 'application/merge-patch+json', { status: { phase: 'Running' } }, { subresource: 'status' });
+    // Act
+    for (const name of ['web-0', 'web-1', 'web-2']) running(name);
+    reconcileDeployments(api.store);
+    const readyWhenRunning = api.store.get(deploymentType, 'default', 'web').status?.readyReplicas;
+    api.store.delete(podType, 'default', 'web-2', { gracePeriodSeconds: 0 });
+    reconcileDeployments(api.store);
+    const recreated = api.store.get(podType, 'default', 'web-2');
+    const readyAfterDelete = api.store.get(deploymentType, 'default', 'web').status?.readyReplicas;
+    // Assess
+    expect(readyWhenRunning).toBe(3);
+    expect(recreated.spec?.nodeName).toBeUndefined();
+    expect(recreated.status?.phase).toBe('Pending');
+    expect(readyAfterDelete).toBe(2);
+  });
+
   it('should delete the pods of a Node once the Node object is removed (pod GC), and the Deployment recreates them', () => {
     // Prepare
     const { api, addNode, deployment, pods } = setup();
