@@ -133,6 +133,8 @@ function deleteOptions(q: URLSearchParams, body: unknown): { gracePeriodSeconds?
 function resourceRequest(store: KubeStore, t: Target, req: KubeRequest, opts: HandlerOptions): KubeResponse {
   const { rt, namespace, name, subresource } = t;
   const method = req.method.toUpperCase();
+  // An answer written out at once needs no copy of what the store holds.
+  const readOnly = opts.serializedAtOnce ? { readOnly: true } : {};
   if (subresource && !rt.subresources.includes(subresource))
     throw new KubeApiStatusError(404, 'NotFound', `the server could not find the requested resource (${rt.resource}/${subresource})`);
   if (!name) {
@@ -143,7 +145,7 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest, opts: Ha
         body: wantsTable(req.headers.accept) ? toTable(store, rt, l.items as KubeObject[], l.metadata as Json, req.query.get('includeObject')) : l,
       };
     }
-    if (method === 'POST') return { status: 201, body: store.create(rt, namespace, parseBody(req) as KubeObject, writerOf(t, req)) };
+    if (method === 'POST') return { status: 201, body: store.create(rt, namespace, parseBody(req) as KubeObject, { ...writerOf(t, req), ...readOnly }) };
     throw new KubeApiStatusError(405, 'MethodNotAllowed', `${method} is not supported on a collection`);
   }
   const body = method === 'GET' || method === 'DELETE' ? undefined : parseBody(req);
@@ -153,10 +155,10 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest, opts: Ha
     if (method === 'GET') return { status: 200, body: readScale(store, rt, namespace, name) };
     if (method === 'PUT' || method === 'PATCH') return { status: 200, body: writeScale(store, rt, namespace, name, method, req.headers['content-type'], body) };
   }
-  const sub = method === 'PUT' || method === 'PATCH' ? writerOf(t, req) : {};
+  const sub = method === 'PUT' || method === 'PATCH' ? { ...writerOf(t, req), ...readOnly } : {};
   switch (method) {
     case 'GET': {
-      const o = store.get(rt, namespace, name);
+      const o = (opts.serializedAtOnce ? store.peek(rt, namespace, name) : undefined) ?? store.get(rt, namespace, name);
       return {
         status: 200,
         body:
@@ -173,7 +175,7 @@ function resourceRequest(store: KubeStore, t: Target, req: KubeRequest, opts: Ha
     case 'DELETE': {
       if (subresource) break;
       // 200 with the object, whether it went or was only marked (finalizers, graceful pod deletion), as the API server answers.
-      const r = store.delete(rt, namespace, name, deleteOptions(req.query, req.body ? parseBody(req) : undefined));
+      const r = store.delete(rt, namespace, name, { ...deleteOptions(req.query, req.body ? parseBody(req) : undefined), ...readOnly });
       return { status: 200, body: r.object };
     }
   }

@@ -40,6 +40,11 @@ export interface WriteOptions {
   subresource?: 'status';
   /** Server-side apply: the configuration applied (its fields are the manager's, operation Apply). */
   applied?: KubeObject;
+  /**
+   * The caller only reads the result, before the next write (an answer serialized at once, a controller's own
+   * write): the stored object is returned rather than a copy (a type with a read decorator is still copied).
+   */
+  readOnly?: boolean;
 }
 
 type Decorator = (obj: KubeObject, store: KubeStore) => KubeObject;
@@ -204,7 +209,7 @@ export class KubeStore {
     this.bucket(rt).set(key, obj);
     this.expireLater(rt, key, meta.resourceVersion);
     this.emit({ type: 'ADDED', resource: rt, object: obj });
-    return this.decorate(rt, clone(obj));
+    return this.result(rt, obj, opts.readOnly);
   }
 
   /** PUT. `subresource: 'status'` changes only status; otherwise status is kept when the type has a status subresource. */
@@ -220,7 +225,7 @@ export class KubeStore {
     checkResourceVersion(rt, name, old, rv === '' ? undefined : rv); // PUT: an empty resourceVersion is no precondition
     // The status subresource reads only the status sent: the rest of the input is not copied.
     const sent = opts.subresource === 'status' ? { metadata: input.metadata, status: clone(input.status) } : clone(input);
-    return this.commit(rt, key, old, applyStatusRule(rt, old, sent, opts.subresource), this.writer(opts));
+    return this.commit(rt, key, old, applyStatusRule(rt, old, sent, opts.subresource), this.writer(opts), opts.readOnly);
   }
 
   /** PATCH with merge, strategic-merge (as merge) or JSON patch, on the object or its status. */
@@ -232,7 +237,7 @@ export class KubeStore {
     const patched = applyPatch(contentType, clone(old), body) as KubeObject;
     if (!patched || typeof patched !== 'object' || typeof patched.metadata !== 'object') throw invalid(rt.kind, name, 'metadata', 'Required value');
     checkResourceVersion(rt, name, old, patched.metadata.resourceVersion);
-    return this.commit(rt, key, old, applyStatusRule(rt, old, patched, opts.subresource), this.writer(opts));
+    return this.commit(rt, key, old, applyStatusRule(rt, old, patched, opts.subresource), this.writer(opts), opts.readOnly);
   }
 
   /**
@@ -243,7 +248,7 @@ export class KubeStore {
     rt: ResourceType,
     namespace: string | undefined,
     name: string,
-    opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } } = {},
+    opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string }; readOnly?: boolean } = {},
   ): { object: KubeObject; gone: boolean } {
     this.expireEvents();
     const key = this.key(rt, namespace, name);
@@ -261,7 +266,7 @@ export class KubeStore {
     const grace = opts.gracePeriodSeconds ?? Number(old.spec?.terminationGracePeriodSeconds ?? 30);
     const gracefulPod = this.graceful && rt.group === '' && rt.resource === 'pods' && Boolean(old.spec?.nodeName) && grace > 0;
     if ((old.metadata.finalizers ?? []).length > 0 || gracefulPod) {
-      if (old.metadata.deletionTimestamp) return { object: this.decorate(rt, clone(old)), gone: false };
+      if (old.metadata.deletionTimestamp) return { object: this.result(rt, old, opts.readOnly), gone: false };
       if (gracefulPod) opts = { ...opts, gracePeriodSeconds: grace };
       const next = clone(old);
       next.metadata.deletionTimestamp = this.timestamp();
@@ -269,31 +274,36 @@ export class KubeStore {
       next.metadata.resourceVersion = this.nextRv();
       this.bucket(rt).set(key, next);
       this.emit({ type: 'MODIFIED', resource: rt, object: next, old });
-      return { object: this.decorate(rt, clone(next)), gone: false };
+      return { object: this.result(rt, next, opts.readOnly), gone: false };
     }
-    return { object: this.remove(rt, key, old), gone: true };
+    return { object: this.remove(rt, key, old, opts.readOnly), gone: true };
   }
 
-  private commit(rt: ResourceType, key: string, old: KubeObject, next: KubeObject, writer: Writer): KubeObject {
+  private commit(rt: ResourceType, key: string, old: KubeObject, next: KubeObject, writer: Writer, readOnly?: boolean): KubeObject {
     carryOverMetadata(rt, old, next);
     const meta = next.metadata;
-    if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) return this.remove(rt, key, next);
+    if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) return this.remove(rt, key, next, readOnly);
     checkQuantities(rt, next);
     recordManagedFields(rt, old, next, writer, this.timestamp());
     meta.resourceVersion = this.nextRv();
     this.bucket(rt).set(key, next);
     this.expireLater(rt, key, meta.resourceVersion);
     this.emit({ type: 'MODIFIED', resource: rt, object: next, old });
-    return this.decorate(rt, clone(next));
+    return this.result(rt, next, readOnly);
   }
 
-  private remove(rt: ResourceType, key: string, obj: KubeObject): KubeObject {
+  private remove(rt: ResourceType, key: string, obj: KubeObject, readOnly?: boolean): KubeObject {
     const old = this.bucket(rt).get(key);
     this.bucket(rt).delete(key);
-    const gone = clone(obj);
-    gone.metadata.resourceVersion = this.nextRv();
-    this.emit({ type: 'DELETED', resource: rt, object: clone(gone), old });
-    return gone;
+    // Read only, as every object a listener is given: the deleted object with its last resourceVersion.
+    const gone = { ...obj, metadata: { ...obj.metadata, resourceVersion: this.nextRv() } };
+    this.emit({ type: 'DELETED', resource: rt, object: gone, old });
+    return readOnly ? gone : clone(gone);
+  }
+
+  /** What a write returns: a copy, or the stored object itself for a caller that only reads it at once. */
+  private result(rt: ResourceType, stored: KubeObject, readOnly: boolean | undefined): KubeObject {
+    return readOnly && !this.decorators.has(`${rt.group}/${rt.resource}`) ? stored : this.decorate(rt, clone(stored));
   }
 
   private writer(opts: WriteOptions): Writer {

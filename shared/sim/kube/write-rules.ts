@@ -20,6 +20,14 @@ const withoutMetaAndStatus = (o: KubeObject): string => {
   return spec;
 };
 
+/** Whether every field but metadata and status is the very same value (a status write shares them with the old object). */
+function sameOutsideMetaAndStatus(a: KubeObject, b: KubeObject): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (k !== 'metadata' && k !== 'status' && a[k] !== b[k]) return false;
+  return true;
+}
+
 /** A resourceVersion the client sent must be the stored one (optimistic concurrency). */
 export function checkResourceVersion(rt: ResourceType, name: string, old: KubeObject, rv: string | undefined): void {
   if (rv !== undefined && rv !== old.metadata.resourceVersion) {
@@ -32,7 +40,8 @@ export function checkResourceVersion(rt: ResourceType, name: string, old: KubeOb
  * type with a status subresource keeps its stored status, and the result is validated against the schema.
  */
 export function applyStatusRule(rt: ResourceType, old: KubeObject, next: KubeObject, subresource: 'status' | undefined): KubeObject {
-  if (subresource === 'status') return { ...clone(old), status: next.status };
+  // Stored objects are never changed in place: the new one shares all but its metadata (which the write sets) with the old.
+  if (subresource === 'status') return { ...old, metadata: clone(old.metadata), status: next.status };
   if (rt.subresources.includes('status')) next.status = clone(old.status);
   validateAgainstSchema(rt, next, old);
   return next;
@@ -67,6 +76,6 @@ export function carryOverMetadata(rt: ResourceType, old: KubeObject, next: KubeO
   }
   next.apiVersion = apiVersionOf(rt);
   next.kind = rt.kind;
-  meta.generation = (oldMeta.generation ?? 1) + (withoutMetaAndStatus(old) !== withoutMetaAndStatus(next) ? 1 : 0);
+  meta.generation = (oldMeta.generation ?? 1) + (sameOutsideMetaAndStatus(old, next) || withoutMetaAndStatus(old) === withoutMetaAndStatus(next) ? 0 : 1);
   if (meta.finalizers && meta.finalizers.length === 0) delete meta.finalizers;
 }
