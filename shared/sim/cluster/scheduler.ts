@@ -4,7 +4,7 @@
  * required node affinity, required pod (anti-)affinity, DoNotSchedule topology spread) and marks the rest
  * PodScheduled=False reason Unschedulable, which is what nodewright's provisioner looks for.
  */
-import { nodeFromKube, podFromKube } from '../../core/model/from-kube';
+import { nodeFromKube } from '../../core/model/from-kube';
 import type { Node, Pod, PodAffinityTerm } from '../../core/model/kube';
 import { compileSelector } from '../../core/scheduling/selectors';
 import type { KubeStore } from '../kube/store';
@@ -13,6 +13,7 @@ import { isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type 
 import { Domains, type NodeState } from './domains';
 import { FitPass, nodeAffinityOk, reasonsText, score } from './fit-cache';
 import { runningStatus } from './pod-content';
+import { boundPods, place, podModel } from './bound-pods';
 
 export interface SchedulerResult {
   bound: { pod: string; node: string }[];
@@ -81,13 +82,6 @@ const boundPodsMatter = (pod: Pod, domains: Domains): boolean =>
   (pod.affinity?.podAffinity?.required?.length ?? 0) > 0 ||
   pod.topologySpreadConstraints.some((c) => c.whenUnsatisfiable === 'DoNotSchedule');
 
-/** The pod counted on the node: one more pod slot and its requests used. */
-function place(n: NodeState, pod: Pod): void {
-  n.pods.push(pod);
-  n.used.pods = (n.used.pods ?? 0) + 1;
-  for (const [r, q] of Object.entries(pod.requests)) if (r !== 'pods') n.used[r] = (n.used[r] ?? 0) + q;
-}
-
 /**
  * The highest-scoring node that can take the pod (the first by name on a tie), or why none can (each misfit reason
  * with its count, in node-name order of first occurrence). A node is ruled out by the first of: not ready,
@@ -128,7 +122,7 @@ type PodStatus = { conditions?: Record<string, unknown>[] };
 function bindPod(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, node: NodeState, status: PodStatus, nowIso: string): void {
   // The store copies what it is given: the stored object is read here, never changed.
   const next = { ...obj, spec: { ...(obj.spec ?? {}), nodeName: node.node.name } };
-  const bound = store.update(types.pod, pod.namespace, pod.name, next, { manager: 'kube-scheduler' });
+  const bound = store.update(types.pod, pod.namespace, pod.name, next, { manager: 'kube-scheduler', readOnly: true });
   const hostIp =
     ((node.obj.status?.addresses as { type?: string; address?: string }[] | undefined) ?? []).find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
   store.update(
@@ -136,7 +130,7 @@ function bindPod(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, 
     pod.namespace,
     pod.name,
     { ...bound, status: runningStatus(bound, hostIp, nowIso, status) },
-    { subresource: 'status', manager: 'kubelet' },
+    { subresource: 'status', manager: 'kubelet', readOnly: true },
   );
 }
 
@@ -156,48 +150,72 @@ function markUnschedulable(store: KubeStore, types: KubeTypes, obj: KubeObject, 
           conditions: withCondition(status.conditions, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, nowIso),
         },
       },
-      { subresource: 'status', manager: 'kube-scheduler' },
+      { subresource: 'status', manager: 'kube-scheduler', readOnly: true },
     );
   }
 }
 
-/**
- * Stored objects are never changed in place (a write stores a new object), so each one's model is read once,
- * however many passes see it.
- */
-const podModels = new WeakMap<KubeObject, Pod>();
+/** A stored object is never changed in place: each node's model is read once, however many passes see it. */
 const nodeModels = new WeakMap<KubeObject, Node>();
-function modelOf<T>(models: WeakMap<KubeObject, T>, obj: KubeObject, read: (o: never) => T): T {
-  let m = models.get(obj);
-  if (!m) models.set(obj, (m = read(obj as never)));
+const nodeModel = (obj: KubeObject): Node => {
+  let m = nodeModels.get(obj);
+  if (!m) nodeModels.set(obj, (m = nodeFromKube(obj as never)));
   return m;
-}
+};
 
 /** Whether a pod is waiting for the scheduler: live, not being deleted, unbound, not a DaemonSet's. */
 const isPending = (obj: KubeObject): boolean => isLivePod(obj) && !obj.metadata.deletionTimestamp && !podNodeName(obj) && !isDaemonSetPod(obj);
 
+/**
+ * Per store: whether a pod or node was written since the last pass other than by the pass itself. Without such a
+ * write a pass would decide as the last one did (kube-scheduler, too, retries unschedulable pods on cluster events).
+ */
+const changed = new WeakMap<KubeStore, { dirty: boolean; inPass: boolean }>();
+
+function changesOf(store: KubeStore): { dirty: boolean; inPass: boolean } {
+  let c = changed.get(store);
+  if (!c) {
+    const state = (c = { dirty: true, inPass: false });
+    changed.set(store, state);
+    store.onChangeFirst((e) => {
+      const r = e.resource;
+      if (!state.inPass && r.group === '' && (r.resource === 'pods' || r.resource === 'nodes')) state.dirty = true;
+    });
+  }
+  return c;
+}
+
+const NOTHING: SchedulerResult = { bound: [], unschedulable: [] };
+
 export function runScheduler(store: KubeStore): SchedulerResult {
   const types = kubeTypes(store);
+  const changes = changesOf(store);
+  if (!changes.dirty) return { bound: [], unschedulable: [] };
+  changes.dirty = false;
   // Nothing waits (the unbound pods, by the store's index on spec.nodeName): a pass would bind and mark nothing.
-  if (!store.scanWhere(types.pod, ['spec', 'nodeName'], '').some(isPending)) return { bound: [], unschedulable: [] };
-  const nowIso = store.timestamp();
-  const nodes: NodeState[] = store
-    .scan(types.node)
-    .map((obj) => ({ obj, node: modelOf(nodeModels, obj, nodeFromKube), used: {}, pods: [], index: 0, version: 0 }));
-  const byName = new Map(nodes.map((n) => [n.node.name, n]));
-  const pending: { obj: KubeObject; pod: Pod }[] = [];
-  for (const obj of store.scan(types.pod)) {
-    if (!isLivePod(obj) || obj.metadata.deletionTimestamp) continue;
-    const pod = modelOf(podModels, obj, podFromKube);
-    const nodeName = podNodeName(obj);
-    if (nodeName) {
-      const n = byName.get(nodeName);
-      if (!n) continue;
-      place(n, pod);
-    } else if (!isDaemonSetPod(obj)) {
-      pending.push({ obj, pod });
-    }
+  if (!store.scanWhere(types.pod, ['spec', 'nodeName'], '').some(isPending)) return { ...NOTHING };
+  changes.inPass = true;
+  try {
+    const out = schedule(store, types);
+    // A pod bound in this pass may be what a pod left pending requires (pod affinity): the next pass looks again.
+    if (out.bound.length > 0 && out.unschedulable.length > 0) changes.dirty = true;
+    return out;
+  } finally {
+    changes.inPass = false;
   }
+}
+
+function schedule(store: KubeStore, types: KubeTypes): SchedulerResult {
+  const nowIso = store.timestamp();
+  // What each node holds, from the scheduler's cache of bound pods (pods bound to a node that is gone count nowhere).
+  const nodes: NodeState[] = store.scan(types.node).map((obj) => {
+    const node = nodeModel(obj);
+    return { obj, node, ...boundPods(store, node.name), index: 0, version: 0 };
+  });
+  const pending = store
+    .scanWhere(types.pod, ['spec', 'nodeName'], '')
+    .filter(isPending)
+    .map((obj) => ({ obj, pod: podModel(obj) }));
   pending.sort(
     (a, b) =>
       b.pod.priority - a.pod.priority ||
