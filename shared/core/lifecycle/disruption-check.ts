@@ -8,6 +8,9 @@ import type { NodeClaim, NodePool } from '../model/karpenter';
 import type { NodeSelectorRequirement } from '../model/kube';
 import { Annotation, Finalizer, Label } from '../model/labels';
 import type { ClusterSnapshot } from '../ports';
+
+/** What checking a `disrupt` input reads of the cluster: the candidates' claims (and nodes), the pools and classes. */
+export type CandidateView = Pick<ClusterSnapshot, 'nodeClaims' | 'nodes' | 'nodePools' | 'nodeClasses'>;
 import { Requirement, Requirements } from '../scheduling/requirements';
 import { offeringMatches, typeMatches } from '../scheduling/template';
 import { cheapestAvailablePrice } from './claims';
@@ -38,7 +41,7 @@ function poolRequirements(pool: NodePool): Requirements {
 const show = (r: Requirement | undefined) => (r ? JSON.stringify(r.toNodeSelector()) : 'none');
 
 /** The replacement's NodePool: it exists, is not being deleted, is ready, and has the replacement's EC2NodeClass. */
-function replacementPool(snapshot: ClusterSnapshot, r: NodeClaim, field: string): NodePool {
+function replacementPool(snapshot: Pick<CandidateView, 'nodePools'>, r: NodeClaim, field: string): NodePool {
   const pool = snapshot.nodePools.find((p) => p.name === r.nodePool);
   if (!pool) throw invalidDisruptInput(`${field}.nodePool`, `nodepool "${r.nodePool}" does not exist`);
   if (pool.deleting) throw invalidDisruptInput(`${field}.nodePool`, `nodepool "${pool.name}" is being deleted`);
@@ -110,7 +113,7 @@ function replacementTypes(field: string, pool: NodePool, poolReqs: Requirements,
  * labels, a fresh status. Throws ExecutionInputInvalidError on anything outside the pool.
  */
 export function checkReplacement(
-  snapshot: ClusterSnapshot,
+  snapshot: Pick<CandidateView, 'nodePools'>,
   typesByPool: Record<string, InstanceType[]>,
   r: NodeClaim,
   index: number,
@@ -148,7 +151,7 @@ export function checkReplacement(
 }
 
 /** Candidates checked (exist, managed, not being deleted, node is their own); returns them with their node. */
-export function checkCandidates(snapshot: ClusterSnapshot, candidates: DisruptInput['candidates']): DisruptInput['candidates'] {
+export function checkCandidates(snapshot: Pick<CandidateView, 'nodeClaims' | 'nodes'>, candidates: DisruptInput['candidates']): DisruptInput['candidates'] {
   const seen = new Set<string>();
   return candidates.map((c, i) => {
     const field = `candidates[${i}]`;

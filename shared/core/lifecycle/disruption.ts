@@ -14,12 +14,13 @@
 import { DeadlineExceededError, ExecutionInputInvalidError, NodeClaimConflictError, NodeClaimNotFoundError } from '../errors';
 import type { InstanceType } from '../instance-types/types';
 import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
+import type { Node } from '../model/kube';
 import { Annotation, Label, TaintKey } from '../model/labels';
 import { condition } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
 import type { DisruptInput } from './manual-input';
 import { executionName, stableSuffix } from './names';
-import { checkCandidates, checkReplacement, invalidDisruptInput, replacementClaimName } from './disruption-check';
+import { checkCandidates, checkReplacement, invalidDisruptInput, replacementClaimName, type CandidateView } from './disruption-check';
 import { addMs, epochMs, type EpochMs } from '../time';
 
 export interface DisruptionState extends DisruptInput {
@@ -52,6 +53,29 @@ export function nameReplacements<T extends { nodePool: string; name: string; ann
 }
 
 /**
+ * What checking a `disrupt` input reads, and only that (never the workload): the candidates' NodeClaims by name, the
+ * node a candidate names when its claim does not name one yet, and the NodePools and EC2NodeClasses.
+ */
+async function candidateView(deps: Pick<LifecycleDeps, 'cluster'>, input: DisruptInput): Promise<CandidateView> {
+  const [claims, config] = await Promise.all([
+    Promise.all(input.candidates.map((c) => deps.cluster.getNodeClaim(c.nodeClaimName))),
+    deps.cluster.listObjects(['nodePools', 'nodeClasses'] as const),
+  ]);
+  const nodes = await Promise.all(
+    input.candidates.map((c, i) => {
+      const claim = claims[i];
+      return claim && !claim.status.nodeName && claim.status.providerID && c.nodeName ? deps.cluster.getNode(c.nodeName) : undefined;
+    }),
+  );
+  return {
+    nodeClaims: claims.filter((c): c is NodeClaim => c !== undefined),
+    nodes: nodes.filter((n): n is Node => n !== undefined),
+    nodePools: config.nodePools,
+    nodeClasses: config.nodeClasses,
+  };
+}
+
+/**
  * Checks the input against the cluster (read-only) and fixes this disruption's id, replacement names and
  * deadline. `executionName` (the `disrupt` execution's) makes the id unique per execution and stable for its
  * retried steps; without it (a direct call) the id derives from the input.
@@ -61,7 +85,7 @@ export async function prepareDisruption(
   input: DisruptInput,
   name?: string,
 ): Promise<DisruptionState> {
-  const snapshot = await deps.cluster.snapshot();
+  const snapshot = await candidateView(deps, input);
   const candidates = checkCandidates(snapshot, input.candidates);
   const seed = [...input.candidates.map((c) => c.nodeClaimName), '|', ...input.replacements.map((r) => r.name)].join(',');
   const disruptionId = name ? disruptionIdOf(name) : stableSuffix(seed, 8);

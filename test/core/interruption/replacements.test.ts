@@ -88,6 +88,19 @@ describe('the disrupt workflow in interruption mode', () => {
     expect(state.deadlineMs).toBe(f.clock.now() + 60_000);
   });
 
+  it('should check its candidates by name, without reading the cluster, and name a missing one', async () => {
+    // Prepare
+    const f = interruptedCluster();
+    const input = { reason: 'SpotInterruption', replacements: [], interruption: { kind: 'SpotInterruption' as const, drainBy: f.clock.now() + 60_000 } };
+    // Act
+    const state = await prepareDisruption(f, { ...input, candidates: [{ nodeClaimName: 'default-aaaaa' }] });
+    const missing = await prepareDisruption(f, { ...input, candidates: [{ nodeClaimName: 'default-zzzzz' }] }).catch((e: Error) => e.message);
+    // Assess
+    expect(state.candidates).toEqual([{ nodeClaimName: 'default-aaaaa', nodeName: 'ip-10-0-0-1' }]);
+    expect(missing).toMatch(/candidates: nodeclaim "default-zzzzz" does not exist/);
+    expect(f.cluster.snapshotCalls).toBe(0);
+  });
+
   it('should start draining when a replacement failed or the deadline passed, where a disruption would roll back', async () => {
     // Prepare
     const f = interruptedCluster();
