@@ -268,9 +268,14 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
   }
   const s: PassState = { deps, options, drift: new Map(), result, warned: new Set() };
   let quiet: AuditRecord[] | undefined;
+  // The longest pass so far: at scale a pass's reads and writes take time of their own, which the next one may need
+  // again on top of its searches and validation wait.
+  let longestMs = 0;
   try {
     for (;;) {
+      const passStart = deps.clock.now();
       const p = await pass(s, options.namingTimeMs ?? deps.clock.now());
+      longestMs = Math.max(longestMs, deps.clock.now() - passStart);
       result.passes++;
       if (p.eventful) {
         await writeAudit(s, p.audit);
@@ -280,6 +285,11 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
       }
       if (p.acted || options.once) break;
       if (deps.clock.now() - start + pollMs >= budgetMs) break;
+      if (
+        options.remainingMs !== undefined &&
+        deps.clock.now() - start + pollMs + longestMs + lastPassMs + DisruptionTimings.safetyMarginMs >= options.remainingMs
+      )
+        break;
       await deps.clock.sleep(pollMs);
     }
     // The why of every node when nothing was chosen: at most once per QUIET_AUDIT_SECONDS across invocations

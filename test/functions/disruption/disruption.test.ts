@@ -220,6 +220,26 @@ describe('disruption function', () => {
     expect(w.clock.slept).toEqual([]);
   });
 
+  it('should start no second pass when the first one took so long that another could run into the timeout', async () => {
+    // Prepare: a large cluster's read takes 30 s; 120 s left → the 50 s budget allows a pass at 40 s, but after a 30 s
+    // pass another could take 30 s plus a last pass's searches and wait (35 s): 30 + 10 + 30 + 35 + 15 s margin ≥ 120 s
+    const p = pool({ consolidateAfter: null });
+    const a = managed('ip-10-0-4-1', { pool: p, type: c6g.xlarge });
+    const w = world({ pools: [p], nodes: [a], pods: [bound(a, { name: 'web-1' })] });
+    const read = w.cluster.snapshot.bind(w.cluster);
+    w.cluster.snapshot = async () => {
+      w.clock.advance(30_000);
+      return read();
+    };
+    const ctx = { awsRequestId: 'req-1', getRemainingTimeInMillis: () => 120_000 } as never;
+
+    // Act
+    const result = await createHandler(w, fast)(scheduledEvent(NOW), ctx);
+
+    // Assess
+    expect(result.passes).toBe(1);
+  });
+
   it('should fail the invocation and free the node when the execution cannot be started', async () => {
     // Prepare
     const { w } = emptyNode();
