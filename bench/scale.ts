@@ -46,9 +46,14 @@ async function one(nodes: number): Promise<{ row: Row; functions: Row[] }> {
     'kube requests/min': f.kubeRequestsPerMinute,
     'kube MB/min': Math.round(f.kubeBytesReceivedPerMinute / 1e5) / 10,
     'out of memory': f.outOfMemory,
+    'timed out': f.timedOut,
   }));
   row['max memory %'] = Math.max(0, ...functions.map((f) => f['memory %']));
-  row['max duration %'] = Math.max(0, ...functions.map((f) => f['duration %']));
+  // The controller watches until its planned hand-over (~14 of its 15 minutes) by design: what counts for it is that it
+  // never runs into its timeout, which the 'timed out' column says for every function.
+  row['max duration % (controller aside)'] = Math.max(0, ...functions.filter((f) => f.function !== 'controller').map((f) => f['duration %']));
+  row['timed out'] = functions.reduce((n, f) => n + f['timed out'], 0);
+  row['out of memory'] = functions.reduce((n, f) => n + f['out of memory'], 0);
   return { row, functions };
 }
 

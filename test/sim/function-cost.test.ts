@@ -42,7 +42,7 @@ describe('function memory and time in a run', () => {
     // Assess
     expect(run.final.pendingPods).toBe(0);
     const p = run.functions.provisioner;
-    expect(p).toMatchObject({ memorySizeMb: 1024, timeoutSeconds: 90, outOfMemory: 0 });
+    expect(p).toMatchObject({ memorySizeMb: 1024, timeoutSeconds: 90, outOfMemory: 0, timedOut: 0 });
     expect(p.peakMemoryMb).toBeGreaterThanOrEqual(COST_MODEL.baselineMb.default);
     expect(p.memoryRatio).toBeCloseTo(p.peakMemoryMb / 1024, 2);
     expect(p.kubeRequests).toBeGreaterThan(0);
@@ -52,5 +52,16 @@ describe('function memory and time in a run', () => {
     expect(p.maxDurationSeconds).toBeGreaterThan(0.1);
     expect(run.functions.controller).toMatchObject({ memorySizeMb: 160, timeoutSeconds: 900 });
     expect(run.functions.controller.kubeBytesReceived).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('should count the invocations that ran into their timeout', async () => {
+    // Prepare: every provisioner invocation in the first minute times out
+    const faulty = `${SCENARIO}faults:\n  - {at: 0s, for: 60s, target: lambda:provisioner, kind: timeout}\n`;
+    // Act
+    const run = await runScenario(parseScenario(faulty, 'timeouts.yaml'));
+    // Assess
+    expect(run.functions.provisioner.timedOut).toBeGreaterThan(0);
+    expect(run.functions.provisioner.timedOut).toBeLessThan(run.functions.provisioner.invocations);
+    expect(run.final.pendingPods).toBe(0);
   }, 120_000);
 });

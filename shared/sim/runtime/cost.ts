@@ -96,6 +96,11 @@ export function isWatch(url: string): boolean {
   return /[?&]watch=(true|1)(&|$)/.test(url);
 }
 
+/** Whether the request is a LIST of one object that starts no paging: it asks for the collection's resourceVersion. */
+export function isProbe(url: string): boolean {
+  return /[?&]limit=1(&|$)/.test(url) && !continuesListing(url);
+}
+
 /** Whether the request is a paged LIST of a collection (the production code lists with `limit`). */
 export function isListing(url: string): boolean {
   return /[?&](limit|continue)=/.test(url);

@@ -13,7 +13,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { WATCH_EVENT_CHANNEL } from '../../adapters/kubernetes/watch';
 import type { VirtualClock } from '../clock';
-import { baselineMb, continuesListing, COST_MODEL, cpuMs, FunctionOutOfMemoryError, heldKey, isListing, isWatch, retainedPerByte } from './cost';
+import { baselineMb, continuesListing, COST_MODEL, cpuMs, FunctionOutOfMemoryError, heldKey, isListing, isProbe, isWatch, retainedPerByte } from './cost';
 import type { Meter, Running } from './metering';
 
 /** What the fake API server tells about one answer it is about to write. */
@@ -37,6 +37,11 @@ const MB = 2 ** 20;
 export class KubeCost {
   private readonly requests = new Map<object, Running>();
   private readonly watches = new Map<string, { running: Running; key: string }>();
+  /**
+   * Collections a function read only the resourceVersion of (a LIST with `limit=1`, then a WATCH from there, as the
+   * controller's bound-pods stream does): it keeps no copy, so their events are parsed but not retained.
+   */
+  private readonly probed = new WeakMap<Running, Set<string>>();
   private arrivals: Arrival[] = [];
   private readonly subscriptions: [string, (m: unknown) => void][] = [];
 
@@ -110,7 +115,8 @@ export class KubeCost {
       // A watch's answer is applied to the copy the function keeps (its events are counted in watchEvent); a listing
       // replaces the collection's copy, kept by the sandbox (a warm snapshot outlives the invocation); an object read
       // by name is held until the invocation ends.
-      if (key !== undefined && !isWatch(a.url)) {
+      if (key !== undefined && !isWatch(a.url) && isProbe(a.url)) this.probed.set(r, (this.probed.get(r) ?? new Set()).add(key));
+      else if (key !== undefined && !isWatch(a.url)) {
         const into = isListing(a.url) ? r.kept : r.held;
         into.set(key, (continuesListing(a.url) ? (into.get(key) ?? 0) : 0) + a.responseBytes);
       }
@@ -130,6 +136,10 @@ export class KubeCost {
     const bytes = e.bytes ?? 0;
     r.kubeBytesReceived += bytes;
     r.cpuFreeMs = Math.max(this.clock.now(), r.cpuFreeMs) + cpuMs(bytes * COST_MODEL.parseCpuNsPerByte, r.memoryMb);
+    if (this.probed.get(r)?.has(w.key)) {
+      this.charge(r, bytes);
+      return;
+    }
     const into = r.kept.has(w.key) ? r.kept : r.held;
     const held = into.get(w.key) ?? 0;
     if (e.type === 'ADDED') into.set(w.key, held + bytes);

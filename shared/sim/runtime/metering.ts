@@ -58,6 +58,8 @@ export interface FunctionRunStats {
   peakMemoryMb: number;
   maxDurationMs: number;
   outOfMemory: number;
+  /** Invocations that ran into their timeout (Sandbox.Timedout; an injected timeout fault included). */
+  timedOut: number;
 }
 
 /** One invocation in flight, as the cost model (kube-cost.ts) charges it. */
@@ -79,6 +81,7 @@ export interface Running {
   peakMb: number;
   /** Set when the modelled memory exceeded the size: the invocation fails and its sandbox is discarded. */
   outOfMemory?: Error;
+  timedOut?: boolean;
   fail(e: Error): void;
 }
 
@@ -97,6 +100,7 @@ function addStats(stats: Map<string, FunctionRunStats>, running: Running, virtua
     peakMemoryMb: 0,
     maxDurationMs: 0,
     outOfMemory: 0,
+    timedOut: 0,
   };
   st.invocations++;
   st.kubeRequests += running.kubeRequests;
@@ -105,6 +109,7 @@ function addStats(stats: Map<string, FunctionRunStats>, running: Running, virtua
   st.peakMemoryMb = Math.max(st.peakMemoryMb, running.peakMb);
   st.maxDurationMs = Math.max(st.maxDurationMs, virtualMs);
   st.outOfMemory += running.outOfMemory ? 1 : 0;
+  st.timedOut += running.timedOut ? 1 : 0;
   stats.set(running.key, st);
 }
 
@@ -246,6 +251,9 @@ export class Meter {
       );
     try {
       return await this.current.run(running, () => run(cold, died));
+    } catch (e) {
+      if ((e as Error | undefined)?.name === 'Sandbox.Timedout') running.timedOut = true;
+      throw e;
     } finally {
       this.inFlight.delete(running);
       this.finish(running, sandbox, startMs, cold);

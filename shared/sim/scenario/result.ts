@@ -51,6 +51,8 @@ export interface FunctionSummary {
   memoryRatio: number;
   /** Invocations that failed as Runtime.OutOfMemory. */
   outOfMemory: number;
+  /** Invocations that ran into their timeout (Sandbox.Timedout). */
+  timedOut: number;
   /** The deployed timeout, and the longest invocation (a cold one's INIT included); `durationRatio` = max / timeout. */
   timeoutSeconds: number;
   maxDurationSeconds: number;

@@ -81,6 +81,7 @@ export function functionSummary(world: SimWorld): Record<string, FunctionSummary
       peakMemoryMb: Math.ceil(s.peakMemoryMb),
       memoryRatio: memorySizeMb ? round(s.peakMemoryMb / memorySizeMb, 3) : 0,
       outOfMemory: s.outOfMemory,
+      timedOut: s.timedOut,
       timeoutSeconds,
       maxDurationSeconds: round(s.maxDurationMs / 1000, 3),
       durationRatio: timeoutSeconds ? round(s.maxDurationMs / 1000 / timeoutSeconds, 3) : 0,
