@@ -1,7 +1,7 @@
 /**
  * Watch streams (`?watch=true`) for kubectl get -w and informers: newline-delimited {"type","object"} events.
- * A watch from a resourceVersion replays the recent history after it (410 Gone when that history was compacted
- * away); without one it starts with ADDED for every existing object, as the API server does. With
+ * A watch from a resourceVersion replays the recent history of its type after it (watch-cache.ts; 410 Gone when
+ * that history no longer reaches back); without one it starts with ADDED for every existing object, as the API server does. With
  * `allowWatchBookmarks=true` it sends a BOOKMARK every minute, as the API server's watch cache does: an object of
  * the watched kind carrying only the server's current resourceVersion — the newest of any kind, which this
  * stream may not have had an event at. With a label or field selector, an object that starts or stops matching
@@ -13,8 +13,8 @@ import { matchesFieldSelector, matchesLabelSelector, parseFieldSelector, parseLa
 import type { KubeStore } from './store';
 import { toTable, wantsTable } from './table';
 import type { ChangeEvent, KubeObject } from './types';
+import { WatchCache } from './watch-cache';
 
-const HISTORY = 5000;
 /** The API server's watch cache sends a bookmark to each watcher that asked about once a minute. */
 const BOOKMARK_EVERY_MS = 60_000;
 
@@ -36,20 +36,18 @@ interface Watcher {
 const TAGGED_WATCH = /^nodewright-[a-z-]+ \(watch (\d+)\)$/;
 
 export class WatchHub {
-  private readonly history: ChangeEvent[] = [];
+  private readonly history: WatchCache;
   private readonly watchers = new Set<Watcher>();
   /** Events written per tagged watch still open. */
   readonly sentByWatch = new Map<string, number>();
-  /** No watch can resume from before this resourceVersion (the history after it is all kept). */
-  private compactedAt = 0;
 
   constructor(
     private readonly store: KubeStore,
     private readonly timer: Timer,
   ) {
+    this.history = new WatchCache(() => store.now());
     store.onChange((e) => {
-      this.history.push(e);
-      if (this.history.length > HISTORY) this.compactedAt = Number(this.history.shift()!.object.metadata.resourceVersion);
+      this.history.add(e);
       for (const w of this.watchers) {
         const type = sameType(w.target, e) ? typeFor(e, w.matches) : undefined;
         if (type) w.send(type, type === 'DELETED' && e.type === 'MODIFIED' ? leftAt(e) : e.object);
@@ -59,8 +57,7 @@ export class WatchHub {
 
   /** Forgets the history so far (etcd's compaction): a watch resuming from before now is answered 410 Gone. */
   compact(): void {
-    this.history.length = 0;
-    this.compactedAt = Number(this.store.resourceVersion());
+    this.history.compact(Number(this.store.resourceVersion()));
   }
 
   /** Ends every open watch stream (what an API server restart or a load balancer timeout does). */
@@ -94,18 +91,19 @@ export class WatchHub {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders(); // as the API server: the client sees 200 at once, before the first event
     const since = Number(query.get('resourceVersion') ?? '0');
-    if (since > 0 && since < this.compactedAt) {
+    const oldest = this.history.oldestResumable(target.rt);
+    if (since > 0 && since < oldest) {
       // As the API server: the history no longer reaches back there — 410 Gone as an ERROR event, then the end.
       res.write(
-        `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `too old resource version: ${since} (${this.compactedAt + 1})`, reason: 'Expired', code: 410 } })}\n`,
+        `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `too old resource version: ${since} (${oldest + 1})`, reason: 'Expired', code: 410 } })}\n`,
       );
       if (tag !== undefined) this.sentByWatch.set(tag, (this.sentByWatch.get(tag) ?? 0) + 1);
       res.end();
       return;
     }
     if (since > 0) {
-      for (const e of this.history) {
-        const type = Number(e.object.metadata.resourceVersion) > since && sameType(target, e) ? typeFor(e, matches) : undefined;
+      for (const e of this.history.after(target.rt, since)) {
+        const type = typeFor(e, matches);
         if (type) send(type, type === 'DELETED' && e.type === 'MODIFIED' ? leftAt(e) : e.object);
       }
     } else {
