@@ -9,14 +9,19 @@
 import type { SimInstance } from '../aws/ec2-world';
 import type { ClusterObserver } from './observe';
 
-export function launchLatencies(observer: ClusterObserver, instances: Iterable<SimInstance>, startMs: number, endSeconds: number): number[] {
+export function launchLatencies(
+  observer: ClusterObserver,
+  instances: Iterable<SimInstance>,
+  startMs: number,
+  endSeconds: number,
+): { since: number; seconds: number }[] {
   const launchedAt = new Map<string, number>();
   for (const i of instances) launchedAt.set(i.privateDnsName, (i.launchTimeMs - startMs) / 1000);
-  const out: number[] = [];
+  const out: { since: number; seconds: number }[] = [];
   for (const b of observer.firstBindings) {
     const launch = launchedAt.get(b.node);
-    if (launch !== undefined && launch >= b.pendingSince) out.push(launch - b.pendingSince);
+    if (launch !== undefined && launch >= b.pendingSince) out.push({ since: b.pendingSince, seconds: launch - b.pendingSince });
   }
-  for (const since of observer.pendingSince.values()) out.push(endSeconds - since);
+  for (const since of observer.pendingSince.values()) out.push({ since, seconds: endSeconds - since });
   return out;
 }

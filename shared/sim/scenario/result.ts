@@ -82,6 +82,8 @@ export interface SimulationResult {
     maxLaunchLatencySeconds: number;
     /** How many pods the launch latency figures are over. */
     launchLatencyPods: number;
+    /** Per scenario event time (`at`, seconds): the launch latencies of the pods first seen pending from then until the next event. */
+    launchLatencyAfterEvents: { at: number; pods: number; p50: number; p99: number }[];
     /** For each `ns/deployment`: the fewest ready pods once it had first been fully ready. */
     minReadyAfterRollout: Record<string, number>;
   };

@@ -237,7 +237,11 @@ function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, ap
     },
     nodes,
     disruptions,
-    pods: podSummary(world, observer),
+    pods: podSummary(
+      world,
+      observer,
+      scenario.events.map((e) => e.at),
+    ),
     cost: { total: round(world.ec2.costUntil(world.clock.now()), 4), perHourAtEnd: round(world.ec2.pricePerHourNow(), 4) },
     controller: controllerBill({
       meter: world.production.meter,

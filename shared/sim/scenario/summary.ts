@@ -48,10 +48,23 @@ export function summarizeFaults(injected: { t: number; target: string; kind: str
   return [...by.values()].sort((a, b) => a.first - b.first || a.target.localeCompare(b.target));
 }
 
-/** Pending times and launch latencies (p50, p99, max) and the rollouts' minimum ready pods. */
-export function podSummary(world: SimWorld, observer: ClusterObserver): SimulationResult['pods'] {
+/** The launch latencies of the pods first seen pending from each event's time until the next event's (before the first: none). */
+function afterEvents(latencies: { since: number; seconds: number }[], eventTimes: readonly number[]): SimulationResult['pods']['launchLatencyAfterEvents'] {
+  const times = [...new Set(eventTimes)].sort((a, b) => a - b);
+  return times
+    .map((at, i) => {
+      const next = times[i + 1] ?? Infinity;
+      const xs = latencies.filter((l) => l.since >= at && l.since < next).map((l) => l.seconds);
+      return { at, pods: xs.length, p50: round(percentile(xs, 50), 1), p99: round(percentile(xs, 99), 1) };
+    })
+    .filter((w) => w.pods > 0);
+}
+
+/** Pending times and launch latencies (p50, p99, max; and per scenario event) and the rollouts' minimum ready pods. */
+export function podSummary(world: SimWorld, observer: ClusterObserver, eventTimes: readonly number[] = []): SimulationResult['pods'] {
   const pending = observer.allPendingDurations();
-  const launch = launchLatencies(observer, world.ec2.instances.values(), world.clock.startMs, world.clock.elapsedSeconds());
+  const latencies = launchLatencies(observer, world.ec2.instances.values(), world.clock.startMs, world.clock.elapsedSeconds());
+  const launch = latencies.map((l) => l.seconds);
   return {
     total: observer.totalPods(),
     pendingSecondsP50: round(percentile(pending, 50), 1),
@@ -61,6 +74,7 @@ export function podSummary(world: SimWorld, observer: ClusterObserver): Simulati
     launchLatencySecondsP99: round(percentile(launch, 99), 1),
     maxLaunchLatencySeconds: round(launch.length ? Math.max(...launch) : 0, 1),
     launchLatencyPods: launch.length,
+    launchLatencyAfterEvents: afterEvents(latencies, eventTimes),
     minReadyAfterRollout: Object.fromEntries([...observer.minReady].sort(([a], [b]) => a.localeCompare(b))),
   };
 }

@@ -23,6 +23,11 @@ describe('shipped scenario odd-seconds', () => {
     expect(r.pods.launchLatencyPods).toBeGreaterThan(0);
     expect(r.pods.launchLatencySecondsP50).toBeLessThanOrEqual(r.pods.launchLatencySecondsP99);
     expect(r.pods.launchLatencySecondsP99).toBeLessThanOrEqual(r.pods.maxLaunchLatencySeconds);
+    // Per scale-up: the pods first pending after each event, until the next
+    const windows = r.pods.launchLatencyAfterEvents;
+    expect(windows.length).toBeGreaterThan(1);
+    expect(windows.reduce((n, w) => n + w.pods, 0)).toBeLessThanOrEqual(r.pods.launchLatencyPods);
+    for (const w of windows) expect(w.p99).toBeLessThanOrEqual(r.pods.maxLaunchLatencySeconds);
     expect(r.controller.lambda.functions.provisioner.invocations).toBeGreaterThan(0);
     expect(r.controller.stepFunctions.stateTransitions).toBeGreaterThan(0);
     expect(r.controller.usdPerMonth.total).toBeGreaterThan(0);
