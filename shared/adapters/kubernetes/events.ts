@@ -36,10 +36,11 @@ export class EventRecorder {
     const now = this.now();
     const o = e.object;
     const key = `${o.kind}/${o.namespace ?? ''}/${o.name}/${o.uid ?? ''}|${e.type}|${e.reason}|${e.message}`;
-    const last = this.sent.get(key);
+    const dedupe = e.dedupeByObject ? `${o.kind}/${o.namespace ?? ''}/${o.name}/${o.uid ?? ''}|${e.reason}` : key;
+    const last = this.sent.get(dedupe);
     if (last !== undefined && now - last < (e.dedupeSeconds ?? DEFAULT_DEDUPE_SECONDS) * 1000) return;
     if (e.reason === 'Nominated' && !this.take(now)) return;
-    this.sent.set(key, now);
+    this.sent.set(dedupe, now);
     if (this.sent.size > 10_000) this.sent.delete(this.sent.keys().next().value as string);
     const namespace = o.namespace ?? 'default';
     const name = `${o.name}.${fnv1a64(key).slice(0, 16)}`;

@@ -18,7 +18,10 @@ function onBoth(node: string | undefined, claim: string | undefined, make: (kind
   ];
 }
 
-/** DisruptionBlocked for the nodes a pass left alone because of a PDB or a do-not-disrupt annotation. */
+/**
+ * DisruptionBlocked for the nodes a pass left alone because of a PDB or a do-not-disrupt annotation: once per node
+ * (and claim) per dedupe window whatever the wording, as Karpenter dedupes it by the object's UID.
+ */
 export function blockedEvents(audit: readonly DisruptionAuditRecord[]): KubeEvent[] {
   const out: KubeEvent[] = [];
   const seen = new Set<string>();
@@ -30,7 +33,7 @@ export function blockedEvents(audit: readonly DisruptionAuditRecord[]): KubeEven
       const node = r.nodes?.[i];
       if (seen.has(claim)) return;
       seen.add(claim);
-      out.push(...onBoth(node, claim, () => ({ type: 'Normal', reason: 'DisruptionBlocked', message: sentence(r.detail.why) })));
+      out.push(...onBoth(node, claim, () => ({ type: 'Normal', reason: 'DisruptionBlocked', message: sentence(r.detail.why), dedupeByObject: true })));
     });
   }
   return out;

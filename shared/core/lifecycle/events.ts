@@ -63,12 +63,21 @@ export const invalidObjectEvent = (
 /** At most this many events are written at once (each is one API request). */
 const CONCURRENCY = 8;
 
-/** Records the events, a few at a time; failures are logged once and dropped. */
-export async function recordEvents(deps: Pick<LifecycleDeps, 'cluster' | 'log'>, events: KubeEvent[]): Promise<void> {
+/**
+ * Records the events, a few at a time; failures are logged once and dropped. With `within`, no event is started once
+ * that long has passed: events are best effort and must not hold up the work they describe (client-go's broadcaster
+ * drops them when its queue is full); deduplicated ones cost nothing, so a later call goes on where this one stopped.
+ */
+export async function recordEvents(
+  deps: Pick<LifecycleDeps, 'cluster' | 'log'> & { clock?: Pick<LifecycleDeps['clock'], 'now'> },
+  events: KubeEvent[],
+  within?: { ms: number },
+): Promise<void> {
   let failed = false;
   const queue = [...events];
+  const until = within && deps.clock ? deps.clock.now() + within.ms : Infinity;
   const worker = async () => {
-    for (let e = queue.shift(); e; e = queue.shift()) {
+    for (let e = queue.shift(); e && (deps.clock?.now() ?? 0) < until; e = queue.shift()) {
       try {
         await deps.cluster.recordEvent(e);
       } catch (err) {

@@ -22,6 +22,11 @@ export interface KubeEvent {
   reason: string;
   message: string;
   dedupeSeconds?: number;
+  /**
+   * Deduplicated by object and reason alone, whatever the message (Karpenter's DedupeValues of the object's UID, as
+   * for DisruptionBlocked): one such event per object within the window even when its reason's wording changes.
+   */
+  dedupeByObject?: boolean;
 }
 
 /** Everything the planner and disruption logic read from the cluster, in one consistent read. */

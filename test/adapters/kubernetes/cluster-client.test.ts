@@ -255,6 +255,31 @@ describe('KubeClusterClient against the fake API server', () => {
       ]);
     });
 
+    it('should drop a DisruptionBlocked on the same node within its window even when its wording changed, as Karpenter dedupes it by the node', async () => {
+      // Prepare
+      const blocked = (message: string) => ({
+        object: { kind: 'Node' as const, name: 'ip-10-0-1-1' },
+        type: 'Normal' as const,
+        reason: 'DisruptionBlocked',
+        message,
+        dedupeByObject: true,
+      });
+      // Act
+      await client.recordEvent(blocked('Pdb "default/web" prevents pod evictions'));
+      await client.recordEvent(blocked('Pdb "default/workers" prevents pod evictions'));
+      h.clock.now += 121_000;
+      await client.recordEvent(blocked('Pdb "default/workers" prevents pod evictions'));
+      // Assess
+      expect(
+        events()
+          .map((e) => [e.reason, e.message, e.count])
+          .sort(),
+      ).toEqual([
+        ['DisruptionBlocked', 'Pdb "default/web" prevents pod evictions', 1],
+        ['DisruptionBlocked', 'Pdb "default/workers" prevents pod evictions', 1],
+      ]);
+    });
+
     it('should count an event another container recorded first (one Event per object, reason and message)', async () => {
       // Prepare
       const other = new KubeClusterClient(h.kc, { now: () => epochMs(h.clock.now) });
