@@ -209,8 +209,9 @@ export class VirtualClock implements Clock {
 
 /**
  * Waits (in real time) until every tracked activity is waiting on the virtual clock. Stalled means no progress for
- * `timeoutMs` of real time — what keeps time from moving stays the same and no probed work completes (e.g. the
- * same number of HTTP requests in flight, none answered) — not slow progress: a large cluster's instant (thousands
+ * `timeoutMs` of real time — what keeps time from moving stays the same, no probed work completes (e.g. the same
+ * number of HTTP requests in flight, none answered) and the process is not busy elsewhere (a long synchronous
+ * computation holds settle's own turns back) — not slow progress: a large cluster's instant (thousands
  * of writes, a 50,000-pod LIST) on a loaded machine may take minutes and is not a hang.
  */
 export async function settle(clock: VirtualClock, opts: { quietTurns?: number; timeoutMs?: number } = {}): Promise<void> {
@@ -221,7 +222,12 @@ export async function settle(clock: VirtualClock, opts: { quietTurns?: number; t
   let lastProgress = -1;
   let quiet = 0;
   let spins = 0;
+  let lastTurn = Date.now();
   while (quiet < quietTurns) {
+    // A turn that came long after the last one: the process was busy (a function's long computation) — work, not a hang.
+    const turn = Date.now();
+    if (turn - lastTurn > BLOCKED_TURN_MS) deadline = turn + timeoutMs;
+    lastTurn = turn;
     if (clock.idle()) {
       quiet++;
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -245,6 +251,9 @@ export async function settle(clock: VirtualClock, opts: { quietTurns?: number; t
     }
   }
 }
+
+/** A gap between two of settle's turns longer than this means the event loop was running something else. */
+const BLOCKED_TURN_MS = 1_000;
 
 class SimulationStalledError extends Error {
   override readonly name = 'SimulationStalledError' as const;

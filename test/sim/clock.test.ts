@@ -94,4 +94,28 @@ describe('VirtualClock', () => {
     expect(settledWhileAnswering).toBe(true);
     expect(stalled).toBe('activities did not settle: 15 HTTP request(s) in flight');
   });
+
+  it('should not call a long computation elsewhere in the process a stall', async () => {
+    // Prepare: the same request in flight throughout; the process is busy for 300 ms, then the answer comes
+    const clock = new VirtualClock(0);
+    let answered = false;
+    clock.addBusyProbe(
+      () => (answered ? undefined : '1 HTTP request(s) in flight'),
+      () => 0,
+    );
+    setTimeout(() => {
+      const until = Date.now() + 1_300;
+      while (Date.now() < until) {
+        /* a long synchronous computation */
+      }
+      setTimeout(() => (answered = true), 30);
+    }, 5);
+    // Act
+    const settled = await settle(clock, { timeoutMs: 100 }).then(
+      () => 'settled',
+      (e: Error) => e.message,
+    );
+    // Assess
+    expect(settled).toBe('settled');
+  });
 });
