@@ -35,8 +35,9 @@ export class EventRecorder {
   async record(e: KubeEvent): Promise<void> {
     const now = this.now();
     const o = e.object;
-    const key = `${o.kind}/${o.namespace ?? ''}/${o.name}/${o.uid ?? ''}|${e.type}|${e.reason}|${e.message}`;
-    const dedupe = e.dedupeByObject ? `${o.kind}/${o.namespace ?? ''}/${o.name}/${o.uid ?? ''}|${e.reason}` : key;
+    const object = `${o.kind}/${o.namespace ?? ''}/${o.name}/${o.uid ?? ''}`;
+    const key = `${object}|${e.type}|${e.reason}|${e.message}`;
+    const dedupe = e.dedupeByObject ? `${object}|${e.reason}` : key;
     const last = this.sent.get(dedupe);
     if (last !== undefined && now - last < (e.dedupeSeconds ?? DEFAULT_DEDUPE_SECONDS) * 1000) return;
     if (e.reason === 'Nominated' && !this.take(now)) return;

@@ -185,15 +185,16 @@ function changesOf(store: KubeStore): { dirty: boolean; inPass: boolean } {
   return c;
 }
 
-const NOTHING: SchedulerResult = { bound: [], unschedulable: [] };
+/** A pass that binds and marks nothing (fresh arrays: a caller may add to them). */
+const nothing = (): SchedulerResult => ({ bound: [], unschedulable: [] });
 
 export function runScheduler(store: KubeStore): SchedulerResult {
   const types = kubeTypes(store);
   const changes = changesOf(store);
-  if (!changes.dirty) return { bound: [], unschedulable: [] };
+  if (!changes.dirty) return nothing();
   changes.dirty = false;
   // Nothing waits (the unbound pods, by the store's index on spec.nodeName): a pass would bind and mark nothing.
-  if (!store.scanWhere(types.pod, ['spec', 'nodeName'], '').some(isPending)) return { ...NOTHING };
+  if (!store.scanWhere(types.pod, ['spec', 'nodeName'], '').some(isPending)) return nothing();
   changes.inPass = true;
   try {
     const out = schedule(store, types);
