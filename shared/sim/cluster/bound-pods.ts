@@ -67,14 +67,15 @@ function cacheOf(store: KubeStore): Map<string, NodePods> {
   return nodes;
 }
 
-/** What is bound to the node now: its pods (LIST order) and their usage, as fresh copies a pass may add to. */
+/** What is bound to the node now: its pods (LIST order) and their usage, shared until the node changes: a pass copies before it adds. */
 export function boundPods(store: KubeStore, node: string): { pods: Pod[]; used: Record<string, number> } {
   const n = cacheOf(store).get(node);
   if (!n) return { pods: [], used: {} };
+  // Read-only to the caller.
   if (!n.sum) {
     const sum = { pods: [] as Pod[], used: {} as Record<string, number> };
     for (const key of [...n.pods.keys()].sort()) place(sum, n.pods.get(key) as Pod);
     n.sum = sum;
   }
-  return { pods: n.sum.pods.slice(), used: { ...n.sum.used } };
+  return n.sum;
 }

@@ -24,6 +24,8 @@ export interface ClusterControllerOptions extends KubeletEvents, WorkloadEvents 
 export function startClusterControllers(clock: VirtualClock, world: Ec2World, store: KubeStore, opts: ClusterControllerOptions): () => void {
   let pending = false;
   let stopped = false;
+  // The pass that tries the pods waiting out their scheduling backoff: one timer, at the earliest one's time.
+  let retry: { at: number; cancel: () => void } | undefined;
   const pass = () => {
     pending = false;
     if (stopped) return;
@@ -31,7 +33,10 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
       const changes = reconcileDeployments(store) + reconcileDaemonSets(store) + collectOrphanPods(store, opts);
       if (changes === 0) break;
     }
-    runScheduler(store);
+    const { retryAt } = runScheduler(store);
+    if (retryAt === undefined || (retry && retry.at <= retryAt && retry.at > clock.now())) return;
+    retry?.cancel();
+    retry = { at: retryAt, cancel: clock.at(retryAt, () => ((retry = undefined), schedule())) };
   };
   const schedule = () => {
     if (pending || stopped) return;
@@ -47,6 +52,7 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
   schedule();
   return () => {
     stopped = true;
+    retry?.cancel();
     unsubscribeStore();
     stopKubelet();
     stopGarbageCollector();

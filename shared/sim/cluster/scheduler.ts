@@ -17,7 +17,10 @@ import { boundPods, place, podModel } from './bound-pods';
 
 export interface SchedulerResult {
   bound: { pod: string; node: string }[];
+  /** The pods tried in this pass that fit nowhere (pods waiting out their backoff are not tried). */
   unschedulable: string[];
+  /** When the next pod waiting out its backoff becomes due. */
+  retryAt?: number;
 }
 
 const termMatches = (term: PodAffinityTerm, owner: Pod, other: Pod): boolean =>
@@ -167,56 +170,96 @@ const nodeModel = (obj: KubeObject): Node => {
 const isPending = (obj: KubeObject): boolean => isLivePod(obj) && !obj.metadata.deletionTimestamp && !podNodeName(obj) && !isDaemonSetPod(obj);
 
 /**
- * Per store: whether a pod or node was written since the last pass other than by the pass itself. Without such a
- * write a pass would decide as the last one did (kube-scheduler, too, retries unschedulable pods on cluster events).
+ * kube-scheduler's queue, per store: a pod that did not fit waits out its backoff (1 s, doubling to 10 s:
+ * podInitialBackoffSeconds, podMaxBackoffSeconds) and is tried again only after a pod or node was written outside
+ * a pass (a cluster event that may make it fit), or after 5 minutes in any case (podMaxInUnschedulablePodsDuration).
+ * A new pending pod is tried at the next pass. `gen` counts the cluster events.
  */
-const changed = new WeakMap<KubeStore, { dirty: boolean; inPass: boolean }>();
+interface Queue {
+  gen: number;
+  inPass: boolean;
+  /** By pod uid: its failed attempts, the last one's time and the cluster event count then. */
+  tried: Map<string, { attempts: number; at: number; gen: number }>;
+}
 
-function changesOf(store: KubeStore): { dirty: boolean; inPass: boolean } {
-  let c = changed.get(store);
-  if (!c) {
-    const state = (c = { dirty: true, inPass: false });
-    changed.set(store, state);
+const queues = new WeakMap<KubeStore, Queue>();
+const BACKOFF = { initialMs: 1_000, maxMs: 10_000, flushMs: 300_000 } as const;
+
+function queueOf(store: KubeStore): Queue {
+  let q = queues.get(store);
+  if (!q) {
+    const state: Queue = (q = { gen: 0, inPass: false, tried: new Map() });
+    queues.set(store, state);
     store.onChangeFirst((e) => {
       const r = e.resource;
-      if (!state.inPass && r.group === '' && (r.resource === 'pods' || r.resource === 'nodes')) state.dirty = true;
+      if (!state.inPass && r.group === '' && (r.resource === 'pods' || r.resource === 'nodes')) state.gen++;
     });
   }
-  return c;
+  return q;
+}
+
+/** When a pod that did not fit may be tried again. */
+function dueAt(q: Queue, t: { attempts: number; at: number; gen: number }): number {
+  return t.gen < q.gen ? t.at + Math.min(BACKOFF.initialMs * 2 ** (t.attempts - 1), BACKOFF.maxMs) : t.at + BACKOFF.flushMs;
 }
 
 /** A pass that binds and marks nothing (fresh arrays: a caller may add to them). */
-const nothing = (): SchedulerResult => ({ bound: [], unschedulable: [] });
+const nothing = (retryAt?: number): SchedulerResult => ({ bound: [], unschedulable: [], ...(retryAt === undefined ? {} : { retryAt }) });
 
+/**
+ * One scheduling pass over the pods that are due (new, or past their backoff after a cluster event). `retryAt`: when
+ * the next pod left waiting becomes due, if any (the caller runs a pass then).
+ */
 export function runScheduler(store: KubeStore): SchedulerResult {
   const types = kubeTypes(store);
-  const changes = changesOf(store);
-  if (!changes.dirty) return nothing();
-  changes.dirty = false;
-  // Nothing waits (the unbound pods, by the store's index on spec.nodeName): a pass would bind and mark nothing.
-  if (!store.scanWhere(types.pod, ['spec', 'nodeName'], '').some(isPending)) return nothing();
-  changes.inPass = true;
+  const q = queueOf(store);
+  const now = store.now();
+  const pending: KubeObject[] = [];
+  const waiting = new Set<string>();
+  let retryAt: number | undefined;
+  for (const obj of store.scanWhere(types.pod, ['spec', 'nodeName'], '')) {
+    if (!isPending(obj)) continue;
+    const uid = obj.metadata.uid as string;
+    const t = q.tried.get(uid);
+    const due = t ? dueAt(q, t) : now;
+    if (due <= now) pending.push(obj);
+    else {
+      waiting.add(uid);
+      retryAt = Math.min(retryAt ?? Infinity, due);
+    }
+  }
+  // Pods bound, deleted or no longer pending leave the queue.
+  for (const uid of q.tried.keys()) if (!waiting.has(uid)) q.tried.delete(uid);
+  if (pending.length === 0) return nothing(retryAt);
+  q.inPass = true;
   try {
-    const out = schedule(store, types);
-    // A pod bound in this pass may be what a pod left pending requires (pod affinity): the next pass looks again.
-    if (out.bound.length > 0 && out.unschedulable.length > 0) changes.dirty = true;
-    return out;
+    const out = schedule(store, types, pending);
+    const failed = new Set(out.unschedulable);
+    for (const obj of pending) {
+      const uid = obj.metadata.uid as string;
+      if (failed.has(`${obj.metadata.namespace}/${obj.metadata.name}`))
+        q.tried.set(uid, { attempts: (q.tried.get(uid)?.attempts ?? 0) + 1, at: now, gen: q.gen });
+    }
+    // A pod bound in this pass may be what a pod left pending requires (pod affinity): a cluster event for the others.
+    if (out.bound.length > 0) q.gen++;
+    for (const obj of pending) {
+      const t = q.tried.get(obj.metadata.uid as string);
+      if (t) retryAt = Math.min(retryAt ?? Infinity, dueAt(q, t));
+    }
+    return retryAt === undefined ? out : { ...out, retryAt };
   } finally {
-    changes.inPass = false;
+    q.inPass = false;
   }
 }
 
-function schedule(store: KubeStore, types: KubeTypes): SchedulerResult {
+function schedule(store: KubeStore, types: KubeTypes, due: KubeObject[]): SchedulerResult {
   const nowIso = store.timestamp();
   // What each node holds, from the scheduler's cache of bound pods (pods bound to a node that is gone count nowhere).
   const nodes: NodeState[] = store.scan(types.node).map((obj) => {
     const node = nodeModel(obj);
     return { obj, node, ...boundPods(store, node.name), index: 0, version: 0 };
   });
-  const pending = store
-    .scanWhere(types.pod, ['spec', 'nodeName'], '')
-    .filter(isPending)
-    .map((obj) => ({ obj, pod: podModel(obj) }));
+  const pending = due.map((obj) => ({ obj, pod: podModel(obj) }));
   pending.sort(
     (a, b) =>
       b.pod.priority - a.pod.priority ||
@@ -228,11 +271,18 @@ function schedule(store: KubeStore, types: KubeTypes): SchedulerResult {
   sorted.forEach((n, i) => (n.index = i));
   const fit = new FitPass(sorted);
   const domains = new Domains(nodes);
+  const copied = new Set<NodeState>();
   for (const { obj, pod } of pending) {
     const best = bestNode(pod, fit, nodes, domains);
     const key = `${pod.namespace}/${pod.name}`;
     const status = (obj.status ?? {}) as PodStatus;
     if (typeof best === 'object') {
+      // The bound-pod cache's arrays are shared with later passes: the first placement on a node copies them.
+      if (!copied.has(best)) {
+        copied.add(best);
+        best.pods = best.pods.slice();
+        best.used = { ...best.used };
+      }
       place(best, pod);
       fit.placed(best);
       domains.placed(best, pod);

@@ -132,6 +132,24 @@ describe('simulated kube-side controllers', () => {
     );
   });
 
+  it("should try a pod that did not fit again only after kube-scheduler's backoff and a cluster event", () => {
+    // Prepare: one pod, no node
+    const { clock, api, addNode, deployment } = setup();
+    deployment('inflate', 1, container('1'));
+    reconcileDeployments(api.store);
+    const first = runScheduler(api.store);
+    // Act: a node arrives half a second later, inside the pod's 1 s backoff
+    clock.advance(T0 + 500);
+    addNode('m5.large', 'us-east-1a');
+    const early = runScheduler(api.store);
+    clock.advance(T0 + 1_000);
+    const due = runScheduler(api.store);
+    // Assess: without a cluster event the pod would wait for the 5-minute flush
+    expect(first).toMatchObject({ unschedulable: ['default/inflate-0'], retryAt: T0 + 300_000 });
+    expect(early).toMatchObject({ bound: [], unschedulable: [], retryAt: T0 + 1_000 });
+    expect(due.bound).toEqual([{ pod: 'default/inflate-0', node: expect.any(String) }]);
+  });
+
   it('should keep pods off nodes with untolerated taints, including karpenter.sh/disrupted', () => {
     // Prepare
     const { api, addNode, deployment } = setup();
