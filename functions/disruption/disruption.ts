@@ -4,7 +4,7 @@
  * starts `disrupt` / `terminate` executions. Never two at once (reserved concurrency 1 and a lease).
  */
 import type { Context } from 'aws-lambda';
-import type { LifecycleDeps } from '../../shared/core/lifecycle';
+import { callDeadline, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
@@ -41,7 +41,10 @@ export const createHandler =
   async (event: unknown, context?: Context): Promise<DisruptionRunResult> => {
     const holder = context?.awsRequestId ?? `disruption-${deps.clock.now()}`;
     const namingTimeMs = scheduledTime(event);
-    const remainingMs = context?.getRemainingTimeInMillis?.();
+    // The controller's call carries when it must end (its hand-over): the time left is the smaller.
+    const deadline = callDeadline(event, 'disruption');
+    const left = [context?.getRemainingTimeInMillis?.(), deadline === undefined ? undefined : deadline - deps.clock.now()].filter((t) => t !== undefined);
+    const remainingMs = left.length ? Math.max(0, Math.min(...left)) : undefined;
     return runDisruption(deps, {
       ...options,
       holder,

@@ -73,6 +73,9 @@ export interface ControllerResult {
   rewatches: number;
 }
 
+/** How long a call may run past the planned hand-over (the controller's handler keeps 45 s before its timeout). */
+const CALL_OVERRUN_MS = 30_000;
+
 /** How long a NodeClaim waits for its creator's `launch` before the controller starts it. */
 const STANDALONE_LAUNCH_AFTER_MS = 10_000;
 
@@ -254,6 +257,7 @@ class ControllerLoop {
         batched: true,
         source: 'nodewright.controller',
         pods: pods.length,
+        deadlineMs: this.callDeadline(),
       })
         .then((out) => {
           // A round that hit its deadline left claims to the next one: plan their pods again now, not at the retry back-off.
@@ -267,7 +271,11 @@ class ControllerLoop {
     if (!this.disrupting && this.state.disruptionDue(now)) {
       this.state.disruptionStarted(now);
       this.disruptionRuns++;
-      this.disrupting = invoke(this.deps, this.act, 'disruption', { reconcile: true, source: 'nodewright.controller' }).finally(() => {
+      this.disrupting = invoke(this.deps, this.act, 'disruption', {
+        reconcile: true,
+        source: 'nodewright.controller',
+        deadlineMs: this.callDeadline(),
+      }).finally(() => {
         this.disrupting = undefined;
         this.wake.abort();
       });
@@ -281,6 +289,14 @@ class ControllerLoop {
         this.wake.abort();
       });
     }
+  }
+
+  /**
+   * When a call must end: the controller waits for its calls before it hands over, so a call started just before
+   * the hand-over gets what is left of the controller's safety time (the handler stops 45 s before its timeout).
+   */
+  private callDeadline(): EpochMs {
+    return epochMs(this.end + CALL_OVERRUN_MS);
   }
 
   /** When the functions of WARMED are pinged next: at the start, then every keep-warm interval. */

@@ -18,6 +18,7 @@ import {
   type DisruptionInput,
   type DisruptionOptions,
 } from '../disruption';
+import { eachLimited } from '../concurrency';
 import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
@@ -94,19 +95,31 @@ const singleNodeResume = new WeakMap<LifecycleDeps, string>();
 const isConsolidation = (cmd: Command) => cmd.reason === 'empty' || cmd.reason === 'underutilized';
 const claimsOf = (cmd: Command) => cmd.candidates.map((c) => c.nodeClaim.name);
 
-/** Records pod arrivals/departures on the NodeClaims (lastPodEventTime), which `consolidateAfter` counts from. */
+/**
+ * Pod-event writes of one pass: a few at a time (each update is one or two API requests), and none started after a
+ * few seconds. A fleet adopted or seeded without fingerprints needs one patch per NodeClaim on its first pass (2,000
+ * at once held a pass for a minute): what a pass does not write, a later pass writes.
+ */
+const POD_EVENT_WRITES = { concurrency: 8, ms: 5_000 } as const;
+
+/**
+ * Records pod arrivals/departures on the NodeClaims (lastPodEventTime), which `consolidateAfter` counts from. Pod events
+ * are written before first sightings; every update is applied to this pass's snapshot, written or not, so a node whose
+ * pods just changed is not consolidated by this pass, and an unwritten event is found again, later, by the next.
+ */
 async function recordPodEvents(s: PassState, snapshot: ClusterSnapshot): Promise<void> {
   const updates = podEventUpdates(snapshot, s.deps.clock.now());
-  await Promise.all(
-    updates.map(async (u) => {
-      try {
-        await s.deps.cluster.patchNodeClaimMetadata(u.nodeClaim, { annotations: { [PodsFingerprintAnnotation]: u.fingerprint } });
-        if (u.lastPodEventTime !== undefined) await s.deps.cluster.patchNodeClaimStatus(u.nodeClaim, { lastPodEventTime: u.lastPodEventTime });
-      } catch (e) {
-        s.deps.log.warn('could not record pod event', { nodeclaim: u.nodeClaim, error: e instanceof Error ? e.message : String(e) });
-      }
-    }),
-  );
+  const ordered = [...updates.filter((u) => u.lastPodEventTime !== undefined), ...updates.filter((u) => u.lastPodEventTime === undefined)];
+  const until = s.deps.clock.now() + POD_EVENT_WRITES.ms;
+  await eachLimited(ordered, POD_EVENT_WRITES.concurrency, async (u) => {
+    if (s.deps.clock.now() >= until) return;
+    try {
+      await s.deps.cluster.patchNodeClaimMetadata(u.nodeClaim, { annotations: { [PodsFingerprintAnnotation]: u.fingerprint } });
+      if (u.lastPodEventTime !== undefined) await s.deps.cluster.patchNodeClaimStatus(u.nodeClaim, { lastPodEventTime: u.lastPodEventTime });
+    } catch (e) {
+      s.deps.log.warn('could not record pod event', { nodeclaim: u.nodeClaim, error: e instanceof Error ? e.message : String(e) });
+    }
+  });
   applyPodEventUpdates(snapshot, updates);
 }
 
@@ -266,6 +279,12 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
   const pollMs = options.pollMs ?? DisruptionTimings.pollMs;
   const start = deps.clock.now();
   const result: DisruptionRunResult = { skipped: false, passes: 0, executions: [], abandoned: [], auditRecords: 0 };
+  // A call that must end sooner than a pass's worst case (the controller's, just before its hand-over) leaves the pass
+  // to the next call.
+  if (options.remainingMs !== undefined && options.remainingMs < lastPassMs + DisruptionTimings.safetyMarginMs) {
+    deps.log.info('not enough time left for a disruption pass; the next call makes it', { remainingMs: options.remainingMs });
+    return result;
+  }
   // Outlives the longest invocation (the last pass may search both methods and wait for validation).
   const worstMs = budgetMs + lastPassMs;
   const leaseSeconds = Math.ceil(worstMs / 1000) + 15;

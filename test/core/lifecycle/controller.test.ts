@@ -14,7 +14,12 @@ describe('runController', () => {
     // Act
     await run(w, 60, [[12.4, () => w.watch.emit('pods', added(pending('a')))]]);
     // Assess
-    expect(provisionerCalls(w)[0]).toEqual({ fn: 'provisioner', at: 13.4, payload: expect.objectContaining({ reconcile: true, batched: true }) });
+    // The call must end 30 s after the controller's planned hand-over (it waits for its calls before it hands over).
+    expect(provisionerCalls(w)[0]).toEqual({
+      fn: 'provisioner',
+      at: 13.4,
+      payload: expect.objectContaining({ reconcile: true, batched: true, deadlineMs: T0 + 90_000 }),
+    });
     // Still pending (nothing bound it here): retried with backoff, not every second.
     expect(provisionerCalls(w).map((c) => c.at)).toEqual([13.4, 23.4, 43.4]);
   });

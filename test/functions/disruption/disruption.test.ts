@@ -3,6 +3,7 @@ import { createHandler } from '../../../functions/disruption/disruption';
 import { parseDisruptInput, parseTerminateInput } from '../../../shared/core/lifecycle';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import { Annotation } from '../../../shared/core/model/labels';
+import { PodsFingerprintAnnotation } from '../../../shared/core/disruption';
 import { ago, bound, c6g, HOUR, managed, NOW, pool } from '../../core/disruption/builders';
 import { context, scheduledEvent, world } from './world';
 
@@ -275,5 +276,47 @@ describe('disruption function', () => {
     const warnings = w.log.lines.filter((l) => /is deprecated/.test(l.message)).map((l) => l.message);
     expect(warnings).toHaveLength(2);
     expect(warnings.join('\n')).toMatch(/karpenter\.sh\/do-not-evict is deprecated[\s\S]*karpenter\.sh\/do-not-consolidate is deprecated/);
+  });
+
+  it('should write pod events before first sightings and leave what a few seconds cannot write to the next pass (a fleet without fingerprints)', async () => {
+    // Prepare: 60 claims never fingerprinted, one whose pods changed since its fingerprint; each write takes 250 ms
+    const p = pool({ consolidateAfter: null });
+    const fresh = Array.from({ length: 60 }, (_, i) => managed(`ip-10-0-6-${i}`, { pool: p, type: c6g.xlarge }));
+    const changed = managed('ip-10-0-7-1', { pool: p, type: c6g.xlarge, claimAnnotations: { [PodsFingerprintAnnotation]: 'stale' } });
+    const nodes = [...fresh, changed];
+    const w = world({ pools: [p], nodes, pods: nodes.map((m, i) => bound(m, { name: `web-${i}` })) });
+    const patch = w.cluster.patchNodeClaimMetadata.bind(w.cluster);
+    w.cluster.patchNodeClaimMetadata = async (...args) => {
+      w.clock.advance(250);
+      return patch(...args);
+    };
+    const metadataWrites = () => w.cluster.writes.filter((x) => x.startsWith('patchNodeClaimMetadata'));
+
+    // Act
+    await createHandler(w, fast)({ reconcile: true }, context('req-1'));
+    const first = metadataWrites().length;
+    await createHandler(w, fast)({ reconcile: true }, context('req-2'));
+
+    // Assess: the pod event first, with its time; about 5 s of writes per pass; the second pass goes on
+    expect(metadataWrites()[0]).toBe('patchNodeClaimMetadata claim-ip-10-0-7-1');
+    expect(w.cluster.claims.get('claim-ip-10-0-7-1')?.status.lastPodEventTime).toBe(NOW);
+    expect(first).toBeGreaterThan(10);
+    expect(first).toBeLessThan(40);
+    expect(metadataWrites().length).toBeGreaterThan(first);
+    expect(new Set(metadataWrites()).size).toBe(metadataWrites().length);
+  });
+
+  it("should leave the pass to the next call when the controller's call must end sooner than a pass could take", async () => {
+    // Prepare: an empty node that would be consolidated; the call must end in 20 s (a pass may take 35 s)
+    const { w } = emptyNode();
+
+    // Act
+    const soon = await createHandler(w, fast)({ reconcile: true, deadlineMs: NOW + 20_000 }, context('req-1'));
+    const later = await createHandler(w, fast)({ reconcile: true, deadlineMs: NOW + 80_000 }, context('req-2'));
+
+    // Assess
+    expect(soon).toMatchObject({ skipped: false, passes: 0 });
+    expect(later.passes).toBe(1);
+    expect(w.workflows.started).toHaveLength(1);
   });
 });

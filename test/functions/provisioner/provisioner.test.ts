@@ -51,4 +51,22 @@ describe('provisioner handler', () => {
     expect(sameHolder.skipped).toBe(false);
     expect(other.skipped).toBe(true);
   });
+
+  it("should stop creating claims 15 s before the controller's call must end, and refuse a deadline that is not a time", async () => {
+    // Prepare: a call that must end 10 s from now
+    const f = fakes();
+    f.cluster.pods = [pod('web-1', { phase: 'Pending', unschedulable: true, nodeName: undefined })];
+    const { planner, calls } = countingPlanner();
+    const handler = createHandler({ ...f, planner });
+
+    // Act
+    const late = await handler({ reconcile: true, batched: true, deadlineMs: f.clock.now() + 10_000 });
+    const bad = handler({ reconcile: true, batched: true, deadlineMs: 'soon' });
+
+    // Assess: the round plans (its claims go to the next round), the bad input does nothing
+    expect(late.rounds).toBe(1);
+    await expect(bad).rejects.toMatchObject({ name: 'ExecutionInputInvalidError', message: expect.stringMatching(/provisioner input: deadlineMs must be/) });
+    expect(calls.solve).toBe(1);
+    expect(f.cluster.writes).toEqual([]);
+  });
 });
