@@ -48,6 +48,7 @@ async function one(nodes: number): Promise<{ row: Row; functions: Row[] }> {
     'memory %': Math.round(f.memoryRatio * 100),
     'longest s / timeout': `${f.maxDurationSeconds} / ${f.timeoutSeconds}`,
     'duration %': Math.round(f.durationRatio * 100),
+    'charged compute s': f.computeSeconds,
     'kube requests/min': f.kubeRequestsPerMinute,
     'kube MB/min': Math.round(f.kubeBytesReceivedPerMinute / 1e5) / 10,
     'out of memory': f.outOfMemory,

@@ -42,6 +42,9 @@ export class VirtualClock implements Clock {
     this.nowMs = startMs;
   }
 
+  /** Counts settle's turns: work between two turns ran in one stretch of the event loop (runtime/compute.ts). */
+  turn = 0;
+
   now(): EpochMs {
     return epochMs(this.nowMs);
   }
@@ -226,6 +229,7 @@ export async function settle(clock: VirtualClock, opts: { quietTurns?: number; t
   while (quiet < quietTurns) {
     // A turn that came long after the last one: the process was busy (a function's long computation) — work, not a hang.
     const turn = Date.now();
+    clock.turn++;
     if (turn - lastTurn > BLOCKED_TURN_MS) deadline = turn + timeoutMs;
     lastTurn = turn;
     if (clock.idle()) {

@@ -50,10 +50,12 @@ export interface SolveRun {
   /** Per dimension, at least the most room any existing node has left (only ever shrinks). */
   existingRoom: Float64Array;
   /**
-   * Per request vector (one per distinct request, Dims.request): how many existing nodes, from the first, had no
-   * room for it when last scanned. Nodes only lose room, so a scan for the same requests starts after them.
+   * Per request vector (one per distinct request, Dims.request): the existing nodes known to have no room for it, as
+   * "next node to look at" links (existing.length ends them). Nodes only lose room, so a scan for the same requests
+   * skips them wherever they are, not only at the front (a node a pod cannot use for another reason, e.g. a taint, no
+   * longer makes every later scan walk the full nodes behind it).
    */
-  readonly existingFrom: Map<Float64Array, number>;
+  readonly existingSkip: Map<Float64Array, Int32Array>;
   readonly topology: Topology;
   readonly limits: Map<string, Limits>;
   /** Claims opened in this run, kept in claimOrder (solve.ts); each knows its position (`pos`). */
@@ -102,7 +104,7 @@ export function prepare(input: SchedulingInput): { run: SolveRun; states: PodSta
     emptyPools,
     existing,
     existingRoom,
-    existingFrom: new Map(),
+    existingSkip: new Map(),
     topology: buildTopology(input, templates, states, existing),
     limits: poolLimits(input, pools),
     claims: [],

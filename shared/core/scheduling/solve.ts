@@ -75,6 +75,15 @@ function tryAdd(run: SolveRun, s: PodState): string | undefined {
   return openClaim(run, s, onExisting);
 }
 
+/** The first node from `k` not known to lack room (`skip`'s links, shortened on the way: path halving). */
+function nextWithRoom(skip: Int32Array, k: number): number {
+  while (skip[k] !== k) {
+    skip[k] = skip[skip[k]];
+    k = skip[k];
+  }
+  return k;
+}
+
 /** True when the pod went to an existing node; else the first node's reason (undefined without existing nodes). */
 function placeOnExisting(run: SolveRun, s: PodState): true | string | undefined {
   const { existing, topology } = run;
@@ -84,16 +93,16 @@ function placeOnExisting(run: SolveRun, s: PodState): true | string | undefined 
   for (const i of s.reqNz) if (s.reqVec[i] > run.existingRoom[i]) return 'no existing node has room';
   // Nodes that had no room for these requests still have none (first fit: identical pods come one after another
   // and would otherwise each walk past every node the earlier ones filled). The first node's error stays first.
-  const from = run.existingFrom.get(s.reqVec) ?? 0;
+  let skip = run.existingSkip.get(s.reqVec);
+  if (!skip) run.existingSkip.set(s.reqVec, (skip = Int32Array.from({ length: existing.length + 1 }, (_, k) => k)));
+  const from = nextWithRoom(skip, 0);
   let firstError = from > 0 ? existing[0].lacksRoom(s) : undefined;
-  let prefix = true;
-  for (let k = from; k < existing.length; k++) {
+  for (let k = from; k < existing.length; k = nextWithRoom(skip, k + 1)) {
     const n = existing[k];
     const r = n.canAdd(s, topology);
     if (typeof r === 'string') {
       firstError ??= r;
-      if (prefix && n.lacksRoom(s) !== undefined) run.existingFrom.set(s.reqVec, k + 1);
-      else prefix = false;
+      if (n.lacksRoom(s) !== undefined) skip[k] = k + 1;
       continue;
     }
     n.commit(s);

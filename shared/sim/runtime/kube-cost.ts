@@ -48,6 +48,8 @@ export class KubeCost {
   constructor(
     private readonly clock: VirtualClock,
     private readonly meter: Meter,
+    /** Ends the invocation's charged computation (runtime/compute.ts) before its answer is timed. */
+    private readonly computed: (r: Running) => void = () => undefined,
   ) {}
 
   start(): this {
@@ -121,6 +123,7 @@ export class KubeCost {
         into.set(key, (continuesListing(a.url) ? (into.get(key) ?? 0) : 0) + a.responseBytes);
       }
       if (!this.charge(r, a.responseBytes)) continue;
+      this.computed(r);
       const bytes = a.requestBytes + a.responseBytes;
       const arrived = now + m.kubeRoundTripMs + (bytes * m.kubeTransferNsPerByte) / 1e6;
       r.cpuFreeMs = Math.max(arrived, r.cpuFreeMs) + cpuMs(bytes * m.parseCpuNsPerByte, r.memoryMb);

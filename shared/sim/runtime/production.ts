@@ -12,7 +12,9 @@ import { forgetContainer } from '../../adapters/compose/container';
 import { setDependencyOverrides } from '../../adapters/overrides';
 import { karpenterMetrics, logger, metrics } from '../../adapters/lambda/handler';
 import { PrometheusMetricsRecorder } from '../../adapters/metrics/prometheus';
+import type { Clock } from '../../core/ports';
 import type { VirtualClock } from '../clock';
+import { ComputeCharge } from './compute';
 import type { FaultPlan } from '../faults';
 import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
 import { COST_MODEL, cpuMs } from './cost';
@@ -77,6 +79,8 @@ export interface ProductionBinding {
   meter: Meter;
   /** The cost model's Kubernetes side: the fake API server's `pace` (kube-cost.ts). */
   kubeCost: KubeCost;
+  /** The functions' own long computations, charged on virtual time (compute.ts). */
+  compute: ComputeCharge;
   /** Karpenter's metrics recorded by the functions (beside the EMF documents the Meter counts). */
   prometheus: PrometheusMetricsRecorder;
   /** Fault injection for invocations (`lambda:<key>` crash / timeout); set by the world. */
@@ -101,7 +105,7 @@ class FunctionTimedOutError extends Error {
  * handler's built instance) and builds the next dependencies with `clock`; undefined restores the production
  * default (the system clock).
  */
-function resetCompositionRoot(clock: VirtualClock | undefined, containerKey?: () => string | undefined, prometheus?: PrometheusMetricsRecorder): void {
+function resetCompositionRoot(clock: Clock | undefined, containerKey?: () => string | undefined, prometheus?: PrometheusMetricsRecorder): void {
   setDependencyOverrides(clock ? { clock, ...(containerKey ? { containerKey } : {}), ...(prometheus ? { metrics: prometheus } : {}) } : {});
   resetConfig();
 }
@@ -208,6 +212,7 @@ function requestIdOf(activity: string, functionKey: string, n: number, nowMs: nu
 
 interface Invoker {
   clock: VirtualClock;
+  compute: ComputeCharge;
   region: string;
   meter: Meter;
   invocation: AsyncLocalStorage<string>;
@@ -231,7 +236,10 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
     const activity = clock.current();
     const n = activity ? ++activity.invocations : ++requests;
     let deadline = clock.now() + fn.timeoutSeconds * 1000;
-    const context = lambdaContext(fn, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () => Math.max(0, deadline - clock.now()));
+    // The time left counts what the invocation has computed (its clock, compute.ts).
+    const context = lambdaContext(fn, o.region, requestIdOf(activity?.name ?? 'none', functionKey, n, clock.now()), () =>
+      Math.max(0, deadline - o.compute.now()),
+    );
     // The function timeout is enforced here on virtual time (a timer, not a sleep, so the invocation still
     // counts as running).
     let cancel = () => {};
@@ -252,7 +260,12 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
         // The handler's own CPU (middy, Powertools, the use case) on the function's CPU share (cost.ts).
         const run = async () => {
           await clock.sleep(Math.ceil(cpuMs(COST_MODEL.invocationCpuMs * 1e6, fn.memorySizeMb))); // whole ms, as Date.now()
-          return handler(event, context);
+          const out = await handler(event, context);
+          // The invocation ends once its last computation is done (a timeout may come first).
+          const running = meter.running();
+          const owed = running ? o.compute.owedMs(running) : 0;
+          if (owed > 0) await clock.sleep(Math.ceil(owed));
+          return out;
         };
         const out = await Promise.race([o.invocation.run(functionKey, run), timedOut, died]);
         if (fault === 'timeout') throw new FunctionTimedOutError(`Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds (injected fault)`);
@@ -269,13 +282,16 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   // DescribeCluster, a new KubeConfig, empty caches.
   const functions = deployedFunctions();
   const meter = new Meter(clock, (key) => functions.find((f) => f.key === key)?.memorySizeMb ?? 1024);
-  const kubeCost = new KubeCost(clock, meter).start();
+  const compute = new ComputeCharge(clock, meter);
+  const kubeCost = new KubeCost(clock, meter, (r) => compute.commit(r)).start();
   meter.onReclaim = (sandbox) => {
     forgetContainer(sandbox);
   };
   // Karpenter's metrics of this world, as Prometheus would scrape them (`sim serve` → /metrics).
   const prometheus = new PrometheusMetricsRecorder();
-  resetCompositionRoot(clock, () => meter.sandboxKey(), prometheus);
+  // The functions' clock: virtual time plus what their own long computations take (compute.ts).
+  const functionClock: Clock = { now: () => compute.now(), sleep: (ms, signal) => compute.sleep(ms, signal) };
+  resetCompositionRoot(functionClock, () => meter.sandboxKey(), prometheus);
   const restoreEnv = setFunctionEnvironment(env);
   // One shared Logger serves every simulated function (one process), so the function a line belongs to is
   // taken from the invocation it is written in, not from the logger's appended keys.
@@ -283,9 +299,10 @@ export async function bindProduction(clock: VirtualClock, env: ProductionEnv, on
   const restoreTelemetry = captureTelemetry(clock, meter, invocation, onLog);
   const binding: ProductionBinding = {
     functions,
-    invoke: invoker({ clock, region: env.region, meter, invocation, functions, faults: () => binding.faults }),
+    invoke: invoker({ clock, compute, region: env.region, meter, invocation, functions, faults: () => binding.faults }),
     meter,
     kubeCost,
+    compute,
     prometheus,
     restore: () => {
       kubeCost.stop();

@@ -57,6 +57,8 @@ export interface FunctionSummary {
   timeoutSeconds: number;
   maxDurationSeconds: number;
   durationRatio: number;
+  /** Virtual seconds charged over the run for the function's own long computations (runtime/compute.ts; measured on this machine). */
+  computeSeconds: number;
   /** Kubernetes API requests and their bytes (response bodies and watch events received, request bodies sent), in total and per simulated minute. */
   kubeRequests: number;
   kubeRequestsPerMinute: number;

@@ -99,6 +99,7 @@ export function functionSummary(world: SimWorld): Record<string, FunctionSummary
       timeoutSeconds,
       maxDurationSeconds: round(s.maxDurationMs / 1000, 3),
       durationRatio: timeoutSeconds ? round(s.maxDurationMs / 1000 / timeoutSeconds, 3) : 0,
+      computeSeconds: round((world.production.compute.chargedMs.get(key) ?? 0) / 1000, 1),
       kubeRequests: s.kubeRequests,
       kubeRequestsPerMinute: round(s.kubeRequests / minutes, 2),
       kubeBytesReceived: s.kubeBytesReceived,
