@@ -111,6 +111,8 @@ function fieldsOf(field: string, value: unknown): Fields {
 
 /** What a write changed from `a` to `b` (both the value of `field`): fields set or changed into `set`, removed ones into `removed`. */
 function diff(field: string, a: unknown, b: unknown, set: Fields, removed: string[][], path: string[]): void {
+  // A write shares what it did not change with the stored object (the store copies only what changed).
+  if (a === b) return;
   if (isMap(a) && isMap(b)) {
     for (const [k, v] of Object.entries(b)) {
       const child = `f:${k}`;
@@ -119,7 +121,7 @@ function diff(field: string, a: unknown, b: unknown, set: Fields, removed: strin
         const sub: Fields = {};
         diff(k, a[k], v, sub, removed, [...path, child]);
         if (Object.keys(sub).length > 0) set[child] = sub;
-        else if (!structured(k, a[k], v) && JSON.stringify(a[k]) !== JSON.stringify(v)) set[child] = fieldsOf(k, v);
+        else if (!structured(k, a[k], v) && a[k] !== v && (typeof v !== 'object' || JSON.stringify(a[k]) !== JSON.stringify(v))) set[child] = fieldsOf(k, v);
       }
     }
     for (const k of Object.keys(a)) if (!(k in b)) removed.push([...path, `f:${k}`]);

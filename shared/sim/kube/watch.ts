@@ -26,6 +26,8 @@ interface Watcher {
   target: Target;
   matches: (o: KubeObject) => boolean;
   send: (type: string, o: KubeObject) => void;
+  /** Bytes the stream had buffered once its listing or history was written. */
+  backlog: number;
 }
 
 /**
@@ -50,7 +52,11 @@ export class WatchHub {
       this.history.add(e);
       for (const w of this.watchers) {
         const type = sameType(w.target, e) ? typeFor(e, w.matches) : undefined;
-        if (type) w.send(type, type === 'DELETED' && e.type === 'MODIFIED' ? leftAt(e) : e.object);
+        if (!type) continue;
+        w.send(type, type === 'DELETED' && e.type === 'MODIFIED' ? leftAt(e) : e.object);
+        // kube-apiserver closes a watcher that does not keep up ("Forcing watcher close due to unresponsiveness")
+        // rather than buffer for it without end: a client that stopped reading (a sandbox gone) costs no memory.
+        if (w.res.writableLength > w.backlog + SLOW_WATCHER_BYTES) w.res.end();
       }
     });
   }
@@ -111,7 +117,8 @@ export class WatchHub {
     }
     // A client that hangs up mid-stream makes writes fail on the socket: never an uncaught error, and the watcher goes.
     res.on('error', () => this.watchers.delete(w));
-    const w: Watcher = { res, target, matches, send };
+    // What the stream starts with (the listing or the history it resumes from) is not the client falling behind.
+    const w: Watcher = { res, target, matches, send, backlog: res.writableLength };
     this.watchers.add(w);
     // The stream ends after timeoutSeconds of the server's time (virtual in the simulator), as the API server ends it.
     const timeout = Number(query.get('timeoutSeconds') ?? '0');
@@ -133,6 +140,9 @@ export class WatchHub {
     });
   }
 }
+
+/** What a watch may have written and its client not yet read before the server ends the stream. */
+const SLOW_WATCHER_BYTES = 32 * 2 ** 20;
 
 const writable = (res: ServerResponse): boolean => !res.writableEnded && !res.destroyed && !res.socket?.destroyed;
 

@@ -55,4 +55,24 @@ describe('fake API server: watches dropped while writes are in flight', () => {
     expect(stays.lines.filter((l) => l.includes('"ADDED"'))).toHaveLength(60);
     expect(h.api.dropWatches()).toBe(1);
   });
+
+  it('should end the stream of a client that stopped reading once 32 MiB wait for it, as kube-apiserver closes a slow watcher', async () => {
+    // Prepare: a watch whose client reads nothing more
+    const w = await openWatch(h);
+    w.res.pause();
+    let ended = false;
+    w.res.on('end', () => (ended = true));
+    w.res.on('close', () => (ended = true));
+    // Act: ~48 MiB of node updates
+    const big = 'x'.repeat(200 * 1024);
+    for (let i = 0; i < 256 && !ended; i++) {
+      const node = nodeJson(`n${i}`);
+      h.api.apply({ ...node, metadata: { ...node.metadata, annotations: { big } } });
+      await tick(1);
+    }
+    w.res.resume();
+    await tick(200);
+    // Assess
+    expect(ended).toBe(true);
+  });
 });
