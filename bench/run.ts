@@ -52,9 +52,9 @@ async function main() {
     console.table(rows);
     return;
   }
-  if (process.argv[2] === 'scale') {
+  if (process.argv[2] === 'scale' || process.argv[2] === 'scale-quiet') {
     const { suiteScale } = await import('./scale');
-    const { rows, functions } = suiteScale(sizesArg());
+    const { rows, functions } = suiteScale(sizesArg(), process.argv[2] === 'scale' ? '--one' : '--quiet');
     console.log(machine());
     console.table(rows);
     for (const [nodes, table] of Object.entries(functions)) {

@@ -4,7 +4,8 @@
  * and CPU seconds and peak RSS of the simulator, what the run kept (pods lost, PDB violations, orphans, leaked
  * claims, pods pending at the end), launch latency, the controller's bill, and per function (simulate's `functions`)
  * the largest modelled peak memory and duration against its size and timeout, and Kubernetes requests per minute.
- * `npm run bench -- scale [nodes …]` (default 500 2000 5000). Not part of `npm test`.
+ * `npm run bench -- scale [nodes …]` (default 500 2000 5000); `npm run bench -- scale-quiet [nodes …]`: the fleet left alone
+ * for an hour, nodewright's own bill from 15 minutes in. Not part of `npm test`.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -63,12 +64,43 @@ async function one(nodes: number): Promise<{ row: Row; functions: Row[] }> {
   return { row, functions };
 }
 
-export function suiteScale(sizes = [500, 2000, 5000]): { rows: Row[]; functions: Record<number, Row[]> } {
+/**
+ * The same fleet left alone for an hour, billed from 15 minutes in (`settings.meterFrom`): nodewright's own bill for a
+ * cluster of that size with no scenario event (the scale run's `controller $/month` extrapolates its busy quarter
+ * hour). Not a steady state yet: nodewright still consolidates what the seeded fleet leaves underutilized.
+ */
+async function quiet(nodes: number): Promise<{ row: Row; functions: Row[] }> {
+  const { parseScenario, resizeScenario, runScenario } = await import('../shared/sim');
+  const start = performance.now();
+  const parsed = parseScenario(resizeScenario(readFileSync(SCENARIO, 'utf8'), nodes / FULL_SIZE), `quiet-${nodes}.yaml`);
+  const scenario = { ...parsed, events: [], durationSeconds: 3600, settings: { ...parsed.settings, meterFromSeconds: 900 } };
+  const r = await runScenario(scenario);
+  const usage = process.resourceUsage();
+  const usd = r.controller.usdPerMonth;
+  const row: Row = {
+    nodes,
+    'wall s': Math.round((performance.now() - start) / 100) / 10,
+    'peak RSS MiB': Math.round(usage.maxRSS / 1024),
+    'pods lost': r.violations.podsLost,
+    orphans: r.final.orphanInstances,
+    'nodewright $/month': usd.total,
+    'Lambda compute $': usd.lambdaCompute,
+    'Step Functions $': usd.stepFunctions,
+    'other $': Math.round((usd.total - usd.lambdaCompute - usd.stepFunctions) * 100) / 100,
+  };
+  const functions = Object.entries(r.controller.lambda.functions)
+    .sort((a, b) => b[1].gbSeconds - a[1].gbSeconds)
+    .slice(0, 6)
+    .map(([key, f]) => ({ function: key, invocations: f.invocations, 'GB-s (45 min)': Math.round(f.gbSeconds), 'memory MB': f.memoryMB }));
+  return { row, functions };
+}
+
+export function suiteScale(sizes = [500, 2000, 5000], mode: '--one' | '--quiet' = '--one'): { rows: Row[]; functions: Record<number, Row[]> } {
   const rows: Row[] = [];
   const functions: Record<number, Row[]> = {};
   for (const nodes of sizes) {
     const start = performance.now();
-    const child = spawnSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', fileURLToPath(import.meta.url), '--one', String(nodes)], {
+    const child = spawnSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', fileURLToPath(import.meta.url), mode, String(nodes)], {
       encoding: 'utf8',
       maxBuffer: 64 << 20,
     });
@@ -81,8 +113,8 @@ export function suiteScale(sizes = [500, 2000, 5000]): { rows: Row[]; functions:
   return { rows, functions };
 }
 
-if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === '--one') {
-  const out = await one(Number(process.argv[3]));
+if (import.meta.url === `file://${process.argv[1]}` && (process.argv[2] === '--one' || process.argv[2] === '--quiet')) {
+  const out = await (process.argv[2] === '--one' ? one : quiet)(Number(process.argv[3]));
   // A simulation leaves loopback servers and SDK timers behind: exit once the row is written.
   process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(0));
 }
