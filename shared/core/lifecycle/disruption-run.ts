@@ -83,6 +83,8 @@ interface PassState {
   result: DisruptionRunResult;
   /** Deprecated-annotation warnings already logged by this invocation (one line per distinct old key). */
   warned: Set<string>;
+  /** When the invocation must be done (its timeout, or the controller's call deadline, less the safety margin). */
+  deadline: number;
 }
 
 /**
@@ -133,14 +135,17 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
   await recordPodEvents(s, snapshot);
   const instanceTypes = await instanceTypesByPool(s.deps, snapshot);
   const drifted = await cloudDrift(s.deps, snapshot, s.drift);
+  // The searches share what is left before a consolidation command's validation (wait, re-read) must start: on a
+  // large cluster the reads before them may have used much of the invocation.
+  const searchMs = Math.max(0, (s.deadline - s.deps.clock.now() - validationMs(s)) / 2);
   return {
     snapshot,
     instanceTypes,
     drifted,
     now: s.deps.clock.now(),
     options: {
-      multiNodeTimeoutMs: DisruptionTimings.multiNodeTimeoutMs,
-      singleNodeTimeoutMs: DisruptionTimings.singleNodeTimeoutMs,
+      multiNodeTimeoutMs: Math.min(DisruptionTimings.multiNodeTimeoutMs, searchMs),
+      singleNodeTimeoutMs: Math.min(DisruptionTimings.singleNodeTimeoutMs, searchMs),
       ...(singleNodeResume.has(s.deps) ? { singleNodeResumeAt: singleNodeResume.get(s.deps) } : {}),
       ...s.options.core,
       clock: s.deps.clock,
@@ -148,13 +153,22 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
   };
 }
 
+/** What a consolidation command's validation takes at most: the wait, then a re-read and a re-check (a search's worth). */
+const validationMs = (s: PassState): number => (s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs;
+
 /** Waits, re-reads the cluster and re-checks the command; an abandoned command leaves a log line and an audit record. */
 async function stillValid(s: PassState, cmd: Command, audit: AuditRecord[]): Promise<boolean> {
-  await s.deps.clock.sleep(s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs);
-  const fresh = await disruptionInput(s, await s.deps.cluster.snapshot());
-  const v = validateCommand(cmd, fresh);
-  if (v.valid) return true;
-  const why = `validation after ${(s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) / 1000}s: ${v.reason}`;
+  // No time left to validate before the deadline: the command is dropped (the next pass finds it again).
+  const late = s.deps.clock.now() + validationMs(s) > s.deadline;
+  let why: string;
+  if (late) why = 'no time left in this invocation to validate it; the next pass computes it again';
+  else {
+    await s.deps.clock.sleep(s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs);
+    const fresh = await disruptionInput(s, await s.deps.cluster.snapshot());
+    const v = validateCommand(cmd, fresh);
+    if (v.valid) return true;
+    why = `validation after ${(s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) / 1000}s: ${v.reason}`;
+  }
   s.deps.log.info('abandoning disruption command', {
     reason: cmd.reason,
     method: cmd.method,
@@ -292,7 +306,8 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
     deps.log.info('disruption already running elsewhere; skipping', { holder: options.holder });
     return { ...result, skipped: true };
   }
-  const s: PassState = { deps, options, drift: new Map(), result, warned: new Set() };
+  const deadline = options.remainingMs !== undefined ? start + options.remainingMs - DisruptionTimings.safetyMarginMs : Infinity;
+  const s: PassState = { deps, options, drift: new Map(), result, warned: new Set(), deadline };
   let quiet: AuditRecord[] | undefined;
   // The longest pass so far: at scale a pass's reads and writes take time of their own, which the next one may need
   // again on top of its searches and validation wait.

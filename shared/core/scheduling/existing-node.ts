@@ -11,6 +11,15 @@ import type { Placement, Topology } from './topology';
 import type { ExistingNode } from './types';
 import { type PodVolume, VolumeUsage } from './volumes';
 
+const tolerationKeys = new WeakMap<PodState['tolerations'], string>();
+
+/** The pod's tolerations as a key (pods of one template share it; computed once per tolerations array). */
+function tolerationsKey(s: PodState): string {
+  let k = tolerationKeys.get(s.tolerations);
+  if (k === undefined) tolerationKeys.set(s.tolerations, (k = JSON.stringify(s.tolerations)));
+  return k;
+}
+
 export class ExistingNodeState {
   readonly requirements: Requirements;
   readonly remaining: Float64Array;
@@ -23,6 +32,8 @@ export class ExistingNodeState {
   readonly placement: Placement;
 
   private volumes = new VolumeUsage();
+  /** Whether pods with these tolerations (tolerationsKey) tolerate the node's taints: '' yes, else why not. */
+  private readonly taintVerdicts = new Map<string, string>();
   /** The state before any placement of a solve: a node model reused across solves (resetPlacements) returns to it. */
   private readonly initial: { remaining: Float64Array; hostPorts: string[]; volumes: PodVolume[][] };
 
@@ -93,8 +104,14 @@ export class ExistingNodeState {
     const room = this.lacksRoom(s);
     if (room) return room;
     if (this.node.taints.length > 0) {
-      const taint = untoleratedTaint(s, this.node.taints, { ignoreEphemeral: !this.node.initialized });
-      if (taint) return `did not tolerate taint ${taintString(taint)}`;
+      // The node's taints do not change within a solve: one verdict per distinct set of tolerations ('' = tolerated).
+      const key = tolerationsKey(s);
+      let verdict = this.taintVerdicts.get(key);
+      if (verdict === undefined) {
+        const taint = untoleratedTaint(s, this.node.taints, { ignoreEphemeral: !this.node.initialized });
+        this.taintVerdicts.set(key, (verdict = taint ? `did not tolerate taint ${taintString(taint)}` : ''));
+      }
+      if (verdict) return verdict;
     }
     if (s.pod.hostPorts.length > 0) {
       const c = hostPortConflict(this.hostPorts, s.pod.hostPorts);

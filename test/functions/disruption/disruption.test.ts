@@ -319,4 +319,23 @@ describe('disruption function', () => {
     expect(later.passes).toBe(1);
     expect(w.workflows.started).toHaveLength(1);
   });
+
+  it('should drop a consolidation command it has no time left to validate rather than run into its timeout', async () => {
+    // Prepare: an empty node; 60 s left and a 30 s read of the cluster (deadline 45 s: no room for 15 s + a re-check)
+    const { w } = emptyNode();
+    const read = w.cluster.snapshot.bind(w.cluster);
+    w.cluster.snapshot = async () => {
+      w.clock.advance(30_000);
+      return read();
+    };
+    const ctx = { awsRequestId: 'req-1', getRemainingTimeInMillis: () => 60_000 } as never;
+
+    // Act
+    const result = await createHandler(w, fast)(scheduledEvent(NOW), ctx);
+
+    // Assess
+    expect(w.workflows.started).toEqual([]);
+    expect(w.clock.slept).not.toContain(15_000);
+    expect(result.abandoned).toEqual([{ method: 'emptiness', nodeClaims: ['claim-ip-10-0-1-1'], why: expect.stringMatching(/no time left/) }]);
+  });
 });
