@@ -14,9 +14,18 @@ import { type PodVolume, VolumeUsage } from './volumes';
 const tolerationKeys = new WeakMap<PodState['tolerations'], string>();
 
 /** The pod's tolerations as a key (pods of one template share it; computed once per tolerations array). */
-function tolerationsKey(s: PodState): string {
+export function tolerationsKey(s: PodState): string {
   let k = tolerationKeys.get(s.tolerations);
   if (k === undefined) tolerationKeys.set(s.tolerations, (k = JSON.stringify(s.tolerations)));
+  return k;
+}
+
+const requirementKeys = new WeakMap<Requirements, string>();
+
+/** Requirements as a key (a pod's, computed once per Requirements object: a relaxation makes a new one). */
+export function requirementsKey(r: Requirements): string {
+  let k = requirementKeys.get(r);
+  if (k === undefined) requirementKeys.set(r, (k = JSON.stringify(r.toNodeSelector())));
   return k;
 }
 
@@ -34,6 +43,8 @@ export class ExistingNodeState {
   private volumes = new VolumeUsage();
   /** Whether pods with these tolerations (tolerationsKey) tolerate the node's taints: '' yes, else why not. */
   private readonly taintVerdicts = new Map<string, string>();
+  /** Whether pods with these requirements (requirementsKey) match the node's labels: '' yes, else why not. */
+  private readonly labelVerdicts = new Map<string, string>();
   /** The state before any placement of a solve: a node model reused across solves (resetPlacements) returns to it. */
   private readonly initial: { remaining: Float64Array; hostPorts: string[]; volumes: PodVolume[][] };
 
@@ -101,6 +112,17 @@ export class ExistingNodeState {
   }
 
   canAdd(s: PodState, topology: Topology): Requirements | string {
+    const why = this.misfit(s);
+    if (why !== undefined) return why;
+    if (topology.hasGroups) return topology.addRequirements(s, this.requirements);
+    return this.requirements;
+  }
+
+  /**
+   * Why the pod cannot go here whatever else is placed (room, taints, host ports, volume limits, labels, volume
+   * topology), or undefined. Within a solve a misfit stays one: nodes only fill up.
+   */
+  misfit(s: PodState): string | undefined {
     const room = this.lacksRoom(s);
     if (room) return room;
     if (this.node.taints.length > 0) {
@@ -121,14 +143,26 @@ export class ExistingNodeState {
       const d = this.volumes.wouldExceed(s.volumes, this.node.volumeLimits);
       if (d) return `node ${this.node.name} would exceed its ${d} volume attach limit`;
     }
-    for (const [k, r] of s.requirements.byKey) {
-      if (!r.has(this.labels[k])) return `node ${this.node.name} does not match ${k}`;
+    if (s.requirements.byKey.size > 0) {
+      // The node's labels do not change within a solve: one verdict per distinct set of requirements ('' = match).
+      const key = requirementsKey(s.requirements);
+      let verdict = this.labelVerdicts.get(key);
+      if (verdict === undefined) {
+        verdict = '';
+        for (const [k, r] of s.requirements.byKey) {
+          if (!r.has(this.labels[k])) {
+            verdict = `node ${this.node.name} does not match ${k}`;
+            break;
+          }
+        }
+        this.labelVerdicts.set(key, verdict);
+      }
+      if (verdict) return verdict;
     }
     if (s.volumeAlternatives.length > 0 && !s.volumeAlternatives.some((alt) => alt.matchesLabels(this.labels))) {
       return `node ${this.node.name} does not match the pod's volume topology`;
     }
-    if (topology.hasGroups) return topology.addRequirements(s, this.requirements);
-    return this.requirements;
+    return undefined;
   }
 
   commit(s: PodState): void {

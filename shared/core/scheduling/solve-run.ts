@@ -50,12 +50,11 @@ export interface SolveRun {
   /** Per dimension, at least the most room any existing node has left (only ever shrinks). */
   existingRoom: Float64Array;
   /**
-   * Per request vector (one per distinct request, Dims.request): the existing nodes known to have no room for it, as
-   * "next node to look at" links (existing.length ends them). Nodes only lose room, so a scan for the same requests
-   * skips them wherever they are, not only at the front (a node a pod cannot use for another reason, e.g. a taint, no
-   * longer makes every later scan walk the full nodes behind it).
+   * Per request vector (one per distinct request, Dims.request) and pod shape (solve.ts skipLinks): the existing nodes
+   * known not to take such a pod, as "next node to look at" links (existing.length ends them). Nodes only fill up, so a
+   * scan for the same shape skips them wherever they are, not only at the front.
    */
-  readonly existingSkip: Map<Float64Array, Int32Array>;
+  readonly existingSkip: Map<Float64Array, Map<string, Int32Array>>;
   readonly topology: Topology;
   readonly limits: Map<string, Limits>;
   /** Claims opened in this run, kept in claimOrder (solve.ts); each knows its position (`pos`). */

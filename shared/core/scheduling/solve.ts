@@ -11,6 +11,7 @@ import { finalizeClaim, newFinalizeMemo } from './finalize';
 import { InProgressClaim } from './nodeclaim';
 import { compareForQueue, relax, type PodState } from './pod-data';
 import { Requirement, type Requirements } from './requirements';
+import { requirementsKey, tolerationsKey } from './existing-node';
 import { isStatic } from './static-claim';
 import type { TypeOption } from './template';
 import type { TopologyGroup } from './topology';
@@ -75,6 +76,21 @@ function tryAdd(run: SolveRun, s: PodState): string | undefined {
   return openClaim(run, s, onExisting);
 }
 
+/**
+ * The skip links for the pod's shape: per request vector and, for a pod whose every misfit is permanent within the solve
+ * by its shape alone (no host ports, volumes or volume topology: those depend on the pod's own ports and claims), per
+ * tolerations and requirements too — then any misfit skips the node for the pods of that shape, else only a lack of room.
+ */
+function skipLinks(run: SolveRun, s: PodState): { links: Int32Array; anyMisfit: boolean } {
+  const anyMisfit = s.pod.hostPorts.length === 0 && s.volumes.length === 0 && s.volumeAlternatives.length === 0;
+  const key = anyMisfit ? `${tolerationsKey(s)}|${requirementsKey(s.requirements)}` : '';
+  let byShape = run.existingSkip.get(s.reqVec);
+  if (!byShape) run.existingSkip.set(s.reqVec, (byShape = new Map()));
+  let links = byShape.get(key);
+  if (!links) byShape.set(key, (links = Int32Array.from({ length: run.existing.length + 1 }, (_, k) => k)));
+  return { links, anyMisfit };
+}
+
 /** The first node from `k` not known to lack room (`skip`'s links, shortened on the way: path halving). */
 function nextWithRoom(skip: Int32Array, k: number): number {
   while (skip[k] !== k) {
@@ -91,18 +107,23 @@ function placeOnExisting(run: SolveRun, s: PodState): true | string | undefined 
   // Skip the scan of existing nodes when no node has room for the pod (the bound only ever shrinks and is
   // tightened after every full scan).
   for (const i of s.reqNz) if (s.reqVec[i] > run.existingRoom[i]) return 'no existing node has room';
-  // Nodes that had no room for these requests still have none (first fit: identical pods come one after another
-  // and would otherwise each walk past every node the earlier ones filled). The first node's error stays first.
-  let skip = run.existingSkip.get(s.reqVec);
-  if (!skip) run.existingSkip.set(s.reqVec, (skip = Int32Array.from({ length: existing.length + 1 }, (_, k) => k)));
-  const from = nextWithRoom(skip, 0);
-  let firstError = from > 0 ? existing[0].lacksRoom(s) : undefined;
-  for (let k = from; k < existing.length; k = nextWithRoom(skip, k + 1)) {
+  // Nodes that could not take a pod of this shape still cannot (first fit: identical pods come one after another and
+  // would otherwise each walk past every node the earlier ones filled, or every node of another pool). The first
+  // node's error stays first.
+  const skip = skipLinks(run, s);
+  const from = nextWithRoom(skip.links, 0);
+  let firstError = from > 0 ? existing[0].misfit(s) : undefined;
+  for (let k = from; k < existing.length; k = nextWithRoom(skip.links, k + 1)) {
     const n = existing[k];
-    const r = n.canAdd(s, topology);
+    const why = n.misfit(s);
+    if (why !== undefined) {
+      firstError ??= why;
+      if (skip.anyMisfit || n.lacksRoom(s) !== undefined) skip.links[k] = k + 1;
+      continue;
+    }
+    const r = topology.hasGroups ? topology.addRequirements(s, n.requirements) : n.requirements;
     if (typeof r === 'string') {
       firstError ??= r;
-      if (n.lacksRoom(s) !== undefined) skip[k] = k + 1;
       continue;
     }
     n.commit(s);
