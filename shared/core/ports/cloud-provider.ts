@@ -56,7 +56,8 @@ export interface CloudProvider {
    * its claim's, not the region's ~1,400), which may then be read by name instead of listed.
    */
   instanceTypes(nodeClass: EC2NodeClass, nodePool?: NodePool, only?: readonly string[]): Promise<InstanceType[]>;
-  isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined>;
+  /** AMI, subnet or security-group drift of the claim's instance; `instance` when the caller has read it (in a batch), else it is read. */
+  isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass, instance?: CloudInstance): Promise<DriftReason | undefined>;
   /**
    * What the node class resolves to now (subnets, security groups, AMIs, instance profile — creating a managed
    * profile as a launch would) and the conditions SubnetsReady, SecurityGroupsReady, AMIsReady and

@@ -254,9 +254,9 @@ export class Ec2CloudProvider implements CloudProvider {
   }
 
   /** AMI, subnet or security-group drift of the claim's instance against the node class as resolved now (docs/karpenter-reference.md §6.7). */
-  async isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass): Promise<DriftReason | undefined> {
+  async isDrifted(claim: NodeClaim, nodeClass: EC2NodeClass, known?: CloudInstance): Promise<DriftReason | undefined> {
     if (!claim.status.providerID) return undefined;
-    const [instance, resolved] = await Promise.all([this.get(claim.status.providerID), this.resolver.resolve(nodeClass)]);
+    const [instance, resolved] = await Promise.all([known ?? this.get(claim.status.providerID), this.resolver.resolve(nodeClass)]);
     if (instance.imageId && !resolved.amis.some((a) => a.id === instance.imageId)) return 'AMIDrift';
     if (instance.subnetId && !resolved.subnets.some((s) => s.id === instance.subnetId)) return 'SubnetDrift';
     const want = resolved.securityGroups.map((g) => g.id).sort();
