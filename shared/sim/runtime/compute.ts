@@ -28,7 +28,7 @@ function cpuNow(): number {
 }
 
 /** Stretches shorter than this (CPU ms) are left to the counted model. */
-export const COMPUTE_THRESHOLD_MS = 1_000;
+const COMPUTE_THRESHOLD_MS = 1_000;
 
 interface Stretch {
   running: Running;
