@@ -4,7 +4,7 @@
  * starts `disrupt` / `terminate` executions. Never two at once (reserved concurrency 1 and a lease).
  */
 import type { Context } from 'aws-lambda';
-import { callDeadline, type LifecycleDeps } from '../../shared/core/lifecycle';
+import { invocationEnd, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
@@ -42,9 +42,8 @@ export const createHandler =
     const holder = context?.awsRequestId ?? `disruption-${deps.clock.now()}`;
     const namingTimeMs = scheduledTime(event);
     // The controller's call carries when it must end (its hand-over): the time left is the smaller.
-    const deadline = callDeadline(event, 'disruption');
-    const left = [context?.getRemainingTimeInMillis?.(), deadline === undefined ? undefined : deadline - deps.clock.now()].filter((t) => t !== undefined);
-    const remainingMs = left.length ? Math.max(0, Math.min(...left)) : undefined;
+    const end = invocationEnd(event, 'disruption', deps.clock.now(), context?.getRemainingTimeInMillis?.());
+    const remainingMs = end === undefined ? undefined : Math.max(0, end - deps.clock.now());
     return runDisruption(deps, {
       ...options,
       holder,

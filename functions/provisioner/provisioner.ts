@@ -3,7 +3,7 @@
  * "batched": true}`), by hand (`{"reconcile": true}`), or by the `launch` machine's reconcile input. Batches pending pods, solves, creates NodeClaims and starts their `launch` executions.
  */
 import type { Context } from 'aws-lambda';
-import { callDeadline, runProvisioner, type LifecycleDeps, type Planner, type ProvisionerResult } from '../../shared/core/lifecycle';
+import { invocationEnd, runProvisioner, type LifecycleDeps, type Planner, type ProvisionerResult } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
@@ -30,9 +30,8 @@ export const createHandler =
     // A manual reconcile runs one round; the scheduled run keeps polling while pods are pending (~50 s).
     const batched = isManual(event) && (event as Record<string, unknown>).batched === true;
     // Creating claims stops 15 s before the timeout, or before the controller's call must end: what is left is the next round's.
-    const remaining = context?.getRemainingTimeInMillis?.();
-    const ends = [callDeadline(event, 'provisioner'), remaining === undefined ? undefined : deps.clock.now() + remaining].filter((t) => t !== undefined);
-    const deadlineMs = ends.length ? epochMs(Math.min(...ends) - DEADLINE_MARGIN_MS) : undefined;
+    const end = invocationEnd(event, 'provisioner', deps.clock.now(), context?.getRemainingTimeInMillis?.());
+    const deadlineMs = end === undefined ? undefined : epochMs(end - DEADLINE_MARGIN_MS);
     return runProvisioner(deps, deps.planner, { holder, once: isManual(event), batched, ...(deadlineMs ? { deadlineMs } : {}), ...options });
   };
 

@@ -6,8 +6,17 @@
 import { ExecutionInputInvalidError } from '../errors';
 import { epochMs, type EpochMs } from '../time';
 
+/**
+ * When the invocation must be done: the earlier of the payload's `deadlineMs` and the function's timeout (`now` +
+ * `remainingMs`, Lambda's getRemainingTimeInMillis); undefined when neither is known.
+ */
+export function invocationEnd(event: unknown, fn: string, now: EpochMs, remainingMs: number | undefined): EpochMs | undefined {
+  const ends = [callDeadline(event, fn), remainingMs === undefined ? undefined : now + remainingMs].filter((t) => t !== undefined);
+  return ends.length ? epochMs(Math.min(...ends)) : undefined;
+}
+
 /** The payload's `deadlineMs` (milliseconds since the epoch), undefined when absent; anything else is refused before any work. */
-export function callDeadline(event: unknown, fn: string): EpochMs | undefined {
+function callDeadline(event: unknown, fn: string): EpochMs | undefined {
   if (typeof event !== 'object' || event === null || !('deadlineMs' in event)) return undefined;
   const v = (event as { deadlineMs: unknown }).deadlineMs;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)

@@ -1,7 +1,7 @@
 export * from './deps';
 export * from './names';
 export * from './manual-input';
-export { callDeadline } from './call-deadline';
+export { invocationEnd } from './call-deadline';
 export * from './claims';
 export * from './launch';
 export * from './capacity';
