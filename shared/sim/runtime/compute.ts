@@ -57,8 +57,10 @@ export class ComputeCharge {
     const r = this.meter.running();
     const base = this.clock.now();
     if (!r) return base;
-    this.observe(r);
-    return epochMs(Math.floor(Math.max(base, this.until.get(r) ?? 0) + this.live(r)));
+    // One CPU reading per clock reading: functions read the clock often.
+    const cpu = cpuNow();
+    this.observe(r, cpu);
+    return epochMs(Math.floor(Math.max(base, this.until.get(r) ?? 0) + this.live(r, cpu)));
   }
 
   /** Sleeps after the invocation's computation: the thread is busy until then. */
@@ -94,24 +96,24 @@ export class ComputeCharge {
     this.chargedMs.set(r.key, (this.chargedMs.get(r.key) ?? 0) + charge);
   }
 
-  private observe(r: Running): void {
+  private observe(r: Running, cpu: number): void {
     const s = this.stretch;
     if (s && s.running === r && s.turn === this.clock.turn && !s.committed) {
       // A stretch long enough to charge ends with the synchronous work it is part of.
-      if (!s.ending && cpuNow() - s.startCpu >= this.thresholdMs) {
+      if (!s.ending && cpu - s.startCpu >= this.thresholdMs) {
         s.ending = true;
         setImmediate(() => this.charge(s, cpuNow()));
       }
       return;
     }
-    if (s) this.charge(s, cpuNow());
-    this.stretch = { running: r, turn: this.clock.turn, startCpu: cpuNow(), committed: false, ending: false };
+    if (s) this.charge(s, cpu);
+    this.stretch = { running: r, turn: this.clock.turn, startCpu: cpu, committed: false, ending: false };
   }
 
-  private live(r: Running): number {
+  private live(r: Running, cpu: number): number {
     const s = this.stretch;
     if (!s || s.running !== r || s.committed) return 0;
-    const elapsed = cpuNow() - s.startCpu;
+    const elapsed = cpu - s.startCpu;
     return elapsed < this.thresholdMs ? 0 : elapsed / cpuShare(r.memoryMb);
   }
 }
