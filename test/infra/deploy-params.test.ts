@@ -10,6 +10,7 @@ const load = createRequire(import.meta.url);
 type Resolver = (ctx: { resolveVariable: (v: string) => Promise<unknown> }) => Promise<unknown>;
 const vpc = load('../../infra/vpc.cjs') as Resolver;
 const concurrency = load('../../infra/concurrency.cjs') as Resolver;
+const memory = load('../../infra/memory.cjs') as Resolver;
 const params = (p: Record<string, string>) => ({ resolveVariable: async (v: string) => p[v.replace(/^param:/, '')] ?? '' });
 
 describe('deploy parameters', () => {
@@ -29,5 +30,14 @@ describe('deploy parameters', () => {
     await expect(concurrency(params({ reserveConcurrency: 'true' }))).resolves.toEqual({ controller: 2, provisioner: 1, disruption: 1, garbageCollection: 1 });
     await expect(concurrency(params({ reserveConcurrency: 'false' }))).resolves.toEqual({});
     await expect(concurrency(params({ reserveConcurrency: 'maybe' }))).rejects.toThrow(/must be true or false/);
+  });
+
+  it('should size the controller from controllerMemorySize (a --param string), naming the parameter when it is not a size', async () => {
+    await expect(memory(params({ controllerMemorySize: '160' }))).resolves.toEqual({ controller: 160 });
+    await expect(memory(params({ controllerMemorySize: ' 256 ' }))).resolves.toEqual({ controller: 256 });
+    await expect(memory(params({ controllerMemorySize: '256MB' }))).rejects.toThrow(
+      /controllerMemorySize=…" must be a whole number of MB from 128 to 10240, got "256MB"/,
+    );
+    await expect(memory(params({ controllerMemorySize: '64' }))).rejects.toThrow(/from 128 to 10240/);
   });
 });

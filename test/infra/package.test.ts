@@ -125,6 +125,8 @@ describe('the packaged CloudFormation template', () => {
     expect(schedule?.ScheduleExpression).toBe('rate(1 minute)');
     expect(resources.ControllerLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(2);
     expect(resources.ControllerLambdaFunction.Properties.Timeout).toBe(900);
+    // controllerMemorySize's default (docs/controller.md, "Sizing"), an integer as serverless validates it
+    expect(resources.ControllerLambdaFunction.Properties.MemorySize).toBe(160);
     expect(rules.some((r) => JSON.stringify(r.Targets).includes('ProvisionerLambdaFunction'))).toBe(false);
     expect(resources.ProvisionerLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(1);
   });

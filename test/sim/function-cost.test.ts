@@ -54,6 +54,20 @@ describe('function memory and time in a run', () => {
     expect(run.functions.controller.kubeBytesReceived).toBeGreaterThan(0);
   }, 120_000);
 
+  it('should size the controller with the deployment’s controllerMemorySize parameter (settings), and bill that size', async () => {
+    // Prepare: a 5,000-node cluster's controller (docs/controller.md, "Sizing")
+    const sized = SCENARIO.replace('duration: 5m', 'duration: 2m\nsettings: {controllerMemorySize: 256}').replace(/events:[\s\S]*$/, '');
+    // Act
+    const run = await runScenario(parseScenario(sized, 'sized.yaml'));
+    // Assess
+    expect(run.functions.controller).toMatchObject({ memorySizeMb: 256 });
+    expect(run.controller.lambda.functions.controller.memoryMB).toBe(256);
+    expect(run.functions.provisioner?.memorySizeMb ?? 1024).toBe(1024);
+    expect(() => parseScenario(SCENARIO.replace('duration: 5m', 'duration: 5m\nsettings: {controllerMemorySize: 100}'), 'small.yaml')).toThrow(
+      /settings\.controllerMemorySize/,
+    );
+  }, 120_000);
+
   it('should count the invocations that ran into their timeout', async () => {
     // Prepare: every provisioner invocation in the first minute times out
     const faulty = `${SCENARIO}faults:\n  - {at: 0s, for: 60s, target: lambda:provisioner, kind: timeout}\n`;

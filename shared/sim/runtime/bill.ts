@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
-import { FUNCTIONS_DIR, REPO_ROOT, type DeployedFunction } from './functions';
+import { deployParams, FUNCTIONS_DIR, memorySizeOf, REPO_ROOT, type DeployedFunction, type DeployParams } from './functions';
 import { BILLING_ASSUMPTIONS, type FunctionUsage, type Meter } from './metering';
 import { MONTH_SECONDS, PRICES } from './prices';
 
@@ -15,8 +15,15 @@ export interface FunctionSizing {
   architecture: 'arm64' | 'x86_64';
 }
 
-/** memorySize and architecture of every function, as serverless.yml deploys them (provider defaults, then the function's own). */
-export function functionSizing(functionsDir = FUNCTIONS_DIR, serverlessFile = resolve(REPO_ROOT, 'serverless.yml')): (key: string) => FunctionSizing {
+/**
+ * memorySize and architecture of every function, as serverless.yml deploys them with `params` (provider defaults, then
+ * the function's own; an infra/memory.cjs memorySize resolved as the deploy does).
+ */
+export function functionSizing(
+  functionsDir = FUNCTIONS_DIR,
+  serverlessFile = resolve(REPO_ROOT, 'serverless.yml'),
+  params: DeployParams = deployParams(),
+): (key: string) => FunctionSizing {
   let provider: { memorySize?: number; architecture?: string } = {};
   try {
     provider = (parse(readFileSync(serverlessFile, 'utf8')) as { provider?: typeof provider } | null)?.provider ?? {};
@@ -24,15 +31,15 @@ export function functionSizing(functionsDir = FUNCTIONS_DIR, serverlessFile = re
     provider = {};
   }
   const defaults: FunctionSizing = { memoryMB: Number(provider.memorySize ?? 1024), architecture: provider.architecture === 'arm64' ? 'arm64' : 'x86_64' };
-  const own = new Map<string, { memorySize?: number; architecture?: string }>();
+  const own = new Map<string, { memorySize?: unknown; architecture?: string }>();
   for (const file of readdirSync(functionsDir).filter((f) => f.endsWith('.yml'))) {
-    const doc = parse(readFileSync(resolve(functionsDir, file), 'utf8')) as Record<string, { memorySize?: number; architecture?: string }> | null;
+    const doc = parse(readFileSync(resolve(functionsDir, file), 'utf8')) as Record<string, { memorySize?: unknown; architecture?: string }> | null;
     for (const [key, fn] of Object.entries(doc ?? {})) own.set(key, fn ?? {});
   }
   return (key) => {
     const fn = own.get(key) ?? {};
     return {
-      memoryMB: Number(fn.memorySize ?? defaults.memoryMB),
+      memoryMB: memorySizeOf(key, fn.memorySize, params, `function ${key}`) ?? defaults.memoryMB,
       architecture: fn.architecture === undefined ? defaults.architecture : fn.architecture === 'arm64' ? 'arm64' : 'x86_64',
     };
   };
@@ -95,7 +102,14 @@ const r2 = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digit
 
 export function controllerBill(inputs: BillInputs): ControllerBill {
   const { meter, periodSeconds } = inputs;
-  const sizing = inputs.sizing ?? functionSizing();
+  // The functions as this run deployed them (their memory resolved with its parameters), architecture as serverless.yml says.
+  const deployed = functionSizing();
+  const sizing =
+    inputs.sizing ??
+    ((key: string): FunctionSizing => {
+      const fn = inputs.functions.find((f) => f.key === key);
+      return { ...deployed(key), ...(fn ? { memoryMB: fn.memorySizeMb } : {}) };
+    });
   const scale = periodSeconds > 0 ? MONTH_SECONDS / periodSeconds : 0;
   const functions: ControllerBill['lambda']['functions'] = {};
   let gbSeconds = 0;

@@ -64,7 +64,6 @@ function rateSeconds(rate: string, where: string): number {
   return Number(m[1]) * unit;
 }
 
-/** Every function of infra/functions/*.yml (the files serverless.yml includes). */
 /**
  * A function's reserved concurrency as deployed with the default parameters: a number, or the
  * `${file(infra/concurrency.cjs):<key>, null}` reference resolved from that file's table.
@@ -81,6 +80,35 @@ function reserved(key: string, value: unknown): { reservedConcurrency?: number }
   );
 }
 
+/** A deployment parameter's value: `params.default` in serverless.yml, unless the deploy (or the scenario) sets it. */
+export type DeployParams = Record<string, string | number | boolean>;
+
+/** serverless.yml's `params.default`, overridden by `overrides` (`osls deploy --param="name=value"`). */
+export function deployParams(overrides: DeployParams = {}): DeployParams {
+  let defaults: DeployParams = {};
+  try {
+    defaults = (parse(readFileSync(resolve(REPO_ROOT, 'serverless.yml'), 'utf8')) as { params?: { default?: DeployParams } } | null)?.params?.default ?? {};
+  } catch {
+    defaults = {};
+  }
+  return { ...defaults, ...overrides };
+}
+
+/**
+ * A function's memorySize as deployed with `params`: a number, or the `${file(infra/memory.cjs):<key>}` reference
+ * resolved as the deploy resolves it (that file's `sizes`); undefined when the function sets none.
+ */
+export function memorySizeOf(key: string, value: unknown, params: DeployParams, where: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value.includes('infra/memory.cjs')) {
+    const sizes = (createRequire(import.meta.url)(resolve(REPO_ROOT, 'infra/memory.cjs')) as { sizes: (p: DeployParams) => Record<string, number> }).sizes;
+    const mb = sizes(params)[key];
+    if (mb !== undefined) return mb;
+  }
+  throw new FunctionDefinitionInvalidError(`${where}: memorySize ${JSON.stringify(value)} is neither a number nor an infra/memory.cjs reference`);
+}
+
 /** serverless.yml's `provider` settings every function inherits (timeout, memorySize). */
 function providerDefaults(): { timeout?: number; memorySize?: number } {
   try {
@@ -92,7 +120,8 @@ function providerDefaults(): { timeout?: number; memorySize?: number } {
   }
 }
 
-export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
+/** Every function of infra/functions/*.yml as deployed with `params` (serverless.yml's defaults, overridden). */
+export function deployedFunctions(dir = FUNCTIONS_DIR, params: DeployParams = deployParams()): DeployedFunction[] {
   const out: DeployedFunction[] = [];
   const provider = providerDefaults();
   for (const file of readdirSync(dir)
@@ -110,7 +139,7 @@ export function deployedFunctions(dir = FUNCTIONS_DIR): DeployedFunction[] {
         modulePath: handler.slice(0, dot),
         exportName: handler.slice(dot + 1),
         timeoutSeconds: Number(fn.timeout ?? provider.timeout ?? 6),
-        memorySizeMb: Number(fn.memorySize ?? provider.memorySize ?? 1024),
+        memorySizeMb: memorySizeOf(key, fn.memorySize, params, `${file}: function ${key}`) ?? Number(provider.memorySize ?? 1024),
         ...reserved(key, fn.reservedConcurrency),
         schedules: events
           .filter((e) => e.schedule)

@@ -16,7 +16,7 @@ import type { Clock } from '../../core/ports';
 import type { VirtualClock } from '../clock';
 import { ComputeCharge } from './compute';
 import type { FaultPlan } from '../faults';
-import { deployedFunctions, loadHandler, type DeployedFunction, type LambdaHandler } from './functions';
+import { deployedFunctions, deployParams, loadHandler, type DeployedFunction, type DeployParams, type LambdaHandler } from './functions';
 import { COST_MODEL, cpuMs } from './cost';
 import { KubeCost } from './kube-cost';
 import { BILLING_ASSUMPTIONS, Meter } from './metering';
@@ -58,6 +58,8 @@ export interface ProductionEnv {
   functionNamePrefix: string;
   /** KARPENTER_METRICS: whether the functions publish Karpenter's metrics to CloudWatch (billed per series). */
   karpenterMetrics?: 'cloudwatch' | 'off';
+  /** Deployment parameters set at deploy time (`--param`), over serverless.yml's defaults: e.g. controllerMemorySize. */
+  params?: DeployParams;
 }
 
 export function simulatedEnv(clusterName: string, region: string): ProductionEnv {
@@ -280,7 +282,7 @@ function invoker(o: Invoker): (functionKey: string, event: unknown) => Promise<u
 export async function bindProduction(clock: VirtualClock, env: ProductionEnv, onLog: (log: CapturedLog) => void): Promise<ProductionBinding> {
   // Each simulated sandbox (container) builds its own dependencies, as a cold Lambda container does:
   // DescribeCluster, a new KubeConfig, empty caches.
-  const functions = deployedFunctions();
+  const functions = deployedFunctions(undefined, deployParams(env.params));
   const meter = new Meter(clock, (key) => functions.find((f) => f.key === key)?.memorySizeMb ?? 1024);
   const compute = new ComputeCharge(clock, meter);
   const kubeCost = new KubeCost(clock, meter, (r) => compute.commit(r)).start();

@@ -65,6 +65,7 @@ export async function startInteractive(opts: InteractiveOptions): Promise<Intera
     tls: localhostTls(),
     ...(opts.port ? { port: opts.port } : {}),
     discoveryTags: selectorTags(s?.objects ?? []),
+    ...(s?.settings.controllerMemorySize ? { controllerMemorySize: s.settings.controllerMemorySize } : {}),
     onLog: (l) => opts.onEvent?.({ t: l.t, level: l.level, message: l.message, fields: l.fields }),
   });
   // The server checks no token (nodewright's EKS tokens could not be verified locally); kubectl still needs

@@ -142,6 +142,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     onLog: (l) => logs.push(l),
     faults: scenario.faults,
     ...(scenario.settings.metrics ? { metrics: scenario.settings.metrics } : {}),
+    ...(scenario.settings.controllerMemorySize ? { controllerMemorySize: scenario.settings.controllerMemorySize } : {}),
     discoveryTags: selectorTags([
       ...scenario.objects,
       ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : [])),

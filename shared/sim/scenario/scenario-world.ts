@@ -11,6 +11,7 @@ export function worldForScenario(scenario: Scenario, extra: Partial<WorldOptions
     seed: scenario.seed,
     nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
     discoveryTags: selectorTags(scenario.objects),
+    ...(scenario.settings.controllerMemorySize ? { controllerMemorySize: scenario.settings.controllerMemorySize } : {}),
     ...extra,
   });
 }

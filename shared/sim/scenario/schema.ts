@@ -87,6 +87,8 @@ const ScenarioSchema = z.object({
       meterFrom: z.optional(duration),
       /** The deployment's `metrics` parameter: Karpenter's metrics to CloudWatch (billed per series) or off. */
       metrics: z.optional(z.enum(['cloudwatch', 'off'])),
+      /** The deployment's `controllerMemorySize` parameter (MB, as Lambda accepts): the controller's memory and CPU share. */
+      controllerMemorySize: z.optional(z.number().check(z.int(), z.gte(128), z.lte(10240))),
       /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
       capacity: z._default(
         z.array(
@@ -125,6 +127,7 @@ export interface Scenario {
     nodeStartupSeconds: number;
     meterFromSeconds?: number;
     metrics?: 'cloudwatch' | 'off';
+    controllerMemorySize?: number;
     capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[];
   };
   /** The objects applied at t=0 (raw Kubernetes JSON, ${CLUSTER_NAME} substituted). */
@@ -192,6 +195,7 @@ export function parseScenario(yamlText: string, file: string): Scenario {
       capacity: s.settings.capacity,
       ...(s.settings.meterFrom !== undefined ? { meterFromSeconds: s.settings.meterFrom } : {}),
       ...(s.settings.metrics ? { metrics: s.settings.metrics } : {}),
+      ...(s.settings.controllerMemorySize ? { controllerMemorySize: s.settings.controllerMemorySize } : {}),
     },
     objects,
     fleet: s.fleet,

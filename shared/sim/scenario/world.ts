@@ -52,6 +52,8 @@ export interface WorldOptions {
   faults?: FaultSpec[];
   /** The deployment's `metrics` parameter (KARPENTER_METRICS); default off. */
   metrics?: 'cloudwatch' | 'off';
+  /** The deployment's `controllerMemorySize` parameter (MB); default serverless.yml's. */
+  controllerMemorySize?: number;
 }
 
 export interface SimWorld {
@@ -95,6 +97,15 @@ function queueSettings(): { visibilityTimeoutSeconds: number; maxReceiveCount: n
   }
 }
 
+/** The functions' environment and deploy parameters, as a deploy with the world's options would set them. */
+function productionEnv(opts: WorldOptions): ProductionEnv {
+  return {
+    ...simulatedEnv(opts.clusterName, opts.region),
+    ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}),
+    ...(opts.controllerMemorySize ? { params: { controllerMemorySize: opts.controllerMemorySize } } : {}),
+  };
+}
+
 export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   if (active) throw new SimulationBusyError('another simulation is running in this process; run scenarios one after another');
   const clock = new VirtualClock(opts.startMs ?? Date.UTC(2025, 0, 6, 9, 0, 0));
@@ -108,7 +119,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     ...(opts.discoveryTags ? { discoveryTags: opts.discoveryTags } : {}),
   });
   const { api, server } = await startKubeApi(opts, clock);
-  const env: ProductionEnv = { ...simulatedEnv(opts.clusterName, opts.region), ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}) };
+  const env = productionEnv(opts);
   const http = new HttpInFlight().start();
   const watchEvents = new WatchDelivery(api).start();
   const removeProbe = clock.addBusyProbe(
