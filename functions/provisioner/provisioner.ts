@@ -13,6 +13,12 @@ import { workflows } from '../../shared/adapters/compose/parts/workflows';
 import { epochMs } from '../../shared/core/time';
 
 const DEADLINE_MARGIN_MS = 15_000;
+/**
+ * A round creates claims for at most this share of the function's timeout; what its plan has left is the next
+ * round's (planned again with the pods that arrived meanwhile). Rounds are serial, so a long one holds back every pod
+ * that arrives while it runs, and the rest of the timeout is the margin for a slow API server (docs/provisioning.md).
+ */
+const ROUND_SHARE = 0.5;
 
 export interface ProvisionerDeps extends LifecycleDeps {
   planner: Planner;
@@ -29,9 +35,12 @@ export const createHandler =
     const holder = context?.awsRequestId ?? `provisioner-${deps.clock.now()}`;
     // A manual reconcile runs one round; the scheduled run keeps polling while pods are pending (~50 s).
     const batched = isManual(event) && (event as Record<string, unknown>).batched === true;
-    // Creating claims stops 15 s before the timeout, or before the controller's call must end: what is left is the next round's.
-    const end = invocationEnd(event, 'provisioner', deps.clock.now(), context?.getRemainingTimeInMillis?.());
-    const deadlineMs = end === undefined ? undefined : epochMs(end - DEADLINE_MARGIN_MS);
+    // Creating claims stops at half the timeout, and 15 s before the controller's call must end: the rest is the next round's.
+    const now = deps.clock.now();
+    const remainingMs = context?.getRemainingTimeInMillis?.();
+    const end = invocationEnd(event, 'provisioner', now, remainingMs);
+    const deadlineMs =
+      end === undefined ? undefined : epochMs(Math.min(end - DEADLINE_MARGIN_MS, remainingMs === undefined ? Infinity : now + remainingMs * ROUND_SHARE));
     return runProvisioner(deps, deps.planner, { holder, once: isManual(event), batched, ...(deadlineMs ? { deadlineMs } : {}), ...options });
   };
 

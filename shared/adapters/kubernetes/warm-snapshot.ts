@@ -12,7 +12,7 @@
  * mapped from them). A container Lambda reclaims takes its copy with it; the next one lists.
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import type { ClusterSnapshot } from '../../core/ports/cluster-client';
+import { KEPT_WARM_FROM, type ClusterSnapshot } from '../../core/ports/cluster-client';
 
 type SnapshotKind = keyof Omit<ClusterSnapshot, 'invalid'>;
 import {
@@ -37,7 +37,7 @@ type Page = { items: Json[]; metadata?: unknown };
 type Invalid = { kind: string; name: string; reason: string };
 
 /** Objects of a kind from which a read catches up rather than lists (a LIST of this many takes longer than the catch-up). */
-export const CATCH_UP_FROM = 2_000;
+export const CATCH_UP_FROM = KEPT_WARM_FROM;
 /** How long a catch-up watch stays open: the API server sends the backlog at once, then ends the stream. */
 const WINDOW_SECONDS = 1;
 

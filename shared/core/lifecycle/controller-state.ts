@@ -42,6 +42,8 @@ export class ControllerState {
   private retryDelayMs = RETRY_FIRST_MS;
   /** When the last provisioner round started (the controller's start before the first). */
   private lastRound: EpochMs;
+  /** A round at least this often, pods pending or not (`keepWarmMs` until the controller sets another). */
+  private keepWarmMs: number | undefined;
   /** Per object but bound pods: a fingerprint of what disruption reads. */
   private readonly fingerprints = new Map<string, string>();
   private readonly boundPods = new BoundPodChanges();
@@ -80,6 +82,7 @@ export class ControllerState {
   ) {
     this.nextPeriodic = addMs(startMs, t.everyMs);
     this.lastRound = startMs;
+    this.keepWarmMs = t.keepWarmMs;
   }
 
   apply(e: ObjectEvent, now: EpochMs, isProvisionable: (p: Pod) => boolean): void {
@@ -232,12 +235,17 @@ export class ControllerState {
 
   batchReady(now: EpochMs): boolean {
     if (this.staticDue) return true;
-    if (this.batchFirst === undefined || this.batchLast === undefined) return this.retryDue(now) || now - this.lastRound >= (this.t.keepWarmMs ?? Infinity);
+    if (this.batchFirst === undefined || this.batchLast === undefined) return this.retryDue(now) || now - this.lastRound >= (this.keepWarmMs ?? Infinity);
     return now - this.batchLast >= this.t.idleMs || now - this.batchFirst >= this.t.maxBatchMs;
   }
 
   private retryDue(now: EpochMs): boolean {
     return this.retryAt !== undefined && this.provisionable.size > 0 && now >= this.retryAt;
+  }
+
+  /** From now on a round at least every `ms` (the provisioner's snapshot is large enough to keep warm, or not). */
+  keepWarmEvery(ms: number): void {
+    this.keepWarmMs = ms;
   }
 
   /** Closes the batch: the pods it names go to a provisioner round (which plans every pending pod). None: a keep-warm round. */
@@ -307,7 +315,7 @@ export class ControllerState {
     } else if (!busy.provisioning && this.retryAt !== undefined && this.provisionable.size > 0) {
       times.push(this.retryAt);
     }
-    if (!busy.provisioning && this.t.keepWarmMs !== undefined) times.push(this.lastRound + this.t.keepWarmMs);
+    if (!busy.provisioning && this.keepWarmMs !== undefined) times.push(this.lastRound + this.keepWarmMs);
     if (!busy.disrupting) {
       const earliest = this.lastPass + this.t.minIntervalMs;
       const passes = [this.nextPeriodic, ...this.timers, this.earliestExpiry(), ...[...this.budgetWindows.values()].map((w) => w.at)];

@@ -29,6 +29,7 @@ import { ControllerState } from './controller-state';
 import { ControllerWatches } from './controller-watches';
 import { PodStartups } from './pod-startup';
 import { epochMs, type EpochMs } from '../time';
+import { KEPT_WARM_FROM } from '../ports/cluster-client';
 
 export { CONTROLLER_LEASE } from './controller-lease';
 
@@ -59,10 +60,15 @@ export interface ControllerOptions {
   disruptionEveryMs?: number;
   /**
    * A provisioner round at least this often (default 4 min, inside the ~5 minutes an idle Lambda container is kept), so
-   * its container — and the snapshot it keeps warm — is there when a burst comes; the functions of WARMED are pinged
-   * as often.
+   * its container is there when a burst comes; the functions of WARMED are pinged as often.
    */
   provisionerKeepWarmMs?: number;
+  /**
+   * A round at least this often while the provisioner's snapshot holds KEPT_WARM_FROM pods or more, and first after the
+   * start (the size is not known yet): default 60 s, inside the 75 s the API server's watch cache keeps, so the next
+   * round catches its warm copy up instead of listing the whole cluster again while a burst waits.
+   */
+  provisionerWarmSnapshotMs?: number;
 }
 
 export interface ControllerResult {
@@ -75,6 +81,8 @@ export interface ControllerResult {
 
 /** How long a call may run past the planned hand-over (the controller's handler keeps 45 s before its timeout). */
 const CALL_OVERRUN_MS = 30_000;
+const KEEP_WARM_MS = 4 * 60_000;
+const WARM_SNAPSHOT_MS = 60_000;
 
 /** How long a NodeClaim waits for its creator's `launch` before the controller starts it. */
 const STANDALONE_LAUNCH_AFTER_MS = 10_000;
@@ -148,7 +156,7 @@ class ControllerLoop {
         quietMs: options.disruptionQuietMs ?? 2_000,
         minIntervalMs: options.disruptionMinIntervalMs ?? 10_000,
         everyMs: options.disruptionEveryMs ?? 5 * 60_000,
-        keepWarmMs: options.provisionerKeepWarmMs ?? 4 * 60_000,
+        keepWarmMs: Math.min(options.provisionerWarmSnapshotMs ?? WARM_SNAPSHOT_MS, options.provisionerKeepWarmMs ?? KEEP_WARM_MS),
       },
       start,
     );
@@ -260,6 +268,7 @@ class ControllerLoop {
         deadlineMs: this.callDeadline(),
       })
         .then((out) => {
+          this.keepSnapshotWarm(out);
           // A round that hit its deadline left claims to the next one: plan their pods again now, not at the retry back-off.
           if (deferredClaims(out) > 0) this.state.replan(this.deps.clock.now());
         })
@@ -299,11 +308,19 @@ class ControllerLoop {
     return epochMs(this.end + CALL_OVERRUN_MS);
   }
 
+  /** Rounds every 60 s while the provisioner reads a cluster whose snapshot it keeps warm, else every 4 min. */
+  private keepSnapshotWarm(out: unknown): void {
+    const pods = (out as { clusterPods?: unknown } | undefined)?.clusterPods;
+    if (typeof pods !== 'number') return;
+    const small = this.options.provisionerKeepWarmMs ?? KEEP_WARM_MS;
+    this.state.keepWarmEvery(pods >= KEPT_WARM_FROM ? Math.min(this.options.provisionerWarmSnapshotMs ?? WARM_SNAPSHOT_MS, small) : small);
+  }
+
   /** When the functions of WARMED are pinged next: at the start, then every keep-warm interval. */
   private nextPing = -Infinity;
 
   private ping(now: EpochMs): void {
-    this.nextPing = now + (this.options.provisionerKeepWarmMs ?? 4 * 60_000);
+    this.nextPing = now + (this.options.provisionerKeepWarmMs ?? KEEP_WARM_MS);
     for (const fn of WARMED) void this.warm(fn);
   }
 

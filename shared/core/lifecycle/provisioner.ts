@@ -59,6 +59,8 @@ export interface ProvisionerResult {
   unschedulable: number;
   /** Planned claims a round did not create (its deadline came, or the create failed): their pods are planned again. */
   deferred: number;
+  /** Pods in the last snapshot read (none read: absent): whether the caller should keep that snapshot warm (KEPT_WARM_FROM). */
+  clusterPods?: number;
 }
 
 const PROVISIONER_LEASE = 'provisioner';
@@ -84,6 +86,7 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
   try {
     while (deps.clock.now() - start < budgetMs) {
       let snapshot = await deps.cluster.snapshot();
+      result.clusterPods = snapshot.pods.length;
       // NodePool statuses (NODES, READY in `kubectl get nodepools`) from what this round reads.
       await reconcileNodePoolStatuses(deps, snapshot);
       // A claim whose launch never happened must not hold its pods until a 15-minute deadline.
@@ -150,6 +153,8 @@ async function batch(
 
 /** FailedScheduling events written per provisioner round at most. */
 const MAX_FAILED_EVENTS = 100;
+/** Time a round's events get even past its deadline (FailedScheduling first). */
+const MIN_EVENTS_MS = 1_000;
 
 interface RoundLimits {
   deadlineMs: EpochMs;
@@ -193,13 +198,19 @@ async function round(
     deps.log.warn('could not schedule pod', { pod: `${u.pod.namespace}/${u.pod.name}`, reason: u.reason });
   }
   // Events on the pods, after every launch has started (kubectl describe pod): where each should schedule, and
-  // why one cannot (the first MAX_FAILED_EVENTS per round; each is one API request).
+  // why one cannot (the first MAX_FAILED_EVENTS per round, first; each is one API request). Best effort, as Karpenter's
+  // rate-limited recorder: those not written by the round's deadline (a burst's thousands) are left out.
   const nodes = new Set(snapshot.nodes.map((n) => n.name));
-  await recordEvents(deps, [
-    ...plan.nodeClaims.flatMap((c, i) => (names[i] === undefined ? [] : c.pods.map((p) => nominated(p, `nodeclaim/${names[i]}`)))),
-    ...plan.existingPlacements.flatMap((e) => e.pods.map((p) => nominated(p, `${nodes.has(e.node) ? 'node' : 'nodeclaim'}/${e.node}`))),
-    ...plan.unschedulable.slice(0, MAX_FAILED_EVENTS).map((u) => failedScheduling(u.pod, u.reason)),
-  ]);
+  const eventsWithin = { ms: Math.max(MIN_EVENTS_MS, limits.deadlineMs - deps.clock.now()) };
+  await recordEvents(
+    deps,
+    [
+      ...plan.unschedulable.slice(0, MAX_FAILED_EVENTS).map((u) => failedScheduling(u.pod, u.reason)),
+      ...plan.nodeClaims.flatMap((c, i) => (names[i] === undefined ? [] : c.pods.map((p) => nominated(p, `nodeclaim/${names[i]}`)))),
+      ...plan.existingPlacements.flatMap((e) => e.pods.map((p) => nominated(p, `${nodes.has(e.node) ? 'node' : 'nodeclaim'}/${e.node}`))),
+    ],
+    eventsWithin,
+  );
   result.unschedulable += plan.unschedulable.length;
   if (created.length > 0) {
     await deps.store.audit({
@@ -215,7 +226,7 @@ async function round(
 
 /**
  * Creates the plan's claims and starts their launches, `concurrency` at a time (Karpenter creates a round's claims in
- * parallel). None is started past the deadline, and one whose create or start fails is left out: both are planned
+ * parallel). None past the first wave is started past the deadline, and one whose create or start fails is left out: both are planned
  * again by the next round. The claim's name, by plan index; undefined for one not created.
  */
 async function createClaims(
@@ -228,7 +239,8 @@ async function createClaims(
 ): Promise<(string | undefined)[]> {
   const names: (string | undefined)[] = new Array(plan.nodeClaims.length).fill(undefined);
   await eachLimited(plan.nodeClaims, limits.concurrency, async (planned, index) => {
-    if (deps.clock.now() >= limits.deadlineMs) return;
+    // The first wave starts even past the deadline (a round whose reads took that long still makes progress).
+    if (index >= limits.concurrency && deps.clock.now() >= limits.deadlineMs) return;
     const name = nodeClaimName(
       planned.nodePool,
       planned.pods.map((p) => p.uid),

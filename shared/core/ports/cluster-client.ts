@@ -70,6 +70,13 @@ export interface NodePatch {
   ownerReferences?: ObjectOwnerReference[];
 }
 
+/**
+ * A kind with at least this many objects is kept warm by a container between its snapshots: its next read is a WATCH
+ * from the copy's resourceVersion (the changes since), not a LIST — as long as the API server's watch cache still
+ * reaches back there (kube-apiserver keeps at least the last 75 s of a busy kind; older is 410 Gone and a new LIST).
+ */
+export const KEPT_WARM_FROM = 2_000;
+
 /** The Kubernetes API as nodewright uses it. Every write is idempotent. */
 export interface ClusterClient {
   snapshot(): Promise<ClusterSnapshot>;

@@ -63,10 +63,12 @@ class ScriptedWatch implements ClusterWatch {
 
 class RecordingInvoker implements FunctionInvoker {
   readonly calls: { fn: InvokedFunction; at: number; payload: unknown }[] = [];
+  /** Pods the provisioner's snapshot reads (its result's `clusterPods`): a small cluster unless a test says otherwise. */
+  clusterPods = 10;
   constructor(private readonly clock: VirtualClock) {}
   async invoke(fn: InvokedFunction, payload: unknown): Promise<unknown> {
     this.calls.push({ fn, at: (this.clock.now() - T0) / 1000, payload });
-    return {};
+    return fn === 'provisioner' ? { clusterPods: this.clusterPods } : {};
   }
   readonly warmed: { fn: WarmedFunction; at: number }[] = [];
   async warm(fn: WarmedFunction): Promise<void> {

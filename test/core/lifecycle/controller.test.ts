@@ -39,15 +39,25 @@ describe('runController', () => {
     expect(provisionerCalls(w).map((c) => c.at)).toEqual([13.4, 14.4, 24.4]);
   });
 
-  it('should run a keep-warm round naming no pods every 4 minutes without other rounds, leaving the retry back-off as it was', async () => {
+  it('should run a keep-warm round naming no pods 1 minute after its start, then every 4 minutes without other rounds, leaving the retry back-off as it was', async () => {
     // Prepare
     const w = world();
     // Act: nothing pending for 5 minutes, then a pod that stays pending
     await run(w, 600, [[300.4, () => w.watch.emit('pods', added(pending('a')))]]);
-    // Assess
+    // Assess: the first round tells the cluster is small (10 pods): the next keep-warm round is 4 minutes later
     const calls = provisionerCalls(w);
-    expect(calls[0]).toEqual({ fn: 'provisioner', at: 240, payload: expect.objectContaining({ reconcile: true, pods: 0 }) });
-    expect(calls.map((c) => c.at)).toEqual([240, 301.4, 311.4, 331.4, 371.4, 451.4, 571.4]);
+    expect(calls[0]).toEqual({ fn: 'provisioner', at: 60, payload: expect.objectContaining({ reconcile: true, pods: 0 }) });
+    expect(calls.map((c) => c.at)).toEqual([60, 300, 301.4, 311.4, 331.4, 371.4, 451.4, 571.4]);
+  });
+
+  it('should run a round every minute while the provisioner reads a cluster whose snapshot it keeps warm', async () => {
+    // Prepare: 50,000 pods (KEPT_WARM_FROM or more): a catch-up older than the API server's 75 s watch cache is a new LIST
+    const w = world();
+    w.invoker.clusterPods = 50_000;
+    // Act
+    await run(w, 300);
+    // Assess
+    expect(provisionerCalls(w).map((c) => c.at)).toEqual([60, 120, 180, 240]);
   });
 
   it('should ping the launch and interruption paths warm at its start and every 4 minutes, whatever the provisioner does', async () => {

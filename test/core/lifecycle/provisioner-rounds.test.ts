@@ -75,6 +75,21 @@ describe('provisioner rounds that finish', () => {
     expect(f.log.messages()).toContain('round left nodeclaim(s) to the next round');
   });
 
+  it('should still start its first wave of claims when its reads took it past the deadline', async () => {
+    // Prepare: the deadline passed before the round could create anything
+    const f = fakes();
+    f.cluster.pods = Array.from({ length: 10 }, (_, i) => pending(`web-${i}`));
+    const deadlineMs = epochMs(f.clock.now() - 1);
+
+    // Act
+    const round = await runProvisioner(f, perPodPlanner, { holder: 'req-1', once: true, batched: true, concurrency: 4, deadlineMs });
+
+    // Assess: one wave (4 claims) is created and launched, the rest is the next round's
+    expect(round.nodeClaims).toHaveLength(4);
+    expect(f.workflows.started).toHaveLength(4);
+    expect(round.deferred).toBe(6);
+  });
+
   it('should go on with the other claims when one create fails, and plan its pods again', async () => {
     // Prepare
     const f = fakes();

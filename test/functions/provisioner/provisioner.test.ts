@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/provisioner/provisioner';
 import type { Planner } from '../../../shared/core/lifecycle';
-import { fakes, pod } from '../../fakes/lifecycle';
+import { fakes, plannedClaim, plannedToNodeClaim, pod } from '../../fakes/lifecycle';
 
 function countingPlanner() {
   const calls = { solve: 0 };
@@ -17,6 +17,24 @@ function countingPlanner() {
   };
   return { planner, calls };
 }
+
+/** One claim per pending pod. */
+const onePerPod = (): Planner => ({
+  schedulingInputFromSnapshot: (s, types) => ({
+    pods: s.pods.filter((p) => !p.nodeName),
+    nodePools: s.nodePools,
+    instanceTypes: types,
+    existingNodes: [],
+    daemonSets: [],
+  }),
+  solve: (input) => ({
+    nodeClaims: input.pods.map((p, i) => plannedClaim([p], { hostname: `hostname-${i}` })),
+    existingPlacements: [],
+    unschedulable: [],
+    ignored: [],
+  }),
+  plannedClaimToNodeClaim: plannedToNodeClaim,
+});
 
 describe('provisioner handler', () => {
   it('should run one round for a manual reconcile and keep polling for a scheduled event', async () => {
@@ -50,6 +68,29 @@ describe('provisioner handler', () => {
     // Assess
     expect(sameHolder.skipped).toBe(false);
     expect(other.skipped).toBe(true);
+  });
+
+  it('should stop creating claims at half its timeout, whatever the controller allows', async () => {
+    // Prepare: 40 pods, one claim each, each create taking 0.5 s of the one clock (20 s for all), 20 s left in the invocation
+    const f = fakes();
+    f.cluster.pods = Array.from({ length: 40 }, (_, i) => pod(`web-${i}`, { phase: 'Pending', unschedulable: true, nodeName: undefined }));
+    const create = f.cluster.createNodeClaim.bind(f.cluster);
+    f.cluster.createNodeClaim = async (claim) => {
+      await new Promise((r) => setTimeout(r, 0));
+      f.clock.advance(500);
+      return create(claim);
+    };
+    const start = f.clock.now();
+    const handler = createHandler({ ...f, planner: onePerPod() });
+
+    // Act
+    const round = await handler({ reconcile: true, batched: true, deadlineMs: start + 600_000 }, { getRemainingTimeInMillis: () => 20_000 } as never);
+
+    // Assess: no create started after 10 s (those in flight then end within 16 × 0.5 s); the rest is the next round's
+    expect(round.nodeClaims.length).toBeGreaterThan(0);
+    expect(round.deferred).toBeGreaterThan(0);
+    expect(round.deferred).toBe(40 - round.nodeClaims.length);
+    expect(f.clock.now() - start).toBeLessThanOrEqual(18_000);
   });
 
   it("should stop creating claims 15 s before the controller's call must end, and refuse a deadline that is not a time", async () => {
