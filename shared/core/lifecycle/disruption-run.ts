@@ -85,7 +85,16 @@ interface PassState {
   warned: Set<string>;
   /** When the invocation must be done (its timeout, or the controller's call deadline, less the safety margin). */
   deadline: number;
+  /** A pass whose reads end after this decides nothing (READ_SHARE): the next call, reading a warm copy, decides. */
+  decideBy: number;
 }
+
+/**
+ * The share of the invocation's time a pass's reads may take and still decide. The first read of a new container
+ * lists the whole cluster (at 5,000 nodes about a minute); deciding after it would run the invocation to its
+ * timeout, while the next call catches the copy up in a second.
+ */
+const READ_SHARE = 0.5;
 
 /**
  * Where the last timed-out single-node search stopped, per sandbox (its dependencies): the next pass resumes there, in
@@ -209,8 +218,15 @@ async function unconsolidatableDue(s: PassState, audit: Parameters<typeof uncons
 const UNCONSOLIDATABLE_EVENTS_SECONDS = 900;
 
 /** One pass: its audit records, whether it chose anything (then they are written at once), and whether to stop. */
-async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: AuditRecord[]; eventful: boolean; acted: boolean }> {
+async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: AuditRecord[]; eventful: boolean; acted: boolean; late?: boolean }> {
+  const readFrom = s.deps.clock.now();
   const input = await disruptionInput(s, await s.deps.cluster.snapshot());
+  if (s.deps.clock.now() > s.decideBy) {
+    s.deps.log.info('reading the cluster took this call too long to decide; the next call decides from the copy it keeps', {
+      readSeconds: Math.round((s.deps.clock.now() - readFrom) / 1000),
+    });
+    return { audit: [], eventful: false, acted: false, late: true };
+  }
   // What the pass sees, as Karpenter's metrics controllers publish it (usage, limits, allocatable, cost), and
   // NodePool statuses (NODES, resources, READY) from the same read: a pass follows every node change within seconds.
   recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);
@@ -307,7 +323,8 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
     return { ...result, skipped: true };
   }
   const deadline = options.remainingMs !== undefined ? start + options.remainingMs - DisruptionTimings.safetyMarginMs : Infinity;
-  const s: PassState = { deps, options, drift: new Map(), result, warned: new Set(), deadline };
+  const decideBy = options.remainingMs !== undefined ? start + options.remainingMs * READ_SHARE : Infinity;
+  const s: PassState = { deps, options, drift: new Map(), result, warned: new Set(), deadline, decideBy };
   let quiet: AuditRecord[] | undefined;
   // The longest pass so far: at scale a pass's reads and writes take time of their own, which the next one may need
   // again on top of its searches and validation wait.
@@ -321,10 +338,10 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
       if (p.eventful) {
         await writeAudit(s, p.audit);
         quiet = undefined;
-      } else {
+      } else if (!p.late) {
         quiet = p.audit;
       }
-      if (p.acted || options.once) break;
+      if (p.acted || p.late || options.once) break;
       if (deps.clock.now() - start + pollMs >= budgetMs) break;
       if (
         options.remainingMs !== undefined &&

@@ -338,4 +338,25 @@ describe('disruption function', () => {
     expect(w.clock.slept).not.toContain(15_000);
     expect(result.abandoned).toEqual([{ method: 'emptiness', nodeClaims: ['claim-ip-10-0-1-1'], why: expect.stringMatching(/no time left/) }]);
   });
+
+  it('should decide nothing after a read that took more than half its time (a new container listing a large cluster), and end there', async () => {
+    // Prepare: an empty node; 90 s left and a 50 s first read of the cluster
+    const { w } = emptyNode();
+    const read = w.cluster.snapshot.bind(w.cluster);
+    w.cluster.snapshot = async () => {
+      w.clock.advance(50_000);
+      return read();
+    };
+    const ctx = { awsRequestId: 'req-1', getRemainingTimeInMillis: () => 90_000 } as never;
+    const start = w.clock.now();
+
+    // Act
+    const result = await createHandler(w, fast)(scheduledEvent(NOW), ctx);
+
+    // Assess: no command, no validation wait, no second pass; the next call decides from the warm copy
+    expect(result.passes).toBe(1);
+    expect(w.workflows.started).toEqual([]);
+    expect(w.clock.now() - start).toBeLessThan(55_000);
+    expect(w.log.messages()).toContain('reading the cluster took this call too long to decide; the next call decides from the copy it keeps');
+  });
 });
