@@ -5,10 +5,13 @@ import { ComputeCharge } from '../../../shared/sim/runtime/compute';
 import { cpuShare } from '../../../shared/sim/runtime/cost';
 import { Meter } from '../../../shared/sim/runtime/metering';
 
-/** Keeps the thread busy for `ms` of real time, as a search or a plan would. */
+/** Keeps the thread busy for `ms` of process CPU time (what the charge counts), as a search or a plan would. */
 function busy(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
+  const start = process.cpuUsage();
+  for (;;) {
+    const used = process.cpuUsage(start);
+    if ((used.user + used.system) / 1000 >= ms) return;
+  }
 }
 
 describe('charged computation', () => {
