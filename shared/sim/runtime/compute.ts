@@ -4,8 +4,8 @@
  * bounded by its clock (Karpenter's 1-minute multi-node limit) would never stop in the simulator, and a function
  * could compute for minutes of real time at no virtual cost and never time out — a simulator kinder than Lambda.
  *
- * Measured, not counted: a stretch is the CPU time between an invocation's first clock reading in one of the
- * simulator's turns and the end of the synchronous work that follows (or another invocation's clock reading). A
+ * Measured, not counted: a stretch is the CPU time between an invocation's clock reading and the end of the
+ * synchronous work it is part of (the next microtask checkpoint), or another invocation's clock reading. A
  * stretch of at least `thresholdMs` is charged at the function's CPU share (cost.ts `cpuShare`: a 1,024 MB function
  * has 0.58 of a vCPU): the invocation's clock moves while it computes (so its own time limits and
  * `getRemainingTimeInMillis` see it), and its next Kubernetes answer, sleep and end wait for it. Shorter stretches
@@ -107,7 +107,11 @@ export class ComputeCharge {
       return;
     }
     if (s) this.charge(s, cpu);
-    this.stretch = { running: r, turn: this.clock.turn, startCpu: cpu, committed: false, ending: false };
+    const next: Stretch = { running: r, turn: this.clock.turn, startCpu: cpu, committed: false, ending: false };
+    this.stretch = next;
+    // It ends with the synchronous work it started in: what runs after that (the simulated API server answering
+    // others, other functions, the simulator's controllers) is not this function's computation.
+    queueMicrotask(() => this.charge(next, cpuNow()));
   }
 
   private live(r: Running, cpu: number): number {
