@@ -1,5 +1,5 @@
 /** Builders and the port-fakes bundle for the lifecycle, handler and state-machine tests (fakes: ./ports.ts). */
-import type { LifecycleDeps } from '../../shared/core/lifecycle';
+import type { LifecycleDeps, Planner } from '../../shared/core/lifecycle';
 import type { EC2NodeClass, NodeClaim, NodeClaimCondition, NodePool } from '../../shared/core/model/karpenter';
 import type { Node, Pod } from '../../shared/core/model/kube';
 import { MemoryStateStore } from '../../shared/adapters/aws/state-store/memory';
@@ -193,3 +193,21 @@ export const plannedToNodeClaim = (claim: PlannedNodeClaim, name: string, nowMs:
   creationTimestamp: wholeSecond(nowMs),
   finalizers: [],
 });
+
+/** A planner that plans one claim per pending pod (tests of rounds, not of packing). */
+export const perPodPlanner: Planner = {
+  schedulingInputFromSnapshot: (s, types) => ({
+    pods: s.pods.filter((p) => !p.nodeName),
+    nodePools: s.nodePools,
+    instanceTypes: types,
+    existingNodes: [],
+    daemonSets: [],
+  }),
+  solve: (input) => ({
+    nodeClaims: input.pods.map((p, i) => plannedClaim([p], { hostname: `hostname-${i}` })),
+    existingPlacements: [],
+    unschedulable: [],
+    ignored: [],
+  }),
+  plannedClaimToNodeClaim: plannedToNodeClaim,
+};

@@ -1,30 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { runProvisioner, type Planner } from '../../../shared/core/lifecycle';
+import { runProvisioner } from '../../../shared/core/lifecycle';
 import type { NodeClaim } from '../../../shared/core/model/karpenter';
 import type { Pod } from '../../../shared/core/model/kube';
-import type { SchedulingInput } from '../../../shared/core/scheduling/types';
 import { epochMs } from '../../../shared/core/time';
-import { fakes, plannedClaim, plannedToNodeClaim, pod, type Fakes } from '../../fakes/lifecycle';
+import { fakes, perPodPlanner, pod, type Fakes } from '../../fakes/lifecycle';
 
 const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
-
-/** One claim per pending pod. */
-const perPodPlanner: Planner = {
-  schedulingInputFromSnapshot: (s, types) => ({
-    pods: s.pods.filter((p) => !p.nodeName),
-    nodePools: s.nodePools,
-    instanceTypes: types,
-    existingNodes: [],
-    daemonSets: [],
-  }),
-  solve: (input: SchedulingInput) => ({
-    nodeClaims: input.pods.map((p, i) => plannedClaim([p], { hostname: `hostname-${i}` })),
-    existingPlacements: [],
-    unschedulable: [],
-    ignored: [],
-  }),
-  plannedClaimToNodeClaim: plannedToNodeClaim,
-};
 
 /** Each create waits `ms` (on the fake clock) and yields, recording how many creates are in flight at once. */
 function slowCreates(f: Fakes, ms: number) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/provisioner/provisioner';
 import type { Planner } from '../../../shared/core/lifecycle';
-import { fakes, plannedClaim, plannedToNodeClaim, pod } from '../../fakes/lifecycle';
+import { fakes, perPodPlanner, pod } from '../../fakes/lifecycle';
 
 function countingPlanner() {
   const calls = { solve: 0 };
@@ -17,24 +17,6 @@ function countingPlanner() {
   };
   return { planner, calls };
 }
-
-/** One claim per pending pod. */
-const onePerPod = (): Planner => ({
-  schedulingInputFromSnapshot: (s, types) => ({
-    pods: s.pods.filter((p) => !p.nodeName),
-    nodePools: s.nodePools,
-    instanceTypes: types,
-    existingNodes: [],
-    daemonSets: [],
-  }),
-  solve: (input) => ({
-    nodeClaims: input.pods.map((p, i) => plannedClaim([p], { hostname: `hostname-${i}` })),
-    existingPlacements: [],
-    unschedulable: [],
-    ignored: [],
-  }),
-  plannedClaimToNodeClaim: plannedToNodeClaim,
-});
 
 describe('provisioner handler', () => {
   it('should run one round for a manual reconcile and keep polling for a scheduled event', async () => {
@@ -81,7 +63,7 @@ describe('provisioner handler', () => {
       return create(claim);
     };
     const start = f.clock.now();
-    const handler = createHandler({ ...f, planner: onePerPod() });
+    const handler = createHandler({ ...f, planner: perPodPlanner });
 
     // Act
     const round = await handler({ reconcile: true, batched: true, deadlineMs: start + 600_000 }, { getRemainingTimeInMillis: () => 20_000 } as never);
