@@ -194,15 +194,18 @@ export const plannedToNodeClaim = (claim: PlannedNodeClaim, name: string, nowMs:
   finalizers: [],
 });
 
+/** The scheduling input of a fake planner: the snapshot's pods no node holds, no existing nodes or DaemonSets. */
+export const pendingInput: Planner['schedulingInputFromSnapshot'] = (s, types) => ({
+  pods: s.pods.filter((p) => !p.nodeName),
+  nodePools: s.nodePools,
+  instanceTypes: types,
+  existingNodes: [],
+  daemonSets: [],
+});
+
 /** A planner that plans one claim per pending pod (tests of rounds, not of packing). */
 export const perPodPlanner: Planner = {
-  schedulingInputFromSnapshot: (s, types) => ({
-    pods: s.pods.filter((p) => !p.nodeName),
-    nodePools: s.nodePools,
-    instanceTypes: types,
-    existingNodes: [],
-    daemonSets: [],
-  }),
+  schedulingInputFromSnapshot: pendingInput,
   solve: (input) => ({
     nodeClaims: input.pods.map((p, i) => plannedClaim([p], { hostname: `hostname-${i}` })),
     existingPlacements: [],

@@ -83,6 +83,8 @@ export interface ControllerResult {
 const CALL_OVERRUN_MS = 30_000;
 const KEEP_WARM_MS = 4 * 60_000;
 const WARM_SNAPSHOT_MS = 60_000;
+/** The keep-warm interval of a cluster whose snapshot the provisioner keeps warm (never longer than the usual one). */
+const warmSnapshotMs = (o: ControllerOptions): number => Math.min(o.provisionerWarmSnapshotMs ?? WARM_SNAPSHOT_MS, o.provisionerKeepWarmMs ?? KEEP_WARM_MS);
 
 /** How long a NodeClaim waits for its creator's `launch` before the controller starts it. */
 const STANDALONE_LAUNCH_AFTER_MS = 10_000;
@@ -156,7 +158,7 @@ class ControllerLoop {
         quietMs: options.disruptionQuietMs ?? 2_000,
         minIntervalMs: options.disruptionMinIntervalMs ?? 10_000,
         everyMs: options.disruptionEveryMs ?? 5 * 60_000,
-        keepWarmMs: Math.min(options.provisionerWarmSnapshotMs ?? WARM_SNAPSHOT_MS, options.provisionerKeepWarmMs ?? KEEP_WARM_MS),
+        keepWarmMs: warmSnapshotMs(options),
       },
       start,
     );
@@ -312,8 +314,7 @@ class ControllerLoop {
   private keepSnapshotWarm(out: unknown): void {
     const pods = (out as { clusterPods?: unknown } | undefined)?.clusterPods;
     if (typeof pods !== 'number') return;
-    const small = this.options.provisionerKeepWarmMs ?? KEEP_WARM_MS;
-    this.state.keepWarmEvery(pods >= KEPT_WARM_FROM ? Math.min(this.options.provisionerWarmSnapshotMs ?? WARM_SNAPSHOT_MS, small) : small);
+    this.state.keepWarmEvery(pods >= KEPT_WARM_FROM ? warmSnapshotMs(this.options) : (this.options.provisionerKeepWarmMs ?? KEEP_WARM_MS));
   }
 
   /** When the functions of WARMED are pinged next: at the start, then every keep-warm interval. */

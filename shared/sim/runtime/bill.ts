@@ -45,6 +45,15 @@ export function functionSizing(
   };
 }
 
+/** The functions as a run deployed them (memory resolved with its parameters), architecture as serverless.yml says. */
+function asDeployed(functions: DeployedFunction[]): (key: string) => FunctionSizing {
+  const deployed = functionSizing();
+  return (key) => {
+    const fn = functions.find((f) => f.key === key);
+    return { ...deployed(key), ...(fn ? { memoryMB: fn.memorySizeMb } : {}) };
+  };
+}
+
 export interface ControllerBill {
   /** The run's simulated seconds the figures were counted over. */
   periodSeconds: number;
@@ -102,14 +111,7 @@ const r2 = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digit
 
 export function controllerBill(inputs: BillInputs): ControllerBill {
   const { meter, periodSeconds } = inputs;
-  // The functions as this run deployed them (their memory resolved with its parameters), architecture as serverless.yml says.
-  const deployed = functionSizing();
-  const sizing =
-    inputs.sizing ??
-    ((key: string): FunctionSizing => {
-      const fn = inputs.functions.find((f) => f.key === key);
-      return { ...deployed(key), ...(fn ? { memoryMB: fn.memorySizeMb } : {}) };
-    });
+  const sizing = inputs.sizing ?? asDeployed(inputs.functions);
   const scale = periodSeconds > 0 ? MONTH_SECONDS / periodSeconds : 0;
   const functions: ControllerBill['lambda']['functions'] = {};
   let gbSeconds = 0;

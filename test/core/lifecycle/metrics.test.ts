@@ -6,20 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { checkRegistration, finalizeNodeClaim, launchNodeClaim, runProvisioner, type Planner } from '../../../shared/core/lifecycle';
 import type { SchedulingInput } from '../../../shared/core/scheduling/types';
-import { fakes, node, nodeClaim, plannedClaim, plannedToNodeClaim, pod } from '../../fakes/lifecycle';
+import { fakes, node, nodeClaim, pendingInput, plannedClaim, plannedToNodeClaim, pod } from '../../fakes/lifecycle';
 import { addSeconds, epochMs } from '../../../shared/core/time';
 
 const PID = 'aws:///eu-west-1a/i-0abc000000000001';
 
 /** One claim for the first pod; every other pod unschedulable. */
 const planner: Planner = {
-  schedulingInputFromSnapshot: (s, types) => ({
-    pods: s.pods.filter((p) => !p.nodeName),
-    nodePools: s.nodePools,
-    instanceTypes: types,
-    existingNodes: [],
-    daemonSets: [],
-  }),
+  schedulingInputFromSnapshot: pendingInput,
   solve: (input: SchedulingInput) => {
     const [first, ...rest] = input.pods;
     const claim = plannedClaim([first], { requests: { cpu: 500 }, minValuesRelaxed: true });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runProvisioner, nodeClaimName, type Planner } from '../../../shared/core/lifecycle';
 import type { Pod } from '../../../shared/core/model/kube';
 import type { SchedulingInput } from '../../../shared/core/scheduling/types';
-import { fakes, plannedClaim, plannedToNodeClaim, pod, type Fakes } from '../../fakes/lifecycle';
+import { fakes, pendingInput, plannedClaim, plannedToNodeClaim, pod, type Fakes } from '../../fakes/lifecycle';
 
 const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulable: true, nodeName: undefined });
 
@@ -10,13 +10,7 @@ const pending = (name: string): Pod => pod(name, { phase: 'Pending', unschedulab
 function recordingPlanner(f: Fakes) {
   const solves: { at: number; pods: string[] }[] = [];
   const planner: Planner = {
-    schedulingInputFromSnapshot: (s, types) => ({
-      pods: s.pods.filter((p) => !p.nodeName),
-      nodePools: s.nodePools,
-      instanceTypes: types,
-      existingNodes: [],
-      daemonSets: [],
-    }),
+    schedulingInputFromSnapshot: pendingInput,
     solve: (input: SchedulingInput) => {
       solves.push({ at: f.clock.now(), pods: input.pods.map((p) => p.name) });
       const claim = plannedClaim(input.pods);
