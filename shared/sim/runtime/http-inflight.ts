@@ -4,35 +4,72 @@
  */
 import diagnostics from 'node:diagnostics_channel';
 
+type ClientRequestLike = { path?: string; getHeader?(name: string): unknown; socket?: { localPort?: number } | null };
+
+const portOf = (request: object) => (request as ClientRequestLike).socket?.localPort;
+
+/** A WATCH: the production client names its watches in the user agent (`… (watch N)`), and asks with `watch=true`. */
+function isWatchRequest(request: ClientRequestLike): boolean {
+  return /\(watch \d+\)/.test(String(request.getHeader?.('user-agent') ?? '')) || /[?&]watch=(true|1)(&|$)/.test(request.path ?? '');
+}
+
 export class HttpInFlight {
   private readonly open = new Set<object>();
+  /** Requests whose answer the server holds back on purpose: not in flight until it writes the answer. */
+  private readonly held = new Set<object>();
   /** Requests answered so far: progress while the count in flight stays the same (a busy large cluster). */
   private answered = 0;
   private readonly subscriptions: [string, (message: unknown) => void][] = [];
 
   start(): this {
     const started = (m: unknown) => {
-      // Until its response headers arrive (`response.finish` is published on 'response', not at the body's end):
-      // a watch stream then stays open by design, and what it delivers is accounted by the watch probe instead.
       const request = (m as { request?: object }).request;
       if (request) this.open.add(request);
     };
-    const ended = (m: unknown) => {
-      const request = (m as { request?: object }).request;
-      if (request && this.open.delete(request)) this.answered++;
+    const failed = (m: unknown) => this.close((m as { request?: object }).request);
+    // `response.finish` is published on 'response' (the headers), not at the body's end: a response's body still
+    // streams through the loopback socket, and virtual time must not move until the client has it (else the next page
+    // of a large LIST is sent at a later virtual instant). A watch stream stays open by design: what it delivers is
+    // accounted by the watch probe, so it leaves at its headers.
+    const answered = (m: unknown) => {
+      const { request, response } = m as { request?: ClientRequestLike; response?: { once(event: string, fn: () => void): unknown; complete?: boolean } };
+      if (!request) return;
+      if (!response || isWatchRequest(request) || response.complete) return this.close(request);
+      response.once('end', () => this.close(request));
+      response.once('close', () => this.close(request));
     };
-    this.subscriptions.push(['http.client.request.start', started], ['http.client.response.finish', ended], ['http.client.request.error', ended]);
+    this.subscriptions.push(['http.client.request.start', started], ['http.client.response.finish', answered], ['http.client.request.error', failed]);
     for (const [name, fn] of this.subscriptions) diagnostics.subscribe(name, fn);
     return this;
   }
 
+  private close(request: object | undefined): void {
+    if (!request) return;
+    this.held.delete(request);
+    if (this.open.delete(request)) this.answered++;
+  }
+
   /**
-   * A request the fake API server holds on purpose (an injected hang): it stops holding virtual time, so the
-   * client's own timeout can fire. Matched by the client socket's local port.
+   * A request the fake API server holds on purpose (its answer paced by the cost model, or an injected hang): it stops
+   * holding virtual time, so the answer's time (or the client's own timeout) can come. Matched by the client socket's
+   * local port.
    */
   release(clientPort: number): void {
     for (const request of this.open) {
-      if ((request as { socket?: { localPort?: number } | null }).socket?.localPort === clientPort) this.open.delete(request);
+      if (portOf(request) === clientPort) {
+        this.open.delete(request);
+        this.held.add(request);
+      }
+    }
+  }
+
+  /** The server writes a held request's answer: it holds virtual time again until the client has read it. */
+  resume(clientPort: number): void {
+    for (const request of this.held) {
+      if (portOf(request) === clientPort) {
+        this.held.delete(request);
+        this.open.add(request);
+      }
     }
   }
 
@@ -48,5 +85,6 @@ export class HttpInFlight {
     for (const [name, fn] of this.subscriptions) diagnostics.unsubscribe(name, fn);
     this.subscriptions.length = 0;
     this.open.clear();
+    this.held.clear();
   }
 }

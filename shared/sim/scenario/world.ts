@@ -120,21 +120,14 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   });
   const { api, server } = await startKubeApi(opts, clock);
   const env = productionEnv(opts);
-  const http = new HttpInFlight().start();
-  const watchEvents = new WatchDelivery(api).start();
-  const removeProbe = clock.addBusyProbe(
-    () => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : watchEvents.busy()),
-    () => http.completed(),
-  );
+  const stopHttp = holdTimeForHttp(clock, api);
   const invocations: InvocationRecord[] = [];
   const lostPods: SimWorld['lostPods'] = [];
   let production: ProductionBinding;
   try {
     production = await bindProduction(clock, env, opts.onLog ?? (() => undefined));
   } catch (e) {
-    removeProbe();
-    http.stop();
-    watchEvents.stop();
+    stopHttp();
     await server.close();
     throw e;
   }
@@ -145,7 +138,6 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   production.faults = faults;
   api.faultHook = () => kubeApiFault(faults.check('kube-api'));
   ec2.describeLagSeconds = () => faults.lagSeconds('ec2');
-  api.onHold = (port) => http.release(port);
   api.pace = production.kubeCost.pace; // the cost model delivers the functions' answers (runtime/kube-cost.ts)
   api.holdTimer = (ms, fn) => clock.at(clock.now() + ms, fn);
   const removeAwsFaults = installAwsBehaviour(clock, faults, opts.seed);
@@ -177,14 +169,32 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
       restoreAws();
       production.restore();
       await server.close();
-      removeProbe();
-      http.stop();
-      watchEvents.stop();
+      stopHttp();
       if (active === world) active = undefined;
     },
   };
   active = world;
   return world;
+}
+
+/**
+ * Virtual time does not move while a function's request or its answer is in flight, nor while watch events are being
+ * delivered; an answer the server holds back (paced by the cost model, an injected hang) lets time move until it is written.
+ */
+function holdTimeForHttp(clock: VirtualClock, api: FakeKubeApi): () => void {
+  const http = new HttpInFlight().start();
+  const watchEvents = new WatchDelivery(api).start();
+  const removeProbe = clock.addBusyProbe(
+    () => (http.count() > 0 ? `${http.count()} HTTP request(s) in flight` : watchEvents.busy()),
+    () => http.completed(),
+  );
+  api.onHold = (port) => http.release(port);
+  api.onAnswer = (port) => http.resume(port);
+  return () => {
+    removeProbe();
+    http.stop();
+    watchEvents.stop();
+  };
 }
 
 /** The fake API server over HTTPS on 127.0.0.1, with the functions' ClusterRole. */

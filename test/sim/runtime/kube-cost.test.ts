@@ -38,6 +38,7 @@ async function podWorld(pods: number, memoryMb: number) {
   const cost = new KubeCost(clock, meter).start();
   api.pace = cost.pace;
   api.onHold = (port) => http.release(port);
+  api.onAnswer = (port) => http.resume(port);
   cleanups.push(
     () => server.close(),
     () => {
@@ -104,6 +105,41 @@ async function invocationsOfOneSandbox(pods: number, paths: string[]): Promise<n
   return peaks;
 }
 
+/** A function that reads `pods` pods in pages of `limit`, one page after the other, while the clock has a timer every second; when each page arrived. */
+async function pagedListAsFunction(pods: number, limit: number, memoryMb: number): Promise<{ arrivals: number[]; bytes: number[] }> {
+  const { clock, meter, url } = await podWorld(pods, memoryMb);
+  const page = (cont: string | undefined) =>
+    new Promise<{ bytes: number; cont?: string }>((resolve, reject) => {
+      const req = request(`${url}/api/v1/pods?limit=${limit}${cont ? `&continue=${cont}` : ''}`, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ bytes: body.length, cont: (JSON.parse(body.toString()) as { metadata?: { continue?: string } }).metadata?.continue || undefined });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  // Something else on the clock (the simulator's controllers, other functions' timers): a timer every second.
+  for (let t = 1000; t <= 60_000; t += 1000) clock.at(t, () => undefined);
+  const out = { arrivals: [] as number[], bytes: [] as number[] };
+  void clock.track('fn', () =>
+    meter.invocation('lister', async () => {
+      let cont: string | undefined;
+      do {
+        // As the production client: each request raced with a timeout on the virtual clock.
+        const r = await Promise.race([page(cont), clock.sleep(60_000).then(() => ({ bytes: -1, cont: undefined }))]);
+        out.arrivals.push(clock.now());
+        out.bytes.push(r.bytes);
+        cont = r.cont;
+      } while (cont);
+    }),
+  );
+  await runUntil(clock, 120_000);
+  return out;
+}
+
 describe('the Kubernetes cost model', () => {
   it("should keep a sandbox's listing in its memory into the next invocation (a warm snapshot), and not an object read by name", async () => {
     // Act: a listing, then two reads by name in the same warm sandbox
@@ -133,6 +169,20 @@ describe('the Kubernetes cost model', () => {
     expect(small.ms).toBeGreaterThanOrEqual(Math.floor(modelled(256)));
     expect(small.ms).toBeGreaterThan(big.ms * 3);
     expect(big.peakMb).toBeGreaterThan(COST_MODEL.baselineMb.default);
+  }, 60_000);
+
+  it('should read a paged LIST page after page on virtual time, each page as long as its answer takes, whatever else is on the clock', async () => {
+    // Act: 4,000 pods of ~2 KB in pages of 500 (~1 MB each: a body that streams through the socket in many chunks)
+    const { arrivals, bytes } = await pagedListAsFunction(4000, 500, 1024);
+    // Assess: each page took its modelled time after the one before; none waited for the clock's next timer
+    expect(arrivals).toHaveLength(8);
+    const modelled = (b: number) =>
+      COST_MODEL.kubeRoundTripMs + (b * COST_MODEL.kubeTransferNsPerByte) / 1e6 + (b * COST_MODEL.parseCpuNsPerByte) / 1e6 / cpuShare(1024);
+    let previous = 0;
+    arrivals.forEach((at, i) => {
+      expect(at - previous).toBeLessThanOrEqual(Math.ceil(modelled(bytes[i] + 200)) + 1);
+      previous = at;
+    });
   }, 60_000);
 
   it('should fail an invocation whose modelled memory exceeds its size as Lambda does (Runtime.OutOfMemory)', async () => {
