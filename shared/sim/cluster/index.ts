@@ -7,6 +7,7 @@ import { startKubelet, type KubeletEvents } from './kubelet';
 import { runScheduler } from './scheduler';
 import { reconcileDeployments } from './deployments';
 import { collectOrphanPods, reconcileDaemonSets, type WorkloadEvents } from './workloads';
+import { kubeTypes, podNodeName } from './kube-objects';
 
 export { runScheduler } from './scheduler';
 export { kubeletFromUserData, nodeObjectFor } from './kubelet';
@@ -26,11 +27,20 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
   let stopped = false;
   // The pass that tries the pods waiting out their scheduling backoff: one timer, at the earliest one's time.
   let retry: { at: number; cancel: () => void } | undefined;
+  // Pod GC looks for orphans only after something could have made one: a node deleted, or a pod written bound to a
+  // node that is not there (not a scan of every bound pod's node after every write).
+  let orphansPossible = true;
+  const types = kubeTypes(store);
+  const collectOrphans = () => {
+    if (!orphansPossible) return 0;
+    orphansPossible = false;
+    return collectOrphanPods(store, opts);
+  };
   const pass = () => {
     pending = false;
     if (stopped) return;
     for (let round = 0; round < 5; round++) {
-      const changes = reconcileDeployments(store) + reconcileDaemonSets(store) + collectOrphanPods(store, opts);
+      const changes = reconcileDeployments(store) + reconcileDaemonSets(store) + collectOrphans();
       if (changes === 0) break;
     }
     const { retryAt } = runScheduler(store);
@@ -45,6 +55,11 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
   };
   const unsubscribeStore = store.onChange((e) => {
     const r = e.resource.resource;
+    if (e.resource.group === '' && r === 'nodes' && e.type === 'DELETED') orphansPossible = true;
+    if (e.resource.group === '' && r === 'pods' && e.type !== 'DELETED') {
+      const node = podNodeName(e.object);
+      if (node && !store.peek(types.node, undefined, node)) orphansPossible = true;
+    }
     if (r === 'pods' || r === 'nodes' || r === 'deployments' || r === 'daemonsets' || r === 'replicasets') schedule();
   });
   const stopKubelet = startKubelet(world, store, opts);

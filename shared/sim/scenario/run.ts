@@ -3,7 +3,7 @@
  * advances time only when every in-flight function and execution waits on the clock. Returns the summary.
  */
 import { settle } from '../clock';
-import { isDaemonSetPod, kubeTypes, podNodeName } from '../cluster/kube-objects';
+import { isDaemonSetPod, kubeTypes } from '../cluster/kube-objects';
 import { controllerBill } from '../runtime/bill';
 import type { CapturedLog } from '../runtime/production';
 import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './events';
@@ -40,7 +40,7 @@ const byT = <T extends { t: number }>(a: T, b: T) => a.t - b.t;
 
 function sampleTimeline(world: SimWorld): TimelinePoint {
   const types = kubeTypes(world.api.store);
-  const pending = world.api.store.scan(types.pod).filter((p) => !podNodeName(p) && !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length;
+  const pending = world.api.store.scanWhere(types.pod, ['spec', 'nodeName'], '').filter((p) => !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length;
   return {
     t: world.clock.elapsedSeconds(),
     nodes: world.api.store.scan(types.node).length,

@@ -12,7 +12,7 @@ import { DynamoTable } from '../aws/dynamo-table';
 import { Ec2World } from '../aws/ec2-world';
 import { installSimulatedAws, SIMULATED_AWS_CLIENTS, type SimulatedAws } from '../aws/services';
 import { startClusterControllers, type ClusterControllerOptions } from '../cluster';
-import { isDaemonSetPod, kubeTypes, podNodeName } from '../cluster/kube-objects';
+import { isDaemonSetPod, kubeTypes } from '../cluster/kube-objects';
 import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { clusterRoleRules } from '../kube/rbac';
 import { committedTestTls, type TlsMaterial } from '../kube/tls';
@@ -281,10 +281,10 @@ function lostPodRecorder(clock: VirtualClock, api: FakeKubeApi, lostPods: SimWor
   return {
     // Pods still bound when their instance shuts down die with it; pod GC later removes what is left.
     onNodeLost: (_i, node) => {
-      for (const p of api.store.scan(kubeTypes(api.store).pod)) {
+      // The pods bound to that node, from the store's index on spec.nodeName (not a scan of every pod per node lost).
+      for (const p of api.store.scanWhere(kubeTypes(api.store).pod, ['spec', 'nodeName'], node)) {
         const name = `${p.metadata.namespace}/${p.metadata.name}`;
-        if (podNodeName(p) === node && !isDaemonSetPod(p) && !lostPods.some((l) => l.pod === name && l.node === node))
-          lostPods.push({ t: clock.elapsedSeconds(), pod: name, node });
+        if (!isDaemonSetPod(p) && !lostPods.some((l) => l.pod === name && l.node === node)) lostPods.push({ t: clock.elapsedSeconds(), pod: name, node });
       }
     },
     onPodLost: (pod, node) => {

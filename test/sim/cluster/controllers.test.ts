@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../shared/catalog';
-import { VirtualClock } from '../../../shared/sim/clock';
+import { settle, VirtualClock } from '../../../shared/sim/clock';
 import { Ec2World } from '../../../shared/sim/aws/ec2-world';
-import { collectOrphanPods, kubeletFromUserData, nodeObjectFor, reconcileDaemonSets, reconcileDeployments, runScheduler } from '../../../shared/sim/cluster';
+import {
+  collectOrphanPods,
+  kubeletFromUserData,
+  nodeObjectFor,
+  reconcileDaemonSets,
+  reconcileDeployments,
+  runScheduler,
+  startClusterControllers,
+} from '../../../shared/sim/cluster';
 import { FakeKubeApi } from '../../../shared/sim/kube';
 import type { KubeObject } from '../../../shared/sim/kube';
 
@@ -113,6 +121,39 @@ describe('simulated kube-side controllers', () => {
       ['inflate-0', null],
       ['inflate-1', null],
     ]);
+  });
+
+  it('should collect a pod bound to a node that is not there, and the pods of a node removed later, while the controllers run', async () => {
+    // Prepare
+    const { clock, api, world, addNode, pods } = setup();
+    const node = addNode('m5.xlarge', 'us-east-1a');
+    const podType = api.store.typeOf('v1', 'Pod');
+    const nodeType = api.store.typeOf('v1', 'Node');
+    const lost: string[] = [];
+    const stop = startClusterControllers(clock, world, api.store, { startupSeconds: 1, onPodLost: (p) => lost.push(p) });
+    const bound = (name: string, nodeName: string) =>
+      api.store.create(podType, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName, ...container('1') } });
+    const later = async (ms: number) => {
+      await settle(clock);
+      clock.advance(clock.now() + ms);
+      await settle(clock);
+    };
+    try {
+      // Act: a pod written bound to a node that does not exist, one bound to a node that does
+      bound('stray', 'ip-10-9-9-9.ec2.internal');
+      bound('kept', node.metadata.name ?? '');
+      await later(1000);
+      const first = pods().map((p) => p.metadata.name);
+      // Act: the node goes
+      api.store.delete(nodeType, undefined, node.metadata.name ?? '');
+      await later(1000);
+      // Assess
+      expect(first).toEqual(['kept']);
+      expect(pods()).toEqual([]);
+      expect(lost).toEqual(['default/stray', 'default/kept']);
+    } finally {
+      stop();
+    }
   });
 
   it('should bind pods that fit and mark the rest Unschedulable with the reasons', () => {
