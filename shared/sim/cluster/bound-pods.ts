@@ -27,7 +27,14 @@ interface NodePods {
   /** By `namespace/name`. */
   pods: Map<string, Pod>;
   /** The pods in LIST order and what they use, until one of them changes. */
-  sum?: { pods: Pod[]; used: Record<string, number> };
+  sum?: BoundSum;
+}
+
+/** What is bound to a node: its pods in LIST order, what they use, and those of them with required anti-affinity. */
+interface BoundSum {
+  pods: Pod[];
+  used: Record<string, number>;
+  antiAffinityPods: Pod[];
 }
 
 /** The pod counted on the node: one more pod slot and its requests used. */
@@ -68,13 +75,14 @@ function cacheOf(store: KubeStore): Map<string, NodePods> {
 }
 
 /** What is bound to the node now: its pods (LIST order) and their usage, shared until the node changes: a pass copies before it adds. */
-export function boundPods(store: KubeStore, node: string): { pods: Pod[]; used: Record<string, number> } {
+export function boundPods(store: KubeStore, node: string): BoundSum {
   const n = cacheOf(store).get(node);
-  if (!n) return { pods: [], used: {} };
+  if (!n) return { pods: [], used: {}, antiAffinityPods: [] };
   // Read-only to the caller.
   if (!n.sum) {
-    const sum = { pods: [] as Pod[], used: {} as Record<string, number> };
+    const sum: BoundSum = { pods: [], used: {}, antiAffinityPods: [] };
     for (const key of [...n.pods.keys()].sort()) place(sum, n.pods.get(key) as Pod);
+    sum.antiAffinityPods = sum.pods.filter((p) => (p.affinity?.podAntiAffinity?.required?.length ?? 0) > 0);
     n.sum = sum;
   }
   return n.sum;

@@ -12,6 +12,8 @@ export interface NodeState {
   obj: KubeObject;
   used: Record<string, number>;
   pods: Pod[];
+  /** Of `pods` at the pass's start, those with required anti-affinity terms (the bound-pods cache keeps them). */
+  antiAffinityPods?: Pod[];
   index: number;
   version: number;
 }
@@ -23,7 +25,7 @@ export class Domains {
   private readonly anti = new Map<string, Map<string, { term: PodAffinityTerm; owner: Pod }[]>>();
 
   constructor(private readonly all: NodeState[]) {
-    for (const n of all) for (const p of n.pods) this.indexAnti(n, p);
+    for (const n of all) for (const p of n.antiAffinityPods ?? n.pods) this.indexAnti(n, p);
   }
 
   /** Whether any bound pod has a required anti-affinity term (which every other pod is then checked against). */
