@@ -159,7 +159,7 @@ export class FakeKubeApi {
   rbacRules?: RbacRule[];
   /** Told when a request is held (the client's local port), so the simulator lets time move meanwhile. */
   onHold?: (clientPort: number) => void;
-  /** Told when a held request is answered after all: the simulator holds time again until the client has the answer. */
+  /** Told when an answer is written (the client's local port): a request held until then holds time again until the client has it. */
   onAnswer?: (clientPort: number) => void;
   /**
    * Pacing of answers (the simulator's cost model, shared/sim/runtime/kube-cost.ts): given an answer about to be
@@ -175,7 +175,7 @@ export class FakeKubeApi {
   private answerFault(req: IncomingMessage, res: ServerResponse, injected: InjectedAnswer): void {
     const answer = () => {
       if (res.writableEnded || req.socket.destroyed) return;
-      if (injected.delayMs && req.socket.remotePort !== undefined) this.onAnswer?.(req.socket.remotePort);
+      if (req.socket.remotePort !== undefined) this.onAnswer?.(req.socket.remotePort);
       const status = injected.status ?? 504;
       const reason = status === 429 ? 'TooManyRequests' : status === 504 ? 'Timeout' : 'InternalError';
       res.writeHead(status, { 'Content-Type': 'application/json' });
@@ -235,10 +235,9 @@ export class FakeKubeApi {
       );
       const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
       const port = req.socket.remotePort;
-      let held = false;
       const write = () => {
         if (res.writableEnded || req.socket.destroyed) return;
-        if (held && port !== undefined) this.onAnswer?.(port);
+        if (port !== undefined) this.onAnswer?.(port);
         res.writeHead(out.status, {
           'Content-Type': typeof out.body === 'string' ? 'text/plain' : 'application/json',
           'Content-Length': Buffer.byteLength(text),
@@ -246,10 +245,7 @@ export class FakeKubeApi {
         res.end(text);
       };
       const paced = { clientPort: port ?? 0, method: req.method ?? 'GET', url: req.url ?? '/', requestBytes: chunks.reduce((n, c) => n + c.length, 0) };
-      if (port !== undefined && this.pace?.({ ...paced, responseBytes: Buffer.byteLength(text) }, write)) {
-        held = true;
-        return this.onHold?.(port);
-      }
+      if (port !== undefined && this.pace?.({ ...paced, responseBytes: Buffer.byteLength(text) }, write)) return this.onHold?.(port);
       write();
     });
   }

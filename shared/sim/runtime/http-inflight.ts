@@ -3,15 +3,11 @@
  * function waits for the fake API server, even when it also sleeps on the clock (e.g. a race with a timeout).
  */
 import diagnostics from 'node:diagnostics_channel';
+import { isWatch } from './cost';
 
-type ClientRequestLike = { path?: string; getHeader?(name: string): unknown; socket?: { localPort?: number } | null };
+type ClientRequestLike = { path?: string; socket?: { localPort?: number } | null };
 
 const portOf = (request: object) => (request as ClientRequestLike).socket?.localPort;
-
-/** A WATCH: the production client names its watches in the user agent (`… (watch N)`), and asks with `watch=true`. */
-function isWatchRequest(request: ClientRequestLike): boolean {
-  return /\(watch \d+\)/.test(String(request.getHeader?.('user-agent') ?? '')) || /[?&]watch=(true|1)(&|$)/.test(request.path ?? '');
-}
 
 export class HttpInFlight {
   private readonly open = new Set<object>();
@@ -34,7 +30,7 @@ export class HttpInFlight {
     const answered = (m: unknown) => {
       const { request, response } = m as { request?: ClientRequestLike; response?: { once(event: string, fn: () => void): unknown; complete?: boolean } };
       if (!request) return;
-      if (!response || isWatchRequest(request) || response.complete) return this.close(request);
+      if (!response || isWatch(request.path ?? '') || response.complete) return this.close(request);
       response.once('end', () => this.close(request));
       response.once('close', () => this.close(request));
     };
