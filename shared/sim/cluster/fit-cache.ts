@@ -1,9 +1,10 @@
 /**
- * What one scheduling pass knows about where pods of a shape fit, kept as pods are placed rather than asked of every
- * node for every pending pod. A shape is what the node-local checks read of a pod (requests, node selector, required
- * node affinity, tolerations): pods of one template share it. Per shape the pass keeps why each node cannot take such
- * a pod (or that it can) and a heap of the nodes that can by score; placing a pod changes one node, and only that node
- * is checked again. What the node itself rules out (readiness, cordon, taints, node affinity) is kept per stored Node
+ * What the scheduler knows about where pods of a shape fit, kept as pods are placed and nodes written rather than
+ * asked of every node for every pending pod, and carried from pass to pass while the nodes stay the same (node-cache.ts).
+ * A shape is what the node-local checks read of a pod (requests, node selector, required node affinity, tolerations):
+ * pods of one template share it. Per shape it keeps why each node cannot take such a pod (or that it can) and a heap
+ * of the nodes that can by score; placing a pod, or a write to a node or its pods, changes one node, and only that
+ * node is checked again. What the node itself rules out (readiness, cordon, taints, node affinity) is kept per stored Node
  * across passes: a stored object never changes in place.
  */
 import type { Node, Pod } from '../../core/model/kube';
@@ -107,7 +108,7 @@ class Heap {
   }
 }
 
-/** One shape in one pass: why each node (by index) cannot take it, and the nodes that can, best first (stale entries dropped when met). */
+/** One shape: why each node (by index) cannot take it, and the nodes that can, best first (stale entries dropped when met). */
 class ShapeFit {
   readonly why: (string | undefined)[];
   private readonly heap = new Heap();
@@ -123,7 +124,7 @@ class ShapeFit {
     this.cursor = pass.changed.length;
   }
 
-  /** Checks the nodes placed on since this shape last looked. */
+  /** Checks the nodes changed since this shape last looked. */
   refresh(): void {
     const changed = this.pass.changed;
     if (this.cursor === changed.length) return;
@@ -162,7 +163,7 @@ class ShapeFit {
 }
 
 export class FitPass {
-  /** Indexes of the nodes placed on, in order (each shape reads on from where it last looked). */
+  /** Indexes of the nodes placed on or read again, in order (each shape reads on from where it last looked). */
   readonly changed: number[] = [];
   private readonly shapes = new Map<string, ShapeFit>();
 
@@ -182,7 +183,8 @@ export class FitPass {
     return fit;
   }
 
-  placed(n: NodeState): void {
+  /** A pod placed on the node, or the node read again: each shape checks it again when next asked. */
+  nodeChanged(n: NodeState): void {
     n.version += 1;
     this.changed.push(n.index);
   }

@@ -4,8 +4,7 @@
  * required node affinity, required pod (anti-)affinity, DoNotSchedule topology spread) and marks the rest
  * PodScheduled=False reason Unschedulable, which is what nodewright's provisioner looks for.
  */
-import { nodeFromKube } from '../../core/model/from-kube';
-import type { Node, Pod, PodAffinityTerm } from '../../core/model/kube';
+import type { Pod, PodAffinityTerm } from '../../core/model/kube';
 import { compileSelector } from '../../core/scheduling/selectors';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
@@ -13,7 +12,8 @@ import { isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type 
 import { Domains, type NodeState } from './domains';
 import { FitPass, nodeAffinityOk, reasonsText, score } from './fit-cache';
 import { runningStatus } from './pod-content';
-import { boundPods, place, podModel } from './bound-pods';
+import { place, podModel } from './bound-pods';
+import { passNodes } from './node-cache';
 
 export interface SchedulerResult {
   bound: { pod: string; node: string }[];
@@ -158,14 +158,6 @@ function markUnschedulable(store: KubeStore, types: KubeTypes, obj: KubeObject, 
   }
 }
 
-/** A stored object is never changed in place: each node's model is read once, however many passes see it. */
-const nodeModels = new WeakMap<KubeObject, Node>();
-const nodeModel = (obj: KubeObject): Node => {
-  let m = nodeModels.get(obj);
-  if (!m) nodeModels.set(obj, (m = nodeFromKube(obj as never)));
-  return m;
-};
-
 /** Whether a pod is waiting for the scheduler: live, not being deleted, unbound, not a DaemonSet's. */
 const isPending = (obj: KubeObject): boolean => isLivePod(obj) && !obj.metadata.deletionTimestamp && !podNodeName(obj) && !isDaemonSetPod(obj);
 
@@ -254,11 +246,8 @@ export function runScheduler(store: KubeStore): SchedulerResult {
 
 function schedule(store: KubeStore, types: KubeTypes, due: KubeObject[]): SchedulerResult {
   const nowIso = store.timestamp();
-  // What each node holds, from the scheduler's cache of bound pods (pods bound to a node that is gone count nowhere).
-  const nodes: NodeState[] = store.scan(types.node).map((obj) => {
-    const node = nodeModel(obj);
-    return { obj, node, ...boundPods(store, node.name), index: 0, version: 0 };
-  });
+  // What each node holds, kept across passes from the store's writes (pods bound to a node that is gone count nowhere).
+  const { sorted: nodes, fit } = passNodes(store);
   const pending = due.map((obj) => ({ obj, pod: podModel(obj) }));
   pending.sort(
     (a, b) =>
@@ -267,9 +256,6 @@ function schedule(store: KubeStore, types: KubeTypes, due: KubeObject[]): Schedu
       `${a.pod.namespace}/${a.pod.name}`.localeCompare(`${b.pod.namespace}/${b.pod.name}`),
   );
   const out: SchedulerResult = { bound: [], unschedulable: [] };
-  const sorted = [...nodes].sort((a, b) => a.node.name.localeCompare(b.node.name));
-  sorted.forEach((n, i) => (n.index = i));
-  const fit = new FitPass(sorted);
   const domains = new Domains(nodes);
   const copied = new Set<NodeState>();
   for (const { obj, pod } of pending) {
@@ -284,7 +270,7 @@ function schedule(store: KubeStore, types: KubeTypes, due: KubeObject[]): Schedu
         best.used = { ...best.used };
       }
       place(best, pod);
-      fit.placed(best);
+      fit.nodeChanged(best);
       domains.placed(best, pod);
       bindPod(store, types, obj, pod, best, status, nowIso);
       out.bound.push({ pod: key, node: best.node.name });

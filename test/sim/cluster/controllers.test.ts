@@ -191,6 +191,33 @@ describe('simulated kube-side controllers', () => {
     expect(due.bound).toEqual([{ pod: 'default/inflate-0', node: expect.any(String) }]);
   });
 
+  it('should see, at its next pass, a node written and a pod gone since the last one (it keeps its nodes between passes)', () => {
+    // Prepare: two nodes of one CPU's room each, filled by a first pass
+    const { clock, api, addNode, deployment } = setup();
+    const nodeType = api.store.typeOf('v1', 'Node');
+    const a = addNode('m5.large', 'us-east-1a');
+    const b = addNode('m5.large', 'us-east-1b');
+    deployment('web', 2, container('1'));
+    reconcileDeployments(api.store);
+    const filled = runScheduler(api.store);
+    // Act: node a is cordoned and the pod on b deleted; a new pod arrives
+    const onA = filled.bound.find((x) => x.node === a.metadata.name)?.pod.split('/')[1] as string;
+    const onB = filled.bound.find((x) => x.node === b.metadata.name)?.pod.split('/')[1] as string;
+    api.store.update(nodeType, undefined, a.metadata.name as string, {
+      ...api.store.get(nodeType, undefined, a.metadata.name as string),
+      spec: { unschedulable: true },
+    });
+    api.store.delete(api.store.typeOf('v1', 'Pod'), 'default', onA, { gracePeriodSeconds: 0 });
+    api.store.delete(api.store.typeOf('v1', 'Pod'), 'default', onB, { gracePeriodSeconds: 0 });
+    clock.advance(T0 + 1_000);
+    reconcileDeployments(api.store);
+    const next = runScheduler(api.store);
+    // Assess: both replacements go to b, which has room again; a is cordoned, though its pod is gone
+    expect(filled.bound).toHaveLength(2);
+    expect(next.bound.map((x) => x.node)).toEqual([b.metadata.name]);
+    expect(next.unschedulable).toHaveLength(1);
+  });
+
   it('should keep pods off nodes with untolerated taints, including karpenter.sh/disrupted', () => {
     // Prepare
     const { api, addNode, deployment } = setup();
