@@ -7,7 +7,8 @@ import type { EC2NodeClass } from '../shared/core/model/karpenter';
 import { parseManifestFiles, type ManifestSet } from '../shared/core/model/manifests';
 import { planOffline, PlanRegionInvalidError, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
 import { planToJson, type PlanJson } from '../shared/core/provisioning/plan-json';
-import { repackNeeds, repackPlan, type RepackReport } from '../shared/core/scheduling/optimize/repack';
+import type { RepackOptions, RepackReport } from '../shared/core/scheduling/optimize/repack';
+import { planCheapest } from '../shared/core/scheduling/optimize/plan-cheapest';
 import { optimizationJson } from '../shared/core/provisioning/plan-json';
 import { jsonText } from './json-text';
 import { renderPlanTable } from './render';
@@ -102,16 +103,15 @@ function jsonOf(result: OfflinePlan, customTypes: boolean, report?: RepackReport
 }
 
 /**
- * Re-packs the plan's movable pods toward the cheapest fleet (shared/core/scheduling/optimize). HiGHS is
- * loaded only when there is something to re-pack, so small plans start as fast as before.
+ * Re-packs the plan's movable pods toward the cheapest fleet with the deployed provisioner's planner
+ * (shared/core/scheduling/optimize/plan-cheapest.ts). HiGHS is loaded only when a group needs it, so small plans
+ * start as fast as before.
  */
-async function optimizeResult(result: OfflinePlan): Promise<RepackReport | undefined> {
-  const needs = repackNeeds(result.input, result.plan);
-  if (!needs.groups) return undefined;
-  const lp = needs.lp ? await (await import('../shared/adapters/lp/highs')).HighsLpSolver.create() : undefined;
-  const r = repackPlan(result.input, result.plan, lp, {}, needs);
-  result.plan = r.plan;
-  return r.report;
+export async function optimizeResult(result: OfflinePlan, options: RepackOptions = {}): Promise<RepackReport | undefined> {
+  const lp = async () => (await import('../shared/adapters/lp/highs')).HighsLpSolver.create();
+  const { plan, report } = await planCheapest(result.input, lp, options, result.plan);
+  result.plan = plan;
+  return report;
 }
 
 export async function planCommand(opts: PlanCommandOptions, out: (s: string | Iterable<string>) => void, err: (s: string) => void): Promise<number> {

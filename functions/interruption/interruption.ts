@@ -10,6 +10,7 @@ import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
+import { lp } from '../../shared/adapters/compose/parts/planner';
 import { batchInstanceIds, batchReads, createOwnershipLookup, type InterruptionReads } from '../../shared/core/interruption/ownership-lookup';
 import { instanceTypesByPool, launchReplacement, type LifecycleLogger } from '../../shared/core/lifecycle';
 import { readReplacementInputs } from '../../shared/core/interruption/replacement-inputs';
@@ -88,10 +89,10 @@ async function retrySoon(deps: InterruptionHandlerDeps, event: SQSEvent, respons
 
 /**
  * The deployed function: replacements for an interrupted node are planned here (the node's pods, the cluster's
- * configuration and those pods' volumes, the pools' instance types, the scheduling core) and launched by the
+ * configuration and those pods' volumes, the pools' instance types, the provisioner's planner with its LP) and launched by the
  * `disrupt` execution before the node is drained.
  */
-export const handler = deployedHandler('interruption', { cluster, cloud, store, workflows }, (deps): InterruptionHandler =>
+export const handler = deployedHandler('interruption', { cluster, cloud, store, workflows, lp }, (deps): InterruptionHandler =>
   createHandler({
     cluster: deps.cluster,
     cloud: deps.cloud,
@@ -103,7 +104,8 @@ export const handler = deployedHandler('interruption', { cluster, cloud, store, 
     metrics: deps.metrics,
     planReplacements: async (reads, claim, seed, eventTimeMs) => {
       const { snapshot, poolUsage } = await readReplacementInputs(reads, claim);
-      return planInterruptionReplacements(snapshot, await instanceTypesByPool(deps, snapshot), claim.name, seed, eventTimeMs, { poolUsage });
+      const types = await instanceTypesByPool(deps, snapshot);
+      return planInterruptionReplacements(snapshot, types, claim.name, seed, eventTimeMs, { poolUsage, loadLp: deps.lp });
     },
     launchReplacement: async (claim, id) => {
       await launchReplacement(deps, { nodeClaim: claim, disruptionId: id, reason: 'rebalance_recommendation' });

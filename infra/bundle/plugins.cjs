@@ -1,5 +1,6 @@
-// esbuild plugins for the function bundles (serverless.yml custom.esbuild.plugins). Both only let esbuild's own
-// tree shaking see what the bundle does not use; neither changes what the kept code does.
+// esbuild plugins for the function bundles (serverless.yml custom.esbuild.plugins). The first two only let esbuild's
+// own tree shaking see what the bundle does not use; neither changes what the kept code does. The third picks the
+// CommonJS build of a package whose ES build cannot run in a CommonJS bundle.
 const { existsSync } = require('node:fs');
 const { readFile } = require('node:fs/promises');
 const { resolve } = require('node:path');
@@ -47,4 +48,17 @@ const kubernetesGenerated = {
   },
 };
 
-module.exports = [sdkSchemas, kubernetesGenerated];
+/**
+ * `highs` (the LP solver's WASM loader) has an ES build for `import` that finds its directory with
+ * `createRequire(import.meta.url)`, which is undefined in a CommonJS bundle (the load fails at the first LP). Its
+ * CommonJS build finds highs.wasm from `__dirname`, and the adapter's locateFile falls back to where serverless.yml
+ * packages it (shared/adapters/lp/highs.ts).
+ */
+const highsCommonJs = {
+  name: 'highs-commonjs',
+  setup(build) {
+    build.onResolve({ filter: /^highs$/ }, () => ({ path: require.resolve('highs') }));
+  },
+};
+
+module.exports = [sdkSchemas, kubernetesGenerated, highsCommonJs];

@@ -8,10 +8,11 @@ import { execFile, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
 import { build, type Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -82,6 +83,17 @@ import { makeApis } from './shared/adapters/kubernetes/apis';
   const patched = await apis.core.patchNode({ name: 'node-a', body: { metadata: { labels: { a: 'b' } } } });
   console.log(JSON.stringify({ nodes, patched }));
   process.exit(0); // the keep-alive agent would hold the process open
+})();
+`;
+
+/** The deployed planner's LP loader, as a function bundle runs it: one tiny LP, and what it warned. */
+const LP_SCRIPT = `
+import { containerLp } from './shared/adapters/compose/parts/planner';
+(async () => {
+  const warnings: string[] = [];
+  const lp = await containerLp({ warn: (m: string) => warnings.push(m) })();
+  const r = lp?.solve({ objective: [1, 2], rows: [{ terms: [[0, 1], [1, 1]], lo: 1, hi: Infinity }] }, { timeLimitSeconds: 1 });
+  console.log(JSON.stringify({ status: r?.status, warnings }));
 })();
 `;
 
@@ -170,5 +182,29 @@ describe('the function bundles’ esbuild plugins', () => {
     } finally {
       server.close();
     }
+  }, 60_000);
+
+  it('should load HiGHS in a bundle from where serverless.yml packages highs.wasm, and plan without it when it is missing', async () => {
+    // Prepare: the planner's LP loader bundled as a function is, highs.wasm where the provisioner's `package.patterns` put it
+    const { outfile } = await bundle('lp', true, LP_SCRIPT, 'ts');
+    const patterns = (parse(readFileSync(join(ROOT, 'infra/functions/provisioner.yml'), 'utf8')) as { provisioner: { package: { patterns: string[] } } })
+      .provisioner.package.patterns;
+    const taskRoot = join(dir, 'task');
+    for (const p of patterns) {
+      mkdirSync(dirname(join(taskRoot, p)), { recursive: true });
+      copyFileSync(join(ROOT, p), join(taskRoot, p));
+    }
+    const run = (root: string) =>
+      JSON.parse(execFileSync(process.execPath, [outfile], { cwd: dir, encoding: 'utf8', env: { ...process.env, LAMBDA_TASK_ROOT: root } })) as {
+        status?: string;
+        warnings: string[];
+      };
+    // Act
+    const packaged = run(taskRoot);
+    const missing = run(join(dir, 'elsewhere'));
+    // Assess
+    expect(patterns).toEqual(['node_modules/highs/build/highs.wasm']);
+    expect(packaged).toEqual({ status: 'optimal', warnings: [] });
+    expect(missing).toEqual({ warnings: ['could not load the LP solver; large groups are packed by the heuristic'] });
   }, 60_000);
 });

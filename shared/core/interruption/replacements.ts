@@ -14,7 +14,7 @@ import { Annotation } from '../model/labels';
 import { isReschedulable } from '../disruption/pods';
 import { nodeClaimName } from '../lifecycle/names';
 import { plannedClaimToNodeClaim, schedulingInputFromSnapshot } from '../provisioning/from-snapshot';
-import { solve } from '../scheduling/solve';
+import { planCheapest, type LpLoader } from '../scheduling/optimize/plan-cheapest';
 import type { ClusterSnapshot } from '../ports/cluster-client';
 import type { EpochMs } from '../time';
 import type { ResourceList } from '../model/resources';
@@ -33,16 +33,17 @@ export interface InterruptionReplacementPlan {
 /**
  * Plans the replacements for `nodeClaimName`'s node. `seed` (the event id) and `eventTimeMs` make the names
  * stable across duplicate deliveries of the same event. The snapshot may hold only what the plan needs
- * (replacement-inputs.ts): then `poolUsage` gives the pools' usage for their limits.
+ * (replacement-inputs.ts): then `poolUsage` gives the pools' usage for their limits. Planned as the provisioner plans
+ * (planCheapest): `loadLp` brings the LP solver when the node's pods are a group large enough for it.
  */
-export function planInterruptionReplacements(
+export async function planInterruptionReplacements(
   snapshot: ClusterSnapshot,
   instanceTypesByPool: Record<string, InstanceType[]>,
   claimName: string,
   seed: string,
   eventTimeMs: EpochMs,
-  opts: { poolUsage?: Record<string, ResourceList> } = {},
-): InterruptionReplacementPlan {
+  opts: { poolUsage?: Record<string, ResourceList>; loadLp?: LpLoader } = {},
+): Promise<InterruptionReplacementPlan> {
   const claim = snapshot.nodeClaims.find((c) => c.name === claimName);
   const nodeName =
     claim?.status.nodeName ?? snapshot.nodes.find((n) => claim?.status.providerID !== undefined && n.providerID === claim.status.providerID)?.name;
@@ -55,12 +56,13 @@ export function planInterruptionReplacements(
   const movingUids = new Set(moving.map((p) => p.uid));
   // The node's pods count once, as moving (a tainted node's pods are already among the base's reschedulable pods).
   const others = base.pods.filter((p) => !movingUids.has(p.uid));
-  const plan = solve({
+  const input = {
     ...base,
     pods: [...others, ...moving],
     ...(opts.poolUsage ? { poolUsage: opts.poolUsage } : {}),
     options: { ...base.options, excludeNodes: new Set([nodeName]) },
-  });
+  };
+  const { plan } = await planCheapest(input, opts.loadLp ?? (async () => undefined));
   const chosen = plan.nodeClaims.filter((c) => c.pods.some((p) => movingUids.has(p.uid)));
   const replacements = chosen.map((planned, i) => {
     const pool = snapshot.nodePools.find((p) => p.name === planned.nodePool);

@@ -3,7 +3,8 @@
  * to `pace`, which delivers it once the round trip, the transfer and the function's parsing have passed on
  * virtual time — the parsing on the function's one thread, after whatever it is still parsing — and charges the
  * invocation's memory; above its size the invocation fails as Lambda's does (Runtime.OutOfMemory). Watch events
- * cost the function parsing time (its next answer waits) and replace what it holds.
+ * cost the function parsing time (its next answer waits) and replace what it holds. The LP solver's native memory,
+ * once a container loads it, stays charged to that container.
  *
  * The request is matched to its invocation on the client side (node:diagnostics_channel runs subscribers in the
  * caller's async context) and on the server by the client socket's port. Everything that arrives at one virtual
@@ -12,6 +13,7 @@
  */
 import diagnostics from 'node:diagnostics_channel';
 import { WATCH_EVENT_CHANNEL } from '../../adapters/kubernetes/watch';
+import { LP_MEMORY_CHANNEL } from '../../adapters/lp/memory-channel';
 import type { VirtualClock } from '../clock';
 import { baselineMb, continuesListing, COST_MODEL, cpuMs, FunctionOutOfMemoryError, heldKey, isListing, isProbe, isWatch, retainedPerByte } from './cost';
 import type { Meter, Running } from './metering';
@@ -67,11 +69,20 @@ export class KubeCost {
       if (request) this.requests.delete(request);
     };
     const event = (m: unknown) => this.watchEvent(m as { id?: string; type?: string; bytes?: number });
+    // A WASM module the function loaded (the LP solver) stays in its sandbox's memory: kept, scaled down by the heap
+    // factor the model applies to what is kept, so it counts its own bytes.
+    const native = (m: unknown) => {
+      const r = this.meter.running();
+      if (!r) return;
+      r.kept.set('native:lp-solver', (m as { bytes: number }).bytes / retainedPerByte(r.key));
+      this.charge(r, 0);
+    };
     this.subscriptions.push(
       ['http.client.request.start', started],
       ['http.client.response.finish', ended],
       ['http.client.request.error', ended],
       [WATCH_EVENT_CHANNEL, event],
+      [LP_MEMORY_CHANNEL, native],
     );
     for (const [name, fn] of this.subscriptions) diagnostics.subscribe(name, fn);
     return this;

@@ -72,7 +72,7 @@ describe('readReplacementInputs', () => {
     const { claim, spied } = cluster();
     const { snapshot, poolUsage } = await readReplacementInputs(spied, claim);
     // Act
-    const plan = planInterruptionReplacements(snapshot, { default: [twoZoneType()] }, claim.name, 'event-1', epochMs(0), { poolUsage });
+    const plan = await planInterruptionReplacements(snapshot, { default: [twoZoneType()] }, claim.name, 'event-1', epochMs(0), { poolUsage });
     // Assess
     expect(plan.moving).toBe(2);
     expect(plan.replacements).toHaveLength(1);
@@ -85,7 +85,7 @@ describe('readReplacementInputs', () => {
     f.cluster.nodePools = [nodePool('default', { limits: { cpu: 4000 }, observedStatus: { resources: { cpu: '4', nodes: '2' }, nodes: 2, conditions: [] } })];
     const { snapshot, poolUsage } = await readReplacementInputs(spied, claim);
     // Act
-    const plan = planInterruptionReplacements(snapshot, { default: [twoZoneType()] }, claim.name, 'event-1', epochMs(0), { poolUsage });
+    const plan = await planInterruptionReplacements(snapshot, { default: [twoZoneType()] }, claim.name, 'event-1', epochMs(0), { poolUsage });
     // Assess
     expect(poolUsage).toEqual({ default: { cpu: 4000, nodes: 2 } });
     expect(plan.replacements).toEqual([]);

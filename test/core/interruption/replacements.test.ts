@@ -3,6 +3,7 @@ import { planInterruptionReplacements } from '../../../shared/core/interruption/
 import { checkReplacementsReady, prepareDisruption, type DisruptionState } from '../../../shared/core/lifecycle';
 import { fakes, instanceType, node, nodeClaim, pod } from '../../fakes/lifecycle';
 import { epochMs } from '../../../shared/core/time';
+import { HighsLpSolver } from '../../../shared/adapters/lp/highs';
 
 const NODE = 'ip-10-0-0-1';
 
@@ -24,7 +25,7 @@ describe('planInterruptionReplacements', () => {
     const f = interruptedCluster();
     const snapshot = await f.cluster.snapshot();
     // Act
-    const plan = planInterruptionReplacements(
+    const plan = await planInterruptionReplacements(
       snapshot,
       { default: [instanceType('c5.large', 0.03)] },
       'default-aaaaa',
@@ -39,14 +40,35 @@ describe('planInterruptionReplacements', () => {
     expect(plan.unschedulable).toEqual([]);
   });
 
+  it('should plan the replacements of a large node as the provisioner plans, re-packed with the LP toward the cheapest fleet', async () => {
+    // Prepare: 60 pods of half a CPU; a 32-CPU type holds them all, but costs more per CPU than the 2-CPU one
+    const f = interruptedCluster();
+    f.cluster.pods = Array.from({ length: 60 }, (_, i) => pod(`web-${i}`, { nodeName: NODE }));
+    const small = instanceType('c5.large', 0.03);
+    const giant = { ...instanceType('c5.8xlarge', 0.8), capacity: { cpu: 32_000, memory: 128 * 1024 ** 3, pods: 234 } };
+    giant.allocatable = { cpu: 31_000, memory: 120 * 1024 ** 3, pods: 234 };
+    const types = { default: [small, giant] };
+    let loads = 0;
+    const lp = await HighsLpSolver.create();
+    // Act
+    const plan = await planInterruptionReplacements(await f.cluster.snapshot(), types, 'default-aaaaa', 'event-1', epochMs(0), {
+      loadLp: async () => ((loads += 1), lp),
+    });
+    // Assess: every pod has a replacement; the small type's fleet, not one giant
+    expect(loads).toBe(1);
+    expect(plan.moving).toBe(60);
+    expect(plan.unschedulable).toEqual([]);
+    expect(plan.replacements).toHaveLength(20); // three pods per c5.large (1,930m allocatable), not two giants
+  });
+
   it('should name the replacements the same for a duplicate of the same event, and differently for another event', async () => {
     // Prepare
     const snapshot = await interruptedCluster().cluster.snapshot();
     const types = { default: [instanceType('c5.large', 0.03)] };
     // Act
-    const a = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-1', epochMs(1000));
-    const b = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-1', epochMs(1000));
-    const c = planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-2', epochMs(1000));
+    const a = await planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-1', epochMs(1000));
+    const b = await planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-1', epochMs(1000));
+    const c = await planInterruptionReplacements(snapshot, types, 'default-aaaaa', 'event-2', epochMs(1000));
     // Assess
     expect(a.replacements.map((r) => r.name)).toEqual(b.replacements.map((r) => r.name));
     expect(a.replacements[0].name).not.toBe(c.replacements[0].name);
@@ -65,7 +87,13 @@ describe('planInterruptionReplacements', () => {
       }),
     );
     // Act
-    const plan = planInterruptionReplacements(await f.cluster.snapshot(), { default: [instanceType('c5.large', 0.03)] }, 'default-aaaaa', 'e', epochMs(0));
+    const plan = await planInterruptionReplacements(
+      await f.cluster.snapshot(),
+      { default: [instanceType('c5.large', 0.03)] },
+      'default-aaaaa',
+      'e',
+      epochMs(0),
+    );
     // Assess
     expect(plan.moving).toBe(3);
     expect(plan.replacements).toEqual([]);

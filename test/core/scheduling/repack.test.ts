@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HighsLpSolver } from '../../../shared/adapters/lp/highs';
-import { repackNeeds, repackPlan, solveCheapest } from '../../../shared/core/scheduling/optimize/repack';
+import { repackNeeds, repackPlan } from '../../../shared/core/scheduling/optimize/repack';
 import { solve } from '../../../shared/core/scheduling/solve';
 import type { Plan, SchedulingInput } from '../../../shared/core/scheduling/types';
 import { instanceType, nodePool, pods } from '../../fixtures/builders';
@@ -154,6 +154,24 @@ describe('repackPlan', () => {
     expect(r.report.groups[0].why).toMatch(/limits/);
   });
 
+  it('re-packs a pool with a cpu limit, each new claim allowed only types no larger than the one it is priced at', () => {
+    // Prepare: the seed walkthrough's pool has `limits: {cpu: 1000}`; every small claim could still launch as a giant
+    const limited = input({ nodePools: [nodePool({ limits: { cpu: '1000' } })] });
+    const greedy = solve(limited);
+    // Act
+    const { plan, report } = repackPlan(limited, greedy, lp);
+    // Assess
+    expect(report.groups[0].kept).toBe('optimized');
+    expect(cost(plan)).toBeLessThan(cost(greedy));
+    const charged = plan.nodeClaims.reduce((s, c) => s + Math.max(...c.instanceTypes.map((t) => t.capacity.cpu ?? 0)), 0);
+    expect(charged).toBeLessThanOrEqual(greedy.nodeClaims.reduce((s, c) => s + Math.max(...c.instanceTypes.map((t) => t.capacity.cpu ?? 0)), 0));
+    for (const c of plan.nodeClaims) {
+      expect(c.instanceTypes.every((t) => (t.capacity.cpu ?? 0) <= (c.instanceTypes[0].capacity.cpu ?? 0))).toBe(true);
+      const named = c.requirements.find((r) => r.key === Label.instanceType)?.values;
+      if (named) expect(named).toEqual(c.instanceTypes.map((t) => t.name));
+    }
+  });
+
   it('keeps a pod as the greedy pass relaxed it: a preferred zone nobody offers does not stop the re-packing', () => {
     // Prepare: the pods prefer a zone no type is offered in; the greedy pass dropped the preference.
     const prefer = {
@@ -168,11 +186,13 @@ describe('repackPlan', () => {
     expect(cost(plan)).toBe(2.1);
   });
 
-  it('is what the deployed provisioner plans (the solver-free heuristic: no WASM in the Lambda bundles)', async () => {
-    const { deployedPlanner: planner } = await import('../../../shared/adapters/compose/parts/planner');
-    const i = input();
-    const plan = await planner.solve(i);
-    expect(cost(plan)).toBeLessThan(cost(solve(i)));
-    expect(plan).toEqual(solveCheapest(i));
+  it('is what the deployed provisioner plans for a small group (the heuristic: HiGHS is never loaded for it)', async () => {
+    const { containerLp, deployedPlanner } = await import('../../../shared/adapters/compose/parts/planner');
+    const i = input({ pods: pods(12, { cpu: '1', memory: '1Gi' }) });
+    let loaded = 0;
+    const lp = containerLp({ warn: () => undefined });
+    const plan = await deployedPlanner(() => ((loaded += 1), lp())).solve(i);
+    expect(loaded).toBe(0);
+    expect(plan).toEqual(repackPlan(i, solve(i), undefined).plan);
   });
 });

@@ -1,6 +1,7 @@
 /** The cost model's Kubernetes side: a function's LIST takes round trip + transfer + parsing on its CPU share, and its memory is charged. */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HighsLpSolver } from '../../../shared/adapters/lp/highs';
 import { settle, VirtualClock } from '../../../shared/sim/clock';
 import { FakeKubeApi } from '../../../shared/sim/kube/server';
 import { COST_MODEL, cpuShare } from '../../../shared/sim/runtime/cost';
@@ -154,6 +155,26 @@ describe('the Kubernetes cost model', () => {
     expect(next - COST_MODEL.baselineMb.default).toBeGreaterThan((400 * 1500 * COST_MODEL.retainedPerByte.default) / 2 ** 20);
     expect(third).toBeCloseTo(next, 1);
   }, 60_000);
+
+  it('should charge a sandbox the LP solver it loaded, in that invocation and the next ones', async () => {
+    // Prepare
+    const { clock, meter } = await podWorld(0, 1024);
+    const peaks: number[] = [];
+    // Act: the first invocation loads HiGHS (as a planner's first large group does); the second only runs
+    void clock.track('fn', async () => {
+      await meter.invocation('planner', async () => {
+        peaks.push(meter.running()!.peakMb);
+        await HighsLpSolver.load();
+        peaks.push(meter.running()!.peakMb);
+      });
+      await meter.invocation('planner', async () => void peaks.push(meter.running()!.peakMb));
+    });
+    await runUntil(clock, 10_000);
+    // Assess: ≈ 24 MB more from the load on
+    const [before, loaded, next] = peaks;
+    expect(loaded - before).toBeCloseTo(24, 0);
+    expect(next).toBeCloseTo(loaded, 1);
+  });
 
   it('should take the modelled time for a LIST of many objects, longer on a smaller function', async () => {
     // Act

@@ -13,7 +13,6 @@ import type { Pod } from '../../model/kube';
 import type { NodePool } from '../../model/karpenter';
 import type { LpSolver } from '../../ports/lp-solver';
 import { Dims } from '../dims';
-import { solve } from '../solve';
 import { buildTemplate, type Template, typeMatches } from '../template';
 import { columnGeneration } from './column-generation';
 import { type Group, groupsOf, ruleKey } from './groups';
@@ -212,6 +211,32 @@ function withinLimits(pool: NodePool, greedy: PlannedNodeClaim[], next: PlannedN
 }
 
 /**
+ * The claims with each one's instance types cut to those no larger, in any limited resource, than its cheapest (the
+ * one it is priced at): re-packing makes many small claims, each of which could otherwise still launch as a giant
+ * type and be charged as one. Undefined when a minValues requirement could be broken by the cut.
+ */
+function trimmedForLimits(pool: NodePool, claims: PlannedNodeClaim[]): PlannedNodeClaim[] | undefined {
+  if (pool.template.requirements.some((r) => r.minValues !== undefined)) return undefined;
+  const keys = Object.keys(pool.limits).filter((k) => k !== 'nodes');
+  return claims.map((c) => {
+    const cheapest = c.instanceTypes[0];
+    const kept = c.instanceTypes.filter((t) => keys.every((k) => (t.capacity[k] ?? 0) <= (cheapest.capacity[k] ?? 0)));
+    const names = new Set(kept.map((t) => t.name));
+    const requirements = c.requirements.map((r) =>
+      r.key === Label.instanceType && r.operator === 'In' ? { ...r, values: (r.values ?? []).filter((v) => names.has(v)) } : r,
+    );
+    return { ...c, instanceTypes: kept, requirements };
+  });
+}
+
+/** The re-packed claims as they may launch within the pool's limits (trimmed when needed), or undefined. */
+function withinPoolLimits(pool: NodePool, greedy: PlannedNodeClaim[], next: PlannedNodeClaim[]): PlannedNodeClaim[] | undefined {
+  if (withinLimits(pool, greedy, next)) return next;
+  const trimmed = trimmedForLimits(pool, next);
+  return trimmed && withinLimits(pool, greedy, trimmed) ? trimmed : undefined;
+}
+
+/**
  * The plan with each re-packable group's claims replaced by a cheaper packing when one is found. Pure: the LP
  * solver is a port, and its time limits bound the work.
  */
@@ -238,8 +263,10 @@ export function repackPlan(
     const greedy = g.claims.reduce((s, c) => s + c.price, 0);
     const r = repackGroup(input, g, lp, o, seq);
     const optimized = r.claims?.reduce((s, c) => s + c.price, 0) ?? Infinity;
-    const overLimit = r.claims && !withinLimits(g.pool, g.claims, r.claims);
+    const allowed = r.claims && withinPoolLimits(g.pool, g.claims, r.claims);
+    const overLimit = r.claims !== undefined && allowed === undefined;
     if (overLimit) r.why = "the cheaper packing could exceed the NodePool's limits";
+    if (allowed) r.claims = allowed;
     const better = r.claims !== undefined && !overLimit && optimized < greedy - 1e-9;
     report.groups.push({
       nodePool: g.pool.name,
@@ -257,12 +284,4 @@ export function repackPlan(
   if (replaced.size === 0) return { plan, report };
   const nodeClaims = plan.nodeClaims.flatMap((c) => replaced.get(c) ?? [c]);
   return { plan: { ...plan, nodeClaims }, report };
-}
-
-/**
- * What the deployed provisioner plans: the Karpenter-faithful pass, then the re-packing with the solver-free
- * heuristic (the Lambda bundles do not carry HiGHS' WASM; `plan` uses the LP for large groups).
- */
-export function solveCheapest(input: SchedulingInput): Plan {
-  return repackPlan(input, solve(input), undefined).plan;
 }
