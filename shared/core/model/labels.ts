@@ -110,6 +110,8 @@ export const Annotation = {
   disruptedBy: 'nodewright.io/disrupted-by',
   /** On a replacement NodeClaim: the id of the disruption that created it (only that disruption may launch or roll it back). */
   disruptionId: 'nodewright.io/disruption-id',
+  /** On a NodeClaim: the uids of the pods it was planned for (a later round keeps them on it while it is in flight). */
+  plannedPods: 'nodewright.io/planned-pods',
   nodePoolHash: 'karpenter.sh/nodepool-hash',
   nodePoolHashVersion: 'karpenter.sh/nodepool-hash-version',
   nodeClassHash: 'karpenter.k8s.aws/ec2nodeclass-hash',

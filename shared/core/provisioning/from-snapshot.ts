@@ -13,6 +13,7 @@ import type { ClusterSnapshot } from '../ports/cluster-client';
 import { Requirements } from '../scheduling/requirements';
 import type { ExistingNode, PlannedNodeClaim, SchedulingInput, SchedulingOptions } from '../scheduling/types';
 import { wholeSecond, type EpochMs } from '../time';
+import { keepPlannedPods, plannedPodsValue } from './planned-pods';
 
 export interface FromSnapshotOptions extends SchedulingOptions {
   /** Pods to place; default: Karpenter's provisionable pods plus reschedulable pods of deleting nodes. */
@@ -170,12 +171,14 @@ export function schedulingInputFromSnapshot(
   options: FromSnapshotOptions = {},
 ): SchedulingInput {
   const { pendingPods, ...schedulingOptions } = options;
-  const pods = pendingPods ?? [...snapshot.pods.filter(isProvisionable), ...reschedulablePods(snapshot)];
+  const wanted = pendingPods ?? [...snapshot.pods.filter(isProvisionable), ...reschedulablePods(snapshot)];
+  // Pods planned for a claim still in flight stay on it (planned-pods.ts).
+  const { existing, pending: pods } = keepPlannedPods(snapshot.nodeClaims, existingNodesFromSnapshot(snapshot, instanceTypesByPool), snapshot.pods, wanted);
   return {
     pods,
     nodePools: snapshot.nodePools,
     instanceTypes: instanceTypesByPool,
-    existingNodes: existingNodesFromSnapshot(snapshot, instanceTypesByPool),
+    existingNodes: existing,
     daemonSets: daemonSetsAsRunning(snapshot.daemonSets, snapshot.pods),
     persistentVolumes: snapshot.persistentVolumes,
     persistentVolumeClaims: snapshot.persistentVolumeClaims,
@@ -197,6 +200,8 @@ export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, n
     annotations[Annotation.nodePoolHashVersion] = NodePoolHashVersion;
   }
   if (claim.minValuesRelaxed) annotations[Annotation.minValuesRelaxed] = 'true';
+  const planned = plannedPodsValue(claim.pods);
+  if (planned) annotations[Annotation.plannedPods] = planned;
   return {
     name,
     labels: { ...claim.labels, [Label.nodePool]: claim.nodePool },

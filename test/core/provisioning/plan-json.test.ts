@@ -111,7 +111,11 @@ describe('plannedClaimToNodeClaim', () => {
     expect(nc.name).toBe('default-abcde');
     expect(nc.nodePool).toBe('default');
     expect(nc.labels[Label.nodePool]).toBe('default');
-    expect(nc.annotations).toEqual({ [Annotation.nodePoolHash]: '1234567890', [Annotation.nodePoolHashVersion]: 'v3' });
+    expect(nc.annotations).toEqual({
+      [Annotation.nodePoolHash]: '1234567890',
+      [Annotation.nodePoolHashVersion]: 'v3',
+      [Annotation.plannedPods]: claim.pods.map((p) => p.uid).join(','),
+    });
     expect(nc.spec.requirements).toEqual(claim.requirements);
     expect(nc.spec.requirements.some((r) => r.key === Label.hostname)).toBe(false);
     expect(nc.spec.resources.requests).toEqual(claim.requests);
@@ -140,6 +144,7 @@ describe('plannedClaimToNodeClaim', () => {
       'example.com/owner': 'team-a',
       [Annotation.nodePoolHash]: '1234567890',
       [Annotation.nodePoolHashVersion]: 'v3',
+      [Annotation.plannedPods]: claim.pods.map((p) => p.uid).join(','),
     });
     expect(nc.labels).toMatchObject({ team: 'a', [Label.nodePool]: 'default' });
   });
@@ -157,7 +162,7 @@ describe('plannedClaimToNodeClaim', () => {
     // Act
     const nc = plannedClaimToNodeClaim(claim, 'default-xyz', epochMs(0));
     // Assess
-    expect(nc.annotations).toEqual({ [Annotation.minValuesRelaxed]: 'true' });
+    expect(nc.annotations).toEqual({ [Annotation.minValuesRelaxed]: 'true', [Annotation.plannedPods]: claim.pods.map((p) => p.uid).join(',') });
     expect(nc.spec.taints).toEqual(taints);
     expect(nc.spec.startupTaints).toEqual(startupTaints);
   });

@@ -63,9 +63,10 @@ describe('fake API server: watches dropped while writes are in flight', () => {
     let ended = false;
     w.res.on('end', () => (ended = true));
     w.res.on('close', () => (ended = true));
-    // Act: ~48 MiB of node updates
+    // Act: node updates until the stream ends, up to ~125 MiB (the kernel's socket buffers on loopback may take tens of
+    // MiB before anything waits in the server's own buffer)
     const big = 'x'.repeat(200 * 1024);
-    for (let i = 0; i < 256 && !ended; i++) {
+    for (let i = 0; i < 640 && !ended; i++) {
       const node = nodeJson(`n${i}`);
       h.api.apply({ ...node, metadata: { ...node.metadata, annotations: { big } } });
       await tick(1);
