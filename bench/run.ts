@@ -45,6 +45,13 @@ async function main() {
     console.table(suiteConsolidation(sizesArg()));
     return;
   }
+  if (process.argv[2] === 'deployed-fleet') {
+    const { suiteDeployedFleet } = await import('./deployed-fleet');
+    const rows = await suiteDeployedFleet();
+    console.log(machine());
+    console.table(rows);
+    process.exit(0); // a simulation leaves loopback servers and SDK timers behind
+  }
   if (process.argv[2] === 'sim') {
     const { simGrowth } = await import('./sim-growth');
     const rows = simGrowth(sizesArg());
