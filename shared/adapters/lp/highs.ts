@@ -1,7 +1,7 @@
 /**
  * The LpSolver port on HiGHS (`highs`, the WASM build): a model is written in CPLEX LP format and solved in a
  * fresh native instance per call. The WASM module is loaded on first need: once per process for the CLI, once per
- * Lambda container for a function (≈ 60–110 ms; docs/benchmarks.md). A function bundle carries highs.wasm at
+ * Lambda container for a function (40 ms on the benchmark machine; docs/benchmarks.md). A function bundle carries highs.wasm at
  * node_modules/highs/build/ under its task root (serverless.yml packages it beside the functions that plan).
  */
 import diagnostics from 'node:diagnostics_channel';

@@ -8,10 +8,10 @@ import { nodeFromKube } from '../../core/model/from-kube';
 import type { Node } from '../../core/model/kube';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { boundPods } from './bound-pods';
+import { boundPods, boundTo } from './bound-pods';
 import type { NodeState } from './domains';
 import { FitPass } from './fit-cache';
-import { isLivePod, kubeTypes, podNodeName } from './kube-objects';
+import { kubeTypes } from './kube-objects';
 
 /** A stored object is never changed in place: each node's model is read once, however many passes see it. */
 const nodeModels = new WeakMap<KubeObject, Node>();
@@ -20,10 +20,6 @@ const nodeModel = (obj: KubeObject): Node => {
   if (!m) nodeModels.set(obj, (m = nodeFromKube(obj as never)));
   return m;
 };
-
-/** The node a pod counts on (live, bound, not being deleted), as the bound-pods cache counts it. */
-const countedOn = (obj: KubeObject | undefined): string | undefined =>
-  obj && isLivePod(obj) && !obj.metadata.deletionTimestamp ? podNodeName(obj) : undefined;
 
 /** How many placements the fit caches may carry (at most this many times the nodes) before they are started again. */
 const CARRY_FACTOR = 4;
@@ -52,8 +48,8 @@ class NodeCache {
         if (e.type === 'MODIFIED') this.stale.add(e.object.metadata.name as string);
         else this.renumber = true;
       } else if (r.resource === 'pods') {
-        const before = e.type === 'ADDED' ? undefined : countedOn(e.old ?? e.object);
-        const after = e.type === 'DELETED' ? undefined : countedOn(e.object);
+        const before = e.type === 'ADDED' ? undefined : boundTo(e.old ?? e.object);
+        const after = e.type === 'DELETED' ? undefined : boundTo(e.object);
         if (before !== undefined) this.stale.add(before);
         if (after !== undefined) this.stale.add(after);
       }
