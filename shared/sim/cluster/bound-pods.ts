@@ -21,7 +21,8 @@ export const podModel = (obj: KubeObject): Pod => {
 };
 
 /** What a node counts: its live, bound pods not being deleted. */
-export const boundTo = (obj: KubeObject | undefined): string | undefined => (obj && isLivePod(obj) && !obj.metadata.deletionTimestamp ? podNodeName(obj) : undefined);
+export const boundTo = (obj: KubeObject | undefined): string | undefined =>
+  obj && isLivePod(obj) && !obj.metadata.deletionTimestamp ? podNodeName(obj) : undefined;
 
 interface NodePods {
   /** By `namespace/name`. */
