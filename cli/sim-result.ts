@@ -37,6 +37,8 @@ export interface SimResultView {
     launchLatencyPods?: number;
   };
   cost: { total: number; perHourAtEnd: number };
+  /** What consolidation saved and the pods it evicted for it (absent in results written before it existed). */
+  consolidation?: { moves: number; savedPerMonth: number; podsEvicted: number; evictionsPer100PerMonth: number | null };
   /** nodewright's own AWS bill (absent in results written before it existed). */
   controller?: { usdPerMonth: { total: number; lambdaCompute: number; stepFunctions: number; [k: string]: number } };
   /** Per function: modelled peak memory and longest duration against size and timeout (absent in older results). */

@@ -57,6 +57,7 @@ export function renderSimulationTable(r: SimResultView): string {
           `${r.pods.total} (pending p50 ${r.pods.pendingSecondsP50}s, p99 ${r.pods.pendingSecondsP99}s, max ${r.pods.maxPendingSeconds}s${launchSummary(r)})`,
         ],
         ['cost', `$${r.cost.total.toFixed(4)} for the run, $${r.cost.perHourAtEnd.toFixed(4)}/h at the end`],
+        ['consolidation', consolidationLine(r.consolidation)],
         ...(r.controller ? [['controller', controllerSummary(r.controller.usdPerMonth)]] : []),
         ['violations', `PDB ${r.violations.pdb}, do-not-disrupt ${r.violations.doNotDisrupt}, pods lost ${r.violations.podsLost}`],
         [
@@ -131,4 +132,12 @@ export function progressBar(write: (s: string) => void): { update(t: number, tot
       write('\r\x1b[K');
     },
   };
+}
+
+/** "$312.40/month saved by 4 moves, 37 pods evicted (11.84 per $100/month)". */
+function consolidationLine(c: SimResultView['consolidation']): string {
+  if (!c || c.moves === 0) return 'none';
+  const moves = `${c.moves} move${c.moves === 1 ? '' : 's'}`;
+  const rate = c.evictionsPer100PerMonth === null ? '' : ` (${c.evictionsPer100PerMonth} per $100/month)`;
+  return `$${c.savedPerMonth.toFixed(2)}/month saved by ${moves}, ${c.podsEvicted} pods evicted${rate}`;
 }

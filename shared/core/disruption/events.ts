@@ -6,6 +6,7 @@
  * Node: Underutilized") when a command starts, and `DisruptionBlocked` on a NodePool whose budget allows none.
  */
 import type { KubeEvent } from '../ports';
+import { describeScore } from './balanced';
 import type { Command, DisruptionAuditRecord } from './types';
 
 const title = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -76,14 +77,35 @@ export function unconsolidatableEvents(audit: readonly DisruptionAuditRecord[]):
   return out;
 }
 
-/** DisruptionTerminating on each candidate's Node and NodeClaim of a command that started. */
+/**
+ * DisruptionTerminating on each candidate's Node and NodeClaim of a command that started; for a move a Balanced pool
+ * scored, ConsolidationApproved with the score, as Karpenter: on the Node and NodeClaim of a one-node move, on the
+ * NodePool of a multi-node one.
+ */
 export function disruptingEvents(cmd: Command): KubeEvent[] {
   const reason = title(cmd.reason);
-  return cmd.candidates.flatMap((c) =>
+  const out = cmd.candidates.flatMap((c) =>
     onBoth(c.node.name, c.nodeClaim.name, (kind) => ({
       type: 'Normal',
       reason: 'DisruptionTerminating',
       message: `Disrupting ${kind}: ${reason}`,
     })),
   );
+  for (const s of cmd.scores ?? []) {
+    const message = describeScore(s);
+    if (cmd.candidates.length === 1) {
+      const c = cmd.candidates[0];
+      out.push(...onBoth(c.node.name, c.nodeClaim.name, () => ({ type: 'Normal', reason: 'ConsolidationApproved', message, dedupeByObject: true })));
+    } else {
+      const uid = cmd.candidates.find((c) => c.nodePool.name === s.nodePool)?.nodePool.uid;
+      out.push({
+        object: { kind: 'NodePool', name: s.nodePool, ...(uid ? { uid } : {}) },
+        type: 'Normal',
+        reason: 'ConsolidationApproved',
+        message,
+        dedupeByObject: true,
+      });
+    }
+  }
+  return out;
 }

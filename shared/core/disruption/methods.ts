@@ -8,6 +8,7 @@ import { simulate } from './simulate';
 import { isStatic, staticNodeClaim } from '../scheduling/static-claim';
 import type { Pass } from './pass';
 import type { Candidate, Command } from './types';
+import type { MoveScore } from './balanced';
 
 /** The disrupt machine accepts at most 100 candidates per execution. */
 const MaxCommandCandidates = 100;
@@ -126,7 +127,7 @@ function withinBudget(pass: Pass, list: Candidate[], cap: number): Candidate[] {
   return out;
 }
 
-function toCommand(method: Command['method'], cs: Candidate[], o: Outcome & { ok: true }): Command {
+function toCommand(method: Command['method'], cs: Candidate[], o: Outcome & { ok: true }, scores: MoveScore[] = []): Command {
   return {
     method,
     reason: 'underutilized',
@@ -135,6 +136,7 @@ function toCommand(method: Command['method'], cs: Candidate[], o: Outcome & { ok
     replacements: o.replacements,
     savingsPerHour: o.savingsPerHour,
     ...(o.replacements.length > 1 ? { multiReplacement: true } : {}),
+    ...(scores.length ? { scores } : {}),
   };
 }
 
@@ -147,12 +149,13 @@ function searchPrefixes(pass: Pass, list: Candidate[], maxReplacements: (n: numb
     const mid = (lo + hi) >> 1;
     const prefix = list.slice(0, mid + 1);
     const o = computeConsolidation(pass.view, prefix, { method: 'multi-node', maxReplacements: maxReplacements(prefix.length), spotToSpot: pass.spotToSpot });
-    if (o.ok) {
-      best = toCommand('multi-node', prefix, o);
+    const scored = o.ok ? pass.balanced(prefix, o.savingsPerHour) : undefined;
+    if (o.ok && !scored?.why) {
+      best = toCommand('multi-node', prefix, o, scored?.scores);
       lo = mid + 1;
       if (o.note) pass.note('multi-node', prefix, o.note);
     } else {
-      pass.reject('multi-node', prefix, `${label}: ${o.why}`);
+      pass.reject('multi-node', prefix, `${label}: ${o.ok ? scored!.why : o.why}`);
       hi = mid - 1;
     }
   }
@@ -201,9 +204,15 @@ export function singleNode(pass: Pass): Command | undefined {
       pass.reject('single-node', [c], `budget: ${budget.why(c.nodePool.name)}`);
       continue;
     }
+    const hopeless = pass.balancedHopeless(c);
+    if (hopeless) {
+      pass.reject('single-node', [c], hopeless);
+      continue;
+    }
     const o = computeConsolidation(pass.view, [c], { method: 'single-node', maxReplacements: 1, spotToSpot: pass.spotToSpot });
-    if (o.ok) return toCommand('single-node', [c], o);
-    pass.reject('single-node', [c], o.why);
+    const scored = o.ok ? pass.balanced([c], o.savingsPerHour) : undefined;
+    if (o.ok && !scored!.why) return toCommand('single-node', [c], o, scored!.scores);
+    pass.reject('single-node', [c], o.ok ? scored!.why! : o.why);
   }
   return undefined;
 }
@@ -242,7 +251,12 @@ export function singleNodeSplit(pass: Pass): Command | undefined {
       pass.note('single-node', [c], `a split into ${o.replacements.length} nodes would save only ${o.savingsPerHour.toFixed(4)}/h`);
       continue;
     }
-    return { ...toCommand('single-node', [c], o), multiReplacement: true };
+    const scored = pass.balanced([c], o.savingsPerHour);
+    if (scored.why) {
+      pass.note('single-node', [c], `a split into ${o.replacements.length} nodes: ${scored.why}`);
+      continue;
+    }
+    return { ...toCommand('single-node', [c], o, scored.scores), multiReplacement: true };
   }
   return undefined;
 }

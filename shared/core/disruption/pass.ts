@@ -14,6 +14,7 @@ import {
   type ClusterView,
   type NodeView,
 } from './candidates';
+import { canPassThreshold, describeScore, type MoveScore, poolTotals, type PoolTotals, scoreMove } from './balanced';
 import { driftedSince, driftReason } from './drift';
 import { isStatic } from '../scheduling/static-claim';
 import type { Candidate, Command, DisruptionAuditRecord, DisruptionMethod } from './types';
@@ -39,6 +40,7 @@ export class Pass {
   singleNodeResumeAt?: string | null;
   private readonly starts = new Map<string, number>();
   private budgeted?: Candidate[];
+  private totals?: Map<string, PoolTotals>;
 
   constructor(
     readonly view: ClusterView,
@@ -165,6 +167,21 @@ export class Pass {
       cmd.savingsPerHour,
       cmd.reason,
     );
+  }
+
+  /** consolidationPolicy Balanced: the move's scores (none when no candidate's pool is Balanced), and why one rejects it. */
+  balanced(cs: Candidate[], savingsPerHour: number): { scores: MoveScore[]; why?: string } {
+    this.totals ??= poolTotals(this.view);
+    const scores = scoreMove(this.totals, cs, savingsPerHour);
+    const bad = scores.find((x) => !x.approved);
+    return bad ? { scores, why: `Balanced: ${describeScore(bad)} in NodePool ${bad.nodePool}` } : { scores };
+  }
+
+  /** Why no move of this candidate can pass its Balanced pool (even deleting it scores too low), or undefined. */
+  balancedHopeless(c: Candidate): string | undefined {
+    this.totals ??= poolTotals(this.view);
+    const best = canPassThreshold(this.totals, c);
+    return best && !best.approved ? `Balanced: even deleting it would score ${describeScore(best)}` : undefined;
   }
 
   /** Underutilized candidates within the Underutilized budget, at most `cap` (computed once per pass). */

@@ -7,6 +7,7 @@ import type { AuditRecord, ClusterSnapshot } from '../ports';
 import type { Clock } from '../ports/clock';
 import type { PlannedNodeClaim } from '../scheduling/types';
 import type { EpochMs } from '../time';
+import type { MoveScore } from './balanced';
 
 export type DisruptionMethod = 'emptiness' | 'drift' | 'multi-node' | 'single-node' | 'expiration';
 type CommandReason = 'empty' | 'drifted' | 'underutilized' | 'expired';
@@ -70,6 +71,8 @@ export interface Command {
   driftReasons?: Record<string, string>;
   /** Set on multi-node commands that replace by more than one node (nodewright extension). */
   multiReplacement?: boolean;
+  /** consolidationPolicy Balanced: the move's score in each Balanced pool it disrupts (ConsolidationApproved events). */
+  scores?: MoveScore[];
 }
 
 /** One line of the audit trail; a valid StateStore AuditRecord (kind "disruption"). */

@@ -3,7 +3,7 @@ import type { NodeSelectorRequirement, Taint } from './kube';
 import type { ResourceList } from './resources';
 import type { EpochMs } from '../time';
 
-type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
+type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
 export type DisruptionReason = 'Underutilized' | 'Empty' | 'Drifted';
 
 export interface Budget {
@@ -51,6 +51,11 @@ export interface NodePool {
     /** Seconds; null = Never. */
     consolidateAfter: number | null;
     budgets: Budget[];
+    /**
+     * Balanced's k (a move passes when its share of the pool's savings over its share of the pool's disruption is at
+     * least 1/k): 2 as Karpenter fixes it, or the pool's `nodewright.io/balanced-k` annotation.
+     */
+    balancedK?: number;
   };
   /** Capacity limits (cpu millicores, memory bytes, pods, gpu, nodes). */
   limits: ResourceList;

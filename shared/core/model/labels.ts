@@ -106,6 +106,8 @@ export const Annotation = {
   doNotConsolidate: 'karpenter.sh/do-not-consolidate',
   /** nodewright's NodePool annotation: ignore | pre-provision | drain (see NodePool.rebalancePolicy). */
   rebalancePolicy: 'nodewright.io/rebalance-policy',
+  /** nodewright's NodePool annotation: k of consolidationPolicy Balanced (a number ≥ 1; Karpenter fixes k = 2). */
+  balancedK: 'nodewright.io/balanced-k',
   /** On a node tainted karpenter.sh/disrupted: `<machine>/<execution name>` that holds the taint (the stale-taint sweep asks it). */
   disruptedBy: 'nodewright.io/disrupted-by',
   /** On a replacement NodeClaim: the id of the disruption that created it (only that disruption may launch or roll it back). */

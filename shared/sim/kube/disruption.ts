@@ -119,6 +119,8 @@ export function evictPod(store: KubeStore, podType: ResourceType, namespace: str
       }
     }
   }
+  const node = pod.spec?.nodeName;
+  if (!pod.metadata.deletionTimestamp && !terminal && typeof node === 'string') store.evictionsByNode.set(node, (store.evictionsByNode.get(node) ?? 0) + 1);
   store.delete(podType, namespace, name, { gracePeriodSeconds: opts.gracePeriodSeconds, preconditions: opts.preconditions });
   return statusBody(201, 'Success', '');
 }

@@ -64,6 +64,8 @@ export class KubeStore {
   private readonly defaultManager: string;
   /** Event writes in time order: an Event whose last write is older than the TTL is deleted, costing only the expired. */
   private readonly eventExpiry = new ExpiryQueue();
+  /** Running pods evicted through the API (POST pods/{name}/eviction), per node they ran on. */
+  readonly evictionsByNode = new Map<string, number>();
   private rv = 0;
   private uids = 0;
   private names = 0;

@@ -1,4 +1,5 @@
 /** What a simulation run reports (the JSON of `nodewright simulate -o json`). Times are simulated seconds. */
+import type { ConsolidationSummary } from './consolidation-summary';
 import type { ControllerBill } from '../runtime/bill';
 
 export interface SimulatedNode {
@@ -90,6 +91,8 @@ export interface SimulationResult {
     minReadyAfterRollout: Record<string, number>;
   };
   cost: { total: number; perHourAtEnd: number };
+  /** What consolidation saved, measured on the world, and the pods it evicted for it (consolidation-summary.ts). */
+  consolidation: ConsolidationSummary;
   /** nodewright's own AWS bill for the run, extrapolated to 30 days (runtime/metering.ts, docs/controller-cost.md). */
   controller: ControllerBill;
   /** Per deployed function that ran: memory and duration against its size and timeout, Kubernetes requests and bytes. */

@@ -8,6 +8,7 @@ import { controllerBill } from '../runtime/bill';
 import type { CapturedLog } from '../runtime/production';
 import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './events';
 import { finalState, functionSummary, podSummary, summarizeFaults } from './summary';
+import { consolidationSummary } from './consolidation-summary';
 import { parseObjects } from './schema';
 import { ClusterObserver } from './observe';
 import { seedFleet } from './fleet';
@@ -258,6 +259,7 @@ function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, ap
       },
     }),
     functions: functionSummary(world),
+    consolidation: consolidationSummary(world),
     violations: { ...observer.violations, podsLost: world.lostPods.length },
     ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
     final: finalState(world),

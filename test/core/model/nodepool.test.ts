@@ -354,3 +354,34 @@ describe('NodePool (karpenter.sh/v1)', () => {
     expect(pool.uid).toBe('np-1');
   });
 });
+
+describe('consolidationPolicy Balanced and its k', () => {
+  const balanced = (annotations?: Record<string, string>) =>
+    nodePoolJson((np) => {
+      (np.spec as Record<string, unknown>).disruption = { consolidationPolicy: 'Balanced' };
+      if (annotations) (np as unknown as { metadata: Record<string, unknown> }).metadata.annotations = annotations;
+    });
+
+  it("should accept Balanced (Karpenter v1.14) and read a pool's own k from nodewright.io/balanced-k", () => {
+    expect(nodePoolFromKube(balanced()).disruption).toMatchObject({ consolidationPolicy: 'Balanced' });
+    expect(nodePoolFromKube(balanced()).disruption.balancedK).toBeUndefined();
+    expect(nodePoolFromKube(balanced({ 'nodewright.io/balanced-k': '3' })).disruption.balancedK).toBe(3);
+  });
+
+  it.each([
+    ['0.5', 'must be a number of at least 1'],
+    ['lots', 'must be a number of at least 1'],
+  ])('should reject balanced-k %j, naming the annotation', (k, problem) => {
+    const err = validationError(() => nodePoolFromKube(balanced({ 'nodewright.io/balanced-k': k }), { file: 'pools.yaml', documentIndex: 0 }));
+    expect(err.message).toContain('metadata.annotations["nodewright.io/balanced-k"]');
+    expect(err.message).toContain(problem);
+  });
+
+  it('should reject balanced-k on a pool that is not Balanced (it would do nothing)', () => {
+    const json = nodePoolJson();
+    (json as { metadata: Record<string, unknown> }).metadata.annotations = { 'nodewright.io/balanced-k': '3' };
+    expect(validationError(() => nodePoolFromKube(json)).message).toContain(
+      "applies only to consolidationPolicy Balanced; this pool's is WhenEmptyOrUnderutilized",
+    );
+  });
+});

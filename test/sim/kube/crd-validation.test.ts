@@ -49,6 +49,17 @@ describe('Karpenter CRD validation in the fake API server', () => {
     expect((c.spec as any).amiSelectorTerms).toEqual([{ alias: 'al2023@latest' }]);
   });
 
+  it('should accept consolidationPolicy Balanced (Karpenter v1.14) and refuse a policy Karpenter does not know', () => {
+    const { create, rejection } = setup();
+    const p = pool();
+    p.spec.disruption.consolidationPolicy = 'Balanced';
+    expect((create(p).spec as any).disruption.consolidationPolicy).toBe('Balanced');
+    const q = pool();
+    q.metadata = { name: 'other' };
+    q.spec.disruption.consolidationPolicy = 'Sometimes';
+    expect(rejection(() => create(q))).toContain('consolidationPolicy');
+  });
+
   it('should fill in the defaults of a minimal NodePool: consolidation policy and delay, a 10% budget, expireAfter 720h', () => {
     const { create } = setup();
     const p = pool();

@@ -159,7 +159,7 @@ export const nodePoolSchema = z
         ),
         disruption: z.optional(
           z.object({
-            consolidationPolicy: z.optional(z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized'])),
+            consolidationPolicy: z.optional(z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced'])),
             consolidateAfter: z.optional(durationOrNever('consolidateAfter')),
             budgets: z.optional(z.array(budgetSchema).check(z.maxLength(50, 'at most 50 budgets are allowed'))),
           }),
@@ -246,6 +246,15 @@ export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffi
       fail(ctx, `metadata.annotations["${Annotation.rebalancePolicy}"]`, `must be one of ${RebalancePolicies.join(', ')}; got ${JSON.stringify(rebalance)}`);
     }
     pool.rebalancePolicy = rebalance as RebalancePolicy;
+  }
+  const k = obj(metadata.annotations)[Annotation.balancedK];
+  if (k !== undefined) {
+    const where = `metadata.annotations["${Annotation.balancedK}"]`;
+    if (typeof k !== 'string' || !/^\d+(\.\d+)?$/.test(k.trim()) || !(Number(k) >= 1))
+      fail(ctx, where, `must be a number of at least 1 (k of Balanced); got ${JSON.stringify(k)}`);
+    if (pool.disruption.consolidationPolicy !== 'Balanced')
+      fail(ctx, where, `applies only to consolidationPolicy Balanced; this pool's is ${pool.disruption.consolidationPolicy}`);
+    pool.disruption.balancedK = Number(k);
   }
   pool.hash = nodePoolHash(pool);
   const annotations = obj(metadata.annotations);
