@@ -8,6 +8,7 @@ import { invocationEnd, type LifecycleDeps } from '../../shared/core/lifecycle';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
 import { cloud } from '../../shared/adapters/compose/parts/cloud';
 import { cluster } from '../../shared/adapters/compose/parts/cluster';
+import { lp } from '../../shared/adapters/compose/parts/planner';
 import { store } from '../../shared/adapters/compose/parts/store';
 import { workflows } from '../../shared/adapters/compose/parts/workflows';
 import { runDisruption, type DisruptionRunOptions, type DisruptionRunResult } from '../../shared/core/lifecycle/disruption-run';
@@ -53,6 +54,6 @@ export const createHandler =
     });
   };
 
-export const handler = deployedHandler('disruption', { cluster, cloud, store, workflows }, (deps) =>
-  createHandler(deps, { core: { spotToSpotConsolidation: spotToSpotEnabled(process.env.FEATURE_GATES) } }),
+export const handler = deployedHandler('disruption', { cluster, cloud, store, workflows, lp }, (deps) =>
+  createHandler(deps, { core: { spotToSpotConsolidation: spotToSpotEnabled(process.env.FEATURE_GATES) }, loadLp: deps.lp }),
 );

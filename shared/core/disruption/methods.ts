@@ -141,14 +141,19 @@ function toCommand(method: Command['method'], cs: Candidate[], o: Outcome & { ok
 }
 
 /** Binary search over prefixes of ≥ 2 candidates for the largest valid command (docs/karpenter-reference.md §4.3). */
-function searchPrefixes(pass: Pass, list: Candidate[], maxReplacements: (n: number) => number, label: string): Command | undefined {
+function searchPrefixes(pass: Pass, list: Candidate[], maxReplacements: (n: number) => number, label: string, split = false): Command | undefined {
   let lo = 1;
   let hi = list.length - 1;
   let best: Command | undefined;
   while (lo <= hi && !pass.expired('multi')) {
     const mid = (lo + hi) >> 1;
     const prefix = list.slice(0, mid + 1);
-    const o = computeConsolidation(pass.view, prefix, { method: 'multi-node', maxReplacements: maxReplacements(prefix.length), spotToSpot: pass.spotToSpot });
+    const o = computeConsolidation(pass.view, prefix, {
+      method: 'multi-node',
+      maxReplacements: maxReplacements(prefix.length),
+      spotToSpot: pass.spotToSpot,
+      split,
+    });
     const scored = o.ok ? pass.balanced(prefix, o.savingsPerHour) : undefined;
     if (o.ok && !scored?.why) {
       best = toCommand('multi-node', prefix, o, scored?.scores);
@@ -263,12 +268,28 @@ export function singleNodeSplit(pass: Pass): Command | undefined {
 
 /** At most this many replacements for one node split, and this many split simulations per pass. */
 const MaxSplit = 8;
+/** Replacements of one command at most: each is a NodeClaim in the disrupt execution's input (Step Functions: 256 KB). */
+const MaxReplacements = 24;
 const MaxSplitTries = 10;
 
-/** nodewright: several nodes → several cheaper nodes, when Karpenter's one-node methods found nothing better. */
+/**
+ * nodewright: several nodes → several cheaper nodes (N → M), when Karpenter's one-node methods found nothing better:
+ * the candidates' pods scheduled, then re-packed toward the cheapest fleet as `plan` does (the LP when loaded).
+ */
 export function multiReplacement(pass: Pass): Command | undefined {
   const list = budgeted(pass);
   if (list.length < 2) return undefined;
-  const cmd = searchPrefixes(pass, list, (n) => n, 'multi-replacement');
-  return cmd && cmd.replacements.length > 1 ? cmd : undefined;
+  // As a split: up to MaxSplit nodes per candidate; more nodes than it removes only for a saving worth it.
+  const cmd = searchPrefixes(pass, list, (n) => Math.min(n * MaxSplit, MaxReplacements), 'multi-replacement', true);
+  if (!cmd || cmd.replacements.length < 2) return undefined;
+  const removed = cmd.candidates.reduce((s, c) => s + c.price, 0);
+  if (cmd.replacements.length > cmd.candidates.length && cmd.savingsPerHour < SplitMinSaving * removed) {
+    pass.note(
+      'multi-node',
+      cmd.candidates,
+      `${cmd.candidates.length} nodes into ${cmd.replacements.length} would save only ${cmd.savingsPerHour.toFixed(4)}/h`,
+    );
+    return undefined;
+  }
+  return cmd;
 }

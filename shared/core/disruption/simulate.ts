@@ -39,8 +39,8 @@ export interface Simulation {
 
 /**
  * Schedules the candidates' pods with the candidates removed. `split`: then re-pack the new claims toward the
- * cheapest fleet (the solver-free heuristic of scheduling/optimize), so a node can be replaced by several
- * cheaper ones instead of the one that holds everything.
+ * cheapest fleet with the planner's re-packing (the LP when the input carries one, else the heuristic), so nodes
+ * can be replaced by several cheaper ones instead of the one that holds everything.
  */
 export function simulate(view: ClusterView, candidates: Candidate[], options: { split?: boolean } = {}): Simulation {
   const b = schedulingBase(view);
@@ -48,7 +48,7 @@ export function simulate(view: ClusterView, candidates: Candidate[], options: { 
   const movingUids = new Set(moving.map((p) => p.uid));
   const input = { ...b, pods: [...b.pods, ...moving], options: { ...b.options, excludeNodes: new Set(candidates.map((c) => c.node.name)) } };
   const greedy = solve(input);
-  const plan = options.split ? repackPlan(input, greedy, undefined).plan : greedy;
+  const plan = options.split ? repackPlan(input, greedy, view.input.lp).plan : greedy;
   const newClaims = plan.nodeClaims.filter((c) => c.pods.some((p) => movingUids.has(p.uid)));
   const failed = [...plan.unschedulable, ...plan.ignored].find((u) => movingUids.has(u.pod.uid));
   if (failed) return { failure: `pods don't fit elsewhere: pod ${podKey(failed.pod)}: ${failed.reason}`, newClaims };

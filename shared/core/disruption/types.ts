@@ -8,6 +8,7 @@ import type { Clock } from '../ports/clock';
 import type { PlannedNodeClaim } from '../scheduling/types';
 import type { EpochMs } from '../time';
 import type { MoveScore } from './balanced';
+import type { LpSolver } from '../ports/lp-solver';
 
 export type DisruptionMethod = 'emptiness' | 'drift' | 'multi-node' | 'single-node' | 'expiration';
 type CommandReason = 'empty' | 'drifted' | 'underutilized' | 'expired';
@@ -42,6 +43,8 @@ export interface DisruptionInput {
   /** Cloud-provider drift (AMI, subnet, security group …) by NodeClaim name → reason, e.g. "AMIDrift". */
   drifted?: Record<string, string>;
   options?: DisruptionOptions;
+  /** The LP solver when the function has it: consolidation re-packs replacements with it (else the heuristic). */
+  lp?: LpSolver;
 }
 
 export interface Candidate {

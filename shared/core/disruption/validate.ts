@@ -69,7 +69,7 @@ export function validateCommand(cmd: Command, fresh: DisruptionInput): Validatio
     method: cmd.method === 'single-node' ? 'single-node' : 'multi-node',
     maxReplacements: cmd.multiReplacement ? Math.max(cs.length, cmd.replacements.length) : 1,
     spotToSpot: fresh.options?.spotToSpotConsolidation === true,
-    split: cmd.multiReplacement === true && cmd.method === 'single-node',
+    split: cmd.multiReplacement === true,
   });
   if (!o.ok) return invalid(`re-simulation: ${o.why}`);
   if (cmd.action === 'delete') return o.action === 'delete' ? { valid: true } : invalid(`a delete now needs ${o.replacements.length} new node(s)`);

@@ -19,6 +19,7 @@ import {
   type DisruptionOptions,
 } from '../disruption';
 import { eachLimited } from '../concurrency';
+import type { LpLoader } from '../scheduling/optimize/plan-cheapest';
 import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
@@ -65,6 +66,8 @@ export interface DisruptionRunOptions {
   core?: Omit<DisruptionOptions, 'clock'>;
   /** Audit records written at once (DynamoDB writes run in parallel). */
   auditConcurrency?: number;
+  /** The container's LP solver, loaded on the first pass with enough pods to re-pack (consolidation's N → M). */
+  loadLp?: LpLoader;
 }
 
 export interface DisruptionRunResult {
@@ -147,10 +150,12 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
   // The searches share what is left before a consolidation command's validation (wait, re-read) must start: on a
   // large cluster the reads before them may have used much of the invocation.
   const searchMs = Math.max(0, (s.deadline - s.deps.clock.now() - validationMs(s)) / 2);
+  const lp = s.options.loadLp && snapshot.pods.length >= LP_FROM_PODS ? await s.options.loadLp() : undefined;
   return {
     snapshot,
     instanceTypes,
     drifted,
+    ...(lp ? { lp } : {}),
     now: s.deps.clock.now(),
     options: {
       multiNodeTimeoutMs: Math.min(DisruptionTimings.multiNodeTimeoutMs, searchMs),
@@ -161,6 +166,9 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
     },
   };
 }
+
+/** Below this many pods in the cluster no re-packed group is large enough for the LP: the solver is not loaded. */
+const LP_FROM_PODS = 40;
 
 /** What a consolidation command's validation takes at most: the wait, then a re-read and a re-check (a search's worth). */
 const validationMs = (s: PassState): number => (s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs;
