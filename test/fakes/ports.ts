@@ -250,6 +250,10 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
     }
     return true;
   }
+  async nominatePod(pod: { namespace: string; name: string }, nodeName: string): Promise<void> {
+    this.writes.push(`nominatePod ${pod.namespace}/${pod.name} ${nodeName}`);
+    this.pods = this.pods.map((p) => (p.namespace === pod.namespace && p.name === pod.name ? { ...p, nominatedNodeName: nodeName } : p));
+  }
   async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {
     const key = `${pod.namespace}/${pod.name}`;
     this.writes.push(`evict ${key}`);

@@ -19,6 +19,7 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'core.deleteNode': [['', 'nodes', 'delete']],
   'core.deleteNamespacedPod': [['', 'pods', 'delete']],
   'core.createNamespacedPodEviction': [['', 'pods/eviction', 'create']],
+  'core.patchNamespacedPodStatus': [['', 'pods/status', 'patch']],
   'core.createNamespacedEvent': [['', 'events', 'create']],
   'core.readNamespacedEvent': [['', 'events', 'get']],
   'core.patchNamespacedEvent': [['', 'events', 'patch']],

@@ -244,6 +244,11 @@ export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
     );
   }
 
+  async nominatePod(pod: { namespace: string; name: string }, nodeName: string): Promise<void> {
+    const body = { status: { nominatedNodeName: nodeName } };
+    await tolerate(() => this.apis.core.patchNamespacedPodStatus({ namespace: pod.namespace, name: pod.name, body }), [404], undefined);
+  }
+
   async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {
     try {
       await this.apis.core.createNamespacedPodEviction({

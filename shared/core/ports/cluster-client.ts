@@ -117,6 +117,12 @@ export interface ClusterClient {
   deleteNodeClaim(name: string): Promise<void>;
   /** Merge-patches labels/annotations/taints; a missing node is success and returns false. */
   patchNode(name: string, patch: NodePatch): Promise<boolean>;
+  /**
+   * Sets a pending pod's status.nominatedNodeName: kube-scheduler tries that node first and, until the pod binds,
+   * keeps its room there from pods of no higher priority (KEP-5278, Kubernetes ≥ 1.35; PreferNominatedNode before).
+   * A missing pod is success.
+   */
+  nominatePod(pod: { namespace: string; name: string }, nodeName: string): Promise<void>;
   /** Eviction API: 429 (PDB) → blocked, 404/409 → gone. */
   evict(pod: { namespace: string; name: string }): Promise<EvictionResult>;
   /** Delete bypassing PDBs (terminationGracePeriod expiry only). */

@@ -1,6 +1,6 @@
 /**
- * Rounds that add up (issue #29): a NodeClaim remembers the pods it was planned for (their uids, in the
- * `nodewright.io/planned-pods` annotation). While it is not yet initialized, a later round counts those of them that
+ * Rounds that add up (issue #29): a NodeClaim remembers the pods it was planned for (`namespace/name/uid` each, in the
+ * `nodewright.io/planned-pods` annotation; a bare uid is read too). While it is not yet initialized, a later round counts those of them that
  * are still pending as on it, and does not plan them again. Without this a later round re-placed them onto the
  * in-flight claims with Karpenter's greedy pass, which does not reproduce a re-packed layout: pods that fit in the
  * claims as planned were "left over" and got extra nodes (80 pods on four claims: 18 extra nodes, removed as Empty
@@ -13,8 +13,19 @@ import type { ExistingNode } from '../scheduling/types';
 
 /** The annotation's value for a claim planned for these pods (undefined when none has a uid). */
 export function plannedPodsValue(pods: readonly Pod[]): string | undefined {
-  const uids = pods.map((p) => p.uid).filter((u) => u !== '');
-  return uids.length > 0 ? uids.join(',') : undefined;
+  const refs = pods.filter((p) => p.uid !== '').map((p) => `${p.namespace}/${p.name}/${p.uid}`);
+  return refs.length > 0 ? refs.join(',') : undefined;
+}
+
+/** The pods a claim was planned for, as its annotation names them (entries written before names were kept have none). */
+export function plannedPodRefs(claim: NodeClaim): { namespace?: string; name?: string; uid: string }[] {
+  const value = claim.annotations[Annotation.plannedPods];
+  if (!value) return [];
+  return value.split(',').map((entry) => {
+    // Names and namespaces hold no "/"; a uid (a UUID) has none either, but tests' may: the rest is the uid.
+    const parts = entry.split('/');
+    return parts.length >= 3 ? { namespace: parts[0], name: parts[1], uid: parts.slice(2).join('/') } : { uid: entry };
+  });
 }
 
 /** Which claim each pod was planned for, over the claims not yet initialized and not being deleted. */
@@ -23,9 +34,8 @@ function plannedFor(claims: readonly NodeClaim[], existing: readonly ExistingNod
   const out = new Map<string, ExistingNode>();
   for (const c of claims) {
     const node = byClaim.get(c.name);
-    const value = c.annotations[Annotation.plannedPods];
-    if (!node || !value) continue;
-    for (const uid of value.split(',')) out.set(uid, node);
+    if (!node) continue;
+    for (const { uid } of plannedPodRefs(c)) out.set(uid, node);
   }
   return out;
 }

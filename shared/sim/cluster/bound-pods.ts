@@ -45,6 +45,15 @@ export function place(n: { pods: Pod[]; used: Record<string, number> }, pod: Pod
   for (const [r, q] of Object.entries(pod.requests)) if (r !== 'pods') n.used[r] = (n.used[r] ?? 0) + q;
 }
 
+/** The pod no longer counted on the node (a nominated pod's held room, released as the pod itself is placed). */
+export function unplace(n: { pods: Pod[]; used: Record<string, number> }, pod: Pod): void {
+  const i = n.pods.indexOf(pod);
+  if (i < 0) return;
+  n.pods.splice(i, 1);
+  n.used.pods = (n.used.pods ?? 0) - 1;
+  for (const [r, q] of Object.entries(pod.requests)) if (r !== 'pods') n.used[r] = (n.used[r] ?? 0) - q;
+}
+
 const caches = new WeakMap<KubeStore, Map<string, NodePods>>();
 
 function cacheOf(store: KubeStore): Map<string, NodePods> {

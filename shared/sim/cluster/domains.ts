@@ -24,8 +24,12 @@ export class Domains {
   /** topology key → domain value → the required anti-affinity terms (of that key) of the pods bound there. */
   private readonly anti = new Map<string, Map<string, { term: PodAffinityTerm; owner: Pod }[]>>();
 
-  constructor(private readonly all: NodeState[]) {
-    for (const n of all) for (const p of n.antiAffinityPods ?? n.pods) this.indexAnti(n, p);
+  /** `held`: pods counted on a node without being bound there (nominated pods' room): no pod (anti-)affinity of theirs counts. */
+  constructor(
+    private readonly all: NodeState[],
+    private readonly held: ReadonlyMap<Pod, unknown> = new Map(),
+  ) {
+    for (const n of all) for (const p of n.antiAffinityPods ?? n.pods) if (!held.has(p)) this.indexAnti(n, p);
   }
 
   /** Whether any bound pod has a required anti-affinity term (which every other pod is then checked against). */
@@ -40,7 +44,7 @@ export class Domains {
     let byValue = this.pods.get(key);
     if (!byValue) {
       this.pods.set(key, (byValue = new Map()));
-      for (const o of this.all) for (const p of o.pods) this.add(byValue, o.node.labels[key], p);
+      for (const o of this.all) for (const p of o.pods) if (!this.held.has(p)) this.add(byValue, o.node.labels[key], p);
     }
     return byValue.get(value) ?? [];
   }

@@ -56,6 +56,10 @@ class NodeCache {
     });
   }
 
+  touch(name: string): void {
+    this.stale.add(name);
+  }
+
   /** The nodes for a pass, each as stored now with what is bound to it now. */
   nodes(): PassNodes {
     if (this.renumber || this.fit.changed.length > CARRY_FACTOR * this.sorted.length + 1_000) this.rebuild();
@@ -90,6 +94,12 @@ class NodeCache {
 }
 
 const caches = new WeakMap<KubeStore, NodeCache>();
+
+/** Nodes a pass counted more on than is bound there (nominated pods' held room): read again at the next pass. */
+export function touchNodes(store: KubeStore, names: Iterable<string>): void {
+  const c = caches.get(store);
+  if (c) for (const n of names) c.touch(n);
+}
 
 /** The store's nodes for a scheduling pass (the cache is made, and starts listening to the store, on first use). */
 export function passNodes(store: KubeStore): PassNodes {

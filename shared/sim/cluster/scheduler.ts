@@ -12,8 +12,8 @@ import { isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type 
 import { Domains, type NodeState } from './domains';
 import { FitPass, nodeAffinityOk, reasonsText, score } from './fit-cache';
 import { runningStatus } from './pod-content';
-import { place, podModel } from './bound-pods';
-import { passNodes } from './node-cache';
+import { place, podModel, unplace } from './bound-pods';
+import { passNodes, touchNodes } from './node-cache';
 
 export interface SchedulerResult {
   bound: { pod: string; node: string }[];
@@ -207,10 +207,12 @@ export function runScheduler(store: KubeStore): SchedulerResult {
   const q = queueOf(store);
   const now = store.now();
   const pending: KubeObject[] = [];
+  const nominated: KubeObject[] = [];
   const waiting = new Set<string>();
   let retryAt: number | undefined;
   for (const obj of store.scanWhere(types.pod, ['spec', 'nodeName'], '')) {
     if (!isPending(obj)) continue;
+    if ((obj.status as { nominatedNodeName?: string } | undefined)?.nominatedNodeName) nominated.push(obj);
     const uid = obj.metadata.uid as string;
     const t = q.tried.get(uid);
     const due = t ? dueAt(q, t) : now;
@@ -225,7 +227,7 @@ export function runScheduler(store: KubeStore): SchedulerResult {
   if (pending.length === 0) return nothing(retryAt);
   q.inPass = true;
   try {
-    const out = schedule(store, types, pending);
+    const out = schedule(store, types, pending, nominated);
     const failed = new Set(out.unschedulable);
     for (const obj of pending) {
       const uid = obj.metadata.uid as string;
@@ -244,7 +246,38 @@ export function runScheduler(store: KubeStore): SchedulerResult {
   }
 }
 
-function schedule(store: KubeStore, types: KubeTypes, due: KubeObject[]): SchedulerResult {
+/**
+ * The room of the pending pods nominated to a node (status.nominatedNodeName), held there: kube-scheduler adds them
+ * to the node when it checks another pod against it (RunFilterPluginsWithNominatedPods; here for resources and
+ * pod slots, whatever the pods' priorities), until each is tried itself. Returns the node each is held on.
+ */
+function holdNominated(store: KubeStore, nodes: NodeState[], fit: FitPass, nominated: KubeObject[], copy: (n: NodeState) => void): Map<Pod, NodeState> {
+  const held = new Map<Pod, NodeState>();
+  if (nominated.length === 0) return held;
+  const byName = new Map(nodes.map((n) => [n.node.name, n]));
+  for (const obj of nominated) {
+    const n = byName.get((obj.status as { nominatedNodeName: string }).nominatedNodeName);
+    if (!n) continue;
+    const pod = podModel(obj);
+    copy(n);
+    place(n, pod);
+    fit.nodeChanged(n);
+    held.set(pod, n);
+  }
+  // The held room is this pass's: the next one reads those nodes again.
+  touchNodes(store, new Set([...held.values()].map((n) => n.node.name)));
+  return held;
+}
+
+/** A nominated pod on its node, when it fits there now (kube-scheduler tries the nominated node first: PreferNominatedNode). */
+function onNominated(pod: Pod, n: NodeState | undefined, fit: FitPass, all: NodeState[], domains: Domains): NodeState | undefined {
+  if (!n) return undefined;
+  if (fit.shapeOf(pod).why[n.index] !== undefined) return undefined;
+  if (!boundPodsMatter(pod, domains)) return n;
+  return podAffinityOk(pod, n, affinityAnywhere(pod, all), domains) && spreadOk(pod, n, spreadCounts(pod, all)) ? n : undefined;
+}
+
+function schedule(store: KubeStore, types: KubeTypes, due: KubeObject[], nominated: KubeObject[] = []): SchedulerResult {
   const nowIso = store.timestamp();
   // What each node holds, kept across passes from the store's writes (pods bound to a node that is gone count nowhere).
   const { sorted: nodes, fit } = passNodes(store);
@@ -256,19 +289,28 @@ function schedule(store: KubeStore, types: KubeTypes, due: KubeObject[]): Schedu
       `${a.pod.namespace}/${a.pod.name}`.localeCompare(`${b.pod.namespace}/${b.pod.name}`),
   );
   const out: SchedulerResult = { bound: [], unschedulable: [] };
-  const domains = new Domains(nodes);
   const copied = new Set<NodeState>();
+  // The bound-pod cache's arrays are shared with later passes: the first change on a node copies them.
+  const copy = (n: NodeState) => {
+    if (copied.has(n)) return;
+    copied.add(n);
+    n.pods = n.pods.slice();
+    n.used = { ...n.used };
+  };
+  const held = holdNominated(store, nodes, fit, nominated, copy);
+  const domains = new Domains(nodes, held);
   for (const { obj, pod } of pending) {
-    const best = bestNode(pod, fit, nodes, domains);
+    const heldOn = held.get(pod);
+    if (heldOn) {
+      unplace(heldOn, pod);
+      fit.nodeChanged(heldOn);
+      held.delete(pod);
+    }
+    const best = onNominated(pod, heldOn, fit, nodes, domains) ?? bestNode(pod, fit, nodes, domains);
     const key = `${pod.namespace}/${pod.name}`;
     const status = (obj.status ?? {}) as PodStatus;
     if (typeof best === 'object') {
-      // The bound-pod cache's arrays are shared with later passes: the first placement on a node copies them.
-      if (!copied.has(best)) {
-        copied.add(best);
-        best.pods = best.pods.slice();
-        best.used = { ...best.used };
-      }
+      copy(best);
       place(best, pod);
       fit.nodeChanged(best);
       domains.placed(best, pod);

@@ -114,7 +114,7 @@ describe('plannedClaimToNodeClaim', () => {
     expect(nc.annotations).toEqual({
       [Annotation.nodePoolHash]: '1234567890',
       [Annotation.nodePoolHashVersion]: 'v3',
-      [Annotation.plannedPods]: claim.pods.map((p) => p.uid).join(','),
+      [Annotation.plannedPods]: claim.pods.map((p) => `${p.namespace}/${p.name}/${p.uid}`).join(','),
     });
     expect(nc.spec.requirements).toEqual(claim.requirements);
     expect(nc.spec.requirements.some((r) => r.key === Label.hostname)).toBe(false);
@@ -144,7 +144,7 @@ describe('plannedClaimToNodeClaim', () => {
       'example.com/owner': 'team-a',
       [Annotation.nodePoolHash]: '1234567890',
       [Annotation.nodePoolHashVersion]: 'v3',
-      [Annotation.plannedPods]: claim.pods.map((p) => p.uid).join(','),
+      [Annotation.plannedPods]: claim.pods.map((p) => `${p.namespace}/${p.name}/${p.uid}`).join(','),
     });
     expect(nc.labels).toMatchObject({ team: 'a', [Label.nodePool]: 'default' });
   });
@@ -162,7 +162,10 @@ describe('plannedClaimToNodeClaim', () => {
     // Act
     const nc = plannedClaimToNodeClaim(claim, 'default-xyz', epochMs(0));
     // Assess
-    expect(nc.annotations).toEqual({ [Annotation.minValuesRelaxed]: 'true', [Annotation.plannedPods]: claim.pods.map((p) => p.uid).join(',') });
+    expect(nc.annotations).toEqual({
+      [Annotation.minValuesRelaxed]: 'true',
+      [Annotation.plannedPods]: claim.pods.map((p) => `${p.namespace}/${p.name}/${p.uid}`).join(','),
+    });
     expect(nc.spec.taints).toEqual(taints);
     expect(nc.spec.startupTaints).toEqual(startupTaints);
   });

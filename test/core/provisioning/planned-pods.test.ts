@@ -65,7 +65,7 @@ describe('rounds that add up', () => {
     // Act
     const input = schedulingInputFromSnapshot(snapshot, { [pool.name]: types });
     // Assess: the deleted claim's pods and the new pod are the round's to place
-    const released = gone.annotations[Annotation.plannedPods].split(',');
+    const released = gone.annotations[Annotation.plannedPods].split(',').map((entry) => entry.split('/').slice(2).join('/'));
     expect(input.pods.map((p) => p.uid).sort()).toEqual([...released, extra[0].uid].sort());
   });
 });

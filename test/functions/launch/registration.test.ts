@@ -28,6 +28,22 @@ describe('checkRegistration and initializeNode handlers', () => {
     expect(f.log.lines.find((l) => l.message === 'registered nodeclaim')?.fields).toMatchObject({ nodeclaim: 'gpu-abcde', node: 'n1' });
   });
 
+  it('should nominate the pods the claim was planned for onto its node before it lifts the unregistered taint', async () => {
+    // Prepare: a claim planned for two pods (one written as a bare uid, by an older version: it cannot be named)
+    const f = fakes();
+    const claim = nodeClaim('default-abcde', { providerID: PID });
+    claim.annotations = { 'nodewright.io/planned-pods': 'default/web-1/uid-1,shop/api-2/uid-2,uid-3' };
+    f.cluster.claims.set(claim.name, claim);
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID, taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }] }));
+
+    // Act
+    await checkRegistration(f)({ nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
+
+    // Assess: both named pods nominated, and before the node was patched
+    const writes = f.cluster.writes.filter((w) => /^(nominatePod|patchNode )/.test(w));
+    expect(writes).toEqual(['nominatePod default/web-1 n1', 'nominatePod shop/api-2 n1', expect.stringMatching(/^patchNode n1/)]);
+  });
+
   it("should copy the claim's annotations (template ones and drift hashes) onto the node, but not nodewright's bookkeeping", async () => {
     // Prepare: Karpenter's registration assigns every NodeClaim annotation onto the Node
     const f = fakes();

@@ -218,6 +218,44 @@ describe('simulated kube-side controllers', () => {
     expect(next.unschedulable).toHaveLength(1);
   });
 
+  it.each([
+    ['nominated to the big node, it binds there and the others keep off its room (one small pod waits for a node)', true],
+    ['not nominated, the small pods spread onto the big node first and it fits nowhere', false],
+  ])('should place a pending pod by its status.nominatedNodeName (kube-scheduler ≥ 1.35): %s', (_, nominate) => {
+    // Prepare: a 2-CPU and an 8-CPU node; three 1-CPU pods created before a 6-CPU pod that only the big node holds
+    const { clock, api, addNode, deployment, pods } = setup();
+    addNode('m5.large', 'us-east-1a');
+    const big = addNode('m5.2xlarge', 'us-east-1b');
+    deployment('small', 3, container('1'));
+    reconcileDeployments(api.store);
+    clock.advance(T0 + 1_000);
+    deployment('db', 1, container('6'));
+    reconcileDeployments(api.store);
+    if (nominate) {
+      const podType = api.store.typeOf('v1', 'Pod');
+      const db = pods().find((p) => p.metadata.name === 'db-0')!;
+      api.store.update(
+        podType,
+        'default',
+        'db-0',
+        { ...db, status: { ...(db.status ?? {}), nominatedNodeName: big.metadata.name } },
+        { subresource: 'status' },
+      );
+    }
+    // Act
+    const result = runScheduler(api.store);
+    // Assess
+    const db = result.bound.find((b) => b.pod === 'default/db-0');
+    if (nominate) {
+      expect(db?.node).toBe(big.metadata.name);
+      expect(result.unschedulable).toHaveLength(1);
+      expect(result.unschedulable[0]).toMatch(/^default\/small-/);
+    } else {
+      expect(db).toBeUndefined();
+      expect(result.unschedulable).toEqual(['default/db-0']);
+    }
+  });
+
   it('should keep pods off nodes with untolerated taints, including karpenter.sh/disrupted', () => {
     // Prepare
     const { api, addNode, deployment } = setup();
