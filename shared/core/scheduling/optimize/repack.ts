@@ -229,6 +229,16 @@ function trimmedForLimits(pool: NodePool, claims: PlannedNodeClaim[]): PlannedNo
   });
 }
 
+/** Each claim of a pool with limits cut to the types no larger than its cheapest in the limited resources (where minValues allows). */
+export function trimmedToLimits(pools: readonly NodePool[], claims: readonly PlannedNodeClaim[]): PlannedNodeClaim[] {
+  const byPool = new Map(pools.map((p) => [p.name, p]));
+  return claims.map((c) => {
+    const pool = byPool.get(c.nodePool);
+    if (!pool || Object.keys(pool.limits).length === 0) return c;
+    return trimmedForLimits(pool, [c])?.[0] ?? c;
+  });
+}
+
 /** The re-packed claims as they may launch within the pool's limits (trimmed when needed), or undefined. */
 function withinPoolLimits(pool: NodePool, greedy: PlannedNodeClaim[], next: PlannedNodeClaim[]): PlannedNodeClaim[] | undefined {
   if (withinLimits(pool, greedy, next)) return next;
