@@ -126,12 +126,16 @@ async function planned(mix: Mix): Promise<{ greedy: number; plan: number; bound:
   const text = [unindent(pool), unindent(NODE_CLASS), indent(AGENT, ''), ...mix.deployments.map((dep) => indent(deployment(dep, dep.replicas), ''))].join(
     '---\n',
   );
-  const { result } = runPlan(parseManifestFiles([{ text, file: 'mix.yaml' }]), { region: 'us-east-1', zones: 'us-east-1a,us-east-1b,us-east-1c' });
-  const cost = () => result.plan.nodeClaims.reduce((s, c) => s + c.price, 0);
-  const greedy = cost();
-  const report = await optimizeResult(result, { mipSeconds: 20 });
+  const fresh = () => runPlan(parseManifestFiles([{ text, file: 'mix.yaml' }]), { region: 'us-east-1', zones: 'us-east-1a,us-east-1b,us-east-1c' }).result;
+  const cost = (r: ReturnType<typeof fresh>) => r.plan.nodeClaims.reduce((s, c) => s + c.price, 0);
+  const result = fresh();
+  const greedy = cost(result);
+  await optimizeResult(result, { mipSeconds: 20 });
+  // The bound from a longer column generation with exact pricing: the planner's own stops sooner, and its bound
+  // (Farley's, valid whenever it stops) can be loose — 4.67 instead of 5.32 $/h for Karpenter's benchmark sizes.
+  const report = await optimizeResult(fresh(), { mipSeconds: 20, maxRounds: 400, pricingBudget: 100_000 });
   const bound = report?.groups.reduce((s, g) => s + g.lowerBoundPerHour, 0) ?? greedy;
-  return { greedy, plan: cost(), bound, unplanned: result.plan.unschedulable.length };
+  return { greedy, plan: cost(result), bound, unplanned: result.plan.unschedulable.length };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

@@ -26,7 +26,7 @@ export interface RepackOptions {
   maxRounds?: number;
   /** HiGHS time limit per LP (s). Default 0.5. */
   lpSeconds?: number;
-  /** HiGHS time limit for the final MIP of a group (s). Default: 0.05 s + 1 s per 2,000 pods, at most 2 s. */
+  /** HiGHS time limit for the final MIP of a group (s). Default: 0.25 s + 1 s per 500 pods, at most 2 s. */
   mipSeconds?: number;
   /** Branch-and-bound nodes per instance type when pricing exactly (a larger budget tightens the bound). Default 5,000. */
   pricingBudget?: number;
@@ -266,7 +266,7 @@ export function repackPlan(
     const o: Required<RepackOptions> = {
       maxRounds: options.maxRounds ?? 40,
       lpSeconds: options.lpSeconds ?? 0.5,
-      mipSeconds: options.mipSeconds ?? Math.min(2, 0.05 + g.pods.length / 2000),
+      mipSeconds: options.mipSeconds ?? Math.min(2, 0.25 + g.pods.length / 500),
       lpFrom: options.lpFrom ?? SMALL_GROUP,
       pricingBudget: options.pricingBudget ?? 5_000,
     };
