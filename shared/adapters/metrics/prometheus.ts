@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, Summary, type Metric } from 'prom-client';
 import type { GaugeSample, MetricLabels, MetricsRecorder } from '../../core/ports';
-import { DURATION_BUCKETS, METRICS, SUMMARY_QUANTILES, type MetricName } from '../../core/metrics/catalog';
+import { DURATION_BUCKETS, METRICS, SUMMARY_QUANTILES, type MetricName, type MetricSpec } from '../../core/metrics/catalog';
 import { timed } from './timed';
 
 type Labels = Record<string, string>;
@@ -17,11 +17,11 @@ export class PrometheusMetricsRecorder implements MetricsRecorder {
   private metric<M extends Metric>(name: MetricName): M {
     let m = this.metrics.get(name);
     if (!m) {
-      const spec = METRICS[name];
+      const spec: MetricSpec = METRICS[name];
       const common = { name, help: spec.help, labelNames: [...spec.labels], registers: [this.registry] };
       if (spec.type === 'counter') m = new Counter(common);
       else if (spec.type === 'gauge') m = new Gauge(common);
-      else if (spec.type === 'histogram') m = new Histogram({ ...common, buckets: [...DURATION_BUCKETS] });
+      else if (spec.type === 'histogram') m = new Histogram({ ...common, buckets: [...(spec.buckets ?? DURATION_BUCKETS)] });
       else m = new Summary({ ...common, percentiles: [...SUMMARY_QUANTILES] });
       this.metrics.set(name, m);
     }

@@ -20,6 +20,8 @@ export interface MetricSpec {
   emfDrop?: readonly string[];
   /** Only series whose label has one of these values go to CloudWatch (the others stay in Prometheus). */
   emfOnly?: Readonly<Record<string, readonly string[]>>;
+  /** A histogram's own buckets (default DURATION_BUCKETS). */
+  buckets?: readonly number[];
 }
 
 /** Karpenter's duration buckets (controller-runtime's plus longer ones), in seconds. */
@@ -147,6 +149,19 @@ export const METRICS = {
     labels: ['decision', 'reason', 'consolidation_type'],
     where: 'disruption, each command started',
     help: 'Number of disruption decisions performed. Labeled by disruption decision, reason, and consolidation type.',
+  },
+  karpenter_consolidation_moves_total: {
+    type: 'counter',
+    labels: ['decision', 'nodepool', 'policy'],
+    where: 'disruption, each consolidation move a Balanced pool scored and that started',
+    help: 'Consolidation moves scored by the Balanced policy. Labeled by decision, NodePool and consolidation policy.',
+  },
+  karpenter_consolidation_score: {
+    type: 'histogram',
+    labels: ['decision', 'nodepool', 'policy'],
+    where: 'disruption, each consolidation move a Balanced pool scored and that started',
+    help: 'Balanced consolidation score of a move: its share of the NodePool savings over its share of the NodePool disruption cost.',
+    buckets: [0.1, 0.25, 0.33, 0.5, 1.0, 2.0, 5.0, 10.0],
   },
   karpenter_voluntary_disruption_eligible_nodes: {
     type: 'gauge',

@@ -93,4 +93,9 @@ export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command):
   for (const c of cmd.candidates) {
     metrics.count('karpenter_nodeclaims_disrupted_total', { reason: cmd.reason, nodepool: c.nodePool.name, capacity_type: c.capacityType });
   }
+  for (const s of cmd.scores ?? []) {
+    const labels = { decision: 'approved', nodepool: s.nodePool, policy: 'Balanced' };
+    metrics.count('karpenter_consolidation_moves_total', labels);
+    metrics.observe('karpenter_consolidation_score', labels, s.score);
+  }
 }

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { computeDisruption, disruptingEvents } from '../../../shared/core/disruption';
 import type { NodePool } from '../../../shared/core/model/karpenter';
 import type { Pod } from '../../../shared/core/model/kube';
+import { recordDisruptionCommand } from '../../../shared/core/metrics/record';
 import { instanceType } from '../../fixtures/builders';
+import { RecordingMetrics } from '../../fakes/recording';
 import { ago, bound, cluster, HOUR, input, managed, NOW, onDemand, pool, type Managed } from './builders';
 
 const perDay = (d: number) => d / 24;
@@ -60,6 +62,12 @@ describe('consolidationPolicy Balanced (k = 2)', () => {
     const events = disruptingEvents(d.command!).filter((e) => e.reason === 'ConsolidationApproved');
     expect(events.map((e) => e.object.kind)).toEqual(['Node', 'NodeClaim']);
     expect(events[0].message).toBe('score 2.66 >= threshold 0.50 (k: 2, savings 12.5%, disruption 4.7%)');
+    // Karpenter's metrics of a scored move, once it starts
+    const metrics = new RecordingMetrics();
+    recordDisruptionCommand(metrics, d.command!);
+    const labels = { decision: 'approved', nodepool: 'default', policy: 'Balanced' };
+    expect(metrics.total('karpenter_consolidation_moves_total', labels)).toBe(1);
+    expect(metrics.matching('karpenter_consolidation_score').map((r) => r.value)).toEqual([d.command!.scores![0].score]);
   });
 
   it('should refuse a marginal move: 8 small pods on an m7i.xlarge for an m7i.large saves 4.2 % for 10 % of the disruption', () => {
