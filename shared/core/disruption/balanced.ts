@@ -51,7 +51,7 @@ export function poolTotals(view: ClusterView): Map<string, PoolTotals> {
     const t = out.get(v.pool.name) ?? { cost: 0, disruption: 0 };
     const c = toCandidate(view, v, true);
     if (typeof c !== 'string') t.cost += c.price;
-    t.disruption += rescheduleDisruptionCost(v.pods.filter(isReschedulable));
+    t.disruption += rescheduleDisruptionCost(typeof c === 'string' ? v.pods.filter(isReschedulable) : c.pods);
     out.set(v.pool.name, t);
   }
   return out;

@@ -20,6 +20,7 @@ import {
 } from '../disruption';
 import { eachLimited } from '../concurrency';
 import type { LpLoader } from '../scheduling/optimize/plan-cheapest';
+import { SMALL_GROUP } from '../scheduling/optimize/repack';
 import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
@@ -150,7 +151,8 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
   // The searches share what is left before a consolidation command's validation (wait, re-read) must start: on a
   // large cluster the reads before them may have used much of the invocation.
   const searchMs = Math.max(0, (s.deadline - s.deps.clock.now() - validationMs(s)) / 2);
-  const lp = s.options.loadLp && snapshot.pods.length >= LP_FROM_PODS ? await s.options.loadLp() : undefined;
+  // Below a group's size for the LP in the whole cluster, no re-packed group can need it: the solver is not loaded.
+  const lp = s.options.loadLp && snapshot.pods.length >= SMALL_GROUP ? await s.options.loadLp() : undefined;
   return {
     snapshot,
     instanceTypes,
@@ -166,9 +168,6 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
     },
   };
 }
-
-/** Below this many pods in the cluster no re-packed group is large enough for the LP: the solver is not loaded. */
-const LP_FROM_PODS = 40;
 
 /** What a consolidation command's validation takes at most: the wait, then a re-read and a re-check (a search's worth). */
 const validationMs = (s: PassState): number => (s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs;

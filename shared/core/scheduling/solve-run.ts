@@ -152,19 +152,24 @@ function buildTopology(input: SchedulingInput, templates: Template[], states: Po
   return topology;
 }
 
+/** What a pool uses against its limits: the usage given, else its nodes' capacity and count (a new object). */
+export function poolUsage(input: SchedulingInput, pool: string): ResourceList {
+  if (input.poolUsage) return { ...(input.poolUsage[pool] ?? {}) };
+  const usage: ResourceList = {};
+  for (const n of input.existingNodes) {
+    if (n.nodePool !== pool) continue;
+    for (const k in n.capacity) usage[k] = (usage[k] ?? 0) + n.capacity[k];
+    usage.nodes = (usage.nodes ?? 0) + 1;
+  }
+  return usage;
+}
+
 /** What each pool with limits has left: its limits less its nodes' capacity (or the usage given). */
 function poolLimits(input: SchedulingInput, pools: NodePool[]): Map<string, Limits> {
   const limits = new Map<string, Limits>();
   for (const p of pools) {
     if (Object.keys(p.limits).length === 0) continue;
-    const usage: ResourceList = input.poolUsage?.[p.name] ?? {};
-    if (!input.poolUsage) {
-      for (const n of input.existingNodes) {
-        if (n.nodePool !== p.name) continue;
-        for (const k in n.capacity) usage[k] = (usage[k] ?? 0) + n.capacity[k];
-        usage.nodes = (usage.nodes ?? 0) + 1;
-      }
-    }
+    const usage = poolUsage(input, p.name);
     const remaining: ResourceList = {};
     for (const k in p.limits) remaining[k] = p.limits[k] - (usage[k] ?? 0);
     limits.set(p.name, { remaining });

@@ -5,6 +5,7 @@
  * from those nodes through the eviction API. Evictions per $100/month saved is the trade-off a consolidation
  * policy (Balanced and its k) moves.
  */
+import { disruptionReason, round } from './result';
 import type { SimWorld } from './world';
 
 export interface ConsolidationSummary {
@@ -18,7 +19,6 @@ export interface ConsolidationSummary {
 }
 
 const HOURS_PER_MONTH = 730;
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export function consolidationSummary(world: SimWorld): ConsolidationSummary {
   const byClaim = new Map<string, { price: number; ended: boolean; node: string }>();
@@ -37,7 +37,8 @@ export function consolidationSummary(world: SimWorld): ConsolidationSummary {
     } catch {
       continue;
     }
-    if (!/empty|underutil/i.test(String(input.reason ?? ''))) continue;
+    const reason = disruptionReason(String(input.reason ?? ''));
+    if (reason !== 'empty' && reason !== 'underutilized') continue;
     moves++;
     for (const c of input.candidates ?? []) {
       const i = c.nodeClaimName ? byClaim.get(c.nodeClaimName) : undefined;

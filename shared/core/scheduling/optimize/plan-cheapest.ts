@@ -8,6 +8,7 @@
 import type { ResourceList } from '../../model/resources';
 import type { LpSolver } from '../../ports/lp-solver';
 import { solve } from '../solve';
+import { poolUsage } from '../solve-run';
 import type { Plan, PlannedNodeClaim, SchedulingInput, UnschedulablePod } from '../types';
 import { repackNeeds, repackPlan, trimmedToLimits, type RepackOptions, type RepackReport } from './repack';
 
@@ -45,14 +46,7 @@ function usageWith(input: SchedulingInput, claims: readonly PlannedNodeClaim[]):
   for (const p of input.nodePools) {
     const keys = Object.keys(p.limits);
     if (keys.length === 0) continue;
-    const usage: ResourceList = { ...(input.poolUsage?.[p.name] ?? {}) };
-    if (!input.poolUsage) {
-      for (const n of input.existingNodes) {
-        if (n.nodePool !== p.name) continue;
-        for (const k in n.capacity) usage[k] = (usage[k] ?? 0) + n.capacity[k];
-        usage.nodes = (usage.nodes ?? 0) + 1;
-      }
-    }
+    const usage = poolUsage(input, p.name);
     for (const c of claims) {
       if (c.nodePool !== p.name) continue;
       for (const k of keys) if (k !== 'nodes') usage[k] = (usage[k] ?? 0) + Math.max(0, ...c.instanceTypes.map((t) => t.capacity[k] ?? 0));

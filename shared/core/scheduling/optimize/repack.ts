@@ -47,7 +47,7 @@ export interface RepackReport {
 }
 
 /** Groups with fewer movable pods are packed by a first-fit-decreasing heuristic, without the LP solver. */
-const SMALL_GROUP = 40;
+export const SMALL_GROUP = 40;
 
 /** Whether a plan has groups to re-pack, and whether one is large enough to need the LP solver. */
 export interface RepackNeeds {
