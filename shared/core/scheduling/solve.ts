@@ -200,7 +200,12 @@ function openClaim(run: SolveRun, s: PodState, existingError: string | undefined
     const claim = new InProgressClaim(t, hostname, run.hostnameSeq, reqs, options, run.minValuesPolicy, run.dims);
     const plan = claim.canAdd(s, topology);
     if (typeof plan === 'string') {
-      reasons.push(`nodepool "${t.pool.name}": ${plan}`);
+      // A type large enough was left out by the limits: say so (the limits, not the catalog, turned the pod away).
+      const cut = t.options.length - options.length;
+      const limited = cut > 0 && plan.startsWith('no instance type has enough');
+      reasons.push(
+        `nodepool "${t.pool.name}": ${plan}${limited ? ` within the nodepool's remaining limits (${cut} of ${t.options.length} types exceed them)` : ''}`,
+      );
       continue;
     }
     run.hostnameSeq++;

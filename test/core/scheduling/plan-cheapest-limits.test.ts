@@ -20,8 +20,8 @@ const onePerNode = {
   affinity: { podAntiAffinity: { required: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'ingress' } } }] } },
 };
 
-const input = (limitCpu: string): SchedulingInput => ({
-  pods: pods(12, { cpu: '3', memory: '4Gi', ...onePerNode }),
+const input = (limitCpu: string, count = 12, cpu = '3'): SchedulingInput => ({
+  pods: pods(count, { cpu, memory: '4Gi', ...onePerNode }),
   nodePools: [nodePool({ limits: { cpu: limitCpu } })],
   instanceTypes: { default: types },
   existingNodes: [],
@@ -57,5 +57,21 @@ describe('planning under NodePool limits', () => {
     expect(charged).toBeLessThanOrEqual(20_000);
     expect(plan.nodeClaims.length + plan.unschedulable.length).toBe(12);
     expect(plan.unschedulable.every((u) => /limits/.test(u.reason))).toBe(true);
+  });
+
+  it('should plan pods turned away because the types the limits leave are too small, over as many passes as place pods', async () => {
+    // Prepare: 30 pods of 6 CPUs, one per node (30 medium nodes: 240 CPUs under a 300-CPU limit). Karpenter's pass
+    // charges three claims 96 CPUs each, then only types of 12 CPUs or fewer remain, then only `small`, too small.
+    const greedy = solve(input('300', 30, '6'));
+
+    // Act
+    const { plan } = await planCheapest(input('300', 30, '6'), noLp);
+
+    // Assess: the greedy pass says why (the limits, not the catalog); the planner plans all thirty
+    expect(greedy.unschedulable.length).toBeGreaterThan(20);
+    expect(greedy.unschedulable[0].reason).toContain("no instance type has enough cpu within the nodepool's remaining limits");
+    expect(plan.unschedulable).toEqual([]);
+    expect(plan.nodeClaims).toHaveLength(30);
+    expect(plan.nodeClaims.reduce((s, c) => s + Math.max(...c.instanceTypes.map((t) => t.capacity.cpu)), 0)).toBeLessThanOrEqual(300_000);
   });
 });

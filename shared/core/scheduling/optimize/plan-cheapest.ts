@@ -30,9 +30,13 @@ async function once(input: SchedulingInput, loadLp: LpLoader, options: RepackOpt
 }
 
 /** A pool's limits turned the pod away (Karpenter charges each new claim as the largest type it could launch as). */
-const LIMITED = /exceed the nodepool's remaining limits|limit on nodes reached/;
-/** Passes over the pods the limits turned away, at most. */
-const LIMIT_PASSES = 4;
+const LIMITED = /the nodepool's remaining limits|limit on nodes reached/;
+/**
+ * Passes over the pods the limits turned away, at most. Each pass charges its new claims as their largest type
+ * again, so a pass of one-per-node pods places about (room left ÷ largest type) of them: passes go on while they
+ * place pods.
+ */
+const LIMIT_PASSES = 16;
 
 /** Pods whose rules do not depend on where the earlier pass's claims are (zone-level rules do): they can be planned on their own. */
 const standalone = (u: UnschedulablePod): boolean =>
