@@ -32,9 +32,9 @@ export function scheduledTime(event: unknown): EpochMs | undefined {
   return Number.isFinite(ms) ? epochMs(ms) : undefined;
 }
 
-/** Karpenter's feature gate syntax: FEATURE_GATES="SpotToSpotConsolidation=true". */
-export function spotToSpotEnabled(featureGates: string | undefined): boolean {
-  return (featureGates ?? '').split(',').some((g) => g.trim().replace(/\s+/g, '') === 'SpotToSpotConsolidation=true');
+/** Karpenter's feature gate syntax: FEATURE_GATES="SpotToSpotConsolidation=true,PodDeletionCostManagement=true". */
+export function gateEnabled(featureGates: string | undefined, gate: 'SpotToSpotConsolidation' | 'PodDeletionCostManagement'): boolean {
+  return (featureGates ?? '').split(',').some((g) => g.trim().replace(/\s+/g, '') === `${gate}=true`);
 }
 
 export const createHandler =
@@ -55,5 +55,9 @@ export const createHandler =
   };
 
 export const handler = deployedHandler('disruption', { cluster, cloud, store, workflows, lp }, (deps) =>
-  createHandler(deps, { core: { spotToSpotConsolidation: spotToSpotEnabled(process.env.FEATURE_GATES) }, loadLp: deps.lp }),
+  createHandler(deps, {
+    core: { spotToSpotConsolidation: gateEnabled(process.env.FEATURE_GATES, 'SpotToSpotConsolidation') },
+    podDeletionCostManagement: gateEnabled(process.env.FEATURE_GATES, 'PodDeletionCostManagement'),
+    loadLp: deps.lp,
+  }),
 );

@@ -254,6 +254,18 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
     this.writes.push(`nominatePod ${pod.namespace}/${pod.name} ${nodeName}`);
     this.pods = this.pods.map((p) => (p.namespace === pod.namespace && p.name === pod.name ? { ...p, nominatedNodeName: nodeName } : p));
   }
+  async annotatePod(pod: { namespace: string; name: string }, annotations: Record<string, string | null>): Promise<void> {
+    this.writes.push(`annotatePod ${pod.namespace}/${pod.name} ${JSON.stringify(annotations)}`);
+    this.pods = this.pods.map((p) => {
+      if (p.namespace !== pod.namespace || p.name !== pod.name) return p;
+      const next = { ...p.annotations };
+      for (const [k, v] of Object.entries(annotations)) {
+        if (v === null) delete next[k];
+        else next[k] = v;
+      }
+      return { ...p, annotations: next };
+    });
+  }
   async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {
     const key = `${pod.namespace}/${pod.name}`;
     this.writes.push(`evict ${key}`);

@@ -20,6 +20,7 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'core.deleteNamespacedPod': [['', 'pods', 'delete']],
   'core.createNamespacedPodEviction': [['', 'pods/eviction', 'create']],
   'core.patchNamespacedPodStatus': [['', 'pods/status', 'patch']],
+  'core.patchNamespacedPod': [['', 'pods', 'patch']],
   'core.createNamespacedEvent': [['', 'events', 'create']],
   'core.readNamespacedEvent': [['', 'events', 'get']],
   'core.patchNamespacedEvent': [['', 'events', 'patch']],

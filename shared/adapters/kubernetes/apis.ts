@@ -46,6 +46,8 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
         call<Json>('core.deleteNamespacedPod', 'DELETE', `/api/v1/namespaces/${seg(a.namespace)}/pods/${seg(a.name)}`, {
           gracePeriodSeconds: a.gracePeriodSeconds,
         }),
+      patchNamespacedPod: (a: InNamespace & { body: Json }) =>
+        call<Json>('core.patchNamespacedPod', 'PATCH', `/api/v1/namespaces/${seg(a.namespace)}/pods/${seg(a.name)}`, undefined, a.body),
       patchNamespacedPodStatus: (a: InNamespace & { body: Json }) =>
         call<Json>('core.patchNamespacedPodStatus', 'PATCH', `/api/v1/namespaces/${seg(a.namespace)}/pods/${seg(a.name)}/status`, undefined, a.body),
       createNamespacedPodEviction: (a: InNamespace & { body: Json }) =>

@@ -249,6 +249,11 @@ export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
     await tolerate(() => this.apis.core.patchNamespacedPodStatus({ namespace: pod.namespace, name: pod.name, body }), [404], undefined);
   }
 
+  async annotatePod(pod: { namespace: string; name: string }, annotations: Record<string, string | null>): Promise<void> {
+    const body = { metadata: { annotations } };
+    await tolerate(() => this.apis.core.patchNamespacedPod({ namespace: pod.namespace, name: pod.name, body }), [404], undefined);
+  }
+
   async evict(pod: { namespace: string; name: string }): Promise<EvictionResult> {
     try {
       await this.apis.core.createNamespacedPodEviction({

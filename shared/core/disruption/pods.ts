@@ -130,9 +130,20 @@ export function podsBlock(pods: Pod[], pdbs: PdbIndex, nowMs: EpochMs): PodBlock
   return transient;
 }
 
-/** Karpenter's per-pod eviction cost: clamp(1 + deletionCost/2^27 + priority/2^25, −10, 10). */
+/** True when the pod's pod-deletion-cost is the one nodewright last wrote (PodDeletionCostManagement), so it may change it. */
+export const managedDeletionCost = (p: Pick<Pod, 'annotations'>): boolean =>
+  p.annotations[Annotation.managedDeletionCost] === 'true' &&
+  p.annotations[Annotation.podDeletionCost] !== undefined &&
+  p.annotations[Annotation.podDeletionCost] === p.annotations[Annotation.lastAssignedDeletionCost];
+
+/**
+ * Karpenter's per-pod eviction cost: clamp(1 + deletionCost/2^27 + priority/2^25, −10, 10). deletionCost is the
+ * user's `karpenter.sh/disruption-cost`, else the pod's pod-deletion-cost unless nodewright wrote it
+ * (PodDeletionCostManagement: a rank steering scale-down, not a cost the user gave).
+ */
 export function podCost(p: Pod): number {
-  const raw = Number(p.annotations[Annotation.podDeletionCost] ?? 0);
+  const own = p.annotations[Annotation.disruptionCost];
+  const raw = Number(own ?? (managedDeletionCost(p) ? 0 : (p.annotations[Annotation.podDeletionCost] ?? 0)));
   const deletionCost = Number.isFinite(raw) ? raw : 0;
   return Math.min(10, Math.max(-10, 1 + deletionCost / 2 ** 27 + p.priority / 2 ** 25));
 }

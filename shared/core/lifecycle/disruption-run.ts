@@ -30,6 +30,7 @@ import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
 import { startCommand, type StartedExecution } from './disruption-act';
 import { cloudDrift, type DriftCache } from './disruption-drift';
+import { steerScaleDown } from './deletion-cost';
 import type { EpochMs } from '../time';
 
 const DISRUPTION_LEASE = 'disruption';
@@ -69,6 +70,8 @@ export interface DisruptionRunOptions {
   auditConcurrency?: number;
   /** The container's LP solver, loaded on the first pass with enough pods to re-pack (consolidation's N → M). */
   loadLp?: LpLoader;
+  /** Karpenter's PodDeletionCostManagement gate: write pod-deletion-cost to steer scale-downs (core/disruption/deletion-cost.ts). */
+  podDeletionCostManagement?: boolean;
 }
 
 export interface DisruptionRunResult {
@@ -238,6 +241,7 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
   // NodePool statuses (NODES, resources, READY) from the same read: a pass follows every node change within seconds.
   recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);
   await reconcileNodePoolStatuses(s.deps, input.snapshot);
+  if (s.options.podDeletionCostManagement) await steerScaleDown(s.deps, input, s.options.holder);
   const decision = await s.deps.metrics.time(
     'karpenter_voluntary_disruption_decision_evaluation_duration_seconds',
     { reason: 'all', consolidation_type: '' },

@@ -123,6 +123,11 @@ export const Annotation = {
   tagged: 'karpenter.k8s.aws/tagged',
   doNotSyncTaints: 'karpenter.sh/do-not-sync-taints',
   podDeletionCost: 'controller.kubernetes.io/pod-deletion-cost',
+  /** A pod's eviction cost for consolidation (int32), set by users: read before pod-deletion-cost (Karpenter, alpha). */
+  disruptionCost: 'karpenter.sh/disruption-cost',
+  /** On a pod whose pod-deletion-cost nodewright writes (PodDeletionCostManagement), with the value it last wrote. */
+  managedDeletionCost: 'karpenter.sh/managed-deletion-cost',
+  lastAssignedDeletionCost: 'karpenter.sh/last-assigned-deletion-cost',
 } as const;
 
 export const TaintKey = {

@@ -123,6 +123,8 @@ export interface ClusterClient {
    * A missing pod is success.
    */
   nominatePod(pod: { namespace: string; name: string }, nodeName: string): Promise<void>;
+  /** Merges these annotations into the pod's metadata (null removes one); a missing pod is success. */
+  annotatePod(pod: { namespace: string; name: string }, annotations: Record<string, string | null>): Promise<void>;
   /** Eviction API: 429 (PDB) → blocked, 404/409 → gone. */
   evict(pod: { namespace: string; name: string }): Promise<EvictionResult>;
   /** Delete bypassing PDBs (terminationGracePeriod expiry only). */

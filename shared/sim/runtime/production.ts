@@ -58,6 +58,8 @@ export interface ProductionEnv {
   functionNamePrefix: string;
   /** KARPENTER_METRICS: whether the functions publish Karpenter's metrics to CloudWatch (billed per series). */
   karpenterMetrics?: 'cloudwatch' | 'off';
+  /** FEATURE_GATES (the deployment's `featureGates` parameter), Karpenter's syntax. */
+  featureGates?: string;
   /** Deployment parameters set at deploy time (`--param`), over serverless.yml's defaults: e.g. controllerMemorySize. */
   params?: DeployParams;
 }
@@ -112,6 +114,9 @@ function resetCompositionRoot(clock: Clock | undefined, containerKey?: () => str
   resetConfig();
 }
 
+/** serverless.yml's default `featureGates` parameter. */
+const DEFAULT_FEATURE_GATES = 'SpotToSpotConsolidation=false,PodDeletionCostManagement=false';
+
 /** The environment serverless.yml gives every function, for this world; returns the restore. */
 function setFunctionEnvironment(env: ProductionEnv): () => void {
   const savedEnv = { ...process.env };
@@ -126,6 +131,7 @@ function setFunctionEnvironment(env: ProductionEnv): () => void {
     INTERRUPTION_QUEUE_URL: env.interruptionQueueUrl,
     FUNCTION_NAME_PREFIX: env.functionNamePrefix,
     KARPENTER_METRICS: env.karpenterMetrics ?? 'off',
+    FEATURE_GATES: env.featureGates ?? DEFAULT_FEATURE_GATES,
     NODE_ROLE_NAME: `KarpenterNodeRole-${env.clusterName}`,
     AWS_ACCESS_KEY_ID: 'AKIASIMULATED0000000',
     AWS_SECRET_ACCESS_KEY: 'simulated-secret-access-key',

@@ -144,6 +144,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     faults: scenario.faults,
     ...(scenario.settings.metrics ? { metrics: scenario.settings.metrics } : {}),
     ...(scenario.settings.controllerMemorySize ? { controllerMemorySize: scenario.settings.controllerMemorySize } : {}),
+    ...(scenario.settings.featureGates ? { featureGates: scenario.settings.featureGates } : {}),
     discoveryTags: selectorTags([
       ...scenario.objects,
       ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : [])),

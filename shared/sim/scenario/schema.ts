@@ -89,6 +89,10 @@ const ScenarioSchema = z.object({
       metrics: z.optional(z.enum(['cloudwatch', 'off'])),
       /** The deployment's `controllerMemorySize` parameter (MB, as Lambda accepts): the controller's memory and CPU share. */
       controllerMemorySize: z.optional(z.number().check(z.int(), z.gte(128), z.lte(10240))),
+      /** The deployment's `featureGates` parameter, in Karpenter's syntax: e.g. "PodDeletionCostManagement=true". */
+      featureGates: z.optional(
+        z.string().check(z.regex(/^\s*[A-Za-z]+\s*=\s*(true|false)\s*(,\s*[A-Za-z]+\s*=\s*(true|false)\s*)*$/, 'must be Gate=true|false, comma-separated')),
+      ),
       /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
       capacity: z._default(
         z.array(
@@ -128,6 +132,7 @@ export interface Scenario {
     meterFromSeconds?: number;
     metrics?: 'cloudwatch' | 'off';
     controllerMemorySize?: number;
+    featureGates?: string;
     capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[];
   };
   /** The objects applied at t=0 (raw Kubernetes JSON, ${CLUSTER_NAME} substituted). */
@@ -196,6 +201,7 @@ export function parseScenario(yamlText: string, file: string): Scenario {
       ...(s.settings.meterFrom !== undefined ? { meterFromSeconds: s.settings.meterFrom } : {}),
       ...(s.settings.metrics ? { metrics: s.settings.metrics } : {}),
       ...(s.settings.controllerMemorySize ? { controllerMemorySize: s.settings.controllerMemorySize } : {}),
+      ...(s.settings.featureGates ? { featureGates: s.settings.featureGates } : {}),
     },
     objects,
     fleet: s.fleet,

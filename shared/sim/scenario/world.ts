@@ -54,6 +54,8 @@ export interface WorldOptions {
   metrics?: 'cloudwatch' | 'off';
   /** The deployment's `controllerMemorySize` parameter (MB); default serverless.yml's. */
   controllerMemorySize?: number;
+  /** The deployment's `featureGates` parameter (FEATURE_GATES); default serverless.yml's. */
+  featureGates?: string;
 }
 
 export interface SimWorld {
@@ -102,6 +104,7 @@ function productionEnv(opts: WorldOptions): ProductionEnv {
   return {
     ...simulatedEnv(opts.clusterName, opts.region),
     ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}),
+    ...(opts.featureGates ? { featureGates: opts.featureGates } : {}),
     ...(opts.controllerMemorySize ? { params: { controllerMemorySize: opts.controllerMemorySize } } : {}),
   };
 }

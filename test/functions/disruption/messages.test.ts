@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { disruptingMessage } from '../../../shared/core/lifecycle/disruption-act';
-import { scheduledTime, spotToSpotEnabled } from '../../../functions/disruption/disruption';
+import { gateEnabled, scheduledTime } from '../../../functions/disruption/disruption';
 import { computeDisruption } from '../../../shared/core/disruption';
 import { bound, c6g, cluster, input, managed, NOW, onDemand, pool, sized } from '../../core/disruption/builders';
 import { scheduledEvent } from './world';
@@ -53,14 +53,16 @@ describe('disruption log line and event handling', () => {
     expect(times).toEqual([NOW, undefined, undefined, undefined]);
   });
 
-  it("should read the spot-to-spot gate from Karpenter's FEATURE_GATES syntax", () => {
+  it("should read the feature gates from Karpenter's FEATURE_GATES syntax", () => {
     // Prepare
     const values = ['SpotToSpotConsolidation=true', 'NodeRepair=false, SpotToSpotConsolidation=true', 'SpotToSpotConsolidation=false', undefined];
 
     // Act
-    const enabled = values.map(spotToSpotEnabled);
+    const enabled = values.map((v) => gateEnabled(v, 'SpotToSpotConsolidation'));
+    const deletionCost = gateEnabled('SpotToSpotConsolidation=false,PodDeletionCostManagement=true', 'PodDeletionCostManagement');
 
     // Assess
     expect(enabled).toEqual([true, true, false, false]);
+    expect(deletionCost).toBe(true);
   });
 });

@@ -1,0 +1,115 @@
+/**
+ * PodDeletionCostManagement (Karpenter's alpha feature gate; karpenter.sh/preview/concepts/pod-deletion-cost,
+ * kubernetes-sigs/karpenter RFC #2935): when a Deployment scales in, the ReplicaSet controller deletes the pods
+ * with the lowest `controller.kubernetes.io/pod-deletion-cost` first. Ranking the nodes the way disruption would take
+ * them and writing the rank on their ReplicaSet pods makes scale-downs empty the nodes consolidation wants to remove,
+ * so it evicts fewer pods. All pods of a node get the same value:
+ *
+ * - a node being disrupted (karpenter.sh/disrupted taint, or deleting): the lowest int32;
+ * - drifted nodes, within the pool's Drifted budget (oldest drift first), then every other node that may be
+ *   disrupted, within the pool's Underutilized budget, in consolidation order (cheapest to disrupt first):
+ *   sequential negative ranks from −(managed nodes);
+ * - any other node (not initialized, nominated for pending pods, do-not-disrupt on the node, its claim or a pod,
+ *   consolidateAfter Never, beyond the budget): no value (the annotation nodewright wrote is removed).
+ *
+ * Ownership: nodewright writes the value with `karpenter.sh/managed-deletion-cost: "true"` and the value in
+ * `karpenter.sh/last-assigned-deletion-cost`; a pod whose pod-deletion-cost someone else set (no marker, or a value
+ * other than the one last written) is left alone.
+ */
+import { Annotation } from '../model/labels';
+import type { Pod } from '../model/kube';
+import type { NodeClaim } from '../model/karpenter';
+import { budgets, clusterView, consolidationCheck, isDisrupting, nodeCheck, toCandidate, type ClusterView, type NodeView } from './candidates';
+import { driftReason, driftedSince } from './drift';
+import { isActive, managedDeletionCost, podsBlock } from './pods';
+import type { DisruptionInput } from './types';
+
+/**
+ * Nodes ranked at most (Karpenter's hard cap per cycle): a scale-down takes far fewer pods than 50 nodes hold, and
+ * every rank change is a write per pod.
+ */
+const MaxRankedNodes = 50;
+
+/** The value for pods on a node being disrupted: the lowest int32. */
+const DisruptingDeletionCost = -2_147_483_648;
+
+interface DeletionCostWrite {
+  namespace: string;
+  name: string;
+  /** The node's rank; null removes what nodewright wrote. */
+  cost: number | null;
+  /** The merge patch of the pod's annotations. */
+  annotations: Record<string, string | null>;
+}
+
+const byName = (a: NodeClaim, b: NodeClaim) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** The nodes in the order their pods should go first: disrupting, then drifted, then consolidation candidates. */
+function ranked(view: ClusterView): { disrupting: NodeView[]; order: NodeView[] } {
+  const now = view.input.now;
+  const classes = new Map(view.input.snapshot.nodeClasses.map((c) => [c.name, c]));
+  const disrupting: NodeView[] = [];
+  const drifted: NodeView[] = [];
+  const others: { v: NodeView; cost: number; price: number }[] = [];
+  for (const v of view.views) {
+    if (isDisrupting(v)) {
+      disrupting.push(v);
+      continue;
+    }
+    if (nodeCheck(view, v) || !v.pool) continue;
+    const block = podsBlock(v.pods.filter(isActive), view.pdbs, now);
+    if (block?.kind === 'do-not-disrupt') continue;
+    if (driftReason(v, v.pool, classes.get(v.pool.template.nodeClassRef.name), view.input.drifted)) {
+      drifted.push(v);
+      continue;
+    }
+    if (v.pool.disruption.consolidateAfter === null || consolidationCheck(v)) continue;
+    const c = toCandidate(view, v, true);
+    if (typeof c !== 'string') others.push({ v, cost: c.disruptionCost, price: c.price });
+  }
+  drifted.sort((a, b) => driftedSince(a, now) - driftedSince(b, now) || byName(a.claim, b.claim));
+  others.sort((a, b) => a.cost - b.cost || b.price - a.price || byName(a.v.claim, b.v.claim));
+  const drift = budgets(view, 'Drifted');
+  const underutilized = budgets(view, 'Underutilized');
+  const order = [...drifted.filter((v) => drift.take(v.claim.nodePool)), ...others.filter((o) => underutilized.take(o.v.claim.nodePool)).map((o) => o.v)];
+  return { disrupting, order };
+}
+
+/** The pod's patch toward `cost`, or undefined when it already carries it or is not nodewright's to change. */
+function write(p: Pod, cost: number | null): DeletionCostWrite | undefined {
+  const own = managedDeletionCost(p);
+  if (cost === null) {
+    if (!own) return undefined;
+    const annotations = { [Annotation.podDeletionCost]: null, [Annotation.managedDeletionCost]: null, [Annotation.lastAssignedDeletionCost]: null };
+    return { namespace: p.namespace, name: p.name, cost, annotations };
+  }
+  const value = String(cost);
+  if (!own && p.annotations[Annotation.podDeletionCost] !== undefined) return undefined;
+  if (own && p.annotations[Annotation.podDeletionCost] === value) return undefined;
+  const annotations = { [Annotation.podDeletionCost]: value, [Annotation.managedDeletionCost]: 'true', [Annotation.lastAssignedDeletionCost]: value };
+  return { namespace: p.namespace, name: p.name, cost, annotations };
+}
+
+/**
+ * The writes that bring the ReplicaSet pods on managed nodes to their node's rank: the first-ranked nodes' first
+ * (they steer the next scale-down), then the removals. Nothing when every pod already carries its value.
+ */
+export function deletionCostWrites(input: DisruptionInput): DeletionCostWrite[] {
+  const view = clusterView(input);
+  const { disrupting, order } = ranked(view);
+  const cost = new Map<string, number>();
+  for (const v of disrupting) cost.set(v.node.name, DisruptingDeletionCost);
+  order.slice(0, MaxRankedNodes).forEach((v, i) => cost.set(v.node.name, i - view.views.length));
+  const first: DeletionCostWrite[] = [];
+  const rest: DeletionCostWrite[] = [];
+  const rankOf = (w: DeletionCostWrite) => w.cost ?? 0;
+  for (const v of view.views) {
+    for (const p of v.pods) {
+      if (p.owner?.kind !== 'ReplicaSet' || !isActive(p)) continue;
+      const w = write(p, cost.get(v.node.name) ?? null);
+      if (w) (w.cost === null ? rest : first).push(w);
+    }
+  }
+  first.sort((a, b) => rankOf(a) - rankOf(b));
+  return [...first, ...rest];
+}

@@ -1,0 +1,153 @@
+/**
+ * PodDeletionCostManagement (issue #29 item 5; Karpenter's alpha gate): the pods of the nodes disruption would take
+ * first get the lowest controller.kubernetes.io/pod-deletion-cost, so a ReplicaSet scale-down empties those nodes.
+ * The RFC's example: three nodes of three replicas, scaled 9 → 6, should lose the three pods of one node.
+ */
+import { describe, expect, it } from 'vitest';
+import { computeDisruption, deletionCostWrites, podCost } from '../../../shared/core/disruption';
+import type { Pod } from '../../../shared/core/model/kube';
+import { ago, bound, c6g, cluster, HOUR, input, managed, pool, type Managed, type ManagedOptions } from './builders';
+
+const RS = { kind: 'ReplicaSet', name: 'web-abc', controller: true };
+const COST = 'controller.kubernetes.io/pod-deletion-cost';
+const MANAGED = 'karpenter.sh/managed-deletion-cost';
+const LAST = 'karpenter.sh/last-assigned-deletion-cost';
+
+function fleet(o: { nodes: [string, number, Partial<ManagedOptions>?][]; budget?: string; podAnnotations?: Record<string, Record<string, string>> }) {
+  const p = pool({ consolidateAfter: 60, budgets: [{ nodes: o.budget ?? '100%' }] });
+  const nodes: Managed[] = [];
+  const pods: Pod[] = [];
+  for (const [name, count, extra] of o.nodes) {
+    const m = managed(name, { pool: p, type: c6g.x2large, lastPodEventTime: ago(HOUR), ...extra });
+    nodes.push(m);
+    for (let i = 0; i < count; i++) {
+      const podName = `${name}-web-${i}`;
+      pods.push(bound(m, { name: podName, cpu: '500m', owner: RS, annotations: o.podAnnotations?.[podName] }));
+    }
+  }
+  return input(cluster({ pools: [p], nodes, pods }), [c6g.large, c6g.xlarge, c6g.x2large]);
+}
+
+const costs = (writes: ReturnType<typeof deletionCostWrites>) => Object.fromEntries(writes.map((w) => [w.name, w.cost]));
+
+describe('pod-deletion-cost steering', () => {
+  it('should rank the nodes in consolidation order: the emptiest node’s pods go first on a scale-down', () => {
+    // Prepare: a (3 pods), b (2 pods), c (4 pods) — b is cheapest to disrupt
+    const i = fleet({
+      nodes: [
+        ['a', 3],
+        ['b', 2],
+        ['c', 4],
+      ],
+    });
+
+    // Act
+    const writes = deletionCostWrites(i);
+
+    // Assess: ranks from −3 (three managed nodes), b first; each pod written with nodewright's markers
+    expect(costs(writes)).toEqual({
+      'b-web-0': -3,
+      'b-web-1': -3,
+      'a-web-0': -2,
+      'a-web-1': -2,
+      'a-web-2': -2,
+      'c-web-0': -1,
+      'c-web-1': -1,
+      'c-web-2': -1,
+      'c-web-3': -1,
+    });
+    expect(writes[0].annotations).toEqual({ [COST]: '-3', [MANAGED]: 'true', [LAST]: '-3' });
+  });
+
+  it('should put a node being disrupted first, drifted nodes before the rest, and stop at the pool’s budget', () => {
+    // Prepare: d is being disrupted; x is drifted; a, b, c are candidates; the budget allows 2 nodes
+    const i = fleet({
+      nodes: [
+        ['a', 3],
+        ['b', 2],
+        ['c', 4],
+        ['x', 5],
+        ['d', 1, { disrupted: true }],
+      ],
+      budget: '2',
+    });
+    i.drifted = { [i.snapshot.nodeClaims[3].name]: 'AMIDrift' };
+
+    // Act
+    const c = costs(deletionCostWrites(i));
+
+    // Assess: d at the lowest int32; d's disruption uses one node of the budget, so one drifted node (x) and one
+    // candidate (b, the cheapest to disrupt) are ranked, each within its reason's budget, as Karpenter's are
+    expect(c['d-web-0']).toBe(-2_147_483_648);
+    expect(c['x-web-0']).toBe(-5);
+    expect(c['b-web-0']).toBe(-4);
+    expect(c['a-web-0']).toBeUndefined();
+    expect(c['c-web-0']).toBeUndefined();
+  });
+
+  it('should leave nodes that cannot be disrupted unranked, and the pods whose cost someone else set alone', () => {
+    // Prepare: n has do-not-disrupt; one pod of a carries the user's own pod-deletion-cost; b was ranked before
+    // but now has a do-not-disrupt pod
+    const i = fleet({
+      nodes: [
+        ['a', 2],
+        ['n', 2, { nodeAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' } }],
+        ['b', 2],
+      ],
+      podAnnotations: {
+        'a-web-0': { [COST]: '100' },
+        'b-web-0': { [COST]: '-1', [MANAGED]: 'true', [LAST]: '-1', 'karpenter.sh/do-not-disrupt': 'true' },
+        'b-web-1': { [COST]: '-1', [MANAGED]: 'true', [LAST]: '-1' },
+      },
+    });
+
+    // Act
+    const writes = deletionCostWrites(i);
+
+    // Assess: a-web-1 ranked; a-web-0 (the user's value) untouched; n never; b's values removed
+    expect(costs(writes)).toEqual({ 'a-web-1': -3, 'b-web-0': null, 'b-web-1': null });
+    expect(writes.find((w) => w.name === 'b-web-1')?.annotations).toEqual({ [COST]: null, [MANAGED]: null, [LAST]: null });
+  });
+
+  it('should write nothing when every pod already carries its rank', () => {
+    // Prepare
+    const rank = (v: string) => ({ [COST]: v, [MANAGED]: 'true', [LAST]: v });
+    const i = fleet({
+      nodes: [
+        ['a', 1],
+        ['b', 2],
+      ],
+      podAnnotations: { 'a-web-0': rank('-2'), 'b-web-0': rank('-1'), 'b-web-1': rank('-1') },
+    });
+
+    // Act / Assess
+    expect(deletionCostWrites(i)).toEqual([]);
+  });
+
+  it('should not let its own ranks change consolidation’s choice; the user’s karpenter.sh/disruption-cost counts', () => {
+    // Prepare: the same fleet with and without nodewright's ranks written on the pods
+    const plain = fleet({
+      nodes: [
+        ['a', 1],
+        ['b', 3],
+      ],
+    });
+    const ranked = fleet({
+      nodes: [
+        ['a', 1],
+        ['b', 3],
+      ],
+      podAnnotations: { 'b-web-0': { [COST]: '-2147483648', [MANAGED]: 'true', [LAST]: '-2147483648' } },
+    });
+    const own = bound('a', { annotations: { 'karpenter.sh/disruption-cost': String(2 ** 27) } });
+
+    // Act
+    const before = computeDisruption(plain).command?.candidates.map((c) => c.node.name);
+    const after = computeDisruption(ranked).command?.candidates.map((c) => c.node.name);
+
+    // Assess
+    expect(after).toEqual(before);
+    expect(podCost(ranked.snapshot.pods[1])).toBe(1);
+    expect(podCost(own)).toBe(2);
+  });
+});
