@@ -11,7 +11,8 @@ import { repackPlan } from '../scheduling/optimize/repack';
 import { ExistingModel } from '../scheduling/existing-model';
 import { solve } from '../scheduling/solve';
 import type { PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
-import type { ClusterView } from './candidates';
+import { budgets, consolidationCheck, nodeCheck, type ClusterView } from './candidates';
+import { isReschedulable } from './pods';
 import type { Candidate } from './types';
 
 const bases = new WeakMap<ClusterView, SchedulingInput>();
@@ -25,6 +26,28 @@ export function schedulingBase(view: ClusterView): SchedulingInput {
     bases.set(view, b);
   }
   return b;
+}
+
+const emptying = new WeakMap<ClusterView, ReadonlySet<string>>();
+/**
+ * Beyond Karpenter: the empty nodes emptiness will remove without an eviction once their consolidateAfter has
+ * passed (a scale-down just emptied them; nothing keeps them: no do-not-disrupt, an Empty budget left). They are
+ * not destinations for consolidation's moves: moving a node's pods onto one to delete that node saves what deleting
+ * the empty node saves a minute later, for the pods' evictions (with PodDeletionCostManagement, a scale-down empties
+ * the nodes consolidation ranks first, and the move would then delete the others).
+ */
+function emptyingNodes(view: ClusterView): ReadonlySet<string> {
+  let set = emptying.get(view);
+  if (set) return set;
+  const empty = budgets(view, 'Empty');
+  set = new Set(
+    view.views
+      .filter((v) => v.pool?.disruption.consolidateAfter !== null && !v.pods.some(isReschedulable))
+      .filter((v) => !nodeCheck(view, v) && !consolidationCheck(v) && empty.remaining(v.claim.nodePool) > 0)
+      .map((v) => v.node.name),
+  );
+  emptying.set(view, set);
+  return set;
 }
 
 /** The pass's uninitialized nodes (no candidate's pods may land there), once per pass. */
@@ -46,7 +69,8 @@ export function simulate(view: ClusterView, candidates: Candidate[], options: { 
   const b = schedulingBase(view);
   const moving: Pod[] = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined, phase: 'Pending' as const })));
   const movingUids = new Set(moving.map((p) => p.uid));
-  const input = { ...b, pods: [...b.pods, ...moving], options: { ...b.options, excludeNodes: new Set(candidates.map((c) => c.node.name)) } };
+  const excluded = new Set([...emptyingNodes(view), ...candidates.map((c) => c.node.name)]);
+  const input = { ...b, pods: [...b.pods, ...moving], options: { ...b.options, excludeNodes: excluded } };
   const greedy = solve(input);
   const plan = options.split ? repackPlan(input, greedy, view.input.lp).plan : greedy;
   const newClaims = plan.nodeClaims.filter((c) => c.pods.some((p) => movingUids.has(p.uid)));
