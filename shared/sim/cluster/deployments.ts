@@ -1,76 +1,95 @@
 /**
- * The Deployment controller, simulated. A Deployment's pods are `<name>-<i>` for i < replicas (as
- * shared/core/model/manifests names them), owned by its ReplicaSet; a missing one (evicted, deleted) is recreated
- * Pending, extra ones are deleted, and pods of an older template are replaced within maxUnavailable.
+ * The Deployment controller, simulated. A Deployment's pods are `<name>-<i>`, owned by its ReplicaSet; the
+ * indices carry no meaning. A missing pod (evicted, deleted) is replaced Pending under the lowest free name; on
+ * scale down the surplus is chosen as kube's ReplicaSet controller chooses it (scale-down.ts); pods of an older
+ * template are replaced within maxUnavailable.
  *
  * Like kube-controller-manager's, it works from what changed (its informers' events), not from the whole cluster at
  * every pass: a Deployment whose object or ReplicaSets were written is reconciled in full; otherwise only its pods
- * written since the last pass are looked at (a pod gone below `replicas` is recreated), and its ready count is kept
- * from the writes. A pass costs what changed, not the Deployment's size.
+ * written since the last pass are looked at (the Deployment is topped up when it has fewer active pods than
+ * `replicas`), and its active and ready counts are kept from the writes. A pass costs what changed, not the
+ * Deployment's size.
  */
-import { createHash } from 'node:crypto';
 import type { KubeStore } from '../kube/store';
 import type { ChangeEvent, KubeObject } from '../kube/types';
-import { inKeyOrder, KCM, kubeTypes, ownerName, podNodeName, type KubeTypes } from './kube-objects';
-import { admittedPod } from './pod-content';
+import {
+  createPod,
+  isReady,
+  isRunning,
+  LABEL,
+  maxUnavailable,
+  reconcileReplicaSets,
+  templateHash,
+  updateStatus,
+  type DeploymentSpec,
+} from './deployment-objects';
+import { inKeyOrder, isLivePod, kubeTypes, ownerName, type KubeTypes } from './kube-objects';
+import { deletionOrder } from './scale-down';
 
-export const templateHash = (template: unknown): string =>
-  createHash('sha256')
-    .update(JSON.stringify(template ?? {}))
-    .digest('hex')
-    .slice(0, 10);
-
-/** The label the simulated Deployment controller puts on its pods (its Deployment's name): a field the store indexes. */
-const LABEL = 'nodewright.sim/deployment';
 const DEPLOYMENT_LABEL = ['metadata', 'labels', LABEL];
 
-interface PodTemplate {
-  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: Record<string, unknown>;
-}
+/** The Deployment's own pod: owned by one of its ReplicaSets (`<deployment>-<hash>`). */
+const ownedBy = (p: KubeObject, deployment: string): boolean => ownerName(p, 'ReplicaSet')?.startsWith(`${deployment}-`) ?? false;
 
-interface DeploymentSpec {
-  replicas?: number;
-  template?: PodTemplate;
-  strategy?: { type?: string; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } };
-}
-
-const isReady = (p: KubeObject): boolean =>
-  Boolean(podNodeName(p)) &&
-  ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-
-/** What the Deployment's status counts as ready: bound and Running. */
-const isRunning = (p: KubeObject): boolean => Boolean(podNodeName(p)) && (p.status as { phase?: string } | undefined)?.phase === 'Running';
-
-/** Pods a rolling update may take down at once: maxUnavailable (default 25 %, rounded down), at least 1. */
-function maxUnavailable(spec: DeploymentSpec, replicas: number): number {
-  if (spec.strategy?.type === 'Recreate') return Number.MAX_SAFE_INTEGER;
-  const v = spec.strategy?.rollingUpdate?.maxUnavailable ?? '25%';
-  const n = typeof v === 'number' ? v : /%$/.test(v) ? Math.floor((Number(v.slice(0, -1)) / 100) * replicas) : Number(v);
-  return Math.max(1, Number.isFinite(n) ? n : 1);
-}
+/** A pod the ReplicaSet counts (IsPodActive): not finished, not being deleted. */
+const isActive = (p: KubeObject): boolean => isLivePod(p) && !p.metadata.deletionTimestamp;
 
 /** What the controller knows between passes, kept from the store's writes (as its informers' caches). */
 interface Tracking {
   /** Deployments (`namespace/name`) whose object or ReplicaSets were written: reconciled in full. */
   full: Set<string>;
-  /** Pod names written since the last pass, by the Deployment they may belong to (by name or label). */
+  /** Pod names written since the last pass, by the Deployment they are (or were) labelled with. */
   pods: Map<string, Set<string>>;
   /** Deployments left with pods to replace or remove (a rolling update held by maxUnavailable). */
   unsettled: Set<string>;
   /** Bound, Running pods by the Deployment they are labelled with: the status's readyReplicas. */
   running: Map<string, Set<string>>;
+  /** Active pods of the Deployment's ReplicaSets, by Deployment: what it has against `replicas`. */
+  active: Map<string, Set<string>>;
+  /** Per Deployment, an index below which every name `<name>-<i>` is taken (where the search for a free one starts). */
+  lowestFree: Map<string, number>;
   /** A Deployment was deleted, or a pod labelled with a missing one appeared: owner garbage collection runs. */
   orphaned: boolean;
 }
 
 const tracked = new WeakMap<KubeStore, Tracking>();
 
+/** Pods the controller deleted on purpose, by `namespace/name/uid`, until the observer asks or they are gone. */
+const onPurpose = new WeakMap<KubeStore, Map<string, { ns: string; name: string; uid: string }>>();
+
+const purposeKey = (p: KubeObject) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name ?? ''}/${p.metadata.uid ?? ''}`;
+
+/**
+ * Whether the Deployment controller deleted this pod on purpose (scale down, older template, Deployment deleted),
+ * for the pod's DELETED event; the answer is given once.
+ */
+export function deletedByDeploymentController(store: KubeStore, pod: KubeObject): boolean {
+  return onPurpose.get(store)?.delete(purposeKey(pod)) ?? false;
+}
+
+/** Deletes the pod, noted as on purpose first (its DELETED event is told inside store.delete). */
+function deleteOnPurpose(store: KubeStore, types: KubeTypes, p: KubeObject): void {
+  let noted = onPurpose.get(store);
+  if (!noted) onPurpose.set(store, (noted = new Map()));
+  const ns = p.metadata.namespace ?? 'default';
+  const name = p.metadata.name ?? '';
+  noted.set(purposeKey(p), { ns, name, uid: p.metadata.uid ?? '' });
+  store.delete(types.pod, ns, name, { gracePeriodSeconds: 0, readOnly: true });
+}
+
+/** Forgets the pods noted as deleted on purpose that are gone (those still terminating stay noted). */
+function forgetGone(store: KubeStore, types: KubeTypes): void {
+  const noted = onPurpose.get(store);
+  for (const [key, { ns, name, uid }] of noted ?? []) if (store.peek(types.pod, ns, name)?.metadata.uid !== uid) noted?.delete(key);
+}
+
 const add = <K, V>(map: Map<K, Set<V>>, key: K, value: V) => {
   const set = map.get(key);
   if (set) set.add(value);
   else map.set(key, new Set([value]));
 };
+
+const setMember = <K, V>(map: Map<K, Set<V>>, key: K, value: V, member: boolean) => (member ? add(map, key, value) : map.get(key)?.delete(value));
 
 /** Keeps `t` from every write to the store, from now on. */
 function track(store: KubeStore, types: KubeTypes, t: Tracking): void {
@@ -88,61 +107,23 @@ function track(store: KubeStore, types: KubeTypes, t: Tracking): void {
       // `<deployment>-<hash>`
       if (cut > 0) t.full.add(`${ns}/${name.slice(0, cut)}`);
     } else if (group === '' && resource === 'pods') {
-      // A pod `<deployment>-<i>`, and the Deployment it is labelled with (before and after).
-      if (cut > 0) add(t.pods, `${ns}/${name.slice(0, cut)}`, name);
+      // A name `<deployment>-<i>` freed: the search for a free name starts there at most.
+      const low = cut > 0 && e.type === 'DELETED' ? t.lowestFree.get(`${ns}/${name.slice(0, cut)}`) : undefined;
+      if (low !== undefined && /^\d+$/.test(name.slice(cut + 1))) t.lowestFree.set(`${ns}/${name.slice(0, cut)}`, Math.min(low, Number(name.slice(cut + 1))));
+      // The Deployment it is labelled with (before and after).
       const [before, after] = [e.old?.metadata.labels?.[LABEL], meta.labels?.[LABEL]];
       if (before && before !== after) {
         add(t.pods, `${ns}/${before}`, name);
         t.running.get(`${ns}/${before}`)?.delete(name);
+        t.active.get(`${ns}/${before}`)?.delete(name);
       }
       if (!after) return;
       add(t.pods, `${ns}/${after}`, name);
-      if (e.type !== 'DELETED' && isRunning(e.object)) add(t.running, `${ns}/${after}`, name);
-      else t.running.get(`${ns}/${after}`)?.delete(name);
+      setMember(t.running, `${ns}/${after}`, name, e.type !== 'DELETED' && isRunning(e.object));
+      setMember(t.active, `${ns}/${after}`, name, e.type !== 'DELETED' && isActive(e.object) && ownedBy(e.object, after));
       if (e.type === 'ADDED' && !store.peek(types.deployment, ns, after)) t.orphaned = true;
     }
   });
-}
-
-/**
- * The Deployment's ReplicaSets as objects (the current template's at `replicas`, older ones at 0), owned by
- * the Deployment, so PodDisruptionBudgets count the replicas the Deployment wants (as the disruption
- * controller does) rather than the pods that happen to exist.
- */
-function reconcileReplicaSets(store: KubeStore, d: KubeObject, currentHash: string, replicas: number, podHashes: Set<string>): number {
-  const rsType = store.typeOf('apps/v1', 'ReplicaSet');
-  const ns = d.metadata.namespace ?? 'default';
-  const name = d.metadata.name ?? '';
-  let changes = 0;
-  for (const hash of new Set([currentHash, ...podHashes])) {
-    const rsName = `${name}-${hash}`;
-    const want = hash === currentHash ? replicas : 0;
-    const existing = store.tryGet(rsType, ns, rsName);
-    if (!existing) {
-      const template = structuredClone(((d.spec ?? {}) as { template?: Record<string, unknown> }).template ?? {});
-      store.create(
-        rsType,
-        ns,
-        {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          metadata: {
-            name: rsName,
-            namespace: ns,
-            labels: { 'pod-template-hash': hash },
-            ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }],
-          },
-          spec: { replicas: want, selector: (d.spec as { selector?: unknown } | undefined)?.selector ?? {}, template },
-        },
-        KCM,
-      );
-      changes++;
-    } else if (Number((existing.spec as { replicas?: number } | undefined)?.replicas) !== want) {
-      store.update(rsType, ns, rsName, { ...existing, spec: { ...(existing.spec ?? {}), replicas: want } }, KCM);
-      changes++;
-    }
-  }
-  return changes;
 }
 
 /** Pods and ReplicaSets of a Deployment that no longer exists go too (garbage collection by owner). */
@@ -158,7 +139,7 @@ function collectDeletedDeployments(store: KubeStore, types: KubeTypes): number {
   for (const p of inKeyOrder(labelled)) {
     const owner = p.metadata.labels?.[LABEL];
     if (owner && !live.has(`${p.metadata.namespace}/${owner}`) && !p.metadata.deletionTimestamp) {
-      store.delete(types.pod, p.metadata.namespace, p.metadata.name ?? '', { gracePeriodSeconds: 0, readOnly: true });
+      deleteOnPurpose(store, types, p);
       changes++;
     }
   }
@@ -172,126 +153,93 @@ function collectDeletedDeployments(store: KubeStore, types: KubeTypes): number {
   return changes;
 }
 
-/** Creates the Deployment's pod `<name>-<index>` Pending from the template, owned by the current ReplicaSet. */
-function createPod(store: KubeStore, types: KubeTypes, d: KubeObject, hash: string, podName: string): void {
+/** Creates `count` pods of the current template, each under the lowest name `<name>-<i>` no pod in the store has. */
+function createPods(store: KubeStore, types: KubeTypes, t: Tracking, d: KubeObject, key: string, hash: string, count: number): number {
   const ns = d.metadata.namespace ?? 'default';
   const name = d.metadata.name ?? '';
-  const template = (d.spec as DeploymentSpec | undefined)?.template;
-  const rsName = `${name}-${hash}`;
-  const admitted = admittedPod(ns, podName, structuredClone(template?.spec ?? {}));
-  store.create(
-    types.pod,
-    ns,
-    {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: podName,
-        namespace: ns,
-        labels: { ...(template?.metadata?.labels ?? {}), 'pod-template-hash': hash, [LABEL]: name },
-        ...(template?.metadata?.annotations ? { annotations: template.metadata.annotations } : {}),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rsName,
-            uid: store.peek(store.typeOf('apps/v1', 'ReplicaSet'), ns, rsName)?.metadata.uid,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-      spec: admitted.spec,
-      status: admitted.status,
-    },
-    { ...KCM, readOnly: true },
-  );
-}
-
-/** The Deployment's status: the replicas it wants, and its ready (bound and Running) pods. */
-function updateStatus(store: KubeStore, types: KubeTypes, d: KubeObject, replicas: number, ready: number): void {
-  const status = d.status as { replicas?: number; readyReplicas?: number; observedGeneration?: number } | undefined;
-  // observedGeneration: the controller has seen the latest spec (`kubectl rollout status` waits for it).
-  const observedGeneration = d.metadata.generation ?? 1;
-  if (status?.replicas !== replicas || status?.readyReplicas !== ready || status?.observedGeneration !== observedGeneration) {
-    store.update(
-      types.deployment,
-      d.metadata.namespace ?? 'default',
-      d.metadata.name ?? '',
-      { ...d, status: { ...(d.status ?? {}), observedGeneration, replicas, readyReplicas: ready, availableReplicas: ready, updatedReplicas: replicas } },
-      { subresource: 'status', ...KCM },
-    );
+  let i = t.lowestFree.get(key) ?? 0;
+  for (let n = 0; n < count; n++, i++) {
+    while (store.peek(types.pod, ns, `${name}-${i}`)) i++;
+    createPod(store, types, d, hash, `${name}-${i}`);
   }
+  t.lowestFree.set(key, i);
+  return Math.max(0, count);
 }
 
 /**
- * The whole Deployment from its pods: ReplicaSets, rolling update (pods of an older template replaced, same name,
- * while the not-ready count stays within maxUnavailable; Recreate replaces them all at once; surge not modelled),
- * extra pods removed, missing ones created. Marks it unsettled when pods are left to replace.
+ * The active pods to delete (the surplus of the current template, and older-template pods beyond `replicas` or
+ * replaced within maxUnavailable), in the order kube's ReplicaSet controller deletes them; and how many
+ * older-template pods are kept for now.
+ */
+function chooseDeletions(store: KubeStore, d: KubeObject, active: KubeObject[], hash: string): { doomed: KubeObject[]; held: number; kept: number } {
+  const spec = (d.spec ?? {}) as DeploymentSpec;
+  const replicas = spec.replicas ?? 1;
+  const isCurrent = (p: KubeObject) => p.metadata.labels?.['pod-template-hash'] === hash;
+  // Sorted only when some pod may go (as getPodsToDelete sorts only when it deletes some).
+  const settled = active.length <= replicas && active.every(isCurrent);
+  const ordered = settled ? active : deletionOrder(active, active, store.now());
+  const current = ordered.filter(isCurrent);
+  const old = ordered.filter((p) => !isCurrent(p));
+  const surplus = Math.max(0, current.length - replicas);
+  const kept = current.length - surplus;
+  // Older-template pods fill the rest of `replicas` until replaced; any beyond go at once.
+  const oldSurplus = Math.max(0, old.length - (replicas - kept));
+  const doomed = [...current.slice(0, surplus), ...old.slice(0, oldSurplus)];
+  const replaceable = old.slice(oldSurplus);
+  let unavailable = replicas - [...current.slice(surplus), ...replaceable].filter(isReady).length;
+  const budget = maxUnavailable(spec, replicas);
+  let held = 0;
+  for (const p of replaceable) {
+    if (isReady(p) && unavailable >= budget) held++;
+    else {
+      doomed.push(p);
+      if (isReady(p)) unavailable++;
+    }
+  }
+  return { doomed, held, kept };
+}
+
+/**
+ * The whole Deployment from its pods: ReplicaSets, surplus pods deleted (in kube's order), rolling update (pods of
+ * an older template deleted while the not-ready count stays within maxUnavailable; Recreate deletes them all at
+ * once; surge not modelled), missing pods created. Marks it unsettled when older-template pods are left to replace.
  */
 function reconcileInFull(store: KubeStore, types: KubeTypes, t: Tracking, d: KubeObject, key: string): number {
-  const ns = d.metadata.namespace ?? 'default';
   const name = d.metadata.name ?? '';
   const spec = (d.spec ?? {}) as DeploymentSpec;
   const replicas = spec.replicas ?? 1;
   const hash = templateHash(spec.template);
-  const labelled = store.scanWhere(types.pod, DEPLOYMENT_LABEL, name, ns);
+  const labelled = store.scanWhere(types.pod, DEPLOYMENT_LABEL, name, d.metadata.namespace ?? 'default');
   t.running.set(key, new Set(labelled.filter(isRunning).map((p) => p.metadata.name ?? '')));
-  const owned = labelled.filter((p) => ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`));
+  const owned = labelled.filter((p) => ownedBy(p, name));
   let changes = reconcileReplicaSets(store, d, hash, replicas, new Set(owned.map((p) => p.metadata.labels?.['pod-template-hash'] ?? hash)));
-  const present = new Set(owned.map((p) => p.metadata.name ?? ''));
-  const indexOf = (p: KubeObject) => Number((p.metadata.name ?? '').slice(name.length + 1));
-  let unavailable = replicas - owned.filter((p) => indexOf(p) < replicas && isReady(p) && !p.metadata.deletionTimestamp).length;
-  const budget = maxUnavailable(spec, replicas);
-  let held = false;
-  for (const p of owned) {
-    const index = indexOf(p);
-    if (index < replicas && p.metadata.labels?.['pod-template-hash'] === hash) continue;
-    if (index < replicas && isReady(p) && unavailable >= budget) {
-      held = true;
-      continue;
-    }
-    if (!p.metadata.deletionTimestamp) {
-      store.delete(types.pod, ns, p.metadata.name ?? '', { gracePeriodSeconds: 0, readOnly: true });
-      if (index < replicas && isReady(p)) unavailable++;
-      changes++;
-    }
-    present.delete(p.metadata.name ?? '');
-  }
-  if (held) t.unsettled.add(key);
+  const active = owned.filter(isActive);
+  t.active.set(key, new Set(active.map((p) => p.metadata.name ?? '')));
+  const { doomed, held, kept } = chooseDeletions(store, d, active, hash);
+  for (const p of doomed) deleteOnPurpose(store, types, p);
+  changes += doomed.length;
+  if (held > 0) t.unsettled.add(key);
   else t.unsettled.delete(key);
-  for (let i = 0; i < replicas; i++) {
-    const podName = `${name}-${i}`;
-    if (present.has(podName) || store.peek(types.pod, ns, podName)) continue;
-    createPod(store, types, d, hash, podName);
-    changes++;
-  }
-  return changes;
+  return changes + createPods(store, types, t, d, key, hash, replicas - kept - held);
 }
 
 /**
- * Only the pods written since the last pass: a missing one below `replicas` is recreated. Undefined when one of
- * them calls for the whole Deployment (an extra pod, or one of another template).
+ * Only the pods written since the last pass: the Deployment is topped up to `replicas` from its active count.
+ * Undefined when it calls for the whole Deployment (more active pods than `replicas`, or one of another template).
  */
-function reconcilePods(store: KubeStore, types: KubeTypes, d: KubeObject, podNames: Iterable<string>): number | undefined {
+function reconcilePods(store: KubeStore, types: KubeTypes, t: Tracking, d: KubeObject, key: string, podNames: Iterable<string>): number | undefined {
   const ns = d.metadata.namespace ?? 'default';
   const name = d.metadata.name ?? '';
   const spec = (d.spec ?? {}) as DeploymentSpec;
   const replicas = spec.replicas ?? 1;
   const hash = templateHash(spec.template);
-  const indexed = [...podNames]
-    .filter((p) => p.startsWith(`${name}-`) && /^\d+$/.test(p.slice(name.length + 1)))
-    .map((p) => [Number(p.slice(name.length + 1)), p] as const)
-    .sort(([a], [b]) => a - b);
-  let changes = 0;
-  for (const [index, podName] of indexed) {
+  for (const podName of podNames) {
     const p = store.peek(types.pod, ns, podName);
-    if (!p) {
-      if (index < replicas) createPod(store, types, d, hash, podName);
-      changes += index < replicas ? 1 : 0;
-    } else if (ownerName(p, 'ReplicaSet')?.startsWith(`${name}-`) && !(index < replicas && p.metadata.labels?.['pod-template-hash'] === hash)) return undefined;
+    if (p && isActive(p) && ownedBy(p, name) && p.metadata.labels?.[LABEL] === name && p.metadata.labels['pod-template-hash'] !== hash) return undefined;
   }
-  return changes;
+  const active = t.active.get(key)?.size ?? 0;
+  if (active > replicas) return undefined;
+  return createPods(store, types, t, d, key, hash, replicas - active);
 }
 
 export function reconcileDeployments(store: KubeStore): number {
@@ -299,10 +247,11 @@ export function reconcileDeployments(store: KubeStore): number {
   let t = tracked.get(store);
   const first = t === undefined;
   if (!t) {
-    t = { full: new Set(), pods: new Map(), unsettled: new Set(), running: new Map(), orphaned: false };
+    t = { full: new Set(), pods: new Map(), unsettled: new Set(), running: new Map(), active: new Map(), lowestFree: new Map(), orphaned: false };
     tracked.set(store, t);
     track(store, types, t);
   }
+  forgetGone(store, types);
   let changes = first || t.orphaned ? collectDeletedDeployments(store, types) : 0;
   t.orphaned = false;
   const live = new Set<string>();
@@ -314,12 +263,11 @@ export function reconcileDeployments(store: KubeStore): number {
     const inFull = first || t.full.delete(key) || (pods !== undefined && t.unsettled.has(key));
     // Nothing it reads changed since it was last reconciled: it would change nothing.
     if (!inFull && pods === undefined) continue;
-    const byPod = inFull ? undefined : reconcilePods(store, types, d, pods ?? []);
+    const byPod = inFull ? undefined : reconcilePods(store, types, t, d, key, pods ?? []);
     changes += byPod ?? reconcileInFull(store, types, t, d, key);
     updateStatus(store, types, d, (d.spec as DeploymentSpec | undefined)?.replicas ?? 1, t.running.get(key)?.size ?? 0);
   }
   // Writes to pods no Deployment owns (DaemonSet pods, pods applied by hand) are forgotten.
-  for (const key of t.pods.keys()) if (!live.has(key)) t.pods.delete(key);
-  for (const key of t.running.keys()) if (!live.has(key)) t.running.delete(key);
+  for (const map of [t.pods, t.running, t.active, t.lowestFree]) for (const key of map.keys()) if (!live.has(key)) map.delete(key);
   return changes;
 }

@@ -4,7 +4,7 @@ import type { FakeKubeApi } from '../kube/server';
 import type { KubeObject } from '../kube/types';
 import type { VirtualClock } from '../clock';
 import { isDaemonSetPod, kubeTypes, podNodeName } from '../cluster/kube-objects';
-import { templateHash } from '../cluster/deployments';
+import { deletedByDeploymentController } from '../cluster/deployments';
 
 const podReady = (p: KubeObject): boolean =>
   Boolean(podNodeName(p)) &&
@@ -61,21 +61,20 @@ export class ClusterObserver {
       if (e.type === 'DELETED') {
         this.pendingSince.delete(key);
         const node = podNodeName(o);
-        if (node && this.api.store.peek(types.node, undefined, node) && !this.removedByController(o, types)) this.countDisruption(o);
+        // Asked of every deleted pod: the answer is given once.
+        const onPurpose = this.removedByController(o, types);
+        if (node && this.api.store.peek(types.node, undefined, node) && !onPurpose) this.countDisruption(o);
       }
       this.updateReadiness(o.metadata.namespace ?? 'default', o.metadata.labels?.['nodewright.sim/deployment'], types);
     });
   }
 
-  /** Pods the deployment controller removes on purpose (scale down, new template, Deployment deleted). */
+  /** Pods the deployment controller removes on purpose (scale down, older template, Deployment deleted). */
   private removedByController(pod: KubeObject, types: ReturnType<typeof kubeTypes>): boolean {
+    if (deletedByDeploymentController(this.api.store, pod)) return true;
     const name = pod.metadata.labels?.['nodewright.sim/deployment'];
     if (!name) return false;
-    const d = this.api.store.peek(types.deployment, pod.metadata.namespace, name);
-    if (!d) return true;
-    const index = Number((pod.metadata.name ?? '').slice(name.length + 1));
-    const spec = d.spec as { replicas?: number; template?: unknown } | undefined;
-    return !(index < (spec?.replicas ?? 1)) || pod.metadata.labels?.['pod-template-hash'] !== templateHash(spec?.template);
+    return !this.api.store.peek(types.deployment, pod.metadata.namespace, name);
   }
 
   private countDisruption(pod: KubeObject): void {

@@ -68,7 +68,8 @@ describe('simulated kube-side controllers', () => {
     reconcileDeployments(api.store);
     // Assess
     expect(afterDelete).toEqual(['inflate-0', 'inflate-1', 'inflate-2']);
-    expect(pods().map((p) => p.metadata.name)).toEqual(['inflate-0']);
+    // which pod stays is kube's tie order among equal pods (none set): one of them
+    expect(pods().map((p) => p.metadata.name)).toEqual([expect.stringMatching(/^inflate-[0-2]$/)]);
   });
 
   it('should count ready replicas from pod writes between passes, and recreate a pod deleted after the Deployment settled', () => {
