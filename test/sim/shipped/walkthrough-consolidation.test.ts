@@ -34,9 +34,12 @@ describe('the seed walkthrough consolidates', () => {
     const cheapest = cheapestFor(1);
     expect(cheapest).toBeGreaterThan(0);
     for (const p of settled) expect(p.pricePerHour).toBeLessThanOrEqual(cheapest * 1.1 + 1e-9);
-    // The story: an interruption, an expiry, a replace by a cheaper node, empty nodes removed at the end.
+    // The story: an interruption, an expiry, the nodes the scale-downs emptied removed. The seed's replace by a
+    // cheaper node (Karpenter moves the busy node's pods onto a node the scale-down just emptied) is not made:
+    // nodewright waits out that node's consolidateAfter and removes it instead, evicting no pod for a cheaper run.
     const reasons = new Set(r.disruptions.map((d) => d.reason));
-    expect([...reasons]).toEqual(expect.arrayContaining(['interrupted', 'expired', 'underutilized', 'empty']));
+    expect([...reasons]).toEqual(expect.arrayContaining(['interrupted', 'expired', 'empty']));
+    expect(r.consolidation.podsEvicted).toBe(0);
     expect(r.final.nodes).toBe(0);
   }, 300_000);
 });
