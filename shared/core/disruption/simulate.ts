@@ -4,6 +4,7 @@
  * (0 new nodes) or replace (new nodes strictly cheaper than the candidates).
  */
 import type { InstanceType } from '../instance-types/types';
+import type { NodePool } from '../model/karpenter';
 import { podKey, type Pod } from '../model/kube';
 import { CapacityType, type CapacityTypeValue, Label } from '../model/labels';
 import { schedulingInputFromSnapshot } from '../provisioning/from-snapshot';
@@ -11,7 +12,8 @@ import { repackPlan } from '../scheduling/optimize/repack';
 import { ExistingModel } from '../scheduling/existing-model';
 import { solve } from '../scheduling/solve';
 import type { PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
-import { budgets, consolidationCheck, nodeCheck, type ClusterView } from './candidates';
+import { allowedDisruptions } from './budgets';
+import { consolidationCheck, nodeCheck, type ClusterView } from './candidates';
 import { isReschedulable } from './pods';
 import type { Candidate } from './types';
 
@@ -39,11 +41,13 @@ const emptying = new WeakMap<ClusterView, ReadonlySet<string>>();
 function emptyingNodes(view: ClusterView): ReadonlySet<string> {
   let set = emptying.get(view);
   if (set) return set;
-  const empty = budgets(view, 'Empty');
+  // A budget that allows no Empty disruption at all now keeps them (one used up by nodes being disrupted frees up).
+  const kept = (pool: NodePool) =>
+    allowedDisruptions(pool, 'Empty', { total: view.counts.get(pool.name)?.total ?? 0, disrupting: 0 }, view.input.now).allowed <= 0;
   set = new Set(
     view.views
-      .filter((v) => v.pool?.disruption.consolidateAfter !== null && !v.pods.some(isReschedulable))
-      .filter((v) => !nodeCheck(view, v) && !consolidationCheck(v) && empty.remaining(v.claim.nodePool) > 0)
+      .filter((v) => v.pool && v.pool.disruption.consolidateAfter !== null && !v.pods.some(isReschedulable))
+      .filter((v) => !nodeCheck(view, v) && !consolidationCheck(v) && !kept(v.pool!))
       .map((v) => v.node.name),
   );
   emptying.set(view, set);

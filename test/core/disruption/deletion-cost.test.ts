@@ -59,7 +59,7 @@ describe('pod-deletion-cost steering', () => {
     expect(writes[0].annotations).toEqual({ [COST]: '-3', [MANAGED]: 'true', [LAST]: '-3' });
   });
 
-  it('should put a node being disrupted first, drifted nodes before the rest, and stop at the pool’s budget', () => {
+  it('should put a node being disrupted first and drifted nodes before the rest, ranking past the budget', () => {
     // Prepare: d is being disrupted; x is drifted; a, b, c are candidates; the budget allows 2 nodes
     const i = fleet({
       nodes: [
@@ -76,13 +76,23 @@ describe('pod-deletion-cost steering', () => {
     // Act
     const c = costs(deletionCostWrites(i));
 
-    // Assess: d at the lowest int32; d's disruption uses one node of the budget, so one drifted node (x) and one
-    // candidate (b, the cheapest to disrupt) are ranked, each within its reason's budget, as Karpenter's are
+    // Assess: d at the lowest int32, then x (drifted), then b, a, c in consolidation order. Karpenter would rank
+    // only what the budget allows now (x and b); nodewright ranks them all, so a scale-down larger than the budget
+    // still empties whole nodes, which the budget then removes one after another
     expect(c['d-web-0']).toBe(-2_147_483_648);
-    expect(c['x-web-0']).toBe(-5);
-    expect(c['b-web-0']).toBe(-4);
-    expect(c['a-web-0']).toBeUndefined();
-    expect(c['c-web-0']).toBeUndefined();
+    expect([c['x-web-0'], c['b-web-0'], c['a-web-0'], c['c-web-0']]).toEqual([-5, -4, -3, -2]);
+  });
+
+  it('should rank the first 50 nodes only', () => {
+    // Prepare: 60 nodes of one pod each
+    const i = fleet({ nodes: Array.from({ length: 60 }, (_, n): [string, number] => [`n${String(n).padStart(2, '0')}`, 1]) });
+
+    // Act
+    const ranked = deletionCostWrites(i).filter((w) => w.cost !== null);
+
+    // Assess
+    expect(ranked).toHaveLength(50);
+    expect(ranked[0].cost).toBe(-60);
   });
 
   it('should leave nodes that cannot be disrupted unranked, and the pods whose cost someone else set alone', () => {
