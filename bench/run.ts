@@ -7,7 +7,9 @@
  * Usage: npm run bench [-- a|b|c|storm ...]
  * Also, not in the default run (minutes): `npm run bench -- sim [nodes …]`, the simulator's growth (./sim-growth.ts);
  * `npm run bench -- consolidation [nodes …]`, one disruption pass at 500 / 2,000 / 5,000 nodes (./consolidation.ts);
- * `npm run bench -- scale [nodes …]`, issue #28's scale-5k scenario at 500 / 2,000 / 5,000 nodes (./scale.ts).
+ * `npm run bench -- scale [nodes …]`, issue #28's scale-5k scenario at 500 / 2,000 / 5,000 nodes (./scale.ts);
+ * `npm run bench -- deployed-fleet`, the deployed fleet against the LP bound (./deployed-fleet.ts);
+ * `npm run bench -- steering`, a scale-in with and without pod-deletion-cost steering (./steering.ts).
  */
 import os from 'node:os';
 import { diversePods, fakeTypes } from './karpenter-shape';
@@ -48,6 +50,13 @@ async function main() {
   if (process.argv[2] === 'deployed-fleet') {
     const { suiteDeployedFleet } = await import('./deployed-fleet');
     const rows = await suiteDeployedFleet();
+    console.log(machine());
+    console.table(rows);
+    process.exit(0); // a simulation leaves loopback servers and SDK timers behind
+  }
+  if (process.argv[2] === 'steering') {
+    const { suiteSteering } = await import('./steering');
+    const rows = await suiteSteering();
     console.log(machine());
     console.table(rows);
     process.exit(0); // a simulation leaves loopback servers and SDK timers behind
