@@ -78,7 +78,7 @@ function addDoctorCommand(program: Command, setCode: SetCode): void {
     .option('--stage <stage>', 'the deployed stage (stack nodewright-<stage>)', 'prod')
     .option('--node-role <name>', 'node IAM role (default KarpenterNodeRole-<cluster>)')
     .option('--node-instance-profile <name>', 'the nodeInstanceProfileName deploy parameter, if set')
-    .option('--queue <name>', 'interruption queue name (default: the cluster name)')
+    .option('--queue <name>', "interruption queue name (default: nodewright-<cluster>, the deploy's default)")
     .option('--sim', "check the simulator's account and cluster instead (the walkthrough's objects)")
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(

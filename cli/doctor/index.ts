@@ -14,6 +14,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { awsClientConfig } from '../../shared/adapters/aws/client-config';
 import { priceListEndpointRegion } from '../../shared/adapters/aws/pricing/price-list';
 import { systemClock } from '../../shared/adapters/clock';
+import { defaultQueueName } from '../../shared/adapters/config';
 import { clusterAccess } from '../../shared/adapters/cluster-access';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/cluster-client';
 import { CliUsageError } from '../plan';
@@ -66,7 +67,7 @@ async function simulated(opts: DoctorOptions): Promise<CheckResult[]> {
       region: scenario.region,
       stage: 'sim',
       nodeRoleName: opts.nodeRole ?? roles[0] ?? '',
-      queueName: scenario.clusterName,
+      queueName: defaultQueueName(scenario.clusterName),
     };
     return await runChecks(t, world.production.functions.length);
   } finally {
@@ -87,7 +88,7 @@ export async function doctorCommand(opts: DoctorOptions, out: (s: string) => voi
         region: opts.region,
         stage: opts.stage,
         nodeRoleName: opts.nodeRole ?? `KarpenterNodeRole-${opts.cluster}`,
-        queueName: opts.queue ?? opts.cluster,
+        queueName: opts.queue ?? defaultQueueName(opts.cluster),
         ...(opts.nodeInstanceProfile ? { nodeInstanceProfileName: opts.nodeInstanceProfile } : {}),
       },
       deployedFunctions().length,

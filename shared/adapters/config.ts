@@ -71,3 +71,6 @@ export function config(): Config {
 export function resetConfig(): void {
   cached = undefined;
 }
+
+/** serverless.yml's default `interruptionQueueName`: not the cluster's name, which Karpenter's getting-started queue takes. */
+export const defaultQueueName = (clusterName: string): string => `nodewright-${clusterName}`;

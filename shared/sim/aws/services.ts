@@ -20,6 +20,7 @@ import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { defaultQueueName } from '../../adapters/config';
 import type { DynamoTable } from './dynamo-table';
 import { installEc2, type CommandStub } from './ec2-mock';
 import { simulatedGetProducts } from './pricing';
@@ -192,7 +193,7 @@ function mockSqs(current: () => SimulatedAws) {
   const sqs = mockClient(SQSClient);
   sqs.on(GetQueueUrlCommand).callsFake(async (input: { QueueName?: string }) => {
     const c = current();
-    if (input.QueueName !== c.cluster.name) throw new QueueDoesNotExist({ $metadata: {}, message: 'The specified queue does not exist.' });
+    if (input.QueueName !== defaultQueueName(c.cluster.name)) throw new QueueDoesNotExist({ $metadata: {}, message: 'The specified queue does not exist.' });
     return { QueueUrl: `https://sqs.${c.world.region}.amazonaws.com/000000000000/${input.QueueName}` };
   });
   // The interruption function hides a failed record for a short retry delay instead of the visibility timeout.

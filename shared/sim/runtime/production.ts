@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { resetConfig } from '../../adapters/config';
+import { defaultQueueName, resetConfig } from '../../adapters/config';
 import { forgetContainer } from '../../adapters/compose/container';
 import { setDependencyOverrides } from '../../adapters/overrides';
 import { karpenterMetrics, logger, metrics } from '../../adapters/lambda/handler';
@@ -71,7 +71,7 @@ export function simulatedEnv(clusterName: string, region: string): ProductionEnv
     region,
     stateTableName: 'nodewright-sim-state',
     stateMachineArns: { launch: arn('launch'), terminate: arn('terminate'), disrupt: arn('disrupt') },
-    interruptionQueueUrl: `https://sqs.${region}.amazonaws.com/000000000000/${clusterName}`,
+    interruptionQueueUrl: `https://sqs.${region}.amazonaws.com/000000000000/${defaultQueueName(clusterName)}`,
     functionNamePrefix: 'nodewright-sim-',
   };
 }

@@ -29,6 +29,7 @@ import { PricingClient } from '@aws-sdk/client-pricing';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { WatchDelivery } from '../runtime/watch-delivery';
+import { defaultQueueName } from '../../adapters/config';
 import { bindProduction, simulatedEnv, type CapturedLog, type ProductionBinding, type ProductionEnv } from '../runtime/production';
 import { SimulatedStepFunctions } from '../runtime/step-functions';
 import { SimulatedQueue, startSchedules, type InvocationRecord } from '../runtime/triggers';
@@ -268,7 +269,7 @@ function interruptionQueue(
     production.invoke,
     {
       functionKey: queueFn?.key ?? 'interruption',
-      queueArn: `arn:aws:sqs:${opts.region}:000000000000:${opts.clusterName}`,
+      queueArn: `arn:aws:sqs:${opts.region}:000000000000:${defaultQueueName(opts.clusterName)}`,
       region: opts.region,
       ...queueSettings(),
       ...queueFn?.sqsTrigger,

@@ -3,6 +3,7 @@
  * includes them (YAML with `${…}` Serverless variables left unresolved).
  */
 import { deployedFunctions } from '../../../shared/sim/runtime/functions';
+import { defaultQueueName } from '../../../shared/adapters/config';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -37,6 +38,15 @@ describe('interruption queue', () => {
     const queue = resources.InterruptionQueue.Properties;
     // Assess
     expect(queue).toMatchObject({ QueueName: '${param:interruptionQueueName}', SqsManagedSseEnabled: true });
+  });
+
+  it("should not default to the cluster's name, which Karpenter's getting-started stack gives its own queue", () => {
+    // Act: the deploy's default, and what doctor and the simulator take it to be
+    const params = read('serverless.yml').params.default;
+
+    // Assess: a deploy beside Karpenter does not fail with "already exists"
+    expect(params.interruptionQueueName).toBe('nodewright-${param:clusterName}');
+    expect(defaultQueueName('demo')).toBe('nodewright-demo');
   });
 
   it('should send messages that keep failing to an encrypted dead-letter queue that keeps them longer than the queue', () => {
