@@ -7,7 +7,7 @@
  *
  * - a node being disrupted (karpenter.sh/disrupted taint, or deleting): the lowest int32;
  * - drifted nodes (oldest drift first), then every other node that may be disrupted, in consolidation order
- *   (cheapest to disrupt first): sequential negative ranks from −(managed nodes), the first 50 nodes. Karpenter
+ *   (cheapest to disrupt first): sequential negative ranks from −50, the first 50 nodes. Karpenter
  *   ranks only as many as each pool's Drifted / Underutilized budget allows now;
  * - any other node (not initialized, nominated for pending pods, do-not-disrupt on the node, its claim or a pod,
  *   consolidateAfter Never, beyond the first 50): no value (the annotation nodewright wrote is removed).
@@ -23,6 +23,7 @@ import { clusterView, consolidationCheck, isDisrupting, nodeCheck, toCandidate, 
 import { driftReason, driftedSince } from './drift';
 import { isActive, managedDeletionCost, podsBlock } from './pods';
 import type { DisruptionInput } from './types';
+import { isStatic } from '../scheduling/static-claim';
 
 /**
  * Nodes ranked at most (Karpenter's hard cap per cycle): a scale-down takes far fewer pods than 50 nodes hold, and
@@ -56,7 +57,7 @@ function ranked(view: ClusterView): { disrupting: NodeView[]; order: NodeView[] 
       disrupting.push(v);
       continue;
     }
-    if (nodeCheck(view, v) || !v.pool) continue;
+    if (nodeCheck(view, v) || !v.pool || isStatic(v.pool)) continue;
     const block = podsBlock(v.pods.filter(isActive), view.pdbs, now);
     if (block?.kind === 'do-not-disrupt') continue;
     if (driftReason(v, v.pool, classes.get(v.pool.template.nodeClassRef.name), view.input.drifted)) {
@@ -99,8 +100,9 @@ export function deletionCostWrites(input: DisruptionInput): DeletionCostWrite[] 
   const view = clusterView(input);
   const { disrupting, order } = ranked(view);
   const cost = new Map<string, number>();
-  for (const v of disrupting) cost.set(v.node.name, DisruptingDeletionCost);
-  order.slice(0, MaxRankedNodes).forEach((v, i) => cost.set(v.node.name, i - view.views.length));
+  for (const v of disrupting.slice(0, MaxRankedNodes)) cost.set(v.node.name, DisruptingDeletionCost);
+  // A constant base (not the node count): a node joining or leaving does not shift every rank, and rewrite every pod.
+  order.slice(0, MaxRankedNodes).forEach((v, i) => cost.set(v.node.name, i - MaxRankedNodes));
   const first: DeletionCostWrite[] = [];
   const rest: DeletionCostWrite[] = [];
   const rankOf = (w: DeletionCostWrite) => w.cost ?? 0;
@@ -113,4 +115,15 @@ export function deletionCostWrites(input: DisruptionInput): DeletionCostWrite[] 
   }
   first.sort((a, b) => rankOf(a) - rankOf(b));
   return [...first, ...rest];
+}
+
+/** With the gate off: the removals of what nodewright wrote while it was on, so stale ranks stop steering scale-downs. */
+export function deletionCostRemovals(input: DisruptionInput): DeletionCostWrite[] {
+  const out: DeletionCostWrite[] = [];
+  for (const p of input.snapshot.pods) {
+    if (!managedDeletionCost(p) || !isActive(p)) continue;
+    const w = write(p, null);
+    if (w) out.push(w);
+  }
+  return out;
 }

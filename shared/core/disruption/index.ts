@@ -5,5 +5,5 @@ export { podEventUpdates, applyPodEventUpdates, PodsFingerprintAnnotation } from
 export { toExecutions, replacementClaims, commandLogLine, type ReplacementContext } from './execution';
 export { blockedEvents, budgetBlockedEvents, disruptingEvents, unconsolidatableEvents } from './events';
 export { podCost, disruptionCost } from './pods';
-export { deletionCostWrites } from './deletion-cost';
+export { deletionCostRemovals, deletionCostWrites } from './deletion-cost';
 export * from './types';

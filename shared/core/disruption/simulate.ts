@@ -13,8 +13,9 @@ import { ExistingModel } from '../scheduling/existing-model';
 import { solve } from '../scheduling/solve';
 import type { PlannedNodeClaim, SchedulingInput } from '../scheduling/types';
 import { allowedDisruptions } from './budgets';
-import { consolidationCheck, nodeCheck, type ClusterView } from './candidates';
+import { consolidationCheck, nodeCheck, podCheck, toCandidate, type ClusterView, type NodeView } from './candidates';
 import { isReschedulable } from './pods';
+import { isStatic } from '../scheduling/static-claim';
 import type { Candidate } from './types';
 
 const bases = new WeakMap<ClusterView, SchedulingInput>();
@@ -44,12 +45,15 @@ function emptyingNodes(view: ClusterView): ReadonlySet<string> {
   // A budget that allows no Empty disruption at all now keeps them (one used up by nodes being disrupted frees up).
   const kept = (pool: NodePool) =>
     allowedDisruptions(pool, 'Empty', { total: view.counts.get(pool.name)?.total ?? 0, disrupting: 0 }, view.input.now).allowed <= 0;
-  set = new Set(
-    view.views
-      .filter((v) => v.pool && v.pool.disruption.consolidateAfter !== null && !v.pods.some(isReschedulable))
-      .filter((v) => !nodeCheck(view, v) && !consolidationCheck(v) && !kept(v.pool!))
-      .map((v) => v.node.name),
-  );
+  // The checks emptiness makes of a candidate (pass.ts), but not the timing; a PDB allowing 0 now lifts later.
+  const removable = (v: NodeView): boolean => {
+    if (!v.pool || v.pool.disruption.consolidateAfter === null || isStatic(v.pool) || v.pods.some(isReschedulable)) return false;
+    if (nodeCheck(view, v) || consolidationCheck(v) || kept(v.pool)) return false;
+    const block = podCheck(view, v, false);
+    if (block && (block.deadlock || block.kind !== 'pdb')) return false;
+    return typeof toCandidate(view, v) !== 'string';
+  };
+  set = new Set(view.views.filter(removable).map((v) => v.node.name));
   emptying.set(view, set);
   return set;
 }

@@ -241,7 +241,7 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
   // NodePool statuses (NODES, resources, READY) from the same read: a pass follows every node change within seconds.
   recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);
   await reconcileNodePoolStatuses(s.deps, input.snapshot);
-  if (s.options.podDeletionCostManagement) await steerScaleDown(s.deps, input, s.options.holder);
+  await steerScaleDown(s.deps, input, s.options.holder, s.options.podDeletionCostManagement === true);
   const decision = await s.deps.metrics.time(
     'karpenter_voluntary_disruption_decision_evaluation_duration_seconds',
     { reason: 'all', consolidation_type: '' },

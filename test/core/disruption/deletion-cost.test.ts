@@ -4,7 +4,7 @@
  * The RFC's example: three nodes of three replicas, scaled 9 → 6, should lose the three pods of one node.
  */
 import { describe, expect, it } from 'vitest';
-import { computeDisruption, deletionCostWrites, podCost } from '../../../shared/core/disruption';
+import { computeDisruption, deletionCostRemovals, deletionCostWrites, podCost } from '../../../shared/core/disruption';
 import type { Pod } from '../../../shared/core/model/kube';
 import { ago, bound, c6g, cluster, HOUR, input, managed, pool, type Managed, type ManagedOptions } from './builders';
 
@@ -44,19 +44,19 @@ describe('pod-deletion-cost steering', () => {
     // Act
     const writes = deletionCostWrites(i);
 
-    // Assess: ranks from −3 (three managed nodes), b first; each pod written with nodewright's markers
+    // Assess: ranks from −50 (a constant base: a node joining does not shift them), b first; each pod written with nodewright's markers
     expect(costs(writes)).toEqual({
-      'b-web-0': -3,
-      'b-web-1': -3,
-      'a-web-0': -2,
-      'a-web-1': -2,
-      'a-web-2': -2,
-      'c-web-0': -1,
-      'c-web-1': -1,
-      'c-web-2': -1,
-      'c-web-3': -1,
+      'b-web-0': -50,
+      'b-web-1': -50,
+      'a-web-0': -49,
+      'a-web-1': -49,
+      'a-web-2': -49,
+      'c-web-0': -48,
+      'c-web-1': -48,
+      'c-web-2': -48,
+      'c-web-3': -48,
     });
-    expect(writes[0].annotations).toEqual({ [COST]: '-3', [MANAGED]: 'true', [LAST]: '-3' });
+    expect(writes[0].annotations).toEqual({ [COST]: '-50', [MANAGED]: 'true', [LAST]: '-50' });
   });
 
   it('should put a node being disrupted first and drifted nodes before the rest, ranking past the budget', () => {
@@ -80,7 +80,7 @@ describe('pod-deletion-cost steering', () => {
     // only what the budget allows now (x and b); nodewright ranks them all, so a scale-down larger than the budget
     // still empties whole nodes, which the budget then removes one after another
     expect(c['d-web-0']).toBe(-2_147_483_648);
-    expect([c['x-web-0'], c['b-web-0'], c['a-web-0'], c['c-web-0']]).toEqual([-5, -4, -3, -2]);
+    expect([c['x-web-0'], c['b-web-0'], c['a-web-0'], c['c-web-0']]).toEqual([-50, -49, -48, -47]);
   });
 
   it('should rank the first 50 nodes only', () => {
@@ -92,7 +92,8 @@ describe('pod-deletion-cost steering', () => {
 
     // Assess
     expect(ranked).toHaveLength(50);
-    expect(ranked[0].cost).toBe(-60);
+    expect(ranked[0].cost).toBe(-50);
+    expect(ranked.at(-1)?.cost).toBe(-1);
   });
 
   it('should leave nodes that cannot be disrupted unranked, and the pods whose cost someone else set alone', () => {
@@ -115,7 +116,7 @@ describe('pod-deletion-cost steering', () => {
     const writes = deletionCostWrites(i);
 
     // Assess: a-web-1 ranked; a-web-0 (the user's value) untouched; n never; b's values removed
-    expect(costs(writes)).toEqual({ 'a-web-1': -3, 'b-web-0': null, 'b-web-1': null });
+    expect(costs(writes)).toEqual({ 'a-web-1': -50, 'b-web-0': null, 'b-web-1': null });
     expect(writes.find((w) => w.name === 'b-web-1')?.annotations).toEqual({ [COST]: null, [MANAGED]: null, [LAST]: null });
   });
 
@@ -127,7 +128,7 @@ describe('pod-deletion-cost steering', () => {
         ['a', 1],
         ['b', 2],
       ],
-      podAnnotations: { 'a-web-0': rank('-2'), 'b-web-0': rank('-1'), 'b-web-1': rank('-1') },
+      podAnnotations: { 'a-web-0': rank('-50'), 'b-web-0': rank('-49'), 'b-web-1': rank('-49') },
     });
 
     // Act / Assess
@@ -159,5 +160,27 @@ describe('pod-deletion-cost steering', () => {
     expect(after).toEqual(before);
     expect(podCost(ranked.snapshot.pods[1])).toBe(1);
     expect(podCost(own)).toBe(2);
+  });
+
+  it('should keep every rank when a node that is not ranked joins, and remove only its own values when the gate is off', () => {
+    // Prepare: a and b ranked and written; then a do-not-disrupt node joins
+    const rank = (v: string) => ({ [COST]: v, [MANAGED]: 'true', [LAST]: v });
+    const annotations = { 'a-web-0': rank('-50'), 'b-web-0': rank('-49'), 'b-web-1': rank('-49'), 'n-web-0': { [COST]: '7' } };
+    const i = fleet({
+      nodes: [
+        ['a', 1],
+        ['b', 2],
+        ['n', 1, { nodeAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' } }],
+      ],
+      podAnnotations: annotations,
+    });
+
+    // Act
+    const writes = deletionCostWrites(i);
+    const removals = deletionCostRemovals(i);
+
+    // Assess: nothing to rewrite; with the gate off, nodewright's three values go and the user's stays
+    expect(writes).toEqual([]);
+    expect(costs(removals)).toEqual({ 'a-web-0': null, 'b-web-0': null, 'b-web-1': null });
   });
 });

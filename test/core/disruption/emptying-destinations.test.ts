@@ -6,15 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeDisruption } from '../../../shared/core/disruption';
+import type { NodePool } from '../../../shared/core/model/karpenter';
 import { ago, bound, c6g, cluster, HOUR, input, managed, NOW, pool, type ManagedOptions } from './builders';
 
-function afterScaleDown(emptyOptions: Partial<ManagedOptions> = {}) {
+function afterScaleDown(emptyOptions: Partial<ManagedOptions> = {}, emptyPool?: NodePool) {
   const p = pool({ consolidateAfter: 60, budgets: [{ nodes: '100%' }] });
   const busy = [0, 1].map((i) => managed(`busy-${i}`, { pool: p, type: c6g.x2large, lastPodEventTime: ago(HOUR) }));
   // Emptied 10 s ago: not consolidatable for another 50 s
-  const empty = [0, 1].map((i) => managed(`empty-${i}`, { pool: p, type: c6g.x2large, lastPodEventTime: ago(10), ...emptyOptions }));
+  const empty = [0, 1].map((i) => managed(`empty-${i}`, { pool: emptyPool ?? p, type: c6g.x2large, lastPodEventTime: ago(10), ...emptyOptions }));
   const pods = busy.flatMap((m) => [0, 1, 2].map((j) => bound(m, { name: `${m.node.name}-web-${j}`, cpu: '2' })));
-  return computeDisruption(input(cluster({ pools: [p], nodes: [...busy, ...empty], pods }), [c6g.large, c6g.xlarge, c6g.x2large], { now: NOW }));
+  const pools = emptyPool ? [p, emptyPool] : [p];
+  return computeDisruption(input(cluster({ pools, nodes: [...busy, ...empty], pods }), [c6g.large, c6g.xlarge, c6g.x2large], { now: NOW }));
 }
 
 describe('consolidation around nodes a scale-down just emptied', () => {
@@ -33,6 +35,18 @@ describe('consolidation around nodes a scale-down just emptied', () => {
 
     // Assess: both busy nodes' pods fit on the two kept empty nodes: deleted
     expect(d.command).toMatchObject({ action: 'delete' });
+    expect(d.command?.candidates.map((c) => c.node.name).sort()).toEqual(['busy-0', 'busy-1']);
+  });
+
+  it('should use the empty nodes of a static NodePool as capacity: emptiness never removes them', () => {
+    // Prepare: the empty nodes belong to a static pool of two replicas
+    const statics = pool({ name: 'static', consolidateAfter: 60, budgets: [{ nodes: '100%' }] });
+    statics.replicas = 2;
+
+    // Act
+    const d = afterScaleDown({}, statics);
+
+    // Assess
     expect(d.command?.candidates.map((c) => c.node.name).sort()).toEqual(['busy-0', 'busy-1']);
   });
 });

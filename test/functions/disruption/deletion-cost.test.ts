@@ -40,27 +40,58 @@ describe('disruption function: pod-deletion-cost steering', () => {
     w.clock.advance(60_000);
     await handler(scheduledEvent(NOW + 70_000), context('req-3'));
 
-    // Assess: the node with fewer pods is ranked first (−2); the second pass waits for the minute
+    // Assess: the node with fewer pods is ranked first (−50); the second pass waits for the minute
     expect(first).toHaveLength(3);
-    expect(first[0]).toContain('annotatePod default/web-1 {"controller.kubernetes.io/pod-deletion-cost":"-2"');
+    expect(first[0]).toContain('annotatePod default/web-1 {"controller.kubernetes.io/pod-deletion-cost":"-50"');
     expect(w.cluster.pods.find((p) => p.name === 'web-2')?.annotations).toMatchObject({
-      'controller.kubernetes.io/pod-deletion-cost': '-1',
+      'controller.kubernetes.io/pod-deletion-cost': '-49',
       'karpenter.sh/managed-deletion-cost': 'true',
-      'karpenter.sh/last-assigned-deletion-cost': '-1',
+      'karpenter.sh/last-assigned-deletion-cost': '-49',
     });
     expect(second).toBe(3);
     expect(annotated(w)).toHaveLength(4);
     expect(annotated(w)[3]).toContain('default/web-3');
   });
 
-  it('should write nothing without the gate', async () => {
-    // Prepare
+  it('should not write again within the minute from the later passes of the same invocation', async () => {
+    // Prepare: a scheduled invocation runs Karpenter's 10 s loop; a pod loses its value between passes
     const w = busyFleet();
+    w.clock.onSleep = () => {
+      w.cluster.pods = w.cluster.pods.map((p) => (p.name === 'web-3' ? { ...p, annotations: {} } : p));
+    };
 
     // Act
+    const result = await createHandler(w, { podDeletionCostManagement: true, pollMs: 10_000, budgetMs: 50_000 })(scheduledEvent(NOW), context('req-1'));
+
+    // Assess: several passes, one batch of writes
+    expect(result.passes).toBeGreaterThan(1);
+    expect(annotated(w)).toHaveLength(3);
+  });
+
+  it('should write nothing without the gate, and remove its own values when the gate was turned off', async () => {
+    // Prepare
+    const w = busyFleet();
+    const clean = busyFleet();
+    w.cluster.pods = w.cluster.pods.map((p) =>
+      p.name === 'web-1'
+        ? {
+            ...p,
+            annotations: {
+              'controller.kubernetes.io/pod-deletion-cost': '-50',
+              'karpenter.sh/managed-deletion-cost': 'true',
+              'karpenter.sh/last-assigned-deletion-cost': '-50',
+            },
+          }
+        : p,
+    );
+
+    // Act
+    await createHandler(clean, {})({ reconcile: true }, context('req-1'));
     await createHandler(w, {})({ reconcile: true }, context('req-1'));
 
     // Assess
-    expect(annotated(w)).toEqual([]);
+    expect(annotated(clean)).toEqual([]);
+    expect(annotated(w)).toHaveLength(1);
+    expect(w.cluster.pods.find((p) => p.name === 'web-1')?.annotations).toEqual({});
   });
 });
