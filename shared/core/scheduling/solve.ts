@@ -202,7 +202,7 @@ function openClaim(run: SolveRun, s: PodState, existingError: string | undefined
     if (typeof plan === 'string') {
       // A type large enough was left out by the limits: say so (the limits, not the catalog, turned the pod away).
       const cut = t.options.length - options.length;
-      const limited = cut > 0 && plan.startsWith('no instance type has enough');
+      const limited = cut > 0 && plan.startsWith('no instance type has enough') && cutTypeFits(t.options, options, s);
       reasons.push(
         `nodepool "${t.pool.name}": ${plan}${limited ? ` within the nodepool's remaining limits (${cut} of ${t.options.length} types exceed them)` : ''}`,
       );
@@ -221,6 +221,12 @@ function openClaim(run: SolveRun, s: PodState, existingError: string | undefined
   if (templates.length === 0) reasons.push(noTemplateReason(run));
   if (existingError && reasons.length === 0) reasons.push(existingError);
   return reasons.join('; ');
+}
+
+/** Whether a type the limits left out could have held the pod's requests (then the limits, not the catalog, refused it). */
+function cutTypeFits(all: readonly TypeOption[], kept: readonly TypeOption[], s: PodState): boolean {
+  const left = new Set(kept);
+  return all.some((o) => !left.has(o) && s.reqNz.every((i) => o.eff[i] >= s.reqVec[i]));
 }
 
 /** Why no NodePool could open a claim at all. */

@@ -82,7 +82,7 @@ export async function planCheapest(input: SchedulingInput, loadLp: LpLoader, opt
       options: { ...input.options, existingModel: undefined },
     };
     const more = await once(next, loadLp, options, solve(next));
-    if (more.plan.nodeClaims.length === 0) break;
+    if (more.plan.nodeClaims.length === 0 && more.plan.existingPlacements.length === 0) break;
     const retried = new Set(again.map((u) => u.pod.uid));
     plan = {
       nodeClaims: [...plan.nodeClaims, ...more.plan.nodeClaims],
