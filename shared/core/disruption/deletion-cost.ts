@@ -18,11 +18,20 @@
  */
 import { Annotation } from '../model/labels';
 import type { Pod } from '../model/kube';
-import type { NodeClaim } from '../model/karpenter';
-import { clusterView, consolidationCheck, isDisrupting, nodeCheck, toCandidate, type ClusterView, type NodeView } from './candidates';
+import {
+  byDisruptionCost,
+  clusterView,
+  consolidationCheck,
+  isDisrupting,
+  nodeCheck,
+  podCheck,
+  toCandidate,
+  type ClusterView,
+  type NodeView,
+} from './candidates';
 import { driftReason, driftedSince } from './drift';
-import { isActive, managedDeletionCost, podsBlock } from './pods';
-import type { DisruptionInput } from './types';
+import { isActive, managedDeletionCost } from './pods';
+import type { Candidate, DisruptionInput } from './types';
 import { isStatic } from '../scheduling/static-claim';
 
 /**
@@ -43,38 +52,35 @@ interface DeletionCostWrite {
   annotations: Record<string, string | null>;
 }
 
-const byName = (a: NodeClaim, b: NodeClaim) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byName = (a: NodeView, b: NodeView) => (a.claim.name < b.claim.name ? -1 : a.claim.name > b.claim.name ? 1 : 0);
 
-/** The nodes in the order their pods should go first: disrupting, then drifted, then consolidation candidates. */
-function ranked(view: ClusterView): { disrupting: NodeView[]; order: NodeView[] } {
+/** The nodes (by name) in the order their pods should go first: disrupting, then drifted, then consolidation candidates. */
+function ranked(view: ClusterView): { disrupting: string[]; order: string[] } {
   const now = view.input.now;
   const classes = new Map(view.input.snapshot.nodeClasses.map((c) => [c.name, c]));
-  const disrupting: NodeView[] = [];
+  const disrupting: string[] = [];
   const drifted: NodeView[] = [];
-  const others: { v: NodeView; cost: number; price: number }[] = [];
+  const others: Candidate[] = [];
   for (const v of view.views) {
     if (isDisrupting(v)) {
-      disrupting.push(v);
+      disrupting.push(v.node.name);
       continue;
     }
-    if (nodeCheck(view, v) || !v.pool || isStatic(v.pool)) continue;
-    const block = podsBlock(v.pods.filter(isActive), view.pdbs, now);
-    if (block?.kind === 'do-not-disrupt') continue;
+    if (nodeCheck(view, v) || !v.pool || isStatic(v.pool) || podCheck(view, v, false)?.kind === 'do-not-disrupt') continue;
     if (driftReason(v, v.pool, classes.get(v.pool.template.nodeClassRef.name), view.input.drifted)) {
       drifted.push(v);
       continue;
     }
     if (v.pool.disruption.consolidateAfter === null || consolidationCheck(v)) continue;
     const c = toCandidate(view, v, true);
-    if (typeof c !== 'string') others.push({ v, cost: c.disruptionCost, price: c.price });
+    if (typeof c !== 'string') others.push(c);
   }
-  drifted.sort((a, b) => driftedSince(a, now) - driftedSince(b, now) || byName(a.claim, b.claim));
-  others.sort((a, b) => a.cost - b.cost || b.price - a.price || byName(a.v.claim, b.v.claim));
+  drifted.sort((a, b) => driftedSince(a, now) - driftedSince(b, now) || byName(a, b));
+  others.sort(byDisruptionCost);
   // Beyond Karpenter, which ranks only as many nodes as each pool's budget allows now: every node that may be
   // disrupted is ranked (up to MaxRankedNodes), so a scale-down larger than the budget empties whole nodes in order
   // instead of spreading the rest; the budget still paces their removal (measured: docs/benchmarks.md).
-  const order = [...drifted, ...others.map((o) => o.v)];
-  return { disrupting, order };
+  return { disrupting, order: [...drifted.map((v) => v.node.name), ...others.map((c) => c.node.name)] };
 }
 
 /** The pod's patch toward `cost`, or undefined when it already carries it or is not nodewright's to change. */
@@ -100,9 +106,9 @@ export function deletionCostWrites(input: DisruptionInput): DeletionCostWrite[] 
   const view = clusterView(input);
   const { disrupting, order } = ranked(view);
   const cost = new Map<string, number>();
-  for (const v of disrupting.slice(0, MaxRankedNodes)) cost.set(v.node.name, DisruptingDeletionCost);
+  for (const name of disrupting.slice(0, MaxRankedNodes)) cost.set(name, DisruptingDeletionCost);
   // A constant base (not the node count): a node joining or leaving does not shift every rank, and rewrite every pod.
-  order.slice(0, MaxRankedNodes).forEach((v, i) => cost.set(v.node.name, i - MaxRankedNodes));
+  order.slice(0, MaxRankedNodes).forEach((name, i) => cost.set(name, i - MaxRankedNodes));
   const first: DeletionCostWrite[] = [];
   const rest: DeletionCostWrite[] = [];
   const rankOf = (w: DeletionCostWrite) => w.cost ?? 0;

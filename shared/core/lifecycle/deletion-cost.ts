@@ -12,6 +12,8 @@ const DELETION_COST_LEASE = 'disruption-deletion-cost';
 const RANK_SECONDS = 60;
 /** Pod patches at once, and how long a pass spends on them; what is left waits for the next minute's pass. */
 const WRITES = { concurrency: 8, ms: 5_000 } as const;
+/** When this container (its dependencies) last took the lease. */
+const lastWrite = new WeakMap<LifecycleDeps, number>();
 
 /**
  * Writes the pods' deletion costs if due (with the gate off, only the removal of what nodewright wrote while it was
@@ -20,10 +22,13 @@ const WRITES = { concurrency: 8, ms: 5_000 } as const;
  * server that refuses or throttles is not sent more of them this pass.
  */
 export async function steerScaleDown(deps: LifecycleDeps, input: DisruptionInput, holder: string, enabled: boolean): Promise<number> {
+  const now = deps.clock.now();
+  // This container wrote less than a minute ago: the lease would refuse, so the ranking is not computed again.
+  if (now - (lastWrite.get(deps) ?? -Infinity) < RANK_SECONDS * 1000) return 0;
   const writes = enabled ? deletionCostWrites(input) : deletionCostRemovals(input);
   if (writes.length === 0) return 0;
-  const now = deps.clock.now();
   if (!(await deps.store.acquireLease(DELETION_COST_LEASE, `${holder}@${now}`, RANK_SECONDS).catch(() => false))) return 0;
+  lastWrite.set(deps, now);
   const until = now + WRITES.ms;
   let written = 0;
   let failed = false;

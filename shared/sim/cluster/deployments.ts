@@ -23,16 +23,13 @@ import {
   updateStatus,
   type DeploymentSpec,
 } from './deployment-objects';
-import { inKeyOrder, isLivePod, kubeTypes, ownerName, type KubeTypes } from './kube-objects';
+import { inKeyOrder, isActivePod as isActive, kubeTypes, ownerName, type KubeTypes } from './kube-objects';
 import { deletionOrder } from './scale-down';
 
 const DEPLOYMENT_LABEL = ['metadata', 'labels', LABEL];
 
 /** The Deployment's own pod: owned by one of its ReplicaSets (`<deployment>-<hash>`). */
 const ownedBy = (p: KubeObject, deployment: string): boolean => ownerName(p, 'ReplicaSet')?.startsWith(`${deployment}-`) ?? false;
-
-/** A pod the ReplicaSet counts (IsPodActive): not finished, not being deleted. */
-const isActive = (p: KubeObject): boolean => isLivePod(p) && !p.metadata.deletionTimestamp;
 
 /** What the controller knows between passes, kept from the store's writes (as its informers' caches). */
 interface Tracking {

@@ -51,6 +51,9 @@ export const isLivePod = (p: KubeObject): boolean => {
   return phase !== 'Succeeded' && phase !== 'Failed';
 };
 
+/** kube's IsPodActive (what a ReplicaSet counts): not finished, not being deleted. */
+export const isActivePod = (p: KubeObject): boolean => isLivePod(p) && !p.metadata.deletionTimestamp;
+
 export const podNodeName = (p: KubeObject): string | undefined => (p.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
 
 export const isDaemonSetPod = (p: KubeObject): boolean => (p.metadata.ownerReferences ?? []).some((r) => (r as { kind?: string }).kind === 'DaemonSet');

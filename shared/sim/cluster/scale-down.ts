@@ -11,18 +11,12 @@
  */
 import type { KubeObject } from '../kube/types';
 import { hashHex } from '../hash';
-import { podNodeName } from './kube-objects';
+import { isActivePod as isActive, podNodeName } from './kube-objects';
 
 const DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
 
 /** podPhaseToOrdinal: any other phase (or none) counts as Pending. */
 const PHASE_ORDINAL: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
-
-/** IsPodActive: not finished, not being deleted. */
-const isActive = (p: KubeObject): boolean => {
-  const phase = (p.status as { phase?: string } | undefined)?.phase;
-  return phase !== 'Succeeded' && phase !== 'Failed' && !p.metadata.deletionTimestamp;
-};
 
 /**
  * The pod's deletion cost as kube reads the annotation: an int32 written in plain decimal (no `+`, no leading

@@ -11,6 +11,7 @@ import { FakeKubeApi } from '../../../shared/sim/kube';
 import type { KubeObject } from '../../../shared/sim/kube';
 import { parseScenario, runScenario } from '../../../shared/sim';
 import { ClusterObserver } from '../../../shared/sim/scenario/observe';
+import { deployment, NODE_CLASS, nodePool, objects } from '../fixtures/objects';
 
 const T0 = Date.UTC(2025, 0, 1);
 const COST = 'controller.kubernetes.io/pod-deletion-cost';
@@ -234,45 +235,20 @@ describe('scale down in a scenario', () => {
 seed: 5
 duration: 20m
 objects: |
-  apiVersion: karpenter.sh/v1
-  kind: NodePool
-  metadata: {name: default}
-  spec:
-    template:
-      spec:
-        requirements:
-          - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-    disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}
-  ---
-  apiVersion: karpenter.k8s.aws/v1
-  kind: EC2NodeClass
-  metadata: {name: default}
-  spec:
-    role: KarpenterNodeRole-demo
-    amiSelectorTerms: [{alias: al2023@latest}]
-    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: nodewright-sim}}]
-    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: nodewright-sim}}]
-  ---
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web}
-  spec:
-    replicas: 9
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers:
-          - {name: c, image: pause, resources: {requests: {cpu: 500m}}}
-  ---
-  apiVersion: policy/v1
-  kind: PodDisruptionBudget
-  metadata: {name: web}
-  spec:
-    minAvailable: 9
-    selector: {matchLabels: {app: web}}
+${objects(
+  `${nodePool('default', ['{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}'])}
+  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}`,
+  NODE_CLASS,
+  deployment('web', 'pause', '{cpu: 500m}'),
+  `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec:
+  minAvailable: 9
+  selector: {matchLabels: {app: web}}`,
+)}
 events:
+  - {at: 1s, scale: {deployment: default/web, replicas: 9}}
   - {at: 4m, scale: {deployment: default/web, replicas: 3}}
   - {at: 8m, scale: {deployment: default/web, replicas: 6}}
   - {at: 12m, scale: {deployment: default/web, replicas: 2}}
