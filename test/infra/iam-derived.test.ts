@@ -59,6 +59,7 @@ const UNEXERCISED: Record<string, string> = {
   'launchNodeClaim iam:AddRoleToInstanceProfile': 'the same (test/adapters/aws/instance-profiles.test.ts)',
   'garbageCollection states:StartExecution': 'terminate for a NodeClaim or Node deleted with kubectl (test/sim/finalizers.test.ts)',
   'controller states:StartExecution': 'terminate for a NodeClaim or Node deleted with kubectl (test/sim/finalizers.test.ts)',
+  'controller states:DescribeExecution': "a deleted claim's next termination attempt after a failed one (test/core/lifecycle/deletions.test.ts)",
   'launchNodeClaim ec2:DescribeInstances': 'the instance of an earlier attempt after IdempotentParameterMismatch (test/adapters/aws/ec2-create-edge.test.ts)',
   'launchNodeClaim dynamodb:PutItem': 'offerings a partial fleet reports out of capacity (the ICE cache)',
   'interruption dynamodb:DeleteItem': 'the per-instance lease released when StartExecution fails',

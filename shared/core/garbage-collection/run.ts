@@ -72,7 +72,9 @@ export async function runGarbageCollection(deps: GarbageCollectionDeps): Promise
       results.push({ type: action.type, target: targetOf(action), outcome: 'failed' });
     }
   }
-  const deletions = deps.workflows ? await reconcileDeletions({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot) : [];
+  const deletions = deps.workflows
+    ? await reconcileDeletions({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log, clock: deps.clock }, snapshot)
+    : [];
   const swept = deps.workflows
     ? await sweepStaleTaints({ cluster: deps.cluster, workflows: deps.workflows, log: deps.log }, snapshot).catch((error: unknown) => {
         deps.log.error('stale taint sweep failed', { error });

@@ -17,7 +17,7 @@
 import type { NodeClaim } from '../model/karpenter';
 import type { Node } from '../model/kube';
 import { Finalizer, TaintKey } from '../model/labels';
-import type { ClusterClient, ClusterSnapshot, WorkflowStarter } from '../ports';
+import type { Clock, ClusterClient, ClusterSnapshot, ExecutionStatus, WorkflowStarter } from '../ports';
 import type { LifecycleLogger } from './deps';
 import { executionName } from './names';
 import { toSeconds, type EpochMs } from '../time';
@@ -76,12 +76,53 @@ export interface DeletionDeps {
   cluster: Pick<ClusterClient, 'deleteNodeClaim' | 'getNodeClaim'>;
   workflows: WorkflowStarter;
   log: LifecycleLogger;
+  clock: Pick<Clock, 'now'>;
 }
 
 export interface DeletionOutcome {
   action: DeletionAction;
   result: 'started' | 'alreadyStarted' | 'deleted' | 'failed';
+  /** The execution started or found, when it is a later attempt than `action.executionName`. */
+  execution?: string;
   error?: string;
+}
+
+/** Attempts of one deletion's termination: the first is `action.executionName`, then `<name>-attempt-N`. */
+const MAX_TERMINATION_ATTEMPTS = 100;
+const ENDED_BADLY: ReadonlySet<ExecutionStatus> = new Set(['FAILED', 'TIMED_OUT', 'ABORTED']);
+
+/** How long after attempt `n` failed the next one starts: 1 min, doubling, at most 30 min. */
+const terminationRetryDelayMs = (n: number): number => Math.min(30 * 60_000, 60_000 * 2 ** Math.max(0, n - 1));
+
+/**
+ * A deleted NodeClaim is terminated until it is gone, as Karpenter's termination controller keeps draining a
+ * deleting node: when the attempt under a name has failed (a drain still blocked at its deadline, a step failed
+ * after its retries; the node was untainted by ReleaseNode), the next attempt starts under the next name once its
+ * back-off has passed — an execution name cannot be reused for 90 days. A starter that cannot tell an execution's
+ * status (only the deployed one can) never retries.
+ */
+async function startTermination(
+  deps: DeletionDeps,
+  action: Extract<DeletionAction, { type: 'terminate' }>,
+): Promise<{ started: boolean; name: string; attempt: number }> {
+  const input = { nodeClaimName: action.nodeClaimName, reason: DELETED_REASON };
+  for (let attempt = 1; ; attempt++) {
+    const name = attempt === 1 ? action.executionName : executionName(action.executionName, 'attempt', String(attempt));
+    const r = await deps.workflows.start('terminate', name, input);
+    if (!r.alreadyStarted) return { started: true, name, attempt };
+    const info = await deps.workflows.status?.('terminate', name);
+    if (!info || !ENDED_BADLY.has(info.status) || attempt >= MAX_TERMINATION_ATTEMPTS) return { started: false, name, attempt };
+    const retryAt = (info.stoppedAt ?? 0) + terminationRetryDelayMs(attempt);
+    if (deps.clock.now() < retryAt) {
+      deps.log.info('termination of deleted nodeclaim failed; retrying after back-off', {
+        nodeclaim: action.nodeClaimName,
+        execution: name,
+        status: info.status,
+        retryInSeconds: Math.ceil((retryAt - deps.clock.now()) / 1000),
+      });
+      return { started: false, name, attempt };
+    }
+  }
 }
 
 /**
@@ -99,16 +140,17 @@ export async function reconcileDeletions(deps: DeletionDeps, snapshot: Pick<Clus
       if (action.type === 'terminate') {
         if (started.has(action.executionName)) continue;
         started.add(action.executionName);
-        const r = await deps.workflows.start('terminate', action.executionName, { nodeClaimName: action.nodeClaimName, reason: DELETED_REASON });
-        if (!r.alreadyStarted) {
+        const r = await startTermination(deps, action);
+        if (r.started) {
           deps.log.info('terminating deleted nodeclaim', {
             nodeclaim: action.nodeClaimName,
             node: action.nodeName,
-            execution: action.executionName,
+            execution: r.name,
             reason: DELETED_REASON,
+            ...(r.attempt > 1 ? { attempt: r.attempt } : {}),
           });
         }
-        outcomes.push({ action, result: r.alreadyStarted ? 'alreadyStarted' : 'started' });
+        outcomes.push({ action, result: r.started ? 'started' : 'alreadyStarted', ...(r.name !== action.executionName ? { execution: r.name } : {}) });
       } else {
         await deps.cluster.deleteNodeClaim(action.nodeClaimName);
         deps.log.info('deleting nodeclaim of deleted node', { nodeclaim: action.nodeClaimName, node: action.nodeName });

@@ -52,7 +52,7 @@ export async function sweepStaleTaints(
     if ('unannotated' in c) {
       why = { reason: "no nodewright execution holds it (Karpenter's or an older nodewright's taint)" };
     } else {
-      const s = status ? await status(c.machine, c.execution) : undefined;
+      const s = status ? (await status(c.machine, c.execution))?.status : undefined;
       if (!s || !ENDED_BADLY.has(s)) continue;
       why = { execution: `${c.machine}/${c.execution}`, status: s };
     }

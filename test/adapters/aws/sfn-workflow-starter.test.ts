@@ -21,18 +21,18 @@ describe('SfnWorkflowStarter', () => {
     expect(sfn.commandCalls(StartExecutionCommand)[0].args[0].input).toEqual({ stateMachineArn: ARN, name: 'i-0abc-evt1', input: '{"instanceId":"i-0abc"}' });
   });
 
-  it('should read an execution status by name, and answer undefined for one that does not exist', async () => {
+  it('should read the status and stop time of an execution by name, and answer undefined for one that does not exist', async () => {
     // Prepare
     sfn
       .on(DescribeExecutionCommand, { executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:x1' })
-      .resolves({ status: 'ABORTED' });
+      .resolves({ status: 'ABORTED', stopDate: new Date(Date.UTC(2026, 0, 1)) });
     sfn
       .on(DescribeExecutionCommand, { executionArn: 'arn:aws:states:us-east-1:111122223333:execution:nodewright-terminate:x2' })
       .rejects(new ExecutionDoesNotExist({ message: 'Execution Does Not Exist', $metadata: {} }));
     // Act
     const [aborted, none] = [await starter().status('terminate', 'x1'), await starter().status('terminate', 'x2')];
     // Assess
-    expect([aborted, none]).toEqual(['ABORTED', undefined]);
+    expect([aborted, none]).toEqual([{ status: 'ABORTED', stoppedAt: Date.UTC(2026, 0, 1) }, undefined]);
   });
 
   it('should report alreadyStarted when the execution name was used before', async () => {

@@ -111,6 +111,37 @@ describe('reconcileDeletions', () => {
     expect(f.log.messages()).toEqual(['deleting nodeclaim of deleted node', 'terminating deleted nodeclaim']);
   });
 
+  it('should start the next attempt after a failed termination once its back-off has passed, never sooner', async () => {
+    // Prepare: the first attempt failed (a drain blocked at its deadline); Step Functions keeps its name 90 days
+    const f = world();
+    await f.cluster.deleteNodeClaim('default-abcde');
+    await reconcileDeletions(f, await f.cluster.snapshot());
+    const stopped: Record<string, number> = { 'default-abcde-deleted-1767229200': f.clock.now() };
+    Object.assign(f.workflows, {
+      status: async (_m: string, name: string) => (name in stopped ? { status: 'FAILED', stoppedAt: stopped[name] } : { status: 'RUNNING' }),
+    });
+    // Act
+    f.clock.advance(30_000);
+    const early = await reconcileDeletions(f, await f.cluster.snapshot());
+    f.clock.advance(31_000);
+    const second = await reconcileDeletions(f, await f.cluster.snapshot());
+    const running = await reconcileDeletions(f, await f.cluster.snapshot());
+    stopped['default-abcde-deleted-1767229200-attempt-2'] = f.clock.now();
+    f.clock.advance(61_000);
+    const tooSoon = await reconcileDeletions(f, await f.cluster.snapshot());
+    f.clock.advance(60_000);
+    const third = await reconcileDeletions(f, await f.cluster.snapshot());
+    // Assess: 1 min after the first failure, then 2 min after the second
+    expect([early, second, running, tooSoon, third].map((o) => o.map((x) => [x.result, x.execution]))).toEqual([
+      [['alreadyStarted', undefined]],
+      [['started', 'default-abcde-deleted-1767229200-attempt-2']],
+      [['alreadyStarted', 'default-abcde-deleted-1767229200-attempt-2']],
+      [['alreadyStarted', 'default-abcde-deleted-1767229200-attempt-2']],
+      [['started', 'default-abcde-deleted-1767229200-attempt-3']],
+    ]);
+    expect(f.workflows.started.map((s) => s.input)).toEqual(Array(3).fill({ nodeClaimName: 'default-abcde', reason: 'Deleted' }));
+  });
+
   it('should report a failed start and go on with the other objects', async () => {
     // Prepare
     const f = world();

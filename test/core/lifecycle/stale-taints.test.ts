@@ -18,7 +18,7 @@ describe('the stale disrupted-taint sweep', () => {
       'terminate/t-running': 'RUNNING',
       'disrupt/d-ok': 'SUCCEEDED',
     };
-    Object.assign(f.workflows, { status: async (m: WorkflowName, n: string) => statuses[`${m}/${n}`] });
+    Object.assign(f.workflows, { status: async (m: WorkflowName, n: string) => (statuses[`${m}/${n}`] ? { status: statuses[`${m}/${n}`] } : undefined) });
     for (const [n, by] of [
       ['a', 'terminate/t-aborted'],
       ['b', 'disrupt/d-failed'],
@@ -43,7 +43,7 @@ describe('the stale disrupted-taint sweep', () => {
   it('should leave the node of a claim being deleted tainted (its termination is what must finish)', async () => {
     // Prepare
     const f = fakes();
-    Object.assign(f.workflows, { status: async () => 'ABORTED' as const });
+    Object.assign(f.workflows, { status: async () => ({ status: 'ABORTED' as const }) });
     f.cluster.nodes.set('a', tainted('a', 'terminate/t1'));
     f.cluster.claims.set('default-aaaaa', { ...nodeClaim('default-aaaaa', { nodeName: 'a' }), deletionTimestamp: epochMs(1000) });
     f.cluster.nodes.set('b', tainted('b'));

@@ -1,5 +1,5 @@
 import { DescribeExecutionCommand, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import type { ExecutionStatus, WorkflowName, WorkflowStarter } from '../../../core/ports/workflow-starter';
+import type { ExecutionInfo, ExecutionStatus, WorkflowName, WorkflowStarter } from '../../../core/ports/workflow-starter';
 import { mapAwsError } from '../errors';
 import { sanitizeExecutionName } from './execution-name';
 
@@ -41,12 +41,13 @@ export class SfnWorkflowStarter implements WorkflowStarter {
     }
   }
 
-  async status(machine: WorkflowName, name: string): Promise<ExecutionStatus | undefined> {
+  async status(machine: WorkflowName, name: string): Promise<ExecutionInfo | undefined> {
     const stateMachineArn = this.deps.stateMachineArns[machine];
     if (!stateMachineArn) return undefined;
     try {
       const out = await this.deps.sfn.send(new DescribeExecutionCommand({ executionArn: executionArnFor(stateMachineArn, sanitizeExecutionName(name)) }));
-      return out.status as ExecutionStatus | undefined;
+      if (!out.status) return undefined;
+      return { status: out.status as ExecutionStatus, ...(out.stopDate ? { stoppedAt: out.stopDate.getTime() } : {}) };
     } catch (e) {
       if (e instanceof Error && e.name === 'ExecutionDoesNotExist') return undefined;
       throw mapAwsError(e, `DescribeExecution ${machine}/${name}`);
