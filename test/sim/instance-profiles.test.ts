@@ -56,6 +56,11 @@ describe('instance profiles managed from the EC2NodeClass role (and launch templ
     });
     expect(pods().filter((p) => podNodeName(p)).length).toBe(2);
     expect([...world.ec2.launchTemplates.values()].every((t) => t.instanceProfile === profiles[0].name)).toBe(true);
+    // …and each instance is named after its node once it registered (Karpenter's tagging controller)
+    const nodeNames = listAll(world.api.store, types.node).map((n) => String(n.metadata.name));
+    const running = [...world.ec2.instances.values()].filter((i) => i.state === 'running');
+    expect(running.map((i) => i.tags.Name).sort()).toEqual(nodeNames.sort());
+    expect(running.every((i) => i.tags['karpenter.sh/nodeclaim'] && i.tags['eks:eks-cluster-name'] === scenario.clusterName)).toBe(true);
 
     // Act: delete the NodePool and its NodeClaims (drained and terminated), then the EC2NodeClass
     world.api.store.delete(world.api.store.typeOf('karpenter.sh/v1', 'NodePool'), undefined, 'default');
@@ -68,5 +73,57 @@ describe('instance profiles managed from the EC2NodeClass role (and launch templ
     expect(world.ec2.instanceProfiles.size).toBe(0);
     // …and its launch templates went with it
     expect(world.ec2.launchTemplates.size).toBe(0);
+  }, 120_000);
+});
+
+const OTHER_ROLE = `
+name: instance-profiles-other-role
+objects: |
+${objects(
+  nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']),
+  NODE_CLASS,
+  nodePool('team-a', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']).replace('name: default}', 'name: team-a}'),
+  NODE_CLASS.replace('{name: default}', '{name: team-a}').replace(/role: .*/, 'role: TeamARole'),
+  ...['default', 'team-a'].map(
+    (pool) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app-${pool}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: app-${pool}}}
+  template:
+    metadata: {labels: {app: app-${pool}}}
+    spec:
+      nodeSelector: {karpenter.sh/nodepool: ${pool}}
+      containers: [{name: app, image: pause, resources: {requests: {cpu: "1"}}}]`,
+  ),
+)}
+`;
+
+describe('a node class whose role the deployment may not pass to EC2', () => {
+  let world: SimWorld;
+  afterEach(async () => world?.close());
+
+  it('should mark the class not ready, naming both roles and the fix, and launch nothing for it while the other pool runs its pods', async () => {
+    // Prepare: deployed with nodeRoleName = the first class's role (iam:PassRole for that role only)
+    const scenario = parseScenario(OTHER_ROLE, 'instance-profiles-other-role.yaml');
+    world = await worldForScenario(scenario);
+    const store = world.api.store;
+    const types = kubeTypes(store);
+    const running = (app: string) => listAll(store, types.pod).filter((p) => p.metadata.labels?.app === app && podNodeName(p)).length;
+    // Act
+    applyObjects(world, scenario.objects);
+    await runFor(world, 240);
+    // Assess
+    const teamA = listAll(store, store.typeOf('karpenter.k8s.aws/v1', 'EC2NodeClass')).find((c) => c.metadata.name === 'team-a');
+    const conditions = (teamA?.status as { conditions?: { type: string; status: string; message?: string }[] } | undefined)?.conditions ?? [];
+    expect(conditions.find((c) => c.type === 'InstanceProfileReady')).toMatchObject({
+      status: 'False',
+      message: expect.stringContaining('spec.role "TeamARole" is not the node role this deployment may pass to EC2'),
+    });
+    expect(conditions.find((c) => c.type === 'Ready')?.status).toBe('False');
+    expect([running('app-default'), running('app-team-a')]).toEqual([2, 0]);
+    expect(listAll(store, types.nodeClaim).filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === 'team-a')).toEqual([]);
+    expect([...world.ec2.instanceProfiles.values()].map((p) => p.roles)).toEqual([['KarpenterNodeRole']]);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CloudProviderThrottledError } from '../../shared/core/errors';
+import { CloudProviderThrottledError, CloudProviderUnauthorizedError } from '../../shared/core/errors';
 import { runLocalExecution, localFunctions } from '../../shared/sim/sfn';
 import type { Planner } from '../../shared/core/lifecycle';
 import { fakes, node, nodeClaim, type Fakes } from '../fakes/lifecycle';
@@ -79,6 +79,25 @@ describe('launch state machine (local)', () => {
     // Assess
     expect(run.status).toBe('SUCCEEDED');
     expect(f.cloud.instances.size).toBe(1);
+  });
+
+  it('should delete the claim at once, marking no offering, when IAM denies the launch (iam:PassRole)', async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde'));
+    f.cloud.create = async () => {
+      throw new CloudProviderUnauthorizedError('CreateFleet: UnauthorizedOperation: not authorized to perform iam:PassRole on KarpenterNodeRole-other');
+    };
+
+    // Act
+    const run = await runLocalExecution('launch', { nodeClaimName: 'default-abcde' }, { invoke: localFunctions(f), clock: f.clock, onWait: kubelet(f) });
+
+    // Assess: no retry of the claim by garbage collection later, no offering blamed for capacity
+    expect(run).toMatchObject({ status: 'FAILED', error: 'NodeClaimLaunchFailed' });
+    expect(run.tasks).toEqual(['validateLaunchInput', 'launchNodeClaim', 'markOfferingUnavailable']);
+    expect(f.cluster.claims.has('default-abcde')).toBe(false);
+    expect(await f.store.unavailableOfferings()).toEqual([]);
+    expect(f.log.lines.find((l) => l.message === 'deleted nodeclaim after failed launch')?.fields).toMatchObject({ reason: 'CloudProviderUnauthorizedError' });
   });
 
   it('should terminate the instance and delete the claim when no node registers before the deadline', async () => {

@@ -60,6 +60,8 @@ export interface ProductionEnv {
   karpenterMetrics?: 'cloudwatch' | 'off';
   /** FEATURE_GATES (the deployment's `featureGates` parameter), Karpenter's syntax. */
   featureGates?: string;
+  /** NODE_ROLE_NAME (the `nodeRoleName` parameter): the one role the functions may pass to EC2. */
+  nodeRoleName?: string;
   /** Deployment parameters set at deploy time (`--param`), over serverless.yml's defaults: e.g. controllerMemorySize. */
   params?: DeployParams;
 }
@@ -132,7 +134,7 @@ function setFunctionEnvironment(env: ProductionEnv): () => void {
     FUNCTION_NAME_PREFIX: env.functionNamePrefix,
     KARPENTER_METRICS: env.karpenterMetrics ?? 'off',
     FEATURE_GATES: env.featureGates ?? DEFAULT_FEATURE_GATES,
-    NODE_ROLE_NAME: `KarpenterNodeRole-${env.clusterName}`,
+    NODE_ROLE_NAME: env.nodeRoleName ?? `KarpenterNodeRole-${env.clusterName}`,
     AWS_ACCESS_KEY_ID: 'AKIASIMULATED0000000',
     AWS_SECRET_ACCESS_KEY: 'simulated-secret-access-key',
     POWERTOOLS_SERVICE_NAME: 'nodewright',

@@ -128,7 +128,26 @@ export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent
  * Tags the scenario's EC2NodeClasses select subnets and security groups by: the simulated account is set up
  * the way the user tagged theirs (`*` = any value).
  */
-export function selectorTags(objects: KubeObject[]): Record<string, string> {
+/**
+ * The node role a deploy for these objects would be given (`nodeRoleName`, what the functions may pass to EC2): the
+ * role of the first EC2NodeClass that names one, as a user deploying for their own node classes would set it. A
+ * class naming another role is then refused, as the deployed functions refuse it.
+ */
+function nodeRoleOf(objects: KubeObject[]): string | undefined {
+  for (const o of objects) {
+    const role = o.kind === 'EC2NodeClass' ? (o.spec as { role?: unknown } | undefined)?.role : undefined;
+    if (typeof role === 'string' && role) return role.split('/').pop();
+  }
+  return undefined;
+}
+
+/** What a deploy for these objects is given: the subnets' discovery tags and the node role its node classes name. */
+export function deployedFor(objects: KubeObject[]): { discoveryTags: Record<string, string>; nodeRoleName?: string } {
+  const role = nodeRoleOf(objects);
+  return { discoveryTags: selectorTags(objects), ...(role ? { nodeRoleName: role } : {}) };
+}
+
+function selectorTags(objects: KubeObject[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const o of objects) {
     if (o.kind !== 'EC2NodeClass') continue;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { writeKubeconfig } from '../kube/server';
 import { localhostTls } from '../kube/tls';
 import { settle } from '../clock';
-import { applyEvent, applyObjects, selectorTags } from './events';
+import { applyEvent, applyObjects, deployedFor } from './events';
 import { seedFleet } from './fleet';
 import type { SimulationEvent } from './result';
 import type { Scenario } from './schema';
@@ -64,7 +64,7 @@ export async function startInteractive(opts: InteractiveOptions): Promise<Intera
     startMs: opts.startMs ?? Date.now(),
     tls: localhostTls(),
     ...(opts.port ? { port: opts.port } : {}),
-    discoveryTags: selectorTags(s?.objects ?? []),
+    ...deployedFor(s?.objects ?? []),
     ...(s?.settings.controllerMemorySize ? { controllerMemorySize: s.settings.controllerMemorySize } : {}),
     onLog: (l) => opts.onEvent?.({ t: l.t, level: l.level, message: l.message, fields: l.fields }),
   });

@@ -6,7 +6,7 @@ import { settle } from '../clock';
 import { isDaemonSetPod, kubeTypes } from '../cluster/kube-objects';
 import { controllerBill } from '../runtime/bill';
 import type { CapturedLog } from '../runtime/production';
-import { applyEvent, applyObjects, selectorTags, type AppliedEvent } from './events';
+import { applyEvent, applyObjects, deployedFor, type AppliedEvent } from './events';
 import { finalState, functionSummary, podSummary, summarizeFaults } from './summary';
 import { consolidationSummary } from './consolidation-summary';
 import { parseObjects } from './schema';
@@ -145,10 +145,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     ...(scenario.settings.metrics ? { metrics: scenario.settings.metrics } : {}),
     ...(scenario.settings.controllerMemorySize ? { controllerMemorySize: scenario.settings.controllerMemorySize } : {}),
     ...(scenario.settings.featureGates ? { featureGates: scenario.settings.featureGates } : {}),
-    discoveryTags: selectorTags([
-      ...scenario.objects,
-      ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : [])),
-    ]),
+    ...deployedFor([...scenario.objects, ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : []))]),
   });
   try {
     world.ec2.capacityLimits.push(...scenario.settings.capacity);

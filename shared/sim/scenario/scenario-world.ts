@@ -1,5 +1,5 @@
 /** The world a scenario describes: its cluster name, region, zones, seed and node startup, and subnets tagged for its objects. */
-import { selectorTags } from './events';
+import { deployedFor } from './events';
 import type { Scenario } from './schema';
 import { createWorld, type SimWorld, type WorldOptions } from './world';
 
@@ -10,7 +10,7 @@ export function worldForScenario(scenario: Scenario, extra: Partial<WorldOptions
     zones: scenario.zones,
     seed: scenario.seed,
     nodeStartupSeconds: scenario.settings.nodeStartupSeconds,
-    discoveryTags: selectorTags(scenario.objects),
+    ...deployedFor(scenario.objects),
     ...(scenario.settings.controllerMemorySize ? { controllerMemorySize: scenario.settings.controllerMemorySize } : {}),
     ...extra,
   });

@@ -57,6 +57,8 @@ export interface WorldOptions {
   controllerMemorySize?: number;
   /** The deployment's `featureGates` parameter (FEATURE_GATES); default serverless.yml's. */
   featureGates?: string;
+  /** The deployment's `nodeRoleName` parameter (NODE_ROLE_NAME); default `KarpenterNodeRole-<cluster>`. */
+  nodeRoleName?: string;
 }
 
 export interface SimWorld {
@@ -106,6 +108,7 @@ function productionEnv(opts: WorldOptions): ProductionEnv {
     ...simulatedEnv(opts.clusterName, opts.region),
     ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}),
     ...(opts.featureGates ? { featureGates: opts.featureGates } : {}),
+    ...(opts.nodeRoleName ? { nodeRoleName: opts.nodeRoleName } : {}),
     ...(opts.controllerMemorySize ? { params: { controllerMemorySize: opts.controllerMemorySize } } : {}),
   };
 }

@@ -83,6 +83,29 @@ describe('instance profiles from EC2NodeClass roles', () => {
     });
   });
 
+  it('should refuse a role or a given profile this deployment may not pass to EC2, naming both roles and the fix, before any write', async () => {
+    // Prepare: iam:PassRole is granted for the deploy's node role only
+    iam.on(GetInstanceProfileCommand).resolves({ InstanceProfile: { InstanceProfileName: 'team-a', Roles: [{ RoleName: 'TeamARole' }] } as never });
+    const p = new InstanceProfiles({
+      iam: new IAMClient({ region: 'eu-west-1' }),
+      clusterName: 'prod',
+      region: 'eu-west-1',
+      now: () => 0,
+      nodeRoleName: 'KarpenterNodeRole-prod',
+    });
+    // Act
+    const byRole = await p.ensure({ ...nodeClass, role: 'arn:aws:iam::111122223333:role/TeamARole' }).catch((e: Error) => e.message);
+    const byProfile = await p.checkGiven('team-a', 'team-a').catch((e: Error) => e.message);
+    const ours = await p.ensure(nodeClass);
+    // Assess
+    expect(byRole).toBe(
+      'EC2NodeClass default: spec.role "TeamARole" is not the node role this deployment may pass to EC2 (iam:PassRole is granted for "KarpenterNodeRole-prod" only): use role "KarpenterNodeRole-prod", or deploy with --param="nodeRoleName=TeamARole"',
+    );
+    expect(byProfile).toMatch(/^EC2NodeClass team-a: spec.instanceProfile team-a \(role\) "TeamARole" is not the node role/);
+    expect(ours).toMatch(/^prod_\d+$/);
+    expect(iam.commandCalls(CreateInstanceProfileCommand)).toHaveLength(0);
+  });
+
   it("should delete only this cluster's profiles whose class is gone and unused", async () => {
     // Prepare
     iam.on(ListInstanceProfilesCommand).resolves({

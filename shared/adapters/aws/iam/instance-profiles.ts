@@ -35,7 +35,16 @@ export interface InstanceProfilesDeps {
   clusterName: string;
   region: string;
   now: () => number;
+  /**
+   * The node role this deployment may pass to EC2 (its `iam:PassRole` is granted for that role only: the
+   * `nodeRoleName` deploy parameter). A node class naming another role is refused before any IAM call, with a
+   * message that names both; unset, any role is tried.
+   */
+  nodeRoleName?: string;
 }
+
+/** A role name from `spec.role` (a name, or an ARN / path whose last segment is the name). */
+const roleNameOf = (role: string): string => role.split('/').pop() ?? role;
 
 export class InstanceProfiles {
   private readonly ensured = new Map<string, number>();
@@ -58,6 +67,7 @@ export class InstanceProfiles {
   async ensure(nodeClass: Pick<EC2NodeClass, 'name' | 'role' | 'tags'>): Promise<string> {
     const role = nodeClass.role;
     if (!role) throw new InstanceProfileError(`EC2NodeClass ${nodeClass.name}: neither spec.role nor spec.instanceProfile is set`);
+    this.checkPassable(nodeClass.name, 'spec.role', roleNameOf(role));
     const name = this.nameFor(nodeClass, role);
     const at = this.ensured.get(name);
     if (at !== undefined && this.deps.now() - at < PROFILE_CACHE_TTL_MS) return name;
@@ -65,7 +75,7 @@ export class InstanceProfiles {
       let profile = await this.get(name);
       if (!profile) profile = await this.create(nodeClass, name);
       // An instance profile holds one role; IAM wants the role's name without its path.
-      const roleName = role.split('/').pop()!;
+      const roleName = roleNameOf(role);
       const current = (profile.Roles ?? []).map((r) => r.RoleName);
       for (const other of current.filter((r) => r !== roleName)) {
         await this.deps.iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: name, RoleName: other }));
@@ -77,6 +87,31 @@ export class InstanceProfiles {
     }
     this.ensured.set(name, this.deps.now());
     return name;
+  }
+
+  /**
+   * A profile named by `spec.instanceProfile` (or the deploy's default) whose role this deployment may not pass:
+   * every launch with it would be denied (`iam:PassRole` on CreateFleet). Read once per TTL per profile; a profile
+   * that cannot be read is left to the launch to report.
+   */
+  async checkGiven(nodeClassName: string, profileName: string): Promise<void> {
+    if (!this.deps.nodeRoleName) return;
+    const key = `given:${profileName}`;
+    const at = this.ensured.get(key);
+    if (at !== undefined && this.deps.now() - at < PROFILE_CACHE_TTL_MS) return;
+    const profile = await this.get(profileName).catch(() => undefined);
+    const roles = (profile?.Roles ?? []).map((r) => r.RoleName ?? '');
+    for (const r of roles) this.checkPassable(nodeClassName, `spec.instanceProfile ${profileName} (role)`, r);
+    if (profile) this.ensured.set(key, this.deps.now());
+  }
+
+  private checkPassable(nodeClassName: string, field: string, roleName: string): void {
+    const allowed = this.deps.nodeRoleName;
+    if (!allowed || roleName === allowed) return;
+    throw new InstanceProfileError(
+      `EC2NodeClass ${nodeClassName}: ${field} "${roleName}" is not the node role this deployment may pass to EC2 ` +
+        `(iam:PassRole is granted for "${allowed}" only): use role "${allowed}", or deploy with --param="nodeRoleName=${roleName}"`,
+    );
   }
 
   private async get(name: string): Promise<InstanceProfile | undefined> {
