@@ -358,6 +358,12 @@ export class FakeCloud implements CloudProvider {
   async get(providerID: string) {
     return { ...this.find(providerID) };
   }
+  async tagInstance(providerID: string, tags: Record<string, string>) {
+    this.calls.push(`tag ${providerID}`);
+    const inst = this.find(providerID);
+    if (!this.owned(inst)) throw new InstanceNotOwnedError(`instance ${inst.instanceId} is not owned`);
+    inst.tags = { ...tags, ...inst.tags };
+  }
   async list() {
     this.listCalls++;
     return [...this.instances.values()].filter((i) => i.state !== 'terminated' && this.owned(i));

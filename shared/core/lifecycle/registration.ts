@@ -11,6 +11,7 @@ import { withTerminationFinalizer } from './finalizers';
 import { epochMs, type EpochMs } from '../time';
 import { eachLimited } from '../concurrency';
 import { plannedPodRefs } from '../provisioning/planned-pods';
+import { tagRegisteredInstance } from './tagging';
 
 export type RegistrationResult =
   | { nodeClaimName: string; registered: true; nodeName: string; providerID: string; deadlineMs: EpochMs }
@@ -93,7 +94,7 @@ async function nominatePlannedPods(deps: Pick<LifecycleDeps, 'cluster'>, claim: 
  * instance and deletes the claim.
  */
 export async function checkRegistration(
-  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics'>,
+  deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log' | 'metrics'> & { cloud: Pick<LifecycleDeps['cloud'], 'tagInstance'> },
   input: { nodeClaimName: string; deadlineMs: EpochMs },
 ): Promise<RegistrationResult> {
   const claim = await requireNodeClaim(deps.cluster, input.nodeClaimName);
@@ -116,6 +117,7 @@ export async function checkRegistration(
     await nominatePlannedPods(deps, claim, node.name);
     await deps.cluster.patchNode(node.name, registeredNodePatch(node, claim));
     await deps.cluster.patchNodeClaimStatus(input.nodeClaimName, { conditions: [condition('Registered', 'True', now)] });
+    await tagRegisteredInstance(deps, claim, node.name, providerID);
     await recordEvents(deps, [claimStep(claim, 'Registered', `Registered node/${node.name}`)]);
     deps.metrics.count('karpenter_nodes_created_total', { nodepool: claim.nodePool, zone: node.labels[Label.zone] ?? claim.labels[Label.zone] ?? '' });
     deps.log.info('registered nodeclaim', { nodeclaim: input.nodeClaimName, nodepool: claim.nodePool, node: node.name, 'provider-id': providerID });

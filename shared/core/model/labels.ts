@@ -121,6 +121,7 @@ export const Annotation = {
   minValuesRelaxed: 'karpenter.sh/nodeclaim-min-values-relaxed',
   terminationTimestamp: 'karpenter.sh/nodeclaim-termination-timestamp',
   tagged: 'karpenter.k8s.aws/tagged',
+  clusterNameTagged: 'compatibility.karpenter.k8s.aws/cluster-name-tagged',
   doNotSyncTaints: 'karpenter.sh/do-not-sync-taints',
   podDeletionCost: 'controller.kubernetes.io/pod-deletion-cost',
   /** A pod's eviction cost for consolidation (int32), set by users: read before pod-deletion-cost (Karpenter, alpha). */

@@ -43,6 +43,11 @@ export interface CloudProvider {
   /** Terminates an instance this cluster owns; NodeClaimNotFoundError once it is gone. */
   delete(providerID: string): Promise<void>;
   get(providerID: string): Promise<CloudInstance>;
+  /**
+   * Adds tags to an instance this cluster owns, keeping every tag it already has (the `eks:eks-cluster-name` tag is
+   * added where missing); InstanceNotOwnedError for another instance, NodeClaimNotFoundError once it is gone.
+   */
+  tagInstance(providerID: string, tags: Record<string, string>): Promise<void>;
   /** Instances tagged as owned by this cluster (not terminated). */
   list(): Promise<CloudInstance[]>;
   /**

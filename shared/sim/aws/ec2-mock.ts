@@ -4,22 +4,20 @@
  */
 import {
   CreateFleetCommand,
+  CreateTagsCommand,
   CreateLaunchTemplateCommand,
   DeleteLaunchTemplateCommand,
   DescribeImagesCommand,
   DescribeInstancesCommand,
-  DescribeInstanceTypeOfferingsCommand,
-  DescribeInstanceTypesCommand,
   DescribeLaunchTemplatesCommand,
   DescribeSecurityGroupsCommand,
-  DescribeSpotPriceHistoryCommand,
   DescribeSubnetsCommand,
   EC2ServiceException,
   TerminateInstancesCommand,
   type Instance,
   type Filter,
 } from '@aws-sdk/client-ec2';
-import { ec2Architecture, instanceTypeInfo } from './catalog-info';
+import { installInstanceTypes } from './ec2-catalog-mock';
 import { matchesFilters, page, tagList, tagRecord } from './filters';
 import { createFleet } from './ec2-fleet';
 import { hashHex, type Ec2World, type SimInstance } from './ec2-world';
@@ -70,7 +68,7 @@ export interface CommandStub {
 
 /** Answers one command with `fn(input)`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type On = (command: unknown, fn: (input: any) => unknown) => void;
+export type On = (command: unknown, fn: (input: any) => unknown) => void;
 
 /** Installs the EC2 answers; `world()` is read on each call so one mock serves successive scenarios. */
 export function installEc2(mock: CommandStub, world: () => Ec2World): void {
@@ -238,6 +236,17 @@ function installInstances(on: On, world: () => Ec2World): void {
       ...(p.NextToken ? { NextToken: p.NextToken } : {}),
     };
   });
+  on(CreateTagsCommand, (input: { Resources?: string[]; Tags?: { Key?: string; Value?: string }[] }) => {
+    const w = world();
+    const instances = (input.Resources ?? []).map((id) => {
+      const i = w.instances.get(id);
+      if (!i || !w.describable(i) || i.state === 'terminated') throw ec2Error('InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
+      return i;
+    });
+    const tags = Object.fromEntries((input.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
+    for (const i of instances) w.tag(i, tags);
+    return {};
+  });
   on(TerminateInstancesCommand, (input: { InstanceIds?: string[] }) => {
     const w = world();
     const missing = (input.InstanceIds ?? []).filter((id) => {
@@ -252,77 +261,5 @@ function installInstances(on: On, world: () => Ec2World): void {
         return { InstanceId: id, PreviousState: { Name: before }, CurrentState: { Name: after } };
       }),
     };
-  });
-}
-
-/**
- * The answers of one world's catalog APIs by request (without the paging), computed on the first page and reused:
- * every cold sandbox pages through all of them, and the catalog, the offerings and the spot prices never change
- * within a world (a spot row's Timestamp is the request's time, added per page).
- */
-const catalogAnswers = new WeakMap<Ec2World, Map<string, readonly unknown[]>>();
-function memo<T>(world: Ec2World, request: string, compute: () => T[]): readonly T[] {
-  let answers = catalogAnswers.get(world);
-  if (!answers) catalogAnswers.set(world, (answers = new Map()));
-  let all = answers.get(request) as T[] | undefined;
-  if (!all) answers.set(request, (all = compute()));
-  return all;
-}
-
-/** Instance types, their offerings per zone and spot prices, from the world's catalog. */
-function installInstanceTypes(on: On, world: () => Ec2World): void {
-  on(DescribeInstanceTypesCommand, (input: { Filters?: Filter[]; InstanceTypes?: string[]; NextToken?: string; MaxResults?: number }) => {
-    const w = world();
-    const all = memo(w, `types ${JSON.stringify([input.InstanceTypes, input.Filters])}`, () =>
-      w.catalog().filter(
-        (e) =>
-          (!input.InstanceTypes || input.InstanceTypes.includes(e.name)) &&
-          matchesFilters(
-            input.Filters,
-            {
-              'instance-type': e.name,
-              'processor-info.supported-architecture': ec2Architecture(e),
-              'supported-virtualization-type': 'hvm',
-              'current-generation': 'true',
-            },
-            {},
-          ),
-      ),
-    );
-    const p = page(all, input.NextToken, input.MaxResults, 100);
-    return { InstanceTypes: p.items.map(instanceTypeInfo), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
-  });
-  on(DescribeInstanceTypeOfferingsCommand, (input: { NextToken?: string; MaxResults?: number; Filters?: Filter[] }) => {
-    const w = world();
-    const all = memo(w, `offerings ${JSON.stringify(input.Filters)}`, () =>
-      w
-        .catalog()
-        .filter((e) => w.onDemandPrice(e.name) !== undefined)
-        .flatMap((e) => w.subnets.map((s) => ({ InstanceType: e.name as never, LocationType: 'availability-zone' as const, Location: s.zone })))
-        .filter((o) => matchesFilters(input.Filters, { 'instance-type': o.InstanceType, location: o.Location }, {})),
-    );
-    const p = page(all, input.NextToken, input.MaxResults, 1000);
-    return { InstanceTypeOfferings: p.items.map((o) => ({ ...o })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
-  });
-  on(DescribeSpotPriceHistoryCommand, (input: { NextToken?: string; MaxResults?: number; InstanceTypes?: string[] }) => {
-    const w = world();
-    const at = new Date(w.opts.clock.now());
-    const all = memo(w, `spot ${JSON.stringify(input.InstanceTypes)}`, () =>
-      w
-        .catalog()
-        .filter(
-          (e) => (!input.InstanceTypes || input.InstanceTypes.includes(e.name)) && w.subnets.length > 0 && w.spotPrice(e.name, w.subnets[0].zone) !== undefined,
-        )
-        .flatMap((e) =>
-          w.subnets.map((s) => ({
-            InstanceType: e.name as never,
-            AvailabilityZone: s.zone,
-            ProductDescription: 'Linux/UNIX' as const,
-            SpotPrice: String(w.spotPrice(e.name, s.zone)),
-          })),
-        ),
-    );
-    const p = page(all, input.NextToken, input.MaxResults, 1000);
-    return { SpotPriceHistory: p.items.map((r) => ({ ...r, Timestamp: at })), ...(p.NextToken ? { NextToken: p.NextToken } : {}) };
   });
 }

@@ -238,7 +238,18 @@ export class Ec2World {
     return instance;
   }
 
-  /** The instances tagged `key=value` (tags are set at launch and never change here). */
+  /** CreateTags on an instance: new keys only are indexed; a key it has takes the new value, as EC2 does. */
+  tag(i: SimInstance, tags: Record<string, string>): void {
+    for (const [k, v] of Object.entries(tags)) {
+      if (i.tags[k] !== undefined) this.byTag.get(`${k}=${i.tags[k]}`)?.delete(i.id);
+      i.tags[k] = v;
+      const ids = this.byTag.get(`${k}=${v}`);
+      if (ids) ids.add(i.id);
+      else this.byTag.set(`${k}=${v}`, new Set([i.id]));
+    }
+  }
+
+  /** The instances tagged `key=value` (set at launch, or later by CreateTags). */
   taggedWith(key: string, value: string): SimInstance[] {
     return [...(this.byTag.get(`${key}=${value}`) ?? [])].map((id) => this.instances.get(id)!);
   }

@@ -1,4 +1,4 @@
-import { DescribeInstancesCommand, EC2Client, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand, DescribeInstancesCommand, EC2Client, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Ec2CloudProvider, ProviderIdInvalidError } from '../../../shared/adapters/aws/ec2';
@@ -247,5 +247,34 @@ describe('Ec2CloudProvider.isDrifted', () => {
     const drift = await provider().isDrifted(claim(), nodeClass());
     // Assess
     expect(drift).toBe(expected);
+  });
+});
+
+describe("tagging a registered node's instance (Karpenter's tagging controller)", () => {
+  beforeEach(() => ec2.reset());
+
+  it('should add only the tags the instance lacks, with the cluster tag, and refuse an instance of another cluster', async () => {
+    // Prepare: a Name from the node class's spec.tags is already there
+    ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: [instance({ Tags: [...owned, { Key: 'Name', Value: 'team-a' }] })] }] });
+    ec2.on(CreateTagsCommand).resolves({});
+    // Act
+    await provider().tagInstance(`aws:///us-east-1a/${ID}`, { Name: 'ip-10-0-1-23.ec2.internal', 'karpenter.sh/nodeclaim': 'general-abcde' });
+    ec2
+      .on(DescribeInstancesCommand)
+      .resolves({ Reservations: [{ Instances: [instance({ Tags: [{ Key: 'kubernetes.io/cluster/other', Value: 'owned' }] })] }] });
+    const foreign = await provider()
+      .tagInstance(`aws:///us-east-1a/${ID}`, { Name: 'x' })
+      .catch((e: unknown) => e);
+    // Assess
+    expect(ec2.commandCalls(CreateTagsCommand).map((c) => c.args[0].input)).toEqual([
+      {
+        Resources: [ID],
+        Tags: [
+          { Key: 'karpenter.sh/nodeclaim', Value: 'general-abcde' },
+          { Key: 'eks:eks-cluster-name', Value: CLUSTER },
+        ],
+      },
+    ]);
+    expect(isInstanceNotOwnedError(foreign)).toBe(true);
   });
 });

@@ -99,6 +99,57 @@ describe('checkRegistration and initializeNode handlers', () => {
     ]);
   });
 
+  it("should tag the registered node's instance with its Name and claim, keeping a Name the node class gave it, once", async () => {
+    // Prepare: two launched instances, one already named by the node class's spec.tags
+    const f = fakes();
+    const PID2 = 'aws:///eu-west-1a/i-0abc000000000002';
+    for (const [pid, tags] of [
+      [PID, {}],
+      [PID2, { Name: 'team-a-node' }],
+    ] as const) {
+      const instanceId = pid.split('/').pop()!;
+      f.cloud.instances.set(pid, {
+        instanceId,
+        providerID: pid,
+        instanceType: 'm5.large',
+        zone: 'eu-west-1a',
+        capacityType: 'on-demand',
+        launchTime: f.clock.now(),
+        state: 'running',
+        tags: { ...tags },
+      });
+    }
+    f.cluster.claims.set('default-aaaaa', nodeClaim('default-aaaaa', { providerID: PID }));
+    f.cluster.claims.set('default-bbbbb', nodeClaim('default-bbbbb', { providerID: PID2 }));
+    f.cluster.nodes.set('ip-10-0-0-1.eu-west-1.compute.internal', node('ip-10-0-0-1.eu-west-1.compute.internal', { providerID: PID }));
+    f.cluster.nodes.set('ip-10-0-0-2.eu-west-1.compute.internal', node('ip-10-0-0-2.eu-west-1.compute.internal', { providerID: PID2 }));
+    // Act
+    for (const name of ['default-aaaaa', 'default-bbbbb']) await checkRegistration(f)({ nodeClaimName: name, deadlineMs: f.clock.now() + 60_000 });
+    // Assess
+    expect(f.cloud.instances.get(PID)?.tags).toEqual({ Name: 'ip-10-0-0-1.eu-west-1.compute.internal', 'karpenter.sh/nodeclaim': 'default-aaaaa' });
+    expect(f.cloud.instances.get(PID2)?.tags).toEqual({ Name: 'team-a-node', 'karpenter.sh/nodeclaim': 'default-bbbbb' });
+    expect(f.cluster.claims.get('default-aaaaa')?.annotations).toMatchObject({
+      'karpenter.k8s.aws/tagged': 'true',
+      'compatibility.karpenter.k8s.aws/cluster-name-tagged': 'true',
+    });
+  });
+
+  it('should register the node even when its instance cannot be tagged, and leave the claim unmarked', async () => {
+    // Prepare: no such instance any more (EC2 answers NotFound)
+    const f = fakes();
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde', { providerID: PID }));
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID }));
+    // Act
+    const out = await checkRegistration(f)({ nodeClaimName: 'default-abcde', deadlineMs: f.clock.now() + 60_000 });
+    // Assess
+    expect(out).toMatchObject({ registered: true, nodeName: 'n1' });
+    expect(f.cluster.claims.get('default-abcde')?.annotations['karpenter.k8s.aws/tagged']).toBeUndefined();
+    expect(f.log.lines.find((l) => l.message === 'failed tagging the instance of a registered nodeclaim')?.fields).toMatchObject({
+      nodeclaim: 'default-abcde',
+      node: 'n1',
+    });
+  });
+
   it('should report a timeout once the registration deadline has passed', async () => {
     // Prepare
     const f = fakes();

@@ -10,7 +10,7 @@ import type { StateStore } from '../../../core/ports/state-store';
 import { InstanceNotOwnedError, isNodeClassNotReadyError, NodeClaimNotFoundError, NodeClassNotReadyError } from '../../../core/errors';
 import type { EksClusterInfo } from '../eks/describe-cluster';
 import { mapAwsError } from '../errors';
-import { describeInstance, describeInstances, parseProviderID } from './instances';
+import { describeInstance, describeInstances, parseProviderID, tagOwnedInstance } from './instances';
 import type { InstanceProfiles } from '../iam/instance-profiles';
 import { InstanceTypeSource } from './instance-type-source';
 import { FleetLauncher } from './launch';
@@ -184,7 +184,12 @@ export class Ec2CloudProvider implements CloudProvider {
   /** spec.instanceProfile, else the configured default, else the profile managed from spec.role (created on first use). */
   private async instanceProfileFor(nodeClass: EC2NodeClass): Promise<string> {
     const given = nodeClass.instanceProfile ?? this.deps.defaultInstanceProfile;
-    if (given) return given;
+    if (given) {
+      await this.deps.instanceProfiles?.checkGiven(nodeClass.name, given).catch((e: unknown) => {
+        throw new NodeClassNotReadyError(e instanceof Error ? e.message : String(e), { cause: e });
+      });
+      return given;
+    }
     if (nodeClass.role && this.deps.instanceProfiles) {
       try {
         return await this.deps.instanceProfiles.ensure(nodeClass);
@@ -222,6 +227,10 @@ export class Ec2CloudProvider implements CloudProvider {
       throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName}`);
     if (instance.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${instanceId} is terminated`, { terminated: true });
     return instance;
+  }
+
+  async tagInstance(providerID: string, tags: Record<string, string>): Promise<void> {
+    return tagOwnedInstance(this.deps.ec2, this.deps.clusterName, providerID, tags);
   }
 
   async list(): Promise<CloudInstance[]> {

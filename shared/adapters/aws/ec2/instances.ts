@@ -1,8 +1,9 @@
-import { DescribeInstancesCommand, type EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand, DescribeInstancesCommand, type EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import type { CloudInstance, InstanceState } from '../../../core/ports/cloud-provider';
-import { NodeClaimNotFoundError } from '../../../core/errors';
+import { InstanceNotOwnedError, NodeClaimNotFoundError } from '../../../core/errors';
+import { Tag } from '../../../core/model/labels';
 import { mapAwsError } from '../errors';
-import { tagsToRecord } from './tags';
+import { isOwnedByCluster, tagsToRecord } from './tags';
 import { epochMs } from '../../../core/time';
 
 export class ProviderIdInvalidError extends Error {
@@ -67,4 +68,22 @@ export async function describeInstances(ec2: EC2Client, filters: Filter[]): Prom
     throw mapAwsError(e, 'DescribeInstances');
   }
   return out;
+}
+
+/**
+ * CloudProvider.tagInstance: the tags an instance of this cluster lacks (and `eks:eks-cluster-name`), in one
+ * CreateTags; keys it already has keep their values. Reads the instance first (DescribeInstances by id).
+ */
+export async function tagOwnedInstance(ec2: EC2Client, clusterName: string, providerID: string, tags: Record<string, string>): Promise<void> {
+  const instanceId = parseProviderID(providerID);
+  const instance = await describeInstance(ec2, instanceId);
+  if (!isOwnedByCluster(instance.tags, clusterName)) throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${clusterName}`);
+  if (instance.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${instanceId} is terminated`, { terminated: true });
+  const missing = Object.entries({ ...tags, [Tag.eksClusterName]: clusterName }).filter(([k]) => !(k in instance.tags));
+  if (missing.length === 0) return;
+  try {
+    await ec2.send(new CreateTagsCommand({ Resources: [instanceId], Tags: missing.map(([Key, Value]) => ({ Key, Value })) }));
+  } catch (e) {
+    throw mapAwsError(e, `CreateTags ${instanceId}`);
+  }
 }

@@ -9,6 +9,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { loadCatalog } from '../../../catalog';
 import { awsClientConfig } from '../../aws/client-config';
 import { Ec2CloudProvider } from '../../aws/ec2';
+import { tagOwnedInstance } from '../../aws/ec2/instances';
 import { InstanceProfiles } from '../../aws/iam/instance-profiles';
 import { logger } from '../../lambda/handler';
 import { part } from '../base';
@@ -25,6 +26,7 @@ export const instanceProfiles = part(
       clusterName: b.config.clusterName,
       region: b.config.region,
       now: () => b.clock.now(),
+      ...(b.config.nodeRoleName ? { nodeRoleName: b.config.nodeRoleName } : {}),
     }),
 );
 
@@ -45,6 +47,15 @@ export const cloud = part('cloud', async (b) => {
     onFallback: (what, error) =>
       logger.warn('using cached or bundled data', { what, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   });
+});
+
+/**
+ * Only CloudProvider.tagInstance, for CheckRegistration (Karpenter's tagging controller): an EC2 client and no
+ * catalog, so the function that registers nodes stays small.
+ */
+export const instanceTagger = part('instanceTagger', (b) => {
+  const ec2 = new EC2Client(awsClientConfig(b.config.region));
+  return { tagInstance: (providerID: string, tags: Record<string, string>) => tagOwnedInstance(ec2, b.config.clusterName, providerID, tags) };
 });
 
 /** This cluster's launch templates (garbage collection deletes those of deleted node classes and stale ones). */
