@@ -45,7 +45,7 @@ export async function checkCluster(eks: EKSClient, t: DoctorTarget): Promise<Clu
         check: 'cluster',
         status: 'WARN',
         detail: `${t.clusterName} is ACTIVE; authentication mode CONFIG_MAP (no access entries)`,
-        fix: 'map the function roles in aws-auth (docs/deploy.md step 5), or switch to API_AND_CONFIG_MAP',
+        fix: 'deploy with --param="accessEntries=false" and map the function roles in aws-auth (docs/deploy.md step 5), or switch to API_AND_CONFIG_MAP',
       };
     return {
       check: 'cluster',
@@ -79,14 +79,14 @@ export async function checkAccessEntries(eks: EKSClient, t: DoctorTarget, expect
         check: 'access-entries',
         status: 'FAIL',
         detail: `no access entry for a nodewright-${t.stage}-* role (${arns.length} entries in all)`,
-        fix: 'create them (docs/deploy.md step 5)',
+        fix: 'deploy (the stack creates them unless accessEntries=false), or create them by hand (docs/deploy.md step 5)',
       };
     if (ours.length < expectedRoles)
       return {
         check: 'access-entries',
         status: 'WARN',
         detail: `${ours.length} of ${expectedRoles} function roles have an access entry`,
-        fix: 'rerun the access-entry loop of docs/deploy.md step 5 after the deploy',
+        fix: 'deploy again (the stack creates them unless accessEntries=false), or rerun the access-entry loop of docs/deploy.md step 5',
       };
     return { check: 'access-entries', status: 'PASS', detail: `${ours.length} function roles have an access entry` };
   } catch (e) {

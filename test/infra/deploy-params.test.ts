@@ -3,14 +3,20 @@
  * setting, and a clear error for a wrong one. (Packaging with them was checked by hand: every function gets
  * VpcConfig, every function role AWSLambdaVPCAccessExecutionRole under the FunctionsInVpc condition.)
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 
 const load = createRequire(import.meta.url);
+const ROOT = resolve(import.meta.dirname, '../..');
 type Resolver = (ctx: { resolveVariable: (v: string) => Promise<unknown> }) => Promise<unknown>;
 const vpc = load('../../infra/vpc.cjs') as Resolver;
 const concurrency = load('../../infra/concurrency.cjs') as Resolver;
 const memory = load('../../infra/memory.cjs') as Resolver;
+const accessEntries = load('../../infra/access-entries.cjs') as Resolver;
+const partition = load('../../infra/partition.cjs') as Resolver;
 const params = (p: Record<string, string>) => ({ resolveVariable: async (v: string) => p[v.replace(/^param:/, '')] ?? '' });
 
 describe('deploy parameters', () => {
@@ -30,6 +36,36 @@ describe('deploy parameters', () => {
     await expect(concurrency(params({ reserveConcurrency: 'true' }))).resolves.toEqual({ controller: 2, provisioner: 1, disruption: 1, garbageCollection: 1 });
     await expect(concurrency(params({ reserveConcurrency: 'false' }))).resolves.toEqual({});
     await expect(concurrency(params({ reserveConcurrency: 'maybe' }))).rejects.toThrow(/must be true or false/);
+  });
+
+  it("should give every function's role an EKS access entry in the group rbac.yaml binds, and none with accessEntries=false", async () => {
+    const out = (await accessEntries(params({ accessEntries: 'true', clusterName: 'prod' }))) as {
+      Resources: Record<string, { Type: string; Properties: { ClusterName: string; PrincipalArn: unknown; KubernetesGroups: string[] } }>;
+    };
+    const roles = new Set(
+      readdirSync(resolve(ROOT, 'infra/functions')).flatMap((f) =>
+        Object.values(parse(readFileSync(resolve(ROOT, 'infra/functions', f), 'utf8')) as Record<string, { role: string }>).map((fn) => fn.role),
+      ),
+    );
+    expect(Object.keys(out.Resources).sort()).toEqual([...roles].sort().map((r) => `${r}AccessEntry`));
+    expect(out.Resources.ControllerRoleAccessEntry).toEqual({
+      Type: 'AWS::EKS::AccessEntry',
+      Properties: { ClusterName: 'prod', PrincipalArn: { 'Fn::GetAtt': ['ControllerRole', 'Arn'] }, Type: 'STANDARD', KubernetesGroups: ['nodewright'] },
+    });
+    const rbac = readFileSync(resolve(ROOT, 'infra/kubernetes/rbac.yaml'), 'utf8');
+    expect(rbac).toMatch(/kind: Group, name: nodewright/);
+    await expect(accessEntries(params({ accessEntries: 'false' }))).resolves.toEqual({});
+    await expect(accessEntries(params({ accessEntries: 'yes' }))).rejects.toThrow(/accessEntries=…" must be true or false, got "yes"/);
+  });
+
+  it("should name the region's partition in the state machines' Task ARNs (AWS China, GovCloud), and refuse what is not a region", async () => {
+    const invoke = async (region: string) => ((await partition(params({ region }))) as { lambdaInvoke: string }).lambdaInvoke;
+    expect(await Promise.all(['eu-west-1', 'cn-northwest-1', 'us-gov-west-1'].map(invoke))).toEqual([
+      'arn:aws:states:::lambda:invoke',
+      'arn:aws-cn:states:::lambda:invoke',
+      'arn:aws-us-gov:states:::lambda:invoke',
+    ]);
+    await expect(invoke('Ireland')).rejects.toThrow(/region=…" must be an AWS region such as eu-west-1, got "Ireland"/);
   });
 
   it('should size the controller from controllerMemorySize (a --param string), naming the parameter when it is not a size', async () => {

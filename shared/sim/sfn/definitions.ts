@@ -19,9 +19,16 @@ export function definitionPath(machine: WorkflowName, dir = STATE_MACHINES_DIR):
   return resolve(dir, `${machine}.asl.yml`);
 }
 
-/** Parses `statemachines/<machine>.asl.yml` (YAML anchors resolved). */
+/**
+ * The Serverless variable the Task states name their Resource by (`custom.lambdaInvoke`, infra/partition.cjs), and
+ * what a deploy to a commercial region resolves it to: the simulated region's partition.
+ */
+const LAMBDA_INVOKE_VARIABLE = '${self:custom.lambdaInvoke}';
+const LAMBDA_INVOKE = 'arn:aws:states:::lambda:invoke';
+
+/** Parses `statemachines/<machine>.asl.yml` (YAML anchors resolved) as a deploy resolves it. */
 export function loadDefinition(machine: WorkflowName, dir = STATE_MACHINES_DIR): AslDefinition {
-  return parse(readFileSync(definitionPath(machine, dir), 'utf8')) as AslDefinition;
+  return parse(readFileSync(definitionPath(machine, dir), 'utf8').replaceAll(LAMBDA_INVOKE_VARIABLE, LAMBDA_INVOKE)) as AslDefinition;
 }
 
 export interface TaskBinding {

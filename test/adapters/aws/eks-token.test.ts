@@ -25,6 +25,15 @@ describe('presignEksToken', () => {
     expect(url.searchParams.get('X-Amz-Security-Token')).toBe('session');
     expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it("should name the partition's regional STS endpoint: amazonaws.com.cn in AWS China, amazonaws.com in GovCloud", async () => {
+    // Act
+    const hosts = await Promise.all(
+      ['cn-north-1', 'us-gov-west-1'].map(async (region) => decode(await presignEksToken({ clusterName: 'demo', region, credentials, signingDate: T0 })).host),
+    );
+    // Assess
+    expect(hosts).toEqual(['sts.cn-north-1.amazonaws.com.cn', 'sts.us-gov-west-1.amazonaws.com']);
+  });
 });
 
 describe('EksTokenProvider', () => {

@@ -21,7 +21,10 @@ const gcFn: Doc = read('infra/functions/garbage-collection.yml').garbageCollecti
 const interruptionRole: Doc = read('infra/resources/iam-interruption.yml').Resources.InterruptionRole;
 const gcRole: Doc = read('infra/resources/iam-garbage-collection.yml').Resources.GarbageCollectionRole;
 
-const statements = (role: Doc): Doc[] => role.Properties.Policies.flatMap((p: Doc) => p.PolicyDocument.Statement);
+/** A policy document, or one written as a JSON string (Fn::Join, for condition keys holding the cluster name) with its intrinsics as `<ref>`. */
+const documentOf = (d: Doc): Doc =>
+  d['Fn::Join'] ? JSON.parse((d['Fn::Join'][1] as unknown[]).map((x) => (typeof x === 'string' ? x : '<ref>')).join('')) : d;
+const statements = (role: Doc): Doc[] => role.Properties.Policies.flatMap((p: Doc) => documentOf(p.PolicyDocument).Statement);
 const actionsOf = (role: Doc): string[] => statements(role).flatMap((s) => [s.Action].flat());
 const rules = Object.values(resources).filter((r) => r.Type === 'AWS::Events::Rule');
 
@@ -167,11 +170,14 @@ describe('function definitions', () => {
 describe('function roles', () => {
   it('should let only garbage collection terminate instances, and only those tagged for this cluster and a NodePool', () => {
     // Act
-    const terminate = statements(gcRole).find((s) => s.Action === 'ec2:TerminateInstances');
-    // Assess
+    const terminate = statements(gcRole).filter((s) => [s.Action].flat().includes('ec2:TerminateInstances'));
+    // Assess: as Karpenter's AllowScopedDeletion (instances and launch templates)
     expect(actionsOf(interruptionRole)).not.toContain('ec2:TerminateInstances');
-    expect(terminate?.Condition).toEqual({
-      StringEquals: { 'aws:ResourceTag/eks:eks-cluster-name': '${param:clusterName}' },
+    expect(terminate).toHaveLength(1);
+    expect(terminate[0].Action).toEqual(['ec2:TerminateInstances', 'ec2:DeleteLaunchTemplate']);
+    expect(terminate[0].Resource).toEqual(['arn:<ref>:ec2:<ref>:<ref>:instance/*', 'arn:<ref>:ec2:<ref>:<ref>:launch-template/*']);
+    expect(terminate[0].Condition).toEqual({
+      StringEquals: { 'aws:ResourceTag/kubernetes.io/cluster/${param:clusterName}': 'owned' },
       StringLike: { 'aws:ResourceTag/karpenter.sh/nodepool': '*' },
     });
   });

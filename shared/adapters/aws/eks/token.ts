@@ -20,9 +20,15 @@ export interface EksTokenOptions {
   signingDate: number;
 }
 
+/**
+ * The regional STS endpoint the token names, as aws-iam-authenticator builds it: AWS China's regions (`cn-*`) are
+ * under `amazonaws.com.cn`; the commercial and GovCloud (`us-gov-*`) regions under `amazonaws.com`.
+ */
+const stsHost = (region: string): string => `sts.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`;
+
 /** The EKS bearer token: `k8s-aws-v1.` + base64url (no padding) of a presigned STS GetCallerIdentity URL. */
 export async function presignEksToken(opts: EksTokenOptions): Promise<string> {
-  const host = `sts.${opts.region}.amazonaws.com`;
+  const host = stsHost(opts.region);
   const signer = new SignatureV4({ service: 'sts', region: opts.region, credentials: opts.credentials, sha256: Sha256 });
   const request = new HttpRequest({
     method: 'GET',
