@@ -58,6 +58,7 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
       patchNamespacedEvent: (a: InNamespace & { body: Json }) =>
         call<Json>('core.patchNamespacedEvent', 'PATCH', `/api/v1/namespaces/${seg(a.namespace)}/events/${seg(a.name)}`, undefined, a.body),
       listPersistentVolume: (p?: Paging) => list('core.listPersistentVolume', '/api/v1/persistentvolumes', p),
+      listNamespace: (p?: Paging) => list('core.listNamespace', '/api/v1/namespaces', p),
       listPersistentVolumeClaimForAllNamespaces: (p?: Paging) => list('core.listPersistentVolumeClaimForAllNamespaces', '/api/v1/persistentvolumeclaims', p),
       readNamespacedPersistentVolumeClaim: (a: InNamespace) =>
         call<Json>('core.readNamespacedPersistentVolumeClaim', 'GET', `/api/v1/namespaces/${seg(a.namespace)}/persistentvolumeclaims/${seg(a.name)}`),

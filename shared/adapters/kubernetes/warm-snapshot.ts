@@ -14,9 +14,10 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { KEPT_WARM_FROM, type ClusterSnapshot } from '../../core/ports/cluster-client';
 
-type SnapshotKind = keyof Omit<ClusterSnapshot, 'invalid'>;
+type SnapshotKind = keyof Omit<ClusterSnapshot, 'invalid' | 'namespaces'>;
 import {
   daemonSetFromKube,
+  namespaceFromKube,
   nodeClaimFromKube,
   nodeClassFromKube,
   nodeFromKube,
@@ -30,6 +31,7 @@ import {
 import { KarpenterResources, type KubeApis } from './apis';
 import { catchUp, type ChangeType } from './catch-up';
 import { ACTIVE_PODS, listAll } from './snapshot';
+import { selectsNamespacesByLabel } from '../../core/scheduling/namespaces';
 import type { Sleep } from './timeout';
 
 type Json = Record<string, unknown>;
@@ -235,7 +237,11 @@ export class SnapshotReader {
       this.kinds.daemonSets.forget();
     }
     this.priority = { classes, defaultPriority, key };
-    return this.readKinds(ALL_KINDS);
+    const snapshot = await this.readKinds(ALL_KINDS);
+    // Namespaces only when an affinity term selects them by label (a handful of objects, listed then).
+    if (!snapshot.pods.some(selectsNamespacesByLabel)) return snapshot;
+    const namespaces = await listAll((c, l) => this.apis.core.listNamespace({ _continue: c, limit: l }), this.ctx.pageSize);
+    return { ...snapshot, namespaces: namespaces.map((o) => namespaceFromKube(o)) };
   }
 }
 

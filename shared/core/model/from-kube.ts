@@ -5,7 +5,7 @@
  * ./manifests/*; this module is the stable entry point.
  */
 export { podFromKube } from './manifests/pod';
-export { nodeFromKube, daemonSetFromKube, pdbFromKube, pvFromKube, pvcFromKube, storageClassFromKube } from './manifests/cluster-objects';
+export { nodeFromKube, daemonSetFromKube, namespaceFromKube, pdbFromKube, pvFromKube, pvcFromKube, storageClassFromKube } from './manifests/cluster-objects';
 /** Validates and applies defaults; throws ManifestValidationError with a field path. */
 export { nodePoolFromKube } from './manifests/nodepool';
 export { nodeClassFromKube } from './manifests/nodeclass';

@@ -106,6 +106,12 @@ export interface PodVolumeClaim {
   ephemeral?: { storageClassName?: string };
 }
 
+/** A Namespace's labels, for pod affinity terms that select namespaces by label (`namespaceSelector`). */
+export interface Namespace {
+  name: string;
+  labels: Record<string, string>;
+}
+
 export interface Pod {
   uid: string;
   namespace: string;

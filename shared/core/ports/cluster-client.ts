@@ -1,5 +1,6 @@
 import type {
   DaemonSet,
+  Namespace,
   Node,
   ObjectOwnerReference,
   PersistentVolume,
@@ -41,6 +42,12 @@ export interface ClusterSnapshot {
   persistentVolumes: PersistentVolume[];
   persistentVolumeClaims: PersistentVolumeClaim[];
   storageClasses: StorageClass[];
+  /**
+   * The Namespaces and their labels: read only when a pod's affinity selects namespaces by label
+   * (`namespaceSelector`); without them a selector sees the namespaces of the pods read, each with only its
+   * `kubernetes.io/metadata.name` label.
+   */
+  namespaces?: Namespace[];
   /** Documents that could not be read as valid objects (e.g. an invalid NodePool), with the reason. */
   invalid?: { kind: string; name: string; reason: string }[];
 }

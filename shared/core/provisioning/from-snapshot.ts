@@ -183,6 +183,7 @@ export function schedulingInputFromSnapshot(
     persistentVolumes: snapshot.persistentVolumes,
     persistentVolumeClaims: snapshot.persistentVolumeClaims,
     storageClasses: snapshot.storageClasses,
+    ...(snapshot.namespaces ? { namespaces: snapshot.namespaces } : {}),
     options: schedulingOptions,
   };
 }

@@ -97,6 +97,7 @@ function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
     persistentVolumes: set.persistentVolumes,
     persistentVolumeClaims: set.persistentVolumeClaims,
     storageClasses: set.storageClasses,
+    namespaces: set.namespaces,
   };
 }
 
@@ -141,6 +142,7 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
     persistentVolumes: set.persistentVolumes,
     persistentVolumeClaims: set.persistentVolumeClaims,
     storageClasses: set.storageClasses,
+    namespaces: set.namespaces,
     options: opts.scheduling,
   };
   const plan = solve(input);

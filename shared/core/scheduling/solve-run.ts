@@ -2,6 +2,7 @@
  * A solve's working state (SolveRun) and how it is prepared: the dimensions, the NodePools' templates, the pods
  * to schedule (and those Karpenter ignores), existing nodes, topology and pool limits. solve.ts places pods on it.
  */
+import { namespaceIndexOf } from './namespaces';
 import { Label } from '../model/labels';
 import type { NodePool } from '../model/karpenter';
 import type { Pod } from '../model/kube';
@@ -142,7 +143,7 @@ function podStates(input: SchedulingInput, vidx: VolumeIndex, ignorePrefs: boole
  * counted with the running pods.
  */
 function buildTopology(input: SchedulingInput, templates: Template[], states: PodState[], existing: ExistingNodeState[]): Topology {
-  const topology = new Topology(templates, existing);
+  const topology = new Topology(templates, existing, namespaceIndexOf(input));
   for (const s of states) topology.ownedGroups(s);
   const antiPods = input.options?.existingModel?.requiredAntiPods(input) ?? input.existingNodes.flatMap((n) => n.pods.filter(hasRequiredAnti));
   for (const p of antiPods) topology.requiredAntiOf(p);

@@ -6,6 +6,7 @@
  * indexed by the labels they select) and narrows a claim's requirements; which domain one group allows is
  * decided in topology-domains.ts, and the group itself is topology-group.ts.
  */
+import { NamespaceIndex } from './namespaces';
 import type { LabelSelector, Pod, PodAffinityTerm, WeightedPodAffinityTerm } from '../model/kube';
 import { Label, NormalizedLabels } from '../model/labels';
 import { isActiveSpread, NONE, type PodState } from './pod-data';
@@ -47,6 +48,7 @@ export class Topology {
   constructor(
     private readonly pools: readonly PoolDomains[],
     private readonly nodes: readonly NodeDomains[],
+    private readonly namespaceIndex = new NamespaceIndex(),
   ) {}
 
   /**
@@ -117,10 +119,7 @@ export class Topology {
   }
 
   private termNamespaces(pod: Pod, term: PodAffinityTerm): ReadonlySet<string> | 'all' {
-    if (term.namespaceSelector && Object.keys(term.namespaceSelector).length === 0 && !term.namespaces?.length) return 'all';
-    const ns = new Set(term.namespaces ?? []);
-    if (ns.size === 0) ns.add(pod.namespace);
-    return ns;
+    return this.namespaceIndex.termNamespaces(pod.namespace, term);
   }
 
   /** Groups the pod owns with its currently active constraints (memoized per relaxation version). */

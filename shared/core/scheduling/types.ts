@@ -1,6 +1,6 @@
 import type { ExistingModel } from './existing-model';
 import type { InstanceType } from '../instance-types/types';
-import type { DaemonSet, NodeSelectorRequirement, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, Taint } from '../model/kube';
+import type { DaemonSet, Namespace, NodeSelectorRequirement, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, Taint } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
 import type { CapacityTypeValue } from '../model/labels';
 import type { ResourceList } from '../model/resources';
@@ -56,6 +56,8 @@ export interface SchedulingInput {
   persistentVolumes?: PersistentVolume[];
   persistentVolumeClaims?: PersistentVolumeClaim[];
   storageClasses?: StorageClass[];
+  /** Namespaces and their labels, for affinity terms with a `namespaceSelector` (ClusterSnapshot.namespaces). */
+  namespaces?: Namespace[];
   /** Capacity already in use per NodePool (Σ capacity of its nodes and claims), for limits. Computed from existingNodes when omitted. */
   poolUsage?: Record<string, ResourceList>;
   options?: SchedulingOptions;

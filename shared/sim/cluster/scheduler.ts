@@ -6,6 +6,8 @@
  */
 import type { Pod, PodAffinityTerm } from '../../core/model/kube';
 import { compileSelector } from '../../core/scheduling/selectors';
+import { NamespaceIndex } from '../../core/scheduling/namespaces';
+import { namespaceFromKube } from '../../core/model/from-kube';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
 import { isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type KubeTypes } from './kube-objects';
@@ -23,9 +25,19 @@ export interface SchedulerResult {
   retryAt?: number;
 }
 
+/** This pass's namespaces: what a term's namespaceSelector reaches (the store's Namespaces and the pods' own). */
+let namespaceIndex = new NamespaceIndex();
+let reached = new WeakMap<PodAffinityTerm, ReadonlySet<string> | 'all'>();
+
+function inTermNamespaces(term: PodAffinityTerm, owner: Pod, other: Pod): boolean {
+  if (!term.namespaceSelector) return term.namespaces?.length ? term.namespaces.includes(other.namespace) : other.namespace === owner.namespace;
+  let r = reached.get(term);
+  if (!r) reached.set(term, (r = namespaceIndex.termNamespaces(owner.namespace, term)));
+  return r === 'all' || r.has(other.namespace);
+}
+
 const termMatches = (term: PodAffinityTerm, owner: Pod, other: Pod): boolean =>
-  (term.namespaces?.length ? term.namespaces.includes(other.namespace) : other.namespace === owner.namespace) &&
-  compileSelector(term.labelSelector)(other.labels);
+  inTermNamespaces(term, owner, other) && compileSelector(term.labelSelector)(other.labels);
 
 /** Whether a pod matching each of the pod's required affinity terms is bound anywhere (asked once per pending pod, when first needed). */
 function affinityAnywhere(pod: Pod, all: NodeState[]): (i: number) => boolean {
@@ -204,6 +216,12 @@ const nothing = (retryAt?: number): SchedulerResult => ({ bound: [], unschedulab
  */
 export function runScheduler(store: KubeStore): SchedulerResult {
   const types = kubeTypes(store);
+  const namespaceType = store.typeOf('v1', 'Namespace');
+  namespaceIndex = new NamespaceIndex(
+    () => [...store.scan(namespaceType)].map((o) => namespaceFromKube(o)),
+    () => [...store.scan(types.pod)].map((o) => String(o.metadata.namespace ?? 'default')),
+  );
+  reached = new WeakMap();
   const q = queueOf(store);
   const now = store.now();
   const pending: KubeObject[] = [];

@@ -1,5 +1,5 @@
 import type { InstanceType } from '../../../shared/core/instance-types/types';
-import type { DaemonSet, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../../shared/core/model/kube';
+import type { DaemonSet, Namespace, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../../shared/core/model/kube';
 import type { NodePool } from '../../../shared/core/model/karpenter';
 import { solve } from '../../../shared/core/scheduling/solve';
 import type { ExistingNode, Plan, SchedulingOptions } from '../../../shared/core/scheduling/types';
@@ -14,6 +14,7 @@ export interface PlanArgs {
   pvs?: PersistentVolume[];
   pvcs?: PersistentVolumeClaim[];
   storageClasses?: StorageClass[];
+  namespaces?: Namespace[];
   options?: SchedulingOptions;
 }
 
@@ -30,6 +31,7 @@ export function plan(a: PlanArgs): Plan {
     persistentVolumes: a.pvs,
     persistentVolumeClaims: a.pvcs,
     storageClasses: a.storageClasses,
+    namespaces: a.namespaces,
     options: a.options,
   });
 }

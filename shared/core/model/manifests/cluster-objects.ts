@@ -1,5 +1,5 @@
 /** Node, DaemonSet, PDB, PV, PVC and StorageClass JSON → normalized objects. */
-import type { DaemonSet, Node, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim, PodDisruptionBudget, StorageClass } from '../kube';
+import type { DaemonSet, Namespace, Node, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim, PodDisruptionBudget, StorageClass } from '../kube';
 import { arr, normalizeLabelMap, num, obj, resources, str, stringMap, toEpochMs, type Json, type ManifestContext, type PodContext } from './context';
 import { podFromKube } from './pod';
 import { labelSelector, nodeSelectorTerm, taint } from './scheduling-fields';
@@ -155,4 +155,11 @@ export function storageClassFromKube(o: Json, ctx?: ManifestContext): StorageCla
     );
   }
   return sc;
+}
+
+/** A Namespace: its name and labels (the API server gives every one `kubernetes.io/metadata.name`). */
+export function namespaceFromKube(o: Json): Namespace {
+  const metadata = obj(o.metadata);
+  const name = str(metadata.name) ?? '';
+  return { name, labels: { ...stringMap(metadata.labels), 'kubernetes.io/metadata.name': name } };
 }

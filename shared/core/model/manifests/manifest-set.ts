@@ -1,6 +1,6 @@
 /** The result of parsing manifests, and merging several of them. */
 import type { EC2NodeClass, NodeClaim, NodePool } from '../karpenter';
-import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, StorageClass } from '../kube';
+import type { DaemonSet, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, StorageClass } from '../kube';
 import type { Workload } from './workloads';
 
 interface ManifestWarning {
@@ -22,6 +22,8 @@ export interface ManifestSet {
   persistentVolumes: PersistentVolume[];
   persistentVolumeClaims: PersistentVolumeClaim[];
   storageClasses: StorageClass[];
+  /** Namespace objects (their labels, for affinity terms with a namespaceSelector). */
+  namespaces: Namespace[];
   /** Every Deployment / ReplicaSet / StatefulSet / Job, so a simulator can scale it (see workloadPods). */
   deployments: Workload[];
   priorityClasses: PriorityClass[];
@@ -40,6 +42,7 @@ export function emptyManifestSet(): ManifestSet {
     persistentVolumes: [],
     persistentVolumeClaims: [],
     storageClasses: [],
+    namespaces: [],
     deployments: [],
     priorityClasses: [],
     warnings: [],
@@ -111,6 +114,10 @@ export function mergeManifestSets(...sets: ManifestSet[]): ManifestSet {
     ),
     storageClasses: mergeBy(
       sets.map((s) => s.storageClasses),
+      byName,
+    ),
+    namespaces: mergeBy(
+      sets.map((s) => s.namespaces),
       byName,
     ),
     deployments: mergeBy(

@@ -5,7 +5,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import { fail, isObject, num, obj, resources, str, type Json, type ManifestContext, type PodContext } from './context';
-import { daemonSetFromKube, nodeFromKube, pdbFromKube, pvcFromKube, pvFromKube, storageClassFromKube } from './cluster-objects';
+import { daemonSetFromKube, namespaceFromKube, nodeFromKube, pdbFromKube, pvcFromKube, pvFromKube, storageClassFromKube } from './cluster-objects';
 import { collectKarpenterObject, finishKarpenterObjects, isKarpenterKind, type KarpenterObjects } from './karpenter-objects';
 import { eachManifestYaml, loadAllManifestYaml } from './block-yaml';
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
@@ -220,6 +220,10 @@ function collect(c: Collected, { object, ctx }: Doc): void {
       break;
     case 'StorageClass':
       c.set.storageClasses.push(storageClassFromKube(object, ctx));
+      break;
+    case 'Namespace':
+      if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
+      c.set.namespaces.push(namespaceFromKube(object));
       break;
     case 'PriorityClass':
     case 'RuntimeClass':
