@@ -6,6 +6,7 @@
 import { DescribeClusterCommand, ListAccessEntriesCommand, type EKSClient } from '@aws-sdk/client-eks';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, GetRoleCommand, type IAMClient } from '@aws-sdk/client-iam';
+import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { GetProductsCommand, type PricingClient } from '@aws-sdk/client-pricing';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -240,6 +241,47 @@ export async function checkQueue(sqs: SQSClient, t: DoctorTarget): Promise<Check
       status: 'FAIL',
       detail: `${t.queueName}: ${errorText(e)}`,
       fix: 'deploy the stack, or pass --queue with interruptionQueueName',
+    };
+  }
+}
+
+/**
+ * Reserved concurrency (deploy parameter `reserveConcurrency`, default true) before the first deploy: Lambda keeps
+ * min(100, the account's limit) unreserved, so an account whose limit is 10 cannot reserve any and the stack would
+ * fail to create. Once deployed (the controller exists), whatever was deployed passes.
+ */
+export async function checkConcurrency(lambda: LambdaClient, t: DoctorTarget, reserved: number): Promise<CheckResult> {
+  try {
+    const deployed = await lambda
+      .send(new GetFunctionConcurrencyCommand({ FunctionName: `nodewright-${t.stage}-controller` }))
+      .then((r) => ({ reserved: r.ReservedConcurrentExecutions }))
+      .catch((e: unknown) => {
+        if ((e as { name?: string }).name === 'ResourceNotFoundException') return undefined;
+        throw e;
+      });
+    const limit = (await lambda.send(new GetAccountSettingsCommand({}))).AccountLimit;
+    const total = limit?.ConcurrentExecutions ?? 0;
+    const unreserved = limit?.UnreservedConcurrentExecutions ?? 0;
+    const account = `account limit ${total}, ${unreserved} unreserved`;
+    if (deployed) {
+      const how = deployed.reserved !== undefined ? `the controller reserves ${deployed.reserved}` : 'deployed without reserved concurrency';
+      return { check: 'lambda-concurrency', status: 'PASS', detail: `${how}; ${account}` };
+    }
+    const floor = Math.min(100, total);
+    if (unreserved - reserved < floor)
+      return {
+        check: 'lambda-concurrency',
+        status: 'FAIL',
+        detail: `${account}: reserving ${reserved} for nodewright would leave ${unreserved - reserved}, below the ${floor} Lambda keeps unreserved (the stack would fail to create)`,
+        fix: 'deploy with --param="reserveConcurrency=false" (the DynamoDB leases serialise the functions anyway), or ask for a higher Lambda concurrency quota',
+      };
+    return { check: 'lambda-concurrency', status: 'PASS', detail: `${account}: room to reserve ${reserved}` };
+  } catch (e) {
+    return {
+      check: 'lambda-concurrency',
+      status: 'WARN',
+      detail: `GetAccountSettings: ${errorText(e)}`,
+      fix: 'with an account concurrency limit under 105, deploy with --param="reserveConcurrency=false"',
     };
   }
 }

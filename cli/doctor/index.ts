@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -19,7 +20,7 @@ import { clusterAccess } from '../../shared/adapters/cluster-access';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/cluster-client';
 import { CliUsageError } from '../plan';
 import type { CheckResult, DoctorTarget } from './checks';
-import { checkAccessEntries, checkCluster, checkDiscovery, checkKubernetes, checkNodeRole, checkPrices, checkQueue } from './checks';
+import { checkAccessEntries, checkCluster, checkConcurrency, checkDiscovery, checkKubernetes, checkNodeRole, checkPrices, checkQueue } from './checks';
 
 export interface DoctorOptions {
   cluster?: string;
@@ -32,11 +33,17 @@ export interface DoctorOptions {
   output: 'table' | 'json';
 }
 
-async function runChecks(t: DoctorTarget, expectedRoles: number): Promise<CheckResult[]> {
+/** The functions as deployed with the default parameters: how many, and the concurrency they reserve. */
+interface Deployment {
+  functions: number;
+  reserved: number;
+}
+
+async function runChecks(t: DoctorTarget, deployment: Deployment): Promise<CheckResult[]> {
   const cfg = awsClientConfig(t.region);
   const eks = new EKSClient(cfg);
   const { version, ...cluster } = await checkCluster(eks, t);
-  const results: CheckResult[] = [cluster, await checkAccessEntries(eks, t, expectedRoles)];
+  const results: CheckResult[] = [cluster, await checkAccessEntries(eks, t, deployment.functions)];
   const kube = await checkKubernetes(async () => {
     const { kc } = await clusterAccess(t.clusterName, t.region, systemClock);
     return new KubeClusterClient(kc);
@@ -46,6 +53,7 @@ async function runChecks(t: DoctorTarget, expectedRoles: number): Promise<CheckR
   results.push(await checkNodeRole(new IAMClient(cfg), t));
   results.push(await checkPrices(new PricingClient(awsClientConfig(priceListEndpointRegion(t.region))), t));
   results.push(await checkQueue(new SQSClient(cfg), t));
+  results.push(await checkConcurrency(new LambdaClient(cfg), t, deployment.reserved));
   return results;
 }
 
@@ -69,11 +77,16 @@ async function simulated(opts: DoctorOptions): Promise<CheckResult[]> {
       nodeRoleName: opts.nodeRole ?? roles[0] ?? '',
       queueName: defaultQueueName(scenario.clusterName),
     };
-    return await runChecks(t, world.production.functions.length);
+    return await runChecks(t, deploymentOf(world.production.functions));
   } finally {
     await world.close();
   }
 }
+
+const deploymentOf = (fns: readonly { reservedConcurrency?: number }[]): Deployment => ({
+  functions: fns.length,
+  reserved: fns.reduce((n, f) => n + (f.reservedConcurrency ?? 0), 0),
+});
 
 export async function doctorCommand(opts: DoctorOptions, out: (s: string) => void): Promise<number> {
   let results: CheckResult[];
@@ -91,7 +104,7 @@ export async function doctorCommand(opts: DoctorOptions, out: (s: string) => voi
         queueName: opts.queue ?? defaultQueueName(opts.cluster),
         ...(opts.nodeInstanceProfile ? { nodeInstanceProfileName: opts.nodeInstanceProfile } : {}),
       },
-      deployedFunctions().length,
+      deploymentOf(deployedFunctions()),
     );
   }
   if (opts.output === 'json') out(JSON.stringify({ results, ok: !results.some((r) => r.status === 'FAIL') }, null, 2));

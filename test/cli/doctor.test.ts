@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DescribeClusterCommand, EKSClient, ListAccessEntriesCommand } from '@aws-sdk/client-eks';
 import { DescribeImagesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
+import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
@@ -11,6 +12,7 @@ import { runCli } from './run';
 import {
   checkAccessEntries,
   checkCluster,
+  checkConcurrency,
   checkDiscovery,
   checkKubernetes,
   checkNodeRole,
@@ -33,6 +35,30 @@ function track<M extends { restore(): void }>(m: M): M {
 }
 
 describe('nodewright doctor checks', () => {
+  it('should fail an account whose Lambda concurrency cannot spare the reservation before the first deploy, and pass once deployed', async () => {
+    // Prepare: a new account (limit 10, all unreserved), nothing deployed yet
+    const lambda = track(mockClient(LambdaClient));
+    lambda.on(GetFunctionConcurrencyCommand).rejects(err('ResourceNotFoundException'));
+    lambda.on(GetAccountSettingsCommand).resolves({ AccountLimit: { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 } });
+    // Act
+    const small = await checkConcurrency(new LambdaClient({}), T, 5);
+    lambda.on(GetAccountSettingsCommand).resolves({ AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 } });
+    const usual = await checkConcurrency(new LambdaClient({}), T, 5);
+    lambda.on(GetFunctionConcurrencyCommand).resolves({});
+    lambda.on(GetAccountSettingsCommand).resolves({ AccountLimit: { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 } });
+    const deployedWithout = await checkConcurrency(new LambdaClient({}), T, 5);
+    // Assess
+    expect(small).toMatchObject({
+      status: 'FAIL',
+      detail:
+        'account limit 10, 10 unreserved: reserving 5 for nodewright would leave 5, below the 10 Lambda keeps unreserved (the stack would fail to create)',
+      fix: expect.stringContaining('--param="reserveConcurrency=false"'),
+    });
+    expect(usual).toMatchObject({ status: 'PASS', detail: 'account limit 1000, 1000 unreserved: room to reserve 5' });
+    expect(deployedWithout).toMatchObject({ status: 'PASS', detail: expect.stringContaining('deployed without reserved concurrency') });
+    expect(lambda.commandCalls(GetFunctionConcurrencyCommand)[0].args[0].input).toEqual({ FunctionName: 'nodewright-prod-controller' });
+  });
+
   it('should fail a missing cluster and warn when it has no access entries mode', async () => {
     const eks = track(mockClient(EKSClient));
     eks
@@ -120,6 +146,7 @@ describe('nodewright doctor command', () => {
       'node-role',
       'prices',
       'interruption-queue',
+      'lambda-concurrency',
     ]);
     expect(out.results.every((x) => x.status === 'PASS')).toBe(true);
   }, 60_000);

@@ -13,7 +13,7 @@ import {
   QueueDoesNotExist,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeExecutionCommand, ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
@@ -48,11 +48,15 @@ export interface SimulatedAws {
   stepFunctions: ExecutionStarter;
   /** IAM role names of the deployed functions (their access entries). */
   functionRoles?: string[];
+  /** Reserved concurrency of each deployed function, by function name (GetFunctionConcurrency, GetAccountSettings). */
+  functionConcurrency?: Record<string, number | undefined>;
   /** Lambda Invoke (RequestResponse) of a deployed function, by its function key. */
   invokeFunction?(functionName: string, payload: unknown): Promise<unknown>;
   /** The interruption queue: ChangeMessageVisibility by receipt handle (runtime/triggers.ts). */
   queue?: { changeVisibility(receiptHandle: string, seconds: number): boolean; requests: { visibilityChanges: number } };
 }
+
+const SIMULATED_ACCOUNT_CONCURRENCY = 1000;
 
 /** The client classes the mocks answer (metering.ts counts the functions' calls through them). */
 export const SIMULATED_AWS_CLIENTS = [EC2Client, SSMClient, EKSClient, SFNClient, DynamoDBDocumentClient, PricingClient, IAMClient, LambdaClient, SQSClient];
@@ -97,6 +101,17 @@ function mockLambdaInvoke(current: () => SimulatedAws) {
       const body = { errorType: e instanceof Error ? e.name : 'Error', errorMessage: e instanceof Error ? e.message : String(e) };
       return { StatusCode: 200, FunctionError: 'Unhandled', Payload: new TextEncoder().encode(JSON.stringify(body)) };
     }
+  });
+  // The simulated account's concurrency: Lambda's default limit of 1,000, less what the deployed functions reserve.
+  lambda.on(GetAccountSettingsCommand).callsFake(async () => {
+    const reserved = Object.values(current().functionConcurrency ?? {}).reduce<number>((n, r) => n + (r ?? 0), 0);
+    return { AccountLimit: { ConcurrentExecutions: SIMULATED_ACCOUNT_CONCURRENCY, UnreservedConcurrentExecutions: SIMULATED_ACCOUNT_CONCURRENCY - reserved } };
+  });
+  lambda.on(GetFunctionConcurrencyCommand).callsFake(async (input: { FunctionName?: string }) => {
+    const all = current().functionConcurrency ?? {};
+    const name = String(input.FunctionName ?? '');
+    if (!(name in all)) throw Object.assign(new Error(`Function not found: ${name}`), { name: 'ResourceNotFoundException' });
+    return all[name] !== undefined ? { ReservedConcurrentExecutions: all[name] } : {};
   });
   return lambda;
 }

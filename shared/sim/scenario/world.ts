@@ -231,6 +231,7 @@ function simulatedAws(
     cluster: { name: opts.clusterName, endpoint: server.url, caData: server.caData ?? '', version: '1.31' },
     stepFunctions,
     functionRoles: production.functions.map((f) => `nodewright-sim-${f.key[0].toUpperCase()}${f.key.slice(1)}Role-SIM`),
+    functionConcurrency: Object.fromEntries(production.functions.map((f) => [`${env.functionNamePrefix}${f.key}`, f.reservedConcurrency])),
     // Lambda Invoke: the invoked function runs as its own activity, as it would in its own container.
     invokeFunction: (name, payload) => {
       const key = name.startsWith(env.functionNamePrefix) ? name.slice(env.functionNamePrefix.length) : name;
