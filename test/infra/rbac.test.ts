@@ -25,6 +25,7 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'core.readNamespacedEvent': [['', 'events', 'get']],
   'core.patchNamespacedEvent': [['', 'events', 'patch']],
   'core.listPersistentVolume': [['', 'persistentvolumes', 'list']],
+  'core.listNamespace': [['', 'namespaces', 'list']],
   'core.listPersistentVolumeClaimForAllNamespaces': [['', 'persistentvolumeclaims', 'list']],
   'core.readNamespacedPersistentVolumeClaim': [['', 'persistentvolumeclaims', 'get']],
   'core.readPersistentVolume': [['', 'persistentvolumes', 'get']],
