@@ -7,18 +7,21 @@ import { podKey } from '../shared/core/model/kube';
 import { legacyAnnotationWarnings } from '../shared/core/model/legacy-annotations';
 import { diagnosePod } from '../shared/core/provisioning/explain';
 import { planOffline } from '../shared/core/provisioning/offline-plan';
-import { CliUsageError, readInstanceTypes, readManifests } from './plan';
+import { CliUsageError, readInstanceTypes } from './plan';
+import { readInput } from './live';
 
 export interface ExplainOptions {
-  file: string[];
+  file?: string[];
+  kubeconfig?: string;
+  context?: string;
   pod?: string;
   region: string;
   zones?: string;
   instanceTypes?: string;
 }
 
-export function explainCommand(opts: ExplainOptions, out: (s: string) => void, err: (s: string) => void = out): number {
-  const set = readManifests(opts.file);
+export async function explainCommand(opts: ExplainOptions, out: (s: string) => void, err: (s: string) => void = out): Promise<number> {
+  const set = await readInput(opts, err);
   const zones = opts.zones
     ? opts.zones
         .split(',')
@@ -29,7 +32,8 @@ export function explainCommand(opts: ExplainOptions, out: (s: string) => void, e
   const { plan, pending, input } = planOffline(set, { region: opts.region, zones, instanceTypes: custom, catalog: loadCatalog() });
   for (const w of legacyAnnotationWarnings(set)) err(`warning: ${w}`);
   const targets = opts.pod ? pending.filter((p) => podKey(p) === opts.pod) : pending;
-  if (opts.pod && targets.length === 0) throw new CliUsageError(`pod ${opts.pod} is not a pending pod in the given files`);
+  if (opts.pod && targets.length === 0)
+    throw new CliUsageError(`pod ${opts.pod} is not a pending pod in the given ${opts.kubeconfig || opts.context ? 'cluster' : 'files'}`);
 
   const where = new Map<string, string>();
   plan.nodeClaims.forEach((c, i) =>

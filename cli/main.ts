@@ -39,30 +39,45 @@ function environmentError(e: unknown): string {
 function addPlanCommand(program: Command, setCode: SetCode): void {
   program
     .command('plan')
-    .description('Show what nodewright would launch for the pending pods in the given manifests (offline).')
-    .requiredOption('-f, --file <file>', 'manifest file (multi-document YAML); repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .description('Show what nodewright would launch for the pending pods in the given manifests, or in a running cluster (read-only).')
+    .option('-f, --file <file>', 'manifest file (multi-document YAML); repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--kubeconfig <file>', 'read a running cluster through this kubeconfig (read-only); -f files replace its objects of the same name')
+    .option('--context <name>', 'the kubeconfig context to read (default: its current one; $KUBECONFIG as kubectl reads it)')
     .option('--instance-types <file>', 'JSON file replacing the bundled EC2 catalog')
     .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--no-optimize', 'print the Karpenter-style greedy plan, without re-packing toward the cheapest fleet')
-    .action(async (o: { file: string[]; instanceTypes?: string; region: string; zones?: string; output: 'table' | 'json'; optimize: boolean }) => {
-      setCode(await planCommand(o, out, err));
-    });
+    .action(
+      async (o: {
+        file?: string[];
+        kubeconfig?: string;
+        context?: string;
+        instanceTypes?: string;
+        region: string;
+        zones?: string;
+        output: 'table' | 'json';
+        optimize: boolean;
+      }) => {
+        setCode(await planCommand(o, out, err));
+      },
+    );
 }
 
 /** `explain`: why pending pods would (not) get a node. */
 function addExplainCommand(program: Command, setCode: SetCode): void {
   program
     .command('explain')
-    .description('Explain why pending pods in the given manifests would (not) get a node, NodePool by NodePool.')
-    .requiredOption('-f, --file <file>', 'manifest file (multi-document YAML); repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .description('Explain why pending pods in the given manifests, or in a running cluster (read-only), would (not) get a node, NodePool by NodePool.')
+    .option('-f, --file <file>', 'manifest file (multi-document YAML); repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--kubeconfig <file>', 'read a running cluster through this kubeconfig (read-only)')
+    .option('--context <name>', 'the kubeconfig context to read (default: its current one)')
     .option('--pod <namespace/name>', 'explain only this pod')
     .option('--instance-types <file>', 'JSON file replacing the bundled EC2 catalog')
     .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
-    .action((o: { file: string[]; pod?: string; instanceTypes?: string; region: string; zones?: string }) => {
-      setCode(explainCommand(o, out, err));
+    .action(async (o: { file?: string[]; kubeconfig?: string; context?: string; pod?: string; instanceTypes?: string; region: string; zones?: string }) => {
+      setCode(await explainCommand(o, out, err));
     });
 }
 

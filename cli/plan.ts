@@ -12,9 +12,13 @@ import { planCheapest } from '../shared/core/scheduling/optimize/plan-cheapest';
 import { optimizationJson } from '../shared/core/provisioning/plan-json';
 import { jsonText } from './json-text';
 import { renderPlanTable } from './render';
+import { readInput } from './live';
 
 export interface PlanCommandOptions {
-  file: string[];
+  file?: string[];
+  /** A running cluster to read (live.ts): a kubeconfig file, and/or a context of it (else $KUBECONFIG's current). */
+  kubeconfig?: string;
+  context?: string;
   instanceTypes?: string;
   region: string;
   zones?: string;
@@ -115,7 +119,7 @@ export async function optimizeResult(result: OfflinePlan, options: RepackOptions
 }
 
 export async function planCommand(opts: PlanCommandOptions, out: (s: string | Iterable<string>) => void, err: (s: string) => void): Promise<number> {
-  const set = readManifests(opts.file);
+  const set = await readInput(opts, err);
   const result = planResult(set, opts);
   const report = opts.optimize === false ? undefined : await optimizeResult(result);
   const json = jsonOf(result, opts.instanceTypes !== undefined, report);

@@ -117,3 +117,33 @@ export function cachingTokenProvider(inner: TokenProvider, opts: { ttlMs?: numbe
     },
   };
 }
+
+/**
+ * A user's kubeconfig, as kubectl reads it: `file`, else $KUBECONFIG, else ~/.kube/config; `context`, else its
+ * current context. Its users authenticate as configured (tokens, client certificates, exec plugins such as
+ * `aws eks get-token`). KubeConfigInvalidError names what is missing.
+ */
+export function kubeConfigFromUser(opts: { file?: string; context?: string }): KubeConfig {
+  const kc = new KubeConfig();
+  try {
+    if (opts.file) kc.loadFromFile(opts.file);
+    else kc.loadFromDefault();
+  } catch (e) {
+    throw new KubeConfigInvalidError(`cannot read kubeconfig ${opts.file ?? process.env.KUBECONFIG ?? '~/.kube/config'}: ${(e as Error).message}`);
+  }
+  if (opts.context) {
+    if (!kc.getContexts().some((c) => c.name === opts.context)) {
+      throw new KubeConfigInvalidError(
+        `kubeconfig has no context "${opts.context}" (it has: ${
+          kc
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ') || 'none'
+        })`,
+      );
+    }
+    kc.setCurrentContext(opts.context);
+  }
+  if (!kc.getCurrentCluster()) throw new KubeConfigInvalidError(`kubeconfig ${opts.file ?? ''} names no current cluster (use --context)`.replace('  ', ' '));
+  return reuseAgents(kc);
+}
