@@ -40,6 +40,8 @@ export function manifestFiles(args) {
 
 /** Their total size in bytes; undefined when there are none or one cannot be read (the command reports that). */
 function manifestBytes(args) {
+  // A running cluster (--kubeconfig / --context) may be of any size: its input is not known before it is read.
+  if (args.some((a) => /^--(kubeconfig|context)(=|$)/.test(a))) return undefined;
   const files = manifestFiles(args);
   if (files.length === 0) return undefined;
   let total = 0;

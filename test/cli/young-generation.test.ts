@@ -26,7 +26,7 @@ describe('the young generation of a short CLI run', () => {
     expect(flag).toBe('--semi-space-growth-factor=1');
   });
 
-  it('should leave V8 alone on cheap pages, for large inputs, for other commands and on unmeasured V8 versions', () => {
+  it('should leave V8 alone on cheap pages, for large inputs, for a running cluster, for other commands and on unmeasured V8 versions', () => {
     // Arrange
     const probe = vi.fn(() => 12);
     // Act / Assess
@@ -35,6 +35,8 @@ describe('the young generation of a short CLI run', () => {
     expect(youngGenerationFlag(['plan', '-f', join(dir, 'missing.yaml')], 11, probe)).toBeUndefined();
     expect(youngGenerationFlag(['--help'], 11, probe)).toBeUndefined();
     expect(youngGenerationFlag(['plan', '-f', small], 13, probe)).toBeUndefined();
+    expect(youngGenerationFlag(['plan', '-f', small, '--kubeconfig', small], 11, probe)).toBeUndefined();
+    expect(youngGenerationFlag(['plan', '--context=prod', '-f', small], 11, probe)).toBeUndefined();
     // The probe (≈ 1 ms where pages are dear) runs only when its answer matters.
     expect(probe).not.toHaveBeenCalled();
   });
