@@ -4,8 +4,8 @@ import pkg from '../package.json' with { type: 'json' };
 import { isManifestValidationError } from '../shared/core/errors';
 import { isInstanceTypesFileInvalidError } from '../shared/core/instance-types/custom';
 import { addAuditCommand } from './audit';
-import { explainCommand } from './explain';
-import { CliUsageError, planCommand } from './plan';
+import { explainCommand, type ExplainOptions } from './explain';
+import { CliUsageError, planCommand, type PlanCommandOptions } from './plan';
 import { writeOut } from './stdout';
 
 const out = writeOut;
@@ -48,20 +48,9 @@ function addPlanCommand(program: Command, setCode: SetCode): void {
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--no-optimize', 'print the Karpenter-style greedy plan, without re-packing toward the cheapest fleet')
-    .action(
-      async (o: {
-        file?: string[];
-        kubeconfig?: string;
-        context?: string;
-        instanceTypes?: string;
-        region: string;
-        zones?: string;
-        output: 'table' | 'json';
-        optimize: boolean;
-      }) => {
-        setCode(await planCommand(o, out, err));
-      },
-    );
+    .action(async (o: PlanCommandOptions) => {
+      setCode(await planCommand(o, out, err));
+    });
 }
 
 /** `explain`: why pending pods would (not) get a node. */
@@ -76,7 +65,7 @@ function addExplainCommand(program: Command, setCode: SetCode): void {
     .option('--instance-types <file>', 'JSON file replacing the bundled EC2 catalog')
     .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
-    .action(async (o: { file?: string[]; kubeconfig?: string; context?: string; pod?: string; instanceTypes?: string; region: string; zones?: string }) => {
+    .action(async (o: ExplainOptions) => {
       setCode(await explainCommand(o, out, err));
     });
 }
