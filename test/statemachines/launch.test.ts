@@ -98,6 +98,12 @@ describe('launch state machine (local)', () => {
     expect(f.cluster.claims.has('default-abcde')).toBe(false);
     expect(await f.store.unavailableOfferings()).toEqual([]);
     expect(f.log.lines.find((l) => l.message === 'deleted nodeclaim after failed launch')?.fields).toMatchObject({ reason: 'CloudProviderUnauthorizedError' });
+    // …and says so on the claim (kubectl describe / get events), naming where to look
+    expect(f.cluster.events).toEqual([
+      expect.stringMatching(
+        /^NodeClaim\/default-abcde LaunchUnauthorized: NodeClaim default-abcde event: CreateFleet: UnauthorizedOperation: .*iam:PassRole.*nodeRoleName; docs\/deploy\.md\)$/,
+      ),
+    ]);
   });
 
   it('should terminate the instance and delete the claim when no node registers before the deadline', async () => {

@@ -36,6 +36,24 @@ export const insufficientCapacity = (claim: Pick<NodeClaim, 'name' | 'uid'>, mes
   message: `NodeClaim ${claim.name} event: ${message.slice(0, 300)}`,
 });
 
+/** Karpenter's NodeClassNotReady event on the NodeClaim: its node class cannot launch (no profile, no AMI, …). */
+export const nodeClassNotReady = (claim: Pick<NodeClaim, 'name' | 'uid'>, message: string): KubeEvent => ({
+  object: claimRef(claim),
+  type: 'Warning',
+  reason: 'NodeClassNotReady',
+  message: `NodeClaim ${claim.name} event: ${message.slice(0, 300)}`,
+});
+
+/** A launch IAM refused (nodewright's, beyond Karpenter): what was denied, and where to look. */
+export const launchUnauthorized = (claim: Pick<NodeClaim, 'name' | 'uid'>, message: string): KubeEvent => ({
+  object: claimRef(claim),
+  type: 'Warning',
+  reason: 'LaunchUnauthorized',
+  message:
+    `NodeClaim ${claim.name} event: ${message.slice(0, 300)}; the launch function's role lacks a permission, or the ` +
+    `node class names a role or instance profile the deployment may not pass (nodeRoleName; docs/deploy.md)`,
+});
+
 /** Lifecycle steps of a NodeClaim (Karpenter logs these; nodewright also records them, for `kubectl describe`). */
 export const claimStep = (claim: Pick<NodeClaim, 'name' | 'uid'>, reason: 'Launched' | 'Registered' | 'Initialized', message: string): KubeEvent => ({
   object: claimRef(claim),

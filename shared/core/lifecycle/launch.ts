@@ -1,5 +1,5 @@
 /** Launching a NodeClaim (docs/karpenter-reference.md §6.1) and what happens when EC2 has no capacity for it. */
-import { InsufficientCapacityError, isInsufficientCapacityError } from '../errors';
+import { InsufficientCapacityError, isInsufficientCapacityError, isNodeClassNotReadyError } from '../errors';
 import type { InstanceType } from '../instance-types/types';
 import { NodeClassHashVersion, nodeClassHash } from '../model/hash';
 import { conditionIsTrue, type EC2NodeClass, type NodeClaim } from '../model/karpenter';
@@ -7,7 +7,7 @@ import { Annotation, Finalizer, Label } from '../model/labels';
 import type { OfferingKey } from '../ports';
 import { condition, instanceTypesForClaim, poolAndClassOf, requireNodeClaim } from './claims';
 import { LifecycleTimings, type LifecycleDeps } from './deps';
-import { claimStep, insufficientCapacity, recordEvents } from './events';
+import { claimStep, insufficientCapacity, launchUnauthorized, nodeClassNotReady, recordEvents } from './events';
 
 export interface LaunchResult {
   nodeClaimName: string;
@@ -59,6 +59,10 @@ export async function launchNodeClaim(
         conditions: [condition('Launched', 'False', deps.clock.now(), ICE_REASON, JSON.stringify(e.offerings ?? []))],
       });
       await recordEvents(deps, [insufficientCapacity(claim, e.message)]);
+    } else if (isNodeClassNotReadyError(e)) {
+      await recordEvents(deps, [nodeClassNotReady(claim, e.message)]);
+    } else if (e instanceof Error && e.name === 'CloudProviderUnauthorizedError') {
+      await recordEvents(deps, [launchUnauthorized(claim, e.message)]);
     }
     throw e;
   }

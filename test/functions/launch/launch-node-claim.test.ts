@@ -1,3 +1,4 @@
+import { NodeClassNotReadyError } from '../../../shared/core/errors';
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/launch/launch-node-claim';
 import { createHandler as markOfferingUnavailable } from '../../../functions/launch/mark-offering-unavailable';
@@ -70,6 +71,23 @@ describe('launchNodeClaim handler', () => {
     expect(marked).toEqual({ nodeClaimName: 'default-abcde', markedUnavailable: 1 });
     expect(f.cluster.claims.has('default-abcde')).toBe(false);
     expect((await f.store.auditLog())[0]).toMatchObject({ kind: 'provisioning', action: 'launch-failed', nodeClaims: ['default-abcde'] });
+  });
+
+  it("should say on the claim that its node class cannot launch (Karpenter's NodeClassNotReady event)", async () => {
+    // Prepare
+    const f = fakes();
+    f.cluster.claims.set('default-abcde', nodeClaim('default-abcde'));
+    f.cloud.create = async () => {
+      throw new NodeClassNotReadyError('EC2NodeClass default: AMISelector did not match any AMIs');
+    };
+
+    // Act
+    await expect(createHandler(f)({ nodeClaimName: 'default-abcde', deadlineMs: 1 })).rejects.toMatchObject({ name: 'NodeClassNotReadyError' });
+
+    // Assess
+    expect(f.cluster.events).toEqual([
+      'NodeClaim/default-abcde NodeClassNotReady: NodeClaim default-abcde event: EC2NodeClass default: AMISelector did not match any AMIs',
+    ]);
   });
 
   it('should reject a task input without a claim name, naming the field', async () => {
