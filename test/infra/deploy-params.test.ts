@@ -17,7 +17,8 @@ const concurrency = load('../../infra/concurrency.cjs') as Resolver;
 const memory = load('../../infra/memory.cjs') as Resolver;
 const accessEntries = load('../../infra/access-entries.cjs') as Resolver;
 const partition = load('../../infra/partition.cjs') as Resolver;
-const params = (p: Record<string, string>) => ({ resolveVariable: async (v: string) => p[v.replace(/^param:/, '')] ?? '' });
+const dashboard = load('../../infra/dashboard.cjs') as Resolver;
+const params = (p: Record<string, string>) => ({ resolveVariable: async (v: string) => p[v.replace(/^(param|sls):/, '')] ?? '' });
 
 describe('deploy parameters', () => {
   it('should put the functions in a VPC only when both subnet and security group ids are given', async () => {
@@ -66,6 +67,43 @@ describe('deploy parameters', () => {
       'arn:aws-us-gov:states:::lambda:invoke',
     ]);
     await expect(invoke('Ireland')).rejects.toThrow(/region=…" must be an AWS region such as eu-west-1, got "Ireland"/);
+  });
+
+  it("should build the dashboard from the stack's own names (state machines, functions, queue), with no dashboard when dashboard=false", async () => {
+    // Act
+    const out = (await dashboard(params({ dashboard: 'true', stage: 'prod', interruptionQueueName: 'nodewright-prod-cluster' }))) as {
+      Resources: { Dashboard: { Type: string; Properties: { DashboardName: string; DashboardBody: { 'Fn::Join': [string, unknown[]] } } } };
+    };
+    // Assess: the body is JSON once the stack's region, account and partition are joined in
+    const { Type, Properties } = out.Resources.Dashboard;
+    expect([Type, Properties.DashboardName]).toEqual(['AWS::CloudWatch::Dashboard', 'nodewright-prod']);
+    const joined = Properties.DashboardBody['Fn::Join'][1]
+      .map((p) =>
+        typeof p === 'string'
+          ? p
+          : ({ 'AWS::Region': 'eu-west-1', 'AWS::AccountId': '111122223333', 'AWS::Partition': 'aws' } as Record<string, string>)[(p as { Ref: string }).Ref],
+      )
+      .join('');
+    const body = JSON.parse(joined) as { widgets: { properties: { title: string; region: string; metrics: string[][] } }[] };
+    expect(body.widgets.map((w) => w.properties.title)).toEqual([
+      'Launches (launch executions)',
+      'Terminations (terminate executions)',
+      'Disruptions (disrupt executions)',
+      'Function errors',
+      'Function throttles',
+      'Longest run (ms)',
+      'Interruption queue',
+    ]);
+    expect(body.widgets[0].properties.metrics[2]).toEqual([
+      'AWS/States',
+      'ExecutionsFailed',
+      'StateMachineArn',
+      'arn:aws:states:eu-west-1:111122223333:stateMachine:nodewright-prod-launch',
+    ]);
+    expect(body.widgets[3].properties.metrics[0]).toEqual(['AWS/Lambda', 'Errors', 'FunctionName', 'nodewright-prod-controller']);
+    expect(body.widgets[6].properties.metrics.map((m) => m[3])).toEqual(['nodewright-prod-cluster', 'nodewright-prod-cluster', 'nodewright-prod-cluster-dlq']);
+    expect(body.widgets.every((w) => w.properties.region === 'eu-west-1')).toBe(true);
+    await expect(dashboard(params({ dashboard: 'false' }))).resolves.toEqual({});
   });
 
   it('should size the controller from controllerMemorySize (a --param string), naming the parameter when it is not a size', async () => {
