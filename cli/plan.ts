@@ -9,7 +9,7 @@ import { planOffline, PlanRegionInvalidError, type OfflinePlan } from '../shared
 import { planToJson, type PlanJson } from '../shared/core/provisioning/plan-json';
 import type { RepackOptions, RepackReport } from '../shared/core/scheduling/optimize/repack';
 import { planCheapest } from '../shared/core/scheduling/optimize/plan-cheapest';
-import { optimizationJson } from '../shared/core/provisioning/plan-json';
+import { fleetJson, optimizationJson } from '../shared/core/provisioning/plan-json';
 import { jsonText } from './json-text';
 import { renderPlanTable } from './render';
 import { readInput } from './live';
@@ -103,6 +103,8 @@ function jsonOf(result: OfflinePlan, customTypes: boolean, report?: RepackReport
   // Registered nodes, in-flight NodeClaims and static nodes still to launch alike can receive pods; all are listed.
   const json = planToJson(result.plan, result.pending.length, result.input.existingNodes, customTypes ? undefined : result.pricing, result.staticPools);
   if (report) json.optimization = optimizationJson(report, json.summary.pricePerHour);
+  const fleet = fleetJson(result.input.existingNodes, result.input.instanceTypes);
+  if (fleet) json.fleet = fleet;
   return json;
 }
 

@@ -71,6 +71,15 @@ export function renderPlanTable(p: PlanJson): string {
     '',
     `Total: ${s.pods} pending pod(s), ${s.scheduled} scheduled, ${s.unschedulable} pending; ${s.nodeClaims} new node(s) at ${money(s.pricePerHour)}/h (${money(s.pricePerHour * 730)}/month).`,
   );
+  if (p.fleet) {
+    const after = p.fleet.pricePerHour + s.pricePerHour;
+    const change =
+      p.fleet.pricePerHour > 0
+        ? ` (${after >= p.fleet.pricePerHour ? '+' : ''}${(((after - p.fleet.pricePerHour) / p.fleet.pricePerHour) * 100).toFixed(1)} %)`
+        : '';
+    const unpriced = p.fleet.unpriced ? `; ${p.fleet.unpriced} not priced (a type no NodePool offers)` : '';
+    lines.push(`Running fleet: ${p.fleet.nodes} node(s) at ${money(p.fleet.pricePerHour)}/h${unpriced}; with the new nodes ${money(after)}/h${change}.`);
+  }
   if (p.optimization && p.optimization.greedyPricePerHour > p.optimization.pricePerHour + 1e-9) {
     lines.push(
       `Re-packed toward the cheapest fleet: ${money(p.optimization.pricePerHour)}/h instead of ${money(p.optimization.greedyPricePerHour)}/h for the Karpenter-style plan (--no-optimize prints that one).`,

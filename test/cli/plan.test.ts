@@ -197,6 +197,36 @@ spec:
     expect(plan.nodeClaims.flatMap((c) => c.pods)).not.toContain('kube-system/agent-x7k2p');
   });
 
+  it('should price the running fleet as it prices its claims, and say what the plan adds to it', async () => {
+    // Prepare: two running nodes of the seed's pool (one of a type no pool offers), full, and the seed's pending pods
+    const dir = mkdtempSync(join(tmpdir(), 'nodewright-fleet-'));
+    const node = (name: string, type: string) => `apiVersion: v1
+kind: Node
+metadata:
+  name: ${name}
+  labels: {kubernetes.io/hostname: ${name}, topology.kubernetes.io/zone: us-east-1a, node.kubernetes.io/instance-type: ${type}, karpenter.sh/capacity-type: on-demand, karpenter.sh/nodepool: default, kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+status:
+  allocatable: {cpu: "0", memory: 0, pods: "0"}
+  capacity: {cpu: "2", memory: 8Gi, pods: "20"}
+  conditions: [{type: Ready, status: "True"}]`;
+    const file = join(dir, 'nodes.yaml');
+    writeFileSync(file, [node('ip-10-0-0-1', 'm5.large'), node('ip-10-0-0-2', 'x9.unknown')].join('\n---\n'));
+    try {
+      // Act
+      const r = await run('plan', '-f', SEED, '-f', file, '-o', 'json');
+      const table = await run('plan', '-f', SEED, '-f', file);
+      // Assess: m5.large on-demand in us-east-1 at the bundled list price
+      expect(r.code).toBe(0);
+      const plan = json(r) as PlanJson;
+      expect(plan.fleet).toEqual({ nodes: 2, pricePerHour: 0.096, unpriced: 1 });
+      expect(table.stdout).toMatch(
+        /^Running fleet: 2 node\(s\) at \$0\.0960\/h; 1 not priced \(a type no NodePool offers\); with the new nodes \$[\d.]+\/h \(\+[\d.]+ %\)\.$/m,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('should plan a v1alpha5 Provisioner file', async () => {
     // Act
     const r = await run('plan', '-f', fixture('provisioner-v1alpha5.yaml'), '-o', 'json');

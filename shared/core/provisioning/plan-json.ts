@@ -4,6 +4,8 @@ import { formatResourceList } from '../model/resources';
 import type { NodeSelectorRequirement } from '../model/kube';
 import type { Plan } from '../scheduling/types';
 import type { ExistingNode } from '../scheduling/types';
+import type { InstanceType } from '../instance-types/types';
+import { Label } from '../model/labels';
 import type { StaticPoolPlan } from './offline-plan';
 import type { RepackReport } from '../scheduling/optimize/repack';
 
@@ -57,6 +59,31 @@ export interface PlanJson {
   };
   /** Where the prices come from (added field; absent when unknown). */
   pricing?: { region: string; onDemand: 'list' | 'estimate'; spot: 'estimate'; note?: string };
+  /**
+   * The nodes running now (added field; absent when there are none): how many, their $/h at the plan's prices (by
+   * instance type, zone and capacity type), and how many could not be priced (a type no NodePool offers).
+   */
+  fleet?: { nodes: number; pricePerHour: number; unpriced: number };
+}
+
+/** The running nodes (in-flight claims aside) priced as the plan prices its own claims. */
+export function fleetJson(existing: readonly ExistingNode[], instanceTypes: Readonly<Record<string, readonly InstanceType[]>>): PlanJson['fleet'] {
+  const running = existing.filter((n) => !n.inFlight);
+  if (running.length === 0) return undefined;
+  const byName = new Map<string, InstanceType>();
+  for (const types of Object.values(instanceTypes)) for (const t of types) if (!byName.has(t.name)) byName.set(t.name, t);
+  let price = 0;
+  let unpriced = 0;
+  for (const n of running) {
+    const type = byName.get(n.labels[Label.instanceType] ?? '');
+    const capacityType = n.labels[Label.capacityType] ?? 'on-demand';
+    const offering =
+      type?.offerings.find((o) => o.zone === n.labels[Label.zone] && o.capacityType === capacityType) ??
+      type?.offerings.find((o) => o.capacityType === capacityType);
+    if (offering) price += offering.price;
+    else unpriced++;
+  }
+  return { nodes: running.length, pricePerHour: round(price), unpriced };
 }
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
