@@ -9,11 +9,14 @@ import { diagnosePod } from '../shared/core/provisioning/explain';
 import { planOffline } from '../shared/core/provisioning/offline-plan';
 import { CliUsageError, readInstanceTypes } from './plan';
 import { readInput } from './live';
+import { disruptionNow, explainNode } from './consolidation';
 
 export interface ExplainOptions {
   file?: string[];
   kubeconfig?: string;
   context?: string;
+  /** Why this node would (not) be disrupted now, instead of the pending pods. */
+  node?: string;
   pod?: string;
   region: string;
   zones?: string;
@@ -29,8 +32,17 @@ export async function explainCommand(opts: ExplainOptions, out: (s: string) => v
         .filter(Boolean)
     : undefined;
   const custom = readInstanceTypes(opts.instanceTypes, opts.region, zones);
-  const { plan, pending, input } = planOffline(set, { region: opts.region, zones, instanceTypes: custom, catalog: loadCatalog() });
+  const offline = planOffline(set, { region: opts.region, zones, instanceTypes: custom, catalog: loadCatalog() });
+  const { plan, pending, input } = offline;
   for (const w of legacyAnnotationWarnings(set)) err(`warning: ${w}`);
+  if (opts.node) {
+    const d = disruptionNow(set, offline, Date.now());
+    const lines = d ? explainNode(d, opts.node) : [];
+    if (lines.length === 0)
+      throw new CliUsageError(`node ${opts.node} is not a node with a NodeClaim in the given ${opts.kubeconfig || opts.context ? 'cluster' : 'files'}`);
+    out(lines.join('\n'));
+    return 0;
+  }
   const targets = opts.pod ? pending.filter((p) => podKey(p) === opts.pod) : pending;
   if (opts.pod && targets.length === 0)
     throw new CliUsageError(`pod ${opts.pod} is not a pending pod in the given ${opts.kubeconfig || opts.context ? 'cluster' : 'files'}`);

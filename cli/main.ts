@@ -62,6 +62,7 @@ function addExplainCommand(program: Command, setCode: SetCode): void {
     .option('--kubeconfig <file>', 'read a running cluster through this kubeconfig (read-only)')
     .option('--context <name>', 'the kubeconfig context to read (default: its current one)')
     .option('--pod <namespace/name>', 'explain only this pod')
+    .option('--node <name>', 'explain why this node would (not) be disrupted now (consolidation, drift, emptiness, expiry)')
     .option('--instance-types <file>', 'JSON file replacing the bundled EC2 catalog')
     .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')

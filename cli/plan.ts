@@ -13,6 +13,7 @@ import { fleetJson, optimizationJson } from '../shared/core/provisioning/plan-js
 import { jsonText } from './json-text';
 import { renderPlanTable } from './render';
 import { readInput } from './live';
+import { consolidationJson, disruptionNow } from './consolidation';
 
 export interface PlanCommandOptions {
   file?: string[];
@@ -125,6 +126,8 @@ export async function planCommand(opts: PlanCommandOptions, out: (s: string | It
   const result = planResult(set, opts);
   const report = opts.optimize === false ? undefined : await optimizeResult(result);
   const json = jsonOf(result, opts.instanceTypes !== undefined, report);
+  const disruption = disruptionNow(set, result, Date.now());
+  if (disruption) json.consolidation = consolidationJson(disruption);
   for (const w of result.warnings) err(`warning: ${w}`);
   out(opts.output === 'json' ? jsonText(json) : renderPlanTable(json));
   return 0;

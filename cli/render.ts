@@ -71,15 +71,7 @@ export function renderPlanTable(p: PlanJson): string {
     '',
     `Total: ${s.pods} pending pod(s), ${s.scheduled} scheduled, ${s.unschedulable} pending; ${s.nodeClaims} new node(s) at ${money(s.pricePerHour)}/h (${money(s.pricePerHour * 730)}/month).`,
   );
-  if (p.fleet) {
-    const after = p.fleet.pricePerHour + s.pricePerHour;
-    const change =
-      p.fleet.pricePerHour > 0
-        ? ` (${after >= p.fleet.pricePerHour ? '+' : ''}${(((after - p.fleet.pricePerHour) / p.fleet.pricePerHour) * 100).toFixed(1)} %)`
-        : '';
-    const unpriced = p.fleet.unpriced ? `; ${p.fleet.unpriced} not priced (a type no NodePool offers)` : '';
-    lines.push(`Running fleet: ${p.fleet.nodes} node(s) at ${money(p.fleet.pricePerHour)}/h${unpriced}; with the new nodes ${money(after)}/h${change}.`);
-  }
+  lines.push(...fleetLines(p), ...consolidationLines(p));
   if (p.optimization && p.optimization.greedyPricePerHour > p.optimization.pricePerHour + 1e-9) {
     lines.push(
       `Re-packed toward the cheapest fleet: ${money(p.optimization.pricePerHour)}/h instead of ${money(p.optimization.greedyPricePerHour)}/h for the Karpenter-style plan (--no-optimize prints that one).`,
@@ -94,4 +86,30 @@ export function renderPlanTable(p: PlanJson): string {
   if (p.pricing?.onDemand === 'estimate')
     lines.push(`Prices are estimates for ${p.pricing.region}: on-demand at the us-east-1 list prices, spot at nodewright's estimate.`);
   return lines.join('\n');
+}
+
+/** The running fleet's $/h and what the new nodes add to it (when nodes run). */
+function fleetLines(p: PlanJson): string[] {
+  if (!p.fleet) return [];
+  const s = p.summary;
+  const after = p.fleet.pricePerHour + s.pricePerHour;
+  const change =
+    p.fleet.pricePerHour > 0
+      ? ` (${after >= p.fleet.pricePerHour ? '+' : ''}${(((after - p.fleet.pricePerHour) / p.fleet.pricePerHour) * 100).toFixed(1)} %)`
+      : '';
+  const unpriced = p.fleet.unpriced ? `; ${p.fleet.unpriced} not priced (a type no NodePool offers)` : '';
+  return [`Running fleet: ${p.fleet.nodes} node(s) at ${money(p.fleet.pricePerHour)}/h${unpriced}; with the new nodes ${money(after)}/h${change}.`];
+}
+
+/** What the disruption function would do now (when the input has nodes and NodeClaims). */
+function consolidationLines(p: PlanJson): string[] {
+  if (!p.consolidation) return [];
+  const c = p.consolidation.command;
+  const e = p.consolidation.eligible;
+  return [
+    c
+      ? `Consolidation now: ${c.reason} (${c.method}) would ${c.action} ${c.nodes.join(', ')}${c.replacements.length ? ` with ${c.replacements.length} new node(s)` : ''}, saving ${money(c.savingsPerHour)}/h (explain --node NAME says why for any node).`
+      : `Consolidation now: nothing to do (${e.empty} empty, ${e.drifted} drifted, ${e.underutilized} underutilized candidate(s); explain --node NAME says why).`,
+    ...(p.consolidation.expiring.length > 0 ? [`Expired now (forceful, budgets do not apply): ${p.consolidation.expiring.join(', ')}.`] : []),
+  ];
 }

@@ -85,7 +85,7 @@ function planPricing(catalog: readonly CatalogEntry[], region: string): PlanPric
   };
 }
 
-function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
+export function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
   return {
     pods: set.pods,
     nodes: set.nodes,

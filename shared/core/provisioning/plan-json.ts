@@ -64,6 +64,23 @@ export interface PlanJson {
    * instance type, zone and capacity type), and how many could not be priced (a type no NodePool offers).
    */
   fleet?: { nodes: number; pricePerHour: number; unpriced: number };
+  /**
+   * What the disruption function would do now (added field; only for an input with nodes and NodeClaims): nodes
+   * eligible per reason, the one budgeted command (reason, method, delete or replace, nodes, replacements, savings),
+   * and the nodes expiring.
+   */
+  consolidation?: {
+    eligible: { empty: number; drifted: number; underutilized: number };
+    command?: {
+      reason: string;
+      method: string;
+      action: 'delete' | 'replace';
+      nodes: string[];
+      replacements: { instanceTypes: string[]; pricePerHour: number }[];
+      savingsPerHour: number;
+    };
+    expiring: string[];
+  };
 }
 
 /** The running nodes (in-flight claims aside) priced as the plan prices its own claims. */
