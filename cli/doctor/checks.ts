@@ -285,3 +285,43 @@ export async function checkConcurrency(lambda: LambdaClient, t: DoctorTarget, re
     };
   }
 }
+
+/**
+ * Each EC2NodeClass's `spec.role` against the node role the deployment may pass to EC2 (`nodeRoleName`): a class naming
+ * another role gets no node (it is marked InstanceProfileReady=False once deployed). Classes that name an instance
+ * profile instead are checked by the functions (its role is read from IAM).
+ */
+export function checkNodeClassRoles(snapshot: ClusterSnapshot | undefined, t: DoctorTarget): CheckResult[] {
+  return (snapshot?.nodeClasses ?? [])
+    .filter((c) => c.role)
+    .map((c) => {
+      const role = (c.role ?? '').split('/').pop() ?? '';
+      return role === t.nodeRoleName
+        ? { check: `node-class-role ${c.name}`, status: 'PASS' as const, detail: `spec.role ${role} is the deployment's node role` }
+        : {
+            check: `node-class-role ${c.name}`,
+            status: 'FAIL' as const,
+            detail: `spec.role ${role} is not the node role the functions may pass to EC2 (${t.nodeRoleName})`,
+            fix: `set spec.role to ${t.nodeRoleName}, or deploy with --param="nodeRoleName=${role}" (the functions may pass one role)`,
+          };
+    });
+}
+
+/**
+ * Karpenter's own interruption queue (its getting-started stack names it after the cluster) still there: Karpenter may
+ * still run beside nodewright — two autoscalers launching for the same pods. A WARN: the queue may only be left over.
+ */
+export async function checkKarpenterQueue(sqs: SQSClient, t: DoctorTarget): Promise<CheckResult> {
+  if (t.queueName === t.clusterName) return { check: 'karpenter-queue', status: 'PASS', detail: 'nodewright uses the queue named after the cluster' };
+  const found = await sqs
+    .send(new GetQueueUrlCommand({ QueueName: t.clusterName }))
+    .then((r) => r.QueueUrl)
+    .catch(() => undefined);
+  if (!found) return { check: 'karpenter-queue', status: 'PASS', detail: `no queue named ${t.clusterName} (Karpenter's getting-started name)` };
+  return {
+    check: 'karpenter-queue',
+    status: 'WARN',
+    detail: `queue ${t.clusterName} exists: Karpenter's interruption queue, so Karpenter may still be running`,
+    fix: 'run one autoscaler per cluster: scale Karpenter to 0 before nodewright acts (docs/deploy.md "Moving from a running Karpenter"), or delete the leftover queue',
+  };
+}

@@ -20,7 +20,18 @@ import { clusterAccess } from '../../shared/adapters/cluster-access';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/cluster-client';
 import { CliUsageError } from '../plan';
 import type { CheckResult, DoctorTarget } from './checks';
-import { checkAccessEntries, checkCluster, checkConcurrency, checkDiscovery, checkKubernetes, checkNodeRole, checkPrices, checkQueue } from './checks';
+import {
+  checkAccessEntries,
+  checkCluster,
+  checkConcurrency,
+  checkDiscovery,
+  checkKarpenterQueue,
+  checkKubernetes,
+  checkNodeClassRoles,
+  checkNodeRole,
+  checkPrices,
+  checkQueue,
+} from './checks';
 
 export interface DoctorOptions {
   cluster?: string;
@@ -51,8 +62,11 @@ async function runChecks(t: DoctorTarget, deployment: Deployment): Promise<Check
   results.push(kube.result);
   results.push(...(await checkDiscovery({ ec2: new EC2Client(cfg), ssm: new SSMClient(cfg) }, version ?? '1.31', kube.snapshot)));
   results.push(await checkNodeRole(new IAMClient(cfg), t));
+  results.push(...checkNodeClassRoles(kube.snapshot, t));
   results.push(await checkPrices(new PricingClient(awsClientConfig(priceListEndpointRegion(t.region))), t));
-  results.push(await checkQueue(new SQSClient(cfg), t));
+  const sqs = new SQSClient(cfg);
+  results.push(await checkQueue(sqs, t));
+  results.push(await checkKarpenterQueue(sqs, t));
   results.push(await checkConcurrency(new LambdaClient(cfg), t, deployment.reserved));
   return results;
 }

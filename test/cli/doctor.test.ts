@@ -14,6 +14,8 @@ import {
   checkCluster,
   checkConcurrency,
   checkDiscovery,
+  checkKarpenterQueue,
+  checkNodeClassRoles,
   checkKubernetes,
   checkNodeRole,
   checkPrices,
@@ -35,6 +37,28 @@ function track<M extends { restore(): void }>(m: M): M {
 }
 
 describe('nodewright doctor checks', () => {
+  it("should fail a node class whose role the functions may not pass, and warn while Karpenter's queue is still there", async () => {
+    // Prepare
+    const snapshot = {
+      nodeClasses: [
+        { name: 'default', role: 'KarpenterNodeRole-prod' },
+        { name: 'gpu', role: 'arn:aws:iam::111122223333:role/GpuNodes' },
+      ],
+    } as unknown as ClusterSnapshot;
+    const sqs = track(mockClient(SQSClient));
+    sqs.on(GetQueueUrlCommand, { QueueName: 'prod' }).resolves({ QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/111122223333/prod' });
+    // Act
+    const roles = checkNodeClassRoles(snapshot, T);
+    const karpenter = await checkKarpenterQueue(new SQSClient({}), { ...T, queueName: 'nodewright-prod' });
+    // Assess
+    expect(roles.map((r) => [r.check, r.status])).toEqual([
+      ['node-class-role default', 'PASS'],
+      ['node-class-role gpu', 'FAIL'],
+    ]);
+    expect(roles[1].fix).toBe('set spec.role to KarpenterNodeRole-prod, or deploy with --param="nodeRoleName=GpuNodes" (the functions may pass one role)');
+    expect(karpenter).toMatchObject({ status: 'WARN', detail: expect.stringContaining('Karpenter may still be running') });
+  });
+
   it('should fail an account whose Lambda concurrency cannot spare the reservation before the first deploy, and pass once deployed', async () => {
     // Prepare: a new account (limit 10, all unreserved), nothing deployed yet
     const lambda = track(mockClient(LambdaClient));
@@ -144,8 +168,10 @@ describe('nodewright doctor command', () => {
       'kubernetes-api',
       'discovery default',
       'node-role',
+      'node-class-role default',
       'prices',
       'interruption-queue',
+      'karpenter-queue',
       'lambda-concurrency',
     ]);
     expect(out.results.every((x) => x.status === 'PASS')).toBe(true);
