@@ -11,26 +11,13 @@ import { writeKubeconfig } from '../../shared/sim/kube/server';
 import { applyObjects } from '../../shared/sim/scenario/events';
 import { kubeTypes, listAll } from '../../shared/sim/cluster/kube-objects';
 import { runFor } from '../sim/fixtures/time';
-import { NODE_CLASS, nodePool, objects } from '../sim/fixtures/objects';
+import { deployment, NODE_CLASS, nodePool, objects } from '../sim/fixtures/objects';
 import { runCli } from './run';
 
 const SCENARIO = `
 name: live-consolidation
 objects: |
-${objects(
-  nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']),
-  NODE_CLASS,
-  `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: inflate}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: inflate}}
-  template:
-    metadata: {labels: {app: inflate}}
-    spec:
-      containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1"}}}]`,
-)}
+${objects(nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']), NODE_CLASS, deployment('inflate', 'pause', '{cpu: "1"}', 2))}
 `;
 
 describe('what disruption would do now, on a running cluster', () => {

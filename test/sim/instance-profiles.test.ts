@@ -10,7 +10,7 @@ import { parseScenario, worldForScenario, type SimWorld } from '../../shared/sim
 import { kubeTypes, listAll, podNodeName } from '../../shared/sim/cluster/kube-objects';
 import { applyObjects } from '../../shared/sim/scenario/events';
 import { runFor } from './fixtures/time';
-import { NODE_CLASS, nodePool, objects } from './fixtures/objects';
+import { deployment, NODE_CLASS, nodePool, objects } from './fixtures/objects';
 
 const SCENARIO = `
 name: instance-profiles
@@ -18,16 +18,7 @@ objects: |
 ${objects(
   nodePool('default', ['{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}']),
   NODE_CLASS,
-  `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: inflate}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: inflate}}
-  template:
-    metadata: {labels: {app: inflate}}
-    spec:
-      containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1"}}}]`,
+  deployment('inflate', 'pause', '{cpu: "1"}', 2),
 )}
 `;
 
