@@ -4,6 +4,7 @@
 // cluster's authentication mode must allow access entries (API or API_AND_CONFIG_MAP; `nodewright doctor` checks
 // it); with CONFIG_MAP only, deploy with --param="accessEntries=false" and map the roles in aws-auth (docs/deploy.md).
 // A JS resolver so that the list follows the functions and cannot drift from them.
+const { booleanParam } = require('./params.cjs');
 const { readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { parse } = require('yaml');
@@ -36,11 +37,8 @@ function accessEntries(clusterName) {
 }
 
 module.exports = async ({ resolveVariable }) => {
-  const on = String(await resolveVariable('param:accessEntries'))
-    .trim()
-    .toLowerCase();
-  if (!['true', 'false'].includes(on)) throw new Error(`--param="accessEntries=…" must be true or false, got ${JSON.stringify(on)}`);
-  if (on === 'false') return {};
+  const on = await booleanParam(resolveVariable, 'accessEntries');
+  if (!on) return {};
   return accessEntries(String(await resolveVariable('param:clusterName')));
 };
 module.exports.functionRoles = functionRoles;

@@ -3,6 +3,7 @@
 // Functions executions started, succeeded, failed), the functions' errors, throttles and longest runs, and the
 // interruption queue and its dead letters — so it needs no `metrics=cloudwatch`. A dashboard costs $3 a month
 // beyond the account's first three; --param="dashboard=false" leaves it out. docs/operations.md, "Dashboard".
+const { booleanParam } = require('./params.cjs');
 const REGION = '__REGION__';
 const ACCOUNT = '__ACCOUNT__';
 const PARTITION = '__PARTITION__';
@@ -71,11 +72,8 @@ function dashboardBody(stage, queue) {
 }
 
 module.exports = async ({ resolveVariable }) => {
-  const on = String(await resolveVariable('param:dashboard'))
-    .trim()
-    .toLowerCase();
-  if (!['true', 'false'].includes(on)) throw new Error(`--param="dashboard=…" must be true or false, got ${JSON.stringify(on)}`);
-  if (on === 'false') return {};
+  const on = await booleanParam(resolveVariable, 'dashboard');
+  if (!on) return {};
   const stage = String(await resolveVariable('sls:stage'));
   const queue = String(await resolveVariable('param:interruptionQueueName'));
   return {
