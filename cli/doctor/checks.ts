@@ -3,6 +3,7 @@
  * the SDK clients it needs and answers PASS / WARN / FAIL with what it saw and, when not PASS, what to do.
  * Nothing is written: every call is a read.
  */
+import { nodeClassRoleName } from '../../shared/core/model/karpenter';
 import { DescribeClusterCommand, ListAccessEntriesCommand, type EKSClient } from '@aws-sdk/client-eks';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, GetRoleCommand, type IAMClient } from '@aws-sdk/client-iam';
@@ -295,7 +296,7 @@ export function checkNodeClassRoles(snapshot: ClusterSnapshot | undefined, t: Do
   return (snapshot?.nodeClasses ?? [])
     .filter((c) => c.role)
     .map((c) => {
-      const role = (c.role ?? '').split('/').pop() ?? '';
+      const role = nodeClassRoleName(c.role ?? '');
       return role === t.nodeRoleName
         ? { check: `node-class-role ${c.name}`, status: 'PASS' as const, detail: `spec.role ${role} is the deployment's node role` }
         : {

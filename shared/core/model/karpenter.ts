@@ -152,6 +152,9 @@ export interface NetworkInterface {
   interfaceType: 'interface' | 'efa-only';
 }
 
+/** The IAM role name of `spec.role`, which may be a name or an ARN / path ending in the name. */
+export const nodeClassRoleName = (role: string): string => role.split('/').pop() ?? role;
+
 export interface EC2NodeClass {
   name: string;
   uid?: string;

@@ -1,4 +1,5 @@
 /** A scenario's timed events applied to the simulated world. */
+import { nodeClassRoleName } from '../../core/model/karpenter';
 import { parseAllDocuments } from 'yaml';
 import { KubeApiStatusError } from '../kube/status';
 import type { KubeObject } from '../kube/types';
@@ -136,7 +137,7 @@ export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent
 function nodeRoleOf(objects: KubeObject[]): string | undefined {
   for (const o of objects) {
     const role = o.kind === 'EC2NodeClass' ? (o.spec as { role?: unknown } | undefined)?.role : undefined;
-    if (typeof role === 'string' && role) return role.split('/').pop();
+    if (typeof role === 'string' && role) return nodeClassRoleName(role);
   }
   return undefined;
 }

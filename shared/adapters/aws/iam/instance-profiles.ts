@@ -18,7 +18,7 @@ import {
   type IAMClient,
   type InstanceProfile,
 } from '@aws-sdk/client-iam';
-import type { EC2NodeClass } from '../../../core/model/karpenter';
+import { nodeClassRoleName, type EC2NodeClass } from '../../../core/model/karpenter';
 import { errorText } from '../errors';
 
 /** How long a container trusts that a profile it ensured still exists with its role. */
@@ -43,9 +43,6 @@ export interface InstanceProfilesDeps {
   nodeRoleName?: string;
 }
 
-/** A role name from `spec.role` (a name, or an ARN / path whose last segment is the name). */
-const roleNameOf = (role: string): string => role.split('/').pop() ?? role;
-
 export class InstanceProfiles {
   private readonly ensured = new Map<string, number>();
 
@@ -67,7 +64,7 @@ export class InstanceProfiles {
   async ensure(nodeClass: Pick<EC2NodeClass, 'name' | 'role' | 'tags'>): Promise<string> {
     const role = nodeClass.role;
     if (!role) throw new InstanceProfileError(`EC2NodeClass ${nodeClass.name}: neither spec.role nor spec.instanceProfile is set`);
-    this.checkPassable(nodeClass.name, 'spec.role', roleNameOf(role));
+    this.checkPassable(nodeClass.name, 'spec.role', nodeClassRoleName(role));
     const name = this.nameFor(nodeClass, role);
     const at = this.ensured.get(name);
     if (at !== undefined && this.deps.now() - at < PROFILE_CACHE_TTL_MS) return name;
@@ -75,7 +72,7 @@ export class InstanceProfiles {
       let profile = await this.get(name);
       if (!profile) profile = await this.create(nodeClass, name);
       // An instance profile holds one role; IAM wants the role's name without its path.
-      const roleName = roleNameOf(role);
+      const roleName = nodeClassRoleName(role);
       const current = (profile.Roles ?? []).map((r) => r.RoleName);
       for (const other of current.filter((r) => r !== roleName)) {
         await this.deps.iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: name, RoleName: other }));
