@@ -1,7 +1,7 @@
 /** The simulator: the production functions, adapters and ASL on a simulated EKS + EC2 in virtual time (docs/simulator.md). */
 export { parseScenario } from './scenario/schema';
 export { resizeScenario } from './scenario/resize';
-export { runScenario, type SimulationRun } from './scenario/run';
+export { runScenario, type RunOptions, type SimulationRun } from './scenario/run';
 export type { SimulationResult, SimulatedNode, SimulationEvent } from './scenario/result';
 export { settle } from './clock';
 export type { SimWorld } from './scenario/world';

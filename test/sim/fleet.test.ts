@@ -129,6 +129,36 @@ describe('a scenario that starts from a running fleet', () => {
     }
   }, 120_000);
 
+  it('should seed `launchedBy: karpenter` nodes as Karpenter left them: its names, its hashes at its versions, none of our marks', async () => {
+    // Arrange
+    const parsed = parseScenario(scenario('  - {nodePool: default, instanceType: m6i.large, count: 3, launchedBy: karpenter}'), 'fleet-karpenter.yaml');
+    const world = await worldForScenario(parsed);
+    try {
+      applyObjects(world, parsed.objects);
+      // Act
+      await seedFleet(world, parsed);
+      // Assert
+      const store = world.api.store;
+      const claims = store.scan(store.typeOf('karpenter.sh/v1', 'NodeClaim'));
+      const pool = store.scan(store.typeOf('karpenter.sh/v1', 'NodePool'))[0];
+      const nodeClass = store.scan(store.typeOf('karpenter.k8s.aws/v1', 'EC2NodeClass'))[0];
+      expect(claims.map((c) => c.metadata.name)).toEqual(Array(3).fill(expect.stringMatching(/^default-[bcdfghjklmnpqrstvwxz2456789]{5}$/)));
+      for (const c of claims) {
+        const a = c.metadata.annotations as Record<string, string>;
+        expect(a).toMatchObject({
+          'karpenter.sh/nodepool-hash': (pool.metadata.annotations as Record<string, string>)['karpenter.sh/nodepool-hash'],
+          'karpenter.sh/nodepool-hash-version': 'v3',
+          'karpenter.k8s.aws/ec2nodeclass-hash': (nodeClass.metadata.annotations as Record<string, string>)['karpenter.k8s.aws/ec2nodeclass-hash'],
+          'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v6',
+          'karpenter.k8s.aws/tagged': 'true',
+        });
+        expect(Object.keys(a).filter((k) => k.startsWith('nodewright.io/'))).toEqual([]);
+      }
+    } finally {
+      await world.close();
+    }
+  }, 120_000);
+
   it.each([
     ['{nodePool: default, instanceType: m9z.huge, count: 3}', 'fleet.0.instanceType: unknown instance type "m9z.huge"'],
     ['{nodePool: other, instanceType: m6i.xlarge, count: 3}', 'fleet.0.nodePool: no NodePool "other"'],

@@ -33,7 +33,10 @@ function violates(r: NodeSelectorRequirement, value: string | undefined): boolea
   }
 }
 
-/** The drift reason of a managed node, or undefined. Hashes are compared only at the same hash version. */
+/**
+ * The drift reason of a managed node, or undefined. Hashes are compared only when the claim records nodewright's hash
+ * version (as Karpenter, which needs both hash annotations and equal versions): a claim another hash wrote is re-stamped, not drifted.
+ */
 export function driftReason(
   v: NodeView,
   pool: NodePool,
@@ -42,11 +45,7 @@ export function driftReason(
 ): string | undefined {
   const a = v.claim.annotations;
   const poolHash = a[Annotation.nodePoolHash];
-  if (
-    poolHash !== undefined &&
-    (a[Annotation.nodePoolHashVersion] ?? NodePoolHashVersion) === NodePoolHashVersion &&
-    poolHash !== (pool.hash ?? nodePoolHash(pool))
-  )
+  if (poolHash !== undefined && a[Annotation.nodePoolHashVersion] === NodePoolHashVersion && poolHash !== (pool.hash ?? nodePoolHash(pool)))
     return 'NodePoolDrifted';
   const labels = { ...v.node.labels, ...v.claim.labels };
   const bad = pool.template.requirements.find((r) => violates(r, labels[r.key]));
@@ -55,7 +54,7 @@ export function driftReason(
   if (
     nodeClass &&
     classHash !== undefined &&
-    (a[Annotation.nodeClassHashVersion] ?? NodeClassHashVersion) === NodeClassHashVersion &&
+    a[Annotation.nodeClassHashVersion] === NodeClassHashVersion &&
     classHash !== (nodeClass.hash ?? nodeClassHash(nodeClass))
   )
     return 'NodeClassDrift';

@@ -1,9 +1,10 @@
 /**
  * Drift hashes on the objects themselves, as Karpenter's nodepool and nodeclass hash controllers keep them: every
  * NodePool carries `karpenter.sh/nodepool-hash(-version)` and every EC2NodeClass `karpenter.k8s.aws/ec2nodeclass-hash(-version)`.
- * When the recorded version is not the current one (nodewright upgraded its hash), the claims of that pool or class
- * whose own version differs and that are not drifted get the current hash, so an upgrade drifts nothing and static
- * drift keeps working for them.
+ * When the recorded version is not the current one (nodewright upgraded its hash, or the objects come from Karpenter,
+ * whose versions are never nodewright's), the claims of that pool or class whose own version differs (or is absent)
+ * and that are not drifted get the current hash, so an upgrade or an adoption drifts nothing and static drift keeps
+ * working for them.
  */
 import { NodeClassHashVersion, NodePoolHashVersion, nodeClassHash, nodePoolHash } from '../model/hash';
 import { conditionIsTrue, type NodeClaim, type RecordedHash } from '../model/karpenter';
@@ -61,7 +62,7 @@ export async function reconcileHashStamps(deps: Pick<LifecycleDeps, 'cluster' | 
       if (s.recorded?.version !== s.version) {
         for (const claim of s.claims) {
           const version = claim.annotations[s.keys.version];
-          if (version === undefined || version === s.version || claim.deletionTimestamp !== undefined || conditionIsTrue(claim, 'Drifted')) continue;
+          if (version === s.version || claim.deletionTimestamp !== undefined || conditionIsTrue(claim, 'Drifted')) continue;
           await deps.cluster.patchNodeClaimMetadata(claim.name, { annotations: { [s.keys.hash]: s.hash, [s.keys.version]: s.version } });
           written.push(`NodeClaim/${claim.name}`);
         }

@@ -5,9 +5,15 @@
  */
 import type { EC2NodeClass, NetworkInterface, NodePool } from './karpenter';
 
-/** Bumped whenever the hashed field set changes, like karpenter.sh/nodepool-hash-version. */
-export const NodePoolHashVersion = 'v3';
-export const NodeClassHashVersion = 'v6';
+/**
+ * The hash versions nodewright writes beside its hashes, bumped whenever the hashed field set changes. They are never
+ * Karpenter's ("v3", "v6"): Karpenter's hash is hashstructure over its Go types, not this one, and both sides compare
+ * hashes only at equal versions. A claim Karpenter launched is therefore re-stamped with nodewright's hash when
+ * nodewright adopts it (reconcileHashStamps), not drifted; and back under Karpenter, its hash controllers re-stamp
+ * nodewright's claims the same way (docs/deploy.md "Moving from a running Karpenter").
+ */
+export const NodePoolHashVersion = 'nodewright-v1';
+export const NodeClassHashVersion = 'nodewright-v1';
 
 const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;

@@ -25,6 +25,8 @@ export const FleetEntrySchema = z.object({
   count: z.number().check(z.int(), z.gte(1, 'count must be at least 1'), z.lte(MAX_FLEET_NODES, `count must be at most ${MAX_FLEET_NODES}`)),
   /** Every node in this zone; default: the zones the pool allows, round-robin. */
   zone: z.optional(z.string().check(z.minLength(1))),
+  /** Who launched these nodes: nodewright, or a Karpenter that ran before it (its names, hashes and marks; adoption). */
+  launchedBy: z._default(z.enum(['nodewright', 'karpenter']), 'nodewright'),
 });
 
 export type FleetEntry = z.infer<typeof FleetEntrySchema>;

@@ -37,6 +37,7 @@ import type { KubeObject } from '../kube/types';
 import { fleetZones, type FleetEntry } from './fleet-check';
 import type { Scenario } from './schema';
 import type { SimWorld } from './world';
+import { KarpenterExtraConditions, karpenterClaimAnnotations, karpenterClaimName, stampKarpenterHashes } from './karpenter-made';
 
 class FleetSeedError extends Error {
   override readonly name = 'FleetSeedError' as const;
@@ -118,7 +119,7 @@ function uniqueName(seed: Seeding, pool: string, index: number, k: number, nowMs
 const toKubeTaint = (t: Taint) => (t.value !== undefined ? { key: t.key, value: t.value, effect: t.effect } : { key: t.key, effect: t.effect });
 
 /** One node: launched through the production provider, its NodeClaim and Node written as after initialization. */
-async function seedNode(seed: Seeding, t: Template, name: string): Promise<void> {
+async function seedNode(seed: Seeding, t: Template, name: string, byKarpenter: boolean): Promise<void> {
   const { world } = seed;
   const store = world.api.store;
   const types = kubeTypes(store);
@@ -135,6 +136,7 @@ async function seedNode(seed: Seeding, t: Template, name: string): Promise<void>
     labels: launchedClaimLabels(planned, type, launched),
     annotations: { ...planned.annotations, ...launchedClaimAnnotations(t.nodeClass) },
   };
+  if (byKarpenter) claim.annotations = karpenterClaimAnnotations(claim, t.pool, t.nodeClass);
   const created = store.create(types.nodeClaim, undefined, nodeClaimToKube(claim) as KubeObject);
   claim.uid = created.metadata.uid as string;
   const nodeObject = nodeObjectFor(world.ec2, instance, nowIso);
@@ -158,7 +160,7 @@ async function seedNode(seed: Seeding, t: Template, name: string): Promise<void>
     nodeName: node.name,
     capacity: node.capacity,
     allocatable: node.allocatable,
-    conditions: ['Launched', 'Registered', 'Initialized', 'Ready'].map((c) => condition(c, 'True', now)),
+    conditions: ['Launched', 'Registered', 'Initialized', 'Ready', ...(byKarpenter ? KarpenterExtraConditions : [])].map((c) => condition(c, 'True', now)),
   };
   store.update(types.nodeClaim, undefined, name, { ...created, status: nodeClaimToKube(claim).status } as KubeObject, { subresource: 'status' });
 }
@@ -179,6 +181,11 @@ export async function seedFleet(world: SimWorld, s: Pick<Scenario, 'fleet' | 'cl
     names: new Set(world.api.store.scan(kubeTypes(world.api.store).nodeClaim).map((c) => c.metadata.name as string)),
   };
   let seeded = 0;
+  const karpenterPools = s.fleet
+    .filter((e) => e.launchedBy === 'karpenter')
+    .map((e) => seed.pools.get(e.nodePool)!)
+    .filter(Boolean);
+  stampKarpenterHashes(world, karpenterPools, karpenterPools.map((p) => seed.classes.get(p.template.nodeClassRef.name)!).filter(Boolean));
   await world.faults.without(async () => {
     for (const [index, e] of s.fleet.entries()) {
       const pool = seed.pools.get(e.nodePool);
@@ -190,7 +197,9 @@ export async function seedFleet(world: SimWorld, s: Pick<Scenario, 'fleet' | 'cl
         const zone = zones[k % zones.length];
         let t = templates.get(zone);
         if (!t) templates.set(zone, (t = await template(seed, e, index, zone)));
-        await seedNode(seed, t, uniqueName(seed, pool.name, index, k, world.clock.now()));
+        const byKarpenter = e.launchedBy === 'karpenter';
+        const name = byKarpenter ? karpenterClaimName(pool.name, seed.names, index, k) : uniqueName(seed, pool.name, index, k, world.clock.now());
+        await seedNode(seed, t, name, byKarpenter);
         seeded++;
       }
     }

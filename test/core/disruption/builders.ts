@@ -3,7 +3,7 @@ import type { InstanceType, Offering } from '../../../shared/core/instance-types
 import type { Node, Pod, PodDisruptionBudget } from '../../../shared/core/model/kube';
 import type { Budget, NodeClaim, NodePool } from '../../../shared/core/model/karpenter';
 import { Annotation, Finalizer, Label, TaintKey } from '../../../shared/core/model/labels';
-import { nodePoolHash } from '../../../shared/core/model/hash';
+import { NodePoolHashVersion, nodePoolHash } from '../../../shared/core/model/hash';
 import type { ClusterSnapshot } from '../../../shared/core/ports/cluster-client';
 import type { DisruptionInput, DisruptionOptions } from '../../../shared/core/disruption';
 import { instanceType, nodePool, pod, type PodOptions, type PoolOptions } from '../../fixtures/builders';
@@ -112,7 +112,7 @@ export function managed(name: string, o: ManagedOptions): Managed {
   const claim: NodeClaim = {
     name: `claim-${name}`,
     labels: { ...labels },
-    annotations: { [Annotation.nodePoolHash]: nodePoolHash(p), [Annotation.nodePoolHashVersion]: 'v3', ...(o.claimAnnotations ?? {}) },
+    annotations: { [Annotation.nodePoolHash]: nodePoolHash(p), [Annotation.nodePoolHashVersion]: NodePoolHashVersion, ...(o.claimAnnotations ?? {}) },
     nodePool: p.name,
     spec: {
       taints: [],

@@ -89,7 +89,18 @@ describe('drift', () => {
     const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: null });
     const a = managed('a', { pool: p, type: c6g.xlarge, claimAnnotations: launchedWith });
     const old = managed('old', { pool: p, type: c6g.xlarge, claimAnnotations: { ...launchedWith, [Annotation.nodeClassHashVersion]: 'v1' } });
-    const snap = cluster({ pools: [p], nodes: [a, old] });
+    // A claim Karpenter launched: its own hashes (hashstructure) at its own versions, never compared with nodewright's.
+    const karpenters = managed('karpenters', {
+      pool: p,
+      type: c6g.xlarge,
+      claimAnnotations: {
+        [Annotation.nodePoolHash]: '6821555240594823858',
+        [Annotation.nodePoolHashVersion]: 'v3',
+        [Annotation.nodeClassHash]: '11937521203981245071',
+        [Annotation.nodeClassHashVersion]: 'v6',
+      },
+    });
+    const snap = cluster({ pools: [p], nodes: [a, old, karpenters] });
     const unchanged = computeDisruption(input({ ...snap, nodeClasses: [cls] }, types));
 
     // Act

@@ -46,4 +46,35 @@ describe('reconcileHashStamps', () => {
     });
     expect(f.cluster.claims.get('default-bbbbb')?.annotations[POOL_HASH]).toBe('old');
   });
+
+  it("should re-stamp the claims a running Karpenter launched (its hashes at its versions) with nodewright's, so adopting them drifts none", async () => {
+    // Prepare: the pool and class as Karpenter's hash controllers left them, and one of its claims; one claim with no version.
+    const f = fakes();
+    f.cluster.nodePools[0].recordedHash = { hash: '6821555240594823858', version: 'v3' };
+    f.cluster.nodeClasses[0].recordedHash = { hash: '11937521203981245071', version: 'v6' };
+    const karpenters = {
+      ...nodeClaim('default-x7k2p'),
+      annotations: {
+        [POOL_HASH]: '6821555240594823858',
+        [`${POOL_HASH}-version`]: 'v3',
+        [CLASS_HASH]: '11937521203981245071',
+        [`${CLASS_HASH}-version`]: 'v6',
+      },
+    };
+    f.cluster.claims.set('default-x7k2p', karpenters);
+    f.cluster.claims.set('default-nover', { ...nodeClaim('default-nover'), annotations: { [POOL_HASH]: 'older' } });
+
+    // Act
+    await reconcileHashStamps(f, await f.cluster.snapshot());
+
+    // Assess
+    for (const name of ['default-x7k2p', 'default-nover'])
+      expect(f.cluster.claims.get(name)?.annotations).toMatchObject({
+        [POOL_HASH]: nodePoolHash(f.cluster.nodePools[0]),
+        [`${POOL_HASH}-version`]: NodePoolHashVersion,
+      });
+    expect(f.cluster.claims.get('default-x7k2p')?.annotations[`${CLASS_HASH}-version`]).toBe(NodeClassHashVersion);
+    expect([NodePoolHashVersion, NodeClassHashVersion]).not.toContain('v3');
+    expect([NodePoolHashVersion, NodeClassHashVersion]).not.toContain('v6');
+  });
 });

@@ -5,6 +5,7 @@ import { Annotation, Finalizer, Label } from '../../../shared/core/model/labels'
 import { plannedClaimToNodeClaim } from '../../../shared/core/provisioning/from-snapshot';
 import { nodeClaimToKube } from '../../../shared/core/model/manifests/nodeclaim';
 import { planToJson } from '../../../shared/core/provisioning/plan-json';
+import { NodePoolHashVersion } from '../../../shared/core/model/hash';
 import { existingNode, fakeInstanceTypes, nodePool, pod, pods } from '../../fixtures/builders';
 import { plan } from '../scheduling/helpers';
 import { epochMs } from '../../../shared/core/time';
@@ -113,7 +114,7 @@ describe('plannedClaimToNodeClaim', () => {
     expect(nc.labels[Label.nodePool]).toBe('default');
     expect(nc.annotations).toEqual({
       [Annotation.nodePoolHash]: '1234567890',
-      [Annotation.nodePoolHashVersion]: 'v3',
+      [Annotation.nodePoolHashVersion]: NodePoolHashVersion,
       [Annotation.plannedPods]: claim.pods.map((p) => `${p.namespace}/${p.name}/${p.uid}`).join(','),
     });
     expect(nc.spec.requirements).toEqual(claim.requirements);
@@ -143,7 +144,7 @@ describe('plannedClaimToNodeClaim', () => {
       [Annotation.doNotDisrupt]: 'true',
       'example.com/owner': 'team-a',
       [Annotation.nodePoolHash]: '1234567890',
-      [Annotation.nodePoolHashVersion]: 'v3',
+      [Annotation.nodePoolHashVersion]: NodePoolHashVersion,
       [Annotation.plannedPods]: claim.pods.map((p) => `${p.namespace}/${p.name}/${p.uid}`).join(','),
     });
     expect(nc.labels).toMatchObject({ team: 'a', [Label.nodePool]: 'default' });

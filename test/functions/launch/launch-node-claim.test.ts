@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/launch/launch-node-claim';
 import { createHandler as markOfferingUnavailable } from '../../../functions/launch/mark-offering-unavailable';
 import { fakes, nodeClaim } from '../../fakes/lifecycle';
+import { NodeClassHashVersion } from '../../../shared/core/model/hash';
 
 describe('launchNodeClaim handler', () => {
   it('should launch once, reading only its claim, pool and class, and return the same instance when the Task is retried', async () => {
@@ -53,7 +54,7 @@ describe('launchNodeClaim handler', () => {
       team: 'a',
     });
     expect(claim.annotations['karpenter.k8s.aws/ec2nodeclass-hash']).toMatch(/^\d+$/);
-    expect(claim.annotations['karpenter.k8s.aws/ec2nodeclass-hash-version']).toBe('v6');
+    expect(claim.annotations['karpenter.k8s.aws/ec2nodeclass-hash-version']).toBe(NodeClassHashVersion);
   });
 
   it('should throw InsufficientCapacityError and leave the failed offerings for MarkOfferingUnavailable', async () => {

@@ -1,14 +1,14 @@
 /** Runs a shipped scenario (examples/scenarios/<name>.yaml) and checks what every scenario must keep. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { parseScenario, resizeScenario, runScenario, type SimulationResult } from '../../../shared/sim';
+import { parseScenario, resizeScenario, runScenario, type RunOptions, type SimulationResult } from '../../../shared/sim';
 
 export const MINUTES = 60;
 
 /** Runs examples/scenarios/<name>.yaml, at `scale` times its counts and replicas when given (resizeScenario). */
-export async function runShipped(name: string, opts: { scale?: number } = {}): Promise<SimulationResult> {
+export async function runShipped(name: string, opts: { scale?: number } & RunOptions = {}): Promise<SimulationResult> {
   const file = new URL(`../../../examples/scenarios/${name}.yaml`, import.meta.url);
-  return runScenario(parseScenario(resizeScenario(readFileSync(file, 'utf8'), opts.scale ?? 1), `${name}.yaml`));
+  return runScenario(parseScenario(resizeScenario(readFileSync(file, 'utf8'), opts.scale ?? 1), `${name}.yaml`), opts);
 }
 
 /**
