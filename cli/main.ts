@@ -7,6 +7,8 @@ import { addAuditCommand } from './audit';
 import { explainCommand, type ExplainOptions } from './explain';
 import { CliUsageError, planCommand, type PlanCommandOptions } from './plan';
 import { writeOut } from './stdout';
+import type { SimulateOptions } from './simulate';
+import type { SnapshotOptions as SnapshotCommandOptions } from './snapshot';
 
 const out = writeOut;
 const err = (s: string) => process.stderr.write(`${s}\n`);
@@ -109,15 +111,31 @@ function addSimulatorCommands(program: Command, setCode: SetCode): void {
   program
     .command('simulate')
     .description('Run a scenario on a simulated EKS + EC2 with the production functions, adapters and state machines.')
-    .argument('<scenario>', 'scenario YAML (see examples/scenarios/)')
+    .argument('[scenario]', 'scenario YAML (see examples/scenarios/)')
+    .option('--kubeconfig <file>', 'replay a running cluster instead (read-only, as `snapshot` writes it)')
+    .option('--context <name>', 'the kubeconfig context to read (default: its current one; $KUBECONFIG as kubectl reads it)')
+    .option('--duration <duration>', 'with --kubeconfig: how long to replay', '1h')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--report <file>', 'also write a self-contained HTML report')
     .addOption(
       new Option('--log-format <format>', "also print nodewright's log lines to stderr, as text or one JSON object per line").choices(['text', 'json']),
     )
-    .action(async (file: string, o: { output: 'table' | 'json'; report?: string; logFormat?: 'text' | 'json' }) => {
+    .action(async (file: string | undefined, o: SimulateOptions) => {
       const { simulateFile } = await import('./simulate');
       setCode(await simulateFile(file, o, out, err));
+    });
+
+  program
+    .command('snapshot')
+    .description('Write a running cluster as a scenario (read-only): replay it offline with simulate, change a NodePool, compare.')
+    .option('--kubeconfig <file>', 'the cluster to read (default: $KUBECONFIG or ~/.kube/config, as kubectl)')
+    .option('--context <name>', 'the kubeconfig context to read (default: its current one)')
+    .option('-o, --output <file>', 'write the scenario here (default: stdout)')
+    .option('--name <name>', "the scenario's name", 'snapshot')
+    .option('--duration <duration>', 'how long the scenario runs', '1h')
+    .action(async (o: SnapshotCommandOptions) => {
+      const { snapshotCommand } = await import('./snapshot');
+      setCode(await snapshotCommand(o, out, err));
     });
 
   program

@@ -8,18 +8,38 @@ import { formatLogLine, quietSimulatedSdk, type LogFormat } from './log-lines';
 /** `logFormat`: also print nodewright's log lines (to stderr, so `-o json` stays one document on stdout). */
 export interface SimulateOptions {
   output: 'table' | 'json';
+  /** Replay a running cluster (read through this kubeconfig / context) instead of a scenario file. */
+  kubeconfig?: string;
+  context?: string;
+  /** With --kubeconfig: how long to replay (default 1h). */
+  duration?: string;
   report?: string;
   progress?: boolean;
   logFormat?: LogFormat;
 }
 
-export async function simulateFile(file: string, opts: SimulateOptions, out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  let text: string;
+async function scenarioText(file: string | undefined, opts: SimulateOptions, err: (s: string) => void): Promise<{ text: string; file: string }> {
+  if (opts.kubeconfig || opts.context) {
+    if (file) throw new CliUsageError('give a scenario file or --kubeconfig / --context (the running cluster), not both');
+    const { snapshotCluster } = await import('./snapshot');
+    const snapshot = await snapshotCluster({ ...opts, ...(opts.duration ? { duration: opts.duration } : {}) }, err);
+    return { text: snapshot.text, file: 'the cluster' };
+  }
+  if (!file) throw new CliUsageError('give a scenario file (see examples/scenarios/), or --kubeconfig FILE to replay a running cluster');
   try {
-    text = readFileSync(file, 'utf8');
+    return { text: readFileSync(file, 'utf8'), file };
   } catch (e) {
     throw new CliUsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
+}
+
+export async function simulateFile(
+  scenarioFile: string | undefined,
+  opts: SimulateOptions,
+  out: (s: string) => void,
+  err: (s: string) => void,
+): Promise<number> {
+  const { text, file } = await scenarioText(scenarioFile, opts, err);
   // Loaded on demand: `plan` and `explain` never pay for the simulator's AWS mocks and API server.
   quietSimulatedSdk();
   const { parseScenario, runScenario } = await import('../shared/sim');

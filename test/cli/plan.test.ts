@@ -361,6 +361,7 @@ describe('the prebuilt CLI (dist/cli, as `npm ci` leaves it)', () => {
       doctor: prebuilt('doctor', '--cluster', 'demo', '--region', 'us-east-1'),
       doctorUsage: prebuilt('doctor'),
       audit: prebuilt('audit', '--table', 'nodewright-dev-state', '--region', 'us-east-1'),
+      snapshot: prebuilt('snapshot', '--kubeconfig', '/nonexistent/kubeconfig'),
     };
 
     // Assess
@@ -371,6 +372,8 @@ describe('the prebuilt CLI (dist/cli, as `npm ci` leaves it)', () => {
     expect([runs.help.status, runs.plan.status, runs.explain.status]).toEqual([0, 0, 0]);
     expect(runs.doctor.status).toBe(1);
     expect(runs.doctor.stdout).toMatch(/^FAIL\s+cluster\s+DescribeCluster demo in us-east-1: CredentialsProviderError/m);
+    expect(runs.snapshot.status).toBe(2);
+    expect(runs.snapshot.stderr).toMatch(/^error: cannot read kubeconfig \/nonexistent\/kubeconfig: /);
     expect(runs.doctorUsage.status).toBe(2);
     expect(runs.doctorUsage.stderr).toMatch(/--cluster and --region are required/);
     expect(runs.audit.status).toBe(1);

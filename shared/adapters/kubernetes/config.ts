@@ -2,6 +2,8 @@
  * KubeConfig factories for @kubernetes/client-node (it authenticates every request: ./rest.ts, ./watch.ts): one for EKS (endpoint + CA from DescribeCluster, a bearer
  * token from a provider asked on every request) and one for a plain server URL (the simulator's fake API server).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { User } from '@kubernetes/client-node/dist/config_types.js';
 
@@ -125,6 +127,12 @@ export function cachingTokenProvider(inner: TokenProvider, opts: { ttlMs?: numbe
  */
 export function kubeConfigFromUser(opts: { file?: string; context?: string }): KubeConfig {
   const kc = new KubeConfig();
+  // Without one, client-node falls back to http://localhost:8080: say what to give instead.
+  const home = process.env.HOME ?? process.env.USERPROFILE;
+  if (!opts.file && !process.env.KUBECONFIG && !process.env.KUBERNETES_SERVICE_HOST && !(home && existsSync(join(home, '.kube', 'config'))))
+    throw new KubeConfigInvalidError(
+      'no kubeconfig: give --kubeconfig FILE, set KUBECONFIG, or write ~/.kube/config (aws eks update-kubeconfig --name <cluster>)',
+    );
   try {
     if (opts.file) kc.loadFromFile(opts.file);
     else kc.loadFromDefault();
