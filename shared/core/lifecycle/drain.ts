@@ -8,13 +8,17 @@ import type { Pod, Toleration } from '../model/kube';
 import { doNotDisruptActive } from '../disruption/pods';
 import { TaintKey } from '../model/labels';
 import type { KubeEvent } from '../ports';
-import { LifecycleTimings, type LifecycleDeps } from './deps';
+import { LifecycleTimings } from './deps';
 import { disruptedPodDelete, evictedPod, nodeFailedToDrain, recordEvents } from './events';
 import type { DrainingTarget } from './termination';
 import { addSeconds, toRfc3339, type EpochMs } from '../time';
+import { awaitVolumeDetachment, type DrainDeps } from './volume-detach';
 
 export interface DrainPass {
+  /** Every pod is gone and the node's volumes are detached (or the deadline passed): the instance may be terminated. */
   drained: boolean;
+  /** The attached volumes the last pass waited for, once the pods were gone. */
+  volumesAwaiting?: string[];
   /** Passes so far (this one included). */
   passes: number;
   /** How long the machine's WaitForDrain should wait before the next pass. */
@@ -47,6 +51,12 @@ function drainIgnores(pod: Pod, nowMs: EpochMs): boolean {
   return pod.deletionTimestamp !== undefined && nowMs - pod.deletionTimestamp > LifecycleTimings.stuckTerminatingMs;
 }
 
+/** Karpenter's IsDrainable: the drain evicts it (its volumes are waited for); not a static pod, not tolerating the taint, not stuck terminating. */
+const drainable = (pod: Pod, nowMs: EpochMs) =>
+  pod.owner?.kind !== 'Node' &&
+  !pod.tolerations.some(toleratesDisrupted) &&
+  !(pod.deletionTimestamp !== undefined && nowMs - pod.deletionTimestamp > LifecycleTimings.stuckTerminatingMs);
+
 /**
  * Waits grow with the drain's age (5 s for the first minute — an interrupted node has two — then 10 s to ~5 min,
  * 30 s to ~30 min, then 2 min), so a drain that waits for hours stays far below Step Functions' 25,000-event
@@ -58,15 +68,18 @@ export function drainWaitSeconds(passes: number, untilNextForceMs?: number): num
   return Math.max(1, Math.min(base, Math.ceil(untilNextForceMs / 1000)));
 }
 
-export async function evictPods(deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>, target: DrainingTarget): Promise<DrainingTarget & DrainPass> {
+export async function evictPods(deps: DrainDeps, target: DrainingTarget): Promise<DrainingTarget & DrainPass> {
   const passes = (target.passes ?? 0) + 1;
   const pass: DrainPass = { drained: false, passes, waitSeconds: drainWaitSeconds(passes), evicted: 0, blocked: 0, waiting: 0, deleted: 0, remaining: 0 };
   const now = deps.clock.now();
-  const pods = target.nodeName ? (await deps.cluster.listPodsOnNode(target.nodeName)).filter((p) => !drainIgnores(p, now)) : [];
-  if (pods.length === 0) {
-    deps.log.info('drained node', { node: target.nodeName, nodeclaim: target.nodeClaimName });
-    return { ...target, ...pass, drained: true };
-  }
+  const onNode = target.nodeName ? await deps.cluster.listPodsOnNode(target.nodeName) : [];
+  const pods = onNode.filter((p) => !drainIgnores(p, now));
+  if (pods.length === 0)
+    return awaitVolumeDetachment(
+      deps,
+      { ...target, ...pass },
+      onNode.filter((p) => !drainable(p, now)),
+    );
   pass.remaining = pods.length;
   if (now >= target.drainDeadlineMs && !target.forceAtDeadline) {
     throw new DeadlineExceededError(

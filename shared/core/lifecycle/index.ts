@@ -10,6 +10,7 @@ export * from './finalizers';
 export * from './termination';
 export * from './continue-drain';
 export * from './drain';
+export * from './volume-detach';
 export * from './disruption';
 export * from './disruption-state';
 export * from './task-input';

@@ -20,6 +20,7 @@ export const DrainingSchema = z.looseObject({
   drainDeadlineMs: instant,
   forceAtDeadline: z.boolean(),
   passes: z.optional(z.number().check(z.int(), z.nonnegative())),
+  volumesAwaiting: z.optional(z.array(z.string())),
 });
 
 const ErrorField = z.looseObject({ error: z.optional(z.looseObject({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })) });

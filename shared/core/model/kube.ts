@@ -162,6 +162,11 @@ export interface Node {
   finalizers: string[];
   /** metadata.ownerReferences (registration adds the node's NodeClaim, as Karpenter does). */
   ownerReferences?: ObjectOwnerReference[];
+  /**
+   * status.volumesAttached names: the volumes the attach/detach controller has attached to the node and not yet
+   * detached (`kubernetes.io/csi/<driver>^<volume handle>`); termination waits for them (volume-detach.ts).
+   */
+  volumesAttached?: string[];
 }
 
 /** A full metadata.ownerReferences entry, for objects nodewright writes owners on. */
@@ -198,6 +203,8 @@ export interface PersistentVolume {
   nodeAffinity?: NodeSelectorTerm[];
   claimRef?: { namespace: string; name: string };
   csiDriver?: string;
+  /** spec.csi.volumeHandle, or an in-tree EBS volume's id (`vol-…`): with the driver, the name it is attached under. */
+  volumeHandle?: string;
   /** A `local` or `hostPath` volume: its hostname terms name the node it was made on and do not bind a new node. */
   local?: boolean;
   /** The PV has a deletionTimestamp. */

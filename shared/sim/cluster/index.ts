@@ -3,6 +3,7 @@ import type { VirtualClock } from '../clock';
 import type { Ec2World } from '../aws/ec2-world';
 import type { KubeStore } from '../kube/store';
 import { startGarbageCollector } from './garbage-collector';
+import { newVolumeStats, startAttachDetach, type VolumeStats } from './attach-detach';
 import { startKubelet, type KubeletEvents } from './kubelet';
 import { runScheduler } from './scheduler';
 import { reconcileDeployments } from './deployments';
@@ -16,6 +17,8 @@ export { reconcileDaemonSets, collectOrphanPods } from './workloads';
 
 export interface ClusterControllerOptions extends KubeletEvents, WorkloadEvents {
   startupSeconds: number;
+  /** What the attach/detach controller counts (default: a count nobody reads). */
+  volumeStats?: VolumeStats;
 }
 
 /**
@@ -64,6 +67,7 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
   });
   const stopKubelet = startKubelet(world, store, opts);
   const stopGarbageCollector = startGarbageCollector(clock, store);
+  const stopAttachDetach = startAttachDetach(clock, world, store, opts.volumeStats ?? newVolumeStats());
   schedule();
   return () => {
     stopped = true;
@@ -71,5 +75,6 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
     unsubscribeStore();
     stopKubelet();
     stopGarbageCollector();
+    stopAttachDetach();
   };
 }

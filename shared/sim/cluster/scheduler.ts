@@ -14,7 +14,9 @@ import { isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type 
 import { Domains, type NodeState } from './domains';
 import { FitPass, nodeAffinityOk, reasonsText, score } from './fit-cache';
 import { runningStatus } from './pod-content';
-import { place, podModel, unplace } from './bound-pods';
+import { podVolumes } from './attach-detach';
+import { schedulingModel } from './volume-zones';
+import { place, unplace } from './bound-pods';
 import { passNodes, touchNodes } from './node-cache';
 
 export interface SchedulerResult {
@@ -140,13 +142,11 @@ function bindPod(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, 
   const bound = store.update(types.pod, pod.namespace, pod.name, next, { manager: 'kube-scheduler', readOnly: true });
   const hostIp =
     ((node.obj.status?.addresses as { type?: string; address?: string }[] | undefined) ?? []).find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
-  store.update(
-    types.pod,
-    pod.namespace,
-    pod.name,
-    { ...bound, status: runningStatus(bound, hostIp, nowIso, status) },
-    { subresource: 'status', manager: 'kubelet', readOnly: true },
-  );
+  // A pod whose volumes must be attached first is ContainerCreating until the attach/detach controller has them there.
+  const nextStatus = podVolumes(store, bound).length
+    ? { ...status, phase: 'Pending', conditions: withCondition(status.conditions, { type: 'PodScheduled', status: 'True' }, nowIso) }
+    : runningStatus(bound, hostIp, nowIso, status);
+  store.update(types.pod, pod.namespace, pod.name, { ...bound, status: nextStatus }, { subresource: 'status', manager: 'kubelet', readOnly: true });
 }
 
 /** PodScheduled=False reason Unschedulable with the message (written only when it changes). */
@@ -276,7 +276,7 @@ function holdNominated(store: KubeStore, nodes: NodeState[], fit: FitPass, nomin
   for (const obj of nominated) {
     const n = byName.get((obj.status as { nominatedNodeName: string }).nominatedNodeName);
     if (!n) continue;
-    const pod = podModel(obj);
+    const pod = schedulingModel(store, obj);
     copy(n);
     place(n, pod);
     fit.nodeChanged(n);
@@ -299,7 +299,7 @@ function schedule(store: KubeStore, types: KubeTypes, due: KubeObject[], nominat
   const nowIso = store.timestamp();
   // What each node holds, kept across passes from the store's writes (pods bound to a node that is gone count nowhere).
   const { sorted: nodes, fit } = passNodes(store);
-  const pending = due.map((obj) => ({ obj, pod: podModel(obj) }));
+  const pending = due.map((obj) => ({ obj, pod: schedulingModel(store, obj) }));
   pending.sort(
     (a, b) =>
       b.pod.priority - a.pod.priority ||

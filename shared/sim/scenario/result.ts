@@ -98,6 +98,12 @@ export interface SimulationResult {
   /** Per deployed function that ran: memory and duration against its size and timeout, Kubernetes requests and bytes. */
   functions: Record<string, FunctionSummary>;
   violations: { pdb: number; doNotDisrupt: number; podsLost: number };
+  /**
+   * PersistentVolumeClaim volumes (the simulated attach/detach controller): attaches and detaches, force detaches (a
+   * node went before its volume was detached: the pod that moved waited 6 minutes), Multi-Attach waits, and the
+   * longest time a pod waited from its bind to its start for its volumes.
+   */
+  volumes: { attaches: number; detaches: number; forceDetaches: number; multiAttachWaits: number; maxStartWaitSeconds: number };
   /** Faults injected (scenario `faults:`), counted per target and kind. */
   faults?: { target: string; kind: string; count: number; first: number; last: number }[];
   final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };

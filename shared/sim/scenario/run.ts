@@ -262,6 +262,7 @@ function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, ap
     functions: functionSummary(world),
     consolidation: consolidationSummary(world),
     violations: { ...observer.violations, podsLost: world.lostPods.length },
+    volumes: { ...world.volumes },
     ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
     final: finalState(world),
     interruptionQueue: {

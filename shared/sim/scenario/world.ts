@@ -12,6 +12,7 @@ import { DynamoTable } from '../aws/dynamo-table';
 import { Ec2World } from '../aws/ec2-world';
 import { installSimulatedAws, SIMULATED_AWS_CLIENTS, type SimulatedAws } from '../aws/services';
 import { startClusterControllers, type ClusterControllerOptions } from '../cluster';
+import { newVolumeStats, type VolumeStats } from '../cluster/attach-detach';
 import { isDaemonSetPod, kubeTypes } from '../cluster/kube-objects';
 import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { clusterRoleRules } from '../kube/rbac';
@@ -72,6 +73,8 @@ export interface SimWorld {
   production: ProductionBinding;
   invocations: InvocationRecord[];
   lostPods: { t: number; pod: string; node: string }[];
+  /** The simulated attach/detach controller's counts (PersistentVolumeClaim volumes). */
+  volumes: VolumeStats;
   close(): Promise<void>;
 }
 
@@ -153,7 +156,12 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   const queue = interruptionQueue(opts, clock, production, faults, record);
   sim.queue = queue;
   const stopEvents = ec2.onEvent((e) => queue.sendEvent(e));
-  const stopControllers = startClusterControllers(clock, ec2, api.store, { startupSeconds: opts.nodeStartupSeconds, ...lostPodRecorder(clock, api, lostPods) });
+  const volumes = newVolumeStats();
+  const stopControllers = startClusterControllers(clock, ec2, api.store, {
+    startupSeconds: opts.nodeStartupSeconds,
+    volumeStats: volumes,
+    ...lostPodRecorder(clock, api, lostPods),
+  });
   const stopSchedules = startSchedules(clock, production.functions, production.invoke, opts.region, record);
   const world: SimWorld = {
     clock,
@@ -165,6 +173,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     production,
     invocations,
     lostPods,
+    volumes,
     faults,
     close: async () => {
       clock.halt();

@@ -185,3 +185,60 @@ describe('evictionTier', () => {
     expect(pass).toMatchObject({ evicted: 1, waiting: 1 });
   });
 });
+
+describe('evictPods once the pods are gone: the volume-detachment wait', () => {
+  const EBS = (id: string) => `kubernetes.io/csi/ebs.csi.aws.com^${id}`;
+  const setup = (attached: string[]) => {
+    const f = fakes();
+    f.cluster.nodes.set(NODE, node(NODE, { volumesAttached: attached }));
+    return f;
+  };
+
+  it('should wait while a volume is still attached, saying so once on the node and the claim, then end the drain when it detaches', async () => {
+    // Prepare: the evicted database pod's volume is still attached.
+    const f = setup([EBS('vol-0db')]);
+
+    // Act
+    const first = await evictPods(f, target());
+    const second = await evictPods(f, { ...target(), ...first });
+    f.cluster.nodes.set(NODE, node(NODE, { volumesAttached: [] }));
+    const last = await evictPods(f, { ...target(), ...second });
+
+    // Assess
+    expect(first).toMatchObject({ drained: false, volumesAwaiting: [EBS('vol-0db')], waitSeconds: 3 });
+    expect(second).toMatchObject({ drained: false, volumesAwaiting: [EBS('vol-0db')] });
+    expect(f.cluster.events).toEqual([`Node/${NODE} AwaitingVolumeDetachment: Awaiting detachment of attached volumes (${EBS('vol-0db')})`]);
+    expect(last.drained).toBe(true);
+    expect(last.volumesAwaiting).toBeUndefined();
+    expect(f.cluster.writes.filter((w) => w.startsWith('patchNodeClaimStatus'))).toEqual([
+      'patchNodeClaimStatus default-abcde',
+      'patchNodeClaimStatus default-abcde',
+    ]);
+  });
+
+  it('should not wait for the volumes of pods the drain leaves on the node (they tolerate the disrupted taint)', async () => {
+    // Prepare: a tolerating pod keeps its volume mounted; another volume was the evicted pod's.
+    const f = setup([EBS('vol-keep'), EBS('vol-gone')]);
+    f.cluster.pods = [pod('log-shipper', { nodeName: NODE, tolerations: [{ operator: 'Exists' }], volumeClaims: [{ claimName: 'buffer' }] })];
+    f.cluster.persistentVolumeClaims = [{ namespace: 'default', name: 'buffer', volumeName: 'pv-keep', phase: 'Bound' }];
+    f.cluster.persistentVolumes = [{ name: 'pv-keep', csiDriver: 'ebs.csi.aws.com', volumeHandle: 'vol-keep' }];
+
+    // Act
+    const pass = await evictPods(f, target());
+
+    // Assess
+    expect(pass).toMatchObject({ drained: false, volumesAwaiting: [EBS('vol-gone')] });
+  });
+
+  it('should terminate anyway at the drain deadline, marking the claim VolumesDetached False', async () => {
+    // Prepare
+    const f = setup([EBS('vol-stuck')]);
+
+    // Act
+    const pass = await evictPods(f, target({ drainDeadlineMs: epochMs(f.clock.now() - 1) }));
+
+    // Assess
+    expect(pass).toMatchObject({ drained: true, volumesAwaiting: [EBS('vol-stuck')] });
+    expect(f.cluster.writes).toEqual(['patchNodeClaimStatus default-abcde']);
+  });
+});

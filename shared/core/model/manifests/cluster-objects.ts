@@ -44,6 +44,10 @@ export function nodeFromKube(o: Json, ctx?: ManifestContext): Node {
       ...(r.controller === true ? { controller: true } : {}),
     }));
   if (owners.length) node.ownerReferences = owners;
+  const attached = arr(status.volumesAttached)
+    .map((v) => str(obj(v).name))
+    .filter((n): n is string => !!n);
+  if (attached.length) node.volumesAttached = attached;
   return node;
 }
 
@@ -108,6 +112,8 @@ export function pvFromKube(o: Json, ctx?: ManifestContext): PersistentVolume {
   if (claimName) pv.claimRef = { namespace: str(claimRef.namespace) || 'default', name: claimName };
   const driver = str(obj(spec.csi).driver) ?? (spec.awsElasticBlockStore ? 'kubernetes.io/aws-ebs' : undefined);
   if (driver) pv.csiDriver = driver;
+  const handle = str(obj(spec.csi).volumeHandle) ?? str(obj(spec.awsElasticBlockStore).volumeID);
+  if (handle) pv.volumeHandle = handle.slice(handle.lastIndexOf('/') + 1);
   if (spec.local || spec.hostPath) pv.local = true;
   if (metadata.deletionTimestamp) pv.deleting = true;
   return pv;
