@@ -21,18 +21,20 @@ export interface ExplainOptions {
   region: string;
   zones?: string;
   instanceTypes?: string;
+  regionGiven?: boolean;
+  offline?: boolean;
 }
 
 export async function explainCommand(opts: ExplainOptions, out: (s: string) => void, err: (s: string) => void = out): Promise<number> {
-  const set = await readInput(opts, err);
+  const { set, region, aws } = await readInput(opts, err);
   const zones = opts.zones
     ? opts.zones
         .split(',')
         .map((z) => z.trim())
         .filter(Boolean)
     : undefined;
-  const custom = readInstanceTypes(opts.instanceTypes, opts.region, zones);
-  const offline = planOffline(set, { region: opts.region, zones, instanceTypes: custom, catalog: loadCatalog() });
+  const custom = readInstanceTypes(opts.instanceTypes, region, zones);
+  const offline = planOffline(set, { region, zones, instanceTypes: custom, catalog: loadCatalog(), ...(aws ? { aws } : {}) });
   const { plan, pending, input } = offline;
   for (const w of legacyAnnotationWarnings(set)) err(`warning: ${w}`);
   if (opts.node) {

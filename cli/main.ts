@@ -46,12 +46,13 @@ function addPlanCommand(program: Command, setCode: SetCode): void {
     .option('--kubeconfig <file>', 'read a running cluster through this kubeconfig (read-only); -f files replace its objects of the same name')
     .option('--context <name>', 'the kubeconfig context to read (default: its current one; $KUBECONFIG as kubectl reads it)')
     .option('--instance-types <file>', 'JSON file replacing the bundled EC2 catalog')
-    .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
+    .option('--region <region>', "AWS region for prices and zones (a running cluster's own by default)", 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--no-optimize', 'print the Karpenter-style greedy plan, without re-packing toward the cheapest fleet')
-    .action(async (o: PlanCommandOptions) => {
-      setCode(await planCommand(o, out, err));
+    .option('--offline', 'with a running cluster: the bundled catalog, without asking AWS for instance types and prices')
+    .action(async (o: PlanCommandOptions, cmd: Command) => {
+      setCode(await planCommand({ ...o, regionGiven: cmd.getOptionValueSource('region') !== 'default' }, out, err));
     });
 }
 
@@ -66,10 +67,11 @@ function addExplainCommand(program: Command, setCode: SetCode): void {
     .option('--pod <namespace/name>', 'explain only this pod')
     .option('--node <name>', 'explain why this node would (not) be disrupted now (consolidation, drift, emptiness, expiry)')
     .option('--instance-types <file>', 'JSON file replacing the bundled EC2 catalog')
-    .option('--region <region>', 'AWS region for prices and zones', 'us-east-1')
+    .option('--region <region>', "AWS region for prices and zones (a running cluster's own by default)", 'us-east-1')
     .option('--zones <zones>', 'comma-separated zones (default: <region>a,b,c)')
-    .action(async (o: ExplainOptions) => {
-      setCode(await explainCommand(o, out, err));
+    .option('--offline', 'with a running cluster: the bundled catalog, without asking AWS for instance types and prices')
+    .action(async (o: ExplainOptions, cmd: Command) => {
+      setCode(await explainCommand({ ...o, regionGiven: cmd.getOptionValueSource('region') !== 'default' }, out, err));
     });
 }
 

@@ -5,7 +5,7 @@ import { parseInstanceTypesFile } from '../shared/core/instance-types/custom';
 import type { InstanceType } from '../shared/core/instance-types/types';
 import type { EC2NodeClass } from '../shared/core/model/karpenter';
 import { parseManifestFiles, type ManifestSet } from '../shared/core/model/manifests';
-import { planOffline, PlanRegionInvalidError, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
+import { planOffline, PlanRegionInvalidError, type AwsPlanInputs, type OfflinePlan } from '../shared/core/provisioning/offline-plan';
 import { planToJson, type PlanJson } from '../shared/core/provisioning/plan-json';
 import type { RepackOptions, RepackReport } from '../shared/core/scheduling/optimize/repack';
 import { planCheapest } from '../shared/core/scheduling/optimize/plan-cheapest';
@@ -26,6 +26,8 @@ export interface PlanCommandOptions {
   output: 'table' | 'json';
   /** false: the greedy Karpenter-style plan only (`--no-optimize`). */
   optimize?: boolean;
+  regionGiven?: boolean;
+  offline?: boolean;
 }
 
 export class CliUsageError extends Error {
@@ -82,7 +84,7 @@ export function runPlan(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' 
 }
 
 /** The offline plan alone (`plan` re-packs it before it builds the JSON once). */
-function planResult(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' | 'output'>): OfflinePlan {
+function planResult(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' | 'output'>, aws?: AwsPlanInputs): OfflinePlan {
   const zones = opts.zones
     ? opts.zones
         .split(',')
@@ -92,7 +94,7 @@ function planResult(set: ManifestSet, opts: Omit<PlanCommandOptions, 'file' | 'o
   const instanceTypes = readInstanceTypes(opts.instanceTypes, opts.region, zones);
   let result: OfflinePlan;
   try {
-    result = planOffline(set, { region: opts.region, zones, instanceTypes, catalog: loadCatalog() });
+    result = planOffline(set, { region: opts.region, zones, instanceTypes, catalog: loadCatalog(), ...(aws ? { aws } : {}) });
   } catch (e) {
     if (e instanceof PlanRegionInvalidError) throw new CliUsageError(e.message);
     throw e;
@@ -122,8 +124,8 @@ export async function optimizeResult(result: OfflinePlan, options: RepackOptions
 }
 
 export async function planCommand(opts: PlanCommandOptions, out: (s: string | Iterable<string>) => void, err: (s: string) => void): Promise<number> {
-  const set = await readInput(opts, err);
-  const result = planResult(set, opts);
+  const { set, region, aws } = await readInput(opts, err);
+  const result = planResult(set, { ...opts, region }, aws);
   const report = opts.optimize === false ? undefined : await optimizeResult(result);
   const json = jsonOf(result, opts.instanceTypes !== undefined, report);
   const disruption = disruptionNow(set, result, Date.now());

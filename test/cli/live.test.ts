@@ -61,9 +61,22 @@ describe('plan and explain on a running cluster (read-only)', () => {
     expect(r.stderr).toMatch(
       /^read cluster https?:\/\/127\.0\.0\.1:\d+: 1 NodePools, 1 EC2NodeClasses, 0 nodes, 0 NodeClaims, 3 pods \(3 pending\); nothing was written$/m,
     );
-    expect(r.stderr).toMatch(/instance types and prices: the bundled catalog \(offline\)/);
+    // With credentials (here the simulated AWS of this process), the types and prices are AWS's, as deployed.
+    expect(r.stderr).toMatch(
+      /^instance types and prices from AWS in us-east-1: \d+ instance types, \d+ on-demand prices \(Price List API\), \d+ spot prices \(DescribeSpotPriceHistory\)$/m,
+    );
+    expect((plan as { pricing?: object }).pricing).toEqual({ region: 'us-east-1', onDemand: 'aws', spot: 'aws' });
     expect(JSON.stringify(listAll(world.api.store, kubeTypes(world.api.store).pod))).toBe(before);
     expect(listAll(world.api.store, kubeTypes(world.api.store).nodeClaim)).toEqual([]);
+  });
+
+  it('should use the bundled catalog with --offline, and say so', async () => {
+    // Act
+    const r = await runCli('plan', '--kubeconfig', kubeconfig, '--offline', '-o', 'json');
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^instance types and prices: the bundled catalog \(--offline\)/m);
+    expect((JSON.parse(r.stdout) as { pricing: object }).pricing).toEqual({ region: 'us-east-1', onDemand: 'list', spot: 'estimate' });
   });
 
   it('should explain one live pending pod, and refuse a context the kubeconfig does not have (exit 2)', async () => {

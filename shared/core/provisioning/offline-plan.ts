@@ -25,6 +25,8 @@ export interface OfflinePlanOptions {
    */
   instanceTypes?: (nodeClass: EC2NodeClass | undefined) => InstanceType[];
   catalog: CatalogEntry[];
+  /** Instance types and prices from AWS, replacing the catalog's (still used for what AWS did not answer). */
+  aws?: AwsPlanInputs;
   scheduling?: SchedulingOptions;
 }
 
@@ -58,11 +60,23 @@ export interface StaticPoolPlan {
 
 interface PlanPricing {
   region: string;
-  /** `list` when the bundled catalog has the region's on-demand prices; `estimate` otherwise (us-east-1 list prices). */
-  onDemand: 'list' | 'estimate';
-  /** Offline, spot prices are always nodewright's estimate (live prices come from DescribeSpotPriceHistory when deployed). */
-  spot: 'estimate';
+  /**
+   * `aws` when read from the Price List API (`plan --kubeconfig` with AWS credentials); `list` when the bundled catalog
+   * has the region's on-demand prices; `estimate` otherwise (us-east-1 list prices).
+   */
+  onDemand: 'aws' | 'list' | 'estimate';
+  /** `aws` when read from DescribeSpotPriceHistory; otherwise nodewright's estimate. */
+  spot: 'aws' | 'estimate';
   note?: string;
+}
+
+/** Instance types and prices read from AWS for a live plan (the inputs the deployed provider builds its types from). */
+export interface AwsPlanInputs {
+  /** DescribeInstanceTypes, as catalog entries. */
+  entries: CatalogEntry[];
+  onDemandPrices?: Record<string, number>;
+  spotPrices?: Record<string, number>;
+  zonesByType?: Record<string, string[]>;
 }
 
 /** AWS region codes: `us-east-1`, `eu-central-2`, `us-gov-west-1`, `cn-north-1`, `ap-southeast-7`… */
@@ -73,9 +87,13 @@ export class PlanRegionInvalidError extends Error {
 }
 
 /** How the catalog prices `region`. Throws PlanRegionInvalidError for a string that is not a region code. */
-function planPricing(catalog: readonly CatalogEntry[], region: string): PlanPricing {
+function planPricing(catalog: readonly CatalogEntry[], region: string, aws?: AwsPlanInputs): PlanPricing {
   if (!REGION_RE.test(region)) throw new PlanRegionInvalidError(`--region: ${JSON.stringify(region)} is not an AWS region code (e.g. us-east-1, eu-west-1)`);
   const listed = catalog.some((e) => e.onDemandUsdPerHour[region] !== undefined);
+  if (aws && (aws.onDemandPrices || aws.spotPrices)) {
+    const onDemand = aws.onDemandPrices ? 'aws' : listed ? 'list' : 'estimate';
+    return { region, onDemand, spot: aws.spotPrices && Object.keys(aws.spotPrices).length ? 'aws' : 'estimate' };
+  }
   if (listed) return { region, onDemand: 'list', spot: 'estimate' };
   return {
     region,
@@ -109,7 +127,15 @@ function zonesFor(nodeClass: EC2NodeClass | undefined, opts: OfflinePlanOptions)
 }
 
 export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): OfflinePlan {
-  const pricing = planPricing(opts.catalog, opts.region);
+  const pricing = planPricing(opts.catalog, opts.region, opts.aws);
+  const aws = opts.aws;
+  const priced = aws
+    ? {
+        ...(aws.onDemandPrices ? { onDemandPrices: aws.onDemandPrices } : {}),
+        ...(aws.spotPrices ? { spotPrices: aws.spotPrices } : {}),
+        ...(aws.zonesByType ? { zonesByType: aws.zonesByType } : {}),
+      }
+    : {};
   const warnings = set.warnings.map((w) => (typeof w === 'string' ? w : JSON.stringify(w)));
   if (pricing.note && !opts.instanceTypes) warnings.push(pricing.note);
   warnings.push(...legacyAnnotationWarnings(set));
@@ -125,7 +151,7 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
     if (!nodeClass) warnings.push(`nodepool "${pool.name}": EC2NodeClass "${ref}" is not in the input; using EC2NodeClass defaults (AL2023)`);
     instanceTypes[pool.name] = opts.instanceTypes
       ? opts.instanceTypes(nodeClass)
-      : buildInstanceTypes(opts.catalog, { region: opts.region, zones: zonesFor(nodeClass, opts), nodeClass });
+      : buildInstanceTypes(aws?.entries ?? opts.catalog, { region: opts.region, zones: zonesFor(nodeClass, opts), nodeClass, ...priced });
   }
   const usable = set.nodePools.filter((p) => instanceTypes[p.name] !== undefined);
   const snapshot = snapshotFromManifests(set);

@@ -58,7 +58,7 @@ export interface PlanJson {
     }[];
   };
   /** Where the prices come from (added field; absent when unknown). */
-  pricing?: { region: string; onDemand: 'list' | 'estimate'; spot: 'estimate'; note?: string };
+  pricing?: { region: string; onDemand: 'aws' | 'list' | 'estimate'; spot: 'aws' | 'estimate'; note?: string };
   /**
    * The nodes running now (added field; absent when there are none): how many, their $/h at the plan's prices (by
    * instance type, zone and capacity type), and how many could not be priced (a type no NodePool offers).
