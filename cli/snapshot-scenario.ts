@@ -145,9 +145,13 @@ interface FleetKey {
 /** The nodes NodePools launched, counted; the names of the nodes they are (the others are not replayed). */
 function fleetOf(items: Item[], notes: string[]): { fleet: (FleetKey & { count: number })[]; managed: Set<string>; zones: Set<string>; regions: Set<string> } {
   const pools = new Set(items.filter((o) => o.kind === 'NodePool').map((o) => o.metadata.name));
-  const claims = new Map(
-    items.filter((o) => o.kind === 'NodeClaim' && (o.status as { nodeName?: string } | undefined)?.nodeName).map((c) => [String(c.status!.nodeName), c]),
-  );
+  // A claim names its node once registration linked them; a node still joining is matched by its providerID.
+  const claims = new Map<string, Item>();
+  for (const c of items.filter((o) => o.kind === 'NodeClaim')) {
+    const status = (c.status ?? {}) as { nodeName?: string; providerID?: string };
+    if (status.nodeName) claims.set(status.nodeName, c);
+    if (status.providerID) claims.set(status.providerID, c);
+  }
   const counted = new Map<string, FleetKey & { count: number }>();
   const managed = new Set<string>();
   const zones = new Set<string>();
@@ -158,7 +162,7 @@ function fleetOf(items: Item[], notes: string[]): { fleet: (FleetKey & { count: 
     const l = node.metadata.labels ?? {};
     if (l[Label.zone]) zones.add(l[Label.zone]);
     if (l[Label.region]) regions.add(l[Label.region]);
-    const claim = claims.get(node.metadata.name);
+    const claim = claims.get(node.metadata.name) ?? claims.get(String((node.spec as { providerID?: string } | undefined)?.providerID));
     const pool = claim?.metadata.labels?.[Label.nodePool] ?? l[Label.nodePool];
     if (!claim || !pool || !pools.has(pool) || !l[Label.instanceType] || !l[Label.zone]) {
       unmanaged++;

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, worldForScenario, type SimWorld } from '../../shared/sim';
 import { writeKubeconfig } from '../../shared/sim/kube/server';
@@ -17,6 +18,9 @@ import { kubeTypes, listAll } from '../../shared/sim/cluster/kube-objects';
 import { runFor } from '../sim/fixtures/time';
 import { deployment, NODE_CLASS, nodePool, objects } from '../sim/fixtures/objects';
 import { runCli } from './run';
+import { findKubectl } from '../sim/fixtures/kubectl';
+
+const kubectlBin = findKubectl();
 
 const PDB = `apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -79,7 +83,8 @@ describe('a running cluster as a scenario (read-only)', () => {
     });
     dir = mkdtempSync(join(tmpdir(), 'nodewright-snapshot-'));
     kubeconfig = join(dir, 'kubeconfig');
-    writeKubeconfig(kubeconfig, { server: world.server.url, ...(world.server.caData ? { caData: world.server.caData } : {}) });
+    // As `sim serve` writes it: a token, or kubectl prompts for a username (the server checks none).
+    writeKubeconfig(kubeconfig, { server: world.server.url, ...(world.server.caData ? { caData: world.server.caData } : {}), token: 'sim' });
   }, 120_000);
 
   afterAll(async () => {
@@ -130,6 +135,37 @@ describe('a running cluster as a scenario (read-only)', () => {
     expect(result.final).toMatchObject({ pendingPods: 0, orphanInstances: 0, leakedNodeClaims: 0 });
     expect(result.violations).toEqual({ pdb: 0, doNotDisrupt: 0, podsLost: 0 });
   }, 300_000);
+
+  it.skipIf(!kubectlBin)(
+    'should read what the real kubectl changed: a Deployment scaled with kubectl scale is replayed at its new size',
+    async () => {
+      // Act: the user scales through kubectl, the cluster's controllers catch up, then the snapshot is taken.
+      await promisify(execFile)(
+        kubectlBin as string,
+        ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kubectl-cache'), 'scale', 'deployment', 'web', '--replicas', '9'],
+        {
+          timeout: 20_000,
+        },
+      );
+      await runFor(world, 5);
+      const nodes = (
+        await promisify(execFile)(kubectlBin as string, ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kubectl-cache'), 'get', 'nodes', '-o', 'name'], {
+          timeout: 20_000,
+        })
+      ).stdout
+        .trim()
+        .split('\n');
+      const r = await runCli('snapshot', '--kubeconfig', kubeconfig);
+      // Assess
+      expect(r.code).toBe(0);
+      const s: Scenario = parseScenario(r.stdout, 'stdout.yaml');
+      const web = s.objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'web')!;
+      expect((web.spec as { replicas: number }).replicas).toBe(9);
+      // Every node kubectl lists is in the fleet but the managed node group's.
+      expect(s.fleet.reduce((n, e) => n + e.count, 0)).toBe(nodes.length - 1);
+    },
+    60_000,
+  );
 
   it('should refuse a scenario file and a cluster together, and a simulate given neither', async () => {
     const both = await runCli('simulate', 'x.yaml', '--kubeconfig', kubeconfig);
