@@ -89,6 +89,7 @@ function addDoctorCommand(program: Command, setCode: SetCode): void {
     .option('--node-instance-profile <name>', 'the nodeInstanceProfileName deploy parameter, if set')
     .option('--queue <name>', "interruption queue name (default: nodewright-<cluster>, the deploy's default)")
     .option('--sim', "check the simulator's account and cluster instead (the walkthrough's objects)")
+    .option('--in-stack', "run the checks inside the deployed stack (its doctor function): the functions' network, role, access entry and RBAC")
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(
       async (o: {
@@ -99,6 +100,7 @@ function addDoctorCommand(program: Command, setCode: SetCode): void {
         nodeInstanceProfile?: string;
         queue?: string;
         sim?: boolean;
+        inStack?: boolean;
         output: 'table' | 'json';
       }) => {
         // Loaded on use: the AWS SDK and Kubernetes client it needs would slow every other command's start.

@@ -1,37 +1,14 @@
 /**
- * `nodewright doctor [--sim]`: the checks of ./checks.ts against a real account (the default credential chain),
+ * `nodewright doctor [--sim]`: the checks of shared/adapters/doctor against a real account (the default credential chain),
  * or against the simulator's account and cluster (`--sim`: the walkthrough's objects on the production
  * adapters), printed one line each; exit 1 when one FAILs.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { EC2Client } from '@aws-sdk/client-ec2';
-import { EKSClient } from '@aws-sdk/client-eks';
-import { IAMClient } from '@aws-sdk/client-iam';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { PricingClient } from '@aws-sdk/client-pricing';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { awsClientConfig } from '../../shared/adapters/aws/client-config';
-import { priceListEndpointRegion } from '../../shared/adapters/aws/pricing/price-list';
-import { systemClock } from '../../shared/adapters/clock';
 import { defaultQueueName } from '../../shared/adapters/config';
-import { clusterAccess } from '../../shared/adapters/cluster-access';
-import { KubeClusterClient } from '../../shared/adapters/kubernetes/cluster-client';
 import { CliUsageError } from '../plan';
-import type { CheckResult, DoctorTarget } from './checks';
-import {
-  checkAccessEntries,
-  checkCluster,
-  checkConcurrency,
-  checkDiscovery,
-  checkKarpenterQueue,
-  checkKubernetes,
-  checkNodeClassRoles,
-  checkNodeRole,
-  checkPrices,
-  checkQueue,
-} from './checks';
+import type { CheckResult, DoctorTarget } from '../../shared/adapters/doctor/checks';
+import { runChecks, type Deployment } from '../../shared/adapters/doctor/run';
 
 export interface DoctorOptions {
   cluster?: string;
@@ -41,34 +18,9 @@ export interface DoctorOptions {
   nodeInstanceProfile?: string;
   queue?: string;
   sim?: boolean;
+  /** Invoke the stack's doctor function instead of checking from here. */
+  inStack?: boolean;
   output: 'table' | 'json';
-}
-
-/** The functions as deployed with the default parameters: how many, and the concurrency they reserve. */
-interface Deployment {
-  functions: number;
-  reserved: number;
-}
-
-async function runChecks(t: DoctorTarget, deployment: Deployment): Promise<CheckResult[]> {
-  const cfg = awsClientConfig(t.region);
-  const eks = new EKSClient(cfg);
-  const { version, ...cluster } = await checkCluster(eks, t);
-  const results: CheckResult[] = [cluster, await checkAccessEntries(eks, t, deployment.functions)];
-  const kube = await checkKubernetes(async () => {
-    const { kc } = await clusterAccess(t.clusterName, t.region, systemClock);
-    return new KubeClusterClient(kc);
-  });
-  results.push(kube.result);
-  results.push(...(await checkDiscovery({ ec2: new EC2Client(cfg), ssm: new SSMClient(cfg) }, version ?? '1.31', kube.snapshot)));
-  results.push(await checkNodeRole(new IAMClient(cfg), t));
-  results.push(...checkNodeClassRoles(kube.snapshot, t));
-  results.push(await checkPrices(new PricingClient(awsClientConfig(priceListEndpointRegion(t.region))), t));
-  const sqs = new SQSClient(cfg);
-  results.push(await checkQueue(sqs, t));
-  results.push(await checkKarpenterQueue(sqs, t));
-  results.push(await checkConcurrency(new LambdaClient(cfg), t, deployment.reserved));
-  return results;
 }
 
 async function simulated(opts: DoctorOptions): Promise<CheckResult[]> {
@@ -84,6 +36,10 @@ async function simulated(opts: DoctorOptions): Promise<CheckResult[]> {
       .map((o) => String((o.spec as { role?: string } | undefined)?.role ?? ''))
       .filter(Boolean);
     for (const r of roles) world.ec2.roles.add(r);
+    if (opts.inStack) {
+      const { invokeFunction } = await import('../../shared/sim');
+      return parseDoctorAnswer(await invokeFunction(world, 'doctor', {}), 'the simulated stack');
+    }
     const t: DoctorTarget = {
       clusterName: scenario.clusterName,
       region: scenario.region,
@@ -102,10 +58,30 @@ const deploymentOf = (fns: readonly { reservedConcurrency?: number }[]): Deploym
   reserved: fns.reduce((n, f) => n + (f.reservedConcurrency ?? 0), 0),
 });
 
+/** The doctor function's answer: `{results, ok}`; anything else is said as what it is. */
+function parseDoctorAnswer(answer: unknown, where: string): CheckResult[] {
+  const results = (answer as { results?: unknown } | undefined)?.results;
+  if (!Array.isArray(results)) throw new Error(`the doctor function of ${where} answered ${JSON.stringify(answer)?.slice(0, 300)}, not checks`);
+  return results as CheckResult[];
+}
+
+/** `--in-stack`: invokes `nodewright-<stage>-doctor` with the operator's credentials (lambda:InvokeFunction). */
+async function inStack(opts: DoctorOptions): Promise<CheckResult[]> {
+  if (!opts.region) throw new CliUsageError("doctor --in-stack: --region is required (the stack's region)");
+  const { InvokeCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
+  const name = `nodewright-${opts.stage}-doctor`;
+  const r = await new LambdaClient({ region: opts.region }).send(new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode('{}') }));
+  const text = r.Payload ? new TextDecoder().decode(r.Payload) : '';
+  if (r.FunctionError) throw new Error(`${name} failed (${r.FunctionError}): ${text.slice(0, 300)}`);
+  return parseDoctorAnswer(JSON.parse(text || 'null'), name);
+}
+
 export async function doctorCommand(opts: DoctorOptions, out: (s: string) => void): Promise<number> {
   let results: CheckResult[];
   if (opts.sim) {
     results = await simulated(opts);
+  } else if (opts.inStack) {
+    results = await inStack(opts);
   } else {
     if (!opts.cluster || !opts.region) throw new CliUsageError('doctor: --cluster and --region are required (or --sim)');
     const { deployedFunctions } = await import('../../shared/sim/runtime/functions');

@@ -7,3 +7,4 @@ export { settle } from './clock';
 export type { SimWorld } from './scenario/world';
 export { worldForScenario } from './scenario/scenario-world';
 export { startInteractive, type InteractiveSession } from './scenario/interactive';
+export { invokeFunction } from './scenario/invoke';

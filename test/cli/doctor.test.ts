@@ -9,6 +9,7 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-s
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { runCli } from './run';
+import { checkNodeAccessEntry } from '../../shared/adapters/doctor/node-access';
 import {
   checkAccessEntries,
   checkCluster,
@@ -21,7 +22,7 @@ import {
   checkPrices,
   checkQueue,
   type DoctorTarget,
-} from '../../cli/doctor/checks';
+} from '../../shared/adapters/doctor/checks';
 import type { ClusterSnapshot } from '../../shared/core/ports';
 
 const T: DoctorTarget = { clusterName: 'prod', region: 'eu-west-1', stage: 'prod', nodeRoleName: 'KarpenterNodeRole-prod', queueName: 'prod' };
@@ -97,6 +98,22 @@ describe('nodewright doctor checks', () => {
     expect(await checkCluster(new EKSClient({}), T)).toMatchObject({ status: 'WARN', fix: expect.stringContaining('aws-auth') });
   });
 
+  it('should fail a node role without an access entry on an API-only cluster (its nodes could not join), and only warn when aws-auth may map it', async () => {
+    // Prepare
+    const eks = track(mockClient(EKSClient));
+    eks.on(ListAccessEntriesCommand).resolves({ accessEntries: ['arn:aws:iam::111122223333:role/nodewright-prod-ControllerRole-ABC'] });
+    // Act
+    const api = await checkNodeAccessEntry(new EKSClient({}), T, 'API');
+    const both = await checkNodeAccessEntry(new EKSClient({}), T, 'API_AND_CONFIG_MAP');
+    eks.on(ListAccessEntriesCommand).resolves({ accessEntries: ['arn:aws:iam::111122223333:role/KarpenterNodeRole-prod'] });
+    const present = await checkNodeAccessEntry(new EKSClient({}), T, 'API');
+    // Assess
+    expect(api).toMatchObject({ status: 'FAIL', detail: 'no access entry for the node role KarpenterNodeRole-prod: its nodes cannot join' });
+    expect(api.fix).toContain('--type EC2_LINUX');
+    expect(both.status).toBe('WARN');
+    expect(present.status).toBe('PASS');
+  });
+
   it('should fail when no function role has an access entry', async () => {
     track(mockClient(EKSClient))
       .on(ListAccessEntriesCommand)
@@ -165,6 +182,7 @@ describe('nodewright doctor command', () => {
     expect(out.results.map((x) => x.check)).toEqual([
       'cluster',
       'access-entries',
+      'node-access-entry',
       'kubernetes-api',
       'discovery default',
       'node-role',
@@ -174,6 +192,15 @@ describe('nodewright doctor command', () => {
       'karpenter-queue',
       'lambda-concurrency',
     ]);
+    expect(out.results.every((x) => x.status === 'PASS')).toBe(true);
+  }, 60_000);
+
+  it('should run the same checks from inside the stack: its doctor function, with a function role, on the simulated account', async () => {
+    const r = await run('doctor', '--sim', '--in-stack', '-o', 'json');
+    const out = JSON.parse(r.stdout) as { ok: boolean; results: { check: string; status: string; detail: string }[] };
+    expect(r.code).toBe(0);
+    expect(out.ok).toBe(true);
+    expect(out.results.find((x) => x.check === 'kubernetes-api')).toMatchObject({ status: 'PASS', detail: expect.stringContaining('reached the API server') });
     expect(out.results.every((x) => x.status === 'PASS')).toBe(true);
   }, 60_000);
 

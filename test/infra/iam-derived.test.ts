@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseScenario, runScenario } from '../../shared/sim';
+import { invokeFunction, parseScenario, runScenario, type SimWorld } from '../../shared/sim';
 
 const ROOT = resolve(__dirname, '../..');
 const SERVICE: Record<string, string> = {
@@ -63,6 +63,7 @@ const UNEXERCISED: Record<string, string> = {
   'launchNodeClaim ec2:DescribeInstances': 'the instance of an earlier attempt after IdempotentParameterMismatch (test/adapters/aws/ec2-create-edge.test.ts)',
   'launchNodeClaim dynamodb:PutItem': 'offerings a partial fleet reports out of capacity (the ICE cache)',
   'interruption dynamodb:DeleteItem': 'the per-instance lease released when StartExecution fails',
+  'doctor iam:GetInstanceProfile': 'a deploy with nodeInstanceProfileName (test/cli/doctor.test.ts)',
 };
 
 type Statement = { Effect: string; Action: string | string[] };
@@ -106,7 +107,10 @@ describe('IAM roles derived from the calls the functions make', () => {
   const seen = new Map<string, Set<string>>();
   beforeAll(async () => {
     for (const name of ['walkthrough', 'spot-interruption-pdb', 'eu-west-1']) {
-      const run = await runScenario(parseScenario(readFileSync(resolve(ROOT, `examples/scenarios/${name}.yaml`), 'utf8'), `${name}.yaml`));
+      // After the walkthrough, the operator runs `nodewright doctor --in-stack` (the doctor function).
+      const atEnd = name === 'walkthrough' ? async (world: SimWorld) => void (await invokeFunction(world, 'doctor', {})) : undefined;
+      const scenario = parseScenario(readFileSync(resolve(ROOT, `examples/scenarios/${name}.yaml`), 'utf8'), `${name}.yaml`);
+      const run = await runScenario(scenario, atEnd ? { atEnd } : {});
       for (const [key, calls] of Object.entries(run.awsCalls)) for (const c of calls) (seen.get(key) ?? seen.set(key, new Set()).get(key)!).add(actionOf(c));
     }
   }, 300_000);

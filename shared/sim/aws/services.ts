@@ -185,13 +185,15 @@ export function installSimulatedAws(current: () => SimulatedAws): () => void {
 
   const restoreIam = installIam(() => current().world);
 
-  // What `nodewright doctor` reads: the deployed functions' access entries (the simulated API server lets them in
-  // by their EKS token) and the interruption queue EventBridge sends to.
+  // What `nodewright doctor` reads: the deployed functions' and node roles' access entries (the simulated API server
+  // lets the functions in by their EKS token) and the interruption queue EventBridge sends to.
   eks.on(ListAccessEntriesCommand).callsFake(async (input: { clusterName?: string }) => {
     const c = current();
     if (input.clusterName !== c.cluster.name)
       throw new ResourceNotFoundException({ $metadata: {}, message: `No cluster found for name: ${input.clusterName}.` });
-    return { accessEntries: (c.functionRoles ?? []).map((r) => `arn:aws:iam::000000000000:role/${r}`) };
+    // The node roles too: the getting-started stack gives each an EC2_LINUX entry, so that its nodes join.
+    const roles = [...(c.functionRoles ?? []), ...c.world.roles];
+    return { accessEntries: roles.map((r) => `arn:aws:iam::000000000000:role/${r}`) };
   });
   const sqs = mockSqs(current);
 

@@ -28,8 +28,8 @@ export interface RunOptions {
   onProgress?(simSeconds: number, total: number): void;
   /** Seconds between timeline samples (default 15). */
   sampleEverySeconds?: number;
-  /** Called at the end of the run, before the world closes: a test reads the objects as they were left. */
-  atEnd?(world: SimWorld): void;
+  /** Called at the end of the run, before the world closes: a test reads the objects as they were left, or invokes a function. */
+  atEnd?(world: SimWorld): void | Promise<void>;
 }
 
 export interface SimulationRun extends SimulationResult {
@@ -158,7 +158,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     const { applied, timeline, meterFrom } = scheduleScenario(world, scenario, opts);
     await runToEnd(world, scenario, opts);
     stopObserver();
-    opts.atEnd?.(world);
+    await opts.atEnd?.(world);
     return collectResult(world, scenario, { observer, logs, applied, timeline, meterFrom });
   } finally {
     await world.close();

@@ -3,7 +3,7 @@
  * the SDK clients it needs and answers PASS / WARN / FAIL with what it saw and, when not PASS, what to do.
  * Nothing is written: every call is a read.
  */
-import { nodeClassRoleName } from '../../shared/core/model/karpenter';
+import { nodeClassRoleName } from '../../core/model/karpenter';
 import { DescribeClusterCommand, ListAccessEntriesCommand, type EKSClient } from '@aws-sdk/client-eks';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, GetRoleCommand, type IAMClient } from '@aws-sdk/client-iam';
@@ -11,9 +11,9 @@ import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, type LambdaCl
 import { GetProductsCommand, type PricingClient } from '@aws-sdk/client-pricing';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { NodeClassResolver } from '../../shared/adapters/aws/ec2/node-class-resolver';
-import type { ClusterClient, ClusterSnapshot } from '../../shared/core/ports';
-import { errorText } from '../../shared/adapters/aws/errors';
+import { NodeClassResolver } from '../aws/ec2/node-class-resolver';
+import type { ClusterClient, ClusterSnapshot } from '../../core/ports';
+import { errorText } from '../aws/errors';
 
 type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 export interface CheckResult {
@@ -22,8 +22,8 @@ export interface CheckResult {
   detail: string;
   fix?: string;
 }
-/** The cluster check also gives the Kubernetes version (the AMI aliases of the discovery check need it). */
-export type ClusterCheck = CheckResult & { version?: string };
+/** The cluster check also gives the Kubernetes version (the AMI aliases of the discovery check need it) and its authentication mode. */
+export type ClusterCheck = CheckResult & { version?: string; authenticationMode?: string };
 
 export interface DoctorTarget {
   clusterName: string;
@@ -44,6 +44,7 @@ export async function checkCluster(eks: EKSClient, t: DoctorTarget): Promise<Clu
     if (mode === 'CONFIG_MAP')
       return {
         ...(c.version ? { version: c.version } : {}),
+        authenticationMode: mode,
         check: 'cluster',
         status: 'WARN',
         detail: `${t.clusterName} is ACTIVE; authentication mode CONFIG_MAP (no access entries)`,
@@ -54,6 +55,7 @@ export async function checkCluster(eks: EKSClient, t: DoctorTarget): Promise<Clu
       status: 'PASS',
       detail: `${t.clusterName} is ACTIVE, Kubernetes ${c.version}, authentication mode ${mode ?? 'API_AND_CONFIG_MAP'}`,
       ...(c.version ? { version: c.version } : {}),
+      ...(mode ? { authenticationMode: mode } : {}),
     };
   } catch (e) {
     return {
