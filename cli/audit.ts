@@ -22,6 +22,8 @@ export interface AuditOptions {
   /** Newest records shown (default 50). */
   limit?: number | string;
   json?: boolean;
+  /** A shadow deployment's report: what it would have launched and disrupted, per day (./audit-shadow.ts). */
+  shadow?: boolean;
 }
 
 export interface AuditDeps {
@@ -121,6 +123,12 @@ export async function auditCommand(opts: AuditOptions, out: (s: string) => void,
       )
     : undefined;
   const store = deps.store ?? (await defaultStore(opts, now));
+  if (opts.shadow) {
+    const { renderShadowReport, shadowReport } = await import('./audit-shadow');
+    const days = shadowReport(await store.auditLog({ sinceMs: query.sinceMs }));
+    out(opts.json ? JSON.stringify(days, null, 2) : renderShadowReport(days).join('\n'));
+    return 0;
+  }
   const records = (await store.auditLog(query))
     .filter(
       (r) =>
@@ -153,6 +161,7 @@ export function addAuditCommand(program: Command, setCode: (code: number) => voi
     .option('--nodeclaim <name>', 'only records about this NodeClaim or node')
     .option('--limit <n>', 'newest records shown', String(DEFAULT_LIMIT))
     .option('--json', 'print the records as JSON')
+    .option('--shadow', 'a shadow deployment (shadow=true): what it would have launched and disrupted, per day')
     .action(async (o: Omit<AuditOptions, 'nodeClaim'> & { nodeclaim?: string }) => {
       const { nodeclaim, ...rest } = o;
       setCode(await auditCommand({ ...rest, ...(nodeclaim ? { nodeClaim: nodeclaim } : {}) }, out, deps));

@@ -20,6 +20,8 @@ const ConfigSchema = z.object({
   KARPENTER_METRICS: z.optional(z.enum(['cloudwatch', 'off'])),
   /** `<service>-<stage>-`: the controller invokes `<prefix>provisioner` and `<prefix>disruption`. */
   FUNCTION_NAME_PREFIX: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/, "must be the deployed functions' name prefix, e.g. nodewright-dev-"))),
+  /** Shadow mode (deploy parameter `shadow`): read and decide, act on nothing (shared/adapters/shadow.ts). */
+  NODEWRIGHT_SHADOW: z.optional(z.enum(['true', 'false'])),
 });
 
 export interface Config {
@@ -33,6 +35,8 @@ export interface Config {
   functionNamePrefix: string;
   /** Whether Karpenter's metrics go to CloudWatch (docs/metrics.md). */
   karpenterMetrics: 'cloudwatch' | 'off';
+  /** Shadow mode: every function reads and decides; nothing is written but nodewright's own state. */
+  shadow: boolean;
 }
 
 class ConfigInvalidError extends Error {
@@ -56,6 +60,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...(e.NODE_INSTANCE_PROFILE_NAME ? { nodeInstanceProfileName: e.NODE_INSTANCE_PROFILE_NAME } : {}),
     functionNamePrefix: e.FUNCTION_NAME_PREFIX ?? 'nodewright-dev-',
     karpenterMetrics: e.KARPENTER_METRICS ?? 'off',
+    shadow: e.NODEWRIGHT_SHADOW === 'true',
   };
 }
 

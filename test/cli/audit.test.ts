@@ -174,4 +174,26 @@ describe('nodewright audit', () => {
     expect(lines.filter((l) => !l.startsWith(' '))).toHaveLength(1);
     expect(lines).toContain('    execution: disrupt/disrupt-empty-abc');
   });
+
+  it('should report what a shadow deployment would have done per day, each repeated decision once', async () => {
+    // Prepare: the same 2 pods planned twice 2 minutes apart, then one disruption started twice, on one day.
+    const t0 = Date.UTC(2026, 10, 28, 10);
+    const launch = (at: number, claim: string) =>
+      record(at, {
+        kind: 'provisioning',
+        action: 'shadow-createNodeClaim',
+        nodeClaims: [claim],
+        detail: { nodePool: 'default', instanceTypes: ['c6a.large'], pods: 2, podKeys: ['default/web-1/u1', 'default/web-2/u2'] },
+      });
+    const started = (at: number) => record(at, { action: 'started', reason: 'underutilized', nodeClaims: ['default-abcde'], savingsPerHour: 0.05 });
+    const store = { auditLog: async () => [launch(t0, 'default-aaaaa'), launch(t0 + 120_000, 'default-bbbbb'), started(t0 + 600_000), started(t0 + 900_000)] };
+    const { lines, out } = capture();
+    // Act
+    const code = await auditCommand({ table: 't', shadow: true, since: '7d' }, out, { store, now: () => epochMs(t0 + 3600_000) });
+    // Assess
+    expect(code).toBe(0);
+    const text = lines.join('\n').split('\n');
+    expect(text[0]).toMatch(/^DAY \(UTC\)\s+WOULD LAUNCH\s+FOR PODS\s+FIRST TYPES\s+WOULD DISRUPT\s+NODES\s+SAVING$/);
+    expect(text[1].split(/\s{2,}/)).toEqual(['2026-11-28', '1', '2', 'c6a.large', '1 underutilized', '1', '$0.0500/h']);
+  });
 });

@@ -30,7 +30,14 @@ describe('function configuration', () => {
       nodeRoleName: 'KarpenterNodeRole-demo',
       functionNamePrefix: 'nodewright-dev-',
       karpenterMetrics: 'off',
+      shadow: false,
     });
+  });
+
+  it('should act in shadow mode only when the shadow parameter says true, and refuse another value naming the variable', () => {
+    expect(parseConfig({ ...env, NODEWRIGHT_SHADOW: 'true' }).shadow).toBe(true);
+    expect(parseConfig({ ...env, NODEWRIGHT_SHADOW: 'false' }).shadow).toBe(false);
+    expect(() => parseConfig({ ...env, NODEWRIGHT_SHADOW: 'yes' })).toThrowError(/NODEWRIGHT_SHADOW: /);
   });
 
   it("should turn Karpenter's CloudWatch metrics on only when asked, and refuse another value naming the variable", () => {

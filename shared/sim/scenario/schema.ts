@@ -93,6 +93,8 @@ const ScenarioSchema = z.object({
       featureGates: z.optional(
         z.string().check(z.regex(/^\s*[A-Za-z]+\s*=\s*(true|false)\s*(,\s*[A-Za-z]+\s*=\s*(true|false)\s*)*$/, 'must be Gate=true|false, comma-separated')),
       ),
+      /** The deployment's `shadow` parameter: every function reads and decides, nothing is acted on (docs/deploy.md). */
+      shadow: z.optional(z.boolean()),
       /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
       capacity: z._default(
         z.array(
@@ -133,6 +135,7 @@ export interface Scenario {
     metrics?: 'cloudwatch' | 'off';
     controllerMemorySize?: number;
     featureGates?: string;
+    shadow?: boolean;
     capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[];
   };
   /** The objects applied at t=0 (raw Kubernetes JSON, ${CLUSTER_NAME} substituted). */
@@ -202,6 +205,7 @@ export function parseScenario(yamlText: string, file: string): Scenario {
       ...(s.settings.metrics ? { metrics: s.settings.metrics } : {}),
       ...(s.settings.controllerMemorySize ? { controllerMemorySize: s.settings.controllerMemorySize } : {}),
       ...(s.settings.featureGates ? { featureGates: s.settings.featureGates } : {}),
+      ...(s.settings.shadow ? { shadow: true } : {}),
     },
     objects,
     fleet: s.fleet,

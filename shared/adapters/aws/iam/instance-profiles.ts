@@ -41,6 +41,8 @@ export interface InstanceProfilesDeps {
    * message that names both; unset, any role is tried.
    */
   nodeRoleName?: string;
+  /** Shadow mode: compute names, read, never create, repair or delete. */
+  readOnly?: boolean;
 }
 
 export class InstanceProfiles {
@@ -66,6 +68,8 @@ export class InstanceProfiles {
     if (!role) throw new InstanceProfileError(`EC2NodeClass ${nodeClass.name}: neither spec.role nor spec.instanceProfile is set`);
     this.checkPassable(nodeClass.name, 'spec.role', nodeClassRoleName(role));
     const name = this.nameFor(nodeClass, role);
+    // Shadow mode: the profile's name as it would be; nothing is created in IAM.
+    if (this.deps.readOnly) return name;
     const at = this.ensured.get(name);
     if (at !== undefined && this.deps.now() - at < PROFILE_CACHE_TTL_MS) return name;
     try {
@@ -151,6 +155,7 @@ export class InstanceProfiles {
    */
   async collect(liveClasses: ReadonlySet<string>, classesInUse: ReadonlySet<string>): Promise<string[]> {
     const deleted: string[] = [];
+    if (this.deps.readOnly) return deleted;
     for await (const page of paginateListInstanceProfiles({ client: this.deps.iam }, { PathPrefix: this.pathPrefix() })) {
       for (const p of page.InstanceProfiles ?? []) {
         const cls = (p.Path ?? '').slice(this.pathPrefix().length).replace(/\/$/, '');

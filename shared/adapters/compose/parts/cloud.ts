@@ -13,6 +13,8 @@ import { tagOwnedInstance } from '../../aws/ec2/instances';
 import { InstanceProfiles } from '../../aws/iam/instance-profiles';
 import { logger } from '../../lambda/handler';
 import { part } from '../base';
+import { shadowCloud } from '../../shadow';
+import { shadow } from './shadow';
 import { clusterAccessPart } from './cluster';
 import { store } from './store';
 
@@ -27,13 +29,14 @@ export const instanceProfiles = part(
       region: b.config.region,
       now: () => b.clock.now(),
       ...(b.config.nodeRoleName ? { nodeRoleName: b.config.nodeRoleName } : {}),
+      readOnly: b.config.shadow,
     }),
 );
 
 export const cloud = part('cloud', async (b) => {
   const cfg = b.config;
   const [{ info }, stateStore, profiles] = await Promise.all([clusterAccessPart(b), store(b), instanceProfiles(b)]);
-  return new Ec2CloudProvider({
+  const provider = new Ec2CloudProvider({
     ec2: new EC2Client(awsClientConfig(cfg.region)),
     ssm: new SSMClient(awsClientConfig(cfg.region)),
     clusterName: cfg.clusterName,
@@ -47,19 +50,23 @@ export const cloud = part('cloud', async (b) => {
     onFallback: (what, error) =>
       logger.warn('using cached or bundled data', { what, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   });
+  return cfg.shadow ? shadowCloud(provider, await shadow(b)) : provider;
 });
 
 /**
  * Only CloudProvider.tagInstance, for CheckRegistration (Karpenter's tagging controller): an EC2 client and no
  * catalog, so the function that registers nodes stays small.
  */
-export const instanceTagger = part('instanceTagger', (b) => {
+export const instanceTagger = part('instanceTagger', async (b) => {
   const ec2 = new EC2Client(awsClientConfig(b.config.region));
-  return { tagInstance: (providerID: string, tags: Record<string, string>) => tagOwnedInstance(ec2, b.config.clusterName, providerID, tags) };
+  const tagger = { tagInstance: (providerID: string, tags: Record<string, string>) => tagOwnedInstance(ec2, b.config.clusterName, providerID, tags) };
+  return b.config.shadow ? shadowCloud(tagger, await shadow(b)) : tagger;
 });
 
 /** This cluster's launch templates (garbage collection deletes those of deleted node classes and stale ones). */
 export const launchTemplates = part('launchTemplates', async (b) => {
   const provider = await cloud(b);
+  // Shadow mode deletes nothing.
+  if (b.config.shadow) return { collect: async (_live: ReadonlySet<string>): Promise<string[]> => [] };
   return { collect: (live: ReadonlySet<string>) => provider.collectLaunchTemplates(live) };
 });
