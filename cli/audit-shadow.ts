@@ -20,6 +20,9 @@ export interface ShadowDay {
   nodesRemoved: number;
   /** What those disruptions would have saved, $/h at the time (the sum over the distinct commands). */
   savingsPerHour: number;
+  /** The fleet that ran: the average of the day's samples ($/h of the NodePools' nodes, every 15 minutes), and the most nodes seen. */
+  fleetPerHour?: number;
+  fleetNodes?: number;
 }
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -32,7 +35,7 @@ function repeats(seen: Map<string, number>, key: string, at: number): boolean {
 }
 
 export function shadowReport(records: readonly AuditRecord[]): ShadowDay[] {
-  const days = new Map<string, ShadowDay & { podSet: Set<string>; typeCounts: Map<string, number> }>();
+  const days = new Map<string, ShadowDay & { podSet: Set<string>; typeCounts: Map<string, number>; samples: number[] }>();
   const day = (at: number) => {
     const d = dayOf(at);
     let v = days.get(d);
@@ -49,6 +52,7 @@ export function shadowReport(records: readonly AuditRecord[]): ShadowDay[] {
           savingsPerHour: 0,
           podSet: new Set(),
           typeCounts: new Map(),
+          samples: [],
         }),
       );
     return v;
@@ -66,6 +70,11 @@ export function shadowReport(records: readonly AuditRecord[]): ShadowDay[] {
       for (const p of fresh) v.podSet.add(p);
       const first = d.instanceTypes?.[0];
       if (first) v.typeCounts.set(first, (v.typeCounts.get(first) ?? 0) + 1);
+    } else if (r.kind === 'disruption' && r.action === 'fleet') {
+      const f = r.detail as { perHour?: number; nodes?: number } | undefined;
+      const v = day(r.at);
+      v.samples.push(f?.perHour ?? 0);
+      v.fleetNodes = Math.max(v.fleetNodes ?? 0, f?.nodes ?? 0);
     } else if (r.kind === 'disruption' && r.action === 'started') {
       const candidates = (r.nodeClaims ?? []).slice().sort();
       if (repeats(seenCommands, candidates.join(','), r.at)) continue;
@@ -78,8 +87,9 @@ export function shadowReport(records: readonly AuditRecord[]): ShadowDay[] {
   }
   return [...days.values()]
     .sort((a, b) => a.day.localeCompare(b.day))
-    .map(({ podSet, typeCounts, ...v }) => ({
+    .map(({ podSet, typeCounts, samples, ...v }) => ({
       ...v,
+      ...(samples.length ? { fleetPerHour: Math.round((samples.reduce((a, b) => a + b, 0) / samples.length) * 10_000) / 10_000 } : {}),
       pods: podSet.size,
       instanceTypes: [...typeCounts]
         .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
@@ -102,8 +112,9 @@ export function renderShadowReport(days: readonly ShadowDay[]): string[] {
       .join(', ') || '-',
     String(d.nodesRemoved),
     `$${d.savingsPerHour.toFixed(4)}/h`,
+    d.fleetPerHour !== undefined ? `$${d.fleetPerHour.toFixed(4)}/h (${d.fleetNodes ?? 0} nodes)` : '-',
   ]);
-  const head = ['DAY (UTC)', 'WOULD LAUNCH', 'FOR PODS', 'FIRST TYPES', 'WOULD DISRUPT', 'NODES', 'SAVING'];
+  const head = ['DAY (UTC)', 'WOULD LAUNCH', 'FOR PODS', 'FIRST TYPES', 'WOULD DISRUPT', 'NODES', 'SAVING', 'FLEET THAT RAN'];
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) =>
     r
@@ -115,6 +126,7 @@ export function renderShadowReport(days: readonly ShadowDay[]): string[] {
     ...rows.map(line),
     '',
     `Counted once per set of pods (launches) and per set of candidates (disruptions) within ${REPEAT_MS / 60_000} minutes: a shadow`,
-    'decision repeats until the autoscaler that acts has acted. SAVING is what those disruptions would have saved, $/h at the time.',
+    'decision repeats until the autoscaler that acts has acted. SAVING is what those disruptions would have saved, $/h at the time;',
+    "FLEET THAT RAN is the day's average $/h of the NodePools' nodes (sampled every 15 minutes) and the most nodes seen.",
   ];
 }

@@ -186,14 +186,24 @@ describe('nodewright audit', () => {
         detail: { nodePool: 'default', instanceTypes: ['c6a.large'], pods: 2, podKeys: ['default/web-1/u1', 'default/web-2/u2'] },
       });
     const started = (at: number) => record(at, { action: 'started', reason: 'underutilized', nodeClaims: ['default-abcde'], savingsPerHour: 0.05 });
-    const store = { auditLog: async () => [launch(t0, 'default-aaaaa'), launch(t0 + 120_000, 'default-bbbbb'), started(t0 + 600_000), started(t0 + 900_000)] };
+    const fleet = (at: number, perHour: number) => record(at, { action: 'fleet', detail: { perHour, nodes: 4 } });
+    const store = {
+      auditLog: async () => [
+        fleet(t0, 0.8),
+        launch(t0, 'default-aaaaa'),
+        launch(t0 + 120_000, 'default-bbbbb'),
+        started(t0 + 600_000),
+        started(t0 + 900_000),
+        fleet(t0 + 900_000, 0.6),
+      ],
+    };
     const { lines, out } = capture();
     // Act
     const code = await auditCommand({ table: 't', shadow: true, since: '7d' }, out, { store, now: () => epochMs(t0 + 3600_000) });
     // Assess
     expect(code).toBe(0);
     const text = lines.join('\n').split('\n');
-    expect(text[0]).toMatch(/^DAY \(UTC\)\s+WOULD LAUNCH\s+FOR PODS\s+FIRST TYPES\s+WOULD DISRUPT\s+NODES\s+SAVING$/);
-    expect(text[1].split(/\s{2,}/)).toEqual(['2026-11-28', '1', '2', 'c6a.large', '1 underutilized', '1', '$0.0500/h']);
+    expect(text[0]).toMatch(/^DAY \(UTC\)\s+WOULD LAUNCH\s+FOR PODS\s+FIRST TYPES\s+WOULD DISRUPT\s+NODES\s+SAVING\s+FLEET THAT RAN$/);
+    expect(text[1].split(/\s{2,}/)).toEqual(['2026-11-28', '1', '2', 'c6a.large', '1 underutilized', '1', '$0.0500/h', '$0.7000/h (4 nodes)']);
   });
 });

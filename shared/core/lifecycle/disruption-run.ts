@@ -25,7 +25,7 @@ import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
 import { instanceTypesByPool } from './provisionable';
-import { recordClusterState, recordDisruptionCommand } from '../metrics/record';
+import { fleetCost, recordClusterState, recordDisruptionCommand } from '../metrics/record';
 import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
 import { startCommand, type StartedExecution } from './disruption-act';
@@ -175,6 +175,21 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
 /** What a consolidation command's validation takes at most: the wait, then a re-read and a re-check (a search's worth). */
 const validationMs = (s: PassState): number => (s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs;
 
+/** The last fleet sample's time, per deployment (container): one every FLEET_SAMPLE_MS. */
+const lastFleetSample = new WeakMap<object, number>();
+const FLEET_SAMPLE_MS = 15 * 60_000;
+
+/** The fleet's $/h every 15 minutes (per container), in the audit log (`nodewright audit --shadow` compares a shadow run's decisions with it). */
+async function writeFleetSample(s: PassState, input: DisruptionInput): Promise<void> {
+  const now = s.deps.clock.now();
+  const last = lastFleetSample.get(s.deps.store);
+  if (last !== undefined && now - last < FLEET_SAMPLE_MS) return;
+  lastFleetSample.set(s.deps.store, now);
+  const { perHour, nodes } = fleetCost(input.snapshot, input.instanceTypes);
+  await s.deps.store.audit({ at: now, kind: 'disruption', action: 'fleet', detail: { perHour, nodes } });
+  s.result.auditRecords++;
+}
+
 /** Waits, re-reads the cluster and re-checks the command; an abandoned command leaves a log line and an audit record. */
 async function stillValid(s: PassState, cmd: Command, audit: AuditRecord[]): Promise<boolean> {
   // No time left to validate before the deadline: the command is dropped (the next pass finds it again).
@@ -240,6 +255,7 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
   // What the pass sees, as Karpenter's metrics controllers publish it (usage, limits, allocatable, cost), and
   // NodePool statuses (NODES, resources, READY) from the same read: a pass follows every node change within seconds.
   recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);
+  await writeFleetSample(s, input);
   await reconcileNodePoolStatuses(s.deps, input.snapshot);
   await steerScaleDown(s.deps, input, s.options.holder, s.options.podDeletionCostManagement === true);
   const decision = await s.deps.metrics.time(

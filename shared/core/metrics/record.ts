@@ -99,3 +99,20 @@ export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command):
     metrics.observe('karpenter_consolidation_score', labels, s.score);
   }
 }
+
+/** The hourly price of the NodePools' launched claims (each at its offering's price), and how many there are. */
+export function fleetCost(snapshot: Pick<ClusterSnapshot, 'nodeClaims'>, instanceTypes: Record<string, InstanceType[]>): { perHour: number; nodes: number } {
+  let perHour = 0;
+  let nodes = 0;
+  const offerings = new Map<string, Map<string, InstanceType['offerings']>>();
+  for (const c of snapshot.nodeClaims) {
+    const pool = c.labels[Label.nodePool];
+    const type = c.labels[Label.instanceType];
+    if (!pool || !type || !c.status.providerID) continue;
+    let byType = offerings.get(pool);
+    if (!byType) offerings.set(pool, (byType = new Map((instanceTypes[pool] ?? []).map((t) => [t.name, t.offerings]))));
+    nodes++;
+    perHour += byType.get(type)?.find((o) => o.zone === c.labels[Label.zone] && o.capacityType === c.labels[Label.capacityType])?.price ?? 0;
+  }
+  return { perHour: Math.round(perHour * 1e4) / 1e4, nodes };
+}

@@ -201,9 +201,14 @@ describe('disruption function', () => {
     // Assess
     expect(result.passes).toBe(5);
     expect(w.workflows.started).toEqual([]);
+    // The reasons of the last pass once, beside the fleet's cost sample (one per 15 minutes).
     const audit = await w.store.auditLog({ sinceMs: 0 });
-    expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'skipped', nodeClaims: ['claim-ip-10-0-4-1'], detail: { why: 'consolidateAfter is Never' } });
+    expect(audit.filter((r) => r.action === 'fleet')).toEqual([
+      expect.objectContaining({ kind: 'disruption', detail: { perHour: expect.any(Number), nodes: 1 } }),
+    ]);
+    const reasons = audit.filter((r) => r.action !== 'fleet');
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatchObject({ action: 'skipped', nodeClaims: ['claim-ip-10-0-4-1'], detail: { why: 'consolidateAfter is Never' } });
   });
 
   it('should start no pass that could run into the function timeout: the budget ends a last pass plus a 15 s margin before it', async () => {
