@@ -70,9 +70,12 @@ const ownerOf = (o: Item) =>
   ((o.metadata.ownerReferences as { kind: string; name: string; controller?: boolean }[] | undefined) ?? []).find((r) => r.controller) ??
   (o.metadata.ownerReferences as { kind: string; name: string }[] | undefined)?.[0];
 
-/** A pod's spec as a Deployment's template: not bound, no PVC volumes (and their mounts), defaults the API server added left as they are. */
+/**
+ * A pod's spec as a Deployment's template: not bound, no PVC volumes (and their mounts), a Job's pod restarted as a
+ * Deployment's must be (restartPolicy Always), defaults the API server added left as they are.
+ */
 function templateSpec(pod: Item, dropped: Set<string>): Json {
-  const { nodeName: _n, priority: _p, ...spec } = pod.spec ?? {};
+  const { nodeName: _n, priority: _p, restartPolicy: _r, ...spec } = pod.spec ?? {};
   const volumes = (spec.volumes as Json[] | undefined) ?? [];
   const pvc = new Set(volumes.filter((v) => v.persistentVolumeClaim || v.ephemeral).map((v) => String(v.name)));
   if (pvc.size === 0) return spec;
@@ -106,7 +109,8 @@ function podGroups(pods: Item[]): Group[] {
         : owner
           ? `${owner.kind.toLowerCase()}-${owner.name}`
           : pod.metadata.name;
-    const key = `${ns}/${owner?.kind ?? 'Pod'}/${owner?.name ?? pod.metadata.name}`;
+    // Keyed by the name it gets: a Deployment mid-rollout (two ReplicaSets) is one group, at its pods' total.
+    const key = `${ns}/${name}`;
     const g = groups.get(key) ?? { namespace: ns, name, pods: [] };
     g.pods.push(pod);
     groups.set(key, g);
@@ -210,6 +214,8 @@ export function snapshotScenario(items: Item[], opts: SnapshotOptions): Snapshot
   });
   const dropped = new Set<string>();
   const groups = podGroups(replayed);
+  const batch = replayed.filter((p) => ownerOf(p)?.kind === 'Job').length;
+  if (batch) notes.push(`${batch} pod(s) of Jobs are replayed as long-running replicas (a Deployment each Job)`);
   const deployments = groups.map((g) => deploymentOf(g, dropped));
   if (dropped.size)
     notes.push(`PersistentVolumeClaim volumes are not replayed (${dropped.size} volume name(s)): their zonal topology does not constrain the replay`);

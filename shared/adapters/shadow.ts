@@ -46,14 +46,20 @@ export interface ShadowRecorder {
   intent(what: string, target: string, detail?: Record<string, unknown>): Promise<void>;
 }
 
-/** Audits each decision once per container and target; logs every skipped write at debug level. */
+/** How long a container remembers an audited intent (a decision repeated within it is not audited again). */
+const REMEMBER_MS = 15 * 60_000;
+
+/** Audits each decision once per container, target and REMEMBER_MS; other writes (statuses, events, annotations) are skipped silently. */
 export function shadowRecorder(deps: { store: Pick<StateStore, 'audit'>; now: () => number; log: LifecycleLogger }): ShadowRecorder {
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   return {
     async intent(what, target, detail) {
       const kind = DECISIONS[what] ?? (what.startsWith('start:') ? (what === 'start:launch' ? 'provisioning' : 'disruption') : undefined);
-      if (!kind || seen.has(`${what}|${target}`)) return;
-      seen.add(`${what}|${target}`);
+      const key = `${what}|${target}`;
+      const now = deps.now();
+      if (!kind || now - (seen.get(key) ?? -Infinity) < REMEMBER_MS) return;
+      if (seen.size > 10_000) for (const [k, at] of seen) if (now - at >= REMEMBER_MS) seen.delete(k);
+      seen.set(key, now);
       deps.log.info('shadow: would have acted', { what, target });
       await deps.store.audit({
         at: deps.now() as AuditRecord['at'],
@@ -90,7 +96,7 @@ function claimDetail(claim: unknown): Record<string, unknown> {
   const types = c.spec?.requirements?.find((r) => r.key === 'node.kubernetes.io/instance-type')?.values ?? [];
   const capacity = c.spec?.requirements?.find((r) => r.key === 'karpenter.sh/capacity-type')?.values ?? [];
   const pods = c.annotations?.['nodewright.io/planned-pods']?.split(',').filter(Boolean) ?? [];
-  return { nodePool: c.nodePool, instanceTypes: types.slice(0, 5), capacityTypes: capacity, pods: pods.length, podKeys: pods.slice(0, 50) };
+  return { nodePool: c.nodePool, instanceTypes: types.slice(0, 5), capacityTypes: capacity, pods: pods.length, podKeys: pods.slice(0, 500) };
 }
 
 /** The cluster with every write recorded instead of made; reads pass through. */

@@ -96,6 +96,8 @@ const CLUSTER: Item[] = [
   claim('default-9f3kq', 'n2', 'nodewright-v1'),
   pod('web-7d9f8-abcde', 'n1', { kind: 'ReplicaSet', name: 'web-7d9f8' }, { labels: { app: 'web', 'pod-template-hash': '7d9f8' } }),
   pod('web-7d9f8-fghij', 'n2', { kind: 'ReplicaSet', name: 'web-7d9f8' }, { labels: { app: 'web', 'pod-template-hash': '7d9f8' } }),
+  // Mid-rollout: a pod of the Deployment's new ReplicaSet.
+  pod('web-5c6b4-zzzzz', undefined, { kind: 'ReplicaSet', name: 'web-5c6b4' }, { labels: { app: 'web', 'pod-template-hash': '5c6b4' } }),
   pod(
     'db-0',
     'n2',
@@ -148,11 +150,11 @@ describe('a cluster read as a scenario (snapshotScenario)', () => {
     ]);
   });
 
-  it('should make one Deployment per owner with its pods as replicas, not bound, without controller labels or PVC volumes', () => {
+  it('should make one Deployment per owner (a Deployment mid-rollout once) with its pods as replicas, not bound, without controller labels or PVC volumes', () => {
     expect(deployments.map((d) => [d.metadata.namespace, d.metadata.name, (d.spec as { replicas: number }).replicas])).toEqual([
       ['shop', 'lonely', 1],
       ['shop', 'statefulset-db', 1],
-      ['shop', 'web', 2],
+      ['shop', 'web', 3],
     ]);
     const web = deployments.find((d) => d.metadata.name === 'web')!.spec as { template: { metadata: { labels: object }; spec: { nodeName?: string } } };
     expect(web.template.metadata.labels).toEqual({ app: 'web', 'nodewright.io/snapshot-group': 'web' });

@@ -12,6 +12,9 @@ import { Annotation } from '../model/labels';
 import type { ClusterObjects } from '../ports';
 import type { LifecycleDeps } from './deps';
 
+/** The versions nodewright wrote before it had its own (Karpenter's numbers, nodewright's hash). */
+const LEGACY_VERSION = { NodePool: 'v3', EC2NodeClass: 'v6' } as const;
+
 interface Stamp {
   kind: 'NodePool' | 'EC2NodeClass';
   name: string;
@@ -60,10 +63,15 @@ export async function reconcileHashStamps(deps: Pick<LifecycleDeps, 'cluster' | 
   for (const s of stamps) {
     try {
       if (s.recorded?.version !== s.version) {
+        // An older nodewright wrote Karpenter's version numbers beside its own hash (the same FNV hash as now): its
+        // owner's recorded hash is then this one. Its claims keep their hash — a rollout under way goes on — and only
+        // take the current version. Any other hash (Karpenter's hashstructure) is replaced, as Karpenter does.
+        const ours = s.recorded?.version === LEGACY_VERSION[s.kind] && s.recorded.hash === s.hash;
         for (const claim of s.claims) {
           const version = claim.annotations[s.keys.version];
           if (version === s.version || claim.deletionTimestamp !== undefined || conditionIsTrue(claim, 'Drifted')) continue;
-          await deps.cluster.patchNodeClaimMetadata(claim.name, { annotations: { [s.keys.hash]: s.hash, [s.keys.version]: s.version } });
+          const hash = ours && version === s.recorded?.version ? (claim.annotations[s.keys.hash] ?? s.hash) : s.hash;
+          await deps.cluster.patchNodeClaimMetadata(claim.name, { annotations: { [s.keys.hash]: hash, [s.keys.version]: s.version } });
           written.push(`NodeClaim/${claim.name}`);
         }
       }

@@ -37,8 +37,10 @@ async function volumesAwaitingDetachment(deps: { cluster: Pick<ScopedClusterRead
 /** What a drain pass uses: the lifecycle's cluster, clock and log, and the PVC/PV reads by name. */
 export type DrainDeps = Pick<LifecycleDeps, 'clock' | 'log'> & { cluster: LifecycleDeps['cluster'] & Pick<ScopedClusterReads, 'volumesOf'> };
 
-/** Seconds between passes while volumes detach (Karpenter requeues every second; EBS detaches in seconds). */
+/** Seconds between passes while volumes detach (Karpenter requeues every second; EBS detaches in seconds)... */
 const DETACH_WAIT_SECONDS = 3;
+/** ...for this many passes of the drain; then the drain's usual growing waits (drain.ts), so a stuck attachment costs few passes an hour. */
+const DETACH_FAST_PASSES = 40;
 
 async function setVolumesDetached(
   deps: Pick<LifecycleDeps, 'clock' | 'cluster' | 'log'>,
@@ -66,7 +68,8 @@ export async function awaitVolumeDetachment<T extends DrainingTarget & DrainPass
   const node = state.nodeName ? await deps.cluster.getNode(state.nodeName) : undefined;
   const waiting = node ? await volumesAwaitingDetachment(deps, node, leftOnNode) : [];
   if (waiting.length === 0) {
-    if (state.volumesAwaiting?.length) await setVolumesDetached(deps, state.nodeClaimName, 'True');
+    // As Karpenter: every terminated claim says its volumes were detached (one status write per termination).
+    await setVolumesDetached(deps, state.nodeClaimName, 'True');
     deps.log.info('drained node', fields);
     const { volumesAwaiting: _v, ...rest } = state;
     return { ...rest, drained: true } as T;
@@ -89,5 +92,5 @@ export async function awaitVolumeDetachment<T extends DrainingTarget & DrainPass
     if (!state.volumesAwaiting?.length) await setVolumesDetached(deps, state.nodeClaimName, 'Unknown', 'AwaitingVolumeDetachment');
   }
   deps.log.info('awaiting volume detachment', { ...fields, volumes: waiting.length });
-  return { ...state, drained: false, volumesAwaiting: waiting, waitSeconds: DETACH_WAIT_SECONDS };
+  return { ...state, drained: false, volumesAwaiting: waiting, waitSeconds: state.passes <= DETACH_FAST_PASSES ? DETACH_WAIT_SECONDS : state.waitSeconds };
 }

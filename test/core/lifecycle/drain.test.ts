@@ -45,9 +45,9 @@ describe('evictPods', () => {
     // Act
     const pass = await evictPods(f, target());
 
-    // Assess
+    // Assess: nothing evicted; the claim says its volumes are detached (none were attached).
     expect(pass.drained).toBe(true);
-    expect(f.cluster.writes).toEqual([]);
+    expect(f.cluster.writes).toEqual(['patchNodeClaimStatus default-abcde']);
   });
 
   it('should count PDB-blocked evictions and leave do-not-disrupt pods waiting', async () => {

@@ -77,4 +77,23 @@ describe('reconcileHashStamps', () => {
     expect([NodePoolHashVersion, NodeClassHashVersion]).not.toContain('v3');
     expect([NodePoolHashVersion, NodeClassHashVersion]).not.toContain('v6');
   });
+
+  it('should keep the hashes an older nodewright wrote under version v3 (its own hash), so a drift rollout under way goes on after the upgrade', async () => {
+    // Prepare: the pool as the older nodewright stamped it — its current FNV hash at "v3" — and two of its claims: one
+    // launched from the current template, one from an older one (drifted, not replaced yet).
+    const f = fakes();
+    const current = nodePoolHash(f.cluster.nodePools[0]);
+    f.cluster.nodePools[0].recordedHash = { hash: current, version: 'v3' };
+    const claim = (name: string, hash: string) => ({ ...nodeClaim(name), annotations: { [POOL_HASH]: hash, [`${POOL_HASH}-version`]: 'v3' } });
+    f.cluster.claims.set('default-fresh', claim('default-fresh', current));
+    f.cluster.claims.set('default-stale', claim('default-stale', '1234567890'));
+
+    // Act
+    await reconcileHashStamps(f, await f.cluster.snapshot());
+
+    // Assess
+    expect(f.cluster.claims.get('default-fresh')?.annotations).toMatchObject({ [POOL_HASH]: current, [`${POOL_HASH}-version`]: NodePoolHashVersion });
+    expect(f.cluster.claims.get('default-stale')?.annotations).toMatchObject({ [POOL_HASH]: '1234567890', [`${POOL_HASH}-version`]: NodePoolHashVersion });
+    expect(f.cluster.nodePools[0].recordedHash).toEqual({ hash: current, version: NodePoolHashVersion });
+  });
 });
