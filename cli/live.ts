@@ -5,7 +5,7 @@
  * Instance types and prices come from the bundled catalog (or `--instance-types`), said so on stderr.
  */
 import { KubeConfigInvalidError, kubeConfigFromUser } from '../shared/adapters/kubernetes/config';
-import { readLiveCluster } from '../shared/adapters/kubernetes/live-read';
+import { readLiveCluster, type LiveCluster } from '../shared/adapters/kubernetes/live-read';
 import { mergeManifestSets, parseManifests, type ManifestSet } from '../shared/core/model/manifests';
 import { CliUsageError, readManifests } from './plan';
 import type { AwsPlanInputs } from '../shared/core/provisioning/offline-plan';
@@ -39,7 +39,8 @@ function clusterRegion(set: ManifestSet): string | undefined {
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
-async function readCluster(opts: InputOptions, err: (s: string) => void): Promise<ManifestSet> {
+/** The running cluster named by --kubeconfig / --context (or $KUBECONFIG, as kubectl), read once; a bad kubeconfig is a usage error. */
+export async function readClusterObjects(opts: { kubeconfig?: string; context?: string }): Promise<LiveCluster> {
   let kc;
   try {
     kc = kubeConfigFromUser({ ...(opts.kubeconfig ? { file: opts.kubeconfig } : {}), ...(opts.context ? { context: opts.context } : {}) });
@@ -47,7 +48,11 @@ async function readCluster(opts: InputOptions, err: (s: string) => void): Promis
     if (e instanceof KubeConfigInvalidError) throw new CliUsageError(e.message);
     throw e;
   }
-  const live = await readLiveCluster(kc);
+  return readLiveCluster(kc);
+}
+
+async function readCluster(opts: InputOptions, err: (s: string) => void): Promise<ManifestSet> {
+  const live = await readClusterObjects(opts);
   const set = parseManifests(live.text, `cluster ${live.server}`);
   const pending = set.pods.filter((p) => !p.nodeName).length;
   err(

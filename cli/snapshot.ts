@@ -4,9 +4,7 @@
  * the cluster at once without writing the file.
  */
 import { writeFileSync } from 'node:fs';
-import { KubeConfigInvalidError, kubeConfigFromUser } from '../shared/adapters/kubernetes/config';
-import { readLiveCluster } from '../shared/adapters/kubernetes/live-read';
-import { CliUsageError } from './plan';
+import { readClusterObjects } from './live';
 import { snapshotScenario, type SnapshotScenario } from './snapshot-scenario';
 
 export interface SnapshotOptions {
@@ -19,14 +17,7 @@ export interface SnapshotOptions {
 
 /** Reads the cluster (GETs and LISTs only) and turns it into a scenario; says on stderr what it read and left out. */
 export async function snapshotCluster(opts: Omit<SnapshotOptions, 'output'>, err: (s: string) => void): Promise<SnapshotScenario> {
-  let kc;
-  try {
-    kc = kubeConfigFromUser({ ...(opts.kubeconfig ? { file: opts.kubeconfig } : {}), ...(opts.context ? { context: opts.context } : {}) });
-  } catch (e) {
-    if (e instanceof KubeConfigInvalidError) throw new CliUsageError(e.message);
-    throw e;
-  }
-  const live = await readLiveCluster(kc);
+  const live = await readClusterObjects(opts);
   const items = (JSON.parse(live.text) as { items: Parameters<typeof snapshotScenario>[0] }).items;
   const scenario = snapshotScenario(items, {
     server: live.server,

@@ -67,16 +67,22 @@ export async function checkCluster(eks: EKSClient, t: DoctorTarget): Promise<Clu
   }
 }
 
+/** Every access entry's principal ARN (ListAccessEntries, paged). */
+export async function listAccessEntries(eks: EKSClient, clusterName: string): Promise<string[]> {
+  const arns: string[] = [];
+  let next: string | undefined;
+  do {
+    const page = await eks.send(new ListAccessEntriesCommand({ clusterName, ...(next ? { nextToken: next } : {}) }));
+    arns.push(...(page.accessEntries ?? []));
+    next = page.nextToken;
+  } while (next);
+  return arns;
+}
+
 /** The functions' roles are `nodewright-<stage>-<Function>Role-<suffix>` (CloudFormation names them). */
 export async function checkAccessEntries(eks: EKSClient, t: DoctorTarget, expectedRoles: number): Promise<CheckResult> {
   try {
-    const arns: string[] = [];
-    let next: string | undefined;
-    do {
-      const page = await eks.send(new ListAccessEntriesCommand({ clusterName: t.clusterName, ...(next ? { nextToken: next } : {}) }));
-      arns.push(...(page.accessEntries ?? []));
-      next = page.nextToken;
-    } while (next);
+    const arns = await listAccessEntries(eks, t.clusterName);
     const ours = arns.filter((a) => a.includes(`:role/nodewright-${t.stage}-`));
     if (ours.length === 0)
       return {

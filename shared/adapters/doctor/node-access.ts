@@ -3,9 +3,9 @@
  * is refused), so every launch ends in a registration timeout. Karpenter's getting-started stack creates an
  * `EC2_LINUX` access entry for `KarpenterNodeRole-<cluster>`; a cluster in CONFIG_MAP mode maps it in aws-auth instead.
  */
-import { ListAccessEntriesCommand, type EKSClient } from '@aws-sdk/client-eks';
+import type { EKSClient } from '@aws-sdk/client-eks';
 import { errorText } from '../aws/errors';
-import type { CheckResult, DoctorTarget } from './checks';
+import { listAccessEntries, type CheckResult, type DoctorTarget } from './checks';
 
 export async function checkNodeAccessEntry(eks: EKSClient, t: DoctorTarget, authenticationMode: string | undefined): Promise<CheckResult> {
   const check = 'node-access-entry';
@@ -17,13 +17,7 @@ export async function checkNodeAccessEntry(eks: EKSClient, t: DoctorTarget, auth
       fix: `check that aws-auth's mapRoles maps ${t.nodeRoleName}`,
     };
   try {
-    const arns: string[] = [];
-    let next: string | undefined;
-    do {
-      const page = await eks.send(new ListAccessEntriesCommand({ clusterName: t.clusterName, ...(next ? { nextToken: next } : {}) }));
-      arns.push(...(page.accessEntries ?? []));
-      next = page.nextToken;
-    } while (next);
+    const arns = await listAccessEntries(eks, t.clusterName);
     if (arns.some((a) => a.endsWith(`/${t.nodeRoleName}`))) return { check, status: 'PASS', detail: `the node role ${t.nodeRoleName} has an access entry` };
     return {
       check,
