@@ -4,6 +4,7 @@
  * RBAC group, and every AWS read is made with a function role. Read-only; nothing is written.
  */
 import type { Config } from '../../shared/adapters/config';
+import type { Clock } from '../../shared/core/ports';
 import { runChecks } from '../../shared/adapters/doctor/run';
 import type { DoctorTarget } from '../../shared/adapters/doctor/checks';
 import { deployedHandler } from '../../shared/adapters/lambda/deployed';
@@ -21,8 +22,8 @@ export function doctorTarget(cfg: Config): DoctorTarget {
 }
 
 // Deployed, every function exists and the controller's concurrency is read back: no expected count is needed.
-export const createHandler = (deps: { config: Config }) => async () => {
-  const results = await runChecks(doctorTarget(deps.config), { functions: 0, reserved: 0 });
+export const createHandler = (deps: { config: Config; clock: Clock }) => async () => {
+  const results = await runChecks(doctorTarget(deps.config), { functions: 0, reserved: 0 }, () => deps.clock.now());
   return { results, ok: !results.some((r) => r.status === 'FAIL') };
 };
 

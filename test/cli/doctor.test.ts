@@ -10,6 +10,9 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { runCli } from './run';
 import { checkNodeAccessEntry } from '../../shared/adapters/doctor/node-access';
+import { checkKarpenterController } from '../../shared/adapters/doctor/karpenter-controller';
+import { kubeConfigForServer } from '../../shared/adapters/kubernetes/config';
+import { parseScenario, worldForScenario } from '../../shared/sim';
 import {
   checkAccessEntries,
   checkCluster,
@@ -114,6 +117,39 @@ describe('nodewright doctor checks', () => {
     expect(present.status).toBe('PASS');
   });
 
+  it("should warn while Karpenter's controller renews its leader lease, and pass once it has stopped or is gone", async () => {
+    // Prepare: the simulator's API server, with the lease as Karpenter's controller keeps it in kube-system.
+    const scenario = parseScenario('name: lease\n', 'lease.yaml');
+    const world = await worldForScenario(scenario);
+    try {
+      const store = world.api.store;
+      const leases = store.typeOf('coordination.k8s.io/v1', 'Lease');
+      const kc = async () => kubeConfigForServer({ server: world.server.url, token: 'admin', ...(world.server.caData ? { caData: world.server.caData } : {}) });
+      const now = Date.parse('2026-11-29T10:00:00Z');
+      const lease = (renewTime: string) => ({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'karpenter-leader-election', namespace: 'kube-system' },
+        spec: { holderIdentity: 'karpenter-5f7d9c-abcde', renewTime },
+      });
+      // Act
+      const gone = await checkKarpenterController(kc, now);
+      store.create(leases, 'kube-system', lease('2026-11-29T09:59:58.000000Z'));
+      const running = await checkKarpenterController(kc, now);
+      const stopped = await checkKarpenterController(kc, now + 1800_000);
+      // Assess
+      expect(gone.status).toBe('PASS');
+      expect(running).toMatchObject({
+        status: 'WARN',
+        detail: expect.stringContaining('renewed its leader lease 2s ago (karpenter-5f7d9c-abcde, namespace kube-system)'),
+      });
+      expect(running.fix).toContain('kubectl scale deployment karpenter -n kube-system --replicas 0');
+      expect(stopped).toMatchObject({ status: 'PASS', detail: expect.stringContaining('last renewed 1802s ago') });
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
   it('should fail when no function role has an access entry', async () => {
     track(mockClient(EKSClient))
       .on(ListAccessEntriesCommand)
@@ -190,6 +226,7 @@ describe('nodewright doctor command', () => {
       'prices',
       'interruption-queue',
       'karpenter-queue',
+      'karpenter-controller',
       'lambda-concurrency',
     ]);
     expect(out.results.every((x) => x.status === 'PASS')).toBe(true);

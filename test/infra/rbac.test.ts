@@ -33,6 +33,7 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'policy.listPodDisruptionBudgetForAllNamespaces': [['policy', 'poddisruptionbudgets', 'list']],
   'storage.listStorageClass': [['storage.k8s.io', 'storageclasses', 'list']],
   'scheduling.listPriorityClass': [['scheduling.k8s.io', 'priorityclasses', 'list']],
+  'coordination.readNamespacedLease': [['coordination.k8s.io', 'leases', 'get']],
   'custom.listClusterCustomObject': [
     ['karpenter.sh', 'nodepools', 'list'],
     ['karpenter.sh', 'nodeclaims', 'list'],
@@ -87,7 +88,7 @@ describe('the ClusterRole of infra/kubernetes/rbac.yaml', () => {
       .filter((f) => f.endsWith('.ts'))
       .map((f) => readFileSync(new URL(f, ADAPTERS), 'utf8'))
       .join('\n');
-    const called = [...new Set([...source.matchAll(/\b(core|apps|policy|storage|scheduling|custom)\.(\w+)\(/g)].map((m) => `${m[1]}.${m[2]}`))];
+    const called = [...new Set([...source.matchAll(/\b(core|apps|policy|storage|scheduling|coordination|custom)\.(\w+)\(/g)].map((m) => `${m[1]}.${m[2]}`))];
     const rules = clusterRole();
     const allowed = (g: string, r: string, v: string) => rules.some((x) => x.apiGroups.includes(g) && x.resources.includes(r) && x.verbs.includes(v));
     // Act

@@ -30,6 +30,7 @@ import {
   type DoctorTarget,
 } from './checks';
 import { checkNodeAccessEntry } from './node-access';
+import { checkKarpenterController } from './karpenter-controller';
 
 /** The functions as deployed with the default parameters: how many, and the concurrency they reserve. */
 export interface Deployment {
@@ -37,7 +38,7 @@ export interface Deployment {
   reserved: number;
 }
 
-export async function runChecks(t: DoctorTarget, deployment: Deployment): Promise<CheckResult[]> {
+export async function runChecks(t: DoctorTarget, deployment: Deployment, now: () => number = () => systemClock.now()): Promise<CheckResult[]> {
   const cfg = awsClientConfig(t.region);
   const eks = new EKSClient(cfg);
   const { version, authenticationMode, ...cluster } = await checkCluster(eks, t);
@@ -54,6 +55,7 @@ export async function runChecks(t: DoctorTarget, deployment: Deployment): Promis
   const sqs = new SQSClient(cfg);
   results.push(await checkQueue(sqs, t));
   results.push(await checkKarpenterQueue(sqs, t));
+  results.push(await checkKarpenterController(async () => (await clusterAccess(t.clusterName, t.region, systemClock)).kc, now()));
   results.push(await checkConcurrency(new LambdaClient(cfg), t, deployment.reserved));
   return results;
 }

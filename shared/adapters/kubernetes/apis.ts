@@ -71,6 +71,10 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
     },
     storage: { listStorageClass: (p?: Paging) => list('storage.listStorageClass', '/apis/storage.k8s.io/v1/storageclasses', p) },
     scheduling: { listPriorityClass: (p?: Paging) => list('scheduling.listPriorityClass', '/apis/scheduling.k8s.io/v1/priorityclasses', p) },
+    coordination: {
+      readNamespacedLease: (a: InNamespace) =>
+        call<Json>('coordination.readNamespacedLease', 'GET', `/apis/coordination.k8s.io/v1/namespaces/${seg(a.namespace)}/leases/${seg(a.name)}`),
+    },
     custom: {
       listClusterCustomObject: (r: CustomResource & Paging) => list('custom.listClusterCustomObject', customPath(r), r),
       getClusterCustomObject: (r: CustomResource & Named) => call<Json>('custom.getClusterCustomObject', 'GET', customPath(r, r.name)),

@@ -14,6 +14,8 @@ export interface RbacRule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  /** When set, the rule covers these objects only (a list, a watch or a create names none: not covered). */
+  resourceNames?: string[];
 }
 
 /** The ClusterRole's rules from a manifest (the first ClusterRole document). */
@@ -82,7 +84,8 @@ export function rbacDenial(rules: readonly RbacRule[], r: RbacRequest, user = 'n
     (x) =>
       (x.apiGroups.includes(a.group) || x.apiGroups.includes('*')) &&
       (x.resources.includes(a.resource) || x.resources.includes('*')) &&
-      (x.verbs.includes(a.verb) || x.verbs.includes('*')),
+      (x.verbs.includes(a.verb) || x.verbs.includes('*')) &&
+      (!x.resourceNames?.length || (a.name !== undefined && x.resourceNames.includes(a.name))),
   );
   if (allowed) return undefined;
   const [res, sub] = a.resource.split('/');

@@ -45,6 +45,7 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   t('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, [], ['sc']),
   t('storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, []),
   t('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, [], ['pc']),
+  t('coordination.k8s.io', 'v1', 'leases', 'Lease', true, []),
   t('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['status'], ['crd', 'crds']),
 ];
 
