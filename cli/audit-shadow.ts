@@ -23,9 +23,13 @@ export interface ShadowDay {
   /** The fleet that ran: the average of the day's samples ($/h of the NodePools' nodes, every 15 minutes), and the most nodes seen. */
   fleetPerHour?: number;
   fleetNodes?: number;
+  /** Its own fleet for the same pods (what it would launch for them from nothing), the average of the day's samples. */
+  ownPerHour?: number;
+  ownNodes?: number;
 }
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const average = (xs: number[]) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10_000) / 10_000;
 
 /** Whether a key was seen within REPEAT_MS; remembers it now. */
 function repeats(seen: Map<string, number>, key: string, at: number): boolean {
@@ -35,7 +39,7 @@ function repeats(seen: Map<string, number>, key: string, at: number): boolean {
 }
 
 export function shadowReport(records: readonly AuditRecord[]): ShadowDay[] {
-  const days = new Map<string, ShadowDay & { podSet: Set<string>; typeCounts: Map<string, number>; samples: number[] }>();
+  const days = new Map<string, ShadowDay & { podSet: Set<string>; typeCounts: Map<string, number>; samples: number[]; ownSamples: number[] }>();
   const day = (at: number) => {
     const d = dayOf(at);
     let v = days.get(d);
@@ -53,6 +57,7 @@ export function shadowReport(records: readonly AuditRecord[]): ShadowDay[] {
           podSet: new Set(),
           typeCounts: new Map(),
           samples: [],
+          ownSamples: [],
         }),
       );
     return v;
@@ -71,10 +76,14 @@ export function shadowReport(records: readonly AuditRecord[]): ShadowDay[] {
       const first = d.instanceTypes?.[0];
       if (first) v.typeCounts.set(first, (v.typeCounts.get(first) ?? 0) + 1);
     } else if (r.kind === 'disruption' && r.action === 'fleet') {
-      const f = r.detail as { perHour?: number; nodes?: number } | undefined;
+      const f = r.detail as { perHour?: number; nodes?: number; ownPerHour?: number; ownNodes?: number } | undefined;
       const v = day(r.at);
       v.samples.push(f?.perHour ?? 0);
       v.fleetNodes = Math.max(v.fleetNodes ?? 0, f?.nodes ?? 0);
+      if (f?.ownPerHour !== undefined) {
+        v.ownSamples.push(f.ownPerHour);
+        v.ownNodes = Math.max(v.ownNodes ?? 0, f.ownNodes ?? 0);
+      }
     } else if (r.kind === 'disruption' && r.action === 'started') {
       const candidates = (r.nodeClaims ?? []).slice().sort();
       if (repeats(seenCommands, candidates.join(','), r.at)) continue;
@@ -87,9 +96,10 @@ export function shadowReport(records: readonly AuditRecord[]): ShadowDay[] {
   }
   return [...days.values()]
     .sort((a, b) => a.day.localeCompare(b.day))
-    .map(({ podSet, typeCounts, samples, ...v }) => ({
+    .map(({ podSet, typeCounts, samples, ownSamples, ...v }) => ({
       ...v,
-      ...(samples.length ? { fleetPerHour: Math.round((samples.reduce((a, b) => a + b, 0) / samples.length) * 10_000) / 10_000 } : {}),
+      ...(samples.length ? { fleetPerHour: average(samples) } : {}),
+      ...(ownSamples.length ? { ownPerHour: average(ownSamples) } : {}),
       pods: podSet.size,
       instanceTypes: [...typeCounts]
         .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
@@ -113,8 +123,9 @@ export function renderShadowReport(days: readonly ShadowDay[]): string[] {
     String(d.nodesRemoved),
     `$${d.savingsPerHour.toFixed(4)}/h`,
     d.fleetPerHour !== undefined ? `$${d.fleetPerHour.toFixed(4)}/h (${d.fleetNodes ?? 0} nodes)` : '-',
+    d.ownPerHour !== undefined ? `$${d.ownPerHour.toFixed(4)}/h (${d.ownNodes ?? 0} nodes)` : '-',
   ]);
-  const head = ['DAY (UTC)', 'WOULD LAUNCH', 'FOR PODS', 'FIRST TYPES', 'WOULD DISRUPT', 'NODES', 'SAVING', 'FLEET THAT RAN'];
+  const head = ['DAY (UTC)', 'WOULD LAUNCH', 'FOR PODS', 'FIRST TYPES', 'WOULD DISRUPT', 'NODES', 'SAVING', 'FLEET THAT RAN', 'ITS FLEET'];
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) =>
     r
@@ -127,6 +138,7 @@ export function renderShadowReport(days: readonly ShadowDay[]): string[] {
     '',
     `Counted once per set of pods (launches) and per set of candidates (disruptions) within ${REPEAT_MS / 60_000} minutes: a shadow`,
     'decision repeats until the autoscaler that acts has acted. SAVING is what those disruptions would have saved, $/h at the time;',
-    "FLEET THAT RAN is the day's average $/h of the NodePools' nodes (sampled every 15 minutes) and the most nodes seen.",
+    "FLEET THAT RAN is the day's average $/h of the NodePools' nodes (sampled every 15 minutes) and the most nodes seen;",
+    'ITS FLEET what nodewright would launch from nothing for the same pods at each sample (pods on other nodes left out).',
   ];
 }

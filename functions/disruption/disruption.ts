@@ -58,6 +58,7 @@ export const handler = deployedHandler('disruption', { cluster, cloud, store, wo
   createHandler(deps, {
     core: { spotToSpotConsolidation: gateEnabled(process.env.FEATURE_GATES, 'SpotToSpotConsolidation') },
     podDeletionCostManagement: gateEnabled(process.env.FEATURE_GATES, 'PodDeletionCostManagement'),
+    ...(deps.config.shadow ? { shadow: true } : {}),
     loadLp: deps.lp,
   }),
 );

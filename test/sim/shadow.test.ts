@@ -80,5 +80,9 @@ describe('shadow mode', () => {
     expect(day.savingsPerHour).toBeGreaterThan(0.19);
     // The fleet that ran: Karpenter's two m6i.xlarge on-demand nodes, sampled every 15 minutes.
     expect(day).toMatchObject({ fleetPerHour: 0.384, fleetNodes: 2 });
+    // Its own fleet for the same pods (10, then 1 after the scale-down), as it would launch it from nothing: cheaper.
+    expect(day.ownNodes).toBeGreaterThan(0);
+    expect(day.ownPerHour).toBeGreaterThan(0);
+    expect(day.ownPerHour).toBeLessThan(day.fleetPerHour!);
   }, 300_000);
 });

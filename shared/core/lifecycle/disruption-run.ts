@@ -26,6 +26,7 @@ import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
 import { instanceTypesByPool } from './provisionable';
 import { fleetCost, recordClusterState, recordDisruptionCommand } from '../metrics/record';
+import { ownFleetCost } from '../provisioning/own-fleet';
 import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
 import { startCommand, type StartedExecution } from './disruption-act';
@@ -72,6 +73,8 @@ export interface DisruptionRunOptions {
   loadLp?: LpLoader;
   /** Karpenter's PodDeletionCostManagement gate: write pod-deletion-cost to steer scale-downs (core/disruption/deletion-cost.ts). */
   podDeletionCostManagement?: boolean;
+  /** A shadow deployment: each fleet sample also says what nodewright's own fleet for the same pods would cost. */
+  shadow?: boolean;
 }
 
 export interface DisruptionRunResult {
@@ -186,7 +189,9 @@ async function writeFleetSample(s: PassState, input: DisruptionInput): Promise<v
   if (last !== undefined && now - last < FLEET_SAMPLE_MS) return;
   lastFleetSample.set(s.deps.store, now);
   const { perHour, nodes } = fleetCost(input.snapshot, input.instanceTypes);
-  await s.deps.store.audit({ at: now, kind: 'disruption', action: 'fleet', detail: { perHour, nodes } });
+  const own = s.options.shadow ? ownFleetCost(input.snapshot, input.instanceTypes) : undefined;
+  const detail = { perHour, nodes, ...(own ? { ownPerHour: own.perHour, ownNodes: own.nodes } : {}) };
+  await s.deps.store.audit({ at: now, kind: 'disruption', action: 'fleet', detail });
   s.result.auditRecords++;
 }
 
