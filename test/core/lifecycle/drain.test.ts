@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { drainWaitSeconds, evictPods, evictionTier, type DrainingTarget } from '../../../shared/core/lifecycle';
+import { attachedVolumeName, drainWaitSeconds, evictPods, evictionTier, type DrainingTarget } from '../../../shared/core/lifecycle';
+import { pvFromKube } from '../../../shared/core/model/from-kube';
 import { fakes, node, pod } from '../../fakes/lifecycle';
 import { epochMs } from '../../../shared/core/time';
 
@@ -240,5 +241,17 @@ describe('evictPods once the pods are gone: the volume-detachment wait', () => {
     // Assess
     expect(pass).toMatchObject({ drained: true, volumesAwaiting: [EBS('vol-stuck')] });
     expect(f.cluster.writes).toEqual(['patchNodeClaimStatus default-abcde']);
+  });
+});
+
+describe('the names volumes are attached under', () => {
+  it('should name a CSI volume by its driver and its whole handle, and an in-tree EBS volume by its id as migrated to the EBS CSI driver', () => {
+    const pv = (spec: object) => pvFromKube({ metadata: { name: 'pv' }, spec });
+    expect(attachedVolumeName(pv({ csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-0abc' } }))).toBe('kubernetes.io/csi/ebs.csi.aws.com^vol-0abc');
+    expect(attachedVolumeName(pv({ csi: { driver: 'efs.csi.aws.com', volumeHandle: 'fs-1234::fsap-5678/sub' } }))).toBe(
+      'kubernetes.io/csi/efs.csi.aws.com^fs-1234::fsap-5678/sub',
+    );
+    expect(attachedVolumeName(pv({ awsElasticBlockStore: { volumeID: 'aws://us-east-1a/vol-0def' } }))).toBe('kubernetes.io/csi/ebs.csi.aws.com^vol-0def');
+    expect(attachedVolumeName(pv({ hostPath: { path: '/data' } }))).toBeUndefined();
   });
 });

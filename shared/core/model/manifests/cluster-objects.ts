@@ -112,8 +112,12 @@ export function pvFromKube(o: Json, ctx?: ManifestContext): PersistentVolume {
   if (claimName) pv.claimRef = { namespace: str(claimRef.namespace) || 'default', name: claimName };
   const driver = str(obj(spec.csi).driver) ?? (spec.awsElasticBlockStore ? 'kubernetes.io/aws-ebs' : undefined);
   if (driver) pv.csiDriver = driver;
-  const handle = str(obj(spec.csi).volumeHandle) ?? str(obj(spec.awsElasticBlockStore).volumeID);
-  if (handle) pv.volumeHandle = handle.slice(handle.lastIndexOf('/') + 1);
+  // A CSI handle is the driver's own (it may hold '/'); an in-tree EBS volume id may read aws://<zone>/vol-…, whose
+  // migrated name is the bare vol-… id.
+  const csiHandle = str(obj(spec.csi).volumeHandle);
+  const ebsId = str(obj(spec.awsElasticBlockStore).volumeID);
+  if (csiHandle) pv.volumeHandle = csiHandle;
+  else if (ebsId) pv.volumeHandle = ebsId.slice(ebsId.lastIndexOf('/') + 1);
   if (spec.local || spec.hostPath) pv.local = true;
   if (metadata.deletionTimestamp) pv.deleting = true;
   return pv;
