@@ -43,10 +43,10 @@ export async function runChecks(t: DoctorTarget, deployment: Deployment, now: ()
   const eks = new EKSClient(cfg);
   const { version, authenticationMode, ...cluster } = await checkCluster(eks, t);
   const results: CheckResult[] = [cluster, await checkAccessEntries(eks, t, deployment.functions), await checkNodeAccessEntry(eks, t, authenticationMode)];
-  const kube = await checkKubernetes(async () => {
-    const { kc } = await clusterAccess(t.clusterName, t.region, systemClock);
-    return new KubeClusterClient(kc);
-  });
+  // One DescribeCluster and token provider for every check that reads the cluster.
+  let access: ReturnType<typeof clusterAccess> | undefined;
+  const kc = async () => (await (access ??= clusterAccess(t.clusterName, t.region, systemClock))).kc;
+  const kube = await checkKubernetes(async () => new KubeClusterClient(await kc()));
   results.push(kube.result);
   results.push(...(await checkDiscovery({ ec2: new EC2Client(cfg), ssm: new SSMClient(cfg) }, version ?? '1.31', kube.snapshot)));
   results.push(await checkNodeRole(new IAMClient(cfg), t));
@@ -55,7 +55,7 @@ export async function runChecks(t: DoctorTarget, deployment: Deployment, now: ()
   const sqs = new SQSClient(cfg);
   results.push(await checkQueue(sqs, t));
   results.push(await checkKarpenterQueue(sqs, t));
-  results.push(await checkKarpenterController(async () => (await clusterAccess(t.clusterName, t.region, systemClock)).kc, now()));
+  results.push(await checkKarpenterController(kc, now()));
   results.push(await checkConcurrency(new LambdaClient(cfg), t, deployment.reserved));
   return results;
 }

@@ -65,9 +65,7 @@ export function recordClusterState(metrics: MetricsRecorder, snapshot: ClusterSn
       sum.nodes++;
       const capacity = (c.status.nodeName ? nodes.get(c.status.nodeName)?.capacity : undefined) ?? c.status.capacity ?? {};
       for (const r of RESOURCES) sum[r] += capacity[r] ?? 0;
-      const type = c.labels[Label.instanceType];
-      const offering = type ? offerings.get(type)?.find((o) => o.zone === c.labels[Label.zone] && o.capacityType === c.labels[Label.capacityType]) : undefined;
-      hourly += offering?.price ?? 0;
+      hourly += claimPrice(offerings, c);
     }
     for (const [r, v] of Object.entries(sum)) usage.push({ labels: { nodepool: pool.name, resource_type: r }, value: metricValue(r, v) });
     for (const [r, v] of Object.entries(pool.limits)) limits.push({ labels: { nodepool: pool.name, resource_type: r }, value: metricValue(r, v) });
@@ -100,6 +98,12 @@ export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command):
   }
 }
 
+/** A claim's hourly price: its type's offering in its zone and capacity type (0 when the type is not offered). */
+function claimPrice(offerings: ReadonlyMap<string, InstanceType['offerings']>, c: ClusterSnapshot['nodeClaims'][number]): number {
+  const type = c.labels[Label.instanceType];
+  return (type ? offerings.get(type)?.find((o) => o.zone === c.labels[Label.zone] && o.capacityType === c.labels[Label.capacityType])?.price : undefined) ?? 0;
+}
+
 /** The hourly price of the NodePools' launched claims (each at its offering's price), and how many there are. */
 export function fleetCost(snapshot: Pick<ClusterSnapshot, 'nodeClaims'>, instanceTypes: Record<string, InstanceType[]>): { perHour: number; nodes: number } {
   let perHour = 0;
@@ -112,7 +116,7 @@ export function fleetCost(snapshot: Pick<ClusterSnapshot, 'nodeClaims'>, instanc
     let byType = offerings.get(pool);
     if (!byType) offerings.set(pool, (byType = new Map((instanceTypes[pool] ?? []).map((t) => [t.name, t.offerings]))));
     nodes++;
-    perHour += byType.get(type)?.find((o) => o.zone === c.labels[Label.zone] && o.capacityType === c.labels[Label.capacityType])?.price ?? 0;
+    perHour += claimPrice(byType, c);
   }
   return { perHour: Math.round(perHour * 1e4) / 1e4, nodes };
 }

@@ -12,14 +12,13 @@
  * waits on it. Stats count what happened (the run's `volumes`).
  */
 import { attachedVolumeName } from '../../core/lifecycle/volume-detach';
-import { pvFromKube } from '../../core/model/from-kube';
 import type { NodeSelectorTerm } from '../../core/model/kube';
 import { Requirements } from '../../core/scheduling/requirements';
 import type { VirtualClock } from '../clock';
 import type { Ec2World } from '../aws/ec2-world';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { isLivePod, kubeTypes, podNodeName } from './kube-objects';
+import { boundVolume, hostIpOf, isLivePod, kubeTypes, podNodeName } from './kube-objects';
 import { runningStatus } from './pod-content';
 
 const ATTACH_SECONDS = 7;
@@ -38,36 +37,26 @@ export interface VolumeStats {
 
 export const newVolumeStats = (): VolumeStats => ({ attaches: 0, detaches: 0, forceDetaches: 0, multiAttachWaits: 0, maxStartWaitSeconds: 0 });
 
-/** The attachable volumes a pod needs, by the names the controller lists them under (its PVCs' CSI volumes). */
-export function podVolumes(store: KubeStore, pod: KubeObject): string[] {
-  const volumes = ((pod.spec as { volumes?: { persistentVolumeClaim?: { claimName?: string } }[] } | undefined)?.volumes ?? []).flatMap((v) =>
+/** An attachable volume a pod needs: the name the controller lists it under, and its zone (node affinity), if any. */
+export interface PodVolume {
+  name: string;
+  terms?: NodeSelectorTerm[];
+}
+
+/** The attachable volumes a pod needs (its PVCs' CSI volumes). */
+export function podVolumes(store: KubeStore, pod: KubeObject): PodVolume[] {
+  const claims = ((pod.spec as { volumes?: { persistentVolumeClaim?: { claimName?: string } }[] } | undefined)?.volumes ?? []).flatMap((v) =>
     v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : [],
   );
-  if (volumes.length === 0) return [];
-  const pvcType = store.typeOf('v1', 'PersistentVolumeClaim');
-  const pvType = store.typeOf('v1', 'PersistentVolume');
-  return volumes.flatMap((claim) => {
-    const pvc = store.peek(pvcType, pod.metadata.namespace as string, claim);
-    const pvName = (pvc?.spec as { volumeName?: string } | undefined)?.volumeName;
-    const pv = pvName ? store.peek(pvType, undefined, pvName) : undefined;
-    const model = pv ? pvFromKube(pv as never) : undefined;
-    const name = model ? attachedVolumeName(model) : undefined;
-    if (name && model?.nodeAffinity?.length) zoneTerms.set(name, model.nodeAffinity);
-    return name ? [name] : [];
+  return claims.flatMap((claim) => {
+    const pv = boundVolume(store, pod.metadata.namespace as string, claim);
+    const name = pv ? attachedVolumeName(pv) : undefined;
+    return name ? [{ name, ...(pv?.nodeAffinity?.length ? { terms: pv.nodeAffinity } : {}) }] : [];
   });
 }
 
 const hasClaims = (pod: KubeObject) =>
   ((pod.spec as { volumes?: { persistentVolumeClaim?: unknown }[] } | undefined)?.volumes ?? []).some((v) => v.persistentVolumeClaim !== undefined);
-/** Each volume's node affinity (its zone), as podVolumes last read it: EBS attaches only in the volume's zone. */
-const zoneTerms = new Map<string, NodeSelectorTerm[]>();
-const attachableTo = (store: KubeStore, vol: string, node: string): boolean => {
-  const terms = zoneTerms.get(vol);
-  if (!terms) return true;
-  const labels = (store.peek(store.typeOf('v1', 'Node'), undefined, node)?.metadata.labels ?? {}) as Record<string, string>;
-  return terms.some((t) => Requirements.fromNodeSelector(t.matchExpressions).matchesLabels(labels));
-};
-
 const isRunning = (p: KubeObject) => (p.status as { phase?: string } | undefined)?.phase === 'Running';
 
 type Gated = { pod: KubeObject; node: string; volumes: string[] };
@@ -78,6 +67,8 @@ class AttachDetachController {
   private readonly operations = new Map<string, { kind: 'attach' | 'detach' | 'force'; cancel: () => void }>();
   private readonly waitingSince = new Map<string, number>();
   private readonly multiAttached = new Set<string>();
+  /** Each volume's node affinity (its zone), as last read: EBS attaches only in the volume's zone. */
+  private readonly zoneTerms = new Map<string, NodeSelectorTerm[]>();
   /** Only pods with PersistentVolumeClaim volumes are followed: a cluster without them costs one check per pod write. */
   private readonly volumePods = new Map<string, KubeObject>();
   private pending = false;
@@ -125,7 +116,9 @@ class AttachDetachController {
     for (const pod of this.volumePods.values()) {
       const node = podNodeName(pod);
       if (!node || !isLivePod(pod)) continue;
-      const volumes = podVolumes(this.store, pod);
+      const needed = podVolumes(this.store, pod);
+      for (const v of needed) if (v.terms) this.zoneTerms.set(v.name, v.terms);
+      const volumes = needed.map((v) => v.name);
       for (const v of volumes) users.set(v, (users.get(v) ?? new Set()).add(node));
       if (volumes.length && !isRunning(pod)) gated.push({ pod, node, volumes });
     }
@@ -163,7 +156,7 @@ class AttachDetachController {
       // Multi-Attach: attached elsewhere until that node lets it go.
       if (this.attachedTo.has(vol) || this.operations.get(vol)?.kind === 'attach') continue;
       // A node outside the volume's zone never gets it: its pod stays ContainerCreating.
-      const node = [...nodes].sort().find((n) => attachableTo(this.store, vol, n));
+      const node = [...nodes].sort().find((n) => this.attachableTo(vol, n));
       if (!node) continue;
       this.operate(vol, 'attach', ATTACH_SECONDS, () => {
         if (!this.instanceUp(node)) return;
@@ -172,6 +165,13 @@ class AttachDetachController {
         this.writeNodeStatus(node);
       });
     }
+  }
+
+  private attachableTo(vol: string, node: string): boolean {
+    const terms = this.zoneTerms.get(vol);
+    if (!terms) return true;
+    const labels = (this.store.peek(this.types.node, undefined, node)?.metadata.labels ?? {}) as Record<string, string>;
+    return terms.some((t) => Requirements.fromNodeSelector(t.matchExpressions).matchesLabels(labels));
   }
 
   /** The instance went before the volume was detached: the controller lets it go only after maxWaitForUnmountDuration. */
@@ -205,8 +205,7 @@ class AttachDetachController {
     const name = pod.metadata.name as string;
     const current = this.store.peek(this.types.pod, ns, name) as KubeObject | undefined;
     if (!current) return;
-    const addresses = (this.store.peek(this.types.node, undefined, node)?.status?.addresses as { type?: string; address?: string }[] | undefined) ?? [];
-    const hostIp = addresses.find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
+    const hostIp = hostIpOf(this.store.peek(this.types.node, undefined, node));
     this.store.update(
       this.types.pod,
       ns,

@@ -1,4 +1,6 @@
 /** Typed access to the fake API server's store for the simulated kube-side controllers. */
+import type { PersistentVolume } from '../../core/model/kube';
+import { pvFromKube } from '../../core/model/from-kube';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject, ResourceType } from '../kube/types';
 
@@ -72,4 +74,16 @@ export function withCondition(
     ...(c.type === 'Ready' || old?.lastHeartbeatTime !== undefined ? { lastHeartbeatTime: nowIso } : {}),
   });
   return out;
+}
+
+/** The node's InternalIP, as its kubelet reports it (a pod's hostIP). */
+export const hostIpOf = (node: KubeObject | Readonly<KubeObject> | undefined): string =>
+  ((node?.status?.addresses as { type?: string; address?: string }[] | undefined) ?? []).find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
+
+/** The PersistentVolume a claim is bound to (its spec.volumeName), as the core models it; undefined while unbound. */
+export function boundVolume(store: KubeStore, namespace: string, claimName: string): PersistentVolume | undefined {
+  const pvc = store.peek(store.typeOf('v1', 'PersistentVolumeClaim'), namespace, claimName);
+  const pvName = (pvc?.spec as { volumeName?: string } | undefined)?.volumeName;
+  const pv = pvName ? store.peek(store.typeOf('v1', 'PersistentVolume'), undefined, pvName) : undefined;
+  return pv ? pvFromKube(pv as never) : undefined;
 }

@@ -10,7 +10,7 @@ import { NamespaceIndex } from '../../core/scheduling/namespaces';
 import { namespaceFromKube } from '../../core/model/from-kube';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type KubeTypes } from './kube-objects';
+import { hostIpOf, isDaemonSetPod, isLivePod, kubeTypes, podNodeName, withCondition, type KubeTypes } from './kube-objects';
 import { Domains, type NodeState } from './domains';
 import { FitPass, nodeAffinityOk, reasonsText, score } from './fit-cache';
 import { runningStatus } from './pod-content';
@@ -140,8 +140,7 @@ function bindPod(store: KubeStore, types: KubeTypes, obj: KubeObject, pod: Pod, 
   // The store copies what it is given: the stored object is read here, never changed.
   const next = { ...obj, spec: { ...(obj.spec ?? {}), nodeName: node.node.name } };
   const bound = store.update(types.pod, pod.namespace, pod.name, next, { manager: 'kube-scheduler', readOnly: true });
-  const hostIp =
-    ((node.obj.status?.addresses as { type?: string; address?: string }[] | undefined) ?? []).find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
+  const hostIp = hostIpOf(node.obj);
   // A pod whose volumes must be attached first is ContainerCreating until the attach/detach controller has them there.
   const nextStatus = podVolumes(store, bound).length
     ? { ...status, phase: 'Pending', conditions: withCondition(status.conditions, { type: 'PodScheduled', status: 'True' }, nowIso) }

@@ -4,20 +4,16 @@
  * the volume's terms to the pod's required node affinity (each pod term ANDed with each volume term).
  */
 import type { NodeSelectorTerm, Pod } from '../../core/model/kube';
-import { pvFromKube } from '../../core/model/from-kube';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
 import { podModel } from './bound-pods';
+import { boundVolume } from './kube-objects';
 
 const models = new WeakMap<KubeObject, Pod>();
 
 function volumeTerms(store: KubeStore, pod: Pod): NodeSelectorTerm[][] {
-  const pvcType = store.typeOf('v1', 'PersistentVolumeClaim');
-  const pvType = store.typeOf('v1', 'PersistentVolume');
   return pod.volumeClaims.flatMap((c) => {
-    const pvName = (store.peek(pvcType, pod.namespace, c.claimName)?.spec as { volumeName?: string } | undefined)?.volumeName;
-    const pv = pvName ? store.peek(pvType, undefined, pvName) : undefined;
-    const terms = pv ? pvFromKube(pv as never).nodeAffinity : undefined;
+    const terms = boundVolume(store, pod.namespace, c.claimName)?.nodeAffinity;
     return terms?.length ? [terms] : [];
   });
 }

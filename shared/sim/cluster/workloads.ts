@@ -9,7 +9,7 @@ import type { Taint, Toleration } from '../../core/model/kube';
 import { untoleratedTaint } from '../../core/scheduling/selectors';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { inKeyOrder, isDaemonSetPod, KCM, kubeTypes, ownerName, podNodeName } from './kube-objects';
+import { hostIpOf, inKeyOrder, isDaemonSetPod, KCM, kubeTypes, ownerName, podNodeName } from './kube-objects';
 import { admittedPod, runningStatus } from './pod-content';
 
 const NODE_NAME = ['spec', 'nodeName'];
@@ -67,8 +67,7 @@ export function reconcileDaemonSets(store: KubeStore): number {
           },
           spec: admitted.spec,
         };
-        const hostIp =
-          ((n.status?.addresses as { type?: string; address?: string }[] | undefined) ?? []).find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
+        const hostIp = hostIpOf(n);
         store.create(types.pod, ns, { ...pod, status: runningStatus(pod, hostIp, store.timestamp(), admitted.status) }, KCM);
         changes++;
       }
