@@ -55,9 +55,16 @@ export const METRICS = {
   },
   karpenter_nodeclaims_disrupted_total: {
     type: 'counter',
-    labels: ['reason', 'nodepool', 'capacity_type'],
-    where: 'disruption (each candidate of a started command), interruption (reason: the message type, e.g. spot_interrupted)',
-    help: 'Number of nodeclaims disrupted in total by Karpenter. Labeled by reason the nodeclaim was disrupted, the owning nodepool, and the capacity type.',
+    labels: ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode'],
+    where:
+      'disruption (each candidate of a started command; consolidation_policy only for consolidation, termination_mode from the claim), interruption (reason: the message type, e.g. spot_interrupted; those two labels empty, as Karpenter)',
+    help: 'Number of nodeclaims disrupted in total by Karpenter. Labeled by reason the nodeclaim was disrupted, the owning nodepool, the capacity type, the consolidation policy, and the termination mode.',
+  },
+  karpenter_pods_disruption_initiated_total: {
+    type: 'counter',
+    labels: ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode'],
+    where: 'disruption: each candidate of a started command, by the count of its pods that must move (DaemonSet and static pods excluded)',
+    help: 'Number of pod disruptions initiated in total by Karpenter, incremented by the reschedulable pod count whenever the underlying nodeclaim is disrupted. Labeled by reason the nodeclaim was disrupted, the owning nodepool, the capacity type, the consolidation policy, and the termination mode. Pods owned by DaemonSets and mirror pods are excluded.',
   },
   karpenter_nodes_created_total: {
     type: 'counter',

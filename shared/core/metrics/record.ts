@@ -81,15 +81,37 @@ export function recordClusterState(metrics: MetricsRecorder, snapshot: ClusterSn
 const consolidationType = (method: DisruptionMethod): string =>
   ({ emptiness: 'empty', 'single-node': 'single', 'multi-node': 'multi', drift: '', expiration: '' })[method];
 
-/** A started disruption command: one decision, and each of its NodeClaims disrupted. */
+/** Karpenter's pretty.ToSnakeCase: `WhenEmptyOrUnderutilized` → `when_empty_or_underutilized`. */
+const snakeCase = (s: string): string =>
+  s
+    .replace(/(.)([A-Z][a-z]+)/g, '$1_$2')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase();
+
+/** Karpenter's termination_mode: graceful without a terminationGracePeriod, forceful at 0, eventual otherwise. */
+const terminationMode = (gracePeriodSeconds: number | null): string =>
+  gracePeriodSeconds === null ? 'graceful' : gracePeriodSeconds <= 0 ? 'forceful' : 'eventual';
+
+/** A started disruption command: one decision, and each of its NodeClaims disrupted (and the pods that must move). */
 export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command): void {
   metrics.count('karpenter_voluntary_disruption_decisions_total', {
     decision: cmd.action,
     reason: cmd.reason,
     consolidation_type: consolidationType(cmd.method),
   });
+  // Karpenter v1.15's labels: the pool's consolidation policy for a consolidation (none for drift and expiration),
+  // and how the node will be drained (its claim's terminationGracePeriod).
+  const consolidation = consolidationType(cmd.method) !== '';
   for (const c of cmd.candidates) {
-    metrics.count('karpenter_nodeclaims_disrupted_total', { reason: cmd.reason, nodepool: c.nodePool.name, capacity_type: c.capacityType });
+    const labels = {
+      reason: cmd.reason,
+      nodepool: c.nodePool.name,
+      capacity_type: c.capacityType,
+      consolidation_policy: consolidation ? snakeCase(c.nodePool.disruption.consolidationPolicy) : '',
+      termination_mode: terminationMode(c.nodeClaim.spec.terminationGracePeriod),
+    };
+    metrics.count('karpenter_nodeclaims_disrupted_total', labels);
+    metrics.count('karpenter_pods_disruption_initiated_total', labels, c.pods.length);
   }
   for (const s of cmd.scores ?? []) {
     const labels = { decision: 'approved', nodepool: s.nodePool, policy: 'Balanced' };

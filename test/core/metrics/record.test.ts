@@ -310,14 +310,38 @@ describe('recordDisruptionCommand', () => {
     recordDisruptionCommand(metrics, command('multi-node', 'underutilized', 'delete', candidates));
     // Assess
     const disrupted = metrics.matching('karpenter_nodeclaims_disrupted_total');
+    const labels = { reason: 'underutilized', consolidation_policy: 'when_empty_or_underutilized', termination_mode: 'graceful' };
     expect(disrupted.map((r) => r.labels)).toEqual([
-      { reason: 'underutilized', nodepool: 'default', capacity_type: 'spot' },
-      { reason: 'underutilized', nodepool: 'default', capacity_type: 'on-demand' },
-      { reason: 'underutilized', nodepool: 'gpu', capacity_type: 'spot' },
+      { ...labels, nodepool: 'default', capacity_type: 'spot' },
+      { ...labels, nodepool: 'default', capacity_type: 'on-demand' },
+      { ...labels, nodepool: 'gpu', capacity_type: 'spot' },
     ]);
     expect(metrics.total('karpenter_nodeclaims_disrupted_total')).toBe(3);
     expect(metrics.total('karpenter_nodeclaims_disrupted_total', { nodepool: 'default' })).toBe(2);
   });
+
+  it.each([
+    ['emptiness', 'empty', 'WhenEmpty', 'when_empty', null, 'graceful'],
+    ['single-node', 'underutilized', 'Balanced', 'balanced', 600, 'eventual'],
+    ['drift', 'drifted', 'WhenEmptyOrUnderutilized', '', 0, 'forceful'],
+    ['expiration', 'expired', 'WhenEmptyOrUnderutilized', '', null, 'graceful'],
+  ] as const)(
+    "should label a %s disruption with Karpenter's consolidation policy and termination mode, and count its pods that must move",
+    (method, reason, policy, policyLabel, gracePeriod, mode) => {
+      // Prepare
+      const metrics = new RecordingMetrics();
+      const c = candidate('default-a');
+      c.nodePool = { ...c.nodePool, disruption: { ...c.nodePool.disruption, consolidationPolicy: policy } };
+      c.nodeClaim = { ...c.nodeClaim, spec: { ...c.nodeClaim.spec, terminationGracePeriod: gracePeriod } };
+      c.pods = [pod('a'), pod('b'), pod('c')];
+      // Act
+      recordDisruptionCommand(metrics, command(method, reason, 'delete', [c]));
+      // Assess
+      const labels = { reason, nodepool: 'default', capacity_type: 'spot', consolidation_policy: policyLabel, termination_mode: mode };
+      expect(metrics.matching('karpenter_nodeclaims_disrupted_total').map((r) => r.labels)).toEqual([labels]);
+      expect(metrics.total('karpenter_pods_disruption_initiated_total', labels)).toBe(3);
+    },
+  );
 
   it('should count every command started, one decision each', () => {
     // Prepare
