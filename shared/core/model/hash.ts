@@ -15,18 +15,25 @@ import type { EC2NodeClass, NetworkInterface, NodePool } from './karpenter';
 export const NodePoolHashVersion = 'nodewright-v1';
 export const NodeClassHashVersion = 'nodewright-v1';
 
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
-const MASK = 0xffffffffffffffffn;
+const utf8 = new TextEncoder();
 
+/**
+ * FNV-1a 64 over the UTF-8 bytes of `text`, in two 32-bit halves (no BigInt per byte: a disruption pass hashes every
+ * node's pods). The prime is 2^40 + 435, so h × prime = h × 435 + (low half << 8) in the high half.
+ */
 export function fnv1a64(text: string): string {
-  let h = FNV_OFFSET;
-  const bytes = new TextEncoder().encode(text);
-  for (const b of bytes) {
-    h ^= BigInt(b);
-    h = (h * FNV_PRIME) & MASK;
-  }
-  return h.toString();
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  const step = (b: number) => {
+    const x = (lo ^ b) >>> 0;
+    const low = x * 435;
+    lo = low >>> 0;
+    hi = (hi * 435 + Math.floor(low / 0x1_0000_0000) + ((x << 8) >>> 0)) >>> 0;
+  };
+  // ASCII text (the common case) is its own UTF-8.
+  if (/^[\x00-\x7f]*$/.test(text)) for (let i = 0; i < text.length; i++) step(text.charCodeAt(i));
+  else for (const b of utf8.encode(text)) step(b);
+  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
 }
 
 /** JSON with object keys sorted at every level; undefined members are dropped, so absent == undefined. */

@@ -11,6 +11,19 @@ describe('drift hashes', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: undefined }] })).toBe('{"a":[{"d":2}],"b":1}');
   });
 
+  it('should hash the UTF-8 bytes of any text as FNV-1a 64 does, so stamped hashes stay the same', () => {
+    // Prepare: the reference definition, byte by byte in 64-bit arithmetic.
+    const reference = (text: string): string => {
+      let h = 0xcbf29ce484222325n;
+      for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+      return h.toString();
+    };
+    const texts = ['foobar', 'uid-1\nuid-2\nuid-3', 'ünïcødé ✓ 😀', '\u0000\u007f\u0080', 'x'.repeat(5000), '{"labels":{"team":"müller"}}'];
+    // Act / Assess
+    for (const t of texts) expect(fnv1a64(t), JSON.stringify(t.slice(0, 20))).toBe(reference(t));
+    expect(fnv1a64('foobar')).toBe('9625390261332436968'); // 0x85944171f73967e8, the published test vector
+  });
+
   it('should give the same NodePool hash for the same template, whatever the key order', () => {
     // Prepare
     const a = nodePoolFromKube(

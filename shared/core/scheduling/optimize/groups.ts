@@ -219,11 +219,20 @@ function zoneRuleTargets(input: SchedulingInput): (p: Pod) => boolean {
     const key = JSON.stringify([sel ?? null, namespaces?.length ? namespaces : [owner.namespace], anyNamespace]);
     if (!rules.has(key)) rules.set(key, selectorOf(sel, namespaces, owner, anyNamespace));
   };
-  for (const p of [...input.pods, ...input.existingNodes.flatMap((n) => n.pods)]) {
-    const { affinity, anti } = termsOf(p);
-    for (const t of [...affinity, ...anti]) if (ZONE_KEYS.has(t.topologyKey)) add(p, t.labelSelector, t.namespaces, t.namespaceSelector !== undefined);
+  const term = (p: Pod, t: PodAffinityTerm) => {
+    if (ZONE_KEYS.has(t.topologyKey)) add(p, t.labelSelector, t.namespaces, t.namespaceSelector !== undefined);
+  };
+  // Every pending and bound pod, walked in place: this runs for each simulation of a consolidation pass.
+  const visit = (p: Pod) => {
+    const a = p.affinity;
+    for (const terms of [a?.podAffinity, a?.podAntiAffinity]) {
+      for (const t of terms?.required ?? []) term(p, t);
+      for (const w of terms?.preferred ?? []) term(p, w.podAffinityTerm);
+    }
     for (const c of p.topologySpreadConstraints) if (ZONE_KEYS.has(c.topologyKey)) add(p, c.labelSelector, undefined, false);
-  }
+  };
+  for (const p of input.pods) visit(p);
+  for (const n of input.existingNodes) for (const p of n.pods) visit(p);
   const list = [...rules.values()];
   return (p) => list.some((r) => r(p));
 }
