@@ -4,6 +4,7 @@
  * for consolidation commands wait 15 s and re-validate on a fresh snapshot → start the executions → audit.
  * A StateStore lease keeps it single; the loop stops after an acting pass or ~50 s into the invocation.
  */
+import { QuietAudit } from './quiet-audit';
 import {
   applyPodEventUpdates,
   blockedEvents,
@@ -323,6 +324,8 @@ async function writeAudit(s: PassState, records: AuditRecord[]): Promise<void> {
 }
 
 const QUIET_AUDIT_LEASE = 'disruption-quiet-audit';
+/** Per container (its deps): the quiet records it wrote. */
+const quietAudits = new WeakMap<LifecycleDeps, QuietAudit>();
 const QUIET_AUDIT_SECONDS = 600;
 
 /**
@@ -385,7 +388,17 @@ export async function runDisruption(deps: LifecycleDeps, options: DisruptionRunO
     // The why of every node when nothing was chosen: at most once per QUIET_AUDIT_SECONDS across invocations
     // (the controller starts a pass after every relevant change; 100 nodes × every pass would be most of the
     // table's writes). A lease with no release is the rate limit.
-    if (quiet && (await deps.store.acquireLease(QUIET_AUDIT_LEASE, options.holder, QUIET_AUDIT_SECONDS))) await writeAudit(s, quiet);
+    // Only what changed since this container last wrote it, or is an hour old (quiet-audit.ts).
+    if (quiet && (await deps.store.acquireLease(QUIET_AUDIT_LEASE, options.holder, QUIET_AUDIT_SECONDS))) {
+      const memory = quietAudits.get(deps) ?? new QuietAudit();
+      quietAudits.set(deps, memory);
+      const due = memory.due(quiet, deps.clock.now());
+      await writeAudit(
+        s,
+        due.map((d) => d.record),
+      );
+      memory.wrote(due, deps.clock.now());
+    }
   } finally {
     await deps.store.releaseLease(DISRUPTION_LEASE, options.holder);
   }
