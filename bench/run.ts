@@ -8,6 +8,7 @@
  * Also, not in the default run (minutes): `npm run bench -- sim [nodes …]`, the simulator's growth (./sim-growth.ts);
  * `npm run bench -- consolidation [nodes …]`, one disruption pass at 500 / 2,000 / 5,000 nodes (./consolidation.ts);
  * `npm run bench -- scale [nodes …]`, issue #28's scale-5k scenario at 500 / 2,000 / 5,000 nodes (./scale.ts);
+ * `npm run bench -- scale-steady [nodes …]`, a steady hour at that size: nodewright's own monthly bill (./scale.ts);
  * `npm run bench -- deployed-fleet`, the deployed fleet against the LP bound (./deployed-fleet.ts);
  * `npm run bench -- steering`, a scale-in with and without pod-deletion-cost steering (./steering.ts).
  */
@@ -68,9 +69,9 @@ async function main() {
     console.table(rows);
     return;
   }
-  if (process.argv[2] === 'scale' || process.argv[2] === 'scale-quiet') {
+  if (process.argv[2] === 'scale' || process.argv[2] === 'scale-steady') {
     const { suiteScale } = await import('./scale');
-    const { rows, functions } = suiteScale(sizesArg(), process.argv[2] === 'scale' ? '--one' : '--quiet');
+    const { rows, functions } = suiteScale(sizesArg(), process.argv[2] === 'scale' ? '--one' : '--steady');
     console.log(machine());
     console.table(rows);
     for (const [nodes, table] of Object.entries(functions)) {

@@ -4,8 +4,8 @@
  * and CPU seconds and peak RSS of the simulator, what the run kept (pods lost, PDB violations, orphans, leaked
  * claims, pods pending at the end), launch latency, the controller's bill, and per function (simulate's `functions`)
  * the largest modelled peak memory and duration against its size and timeout, and Kubernetes requests per minute.
- * `npm run bench -- scale [nodes …]` (default 500 2000 5000); `npm run bench -- scale-quiet [nodes …]`: the fleet left alone
- * for an hour, nodewright's own bill from 15 minutes in. Not part of `npm test`.
+ * `npm run bench -- scale [nodes …]` (default 500 2000 5000); `npm run bench -- scale-steady [nodes …]`: a steady hour
+ * at that size, nodewright's own bill from 15 minutes in (steadyScenarioText). Not part of `npm test`.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -65,16 +65,34 @@ async function one(nodes: number): Promise<{ row: Row; functions: Row[] }> {
 }
 
 /**
- * The same fleet left alone for an hour, billed from 15 minutes in (`settings.meterFrom`): nodewright's own bill for a
- * cluster of that size with no scenario event (the scale run's `controller $/month` extrapolates its busy quarter
- * hour). Not a steady state yet: nodewright still consolidates what the seeded fleet leaves underutilized.
+ * A steady hour at that size, billed from 15 minutes in (`settings.meterFrom`): nodewright's own bill for a cluster
+ * that is not changing much (the scale run's `controller $/month` extrapolates its busy quarter hour as a month).
+ * The pools keep to one size (2xlarge, as many users pin node sizes; open pools re-pack these pods onto 16xlarge nodes,
+ * a tenth as many) and the fleet is the one nodewright would leave: the web pool on its cheapest 2xlarge
+ * (m6a.2xlarge, what `plan` picks) and full (11 pods a node), so consolidation has nothing to do until 1 % more web
+ * pods come at 23m17s and go at 41m09s (new nodes, then their consolidation); every count scaled with the size.
  */
-async function quiet(nodes: number): Promise<{ row: Row; functions: Row[] }> {
+export function steadyScenarioText(text: string): string {
+  const steady = text
+    .replace('{nodePool: general, instanceType: m6i.2xlarge', '{nodePool: general, instanceType: m6a.2xlarge')
+    .replace('replicas: 40000', 'replicas: 44000')
+    .replaceAll('values: ["5"]}', 'values: ["5"]}\n          - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}')
+    .replace(/^duration: 15m$/m, 'duration: 1h')
+    .replace(/^settings:$/m, 'settings:\n  meterFrom: 15m')
+    .replace(
+      /\nevents:\n[\s\S]*$/,
+      '\nevents:\n  - {at: 23m17s, scale: {deployment: web, replicas: 44440}}\n  - {at: 41m09s, scale: {deployment: web, replicas: 44000}}\n',
+    );
+  if (!steady.includes('m6a.2xlarge') || !steady.includes('replicas: 44440') || !steady.includes('duration: 1h') || !steady.includes('values: [2xlarge]'))
+    throw new Error('scale-5k.yaml changed: update steadyScenarioText');
+  return steady;
+}
+
+async function steady(nodes: number): Promise<{ row: Row; functions: Row[] }> {
   const { parseScenario, resizeScenario, runScenario } = await import('../shared/sim');
   const start = performance.now();
-  const parsed = parseScenario(resizeScenario(readFileSync(SCENARIO, 'utf8'), nodes / FULL_SIZE), `quiet-${nodes}.yaml`);
-  const scenario = { ...parsed, events: [], durationSeconds: 3600, settings: { ...parsed.settings, meterFromSeconds: 900 } };
-  const r = await runScenario(scenario);
+  const parsed = parseScenario(resizeScenario(steadyScenarioText(readFileSync(SCENARIO, 'utf8')), nodes / FULL_SIZE), `steady-${nodes}.yaml`);
+  const r = await runScenario(parsed);
   const usage = process.resourceUsage();
   const usd = r.controller.usdPerMonth;
   const row: Row = {
@@ -83,19 +101,30 @@ async function quiet(nodes: number): Promise<{ row: Row; functions: Row[] }> {
     'peak RSS MiB': Math.round(usage.maxRSS / 1024),
     'pods lost': r.violations.podsLost,
     orphans: r.final.orphanInstances,
+    'nodes at end': r.final.nodes,
+    disruptions: r.disruptions.length,
     'nodewright $/month': usd.total,
     'Lambda compute $': usd.lambdaCompute,
     'Step Functions $': usd.stepFunctions,
-    'other $': Math.round((usd.total - usd.lambdaCompute - usd.stepFunctions) * 100) / 100,
+    'DynamoDB $': usd.dynamodb,
+    'logs $': usd.logs,
+    'other $': Math.round((usd.total - usd.lambdaCompute - usd.stepFunctions - usd.dynamodb - usd.logs) * 100) / 100,
   };
   const functions = Object.entries(r.controller.lambda.functions)
     .sort((a, b) => b[1].gbSeconds - a[1].gbSeconds)
     .slice(0, 6)
-    .map(([key, f]) => ({ function: key, invocations: f.invocations, 'GB-s (45 min)': Math.round(f.gbSeconds), 'memory MB': f.memoryMB }));
+    .map(([key, f]) => ({
+      function: key,
+      invocations: f.invocations,
+      'GB-s (45 min)': Math.round(f.gbSeconds),
+      'memory MB': f.memoryMB,
+      // arm64 compute over the metered 45 minutes, as a month (docs/controller-cost.md's price).
+      '$/month': Math.round(f.gbSeconds * 0.0000133334 * (2_592_000 / r.controller.periodSeconds) * 100) / 100,
+    }));
   return { row, functions };
 }
 
-export function suiteScale(sizes = [500, 2000, 5000], mode: '--one' | '--quiet' = '--one'): { rows: Row[]; functions: Record<number, Row[]> } {
+export function suiteScale(sizes = [500, 2000, 5000], mode: '--one' | '--steady' = '--one'): { rows: Row[]; functions: Record<number, Row[]> } {
   const rows: Row[] = [];
   const functions: Record<number, Row[]> = {};
   for (const nodes of sizes) {
@@ -113,8 +142,8 @@ export function suiteScale(sizes = [500, 2000, 5000], mode: '--one' | '--quiet' 
   return { rows, functions };
 }
 
-if (import.meta.url === `file://${process.argv[1]}` && (process.argv[2] === '--one' || process.argv[2] === '--quiet')) {
-  const out = await (process.argv[2] === '--one' ? one : quiet)(Number(process.argv[3]));
+if (import.meta.url === `file://${process.argv[1]}` && (process.argv[2] === '--one' || process.argv[2] === '--steady')) {
+  const out = await (process.argv[2] === '--one' ? one : steady)(Number(process.argv[3]));
   // A simulation leaves loopback servers and SDK timers behind: exit once the row is written.
   process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(0));
 }

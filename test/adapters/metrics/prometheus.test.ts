@@ -54,7 +54,9 @@ describe('PrometheusMetricsRecorder', () => {
     recorder.count('karpenter_interruption_received_messages_total');
     // Assess
     const text = await recorder.text();
-    expect(samples(text)).toContain('karpenter_nodeclaims_disrupted_total{reason="drifted",nodepool="default",capacity_type="",consolidation_policy="",termination_mode=""} 1');
+    expect(samples(text)).toContain(
+      'karpenter_nodeclaims_disrupted_total{reason="drifted",nodepool="default",capacity_type="",consolidation_policy="",termination_mode=""} 1',
+    );
     expect(samples(text)).toContain('karpenter_interruption_received_messages_total{message_type=""} 1');
   });
 
