@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { MONTH_SECONDS, PRICES } from '../shared/sim/runtime/prices';
 
 const SCENARIO = fileURLToPath(new URL('../examples/scenarios/scale-5k.yaml', import.meta.url));
 const FULL_SIZE = 5000;
@@ -118,8 +119,11 @@ async function steady(nodes: number): Promise<{ row: Row; functions: Row[] }> {
       invocations: f.invocations,
       'GB-s (45 min)': Math.round(f.gbSeconds),
       'memory MB': f.memoryMB,
-      // arm64 compute over the metered 45 minutes, as a month (docs/controller-cost.md's price).
-      '$/month': Math.round(f.gbSeconds * 0.0000133334 * (2_592_000 / r.controller.periodSeconds) * 100) / 100,
+      // Its compute over the metered 45 minutes, as a month, at the bill's own price (docs/controller-cost.md).
+      '$/month':
+        Math.round(
+          f.gbSeconds * PRICES.lambdaGbSecond[f.architecture as keyof typeof PRICES.lambdaGbSecond] * (MONTH_SECONDS / r.controller.periodSeconds) * 100,
+        ) / 100,
     }));
   return { row, functions };
 }

@@ -222,13 +222,12 @@ function zoneRuleTargets(input: SchedulingInput): (p: Pod) => boolean {
   const term = (p: Pod, t: PodAffinityTerm) => {
     if (ZONE_KEYS.has(t.topologyKey)) add(p, t.labelSelector, t.namespaces, t.namespaceSelector !== undefined);
   };
-  // Every pending and bound pod, walked in place: this runs for each simulation of a consolidation pass.
+  // Every pending and bound pod, walked in place (no copy of the cluster's pods): this runs for each simulation of a
+  // consolidation pass.
   const visit = (p: Pod) => {
-    const a = p.affinity;
-    for (const terms of [a?.podAffinity, a?.podAntiAffinity]) {
-      for (const t of terms?.required ?? []) term(p, t);
-      for (const w of terms?.preferred ?? []) term(p, w.podAffinityTerm);
-    }
+    const { affinity, anti } = termsOf(p);
+    for (const t of affinity) term(p, t);
+    for (const t of anti) term(p, t);
     for (const c of p.topologySpreadConstraints) if (ZONE_KEYS.has(c.topologyKey)) add(p, c.labelSelector, undefined, false);
   };
   for (const p of input.pods) visit(p);
