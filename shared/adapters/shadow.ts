@@ -15,6 +15,7 @@ const CLUSTER_WRITES = [
   'patchNodeClaimStatus',
   'patchNodePoolStatus',
   'patchNodeClassStatus',
+  'patchNodeOverlayStatus',
   'patchAnnotations',
   'patchNodeClassFinalizers',
   'recordEvent',
@@ -83,7 +84,7 @@ const nameOf = (arg: unknown): string => {
 function benign(method: string, args: unknown[]): unknown {
   if (method === 'createNodeClaim') return structuredClone(args[0]);
   if (method === 'evict') return 'evicted';
-  if (method === 'patchNode' || method === 'patchNodePoolStatus' || method === 'patchNodeClassStatus') return false;
+  if (method === 'patchNode' || method === 'patchNodePoolStatus' || method === 'patchNodeClassStatus' || method === 'patchNodeOverlayStatus') return false;
   return undefined;
 }
 

@@ -5,7 +5,16 @@
  */
 import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError } from '../../shared/core/errors';
 import type { InstanceType } from '../../shared/core/instance-types/types';
-import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../../shared/core/model/karpenter';
+import type {
+  EC2NodeClass,
+  EC2NodeClassStatus,
+  NodeClaim,
+  NodeClaimCondition,
+  NodeOverlay,
+  NodePool,
+  NodePoolStatus,
+  StatusCondition,
+} from '../../shared/core/model/karpenter';
 import type { DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../shared/core/model/kube';
 import type {
   Clock,
@@ -46,6 +55,7 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
   pods: Pod[] = [];
   nodePools: NodePool[] = [];
   nodeClasses: EC2NodeClass[] = [];
+  nodeOverlays: NodeOverlay[] = [];
   daemonSets: DaemonSet[] = [];
   persistentVolumes: PersistentVolume[] = [];
   persistentVolumeClaims: PersistentVolumeClaim[] = [];
@@ -80,6 +90,7 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
       persistentVolumes: this.persistentVolumes,
       persistentVolumeClaims: this.persistentVolumeClaims,
       storageClasses: this.storageClasses,
+      ...(this.nodeOverlays.length ? { nodeOverlays: this.nodeOverlays } : {}),
       ...(this.unreadableClaims.size ? { invalid: [...this.unreadableClaims].map(([name, reason]) => ({ kind: 'NodeClaim', name, reason })) } : {}),
     });
   }
@@ -90,7 +101,13 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
     return clone([...this.claims.values()]);
   }
   async schedulingConfig(): Promise<SchedulingConfig> {
-    return clone({ nodePools: this.nodePools, nodeClasses: this.nodeClasses, daemonSets: this.daemonSets, storageClasses: this.storageClasses });
+    return clone({
+      nodePools: this.nodePools,
+      nodeClasses: this.nodeClasses,
+      daemonSets: this.daemonSets,
+      storageClasses: this.storageClasses,
+      nodeOverlays: this.nodeOverlays,
+    });
   }
   async volumesOf(claims: readonly { namespace: string; name: string }[]) {
     const pvcs = this.persistentVolumeClaims.filter((c) => claims.some((k) => k.namespace === c.namespace && k.name === c.name));
@@ -102,7 +119,13 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
   }
   async listObjects<K extends ListedKind>(kinds: readonly K[]): Promise<Pick<ClusterSnapshot, K | 'invalid'>> {
     this.listed.push([...kinds]);
-    const all = { nodes: [...this.nodes.values()], nodeClaims: [...this.claims.values()], nodePools: this.nodePools, nodeClasses: this.nodeClasses };
+    const all = {
+      nodes: [...this.nodes.values()],
+      nodeClaims: [...this.claims.values()],
+      nodePools: this.nodePools,
+      nodeClasses: this.nodeClasses,
+      nodeOverlays: this.nodeOverlays,
+    };
     const invalid = kinds.includes('nodeClaims' as K) ? [...this.unreadableClaims].map(([name, reason]) => ({ kind: 'NodeClaim', name, reason })) : [];
     return clone({ ...Object.fromEntries(kinds.map((k) => [k, all[k]])), ...(invalid.length ? { invalid } : {}) }) as Pick<ClusterSnapshot, K | 'invalid'>;
   }
@@ -169,6 +192,14 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
     if (JSON.stringify(next) === JSON.stringify(nc)) return false;
     this.nodeClassStatusWrites.push(name);
     Object.assign(nc, next);
+    return true;
+  }
+  async patchNodeOverlayStatus(name: string, conditions: StatusCondition[]) {
+    const o = this.nodeOverlays.find((x) => x.name === name);
+    if (!o) return false;
+    const next = [...(o.observedConditions ?? []).filter((c) => !conditions.some((n) => n.type === c.type)), ...conditions];
+    if (JSON.stringify(next) === JSON.stringify(o.observedConditions ?? [])) return false;
+    o.observedConditions = next;
     return true;
   }
   async patchAnnotations(kind: 'NodePool' | 'EC2NodeClass', name: string, annotations: Record<string, string>) {

@@ -13,6 +13,7 @@ export const KarpenterResources = {
   nodePools: { group: 'karpenter.sh', version: 'v1', plural: 'nodepools' },
   nodeClaims: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' },
   nodeClasses: { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses' },
+  nodeOverlays: { group: 'karpenter.sh', version: 'v1alpha1', plural: 'nodeoverlays' },
 } as const;
 
 type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { NodeClaimNotFoundError } from '../../core/errors';
 import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
-import type { NodeClaim, NodePool } from '../../core/model/karpenter';
+import type { NodeClaim, NodePool, StatusCondition } from '../../core/model/karpenter';
 import { Label } from '../../core/model/labels';
 import type { Node, Pod } from '../../core/model/kube';
 import type {
@@ -145,6 +145,11 @@ export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
         skipUnchanged: true,
       })) === 'written'
     );
+  }
+
+  async patchNodeOverlayStatus(name: string, conditions: StatusCondition[]): Promise<boolean> {
+    const merge = (current: Json) => ({ ...current, conditions: mergeClaimStatus(current, { conditions }, this.now()).conditions });
+    return (await this.patchStatus(KarpenterResources.nodeOverlays, name, merge, { skipUnchanged: true })) === 'written';
   }
 
   /**

@@ -7,6 +7,7 @@ import {
   daemonSetFromKube,
   nodeClaimFromKube,
   nodeClassFromKube,
+  nodeOverlayFromKube,
   nodePoolFromKube,
   pvcFromKube,
   pvFromKube,
@@ -47,17 +48,20 @@ export async function readSchedulingConfig(apis: KubeApis, pageSize: number): Pr
   const all = (fetchPage: Parameters<typeof listAll>[0]) => listAll(fetchPage, pageSize);
   const custom = (r: { group: string; version: string; plural: string }) =>
     all((c, l) => apis.custom.listClusterCustomObject({ ...r, _continue: c, limit: l }));
-  const [nodePools, nodeClasses, daemonSets, storageClasses] = await Promise.all([
+  const [nodePools, nodeClasses, daemonSets, storageClasses, nodeOverlays] = await Promise.all([
     custom(KarpenterResources.nodePools),
     custom(KarpenterResources.nodeClasses),
     all((c, l) => apis.apps.listDaemonSetForAllNamespaces({ _continue: c, limit: l })),
     all((c, l) => apis.storage.listStorageClass({ _continue: c, limit: l })),
+    // Optional: without the NodeOverlay CRD there are none.
+    tolerate(() => custom(KarpenterResources.nodeOverlays), [404], []),
   ]);
   return {
     nodePools: mapValid(nodePools, (o) => nodePoolFromKube(o, { file: `nodepool/${nameOf(o)}` })),
     nodeClasses: mapValid(nodeClasses, (o) => nodeClassFromKube(o, { file: `ec2nodeclass/${nameOf(o)}` })),
     daemonSets: mapValid(daemonSets, (o) => daemonSetFromKube(o)),
     storageClasses: mapValid(storageClasses, (o) => storageClassFromKube(o)),
+    nodeOverlays: mapValid(nodeOverlays, (o) => nodeOverlayFromKube(o, { file: `nodeoverlay/${nameOf(o)}` })),
   };
 }
 

@@ -21,6 +21,7 @@ import {
   nodeClaimFromKube,
   nodeClassFromKube,
   nodeFromKube,
+  nodeOverlayFromKube,
   nodePoolFromKube,
   pdbFromKube,
   podFromKube,
@@ -28,7 +29,7 @@ import {
   pvFromKube,
   storageClassFromKube,
 } from '../../core/model/from-kube';
-import { KarpenterResources, type KubeApis } from './apis';
+import { httpCode, KarpenterResources, type KubeApis } from './apis';
 import { catchUp, type ChangeType } from './catch-up';
 import { ACTIVE_PODS, listAll } from './snapshot';
 import { selectsNamespacesByLabel } from '../../core/scheduling/namespaces';
@@ -208,6 +209,17 @@ export class SnapshotReader {
       nodePools: crd('NodePool', KarpenterResources.nodePools, (o) => nodePoolFromKube(o, { file: `nodepool/${named(o)}` })),
       nodeClasses: crd('EC2NodeClass', KarpenterResources.nodeClasses, (o) => nodeClassFromKube(o, { file: `ec2nodeclass/${named(o)}` })),
       nodeClaims: crd('NodeClaim', KarpenterResources.nodeClaims, (o) => nodeClaimFromKube(o)),
+      // NodeOverlays are optional: without their CRD (404) there are none.
+      nodeOverlays: new Collection({
+        kind: 'NodeOverlay',
+        path: `/apis/karpenter.sh/v1alpha1/nodeoverlays`,
+        page: (c, l) =>
+          custom.listClusterCustomObject({ ...KarpenterResources.nodeOverlays, _continue: c, limit: l }).catch((e: unknown) => {
+            if (httpCode(e) === 404) return { items: [] };
+            throw e;
+          }),
+        map: (o) => nodeOverlayFromKube(o, { file: `nodeoverlay/${named(o)}` }),
+      }),
     };
   }
 
@@ -257,4 +269,5 @@ const ALL_KINDS: readonly SnapshotKind[] = [
   'nodePools',
   'nodeClasses',
   'nodeClaims',
+  'nodeOverlays',
 ];

@@ -13,6 +13,10 @@ export interface Offering {
   /** True when the price is nodewright's estimate rather than a quoted price. */
   priceEstimated?: boolean;
   reservationId?: string;
+  /** The price before a NodeOverlay changed it (shared/core/instance-types/overlays.ts); absent = not overlaid. */
+  basePrice?: number;
+  /** The NodeOverlay that set `price`. */
+  priceOverlay?: string;
 }
 
 /** Overhead subtracted from capacity to get allocatable (docs/karpenter-reference.md §3.1). */
@@ -41,6 +45,8 @@ export interface InstanceType {
   exotic: boolean;
   /** CSI volumes a node can attach, per driver name (e.g. `ebs.csi.aws.com`); a driver not listed has no known limit. */
   volumeLimits?: Readonly<Record<string, number>>;
+  /** NodeOverlays that added extended resources to `capacity` and `allocatable`. */
+  capacityOverlays?: string[];
 }
 
 /** The raw catalog entry (bundled from ../shared/data, see shared/catalog/PROVENANCE.md). */

@@ -7,6 +7,7 @@
  * a limit that `count` would exceed (named, with the amount) or no compatible type fails with
  * ExecutionInputInvalidError and no side effect. Each claim is launched by its own `launch` execution.
  */
+import { overlaidPoolTypes } from '../instance-types/overlays';
 import { ExecutionInputInvalidError } from '../errors';
 import type { InstanceType } from '../instance-types/types';
 import type { EC2NodeClass, NodeClaim, NodePool } from '../model/karpenter';
@@ -118,11 +119,15 @@ function planClaimsFromPool(snapshot: ClusterSnapshot, poolName: string, instanc
   return planned.map((p, i) => plannedClaimToNodeClaim(p, names[i], nowMs, nodePool));
 }
 
-/** The pool's instance types (its EC2NodeClass's, ICE cache applied). */
+/** The pool's instance types (its EC2NodeClass's, NodeOverlays and the ICE cache applied). */
 async function poolInstanceTypes(deps: Pick<LifecycleDeps, 'cloud' | 'store' | 'clock'>, snapshot: ClusterSnapshot, poolName: string): Promise<InstanceType[]> {
   const { nodePool, nodeClass } = usablePool(snapshot, poolName);
   const unavailable = await deps.store.unavailableOfferings();
-  return applyUnavailable(await deps.cloud.instanceTypes(nodeClass, nodePool), unavailable, deps.clock.now());
+  return applyUnavailable(
+    overlaidPoolTypes(snapshot.nodeOverlays, nodePool, await deps.cloud.instanceTypes(nodeClass, nodePool)),
+    unavailable,
+    deps.clock.now(),
+  );
 }
 
 /** Claim names of a manual launch: derived from `seed` (the execution name), so a retried Task names the same claims. */

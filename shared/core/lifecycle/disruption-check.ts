@@ -10,7 +10,7 @@ import { Annotation, Finalizer, Label } from '../model/labels';
 import type { ClusterSnapshot } from '../ports';
 
 /** What checking a `disrupt` input reads of the cluster: the candidates' claims (and nodes), the pools and classes. */
-export type CandidateView = Pick<ClusterSnapshot, 'nodeClaims' | 'nodes' | 'nodePools' | 'nodeClasses'>;
+export type CandidateView = Pick<ClusterSnapshot, 'nodeClaims' | 'nodes' | 'nodePools' | 'nodeClasses' | 'nodeOverlays'>;
 import { Requirement, Requirements } from '../scheduling/requirements';
 import { offeringMatches, typeMatches } from '../scheduling/template';
 import { cheapestAvailablePrice } from './claims';

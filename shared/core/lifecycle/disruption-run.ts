@@ -25,7 +25,8 @@ import { SMALL_GROUP } from '../scheduling/optimize/repack';
 import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
-import { instanceTypesByPool } from './provisionable';
+import { poolInstanceTypes } from './provisionable';
+import { reconcileNodeOverlayStatuses } from './nodeoverlay-status';
 import { fleetCost, recordClusterState, recordDisruptionCommand } from '../metrics/record';
 import { ownFleetCost } from '../provisioning/own-fleet';
 import { legacyAnnotationWarnings } from '../model/legacy-annotations';
@@ -153,7 +154,8 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
     }
   }
   await recordPodEvents(s, snapshot);
-  const instanceTypes = await instanceTypesByPool(s.deps, snapshot);
+  const { types: instanceTypes, overlays } = await poolInstanceTypes(s.deps, snapshot);
+  await reconcileNodeOverlayStatuses(s.deps, snapshot, overlays);
   const drifted = await cloudDrift(s.deps, snapshot, s.drift);
   // The searches share what is left before a consolidation command's validation (wait, re-read) must start: on a
   // large cluster the reads before them may have used much of the invocation.

@@ -11,6 +11,7 @@
  * id: LaunchReplacement never adopts a claim it did not create, and rollback terminates only claims carrying
  * this disruption's annotation.
  */
+import { overlaidPoolTypes } from '../instance-types/overlays';
 import { DeadlineExceededError, ExecutionInputInvalidError, NodeClaimConflictError, NodeClaimNotFoundError } from '../errors';
 import type { InstanceType } from '../instance-types/types';
 import { conditionIsTrue, type NodeClaim } from '../model/karpenter';
@@ -59,7 +60,7 @@ export function nameReplacements<T extends { nodePool: string; name: string; ann
 async function candidateView(deps: Pick<LifecycleDeps, 'cluster'>, input: DisruptInput): Promise<CandidateView> {
   const [claims, config] = await Promise.all([
     Promise.all(input.candidates.map((c) => deps.cluster.getNodeClaim(c.nodeClaimName))),
-    deps.cluster.listObjects(['nodePools', 'nodeClasses'] as const),
+    deps.cluster.listObjects(['nodePools', 'nodeClasses', 'nodeOverlays'] as const),
   ]);
   const nodes = await Promise.all(
     input.candidates.map((c, i) => {
@@ -72,6 +73,7 @@ async function candidateView(deps: Pick<LifecycleDeps, 'cluster'>, input: Disrup
     nodes: nodes.filter((n): n is Node => n !== undefined),
     nodePools: config.nodePools,
     nodeClasses: config.nodeClasses,
+    ...(config.nodeOverlays?.length ? { nodeOverlays: config.nodeOverlays } : {}),
   };
 }
 
@@ -95,7 +97,7 @@ export async function prepareDisruption(
     const nodeClass = pool && snapshot.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
     if (pool && !nodeClass)
       throw invalidDisruptInput('replacements', `nodepool "${poolName}"'s ec2nodeclass "${pool.template.nodeClassRef.name}" does not exist`);
-    if (pool && nodeClass) typesByPool[poolName] = await deps.cloud.instanceTypes(nodeClass, pool);
+    if (pool && nodeClass) typesByPool[poolName] = overlaidPoolTypes(snapshot.nodeOverlays, pool, await deps.cloud.instanceTypes(nodeClass, pool));
   }
   const replacements = input.replacements.map((r, i) =>
     checkReplacement(snapshot, typesByPool, r as unknown as NodeClaim, i, disruptionId),

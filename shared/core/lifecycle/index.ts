@@ -27,4 +27,5 @@ export * from './release';
 export * from './stale-taints';
 export * from './nodepool-status';
 export * from './nodeclass-status';
+export * from './nodeoverlay-status';
 export * from './events';

@@ -1,4 +1,5 @@
 /** Launching a NodeClaim (docs/karpenter-reference.md §6.1) and what happens when EC2 has no capacity for it. */
+import { overlaidPoolTypes } from '../instance-types/overlays';
 import { InsufficientCapacityError, isInsufficientCapacityError, isNodeClassNotReadyError } from '../errors';
 import type { InstanceType } from '../instance-types/types';
 import { NodeClassHashVersion, nodeClassHash } from '../model/hash';
@@ -38,10 +39,13 @@ export async function launchNodeClaim(
     };
   }
   // The claim's NodePool and EC2NodeClass: those two lists only (tens of objects), never the pods.
-  const { nodePool, nodeClass } = poolAndClassOf(await deps.cluster.listObjects(['nodePools', 'nodeClasses']), claim.nodePool, claim.spec.nodeClassRef.name);
+  const objects = await deps.cluster.listObjects(['nodePools', 'nodeClasses', 'nodeOverlays']);
+  const { nodePool, nodeClass } = poolAndClassOf(objects, claim.nodePool, claim.spec.nodeClassRef.name);
   // Only the claim's instance types (its `In` requirement names them; a user's claim may not): one read by name.
   const named = claim.spec.requirements.find((r) => r.key === Label.instanceType && r.operator === 'In')?.values;
-  const instanceTypes = instanceTypesForClaim(claim, await deps.cloud.instanceTypes(nodeClass, nodePool, named?.length ? named : undefined));
+  // Overlaid as the provisioner saw them (Karpenter's Create applies the overlay store): a priced claim launches by those prices.
+  const types = overlaidPoolTypes(objects.nodeOverlays, nodePool, await deps.cloud.instanceTypes(nodeClass, nodePool, named?.length ? named : undefined));
+  const instanceTypes = instanceTypesForClaim(claim, types);
   let instance;
   try {
     if (instanceTypes.length === 0) throw new InsufficientCapacityError(`no instance type of nodeclaim "${nodeClaimName}" is available`);

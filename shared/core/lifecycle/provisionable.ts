@@ -1,5 +1,6 @@
 /** Provisioning helpers: which pods trigger a batch, and the instance types each pool may use right now. */
 import type { InstanceType } from '../instance-types/types';
+import { applyOverlays, resolveOverlays, type OverlayResolution } from '../instance-types/overlays';
 import type { Pod } from '../model/kube';
 import type { ClusterSnapshot, UnavailableOffering } from '../ports';
 import type { LifecycleDeps } from './deps';
@@ -33,11 +34,19 @@ export function applyUnavailable(types: InstanceType[], unavailable: Unavailable
   }));
 }
 
-/** CloudProvider.instanceTypes per usable pool, with the ICE cache applied. A pool whose class fails is skipped with a log line. */
+/** CloudProvider.instanceTypes per usable pool, NodeOverlays and the ICE cache applied. A pool whose class fails is skipped with a log line. */
 export async function instanceTypesByPool(
   deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'log' | 'store'>,
   snapshot: ClusterSnapshot,
 ): Promise<Record<string, InstanceType[]>> {
+  return (await poolInstanceTypes(deps, snapshot)).types;
+}
+
+/** instanceTypesByPool, and how the snapshot's NodeOverlays resolved (absent when there are none). */
+export async function poolInstanceTypes(
+  deps: Pick<LifecycleDeps, 'clock' | 'cloud' | 'log' | 'store'>,
+  snapshot: ClusterSnapshot,
+): Promise<{ types: Record<string, InstanceType[]>; overlays?: OverlayResolution }> {
   // The ICE cache only steers away from offerings that just failed: when it cannot be read, plan without it
   // (a launch into a still-unavailable offering fails fast and marks it again) rather than plan nothing.
   const unavailable = await deps.store.unavailableOfferings().catch((e: unknown) => {
@@ -54,7 +63,7 @@ export async function instanceTypesByPool(
       continue;
     }
     try {
-      out[pool.name] = applyUnavailable(await deps.cloud.instanceTypes(nodeClass, pool), unavailable, now);
+      out[pool.name] = await deps.cloud.instanceTypes(nodeClass, pool);
     } catch (e) {
       deps.log.warn('skipping nodepool: instance types unavailable', {
         nodepool: pool.name,
@@ -62,5 +71,8 @@ export async function instanceTypesByPool(
       });
     }
   }
-  return out;
+  // Overlays see every offering (as Karpenter's store does), the ICE cache then marks what failed.
+  const overlays = snapshot.nodeOverlays?.length ? resolveOverlays(snapshot.nodeOverlays, snapshot.nodePools, out) : undefined;
+  for (const pool of Object.keys(out)) out[pool] = applyUnavailable(overlays ? applyOverlays(overlays, pool, out[pool]) : out[pool], unavailable, now);
+  return { types: out, ...(overlays ? { overlays } : {}) };
 }

@@ -10,3 +10,4 @@ export { nodeFromKube, daemonSetFromKube, namespaceFromKube, pdbFromKube, pvFrom
 export { nodePoolFromKube } from './manifests/nodepool';
 export { nodeClassFromKube } from './manifests/nodeclass';
 export { nodeClaimFromKube, nodeClaimToKube } from './manifests/nodeclaim';
+export { nodeOverlayFromKube } from './manifests/nodeoverlay';

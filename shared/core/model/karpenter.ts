@@ -97,6 +97,27 @@ export interface NodePoolStatus {
   conditions: StatusCondition[];
 }
 
+/**
+ * karpenter.sh/v1alpha1 NodeOverlay: changes the scheduler's view of the instance types it matches (Karpenter's
+ * designs/node-overlay.md) — a price or a price adjustment per offering, extended resources added to capacity.
+ */
+export interface NodeOverlay {
+  name: string;
+  /** spec.weight (1..10000); 0 when unset. Higher weights win; equal weights conflict where both set a value. */
+  weight: number;
+  /** Which (NodePool, instance type, offering) it applies to; empty = all. */
+  requirements: NodeSelectorRequirement[];
+  /** An absolute price per hour ("5.00"), as written. */
+  price?: string;
+  /** A signed change of the price: "+0.05", "-1.2", "+10%", "-15%" (at most -100%). */
+  priceAdjustment?: string;
+  /** Extended resources added to matching types' capacity (never cpu, memory, ephemeral-storage, pods). */
+  capacity: ResourceList;
+  generation?: number;
+  /** status.conditions as last written (type, status, reason, message). */
+  observedConditions?: StatusCondition[];
+}
+
 /** An EC2NodeClass's status as Karpenter's nodeclass controller writes it: what it resolved, and conditions. */
 export type EC2NodeClassStatus = NonNullable<EC2NodeClass['status']> & { conditions: StatusCondition[] };
 

@@ -119,6 +119,10 @@ export const Annotation = {
   nodeClassHash: 'karpenter.k8s.aws/ec2nodeclass-hash',
   nodeClassHashVersion: 'karpenter.k8s.aws/ec2nodeclass-hash-version',
   minValuesRelaxed: 'karpenter.sh/nodeclaim-min-values-relaxed',
+  /** On a NodeClaim whose instance types include a NodeOverlay price: CreateFleet launches by those prices (prioritized). */
+  priceOverlayApplied: 'karpenter.sh/price-overlay-applied',
+  /** On a NodeClaim whose instance types include NodeOverlay capacity (extended resources). */
+  capacityOverlayApplied: 'karpenter.sh/capacity-overlay-applied',
   terminationTimestamp: 'karpenter.sh/nodeclaim-termination-timestamp',
   tagged: 'karpenter.k8s.aws/tagged',
   clusterNameTagged: 'compatibility.karpenter.k8s.aws/cluster-name-tagged',

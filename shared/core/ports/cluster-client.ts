@@ -10,7 +10,16 @@ import type {
   StorageClass,
   Taint,
 } from '../model/kube';
-import type { EC2NodeClass, EC2NodeClassStatus, NodeClaim, NodeClaimCondition, NodePool, NodePoolStatus } from '../model/karpenter';
+import type {
+  EC2NodeClass,
+  EC2NodeClassStatus,
+  NodeClaim,
+  NodeClaimCondition,
+  NodeOverlay,
+  NodePool,
+  NodePoolStatus,
+  StatusCondition,
+} from '../model/karpenter';
 
 /**
  * A Kubernetes Event about an object, as Karpenter's recorder emits it: the same event within `dedupeSeconds`
@@ -42,6 +51,8 @@ export interface ClusterSnapshot {
   persistentVolumes: PersistentVolume[];
   persistentVolumeClaims: PersistentVolumeClaim[];
   storageClasses: StorageClass[];
+  /** karpenter.sh/v1alpha1 NodeOverlays; absent or empty when there are none (or their CRD is not installed). */
+  nodeOverlays?: NodeOverlay[];
   /**
    * The Namespaces and their labels: read only when a pod's affinity selects namespaces by label
    * (`namespaceSelector`); without them a selector sees the namespaces of the pods read, each with only its
@@ -53,10 +64,10 @@ export interface ClusterSnapshot {
 }
 
 /** The kinds `listObjects` reads: what a use case that needs no pods lists (garbage collection). */
-export type ListedKind = 'nodes' | 'nodeClaims' | 'nodePools' | 'nodeClasses';
+export type ListedKind = 'nodes' | 'nodeClaims' | 'nodePools' | 'nodeClasses' | 'nodeOverlays';
 
 /** What listObjects reads of all four kinds: enough for the NodePool/EC2NodeClass status, finalizer and hash reconcilers. */
-export type ClusterObjects = Pick<ClusterSnapshot, ListedKind | 'invalid'>;
+export type ClusterObjects = Pick<ClusterSnapshot, Exclude<ListedKind, 'nodeOverlays'> | 'invalid'>;
 
 /**
  * One NodeClaim read by name, as stored: missing, read, or stored but not readable by this version (`unreadable`
@@ -110,6 +121,11 @@ export interface ClusterClient {
   patchNodePoolStatus(name: string, status: Partial<NodePoolStatus> & { conditions: NodePoolStatus['conditions'] }): Promise<boolean>;
   /** The same for an EC2NodeClass (resolved subnets, security groups, AMIs, instance profile and conditions). */
   patchNodeClassStatus(name: string, status: Partial<EC2NodeClassStatus> & { conditions: EC2NodeClassStatus['conditions'] }): Promise<boolean>;
+  /**
+   * Writes a NodeOverlay's status conditions (upserted by type, lastTransitionTime kept while the status holds).
+   * Returns false when nothing changed, the overlay is gone or its CRD is not installed.
+   */
+  patchNodeOverlayStatus(name: string, conditions: StatusCondition[]): Promise<boolean>;
   /** Merge-patches a NodePool's or EC2NodeClass's metadata.annotations; a missing object is success. */
   patchAnnotations(kind: 'NodePool' | 'EC2NodeClass', name: string, annotations: Record<string, string>): Promise<void>;
   /** Replaces an EC2NodeClass's metadata.finalizers (`[]` clears them); a missing class is success. */
@@ -140,7 +156,7 @@ export interface ClusterClient {
 }
 
 /** The cluster's configuration: what scheduling a handful of pods needs besides the pods (tens of objects, not the workload). */
-export type SchedulingConfig = Pick<ClusterSnapshot, 'nodePools' | 'nodeClasses' | 'daemonSets' | 'storageClasses'>;
+export type SchedulingConfig = Pick<ClusterSnapshot, 'nodePools' | 'nodeClasses' | 'daemonSets' | 'storageClasses' | 'nodeOverlays'>;
 
 /**
  * Reads by name, or of the cluster's few configuration objects, for a handler that acts on one object and must not
@@ -151,7 +167,7 @@ export interface ScopedClusterReads {
   getNodePool(name: string): Promise<NodePool | undefined>;
   /** Every NodeClaim (claims only: for an instance whose `karpenter.sh/nodeclaim` tag is missing). */
   listNodeClaims(): Promise<NodeClaim[]>;
-  /** NodePools, EC2NodeClasses, DaemonSets and StorageClasses; objects that fail validation are left out. */
+  /** NodePools, EC2NodeClasses, DaemonSets, StorageClasses and NodeOverlays; objects that fail validation are left out. */
   schedulingConfig(): Promise<SchedulingConfig>;
   /** The named PersistentVolumeClaims and the PersistentVolumes they are bound to; missing ones are left out. */
   volumesOf(claims: readonly { namespace: string; name: string }[]): Promise<Pick<ClusterSnapshot, 'persistentVolumeClaims' | 'persistentVolumes'>>;

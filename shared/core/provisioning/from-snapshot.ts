@@ -3,6 +3,7 @@
  * can take pods, and how a planned claim becomes a NodeClaim object.
  */
 import type { InstanceType } from '../instance-types/types';
+import { capacityOverlaid, priceOverlaid } from '../instance-types/overlays';
 import { isProvisionable } from '../lifecycle/provisionable';
 import type { DaemonSet, Node, Pod } from '../model/kube';
 import { NodePoolHashVersion, nodePoolHash } from '../model/hash';
@@ -201,6 +202,8 @@ export function plannedClaimToNodeClaim(claim: PlannedNodeClaim, name: string, n
     annotations[Annotation.nodePoolHashVersion] = NodePoolHashVersion;
   }
   if (claim.minValuesRelaxed) annotations[Annotation.minValuesRelaxed] = 'true';
+  if (priceOverlaid(claim.instanceTypes)) annotations[Annotation.priceOverlayApplied] = 'true';
+  if (capacityOverlaid(claim.instanceTypes)) annotations[Annotation.capacityOverlayApplied] = 'true';
   const planned = plannedPodsValue(claim.pods);
   if (planned) annotations[Annotation.plannedPods] = planned;
   return {

@@ -13,6 +13,8 @@ interface FleetCandidate {
   subnetId: string;
   zone: string;
   price: number;
+  /** The override's Priority (prioritized strategies: lower first). */
+  priority?: number;
 }
 
 const efaDevices = (nics: SimLaunchTemplate['networkInterfaces']) => (nics ?? []).filter((n) => n.type === 'efa' || n.type === 'efa-only').length;
@@ -88,14 +90,21 @@ function fleetCandidates(
           Lifecycle: capacityType,
         });
       } else {
-        candidates.push({ template: ltName, type, subnetId: subnet.id, zone: subnet.zone, price });
+        candidates.push({
+          template: ltName,
+          type,
+          subnetId: subnet.id,
+          zone: subnet.zone,
+          price,
+          ...(o.Priority !== undefined ? { priority: o.Priority } : {}),
+        });
       }
     }
   }
   return { candidates, errors };
 }
 
-/** One instant-fleet launch: the cheapest override with capacity (spot price or on-demand price), else ICE errors per override. */
+/** One instant-fleet launch: the cheapest override with capacity (spot price or on-demand price; by Priority when prioritized), else ICE errors per override. */
 export function createFleet(world: Ec2World, input: CreateFleetCommand['input']) {
   const token = input.ClientToken;
   if (token) {
@@ -104,7 +113,11 @@ export function createFleet(world: Ec2World, input: CreateFleetCommand['input'])
   }
   const capacityType = input.TargetCapacitySpecification?.DefaultTargetCapacityType === 'spot' ? 'spot' : 'on-demand';
   const { candidates, errors } = fleetCandidates(world, input, capacityType);
-  candidates.sort((a, b) => a.price - b.price || a.type.localeCompare(b.type) || a.zone.localeCompare(b.zone));
+  // `prioritized` (on-demand) and `capacity-optimized-prioritized` (spot): the override with the lowest Priority
+  // first, one without a Priority last (EC2's rule); the sim has no capacity pools to optimize for beyond that.
+  const prioritized = input.OnDemandOptions?.AllocationStrategy === 'prioritized' || input.SpotOptions?.AllocationStrategy === 'capacity-optimized-prioritized';
+  const rank = (c: FleetCandidate) => (prioritized ? (c.priority ?? Number.MAX_VALUE) : 0);
+  candidates.sort((a, b) => rank(a) - rank(b) || a.price - b.price || a.type.localeCompare(b.type) || a.zone.localeCompare(b.zone));
   const chosen = candidates[0];
   if (!chosen) return { FleetId: `fleet-${hashHex('fleet', token ?? '').slice(0, 17)}`, Instances: [], Errors: errors };
   const lt = world.launchTemplates.get(chosen.template);

@@ -41,6 +41,43 @@ describe('Ec2CloudProvider.create', () => {
     ec2.on(CreateLaunchTemplateCommand).resolves({});
   });
 
+  it('should launch by the NodeOverlay prices when the claim carries them: prioritized on-demand, each override its overlaid price as Priority', async () => {
+    // Prepare: an overlay made m5.xlarge cheaper than m5.large for this user (e.g. a Savings Plan).
+    ec2.on(CreateFleetCommand).resolves(launched('m5.xlarge', 'us-east-1a', 'on-demand'));
+    const xl = instanceType('m5.xlarge', 0.192, 0.08);
+    xl.offerings = xl.offerings.map((o) => (o.capacityType === 'on-demand' ? { ...o, price: 0.05, basePrice: 0.192, priceOverlay: 'savings-plan' } : o));
+    const onDemand = [{ key: 'karpenter.sh/capacity-type', operator: 'In' as const, values: ['on-demand'] }];
+    const req = launchRequest([xl, instanceType('m5.large', 0.096, 0.04)], onDemand);
+    req.nodeClaim.annotations = { ...req.nodeClaim.annotations, 'karpenter.sh/price-overlay-applied': 'true' };
+    // Act
+    await provider().create(req);
+    // Assess
+    const input = fleetInput();
+    expect(input.OnDemandOptions).toEqual({ AllocationStrategy: 'prioritized' });
+    expect(overrides(input).map((o) => [o.InstanceType, o.AvailabilityZone, o.Priority])).toEqual([
+      ['m5.xlarge', 'us-east-1a', 0.05],
+      ['m5.xlarge', 'us-east-1b', 0.05],
+      ['m5.large', 'us-east-1a', 0.096],
+      ['m5.large', 'us-east-1b', 0.096],
+    ]);
+  });
+
+  it('should use capacity-optimized-prioritized for a spot claim with overlay prices, and no Priority without the annotation', async () => {
+    // Prepare
+    ec2.on(CreateFleetCommand).resolves(launched('m5.large', 'us-east-1a', 'spot'));
+    const types = [instanceType('m5.large', 0.096, 0.04)];
+    const priced = launchRequest(types);
+    priced.nodeClaim.annotations = { ...priced.nodeClaim.annotations, 'karpenter.sh/price-overlay-applied': 'true' };
+    // Act
+    await provider().create(priced);
+    await provider().create({ ...launchRequest(types), nodeClaim: { ...launchRequest(types).nodeClaim, name: 'general-other' } });
+    // Assess
+    expect(fleetInput(0).SpotOptions).toEqual({ AllocationStrategy: 'capacity-optimized-prioritized' });
+    expect(overrides(fleetInput(0)).every((o) => o.Priority !== undefined)).toBe(true);
+    expect(fleetInput(1).SpotOptions).toEqual({ AllocationStrategy: 'price-capacity-optimized' });
+    expect(overrides(fleetInput(1)).some((o) => o.Priority !== undefined)).toBe(false);
+  });
+
   it('should launch one spot instance with an instant fleet, cheapest overrides first, the claim name as ClientToken and ownership tags', async () => {
     // Prepare
     ec2.on(CreateFleetCommand).resolves(launched('m5.large', 'us-east-1a', 'spot'));

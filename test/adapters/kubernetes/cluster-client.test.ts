@@ -71,6 +71,55 @@ describe('KubeClusterClient against the fake API server', () => {
     });
   });
 
+  describe('NodeOverlays', () => {
+    const overlayJson = (name: string, spec: Record<string, unknown>) => ({
+      apiVersion: 'karpenter.sh/v1alpha1',
+      kind: 'NodeOverlay',
+      metadata: { name },
+      spec: { requirements: [], ...spec },
+    });
+
+    it('should read NodeOverlays with the snapshot, the launch reads and the scoped configuration, and write their conditions once', async () => {
+      // Prepare
+      put('karpenter.sh/v1alpha1', 'NodeOverlay', overlayJson('discount', { priceAdjustment: '-10%', weight: 3 }));
+      // Act
+      const snap = await client.snapshot();
+      const listed = await client.listObjects(['nodeOverlays']);
+      const config = await client.schedulingConfig();
+      const ready = [
+        { type: 'ValidationSucceeded', status: 'True' as const, reason: 'ValidationSucceeded', message: '' },
+        { type: 'Ready', status: 'True' as const, reason: 'Ready', message: '' },
+      ];
+      const first = await client.patchNodeOverlayStatus('discount', ready);
+      const again = await client.patchNodeOverlayStatus('discount', ready);
+      const gone = await client.patchNodeOverlayStatus('missing', ready);
+      // Assess
+      expect(snap.nodeOverlays).toEqual([{ name: 'discount', weight: 3, requirements: [], priceAdjustment: '-10%', capacity: {}, generation: 1 }]);
+      expect(listed.nodeOverlays?.map((o) => o.name)).toEqual(['discount']);
+      expect(config.nodeOverlays?.map((o) => o.name)).toEqual(['discount']);
+      expect([first, again, gone]).toEqual([true, false, false]);
+      const stored = (await client.listObjects(['nodeOverlays'])).nodeOverlays?.[0];
+      expect(stored?.observedConditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['ValidationSucceeded=True', 'Ready=True']);
+    });
+
+    it('should read no NodeOverlays, and fail nothing, on a cluster without their CRD', async () => {
+      // Prepare
+      await h.close();
+      h = await startHarness('test-token', { withoutNodeOverlays: true });
+      client = new KubeClusterClient(h.kc, { pageSize: 2, now: () => epochMs(h.clock.now) });
+      put('karpenter.sh/v1', 'NodePool', nodePoolJson('default'));
+      // Act
+      const snap = await client.snapshot();
+      const config = await client.schedulingConfig();
+      const written = await client.patchNodeOverlayStatus('x', []);
+      // Assess
+      expect(snap.nodePools.map((p) => p.name)).toEqual(['default']);
+      expect(snap.nodeOverlays).toEqual([]);
+      expect(config.nodeOverlays).toEqual([]);
+      expect(written).toBe(false);
+    });
+  });
+
   describe('reads', () => {
     it('should find nodes by name and unregistered nodes by providerID, and list the active pods on a node', async () => {
       // Prepare
@@ -107,7 +156,7 @@ describe('KubeClusterClient against the fake API server', () => {
       const pool = await client.getNodePool('spot');
       const missing = await client.getNodePool('nope');
       // Assess
-      expect(Object.keys(config).sort()).toEqual(['daemonSets', 'nodeClasses', 'nodePools', 'storageClasses']);
+      expect(Object.keys(config).sort()).toEqual(['daemonSets', 'nodeClasses', 'nodeOverlays', 'nodePools', 'storageClasses']);
       expect(config.nodePools.map((p) => p.name)).toEqual(['default', 'spot']);
       expect(config.nodeClasses.map((c) => c.name)).toEqual(['default']);
       expect(pool?.name).toBe('spot');

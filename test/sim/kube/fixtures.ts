@@ -12,6 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { kubeConfigForServer } from '../../../shared/adapters/kubernetes/config';
 import { createFakeKubeApi, type FakeKubeApi, type KubeObject, type RunningKubeServer } from '../../../shared/sim/kube';
+import { loadCrds } from '../../../shared/sim/kube/resources';
 
 export const T0 = Date.UTC(2025, 0, 1, 0, 0, 0);
 
@@ -31,9 +32,11 @@ export interface Harness {
 }
 
 /** A fake API server on 127.0.0.1 (http, token-checked) driven by a settable clock, and real client-node APIs. */
-export async function startHarness(token = 'test-token'): Promise<Harness> {
+export async function startHarness(token = 'test-token', opts: { withoutNodeOverlays?: boolean } = {}): Promise<Harness> {
   const clock = { now: T0 };
-  const api = createFakeKubeApi({ clock: () => clock.now, token });
+  // A cluster that has Karpenter's v1 CRDs but not the (v1alpha1) NodeOverlay one.
+  const crds = opts.withoutNodeOverlays ? loadCrds().filter((c) => (c.metadata as { name?: string }).name !== 'nodeoverlays.karpenter.sh') : undefined;
+  const api = createFakeKubeApi({ clock: () => clock.now, token, ...(crds ? { crds } : {}) });
   const server = await api.listen();
   const kc = kubeConfigForServer({ server: server.url, token });
   return {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CreateFleetCommandInput, CreateFleetError, CreateFleetInstance } from '@aws-sdk/client-ec2';
 import type { LaunchRequest } from '../../../core/ports/cloud-provider';
 import type { OfferingKey } from '../../../core/ports/state-store';
-import { CapacityType, type CapacityTypeValue } from '../../../core/model/labels';
+import { Annotation, CapacityType, type CapacityTypeValue } from '../../../core/model/labels';
 import { IceErrorCodes, SPOT_ROLE_MISSING } from '../errors';
 import { recordToTags } from './tags';
 import { templateKey, type FleetPlan, type PlannedOverride } from './fleet-plan';
@@ -36,14 +36,29 @@ export function createFleetInput(
   }
   const spot = plan.capacityType === CapacityType.spot;
   const tagList = recordToTags(tags);
+  // A NodeOverlay price on the claim's types: EC2 launches by those prices (Karpenter: prioritized on-demand,
+  // capacity-optimized-prioritized spot), each override's Priority its overlaid price (lower = first).
+  const overlaid = req.nodeClaim.annotations?.[Annotation.priceOverlayApplied] !== undefined;
+  const priority = (o: PlannedOverride) =>
+    req.instanceTypes.find((t) => t.name === o.instanceType)?.offerings.find((of) => of.zone === o.zone && of.capacityType === o.capacityType)?.price;
+  const strategy = overlaid
+    ? spot
+      ? { SpotOptions: { AllocationStrategy: 'capacity-optimized-prioritized' as const } }
+      : { OnDemandOptions: { AllocationStrategy: 'prioritized' as const } }
+    : spot
+      ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' as const } }
+      : { OnDemandOptions: { AllocationStrategy: 'lowest-price' as const } };
   return {
     Type: 'instant',
     ClientToken: clientToken,
     TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: spot ? 'spot' : 'on-demand' },
-    ...(spot ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } } : { OnDemandOptions: { AllocationStrategy: 'lowest-price' } }),
+    ...strategy,
     LaunchTemplateConfigs: [...byTemplate].map(([name, overrides]) => ({
       LaunchTemplateSpecification: { LaunchTemplateName: name, Version: '$Latest' },
-      Overrides: overrides.map((o) => ({ InstanceType: o.instanceType as never, SubnetId: o.subnetId, AvailabilityZone: o.zone })),
+      Overrides: overrides.map((o) => {
+        const p = overlaid ? priority(o) : undefined;
+        return { InstanceType: o.instanceType as never, SubnetId: o.subnetId, AvailabilityZone: o.zone, ...(p !== undefined ? { Priority: p } : {}) };
+      }),
     })),
     TagSpecifications: (['instance', 'volume', 'fleet'] as const).map((ResourceType) => ({ ResourceType, Tags: tagList })),
     ...(req.nodeClass.context ? { Context: req.nodeClass.context } : {}),

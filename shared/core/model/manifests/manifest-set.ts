@@ -1,5 +1,5 @@
 /** The result of parsing manifests, and merging several of them. */
-import type { EC2NodeClass, NodeClaim, NodePool } from '../karpenter';
+import type { EC2NodeClass, NodeClaim, NodeOverlay, NodePool } from '../karpenter';
 import type { DaemonSet, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, StorageClass } from '../kube';
 import type { Workload } from './workloads';
 
@@ -14,6 +14,8 @@ export interface ManifestSet {
   nodePools: NodePool[];
   nodeClasses: EC2NodeClass[];
   nodeClaims: NodeClaim[];
+  /** karpenter.sh/v1alpha1 NodeOverlays (prices and extended resources of the instance types they match). */
+  nodeOverlays: NodeOverlay[];
   /** Pending and bound pods: standalone Pods plus the pods of every workload. DaemonSet-owned pods only when bound to a node. */
   pods: Pod[];
   daemonSets: DaemonSet[];
@@ -35,6 +37,7 @@ export function emptyManifestSet(): ManifestSet {
     nodePools: [],
     nodeClasses: [],
     nodeClaims: [],
+    nodeOverlays: [],
     pods: [],
     daemonSets: [],
     nodes: [],
@@ -89,6 +92,10 @@ export function mergeManifestSets(...sets: ManifestSet[]): ManifestSet {
     ),
     nodeClaims: mergeBy(
       sets.map((s) => s.nodeClaims),
+      byName,
+    ),
+    nodeOverlays: mergeBy(
+      sets.map((s) => s.nodeOverlays),
       byName,
     ),
     pods: mergeBy(podsOf(sets), nsName),

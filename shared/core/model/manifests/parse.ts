@@ -10,6 +10,7 @@ import { collectKarpenterObject, finishKarpenterObjects, isKarpenterKind, type K
 import { eachManifestYaml, loadAllManifestYaml } from './block-yaml';
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
 import { nodeClaimFromKube } from './nodeclaim';
+import { nodeOverlayFromKube } from './nodeoverlay';
 import { podFromKube } from './pod';
 import { MAX_EXPANDED_PODS, WorkloadKinds, replicasField, workloadClaims, workloadFromKube, workloadPods } from './workloads';
 
@@ -188,6 +189,12 @@ function collect(c: Collected, { object, ctx }: Doc): void {
   switch (kind) {
     case 'NodeClaim':
       c.set.nodeClaims.push(nodeClaimFromKube(object, ctx));
+      break;
+    case 'NodeOverlay':
+      if (str(object.apiVersion) !== 'karpenter.sh/v1alpha1') {
+        fail(ctx, 'apiVersion', `unsupported apiVersion ${JSON.stringify(str(object.apiVersion) ?? '')} for NodeOverlay (supported: karpenter.sh/v1alpha1)`);
+      }
+      c.set.nodeOverlays.push(nodeOverlayFromKube(object, ctx));
       break;
     case 'Pod': {
       if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
