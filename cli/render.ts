@@ -16,6 +16,20 @@ export function table(headers: string[], rows: (string | number)[][]): string {
 
 const money = (n: number) => `$${n.toFixed(4)}`;
 
+/** What NodeOverlays changed in the plan: each overlay price with the EC2 price it replaced, and added resources. */
+function overlayNotes(p: PlanJson): string[] {
+  const prices = new Map<string, string>();
+  const capacity = new Map<string, Set<string>>();
+  for (const c of p.nodeClaims) {
+    const o = c.overlays;
+    if (o?.price) prices.set(`${o.price.nodeOverlay}/${c.instanceTypes[0]}`, `${c.instanceTypes[0]} ${c.capacityType} at ${money(c.pricePerHour)}/h instead of EC2's ${money(o.price.ec2PricePerHour)}/h (NodeOverlay ${o.price.nodeOverlay})`);
+    for (const name of o?.capacity ?? []) capacity.set(name, (capacity.get(name) ?? new Set()).add(c.instanceTypes[0]));
+  }
+  const out = [...prices.values()].map((line) => `* ${line}`);
+  for (const [name, types] of capacity) out.push(`Extended resources from NodeOverlay ${name} on ${[...types].join(', ')}.`);
+  return out.length ? ['', ...out] : [];
+}
+
 export function renderPlanTable(p: PlanJson): string {
   const lines: string[] = [];
   if (p.nodeClaims.length > 0) {
@@ -28,13 +42,14 @@ export function renderPlanTable(p: PlanJson): string {
           c.capacityType,
           c.zone ?? '(any)',
           c.pods.length,
-          money(c.pricePerHour),
+          `${money(c.pricePerHour)}${c.overlays?.price ? '*' : ''}`,
           c.instanceTypes.length > 1
             ? `${c.instanceTypes.slice(1, 4).join(', ')}${c.instanceTypes.length > 4 ? ` +${c.instanceTypes.length - 4} more` : ''}`
             : '-',
         ]),
       ),
     );
+    lines.push(...overlayNotes(p));
   } else {
     lines.push('No new nodes needed.');
   }

@@ -195,6 +195,12 @@ export function applyOverlays(res: OverlayResolution, pool: string, types: Insta
     if (u.capacity && Object.keys(u.capacity.resources).length > 0) {
       copy.capacity = { ...it.capacity, ...u.capacity.resources };
       copy.allocatable = { ...it.allocatable, ...u.capacity.resources };
+      // Huge pages are reserved at boot out of the node's memory: kubelet reports them and takes them out of
+      // allocatable memory, so the scheduler does too (Karpenter adds them without, and overcommits memory).
+      const huge = Object.keys(u.capacity.resources)
+        .filter((k) => k.startsWith('hugepages-'))
+        .reduce((sum, k) => sum + u.capacity!.resources[k], 0);
+      if (huge > 0) copy.allocatable.memory = Math.max(0, (it.allocatable.memory ?? 0) - huge);
       copy.capacityOverlays = [...new Set(Object.values(u.capacity.from))].sort();
     }
     return copy;

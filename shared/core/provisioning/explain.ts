@@ -69,6 +69,16 @@ function checkTemplate(pool: NodePool, pod: Pod, reqs: Requirements, input: Sche
   return t;
 }
 
+/** What NodeOverlays did to the cheapest fitting type: its price's overlay, the overlays that declared requested extended resources. */
+function overlayNote(it: TypeOption['it'], requests: ResourceList): string {
+  const notes: string[] = [];
+  const priced = it.offerings.filter((o) => o.available && o.priceOverlay).sort((a, b) => a.price - b.price)[0];
+  if (priced) notes.push(`priced by NodeOverlay ${priced.priceOverlay}`);
+  const extended = Object.keys(requests).filter((k) => requests[k] > 0 && !['cpu', 'memory', 'pods', 'ephemeral-storage'].includes(k));
+  if (extended.length > 0 && it.capacityOverlays?.length) notes.push(`${extended.join(', ')} declared by NodeOverlay ${it.capacityOverlays.join(', ')}`);
+  return notes.length ? ` (${notes.join('; ')})` : '';
+}
+
 /** The template's instance types for the pod: by the combined requirements, by offering, by resources. Returns those that fit (none: the pod stops here). */
 function fittingTypes(t: Template, reqs: Requirements, requests: ResourceList, steps: DiagnosisStep[]): TypeOption[] {
   const merged = t.requirements.intersect(reqs);
@@ -99,7 +109,7 @@ function fittingTypes(t: Template, reqs: Requirements, requests: ResourceList, s
   steps.push({
     check: 'resources',
     ok: true,
-    detail: `${fitting.length} fit the pod's requests ${fmt(requests)} plus DaemonSet overhead; cheapest ${fitting[0].it.name}`,
+    detail: `${fitting.length} fit the pod's requests ${fmt(requests)} plus DaemonSet overhead; cheapest ${fitting[0].it.name}${overlayNote(fitting[0].it, requests)}`,
   });
   return fitting;
 }

@@ -2,6 +2,7 @@
  * `nodewright plan`: what the provisioner would launch for a set of manifests, with no cluster and no AWS.
  * Every pod without spec.nodeName (and not owned by a DaemonSet) is pending; pods with a nodeName run there.
  */
+import { applyOverlays, resolveOverlays } from '../instance-types/overlays';
 import { buildInstanceTypes } from '../instance-types/build';
 import { FALLBACK_PRICE_REGION } from '../instance-types/offerings';
 import type { CatalogEntry, InstanceType } from '../instance-types/types';
@@ -154,6 +155,12 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
       : buildInstanceTypes(aws?.entries ?? opts.catalog, { region: opts.region, zones: zonesFor(nodeClass, opts), nodeClass, ...priced });
   }
   const usable = set.nodePools.filter((p) => instanceTypes[p.name] !== undefined);
+  if (set.nodeOverlays.length > 0) {
+    const overlays = resolveOverlays(set.nodeOverlays, usable, instanceTypes);
+    for (const pool of usable) instanceTypes[pool.name] = applyOverlays(overlays, pool.name, instanceTypes[pool.name]);
+    for (const [name, r] of overlays.rejected) warnings.push(`nodeoverlay "${name}" is not applied (${r.reason}): ${r.message}`);
+    for (const o of set.nodeOverlays) if (!overlays.rejected.has(o.name) && !overlays.matched.has(o.name)) warnings.push(`nodeoverlay "${o.name}" matches no instance type of any nodepool`);
+  }
   const snapshot = snapshotFromManifests(set);
   const pending = set.pods.filter((p) => !p.nodeName && p.owner?.kind !== 'DaemonSet' && p.deletionTimestamp === undefined);
   const existingNodes = existingNodesFromSnapshot(snapshot, instanceTypes);

@@ -20,6 +20,11 @@ export interface PlanJson {
     resources: Record<string, string>;
     pricePerHour: number;
     labels: Record<string, string>;
+    /**
+     * NodeOverlays that shaped the claim's first instance type (added field; absent when none): the overlay whose
+     * price `pricePerHour` is, with the EC2 price it replaced, and the overlays that added extended resources.
+     */
+    overlays?: { price?: { nodeOverlay: string; ec2PricePerHour: number }; capacity?: string[] };
   }[];
   existingNodes: { name: string; pods: string[] }[];
   unschedulable: { pod: string; reason: string }[];
@@ -105,6 +110,18 @@ export function fleetJson(existing: readonly ExistingNode[], instanceTypes: Read
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
+/** The overlays behind a planned claim's first type: the offering its price came from, and the capacity overlays. */
+function overlaysOf(c: Plan['nodeClaims'][number]): Pick<PlanJson['nodeClaims'][number], 'overlays'> {
+  const it = c.instanceTypes[0];
+  if (!it) return {};
+  const offering = it.offerings
+    .filter((o) => o.available && o.capacityType === c.capacityType && (c.zone === null || o.zone === c.zone))
+    .sort((a, b) => a.price - b.price)[0];
+  const price = offering?.priceOverlay ? { nodeOverlay: offering.priceOverlay, ec2PricePerHour: round(offering.basePrice ?? offering.price) } : undefined;
+  const capacity = it.capacityOverlays?.length ? it.capacityOverlays : undefined;
+  return price || capacity ? { overlays: { ...(price ? { price } : {}), ...(capacity ? { capacity } : {}) } } : {};
+}
+
 export function planToJson(
   plan: Plan,
   pendingCount: number,
@@ -123,6 +140,7 @@ export function planToJson(
     resources: formatResourceList(c.requests),
     pricePerHour: round(c.price),
     labels: c.labels,
+    ...overlaysOf(c),
   }));
   const unschedulable = [...plan.unschedulable, ...plan.ignored].map((u) => ({ pod: podKey(u.pod), reason: u.reason }));
   const scheduled = nodeClaims.reduce((n, c) => n + c.pods.length, 0) + [...placed.values()].reduce((n, p) => n + p.length, 0);

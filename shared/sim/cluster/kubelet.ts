@@ -22,6 +22,8 @@ export interface UserDataKubelet {
   labels: Record<string, string>;
   taints: Taint[];
   maxPods?: number;
+  /** 2 MiB huge pages the OS reserves at boot (`vm.nr_hugepages=N` in the user data): kubelet reports them, out of memory. */
+  hugePages2Mi?: number;
 }
 
 function parseTaint(spec: string): Taint | undefined {
@@ -46,6 +48,8 @@ export function kubeletFromUserData(userData: string | undefined): UserDataKubel
   }
   const maxPods = /--max-pods=(\d+)/.exec(userData)?.[1] ?? /max-pods\s*=\s*(\d+)/.exec(userData)?.[1] ?? /"?maxPods"?\s*:\s*(\d+)/.exec(userData)?.[1];
   if (maxPods) out.maxPods = Number(maxPods);
+  const hugePages = /vm\.nr_hugepages\s*=\s*(\d+)/.exec(userData)?.[1];
+  if (hugePages) out.hugePages2Mi = Number(hugePages);
   // Bottlerocket: TOML settings, read with the same TOML library that wrote them.
   if (/^\s*\[settings/m.test(userData) && !/^MIME-Version:/m.test(userData)) {
     try {
@@ -77,6 +81,12 @@ export function nodeObjectFor(world: Ec2World, i: SimInstance, nowIso: string): 
   if (kubelet.maxPods !== undefined) {
     capacity.pods = kubelet.maxPods;
     allocatable.pods = kubelet.maxPods;
+  }
+  // Pre-allocated huge pages: kubelet reports them as hugepages-2Mi and takes them out of allocatable memory.
+  if (kubelet.hugePages2Mi) {
+    const bytes = kubelet.hugePages2Mi * 2 * 2 ** 20;
+    capacity['hugepages-2Mi'] = allocatable['hugepages-2Mi'] = bytes;
+    allocatable.memory = Math.max(0, (allocatable.memory ?? 0) - bytes);
   }
   // The EFA device plugin advertises the EFA devices attached at launch, not what the type could take.
   capacity[Resource.efa] = allocatable[Resource.efa] = i.efaInterfaces ?? 0;

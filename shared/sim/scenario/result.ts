@@ -106,7 +106,14 @@ export interface SimulationResult {
   volumes: { attaches: number; detaches: number; forceDetaches: number; multiAttachWaits: number; maxStartWaitSeconds: number };
   /** Faults injected (scenario `faults:`), counted per target and kind. */
   faults?: { target: string; kind: string; count: number; first: number; last: number }[];
-  final: { nodes: number; pendingPods: number; orphanInstances: number; leakedNodeClaims: number };
+  final: {
+    nodes: number;
+    pendingPods: number;
+    orphanInstances: number;
+    leakedNodeClaims: number;
+    /** Each NodeOverlay's Ready status at the end, with why when it is not applied (absent when the run has none). */
+    nodeOverlays?: Record<string, { ready: string; reason?: string; message?: string }>;
+  };
   /** The interruption queue's messages: handled (deleted), dead-lettered, expired unhandled, still queued at the end. */
   interruptionQueue: { handled: number; deadLettered: number; expired: number; queued: number };
   /** Step Functions executions with the Task functions they ran, in order. */

@@ -28,12 +28,34 @@ export function finalState(world: SimWorld): SimulationResult['final'] {
     const state = id ? instanceState.get(id) : undefined;
     return !id ? false : state === undefined || state === 'terminated';
   }).length;
+  const overlays = nodeOverlayStates(world);
   return {
+    ...(overlays ? { nodeOverlays: overlays } : {}),
     nodes: listAll(world.api.store, types.node).length,
     pendingPods: listAll(world.api.store, types.pod).filter((p) => !podNodeName(p) && !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length,
     orphanInstances: live.filter((i) => !claimedInstances.has(i.id)).length,
     leakedNodeClaims: leaked,
   };
+}
+
+/** Each NodeOverlay's Ready condition at the end (absent when the run has none). */
+function nodeOverlayStates(world: SimWorld): NonNullable<SimulationResult['final']['nodeOverlays']> | undefined {
+  let type;
+  try {
+    type = world.api.store.typeOf('karpenter.sh/v1alpha1', 'NodeOverlay');
+  } catch {
+    return undefined;
+  }
+  const overlays = listAll(world.api.store, type);
+  if (overlays.length === 0) return undefined;
+  type Condition = { type: string; status: string; reason: string; message: string };
+  return Object.fromEntries(
+    overlays.map((o) => {
+      const conditions = ((o.status as { conditions?: Condition[] } | undefined)?.conditions ?? []) as Condition[];
+      const v = conditions.find((c) => c.type === 'ValidationSucceeded');
+      return [o.metadata.name, { ready: conditions.find((c) => c.type === 'Ready')?.status ?? 'Unknown', ...(v && v.status !== 'True' ? { reason: v.reason, message: v.message } : {}) }];
+    }),
+  );
 }
 
 export function summarizeFaults(injected: { t: number; target: string; kind: string }[]): NonNullable<SimulationResult['faults']> {

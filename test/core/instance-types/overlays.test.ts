@@ -86,6 +86,9 @@ describe('NodeOverlay resolution (Karpenter nodeoverlay controller)', () => {
     expect(small.capacity['hugepages-2Mi']).toBe(2 ** 30);
     expect(small.capacity['smarter-devices/fuse']).toBe(1);
     expect(small.allocatable['hugepages-2Mi']).toBe(2 ** 30);
+    // Kubelet takes pre-allocated huge pages out of allocatable memory; so does the scheduler's view.
+    expect(small.allocatable.memory).toBe(types.find((t) => t.name === 'small-instance-type')!.allocatable.memory - 2 ** 30);
+    expect(small.capacity.memory).toBe(types.find((t) => t.name === 'small-instance-type')!.capacity.memory);
     expect(small.capacityOverlays).toEqual(['base', 'specific']);
     expect(small.capacity.cpu).toBe(types.find((t) => t.name === 'small-instance-type')!.capacity.cpu);
     expect(type('default-instance-type').capacity['hugepages-2Mi']).toBe(100 * 2 ** 20);
