@@ -22,7 +22,11 @@ function overlayNotes(p: PlanJson): string[] {
   const capacity = new Map<string, Set<string>>();
   for (const c of p.nodeClaims) {
     const o = c.overlays;
-    if (o?.price) prices.set(`${o.price.nodeOverlay}/${c.instanceTypes[0]}`, `${c.instanceTypes[0]} ${c.capacityType} at ${money(c.pricePerHour)}/h instead of EC2's ${money(o.price.ec2PricePerHour)}/h (NodeOverlay ${o.price.nodeOverlay})`);
+    if (o?.price)
+      prices.set(
+        `${o.price.nodeOverlay}/${c.instanceTypes[0]}`,
+        `${c.instanceTypes[0]} ${c.capacityType} at ${money(c.pricePerHour)}/h instead of EC2's ${money(o.price.ec2PricePerHour)}/h (NodeOverlay ${o.price.nodeOverlay})`,
+      );
     for (const name of o?.capacity ?? []) capacity.set(name, (capacity.get(name) ?? new Set()).add(c.instanceTypes[0]));
   }
   const out = [...prices.values()].map((line) => `* ${line}`);

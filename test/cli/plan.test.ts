@@ -34,6 +34,30 @@ describe('nodewright plan', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('should plan with NodeOverlays: the overlay price with EC2 price beside it, huge pages declared, a conflicting overlay named', async () => {
+    // Act
+    const r = await run('plan', '-f', `${ROOT}examples/node-overlay.yaml`, '-o', 'json');
+    const table = await run('plan', '-f', `${ROOT}examples/node-overlay.yaml`);
+    const rival = join(mkdtempSync(join(tmpdir(), 'nw-')), 'rival.yaml');
+    writeFileSync(
+      rival,
+      'apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: a-rival}\nspec:\n  requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [m7i]}]\n  price: "0.01"\n',
+    );
+    const conflicted = await run('plan', '-f', `${ROOT}examples/node-overlay.yaml`, '-f', rival, '-o', 'json');
+    // Assess: without the overlays the db pods (hugepages-2Mi) would stay pending and the web pods land on c-family types.
+    expect(r.code).toBe(0);
+    const claim = json(r).nodeClaims[0];
+    expect(claim.instanceTypes[0]).toMatch(/^m7i\./);
+    expect(claim.overlays).toEqual({ price: { nodeOverlay: 'savings-plan-m7i', ec2PricePerHour: expect.any(Number) }, capacity: ['hugepages'] });
+    expect(claim.pricePerHour).toBeCloseTo(claim.overlays!.price!.ec2PricePerHour * 0.6, 6);
+    expect(json(r).unschedulable).toEqual([]);
+    expect(table.stdout).toMatch(/\$\d+\.\d{4}\*/);
+    expect(table.stdout).toContain("instead of EC2's");
+    expect(table.stdout).toContain('Extended resources from NodeOverlay hugepages');
+    // a-rival (weight 0) and savings-plan-m7i (weight 0 too in this file) price the same offerings: the name later in the alphabet wins.
+    expect(conflicted.stderr).toContain('nodeoverlay "a-rival" is not applied (Conflict): conflicts with NodeOverlay savings-plan-m7i');
+  });
+
   it('should plan on-demand capacity in a region the catalog has no prices for, and say the prices are estimates', async () => {
     // Act
     const r = await run('plan', '-f', SEED, '--region', 'eu-west-1', '-o', 'json');

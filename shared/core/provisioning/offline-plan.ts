@@ -159,7 +159,8 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
     const overlays = resolveOverlays(set.nodeOverlays, usable, instanceTypes);
     for (const pool of usable) instanceTypes[pool.name] = applyOverlays(overlays, pool.name, instanceTypes[pool.name]);
     for (const [name, r] of overlays.rejected) warnings.push(`nodeoverlay "${name}" is not applied (${r.reason}): ${r.message}`);
-    for (const o of set.nodeOverlays) if (!overlays.rejected.has(o.name) && !overlays.matched.has(o.name)) warnings.push(`nodeoverlay "${o.name}" matches no instance type of any nodepool`);
+    for (const o of set.nodeOverlays)
+      if (!overlays.rejected.has(o.name) && !overlays.matched.has(o.name)) warnings.push(`nodeoverlay "${o.name}" matches no instance type of any nodepool`);
   }
   const snapshot = snapshotFromManifests(set);
   const pending = set.pods.filter((p) => !p.nodeName && p.owner?.kind !== 'DaemonSet' && p.deletionTimestamp === undefined);

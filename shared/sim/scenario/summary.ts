@@ -53,7 +53,13 @@ function nodeOverlayStates(world: SimWorld): NonNullable<SimulationResult['final
     overlays.map((o) => {
       const conditions = ((o.status as { conditions?: Condition[] } | undefined)?.conditions ?? []) as Condition[];
       const v = conditions.find((c) => c.type === 'ValidationSucceeded');
-      return [o.metadata.name, { ready: conditions.find((c) => c.type === 'Ready')?.status ?? 'Unknown', ...(v && v.status !== 'True' ? { reason: v.reason, message: v.message } : {}) }];
+      return [
+        o.metadata.name,
+        {
+          ready: conditions.find((c) => c.type === 'Ready')?.status ?? 'Unknown',
+          ...(v && v.status !== 'True' ? { reason: v.reason, message: v.message } : {}),
+        },
+      ];
     }),
   );
 }
