@@ -389,6 +389,14 @@ export class FakeCloud implements CloudProvider {
   async get(providerID: string) {
     return { ...this.find(providerID) };
   }
+  /** Instance ids rebooted, in order. */
+  readonly rebooted: string[] = [];
+  async reboot(providerID: string) {
+    this.calls.push(`reboot ${providerID}`);
+    const inst = this.find(providerID);
+    if (!this.owned(inst)) throw new InstanceNotOwnedError(`instance ${inst.instanceId} is not owned`);
+    this.rebooted.push(inst.instanceId);
+  }
   async tagInstance(providerID: string, tags: Record<string, string>) {
     this.calls.push(`tag ${providerID}`);
     const inst = this.find(providerID);

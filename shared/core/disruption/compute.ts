@@ -6,6 +6,7 @@ import { clusterView, isDisrupting, toCandidate, type ClusterView } from './cand
 import { drift, emptiness, multiNode, multiReplacement, singleNode, singleNodeSplit } from './methods';
 import { allowedDisruptions } from './budgets';
 import { Pass } from './pass';
+import { repairs } from './repair';
 import type { Command, DisruptionDecision, DisruptionInput } from './types';
 import { addSeconds } from '../time';
 
@@ -46,7 +47,8 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
   const view = clusterView(input);
   const probe = new Pass({ ...view, views: [] }, new Set());
   const expired = expirations(view, probe);
-  const pass = new Pass(view, new Set(expired.map((c) => c.candidates[0].nodeClaim.name)));
+  const repaired = repairs(view, probe);
+  const pass = new Pass(view, new Set([...expired, ...repaired.repairs].map((c) => c.candidates[0].nodeClaim.name)));
   pass.audit.unshift(...probe.audit);
   let command = emptiness(pass) ?? drift(pass) ?? multiNode(pass);
   if (!command) {
@@ -93,6 +95,7 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
   return {
     command,
     expirations: expired,
+    ...repaired,
     audit: pass.audit,
     blockedBudgets,
     eligible,

@@ -7,7 +7,9 @@
  */
 import type { KubeEvent } from '../ports';
 import { describeScore } from './balanced';
-import type { Command, DisruptionAuditRecord } from './types';
+import type { Command, DisruptionAuditRecord, DisruptionDecision } from './types';
+
+type DisruptionDecisionRepairBlocked = DisruptionDecision['repairBlocked'];
 
 const title = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const sentence = (s: string) => title(s.trim());
@@ -108,4 +110,25 @@ export function disruptingEvents(cmd: Command): KubeEvent[] {
     }
   }
   return out;
+}
+
+/**
+ * Node repair, as Karpenter's node.health controller words it: `NodeRepairBlocked` (Warning, 15 minutes' dedupe) on a
+ * node due for repair that may not be repaired now; nodewright's reboot as `NodeRepairReboot` on the node and claim.
+ */
+export function repairBlockedEvents(blocked: DisruptionDecisionRepairBlocked): KubeEvent[] {
+  return blocked.flatMap((b) =>
+    onBoth(b.node, b.nodeClaim, () => ({ type: 'Warning', reason: 'NodeRepairBlocked', message: sentence(b.why), dedupeSeconds: 900, dedupeByObject: true })),
+  );
+}
+
+export function rebootEvents(cmd: Command): KubeEvent[] {
+  const r = cmd.repair;
+  return cmd.candidates.flatMap((c) =>
+    onBoth(c.node.name, c.nodeClaim.name, () => ({
+      type: 'Normal',
+      reason: 'NodeRepairReboot',
+      message: `Rebooting: ${r?.condition}=${r?.status} since ${r ? new Date(r.since).toISOString() : '?'}; replaced if still unhealthy 10m after`,
+    })),
+  );
 }

@@ -14,8 +14,14 @@ import type { WorkflowName } from '../ports/workflow-starter';
 import type { Command } from './types';
 import type { EpochMs } from '../time';
 
-type DisruptExecutionReason = 'Underutilized' | 'Empty' | 'Drifted' | 'Expired';
-const ReasonOf: Record<Command['reason'], DisruptExecutionReason> = { underutilized: 'Underutilized', empty: 'Empty', drifted: 'Drifted', expired: 'Expired' };
+type DisruptExecutionReason = 'Underutilized' | 'Empty' | 'Drifted' | 'Expired' | 'Unhealthy';
+const ReasonOf: Record<Command['reason'], DisruptExecutionReason> = {
+  underutilized: 'Underutilized',
+  empty: 'Empty',
+  drifted: 'Drifted',
+  expired: 'Expired',
+  unhealthy: 'Unhealthy',
+};
 
 interface DisruptExecutionInput {
   reason: DisruptExecutionReason;

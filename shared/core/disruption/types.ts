@@ -10,8 +10,8 @@ import type { EpochMs } from '../time';
 import type { MoveScore } from './balanced';
 import type { LpSolver } from '../ports/lp-solver';
 
-export type DisruptionMethod = 'emptiness' | 'drift' | 'multi-node' | 'single-node' | 'expiration';
-type CommandReason = 'empty' | 'drifted' | 'underutilized' | 'expired';
+export type DisruptionMethod = 'emptiness' | 'drift' | 'multi-node' | 'single-node' | 'expiration' | 'repair';
+type CommandReason = 'empty' | 'drifted' | 'underutilized' | 'expired' | 'unhealthy';
 /** The NodePool budget reason a command reason counts against (expiration has none). */
 export const BudgetReasonOf = { empty: 'Empty', drifted: 'Drifted', underutilized: 'Underutilized' } as const;
 
@@ -65,7 +65,8 @@ export interface Candidate {
 export interface Command {
   method: DisruptionMethod;
   reason: CommandReason;
-  action: 'delete' | 'replace';
+  /** `reboot`: node repair's first action for conditions a reboot can clear (no execution, an EC2 reboot). */
+  action: 'delete' | 'replace' | 'reboot';
   candidates: Candidate[];
   replacements: PlannedNodeClaim[];
   /** Σ candidate prices − Σ replacement prices (cheapest option), USD/h. */
@@ -74,6 +75,8 @@ export interface Command {
   driftReasons?: Record<string, string>;
   /** Set on multi-node commands that replace by more than one node (nodewright extension). */
   multiReplacement?: boolean;
+  /** Node repair: the unhealthy condition, since when, and how long the drain may wait for PDBs. */
+  repair?: { condition: string; status: string; since: EpochMs; drainSeconds: number };
   /** consolidationPolicy Balanced: the move's score in each Balanced pool it disrupts (ConsolidationApproved events). */
   scores?: MoveScore[];
 }
@@ -91,6 +94,10 @@ export interface DisruptionDecision {
   command?: Command;
   /** Forceful deletes of expired claims (no budget, no pre-spin), independent of `command`. */
   expirations: Command[];
+  /** Node repair: reboots and replacements of nodes unhealthy past their toleration (budgeted), independent of `command`. */
+  repairs: Command[];
+  /** Nodes due for repair that may not be repaired now, and why (NodeRepairBlocked events). */
+  repairBlocked: { node: string; nodeClaim: string; nodePool: string; why: string }[];
   audit: DisruptionAuditRecord[];
   /** NodePools with nodes whose budget for a reason allows no disruption now (DisruptionBlocked on the NodePool). */
   blockedBudgets: { nodePool: string; reason: DisruptionReason }[];

@@ -27,11 +27,12 @@ import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
 import { poolInstanceTypes } from './provisionable';
 import { reconcileNodeOverlayStatuses } from './nodeoverlay-status';
-import { fleetCost, recordClusterState, recordDisruptionCommand } from '../metrics/record';
-import { ownFleetCost } from '../provisioning/own-fleet';
+import { recordClusterState, recordDisruptionCommand } from '../metrics/record';
+import { writeFleetSample } from './fleet-sample';
 import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
 import { startCommand, type StartedExecution } from './disruption-act';
+import { actOnRepairs } from './repair-act';
 import { cloudDrift, type DriftCache } from './disruption-drift';
 import { steerScaleDown } from './deletion-cost';
 import type { EpochMs } from '../time';
@@ -181,23 +182,6 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
 /** What a consolidation command's validation takes at most: the wait, then a re-read and a re-check (a search's worth). */
 const validationMs = (s: PassState): number => (s.options.validationWaitMs ?? DisruptionTimings.validationWaitMs) + DisruptionTimings.multiNodeTimeoutMs;
 
-/** The last fleet sample's time, per deployment (container): one every FLEET_SAMPLE_MS. */
-const lastFleetSample = new WeakMap<object, number>();
-const FLEET_SAMPLE_MS = 15 * 60_000;
-
-/** The fleet's $/h every 15 minutes (per container), in the audit log (`nodewright audit --shadow` compares a shadow run's decisions with it). */
-async function writeFleetSample(s: PassState, input: DisruptionInput): Promise<void> {
-  const now = s.deps.clock.now();
-  const last = lastFleetSample.get(s.deps.store);
-  if (last !== undefined && now - last < FLEET_SAMPLE_MS) return;
-  lastFleetSample.set(s.deps.store, now);
-  const { perHour, nodes } = fleetCost(input.snapshot, input.instanceTypes);
-  const own = s.options.shadow ? ownFleetCost(input.snapshot, input.instanceTypes) : undefined;
-  const detail = { perHour, nodes, ...(own ? { ownPerHour: own.perHour, ownNodes: own.nodes } : {}) };
-  await s.deps.store.audit({ at: now, kind: 'disruption', action: 'fleet', detail });
-  s.result.auditRecords++;
-}
-
 /** Waits, re-reads the cluster and re-checks the command; an abandoned command leaves a log line and an audit record. */
 async function stillValid(s: PassState, cmd: Command, audit: AuditRecord[]): Promise<boolean> {
   // No time left to validate before the deadline: the command is dropped (the next pass finds it again).
@@ -263,7 +247,7 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
   // What the pass sees, as Karpenter's metrics controllers publish it (usage, limits, allocatable, cost), and
   // NodePool statuses (NODES, resources, READY) from the same read: a pass follows every node change within seconds.
   recordClusterState(s.deps.metrics, input.snapshot, input.instanceTypes);
-  await writeFleetSample(s, input);
+  if (await writeFleetSample(s.deps, input, s.options.shadow === true)) s.result.auditRecords++;
   await reconcileNodePoolStatuses(s.deps, input.snapshot);
   await steerScaleDown(s.deps, input, s.options.holder, s.options.podDeletionCostManagement === true);
   const decision = await s.deps.metrics.time(
@@ -300,6 +284,11 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
     audit.push(...out.audit);
     acted ||= out.started.length > 0;
   }
+  // Node repair: reboots and budgeted replacements of unhealthy nodes, no validation wait (they are not consolidation).
+  const repaired = await actOnRepairs(s.deps, decision, namingTimeMs, context);
+  s.result.executions.push(...repaired.started);
+  audit.push(...repaired.audit);
+  acted ||= repaired.started.length + repaired.rebooted.length > 0;
   const cmd = decision.command;
   if (cmd && (!isConsolidation(cmd) || (await stillValid(s, cmd, audit)))) {
     const out = await startCommand(s.deps, cmd, namingTimeMs, context);
@@ -314,7 +303,7 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
     // tainted: stop here rather than recompute it.
     acted ||= out.started.length > 0 || out.skipped !== undefined;
   }
-  return { audit, eventful: cmd !== undefined || decision.expirations.length > 0, acted };
+  return { audit, eventful: cmd !== undefined || decision.expirations.length > 0 || decision.repairs.length > 0, acted };
 }
 
 async function writeAudit(s: PassState, records: AuditRecord[]): Promise<void> {

@@ -47,13 +47,13 @@ const interruptionMode = z.strictObject({
 
 const disruptInput = z.strictObject({
   reason: z.union([
-    z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Manual']),
+    z.enum(['Underutilized', 'Empty', 'Drifted', 'Expired', 'Unhealthy', 'Manual']),
     z
       .string()
       .check(
         z.regex(
           /^(SpotInterruption|ScheduledChange|CapacityReservationInterruption|RebalanceRecommendation|InstanceStateChange:[a-z-]+)$/,
-          'must be Underutilized, Empty, Drifted, Expired, Manual or an interruption kind',
+          'must be Underutilized, Empty, Drifted, Expired, Unhealthy, Manual or an interruption kind',
         ),
       ),
   ]),

@@ -102,7 +102,8 @@ export async function taintNode(
         deps.log.info('tainted node', { node: node.name, nodeclaim: target.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: target.reason });
     }
   }
-  return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null, passes: 0 };
+  // A recorded termination timestamp forces the drain at it, as Karpenter: node repair bounds a drain that way.
+  return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null || Number.isFinite(recordedMs), passes: 0 };
 }
 
 /**

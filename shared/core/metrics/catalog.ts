@@ -60,6 +60,20 @@ export const METRICS = {
       'disruption (each candidate of a started command; consolidation_policy only for consolidation, termination_mode from the claim), interruption (reason: the message type, e.g. spot_interrupted; those two labels empty, as Karpenter)',
     help: 'Number of nodeclaims disrupted in total by Karpenter. Labeled by reason the nodeclaim was disrupted, the owning nodepool, the capacity type, the consolidation policy, and the termination mode.',
   },
+  karpenter_nodeclaims_unhealthy_disrupted_total: {
+    type: 'counter',
+    labels: ['condition', 'nodepool', 'capacity_type', 'image_id'],
+    where: 'disruption: each node repair that replaces or deletes an unhealthy node (condition in snake case, e.g. kernel_ready)',
+    emfDrop: ['image_id'],
+    help: 'Number of unhealthy nodeclaims disrupted in total by Karpenter. Labeled by condition on the node was disrupted, the owning nodepool, and the image ID.',
+  },
+  karpenter_nodeclaims_unhealthy_rebooted_total: {
+    type: 'counter',
+    labels: ['condition', 'nodepool', 'capacity_type', 'image_id'],
+    where: 'disruption: each node repair reboot (a nodewright extension: the first action for a monitoring-agent condition a reboot can clear)',
+    emfDrop: ['image_id'],
+    help: 'Number of unhealthy nodeclaims rebooted in total by node repair. Labeled by condition on the node, the owning nodepool, the capacity type, and the image ID.',
+  },
   karpenter_pods_disruption_initiated_total: {
     type: 'counter',
     labels: ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode'],

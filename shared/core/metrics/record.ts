@@ -79,7 +79,7 @@ export function recordClusterState(metrics: MetricsRecorder, snapshot: ClusterSn
 
 /** Karpenter's consolidation_type label: empty / single / multi for consolidation, none for drift and expiration. */
 const consolidationType = (method: DisruptionMethod): string =>
-  ({ emptiness: 'empty', 'single-node': 'single', 'multi-node': 'multi', drift: '', expiration: '' })[method];
+  ({ emptiness: 'empty', 'single-node': 'single', 'multi-node': 'multi', drift: '', expiration: '', repair: '' })[method];
 
 /** Karpenter's pretty.ToSnakeCase: `WhenEmptyOrUnderutilized` → `when_empty_or_underutilized`. */
 const snakeCase = (s: string): string =>
@@ -94,11 +94,15 @@ const terminationMode = (gracePeriodSeconds: number | null): string =>
 
 /** A started disruption command: one decision, and each of its NodeClaims disrupted (and the pods that must move). */
 export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command): void {
-  metrics.count('karpenter_voluntary_disruption_decisions_total', {
-    decision: cmd.action,
-    reason: cmd.reason,
-    consolidation_type: consolidationType(cmd.method),
-  });
+  if (cmd.repair) {
+    recordRepair(metrics, cmd, cmd.repair);
+    if (cmd.action === 'reboot') return;
+  } else
+    metrics.count('karpenter_voluntary_disruption_decisions_total', {
+      decision: cmd.action,
+      reason: cmd.reason,
+      consolidation_type: consolidationType(cmd.method),
+    });
   // Karpenter v1.15's labels: the pool's consolidation policy for a consolidation (none for drift and expiration),
   // and how the node will be drained (its claim's terminationGracePeriod).
   const consolidation = consolidationType(cmd.method) !== '';
@@ -117,6 +121,19 @@ export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command):
     const labels = { decision: 'approved', nodepool: s.nodePool, policy: 'Balanced' };
     metrics.count('karpenter_consolidation_moves_total', labels);
     metrics.observe('karpenter_consolidation_score', labels, s.score);
+  }
+}
+
+/** Node repair (Karpenter's node.health controller): the unhealthy nodes disrupted by condition, and nodewright's reboots. */
+function recordRepair(metrics: MetricsRecorder, cmd: Command, repair: NonNullable<Command['repair']>): void {
+  const condition = snakeCase(repair.condition);
+  for (const c of cmd.candidates) {
+    metrics.count(cmd.action === 'reboot' ? 'karpenter_nodeclaims_unhealthy_rebooted_total' : 'karpenter_nodeclaims_unhealthy_disrupted_total', {
+      condition,
+      nodepool: c.nodePool.name,
+      capacity_type: c.capacityType,
+      image_id: c.nodeClaim.status.imageID ?? '',
+    });
   }
 }
 

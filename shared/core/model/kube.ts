@@ -167,6 +167,8 @@ export interface Node {
    * detached (`kubernetes.io/csi/<driver>^<volume handle>`); termination waits for them (volume-detach.ts).
    */
   volumesAttached?: string[];
+  /** The node's conditions a repair policy covers (shared/core/model/repair-policies.ts), with when each began. */
+  unhealthy?: { type: string; status: string; since: EpochMs; reason?: string }[];
 }
 
 /** A full metadata.ownerReferences entry, for objects nodewright writes owners on. */

@@ -110,6 +110,8 @@ export const Annotation = {
   balancedK: 'nodewright.io/balanced-k',
   /** On a node tainted karpenter.sh/disrupted: `<machine>/<execution name>` that holds the taint (the stale-taint sweep asks it). */
   disruptedBy: 'nodewright.io/disrupted-by',
+  /** On a NodeClaim: when node repair rebooted its instance (RFC 3339); a second failure soon after is replaced, not rebooted. */
+  repairRebootedAt: 'nodewright.io/repair-rebooted-at',
   /** On a replacement NodeClaim: the id of the disruption that created it (only that disruption may launch or roll it back). */
   disruptionId: 'nodewright.io/disruption-id',
   /** On a NodeClaim: the uids of the pods it was planned for (a later round keeps them on it while it is in flight). */

@@ -43,6 +43,8 @@ export interface CloudProvider {
   /** Terminates an instance this cluster owns; NodeClaimNotFoundError once it is gone. */
   delete(providerID: string): Promise<void>;
   get(providerID: string): Promise<CloudInstance>;
+  /** Reboots a running instance this cluster owns (node repair); NodeClaimNotFoundError once it is gone. */
+  reboot(providerID: string): Promise<void>;
   /**
    * Adds tags to an instance this cluster owns, keeping every tag it already has (the `eks:eks-cluster-name` tag is
    * added where missing); InstanceNotOwnedError for another instance, NodeClaimNotFoundError once it is gone.

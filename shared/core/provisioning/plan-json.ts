@@ -79,7 +79,7 @@ export interface PlanJson {
     command?: {
       reason: string;
       method: string;
-      action: 'delete' | 'replace';
+      action: 'delete' | 'replace' | 'reboot';
       nodes: string[];
       replacements: { instanceTypes: string[]; pricePerHour: number }[];
       savingsPerHour: number;

@@ -1,4 +1,4 @@
-import { CreateTagsCommand, DescribeInstancesCommand, EC2Client, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand, DescribeInstancesCommand, EC2Client, RebootInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Ec2CloudProvider, ProviderIdInvalidError } from '../../../shared/adapters/aws/ec2';
@@ -41,6 +41,32 @@ function provider() {
     cluster: clusterInfo,
   });
 }
+
+describe('Ec2CloudProvider.reboot (node repair)', () => {
+  beforeEach(() => resetAndMockNodeClassDiscovery());
+
+  it('should reboot a running instance this cluster owns, and nothing else', async () => {
+    // Prepare
+    ec2.on(RebootInstancesCommand).resolves({});
+    ec2
+      .on(DescribeInstancesCommand)
+      .resolvesOnce({ Reservations: [{ Instances: [instance()] }] })
+      .resolvesOnce({ Reservations: [{ Instances: [instance({ Tags: [{ Key: 'kubernetes.io/cluster/other', Value: 'owned' }] })] }] })
+      .resolvesOnce({ Reservations: [{ Instances: [instance({ State: { Name: 'stopped' } })] }] });
+    // Act
+    await provider().reboot(`aws:///us-east-1a/${ID}`);
+    const foreign = await provider()
+      .reboot(`aws:///us-east-1a/${ID}`)
+      .catch((e: unknown) => e);
+    const stopped = await provider()
+      .reboot(`aws:///us-east-1a/${ID}`)
+      .catch((e: unknown) => e);
+    // Assess
+    expect(ec2.commandCalls(RebootInstancesCommand).map((c) => c.args[0].input)).toEqual([{ InstanceIds: [ID] }]);
+    expect(isInstanceNotOwnedError(foreign)).toBe(true);
+    expect(isNodeClaimNotFoundError(stopped)).toBe(true);
+  });
+});
 
 describe('Ec2CloudProvider.delete', () => {
   beforeEach(() => resetAndMockNodeClassDiscovery());

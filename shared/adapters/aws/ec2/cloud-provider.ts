@@ -1,4 +1,4 @@
-import { TerminateInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import { RebootInstancesCommand, TerminateInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { buildInstanceTypes } from '../../../core/instance-types/build';
 import type { CatalogEntry, InstanceType } from '../../../core/instance-types/types';
@@ -216,6 +216,20 @@ export class Ec2CloudProvider implements CloudProvider {
       await this.deps.ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
     } catch (e) {
       throw mapAwsError(e, `TerminateInstances ${instanceId}`);
+    }
+  }
+
+  async reboot(providerID: string): Promise<void> {
+    const instanceId = parseProviderID(providerID);
+    const instance = await describeInstance(this.deps.ec2, instanceId);
+    if (!isOwnedByCluster(instance.tags, this.deps.clusterName)) {
+      throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName}; refusing to reboot it`);
+    }
+    if (instance.state !== 'running') throw new NodeClaimNotFoundError(`instance ${instanceId} is ${instance.state}, not running`);
+    try {
+      await this.deps.ec2.send(new RebootInstancesCommand({ InstanceIds: [instanceId] }));
+    } catch (e) {
+      throw mapAwsError(e, `RebootInstances ${instanceId}`);
     }
   }
 

@@ -4,6 +4,7 @@ import { arr, normalizeLabelMap, num, obj, resources, str, stringMap, toEpochMs,
 import { podFromKube } from './pod';
 import { labelSelector, nodeSelectorTerm, taint } from './scheduling-fields';
 import { epochMs } from '../../time';
+import { repairPolicyFor } from '../repair-policies';
 
 export function nodeFromKube(o: Json, ctx?: ManifestContext): Node {
   const metadata = obj(o.metadata);
@@ -12,9 +13,8 @@ export function nodeFromKube(o: Json, ctx?: ManifestContext): Node {
   const rawLabels = stringMap(metadata.labels);
   // Keep the beta keys a node really carries, and add their GA form when missing.
   const labels = { ...rawLabels, ...normalizeLabelMap(rawLabels) };
-  const readyCond = arr(status.conditions)
-    .map(obj)
-    .find((c) => c.type === 'Ready');
+  const conditions = arr(status.conditions).map(obj);
+  const readyCond = conditions.find((c) => c.type === 'Ready');
   const node: Node = {
     name: str(metadata.name) ?? '',
     labels,
@@ -48,6 +48,15 @@ export function nodeFromKube(o: Json, ctx?: ManifestContext): Node {
     .map((v) => str(obj(v).name))
     .filter((n): n is string => !!n);
   if (attached.length) node.volumesAttached = attached;
+  const unhealthy = conditions
+    .filter((c) => repairPolicyFor(String(c.type), String(c.status)))
+    .map((c) => ({
+      type: String(c.type),
+      status: String(c.status),
+      since: toEpochMs(c.lastTransitionTime) ?? node.creationTimestamp,
+      ...(str(c.reason) ? { reason: str(c.reason) } : {}),
+    }));
+  if (unhealthy.length) node.unhealthy = unhealthy;
   return node;
 }
 
