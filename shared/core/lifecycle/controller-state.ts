@@ -12,6 +12,9 @@ import type { WatchedKind } from '../ports';
 import type { Pod } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
 import { nextBudgetTransition } from '../disruption/budgets';
+import { REBOOT_GRACE_SECONDS } from '../disruption/repair';
+import { Annotation } from '../model/labels';
+import { repairPolicyFor } from '../model/repair-policies';
 import { addMs, addSeconds, type EpochMs } from '../time';
 import { BoundPodChanges } from './controller-bound';
 import { fingerprint, type ObjectEvent } from './controller-fingerprint';
@@ -137,6 +140,7 @@ export class ControllerState {
     if (o.kind === 'nodeclasses') this.classChanged(e.type === 'DELETED' ? undefined : o, now);
     // A deleted class waits for its claims: the last one going lets it go.
     if (o.kind === 'nodeclaims' && e.type === 'DELETED' && this.deletingClasses.has(o.nodeClaim.spec.nodeClassRef.name)) this.statusDueSince ??= now;
+    if (o.kind === 'nodes' || o.kind === 'nodeclaims') this.repairDue(e, now);
     if (o.kind === 'nodeclaims') {
       const c = o.nodeClaim;
       if (e.type === 'DELETED' || c.deletionTimestamp !== undefined || c.spec.expireAfter === null) {
@@ -197,6 +201,35 @@ export class ControllerState {
   statusStarted(now: EpochMs): void {
     this.statusDueSince = undefined;
     this.lastStatusRun = now;
+  }
+
+  /**
+   * Node repair is due at an unhealthy condition's end of toleration, and 10 minutes after a repair reboot: a pass
+   * then (kept with the expiries, which are also moments a pass must run at), not at the next periodic one.
+   */
+  private repairDue(e: ObjectEvent, now: EpochMs): void {
+    const o = e.object;
+    let key: string;
+    let at: number | undefined;
+    if (o.kind === 'nodes') {
+      key = `repair#node/${o.name}`;
+      const n = o.node;
+      if (e.type !== 'DELETED' && n.deletionTimestamp === undefined)
+        for (const c of n.unhealthy ?? []) {
+          const policy = repairPolicyFor(c.type, c.status);
+          if (policy) at = Math.min(at ?? Infinity, addSeconds(c.since, policy.tolerationSeconds) + 1000);
+        }
+    } else if (o.kind === 'nodeclaims') {
+      key = `repair#claim/${o.name}`;
+      const rebooted = Date.parse(o.nodeClaim.annotations[Annotation.repairRebootedAt] ?? '');
+      if (e.type !== 'DELETED' && Number.isFinite(rebooted)) at = rebooted + REBOOT_GRACE_SECONDS * 1000 + 1000;
+    } else return;
+    if (at === undefined || at <= now) {
+      if (this.expiries.delete(key)) this.earliestExpiryCache = undefined;
+    } else if (this.expiries.get(key) !== at) {
+      this.expiries.set(key, at as EpochMs);
+      this.earliestExpiryCache = undefined;
+    }
   }
 
   private earliestExpiry(): number {
