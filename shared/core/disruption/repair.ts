@@ -36,7 +36,7 @@ const rebootedAt = (v: NodeView): EpochMs | undefined => {
 };
 
 /** The node's unhealthy condition that comes due first, with what to do then. */
-export function dueRepair(v: NodeView): Due | undefined {
+function dueRepair(v: NodeView): Due | undefined {
   let best: Due | undefined;
   const rebooted = rebootedAt(v);
   for (const condition of v.node.unhealthy ?? []) {

@@ -16,7 +16,7 @@ export interface RepairPolicy {
 
 const MIN = 60;
 
-export const RepairPolicies: readonly RepairPolicy[] = [
+const RepairPolicies: readonly RepairPolicy[] = [
   // kubelet: NotReady, or not posting (Unknown): pods there cannot stop gracefully; the taint manager's 5 min bound.
   { conditionType: 'Ready', conditionStatus: 'False', tolerationSeconds: 30 * MIN, action: 'replace', drainSeconds: 5 * MIN },
   { conditionType: 'Ready', conditionStatus: 'Unknown', tolerationSeconds: 30 * MIN, action: 'replace', drainSeconds: 5 * MIN },

@@ -13,6 +13,7 @@ import {
   DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand,
   EC2ServiceException,
+  RebootInstancesCommand,
   TerminateInstancesCommand,
   type Instance,
   type Filter,
@@ -20,6 +21,7 @@ import {
 import { installInstanceTypes } from './ec2-catalog-mock';
 import { matchesFilters, page, tagList, tagRecord } from './filters';
 import { createFleet } from './ec2-fleet';
+import { rebootInstance, rebootRefusal } from './ec2-reboot';
 import { hashHex, type Ec2World, type SimInstance } from './ec2-world';
 
 function ec2Error(code: string, message: string): EC2ServiceException {
@@ -219,7 +221,7 @@ function candidateInstances(w: Ec2World, input: { Filters?: Filter[]; InstanceId
   return best ?? [...w.instances.values()];
 }
 
-/** CreateFleet, DescribeInstances (terminated ones for an hour; a lagging new one not yet), TerminateInstances. */
+/** CreateFleet, DescribeInstances (terminated ones for an hour; a lagging new one not yet), TerminateInstances, RebootInstances. */
 function installInstances(on: On, world: () => Ec2World): void {
   on(CreateFleetCommand, (input: CreateFleetCommand['input']) => createFleet(world(), input));
   on(DescribeInstancesCommand, (input: { Filters?: Filter[]; InstanceIds?: string[]; NextToken?: string; MaxResults?: number }) => {
@@ -261,5 +263,14 @@ function installInstances(on: On, world: () => Ec2World): void {
         return { InstanceId: id, PreviousState: { Name: before }, CurrentState: { Name: after } };
       }),
     };
+  });
+  // RebootInstances: every id checked first (all or none); the instances stay running, their nodes reboot.
+  on(RebootInstancesCommand, (input: { InstanceIds?: string[] }) => {
+    const w = world();
+    const ids = input.InstanceIds ?? [];
+    const refused = rebootRefusal(w, ids);
+    if (refused) throw ec2Error(refused.code, refused.message);
+    for (const id of new Set(ids)) rebootInstance(w, w.instances.get(id)!);
+    return {};
   });
 }

@@ -39,6 +39,9 @@ export interface SimInstance {
   terminationReason?: string;
   /** EC2's eventual consistency (fault `lag`): DescribeInstances and TerminateInstances do not know the instance before this. */
   describableFromMs?: number;
+  /** RebootInstances calls that rebooted it (./ec2-reboot.ts), and the last one's time; the state stays `running`. */
+  reboots?: number;
+  lastRebootMs?: number;
 }
 
 /** An EventBridge event as the interruption queue receives it. */

@@ -5,6 +5,7 @@ import type { KubeStore } from '../kube/store';
 import { startGarbageCollector } from './garbage-collector';
 import { newVolumeStats, startAttachDetach, type VolumeStats } from './attach-detach';
 import { startKubelet, type KubeletEvents } from './kubelet';
+import { NodeHealth } from './node-health';
 import { runScheduler } from './scheduler';
 import { reconcileDeployments } from './deployments';
 import { collectOrphanPods, reconcileDaemonSets, type WorkloadEvents } from './workloads';
@@ -19,10 +20,12 @@ export interface ClusterControllerOptions extends KubeletEvents, WorkloadEvents 
   startupSeconds: number;
   /** What the attach/detach controller counts (default: a count nobody reads). */
   volumeStats?: VolumeStats;
+  /** Unhealthy nodes and reboots (default: one nobody injects into; reboots still act on the nodes). */
+  nodeHealth?: NodeHealth;
 }
 
 /**
- * Starts kubelet, deployment, DaemonSet, pod-GC, owner-reference garbage collection and scheduler controllers. A pass runs (at the current
+ * Starts kubelet (with node health: unhealthy nodes, reboots), deployment, DaemonSet, pod-GC, owner-reference garbage collection and scheduler controllers. A pass runs (at the current
  * virtual time, once in-flight work settles) after any store change. Returns a stop function.
  */
 export function startClusterControllers(clock: VirtualClock, world: Ec2World, store: KubeStore, opts: ClusterControllerOptions): () => void {
@@ -66,6 +69,7 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
     if (r === 'pods' || r === 'nodes' || r === 'deployments' || r === 'daemonsets' || r === 'replicasets') schedule();
   });
   const stopKubelet = startKubelet(world, store, opts);
+  const stopNodeHealth = (opts.nodeHealth ?? new NodeHealth(clock, world, store)).start();
   const stopGarbageCollector = startGarbageCollector(clock, store);
   const stopAttachDetach = startAttachDetach(clock, world, store, opts.volumeStats ?? newVolumeStats());
   schedule();
@@ -74,6 +78,7 @@ export function startClusterControllers(clock: VirtualClock, world: Ec2World, st
     retry?.cancel();
     unsubscribeStore();
     stopKubelet();
+    stopNodeHealth();
     stopGarbageCollector();
     stopAttachDetach();
   };

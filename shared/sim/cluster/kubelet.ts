@@ -3,7 +3,8 @@
  * with what the instance's user data asks for (`--node-labels`, `--register-with-taints`, `--max-pods`, or
  * Bottlerocket's TOML settings) plus the labels the kubelet and the cloud controller set themselves
  * (hostname, os, arch, instance type, zone, region). When the instance shuts down, its Node goes NotReady
- * with the unreachable taints. nodewright's own steps (registration sync, initialization) stay to do.
+ * with the unreachable taints (./node-status.ts; unhealthy nodes and reboots: ./node-health.ts). nodewright's own
+ * steps (registration sync, initialization) stay to do.
  */
 import { createHash } from 'node:crypto';
 import { parse as parseToml } from 'smol-toml';
@@ -15,7 +16,8 @@ import type { Taint, TaintEffect } from '../../core/model/kube';
 import type { Ec2World, SimInstance } from '../aws/ec2-world';
 import type { KubeStore } from '../kube/store';
 import type { KubeObject } from '../kube/types';
-import { kubeTypes, withCondition } from './kube-objects';
+import { kubeTypes } from './kube-objects';
+import { markNodeUnreachable } from './node-status';
 import { healthyConditions, legacyNodeLabels, nodeAnnotations, nodeImages, nodeInfo } from './node-content';
 
 export interface UserDataKubelet {
@@ -152,32 +154,10 @@ export function startKubelet(world: Ec2World, store: KubeStore, opts: { startupS
       return;
     }
     if (i.state === 'shutting-down' && previous !== 'terminated') {
-      const node = store.tryGet(types.node, undefined, i.privateDnsName);
-      if (!node) return;
+      if (!store.tryGet(types.node, undefined, i.privateDnsName)) return;
       opts.onNodeLost?.(i, i.privateDnsName);
-      const nowIso = store.timestamp();
-      const next = structuredClone(node);
-      const taints = ((next.spec?.taints as Taint[] | undefined) ?? []).filter((t) => t.key !== TaintKey.unreachable);
-      next.spec = {
-        ...(next.spec ?? {}),
-        taints: [...taints, { key: TaintKey.unreachable, effect: 'NoSchedule' }, { key: TaintKey.unreachable, effect: 'NoExecute' }],
-      };
-      const updated = store.update(types.node, undefined, i.privateDnsName, next, { manager: 'node-lifecycle-controller' });
       // The node lifecycle controller marks every kubelet condition Unknown once the kubelet stops posting.
-      let conditions = (node.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions;
-      for (const type of ['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready'])
-        conditions = withCondition(
-          conditions,
-          { type, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
-          nowIso,
-        );
-      store.update(
-        types.node,
-        undefined,
-        i.privateDnsName,
-        { ...updated, status: { ...(node.status ?? {}), conditions } },
-        { subresource: 'status', manager: 'node-lifecycle-controller' },
-      );
+      markNodeUnreachable(store, i.privateDnsName);
     }
   });
 }

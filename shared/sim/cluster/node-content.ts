@@ -62,12 +62,15 @@ export function healthyConditions(nowIso: string): Json[] {
   ];
 }
 
+/** The instance's boot ID after its `boot`-th reboot (0: as launched): a reboot gives the node a new one, as Linux does. */
+export const bootId = (instanceId: string, boot = 0): string => uuid(hex(boot ? `boot/${instanceId}/${boot}` : `boot/${instanceId}`, 32));
+
 /** `status.nodeInfo` for an Amazon Linux 2023 node of this instance. */
 export function nodeInfo(instanceId: string, arch: string): Json {
   const kernelArch = arch === 'arm64' ? 'aarch64' : 'x86_64';
   return {
     architecture: arch,
-    bootID: uuid(hex(`boot/${instanceId}`, 32)),
+    bootID: bootId(instanceId),
     containerRuntimeVersion: 'containerd://1.7.27',
     kernelVersion: `6.1.132-147.221.amzn2023.${kernelArch}`,
     kubeProxyVersion: KUBELET_VERSION,

@@ -29,6 +29,7 @@ export const COST_MODEL = {
     DescribeImagesCommand: 200,
     DescribeLaunchTemplatesCommand: 100,
     TerminateInstancesCommand: 200,
+    RebootInstancesCommand: 200,
     StartExecutionCommand: 50,
   } as Record<string, number>,
   /**

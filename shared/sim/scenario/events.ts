@@ -26,7 +26,7 @@ const API_VERSIONS: Record<string, string> = {
 
 export interface AppliedEvent {
   t: number;
-  kind: 'scale' | 'apply' | 'delete' | 'interrupt' | 'unavailable';
+  kind: 'scale' | 'apply' | 'delete' | 'interrupt' | 'unavailable' | 'unhealthy';
   description: string;
   ok: boolean;
   error?: string;
@@ -54,6 +54,16 @@ function interruptTargets(world: SimWorld, node: string, kind: string, count: nu
   if (node !== 'any') return running.filter((i) => i.privateDnsName === node || i.id === node).slice(0, 1);
   if (kind === 'spot-interruption') running.sort((a, b) => Number(b.capacityType === 'spot') - Number(a.capacityType === 'spot'));
   return running.slice(0, count);
+}
+
+/** An `unhealthy` event: the nodes it breaks (cluster/node-health.ts), or none when no node qualifies. */
+function applyUnhealthy(world: SimWorld, scenario: Scenario, u: NonNullable<ScenarioEvent['unhealthy']>, t: number): AppliedEvent {
+  const nodes = world.nodeHealth.unhealthy(u, scenario.seed);
+  const what = `${u.condition} of ${u.node === 'any' ? 'any node' : u.node} (fixed by ${u.fixedBy})`;
+  if (nodes.length === 0)
+    return { t, kind: 'unhealthy', description: `unhealthy ${what}: no ${u.node === 'any' ? 'Ready node of a NodePool' : 'such node'}`, ok: false };
+  const short = u.node === 'any' && nodes.length < u.count ? ` (${nodes.length} of ${u.count}: no more Ready nodes)` : '';
+  return { t, kind: 'unhealthy', description: `unhealthy ${u.condition} on ${nodes.join(', ')} (fixed by ${u.fixedBy})${short}`, ok: true };
 }
 
 export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent): AppliedEvent {
@@ -112,11 +122,12 @@ export function applyEvent(world: SimWorld, scenario: Scenario, e: ScenarioEvent
         ok: true,
       };
     }
+    if (e.unhealthy) return applyUnhealthy(world, scenario, e.unhealthy, t);
   } catch (err) {
     const message = err instanceof KubeApiStatusError || err instanceof Error ? err.message : String(err);
     return {
       t,
-      kind: e.scale ? 'scale' : e.apply ? 'apply' : e.delete ? 'delete' : e.interrupt ? 'interrupt' : 'unavailable',
+      kind: e.scale ? 'scale' : e.apply ? 'apply' : e.delete ? 'delete' : e.interrupt ? 'interrupt' : e.unavailable ? 'unavailable' : 'unhealthy',
       description: 'event failed',
       ok: false,
       error: message,

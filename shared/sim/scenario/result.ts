@@ -18,7 +18,7 @@ export interface SimulatedNode {
   pricePerHour: number;
 }
 
-export type DisruptionReason = 'underutilized' | 'empty' | 'drifted' | 'expired' | 'interrupted' | 'other';
+export type DisruptionReason = 'underutilized' | 'empty' | 'drifted' | 'expired' | 'interrupted' | 'unhealthy' | 'other';
 
 export interface SimulatedDisruption {
   t: number;
@@ -104,6 +104,11 @@ export interface SimulationResult {
    * longest time a pod waited from its bind to its start for its volumes.
    */
   volumes: { attaches: number; detaches: number; forceDetaches: number; multiAttachWaits: number; maxStartWaitSeconds: number };
+  /**
+   * Node health (cluster/node-health.ts): node conditions broken by `unhealthy` events, and EC2 reboots of instances
+   * (RebootInstances). Absent when the run had neither.
+   */
+  nodeHealth?: { injected: number; reboots: number };
   /** Faults injected (scenario `faults:`), counted per target and kind. */
   faults?: { target: string; kind: string; count: number; first: number; last: number }[];
   final: {
@@ -137,6 +142,7 @@ export function disruptionReason(detail: string): DisruptionReason {
   if (r.includes('empty')) return 'empty';
   if (r.includes('drift')) return 'drifted';
   if (r.includes('expir')) return 'expired';
+  if (r.includes('unhealthy')) return 'unhealthy'; // node repair (Karpenter's reason Unhealthy), before AWS Health below
   if (r.includes('interrupt') || r.includes('spot') || r.includes('rebalance') || r.includes('scheduled') || r.includes('state') || r.includes('health'))
     return 'interrupted';
   return 'other';

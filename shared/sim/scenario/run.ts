@@ -7,7 +7,7 @@ import { isDaemonSetPod, kubeTypes } from '../cluster/kube-objects';
 import { controllerBill } from '../runtime/bill';
 import type { CapturedLog } from '../runtime/production';
 import { applyEvent, applyObjects, deployedFor, type AppliedEvent } from './events';
-import { finalState, functionSummary, podSummary, summarizeFaults } from './summary';
+import { finalState, functionSummary, nodeHealthSummary, podSummary, summarizeFaults } from './summary';
 import { consolidationSummary } from './consolidation-summary';
 import { parseObjects } from './schema';
 import { ClusterObserver } from './observe';
@@ -264,6 +264,7 @@ function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, ap
     consolidation: consolidationSummary(world),
     violations: { ...observer.violations, podsLost: world.lostPods.length },
     volumes: { ...world.volumes },
+    ...nodeHealthSummary(world),
     ...(scenario.faults.length ? { faults: summarizeFaults(world.faults.injected) } : {}),
     final: finalState(world),
     interruptionQueue: {

@@ -7,6 +7,7 @@ import { MAX_EXPANDED_PODS, YAML_OPTIONS, YAML_TO_JS_OPTIONS, parseManifests } f
 import type { KubeObject } from '../kube/types';
 import { loadCatalog } from '../../catalog';
 import { FleetEntrySchema, fleetProblems, type FleetEntry } from './fleet-check';
+import { HEALTH_CONDITIONS } from '../cluster/node-health-content';
 
 class ScenarioInvalidError extends Error {
   override readonly name = 'ScenarioInvalidError' as const;
@@ -55,10 +56,21 @@ const EventSchema = z
     unavailable: z.optional(
       z.object({ instanceType: z.string().check(z.minLength(1)), zone: z.optional(z.string()), capacityType: z.optional(capacityType), for: duration }),
     ),
+    /** A node goes unhealthy (cluster/node-health.ts): strict, so a misspelt key is refused rather than defaulted. */
+    unhealthy: z.optional(
+      z.strictObject({
+        node: z._default(z.string().check(z.minLength(1)), 'any'),
+        condition: z.enum(HEALTH_CONDITIONS),
+        /** With `node: any`: this many distinct nodes at once. */
+        count: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), 1),
+        /** What heals it: an EC2 reboot of the instance, or only replacing the node. */
+        fixedBy: z._default(z.enum(['reboot', 'replace']), 'replace'),
+      }),
+    ),
   })
   .check(
-    z.refine((e) => [e.scale, e.apply, e.delete, e.interrupt, e.unavailable].filter((x) => x !== undefined).length === 1, {
-      message: 'each event needs exactly one of scale, apply, delete, interrupt, unavailable',
+    z.refine((e) => [e.scale, e.apply, e.delete, e.interrupt, e.unavailable, e.unhealthy].filter((x) => x !== undefined).length === 1, {
+      message: 'each event needs exactly one of scale, apply, delete, interrupt, unavailable, unhealthy',
     }),
   );
 

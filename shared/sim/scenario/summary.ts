@@ -1,8 +1,9 @@
 /**
  * The end-of-run sections of a scenario's result: the final state (nodes, pending pods, orphan instances,
- * leaked NodeClaims), the injected faults summarized, and the pods' pending times and launch latencies.
+ * leaked NodeClaims), the injected faults summarized, node health, and the pods' pending times and launch latencies.
  */
 import { isDaemonSetPod, kubeTypes, listAll, podNodeName } from '../cluster/kube-objects';
+import { rebootCount } from '../aws/ec2-reboot';
 import { launchLatencies } from './latency';
 import type { ClusterObserver } from './observe';
 import { percentile, round, type FunctionSummary, type SimulationResult } from './result';
@@ -62,6 +63,13 @@ function nodeOverlayStates(world: SimWorld): NonNullable<SimulationResult['final
       ];
     }),
   );
+}
+
+/** Node conditions broken by `unhealthy` events and instances rebooted; absent when the run had neither. */
+export function nodeHealthSummary(world: SimWorld): Pick<SimulationResult, 'nodeHealth'> {
+  const injected = world.nodeHealth.injected;
+  const reboots = rebootCount(world.ec2);
+  return injected || reboots ? { nodeHealth: { injected, reboots } } : {};
 }
 
 export function summarizeFaults(injected: { t: number; target: string; kind: string }[]): NonNullable<SimulationResult['faults']> {

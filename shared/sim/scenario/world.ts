@@ -13,6 +13,7 @@ import { Ec2World } from '../aws/ec2-world';
 import { installSimulatedAws, SIMULATED_AWS_CLIENTS, type SimulatedAws } from '../aws/services';
 import { startClusterControllers, type ClusterControllerOptions } from '../cluster';
 import { newVolumeStats, type VolumeStats } from '../cluster/attach-detach';
+import { NodeHealth } from '../cluster/node-health';
 import { isDaemonSetPod, kubeTypes } from '../cluster/kube-objects';
 import { FakeKubeApi, type RunningKubeServer } from '../kube/server';
 import { clusterRoleRules } from '../kube/rbac';
@@ -77,6 +78,8 @@ export interface SimWorld {
   lostPods: { t: number; pod: string; node: string }[];
   /** The simulated attach/detach controller's counts (PersistentVolumeClaim volumes). */
   volumes: VolumeStats;
+  /** Unhealthy nodes (scenario `unhealthy` events) and what EC2 reboots do to the nodes (cluster/node-health.ts). */
+  nodeHealth: NodeHealth;
   close(): Promise<void>;
 }
 
@@ -160,9 +163,11 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
   sim.queue = queue;
   const stopEvents = ec2.onEvent((e) => queue.sendEvent(e));
   const volumes = newVolumeStats();
+  const nodeHealth = new NodeHealth(clock, ec2, api.store);
   const stopControllers = startClusterControllers(clock, ec2, api.store, {
     startupSeconds: opts.nodeStartupSeconds,
     volumeStats: volumes,
+    nodeHealth,
     ...lostPodRecorder(clock, api, lostPods),
   });
   const stopSchedules = startSchedules(clock, production.functions, production.invoke, opts.region, record);
@@ -177,6 +182,7 @@ export async function createWorld(opts: WorldOptions): Promise<SimWorld> {
     invocations,
     lostPods,
     volumes,
+    nodeHealth,
     faults,
     close: async () => {
       clock.halt();

@@ -42,6 +42,18 @@ describe('parseScenario', () => {
     ['name: t\nevents:\n  - at: 1m\n    interrupt: {node: any, kind: meteor}\n', 'events.0.interrupt.kind'],
     ['name: t\nevents:\n  - at: 1m\n    interrupt: {node: any, count: 0}\n', 'events.0.interrupt.count'],
     ['name: t\nevents:\n  - at: 1m\n    scale: {deployment: inflate, replicas: -1}\n', 'events.0.scale.replicas'],
+    [
+      'name: t\nevents:\n  - at: 1m\n    unhealthy: {node: any, condition: DiskBroken}\n',
+      'events.0.unhealthy.condition: Invalid option: expected one of "Ready"|"KernelReady"',
+    ],
+    ['name: t\nevents:\n  - at: 1m\n    unhealthy: {node: any}\n', 'events.0.unhealthy.condition'],
+    ['name: t\nevents:\n  - at: 1m\n    unhealthy: {condition: AcceleratedHardwareReady}\n', 'events.0.unhealthy.condition'],
+    [
+      'name: t\nevents:\n  - at: 1m\n    unhealthy: {condition: KernelReady, fixedBy: restart}\n',
+      'events.0.unhealthy.fixedBy: Invalid option: expected one of "reboot"|"replace"',
+    ],
+    ['name: t\nevents:\n  - at: 1m\n    unhealthy: {condition: KernelReady, fixedby: reboot}\n', 'events.0.unhealthy: Unrecognized key: "fixedby"'],
+    ['name: t\nevents:\n  - at: 1m\n    unhealthy: {condition: Ready, count: 0}\n', 'events.0.unhealthy.count'],
     ['name: t\nduration: 5m\nevents:\n  - at: 10m\n    scale: {deployment: inflate, replicas: 1}\n', 'events.0.at: 600s is after the end'],
     ['name: t\nregion: us-east-1\nzones: [eu-west-1a]\n', 'zones: eu-west-1a is not in region us-east-1'],
     ['seed: 1\n', 'name:'],
@@ -70,6 +82,19 @@ describe('parseScenario', () => {
   ])("should word %j's problem as classic zod did (zod/mini's English locale)", (text, message) => {
     // Act / Assess
     expect(() => parseScenario(text, 'bad.yaml')).toThrowError(expect.objectContaining({ name: 'ScenarioInvalidError', message }));
+  });
+
+  it('should read an unhealthy event with its defaults: any node, one, fixed only by replacing it', () => {
+    // Act
+    const s = parseScenario(
+      'name: t\nevents:\n  - {at: 5m07s, unhealthy: {condition: KernelReady}}\n  - {at: 6m, unhealthy: {node: ip-10-0-1-5.ec2.internal, condition: Ready, count: 2, fixedBy: reboot}}\n',
+      'scenario.yaml',
+    );
+    // Assess
+    expect(s.events.map((e) => [e.at, e.unhealthy])).toEqual([
+      [307, { node: 'any', condition: 'KernelReady', count: 1, fixedBy: 'replace' }],
+      [360, { node: 'ip-10-0-1-5.ec2.internal', condition: 'Ready', count: 2, fixedBy: 'reboot' }],
+    ]);
   });
 
   it('should read event times to the second (2m37s, 24m05s)', () => {
