@@ -45,7 +45,7 @@ export function renderPlanTable(p: PlanJson): string {
           c.instanceTypes[0],
           c.capacityType,
           c.zone ?? '(any)',
-          c.pods.length,
+          c.bufferPods?.length ? `${c.pods.length}+${c.bufferPods.length} buffer` : c.pods.length,
           `${money(c.pricePerHour)}${c.overlays?.price ? '*' : ''}`,
           c.instanceTypes.length > 1
             ? `${c.instanceTypes.slice(1, 4).join(', ')}${c.instanceTypes.length > 4 ? ` +${c.instanceTypes.length - 4} more` : ''}`
@@ -54,6 +54,8 @@ export function renderPlanTable(p: PlanJson): string {
       ),
     );
     lines.push(...overlayNotes(p));
+    const chunks = p.nodeClaims.reduce((n, c) => n + (c.bufferPods?.length ?? 0), 0);
+    if (chunks > 0) lines.push('', `${chunks} CapacityBuffer chunk(s) kept as headroom: the nodes planned for them are in the total.`);
   } else {
     lines.push('No new nodes needed.');
   }

@@ -16,6 +16,7 @@ const CLUSTER_WRITES = [
   'patchNodePoolStatus',
   'patchNodeClassStatus',
   'patchNodeOverlayStatus',
+  'patchCapacityBufferStatus',
   'patchAnnotations',
   'patchNodeClassFinalizers',
   'recordEvent',
@@ -84,7 +85,14 @@ const nameOf = (arg: unknown): string => {
 function benign(method: string, args: unknown[]): unknown {
   if (method === 'createNodeClaim') return structuredClone(args[0]);
   if (method === 'evict') return 'evicted';
-  if (method === 'patchNode' || method === 'patchNodePoolStatus' || method === 'patchNodeClassStatus' || method === 'patchNodeOverlayStatus') return false;
+  if (
+    method === 'patchNode' ||
+    method === 'patchNodePoolStatus' ||
+    method === 'patchNodeClassStatus' ||
+    method === 'patchNodeOverlayStatus' ||
+    method === 'patchCapacityBufferStatus'
+  )
+    return false;
   return undefined;
 }
 

@@ -58,6 +58,36 @@ describe('nodewright plan', () => {
     expect(conflicted.stderr).toContain('nodeoverlay "a-rival" is not applied (Conflict): conflicts with NodeOverlay savings-plan-m7i');
   });
 
+  it("should plan a CapacityBuffer's chunks as headroom beside the pods, and say so", async () => {
+    // Prepare: 50 % of a 4-replica Deployment, as Cluster Autoscaler reads it: 2 chunks of its pod template.
+    const file = join(mkdtempSync(join(tmpdir(), 'nw-')), 'buffer.yaml');
+    writeFileSync(
+      file,
+      [
+        readFileSync(SEED, 'utf8'),
+        '---',
+        'apiVersion: autoscaling.x-k8s.io/v1beta1',
+        'kind: CapacityBuffer',
+        'metadata: {name: headroom, namespace: default}',
+        'spec: {scalableRef: {apiGroup: apps, kind: Deployment, name: inflate}, percentage: 50}',
+      ].join('\n'),
+    );
+    // Act
+    const r = await run('plan', '-f', file, '-o', 'json');
+    const table = await run('plan', '-f', file);
+    // Assess
+    expect(r.code).toBe(0);
+    const plan = json(r);
+    expect(plan.nodeClaims.flatMap((c) => c.bufferPods ?? []).sort()).toEqual([
+      'default/headroom-buffer-0',
+      'default/headroom-buffer-1',
+      'default/headroom-buffer-2',
+    ]);
+    expect(plan.nodeClaims.flatMap((c) => c.pods)).toHaveLength(5);
+    expect(plan.summary.scheduled).toBe(5);
+    expect(table.stdout).toContain('CapacityBuffer chunk(s) kept as headroom');
+  });
+
   it('should plan on-demand capacity in a region the catalog has no prices for, and say the prices are estimates', async () => {
     // Act
     const r = await run('plan', '-f', SEED, '--region', 'eu-west-1', '-o', 'json');

@@ -3,6 +3,7 @@
  * state-machine test uses, with the ports' idempotency semantics and logs of what was written. Builders for
  * the objects they hold: ./lifecycle.ts, ./interruption.ts; recording logger, workflows and metrics: ./recording.ts.
  */
+import type { ResolvedBuffer } from '../../shared/core/model/capacity-buffer';
 import { InsufficientCapacityError, InstanceNotOwnedError, NodeClaimNotFoundError } from '../../shared/core/errors';
 import type { InstanceType } from '../../shared/core/instance-types/types';
 import type {
@@ -56,6 +57,7 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
   nodePools: NodePool[] = [];
   nodeClasses: EC2NodeClass[] = [];
   nodeOverlays: NodeOverlay[] = [];
+  capacityBuffers: ResolvedBuffer[] = [];
   daemonSets: DaemonSet[] = [];
   persistentVolumes: PersistentVolume[] = [];
   persistentVolumeClaims: PersistentVolumeClaim[] = [];
@@ -91,6 +93,7 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
       persistentVolumeClaims: this.persistentVolumeClaims,
       storageClasses: this.storageClasses,
       ...(this.nodeOverlays.length ? { nodeOverlays: this.nodeOverlays } : {}),
+      ...(this.capacityBuffers.length ? { capacityBuffers: this.capacityBuffers } : {}),
       ...(this.unreadableClaims.size ? { invalid: [...this.unreadableClaims].map(([name, reason]) => ({ kind: 'NodeClaim', name, reason })) } : {}),
     });
   }
@@ -192,6 +195,14 @@ export class FakeCluster implements ClusterClient, ScopedClusterReads {
     if (JSON.stringify(next) === JSON.stringify(nc)) return false;
     this.nodeClassStatusWrites.push(name);
     Object.assign(nc, next);
+    return true;
+  }
+  /** CapacityBuffer statuses written, by `<namespace>/<name>`. */
+  bufferStatuses = new Map<string, { replicas?: number; conditions: StatusCondition[] }>();
+  async patchCapacityBufferStatus(b: { namespace: string; name: string }, status: { replicas?: number; conditions: StatusCondition[] }) {
+    const key = `${b.namespace}/${b.name}`;
+    if (JSON.stringify(this.bufferStatuses.get(key)) === JSON.stringify(status)) return false;
+    this.bufferStatuses.set(key, status);
     return true;
   }
   async patchNodeOverlayStatus(name: string, conditions: StatusCondition[]) {

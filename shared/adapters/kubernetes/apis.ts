@@ -14,6 +14,7 @@ export const KarpenterResources = {
   nodeClaims: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' },
   nodeClasses: { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses' },
   nodeOverlays: { group: 'karpenter.sh', version: 'v1alpha1', plural: 'nodeoverlays' },
+  capacityBuffers: { group: 'autoscaling.x-k8s.io', version: 'v1beta1', plural: 'capacitybuffers' },
 } as const;
 
 type Json = Record<string, unknown>;
@@ -61,11 +62,21 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
       listPersistentVolume: (p?: Paging) => list('core.listPersistentVolume', '/api/v1/persistentvolumes', p),
       listNamespace: (p?: Paging) => list('core.listNamespace', '/api/v1/namespaces', p),
       listPersistentVolumeClaimForAllNamespaces: (p?: Paging) => list('core.listPersistentVolumeClaimForAllNamespaces', '/api/v1/persistentvolumeclaims', p),
+      readNamespacedPodTemplate: (a: InNamespace) =>
+        call<Json>('core.readNamespacedPodTemplate', 'GET', `/api/v1/namespaces/${seg(a.namespace)}/podtemplates/${seg(a.name)}`),
       readNamespacedPersistentVolumeClaim: (a: InNamespace) =>
         call<Json>('core.readNamespacedPersistentVolumeClaim', 'GET', `/api/v1/namespaces/${seg(a.namespace)}/persistentvolumeclaims/${seg(a.name)}`),
       readPersistentVolume: (a: Named) => call<Json>('core.readPersistentVolume', 'GET', `/api/v1/persistentvolumes/${seg(a.name)}`),
     },
-    apps: { listDaemonSetForAllNamespaces: (p?: Paging) => list('apps.listDaemonSetForAllNamespaces', '/apis/apps/v1/daemonsets', p) },
+    apps: {
+      listDaemonSetForAllNamespaces: (p?: Paging) => list('apps.listDaemonSetForAllNamespaces', '/apis/apps/v1/daemonsets', p),
+      readNamespacedDeployment: (a: InNamespace) =>
+        call<Json>('apps.readNamespacedDeployment', 'GET', `/apis/apps/v1/namespaces/${seg(a.namespace)}/deployments/${seg(a.name)}`),
+      readNamespacedReplicaSet: (a: InNamespace) =>
+        call<Json>('apps.readNamespacedReplicaSet', 'GET', `/apis/apps/v1/namespaces/${seg(a.namespace)}/replicasets/${seg(a.name)}`),
+      readNamespacedStatefulSet: (a: InNamespace) =>
+        call<Json>('apps.readNamespacedStatefulSet', 'GET', `/apis/apps/v1/namespaces/${seg(a.namespace)}/statefulsets/${seg(a.name)}`),
+    },
     policy: {
       listPodDisruptionBudgetForAllNamespaces: (p?: Paging) =>
         list('policy.listPodDisruptionBudgetForAllNamespaces', '/apis/policy/v1/poddisruptionbudgets', p),
@@ -86,6 +97,16 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
       patchClusterCustomObjectStatus: (r: CustomResource & Named & { body: Json }) =>
         call<Json>('custom.patchClusterCustomObjectStatus', 'PATCH', `${customPath(r, r.name)}/status`, undefined, r.body),
       deleteClusterCustomObject: (r: CustomResource & Named) => call<Json>('custom.deleteClusterCustomObject', 'DELETE', customPath(r, r.name)),
+      getNamespacedCustomObject: (r: CustomResource & InNamespace) =>
+        call<Json>('custom.getNamespacedCustomObject', 'GET', `/apis/${r.group}/${r.version}/namespaces/${seg(r.namespace)}/${r.plural}/${seg(r.name)}`),
+      patchNamespacedCustomObjectStatus: (r: CustomResource & InNamespace & { body: Json }) =>
+        call<Json>(
+          'custom.patchNamespacedCustomObjectStatus',
+          'PATCH',
+          `/apis/${r.group}/${r.version}/namespaces/${seg(r.namespace)}/${r.plural}/${seg(r.name)}/status`,
+          undefined,
+          r.body,
+        ),
     },
   };
 }

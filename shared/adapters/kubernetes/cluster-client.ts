@@ -152,6 +152,28 @@ export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
     return (await this.patchStatus(KarpenterResources.nodeOverlays, name, merge, { skipUnchanged: true })) === 'written';
   }
 
+  async patchCapacityBufferStatus(b: { namespace: string; name: string }, status: { replicas?: number; conditions: StatusCondition[] }): Promise<boolean> {
+    const r = KarpenterResources.capacityBuffers;
+    const raw = await tolerate(() => this.apis.custom.getNamespacedCustomObject({ ...r, ...b }), [404], undefined);
+    if (!raw) return false;
+    const current = (raw.status ?? {}) as Json;
+    const next: Json = {
+      ...current,
+      ...(status.replicas !== undefined ? { replicas: status.replicas } : {}),
+      conditions: mergeClaimStatus(current, { conditions: status.conditions }, this.now()).conditions,
+    };
+    if (canonicalJson(next) === canonicalJson(current)) return false;
+    const body = { metadata: { resourceVersion: (raw.metadata as Json).resourceVersion }, status: next };
+    try {
+      await this.apis.custom.patchNamespacedCustomObjectStatus({ ...r, ...b, body });
+      return true;
+    } catch (err) {
+      // Gone, or changed since it was read: the next round writes it again.
+      if (httpCode(err) === 404 || httpCode(err) === 409) return false;
+      throw err;
+    }
+  }
+
   /**
    * GET, merge, and merge-PATCH the status subresource with the read resourceVersion (a 409 Conflict is read and
    * merged again). With `skipUnchanged`, a merge that changes nothing is not sent.

@@ -14,7 +14,7 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { KEPT_WARM_FROM, type ClusterSnapshot } from '../../core/ports/cluster-client';
 
-type SnapshotKind = keyof Omit<ClusterSnapshot, 'invalid' | 'namespaces'>;
+type SnapshotKind = keyof Omit<ClusterSnapshot, 'invalid' | 'namespaces' | 'capacityBuffers'>;
 import {
   daemonSetFromKube,
   namespaceFromKube,
@@ -31,6 +31,7 @@ import {
 } from '../../core/model/from-kube';
 import { httpCode, KarpenterResources, type KubeApis } from './apis';
 import { catchUp, type ChangeType } from './catch-up';
+import { readCapacityBuffers } from './buffers';
 import { ACTIVE_PODS, listAll } from './snapshot';
 import { selectsNamespacesByLabel } from '../../core/scheduling/namespaces';
 import type { Sleep } from './timeout';
@@ -249,7 +250,8 @@ export class SnapshotReader {
       this.kinds.daemonSets.forget();
     }
     this.priority = { classes, defaultPriority, key };
-    const snapshot = await this.readKinds(ALL_KINDS);
+    const [listed, capacityBuffers] = await Promise.all([this.readKinds(ALL_KINDS), readCapacityBuffers(this.apis, this.ctx.pageSize)]);
+    const snapshot = capacityBuffers.length ? { ...listed, capacityBuffers } : listed;
     // Namespaces only when an affinity term selects them by label (a handful of objects, listed then).
     if (!snapshot.pods.some(selectsNamespacesByLabel)) return snapshot;
     const namespaces = await listAll((c, l) => this.apis.core.listNamespace({ _continue: c, limit: l }), this.ctx.pageSize);

@@ -10,6 +10,7 @@ import type { PoolCounts } from './budgets';
 import { BudgetTracker } from './budgets';
 import { disruptionCost, isActive, isReschedulable, PdbIndex, podsBlock, type PodBlock } from './pods';
 import type { Candidate, DisruptionInput } from './types';
+import { isVirtualPod } from '../buffers/virtual-pods';
 import { addSeconds, type EpochMs } from '../time';
 
 /** A managed node with its claim, pool and pods. */
@@ -63,7 +64,18 @@ export function clusterView(input: DisruptionInput): ClusterView {
   }
   const nominated = new Set(input.options?.nominatedNodes ?? []);
   for (const p of s.pods) if (!p.nodeName && p.nominatedNodeName && p.deletionTimestamp === undefined) nominated.add(p.nominatedNodeName);
-  return { input, views, pools, pdbs: new PdbIndex(s.pdbs, s.pods), counts, nominated };
+  // CapacityBuffers' virtual pods hold room; no PDB counts them.
+  return {
+    input,
+    views,
+    pools,
+    pdbs: new PdbIndex(
+      s.pdbs,
+      s.pods.filter((p) => !isVirtualPod(p)),
+    ),
+    counts,
+    nominated,
+  };
 }
 
 export function budgets(view: ClusterView, reason: DisruptionReason): BudgetTracker {

@@ -121,6 +121,9 @@ export async function runController(deps: ControllerDeps, options: ControllerOpt
   return result;
 }
 
+/** A provisioner round at least this often while CapacityBuffers exist. */
+const BUFFER_ROUND_MS = 30_000;
+
 /** One invocation while it holds the lease: its watches, the objects it last saw, and the calls in flight. */
 class ControllerLoop {
   private readonly state: ControllerState;
@@ -314,7 +317,11 @@ class ControllerLoop {
   private keepSnapshotWarm(out: unknown): void {
     const pods = (out as { clusterPods?: unknown } | undefined)?.clusterPods;
     if (typeof pods !== 'number') return;
-    this.state.keepWarmEvery(pods >= KEPT_WARM_FROM ? warmSnapshotMs(this.options) : (this.options.provisionerKeepWarmMs ?? KEEP_WARM_MS));
+    const every = pods >= KEPT_WARM_FROM ? warmSnapshotMs(this.options) : (this.options.provisionerKeepWarmMs ?? KEEP_WARM_MS);
+    // CapacityBuffers: pods that start in a chunk's room use it up; a round every 30 s (Karpenter's buffer controller
+    // requeue) launches its next chunk.
+    const buffers = (out as { bufferPods?: unknown }).bufferPods;
+    this.state.keepWarmEvery(typeof buffers === 'number' && buffers > 0 ? Math.min(every, BUFFER_ROUND_MS) : every);
   }
 
   /** When the functions of WARMED are pinged next: at the start, then every keep-warm interval. */

@@ -26,6 +26,7 @@ import type { LifecycleDeps } from './deps';
 import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
 import { poolInstanceTypes } from './provisionable';
+import { withBoundBufferPods } from '../buffers/placement';
 import { reconcileNodeOverlayStatuses } from './nodeoverlay-status';
 import { recordClusterState, recordDisruptionCommand } from '../metrics/record';
 import { writeFleetSample } from './fleet-sample';
@@ -164,7 +165,8 @@ async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise
   // Below a group's size for the LP in the whole cluster, no re-packed group can need it: the solver is not loaded.
   const lp = s.options.loadLp && snapshot.pods.length >= SMALL_GROUP ? await s.options.loadLp() : undefined;
   return {
-    snapshot,
+    // CapacityBuffers' chunks bound where they stand: a node holding one is not empty, nor freely consolidated.
+    snapshot: withBoundBufferPods(snapshot, instanceTypes),
     instanceTypes,
     drifted,
     ...(lp ? { lp } : {}),

@@ -13,6 +13,8 @@ import { prettySlice } from '../model/pretty';
 import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import { instanceTypesByPool, provisionablePods } from './provisionable';
+import { isVirtualPod, virtualPods } from '../buffers/virtual-pods';
+import { realPods, reconcileBufferStatuses, withBufferPods } from './buffers';
 import { reconcileStalledClaims } from './stalled';
 import { failedScheduling, nominated, recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
@@ -61,6 +63,8 @@ export interface ProvisionerResult {
   deferred: number;
   /** Pods in the last snapshot read (none read: absent): whether the caller should keep that snapshot warm (KEPT_WARM_FROM). */
   clusterPods?: number;
+  /** CapacityBuffers' virtual pods in the last snapshot read: the caller runs a round at least every 30 s while there are any. */
+  bufferPods?: number;
 }
 
 const PROVISIONER_LEASE = 'provisioner';
@@ -98,7 +102,10 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
         snapshot = await deps.cluster.snapshot();
       }
       let pending = provisionablePods(snapshot);
-      if (pending.length === 0) break;
+      // CapacityBuffers' virtual pods are planned every round; with nothing pending they are planned once here.
+      const buffered = virtualPods(snapshot.capacityBuffers);
+      if (buffered.length) result.bufferPods = buffered.length;
+      if (pending.length === 0 && (buffered.length === 0 || result.rounds > 0)) break;
       // A claim created in this invocation that is gone again (e.g. deleted after insufficient capacity)
       // leaves its pods pending: plan them again now rather than at the next scheduled run.
       const live = new Set(snapshot.nodeClaims.map((c) => c.name));
@@ -107,8 +114,8 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
         for (const name of gone) watched.delete(name);
         handled.clear();
       }
-      if (pending.some((p) => !handled.has(p.uid))) {
-        if (!options.batched) ({ snapshot, pending } = await batch(deps, snapshot, pending, idleMs, maxBatchMs));
+      if (pending.some((p) => !handled.has(p.uid)) || (pending.length === 0 && buffered.length > 0)) {
+        if (!options.batched && pending.length > 0) ({ snapshot, pending } = await batch(deps, snapshot, pending, idleMs, maxBatchMs));
         const { created, deferredPods } = await round(deps, planner, snapshot, pending, result, limits);
         for (const name of created) watched.add(name);
         for (const p of pending) if (!deferredPods.has(p.uid)) handled.add(p.uid);
@@ -176,9 +183,12 @@ async function round(
   const types = await instanceTypesByPool(deps, snapshot);
   const controller = { controller: 'provisioner' };
   deps.metrics.gauge('karpenter_scheduler_queue_depth', controller, pending.length);
-  const plan = await deps.metrics.time('karpenter_scheduler_scheduling_duration_seconds', controller, async () =>
-    planner.solve(planner.schedulingInputFromSnapshot(snapshot, types)),
+  const solved = await deps.metrics.time('karpenter_scheduler_scheduling_duration_seconds', controller, async () =>
+    planner.solve(withBufferPods(planner.schedulingInputFromSnapshot(snapshot, types), snapshot)),
   );
+  await reconcileBufferStatuses(deps, snapshot, solved);
+  // Claims are created for virtual pods too (that is the buffer); nothing else below names them.
+  const plan = { ...realPods(solved), nodeClaims: solved.nodeClaims };
   deps.metrics.gauge('karpenter_scheduler_unschedulable_pods_count', controller, plan.unschedulable.length);
   const now = deps.clock.now();
   if (plan.nodeClaims.length > 0) {
@@ -206,7 +216,9 @@ async function round(
     deps,
     [
       ...plan.unschedulable.slice(0, MAX_FAILED_EVENTS).map((u) => failedScheduling(u.pod, u.reason)),
-      ...plan.nodeClaims.flatMap((c, i) => (names[i] === undefined ? [] : c.pods.map((p) => nominated(p, `nodeclaim/${names[i]}`)))),
+      ...plan.nodeClaims.flatMap((c, i) =>
+        names[i] === undefined ? [] : c.pods.filter((p) => !isVirtualPod(p)).map((p) => nominated(p, `nodeclaim/${names[i]}`)),
+      ),
       ...plan.existingPlacements.flatMap((e) => e.pods.map((p) => nominated(p, `${nodes.has(e.node) ? 'node' : 'nodeclaim'}/${e.node}`))),
     ],
     eventsWithin,

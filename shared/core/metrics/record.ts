@@ -2,6 +2,7 @@
  * What the use cases record, computed from what they already hold (a snapshot, the instance types, a command):
  * Karpenter's gauges of cluster state and its disruption counters. Pure: the MetricsRecorder port writes them.
  */
+import { isVirtualPod } from '../buffers/virtual-pods';
 import type { InstanceType } from '../instance-types/types';
 import { Label } from '../model/labels';
 import type { Pod } from '../model/kube';
@@ -115,7 +116,7 @@ export function recordDisruptionCommand(metrics: MetricsRecorder, cmd: Command):
       termination_mode: terminationMode(c.nodeClaim.spec.terminationGracePeriod),
     };
     metrics.count('karpenter_nodeclaims_disrupted_total', labels);
-    metrics.count('karpenter_pods_disruption_initiated_total', labels, c.pods.length);
+    metrics.count('karpenter_pods_disruption_initiated_total', labels, c.pods.filter((p) => !isVirtualPod(p)).length);
   }
   for (const s of cmd.scores ?? []) {
     const labels = { decision: 'approved', nodepool: s.nodePool, policy: 'Balanced' };

@@ -11,3 +11,4 @@ export { nodePoolFromKube } from './manifests/nodepool';
 export { nodeClassFromKube } from './manifests/nodeclass';
 export { nodeClaimFromKube, nodeClaimToKube } from './manifests/nodeclaim';
 export { nodeOverlayFromKube } from './manifests/nodeoverlay';
+export { capacityBufferFromKube, podTemplateFromKube } from './manifests/capacitybuffer';

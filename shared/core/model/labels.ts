@@ -112,6 +112,10 @@ export const Annotation = {
   disruptedBy: 'nodewright.io/disrupted-by',
   /** On a NodeClaim: when node repair rebooted its instance (RFC 3339); a second failure soon after is replaced, not rebooted. */
   repairRebootedAt: 'nodewright.io/repair-rebooted-at',
+  /** On a CapacityBuffer's virtual pod (never written to the cluster), "true"; Karpenter's keys. */
+  bufferPod: 'karpenter.sh/capacity-buffer-fake-pod',
+  bufferName: 'karpenter.sh/capacity-buffer-name',
+  bufferNamespace: 'karpenter.sh/capacity-buffer-namespace',
   /** On a replacement NodeClaim: the id of the disruption that created it (only that disruption may launch or roll it back). */
   disruptionId: 'nodewright.io/disruption-id',
   /** On a NodeClaim: the uids of the pods it was planned for (a later round keeps them on it while it is in flight). */

@@ -10,6 +10,7 @@ import type {
   StorageClass,
   Taint,
 } from '../model/kube';
+import type { ResolvedBuffer } from '../model/capacity-buffer';
 import type {
   EC2NodeClass,
   EC2NodeClassStatus,
@@ -53,6 +54,8 @@ export interface ClusterSnapshot {
   storageClasses: StorageClass[];
   /** karpenter.sh/v1alpha1 NodeOverlays; absent or empty when there are none (or their CRD is not installed). */
   nodeOverlays?: NodeOverlay[];
+  /** CapacityBuffers with their references resolved; absent or empty when there are none (or their CRD is not installed). */
+  capacityBuffers?: ResolvedBuffer[];
   /**
    * The Namespaces and their labels: read only when a pod's affinity selects namespaces by label
    * (`namespaceSelector`); without them a selector sees the namespaces of the pods read, each with only its
@@ -126,6 +129,8 @@ export interface ClusterClient {
    * Returns false when nothing changed, the overlay is gone or its CRD is not installed.
    */
   patchNodeOverlayStatus(name: string, conditions: StatusCondition[]): Promise<boolean>;
+  /** Writes a CapacityBuffer's status (replicas, conditions upserted by type); false when nothing changed or it is gone. */
+  patchCapacityBufferStatus(buffer: { namespace: string; name: string }, status: { replicas?: number; conditions: StatusCondition[] }): Promise<boolean>;
   /** Merge-patches a NodePool's or EC2NodeClass's metadata.annotations; a missing object is success. */
   patchAnnotations(kind: 'NodePool' | 'EC2NodeClass', name: string, annotations: Record<string, string>): Promise<void>;
   /** Replaces an EC2NodeClass's metadata.finalizers (`[]` clears them); a missing class is success. */

@@ -2,6 +2,8 @@
  * `nodewright plan`: what the provisioner would launch for a set of manifests, with no cluster and no AWS.
  * Every pod without spec.nodeName (and not owned by a DaemonSet) is pending; pods with a nodeName run there.
  */
+import { resolveBuffer, type BufferLookup } from '../buffers/resolve';
+import { virtualPods } from '../buffers/virtual-pods';
 import { applyOverlays, resolveOverlays } from '../instance-types/overlays';
 import { buildInstanceTypes } from '../instance-types/build';
 import { FALLBACK_PRICE_REGION } from '../instance-types/offerings';
@@ -120,6 +122,17 @@ export function snapshotFromManifests(set: ManifestSet): ClusterSnapshot {
   };
 }
 
+/** A buffer's references among the manifests: PodTemplates and workloads of the set. */
+function manifestLookup(set: ManifestSet): BufferLookup {
+  return {
+    podTemplate: (ns, name) => set.podTemplates.find((t) => t.namespace === ns && t.name === name)?.template,
+    scalable: (ns, kind, name) => {
+      const w = set.deployments.find((d) => d.kind === kind && d.namespace === ns && d.name === name);
+      return w ? { template: w.template, replicas: w.replicas } : undefined;
+    },
+  };
+}
+
 function zonesFor(nodeClass: EC2NodeClass | undefined, opts: OfflinePlanOptions): string[] {
   if (opts.zones?.length) return opts.zones;
   const fromStatus = [...new Set((nodeClass?.status?.subnets ?? []).map((s) => s.zone))];
@@ -179,6 +192,10 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
     namespaces: set.namespaces,
     options: opts.scheduling,
   };
+  // CapacityBuffers: their chunks planned as the provisioner plans them (after the pending pods).
+  const buffers = set.capacityBuffers.map((b) => resolveBuffer(b, manifestLookup(set)));
+  for (const r of buffers) if (r.unresolved) warnings.push(`capacitybuffer "${r.buffer.namespace}/${r.buffer.name}": ${r.unresolved.message}`);
+  input.pods = [...input.pods, ...virtualPods(buffers)];
   const plan = solve(input);
   if (unusablePools.length > 0) {
     for (const u of plan.unschedulable) u.reason += `; ${unusablePools.map((p) => `nodepool "${p.nodePool}": ${p.reason}`).join('; ')}`;

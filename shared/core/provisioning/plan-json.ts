@@ -1,4 +1,5 @@
 /** The `nodewright plan -o json` contract (issue #2): other parts of the product and outside checks rely on it. */
+import { isVirtualPod } from '../buffers/virtual-pods';
 import { podKey } from '../model/kube';
 import { formatResourceList } from '../model/resources';
 import type { NodeSelectorRequirement } from '../model/kube';
@@ -25,6 +26,8 @@ export interface PlanJson {
      * price `pricePerHour` is, with the EC2 price it replaced, and the overlays that added extended resources.
      */
     overlays?: { price?: { nodeOverlay: string; ec2PricePerHour: number }; capacity?: string[] };
+    /** CapacityBuffer chunks (virtual pods) this claim holds room for (added field; absent when none); not in `pods`. */
+    bufferPods?: string[];
   }[];
   existingNodes: { name: string; pods: string[] }[];
   unschedulable: { pod: string; reason: string }[];
@@ -129,20 +132,21 @@ export function planToJson(
   pricing?: PlanJson['pricing'],
   statics: StaticPoolPlan[] = [],
 ): PlanJson {
-  const placed = new Map(plan.existingPlacements.map((e) => [e.node, e.pods.map(podKey)]));
+  const placed = new Map(plan.existingPlacements.map((e) => [e.node, e.pods.filter((p) => !isVirtualPod(p)).map(podKey)]));
   const nodeClaims = plan.nodeClaims.map((c) => ({
     nodePool: c.nodePool,
     instanceTypes: c.instanceTypes.map((t) => t.name),
     capacityType: c.capacityType,
     zone: c.zone,
     requirements: c.requirements,
-    pods: c.pods.map(podKey),
+    pods: c.pods.filter((p) => !isVirtualPod(p)).map(podKey),
+    ...(c.pods.some(isVirtualPod) ? { bufferPods: c.pods.filter(isVirtualPod).map(podKey) } : {}),
     resources: formatResourceList(c.requests),
     pricePerHour: round(c.price),
     labels: c.labels,
     ...overlaysOf(c),
   }));
-  const unschedulable = [...plan.unschedulable, ...plan.ignored].map((u) => ({ pod: podKey(u.pod), reason: u.reason }));
+  const unschedulable = [...plan.unschedulable, ...plan.ignored].filter((u) => !isVirtualPod(u.pod)).map((u) => ({ pod: podKey(u.pod), reason: u.reason }));
   const scheduled = nodeClaims.reduce((n, c) => n + c.pods.length, 0) + [...placed.values()].reduce((n, p) => n + p.length, 0);
   const names = existing.length > 0 ? existing.map((n) => n.name) : [...placed.keys()];
   return {

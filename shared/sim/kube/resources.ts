@@ -37,6 +37,7 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   t('', 'v1', 'persistentvolumes', 'PersistentVolume', false, ['status'], ['pv']),
   t('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, ['status'], ['pvc']),
   t('', 'v1', 'events', 'Event', true, [], ['ev']),
+  t('', 'v1', 'podtemplates', 'PodTemplate', true, []),
   t('apps', 'v1', 'deployments', 'Deployment', true, ['status', 'scale'], ['deploy'], ALL),
   t('apps', 'v1', 'replicasets', 'ReplicaSet', true, ['status', 'scale'], ['rs'], ALL),
   t('apps', 'v1', 'statefulsets', 'StatefulSet', true, ['status', 'scale'], ['sts'], ALL),

@@ -118,6 +118,8 @@ export interface SimulationResult {
     leakedNodeClaims: number;
     /** Each NodeOverlay's Ready status at the end, with why when it is not applied (absent when the run has none). */
     nodeOverlays?: Record<string, { ready: string; reason?: string; message?: string }>;
+    /** Each CapacityBuffer's status.replicas and Provisioning condition (`status/reason`) at the end (absent when the run has none). */
+    capacityBuffers?: Record<string, { replicas: number; provisioning: string }>;
   };
   /** The interruption queue's messages: handled (deleted), dead-lettered, expired unhandled, still queued at the end. */
   interruptionQueue: { handled: number; deadLettered: number; expired: number; queued: number };

@@ -30,13 +30,35 @@ export function finalState(world: SimWorld): SimulationResult['final'] {
     return !id ? false : state === undefined || state === 'terminated';
   }).length;
   const overlays = nodeOverlayStates(world);
+  const buffers = capacityBufferStates(world);
   return {
     ...(overlays ? { nodeOverlays: overlays } : {}),
+    ...(buffers ? { capacityBuffers: buffers } : {}),
     nodes: listAll(world.api.store, types.node).length,
     pendingPods: listAll(world.api.store, types.pod).filter((p) => !podNodeName(p) && !isDaemonSetPod(p) && !p.metadata.deletionTimestamp).length,
     orphanInstances: live.filter((i) => !claimedInstances.has(i.id)).length,
     leakedNodeClaims: leaked,
   };
+}
+
+/** Each CapacityBuffer's replicas and Provisioning condition at the end (absent when the run has none). */
+function capacityBufferStates(world: SimWorld): NonNullable<SimulationResult['final']['capacityBuffers']> | undefined {
+  let type;
+  try {
+    type = world.api.store.typeOf('autoscaling.x-k8s.io/v1beta1', 'CapacityBuffer');
+  } catch {
+    return undefined;
+  }
+  const buffers = listAll(world.api.store, type);
+  if (buffers.length === 0) return undefined;
+  type Status = { replicas?: number; conditions?: { type: string; status: string; reason: string }[] };
+  return Object.fromEntries(
+    buffers.map((b) => {
+      const st = (b.status ?? {}) as Status;
+      const p = st.conditions?.find((c) => c.type === 'Provisioning');
+      return [`${b.metadata.namespace}/${b.metadata.name}`, { replicas: st.replicas ?? 0, provisioning: p ? `${p.status}/${p.reason}` : 'Unknown' }];
+    }),
+  );
 }
 
 /** Each NodeOverlay's Ready condition at the end (absent when the run has none). */

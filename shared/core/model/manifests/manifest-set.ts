@@ -1,5 +1,6 @@
 /** The result of parsing manifests, and merging several of them. */
 import type { EC2NodeClass, NodeClaim, NodeOverlay, NodePool } from '../karpenter';
+import type { CapacityBuffer } from '../capacity-buffer';
 import type { DaemonSet, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, StorageClass } from '../kube';
 import type { Workload } from './workloads';
 
@@ -16,6 +17,9 @@ export interface ManifestSet {
   nodeClaims: NodeClaim[];
   /** karpenter.sh/v1alpha1 NodeOverlays (prices and extended resources of the instance types they match). */
   nodeOverlays: NodeOverlay[];
+  /** autoscaling.x-k8s.io CapacityBuffers, and the PodTemplates they may reference. */
+  capacityBuffers: CapacityBuffer[];
+  podTemplates: { namespace: string; name: string; template: Pod }[];
   /** Pending and bound pods: standalone Pods plus the pods of every workload. DaemonSet-owned pods only when bound to a node. */
   pods: Pod[];
   daemonSets: DaemonSet[];
@@ -38,6 +42,8 @@ export function emptyManifestSet(): ManifestSet {
     nodeClasses: [],
     nodeClaims: [],
     nodeOverlays: [],
+    capacityBuffers: [],
+    podTemplates: [],
     pods: [],
     daemonSets: [],
     nodes: [],
@@ -97,6 +103,14 @@ export function mergeManifestSets(...sets: ManifestSet[]): ManifestSet {
     nodeOverlays: mergeBy(
       sets.map((s) => s.nodeOverlays),
       byName,
+    ),
+    capacityBuffers: mergeBy(
+      sets.map((s) => s.capacityBuffers),
+      nsName,
+    ),
+    podTemplates: mergeBy(
+      sets.map((s) => s.podTemplates),
+      nsName,
     ),
     pods: mergeBy(podsOf(sets), nsName),
     daemonSets: mergeBy(

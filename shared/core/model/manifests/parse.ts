@@ -11,6 +11,7 @@ import { eachManifestYaml, loadAllManifestYaml } from './block-yaml';
 import { emptyManifestSet, type ManifestSet } from './manifest-set';
 import { nodeClaimFromKube } from './nodeclaim';
 import { nodeOverlayFromKube } from './nodeoverlay';
+import { capacityBufferFromKube, podTemplateFromKube } from './capacitybuffer';
 import { podFromKube } from './pod';
 import { MAX_EXPANDED_PODS, WorkloadKinds, replicasField, workloadClaims, workloadFromKube, workloadPods } from './workloads';
 
@@ -178,6 +179,35 @@ function collected(set: ManifestSet, podCtx: PodContext): Collected {
 
 const warnAt = (c: Collected, ctx: Required<ManifestContext>, message: string) => c.set.warnings.push({ ...ctx, message });
 
+/** The autoscaling API kinds besides NodePool / EC2NodeClass: NodeOverlay, CapacityBuffer and its PodTemplate. True when `kind` was one. */
+function collectAutoscalingObject(c: Collected, object: Json, ctx: Required<ManifestContext>, kind: string, name: string): boolean {
+  switch (kind) {
+    case 'CapacityBuffer':
+      if (str(object.apiVersion) !== 'autoscaling.x-k8s.io/v1beta1') {
+        fail(
+          ctx,
+          'apiVersion',
+          `unsupported apiVersion ${JSON.stringify(str(object.apiVersion) ?? '')} for CapacityBuffer (supported: autoscaling.x-k8s.io/v1beta1)`,
+        );
+      }
+      c.set.capacityBuffers.push(capacityBufferFromKube(object, ctx));
+      break;
+    case 'PodTemplate':
+      if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
+      c.set.podTemplates.push(podTemplateFromKube(object, { ...c.podCtx, ...ctx }));
+      break;
+    case 'NodeOverlay':
+      if (str(object.apiVersion) !== 'karpenter.sh/v1alpha1') {
+        fail(ctx, 'apiVersion', `unsupported apiVersion ${JSON.stringify(str(object.apiVersion) ?? '')} for NodeOverlay (supported: karpenter.sh/v1alpha1)`);
+      }
+      c.set.nodeOverlays.push(nodeOverlayFromKube(object, ctx));
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
 /** Adds one object to the set. */
 function collect(c: Collected, { object, ctx }: Doc): void {
   const kind = str(object.kind) ?? '';
@@ -186,15 +216,10 @@ function collect(c: Collected, { object, ctx }: Doc): void {
     collectKarpenterObject(object, ctx, c.karpenter, (message) => warnAt(c, ctx, message));
     return;
   }
+  if (collectAutoscalingObject(c, object, ctx, kind, name)) return;
   switch (kind) {
     case 'NodeClaim':
       c.set.nodeClaims.push(nodeClaimFromKube(object, ctx));
-      break;
-    case 'NodeOverlay':
-      if (str(object.apiVersion) !== 'karpenter.sh/v1alpha1') {
-        fail(ctx, 'apiVersion', `unsupported apiVersion ${JSON.stringify(str(object.apiVersion) ?? '')} for NodeOverlay (supported: karpenter.sh/v1alpha1)`);
-      }
-      c.set.nodeOverlays.push(nodeOverlayFromKube(object, ctx));
       break;
     case 'Pod': {
       if (!name) fail(ctx, 'metadata.name', 'metadata.name is required');
