@@ -19,7 +19,7 @@ function budgetNodes(budget: Budget, total: number): number {
 }
 
 /** True when the budget applies now; throws nothing: an unparsable schedule is reported as invalid. */
-function budgetActive(budget: Budget, nowMs: EpochMs): boolean | 'invalid' {
+export function budgetActive(budget: Budget, nowMs: EpochMs): boolean | 'invalid' {
   if (budget.schedule === undefined && budget.duration === undefined) return true;
   if (budget.schedule === undefined || budget.duration === undefined) return 'invalid';
   try {
@@ -82,8 +82,19 @@ export function allowedDisruptions(pool: NodePool, reason: DisruptionReason, cou
       why = `budget nodes "${b.nodes}"${b.schedule ? ` schedule "${b.schedule}"` : ''} of ${counts.total} nodes`;
     }
   }
-  const allowed = Math.max(0, min - counts.disrupting);
-  return { allowed, why: `${why}, ${counts.disrupting} disrupting → ${allowed === Infinity ? 'unlimited' : allowed} allowed` };
+  let allowed = Math.max(0, min - counts.disrupting);
+  let rateWhy = '';
+  // nodewright.io/disruption-rate: how many started within the window, whatever the reason.
+  const rate = pool.disruption.rate;
+  if (rate) {
+    const n = budgetNodes({ nodes: rate.nodes }, counts.total);
+    const since = addSeconds(nowMs, -rate.windowSeconds);
+    const used = (pool.disruption.rateLedger ?? []).filter((t) => t > since).length;
+    const left = Math.max(0, n - used);
+    rateWhy = `; rate ${rate.nodes}/${rate.windowSeconds}s: ${used} started in the window → ${left} left`;
+    allowed = Math.min(allowed, left);
+  }
+  return { allowed, why: `${why}, ${counts.disrupting} disrupting${rateWhy} → ${allowed === Infinity ? 'unlimited' : allowed} allowed` };
 }
 
 /** Remaining budget per pool for one reason during a pass; taking a node decrements it. */

@@ -12,12 +12,20 @@ import type { WatchedKind } from '../ports';
 import type { Pod } from '../model/kube';
 import type { NodePool } from '../model/karpenter';
 import { nextBudgetTransition } from '../disruption/budgets';
+import { nextScheduleTransition } from '../provisioning/pool-schedules';
+
 import { REBOOT_GRACE_SECONDS } from '../disruption/repair';
 import { Annotation } from '../model/labels';
 import { repairPolicyFor } from '../model/repair-policies';
 import { addMs, addSeconds, type EpochMs } from '../time';
 import { BoundPodChanges } from './controller-bound';
 import { fingerprint, type ObjectEvent } from './controller-fingerprint';
+
+/** The next edge of a pool's budget windows or nodewright.io/schedules windows: a pass (and, for limits, a round) is due then. */
+const nextTransition = (pool: NodePool, now: EpochMs): EpochMs | undefined => {
+  const times = [nextBudgetTransition(pool, now), nextScheduleTransition(pool, now)].filter((t): t is EpochMs => t !== undefined);
+  return times.length ? (Math.min(...times) as EpochMs) : undefined;
+};
 
 export interface ControllerTimings {
   idleMs: number;
@@ -176,7 +184,7 @@ export class ControllerState {
     // Statuses follow the spec, not the Ready the status run itself writes.
     const specBefore = before?.slice(0, before.lastIndexOf('|'));
     if (spec !== specBefore && (before !== undefined || !pool?.observedStatus)) this.statusDueSince ??= now;
-    const at = pool ? nextBudgetTransition(pool, now) : undefined;
+    const at = pool ? nextTransition(pool, now) : undefined;
     if (pool && at !== undefined) this.budgetWindows.set(name, { pool, at });
     else this.budgetWindows.delete(name);
   }
@@ -321,7 +329,7 @@ export class ControllerState {
     }
     for (const [name, w] of this.budgetWindows) {
       if (w.at > now) continue;
-      const at = nextBudgetTransition(w.pool, now);
+      const at = nextTransition(w.pool, now);
       if (at === undefined) this.budgetWindows.delete(name);
       else this.budgetWindows.set(name, { pool: w.pool, at });
     }

@@ -27,6 +27,7 @@ import { recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
 import { poolInstanceTypes } from './provisionable';
 import { withBoundBufferPods } from '../buffers/placement';
+import { withScheduledPools } from '../provisioning/pool-schedules';
 import { reconcileNodeOverlayStatuses } from './nodeoverlay-status';
 import { recordClusterState, recordDisruptionCommand } from '../metrics/record';
 import { writeFleetSample } from './fleet-sample';
@@ -34,6 +35,7 @@ import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
 import { startCommand, type StartedExecution } from './disruption-act';
 import { actOnRepairs } from './repair-act';
+import { recordDisruptionRate } from './disruption-rate';
 import { cloudDrift, type DriftCache } from './disruption-drift';
 import { steerScaleDown } from './deletion-cost';
 import type { EpochMs } from '../time';
@@ -148,7 +150,9 @@ async function recordPodEvents(s: PassState, snapshot: ClusterSnapshot): Promise
   applyPodEventUpdates(snapshot, updates);
 }
 
-async function disruptionInput(s: PassState, snapshot: ClusterSnapshot): Promise<DisruptionInput> {
+async function disruptionInput(s: PassState, read: ClusterSnapshot): Promise<DisruptionInput> {
+  // nodewright.io/schedules: the consolidation settings of the windows open now.
+  const snapshot = withScheduledPools(read, s.deps.clock.now());
   for (const w of legacyAnnotationWarnings(snapshot)) {
     if (!s.warned.has(w)) {
       s.warned.add(w);
@@ -291,6 +295,8 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
   s.result.executions.push(...repaired.started);
   audit.push(...repaired.audit);
   acted ||= repaired.started.length + repaired.rebooted.length > 0;
+  const repairedClaims = new Set([...repaired.rebooted, ...repaired.started.flatMap((x) => x.nodeClaims)]);
+  const started = decision.repairs.filter((r) => r.candidates.some((c) => repairedClaims.has(c.nodeClaim.name)));
   const cmd = decision.command;
   if (cmd && (!isConsolidation(cmd) || (await stillValid(s, cmd, audit)))) {
     const out = await startCommand(s.deps, cmd, namingTimeMs, context);
@@ -299,12 +305,14 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
       recordDisruptionCommand(s.deps.metrics, cmd);
     }
     s.result.executions.push(...out.started);
+    if (out.started.length > 0) started.push(cmd);
     if (out.skipped) s.result.abandoned.push({ method: cmd.method, nodeClaims: claimsOf(cmd), why: out.skipped });
     audit.push(...out.audit);
     // A command whose candidates belong to a running execution comes back every pass until they are
     // tainted: stop here rather than recompute it.
     acted ||= out.started.length > 0 || out.skipped !== undefined;
   }
+  await recordDisruptionRate(s.deps, started, s.deps.clock.now());
   return { audit, eventful: cmd !== undefined || decision.expirations.length > 0 || decision.repairs.length > 0, acted };
 }
 

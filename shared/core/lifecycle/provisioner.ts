@@ -15,6 +15,7 @@ import { nodeClaimName } from './names';
 import { instanceTypesByPool, provisionablePods } from './provisionable';
 import { isVirtualPod, virtualPods } from '../buffers/virtual-pods';
 import { realPods, reconcileBufferStatuses, withBufferPods } from './buffers';
+import { withScheduledPools } from '../provisioning/pool-schedules';
 import { reconcileStalledClaims } from './stalled';
 import { failedScheduling, nominated, recordEvents } from './events';
 import { reconcileNodePoolStatuses } from './nodepool-status';
@@ -177,6 +178,8 @@ async function round(
   limits: RoundLimits,
 ): Promise<{ created: string[]; deferredPods: Set<string> }> {
   deps.log.info('found provisionable pod(s)', { Pods: podNames(pending).join(', '), count: pending.length });
+  // nodewright.io/schedules: the limits of the windows open now.
+  snapshot = withScheduledPools(snapshot, deps.clock.now());
   for (const bad of snapshot.invalid ?? []) {
     deps.log.warn('ignoring invalid object', { kind: bad.kind, name: bad.name, reason: bad.reason });
   }

@@ -29,6 +29,17 @@ export interface RecordedHash {
   version?: string;
 }
 
+/** One window of `nodewright.io/schedules`: while open (cron hit within `duration`), these replace the pool's own. */
+export interface PoolSchedule {
+  schedule: string;
+  /** Seconds. */
+  duration: number;
+  limits?: ResourceList;
+  consolidationPolicy?: ConsolidationPolicy;
+  /** Seconds; null = Never. */
+  consolidateAfter?: number | null;
+}
+
 export interface NodePool {
   name: string;
   uid?: string;
@@ -56,7 +67,13 @@ export interface NodePool {
      * least 1/k): 2 as Karpenter fixes it, or the pool's `nodewright.io/balanced-k` annotation.
      */
     balancedK?: number;
+    /** `nodewright.io/disruption-rate`: at most `nodes` ("3" or "20%" of the pool) voluntary disruptions per window. */
+    rate?: { nodes: string; windowSeconds: number };
+    /** When the pool's recent voluntary disruptions started (`nodewright.io/disruption-rate-ledger`), oldest first. */
+    rateLedger?: EpochMs[];
   };
+  /** `nodewright.io/schedules`: overrides of limits and consolidation while a UTC cron window is open (later entries win). */
+  schedules?: PoolSchedule[];
   /** Capacity limits (cpu millicores, memory bytes, pods, gpu, nodes). */
   limits: ResourceList;
   /**

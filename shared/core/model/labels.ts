@@ -108,6 +108,12 @@ export const Annotation = {
   rebalancePolicy: 'nodewright.io/rebalance-policy',
   /** nodewright's NodePool annotation: k of consolidationPolicy Balanced (a number ≥ 1; Karpenter fixes k = 2). */
   balancedK: 'nodewright.io/balanced-k',
+  /** nodewright's NodePool annotation: voluntary disruptions at most this fast, `<nodes or %>/<window>` (e.g. "20%/1h"). */
+  disruptionRate: 'nodewright.io/disruption-rate',
+  /** Written by nodewright on a NodePool with a disruption rate: when its recent disruptions started (epoch seconds, comma-separated). */
+  disruptionRateLedger: 'nodewright.io/disruption-rate-ledger',
+  /** nodewright's NodePool annotation: limits / consolidation overrides on a UTC cron schedule (a YAML or JSON list). */
+  schedules: 'nodewright.io/schedules',
   /** On a node tainted karpenter.sh/disrupted: `<machine>/<execution name>` that holds the taint (the stale-taint sweep asks it). */
   disruptedBy: 'nodewright.io/disrupted-by',
   /** On a NodeClaim: when node repair rebooted its instance (RFC 3339); a second failure soon after is replaced, not rebooted. */

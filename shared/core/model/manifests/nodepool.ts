@@ -1,4 +1,5 @@
 /** karpenter.sh/v1 NodePool: zod validation (docs/karpenter-reference.md §1.1) and mapping to the normalized NodePool. */
+import { readPoolPolicy } from './pool-policy';
 import * as z from '../../zod';
 import { parseDuration, parseDurationOrNever } from '../duration';
 import { RebalancePolicies, type NodePool, type RebalancePolicy } from '../karpenter';
@@ -256,6 +257,7 @@ export function nodePoolFromKube(o: Json, ctx?: ManifestContext & { problemSuffi
       fail(ctx, where, `applies only to consolidationPolicy Balanced; this pool's is ${pool.disruption.consolidationPolicy}`);
     pool.disruption.balancedK = Number(k);
   }
+  readPoolPolicy(pool, obj(metadata.annotations), ctx);
   pool.hash = nodePoolHash(pool);
   const annotations = obj(metadata.annotations);
   const recorded = { hash: str(annotations[Annotation.nodePoolHash]), version: str(annotations[Annotation.nodePoolHashVersion]) };
