@@ -1,5 +1,7 @@
 /** Environment of the Lambda functions, validated once (zod) with a message naming each bad variable. */
 import * as z from '../core/zod';
+import type { TopologySpreadConstraint } from '../core/model/kube';
+import { parseSchedulerConfig } from '../core/model/scheduler-config';
 
 const arn = (what: string) =>
   z.string().check(z.regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]+$/, `must be the ARN of the ${what} state machine`));
@@ -22,6 +24,8 @@ const ConfigSchema = z.object({
   FUNCTION_NAME_PREFIX: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/, "must be the deployed functions' name prefix, e.g. nodewright-dev-"))),
   /** Shadow mode (deploy parameter `shadow`): read and decide, act on nothing (shared/adapters/shadow.ts). */
   NODEWRIGHT_SHADOW: z.optional(z.enum(['true', 'false'])),
+  /** Karpenter's SCHEDULER_CONFIG: kube-scheduler's podTopologySpread.defaultConstraints to mirror (empty: none). */
+  SCHEDULER_CONFIG: z.optional(z.string()),
 });
 
 export interface Config {
@@ -37,6 +41,8 @@ export interface Config {
   karpenterMetrics: 'cloudwatch' | 'off';
   /** Shadow mode: every function reads and decides; nothing is written but nodewright's own state. */
   shadow: boolean;
+  /** kube-scheduler's default topology spread constraints (SCHEDULER_CONFIG), empty when none. */
+  defaultSpread: TopologySpreadConstraint[];
 }
 
 class ConfigInvalidError extends Error {
@@ -61,6 +67,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     functionNamePrefix: e.FUNCTION_NAME_PREFIX ?? 'nodewright-dev-',
     karpenterMetrics: e.KARPENTER_METRICS ?? 'off',
     shadow: e.NODEWRIGHT_SHADOW === 'true',
+    defaultSpread: (() => {
+      try {
+        return parseSchedulerConfig(e.SCHEDULER_CONFIG);
+      } catch (err) {
+        throw new ConfigInvalidError(`nodewright function environment is invalid: SCHEDULER_CONFIG: ${(err as Error).message}`);
+      }
+    })(),
   };
 }
 

@@ -31,7 +31,22 @@ describe('function configuration', () => {
       functionNamePrefix: 'nodewright-dev-',
       karpenterMetrics: 'off',
       shadow: false,
+      defaultSpread: [],
     });
+  });
+
+  it("should read Karpenter's SCHEDULER_CONFIG default topology spread, and refuse one kube-scheduler would refuse, naming the field", () => {
+    const zone = { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' };
+    expect(parseConfig({ ...env, SCHEDULER_CONFIG: JSON.stringify({ podTopologySpread: { defaultConstraints: [zone] } }) }).defaultSpread).toEqual([zone]);
+    expect(parseConfig({ ...env, SCHEDULER_CONFIG: '' }).defaultSpread).toEqual([]);
+    const bad = (c: unknown) => () => parseConfig({ ...env, SCHEDULER_CONFIG: JSON.stringify({ podTopologySpread: { defaultConstraints: c } }) });
+    expect(bad([{ ...zone, maxSkew: 0 }])).toThrowError(
+      /SCHEDULER_CONFIG: scheduler config podTopologySpread\.defaultConstraints\[0\]\.maxSkew: maxSkew must be greater than 0/,
+    );
+    expect(bad([{ ...zone, labelSelector: { matchLabels: { a: 'b' } } }])).toThrowError(/defaultConstraints\[0\]: Unrecognized key: "labelSelector"/);
+    expect(bad([zone, zone])).toThrowError(/defaultConstraints\[1\] is a duplicate of \[0\]/);
+    expect(bad([{ ...zone, whenUnsatisfiable: 'Sometimes' }])).toThrowError(/whenUnsatisfiable/);
+    expect(() => parseConfig({ ...env, SCHEDULER_CONFIG: 'podTopologySpread: {defaultConstraints: [' })).toThrowError(/not YAML or JSON/);
   });
 
   it('should act in shadow mode only when the shadow parameter says true, and refuse another value naming the variable', () => {

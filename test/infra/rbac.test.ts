@@ -30,6 +30,7 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'core.readNamespacedPersistentVolumeClaim': [['', 'persistentvolumeclaims', 'get']],
   'core.readPersistentVolume': [['', 'persistentvolumes', 'get']],
   'core.readNamespacedPodTemplate': [['', 'podtemplates', 'get']],
+  'core.listServiceForAllNamespaces': [['', 'services', 'list']],
   'apps.readNamespacedDeployment': [['apps', 'deployments', 'get']],
   'apps.readNamespacedReplicaSet': [['apps', 'replicasets', 'get']],
   'apps.readNamespacedStatefulSet': [['apps', 'statefulsets', 'get']],

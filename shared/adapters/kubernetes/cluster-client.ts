@@ -4,7 +4,8 @@ import { NodeClaimNotFoundError } from '../../core/errors';
 import { nodeClaimFromKube, nodeClaimToKube, nodeFromKube, podFromKube } from '../../core/model/from-kube';
 import type { NodeClaim, NodePool, StatusCondition } from '../../core/model/karpenter';
 import { Label } from '../../core/model/labels';
-import type { Node, Pod } from '../../core/model/kube';
+import type { Node, Pod, TopologySpreadConstraint } from '../../core/model/kube';
+import { DefaultSpread } from './default-spread';
 import type {
   ClusterClient,
   ClusterSnapshot,
@@ -45,6 +46,8 @@ export interface KubeClusterClientOptions {
   conflictRetries?: number;
   /** Backoff between retries of 429/5xx/connection errors (default: real time; the composition root passes its clock). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** kube-scheduler's default topology spread constraints (SCHEDULER_CONFIG): given to the snapshot's pods that have none. */
+  defaultSpread?: TopologySpreadConstraint[];
 }
 
 export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
@@ -61,7 +64,13 @@ export class KubeClusterClient implements ClusterClient, ScopedClusterReads {
     this.pageSize = opts.pageSize ?? 500;
     this.now = opts.now ?? (() => epochMs(Date.now()));
     this.conflictRetries = opts.conflictRetries ?? 5;
-    this.reader = new SnapshotReader(this.apis, { kc, pageSize: this.pageSize, sleep: opts.sleep ?? systemClock.sleep, agent: 'nodewright-snapshot' });
+    this.reader = new SnapshotReader(this.apis, {
+      kc,
+      pageSize: this.pageSize,
+      sleep: opts.sleep ?? systemClock.sleep,
+      agent: 'nodewright-snapshot',
+      ...(opts.defaultSpread?.length ? { spread: new DefaultSpread(this.apis, opts.defaultSpread, this.pageSize) } : {}),
+    });
   }
 
   snapshot(): Promise<ClusterSnapshot> {

@@ -32,6 +32,7 @@ import {
 import { httpCode, KarpenterResources, type KubeApis } from './apis';
 import { catchUp, type ChangeType } from './catch-up';
 import { readCapacityBuffers } from './buffers';
+import type { DefaultSpread } from './default-spread';
 import { ACTIVE_PODS, listAll } from './snapshot';
 import { selectsNamespacesByLabel } from '../../core/scheduling/namespaces';
 import type { Sleep } from './timeout';
@@ -58,6 +59,8 @@ interface ReadContext {
   pageSize: number;
   sleep: Sleep;
   agent: string;
+  /** SCHEDULER_CONFIG's default topology spread, given to the pods that declare none. */
+  spread?: DefaultSpread;
 }
 
 const metaOf = (o: Json) => (o.metadata ?? {}) as { name?: string; namespace?: string; resourceVersion?: string; continue?: string };
@@ -252,6 +255,7 @@ export class SnapshotReader {
     this.priority = { classes, defaultPriority, key };
     const [listed, capacityBuffers] = await Promise.all([this.readKinds(ALL_KINDS), readCapacityBuffers(this.apis, this.ctx.pageSize)]);
     const snapshot = capacityBuffers.length ? { ...listed, capacityBuffers } : listed;
+    if (this.ctx.spread) snapshot.pods = await this.ctx.spread.apply(snapshot.pods);
     // Namespaces only when an affinity term selects them by label (a handful of objects, listed then).
     if (!snapshot.pods.some(selectsNamespacesByLabel)) return snapshot;
     const namespaces = await listAll((c, l) => this.apis.core.listNamespace({ _continue: c, limit: l }), this.ctx.pageSize);

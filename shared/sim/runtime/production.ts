@@ -60,6 +60,8 @@ export interface ProductionEnv {
   karpenterMetrics?: 'cloudwatch' | 'off';
   /** FEATURE_GATES (the deployment's `featureGates` parameter), Karpenter's syntax. */
   featureGates?: string;
+  /** SCHEDULER_CONFIG (the `schedulerConfig` parameter). */
+  schedulerConfig?: string;
   /** NODEWRIGHT_SHADOW (the `shadow` parameter): read and decide, act on nothing. */
   shadow?: boolean;
   /** NODE_ROLE_NAME (the `nodeRoleName` parameter): the one role the functions may pass to EC2. */
@@ -137,6 +139,7 @@ function setFunctionEnvironment(env: ProductionEnv): () => void {
     KARPENTER_METRICS: env.karpenterMetrics ?? 'off',
     FEATURE_GATES: env.featureGates ?? DEFAULT_FEATURE_GATES,
     NODEWRIGHT_SHADOW: env.shadow ? 'true' : 'false',
+    SCHEDULER_CONFIG: env.schedulerConfig ?? '',
     NODE_ROLE_NAME: env.nodeRoleName ?? `KarpenterNodeRole-${env.clusterName}`,
     AWS_ACCESS_KEY_ID: 'AKIASIMULATED0000000',
     AWS_SECRET_ACCESS_KEY: 'simulated-secret-access-key',

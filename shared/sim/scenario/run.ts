@@ -147,6 +147,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions = {}): Pr
     ...(scenario.settings.metrics ? { metrics: scenario.settings.metrics } : {}),
     ...(scenario.settings.controllerMemorySize ? { controllerMemorySize: scenario.settings.controllerMemorySize } : {}),
     ...(scenario.settings.featureGates ? { featureGates: scenario.settings.featureGates } : {}),
+    ...(scenario.settings.schedulerConfig ? { schedulerConfig: scenario.settings.schedulerConfig } : {}),
     ...(scenario.settings.shadow ? { shadow: true } : {}),
     ...deployedFor([...scenario.objects, ...scenario.events.flatMap((e) => (e.apply ? parseObjects(e.apply, scenario.file, scenario.clusterName) : []))]),
   });

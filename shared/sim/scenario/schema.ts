@@ -6,6 +6,7 @@ import { parseDuration } from '../../core/model/duration';
 import { MAX_EXPANDED_PODS, YAML_OPTIONS, YAML_TO_JS_OPTIONS, parseManifests } from '../../core/model/manifests';
 import type { KubeObject } from '../kube/types';
 import { loadCatalog } from '../../catalog';
+import { parseSchedulerConfig } from '../../core/model/scheduler-config';
 import { FleetEntrySchema, fleetProblems, type FleetEntry } from './fleet-check';
 import { HEALTH_CONDITIONS } from '../cluster/node-health-content';
 
@@ -105,6 +106,8 @@ const ScenarioSchema = z.object({
       featureGates: z.optional(
         z.string().check(z.regex(/^\s*[A-Za-z]+\s*=\s*(true|false)\s*(,\s*[A-Za-z]+\s*=\s*(true|false)\s*)*$/, 'must be Gate=true|false, comma-separated')),
       ),
+      /** The deployment's `schedulerConfig` parameter (Karpenter's SCHEDULER_CONFIG): kube-scheduler's default topology spread. */
+      schedulerConfig: z.optional(z.string()),
       /** The deployment's `shadow` parameter: every function reads and decides, nothing is acted on (docs/deploy.md). */
       shadow: z.optional(z.boolean()),
       /** Per-zone capacity: at most `max` live instances of the offering in each zone (or in `zone`). */
@@ -147,6 +150,7 @@ export interface Scenario {
     metrics?: 'cloudwatch' | 'off';
     controllerMemorySize?: number;
     featureGates?: string;
+    schedulerConfig?: string;
     shadow?: boolean;
     capacity: { instanceType: string; zone?: string; capacityType?: 'spot' | 'on-demand'; max: number }[];
   };
@@ -198,6 +202,13 @@ export function parseScenario(yamlText: string, file: string): Scenario {
   const objects = parseIn(s.objects, 'objects');
   const fleetIssues = fleetProblems(s.fleet, objects, { region: s.region, zones, catalog: s.fleet.length ? loadCatalog() : [] });
   if (fleetIssues.length) throw new ScenarioInvalidError(`${file}: ${fleetIssues.join('; ')}`);
+  if (s.settings.schedulerConfig) {
+    try {
+      parseSchedulerConfig(s.settings.schedulerConfig);
+    } catch (e) {
+      throw new ScenarioInvalidError(`${file}: settings.schedulerConfig: ${(e as Error).message}`);
+    }
+  }
   s.events.forEach((e, i) => {
     if (e.apply) parseIn(e.apply, `events.${i}.apply`);
     if (e.at > s.duration) throw new ScenarioInvalidError(`${file}: events.${i}.at: ${e.at}s is after the end of the scenario (${s.duration}s)`);
@@ -217,6 +228,7 @@ export function parseScenario(yamlText: string, file: string): Scenario {
       ...(s.settings.metrics ? { metrics: s.settings.metrics } : {}),
       ...(s.settings.controllerMemorySize ? { controllerMemorySize: s.settings.controllerMemorySize } : {}),
       ...(s.settings.featureGates ? { featureGates: s.settings.featureGates } : {}),
+      ...(s.settings.schedulerConfig ? { schedulerConfig: s.settings.schedulerConfig } : {}),
       ...(s.settings.shadow ? { shadow: true } : {}),
     },
     objects,

@@ -59,6 +59,8 @@ export interface WorldOptions {
   controllerMemorySize?: number;
   /** The deployment's `featureGates` parameter (FEATURE_GATES); default serverless.yml's. */
   featureGates?: string;
+  /** The deployment's `schedulerConfig` parameter (SCHEDULER_CONFIG). */
+  schedulerConfig?: string;
   /** The deployment's `shadow` parameter: nodewright beside another autoscaler, acting on nothing. */
   shadow?: boolean;
   /** The deployment's `nodeRoleName` parameter (NODE_ROLE_NAME); default `KarpenterNodeRole-<cluster>`. */
@@ -116,6 +118,7 @@ function productionEnv(opts: WorldOptions): ProductionEnv {
     ...simulatedEnv(opts.clusterName, opts.region),
     ...(opts.metrics ? { karpenterMetrics: opts.metrics } : {}),
     ...(opts.featureGates ? { featureGates: opts.featureGates } : {}),
+    ...(opts.schedulerConfig ? { schedulerConfig: opts.schedulerConfig } : {}),
     ...(opts.shadow ? { shadow: true } : {}),
     ...(opts.nodeRoleName ? { nodeRoleName: opts.nodeRoleName } : {}),
     ...(opts.controllerMemorySize ? { params: { controllerMemorySize: opts.controllerMemorySize } } : {}),

@@ -9,6 +9,10 @@ export const clusterAccessPart = part('clusterAccess', (b) => clusterAccess(b.co
 
 export const cluster = part('cluster', async (b) => {
   const { kc } = await clusterAccessPart(b);
-  const client = new KubeClusterClient(kc, { now: () => b.clock.now(), sleep: (ms, signal) => b.clock.sleep(ms, signal) });
+  const client = new KubeClusterClient(kc, {
+    now: () => b.clock.now(),
+    sleep: (ms, signal) => b.clock.sleep(ms, signal),
+    ...(b.config.defaultSpread.length ? { defaultSpread: b.config.defaultSpread } : {}),
+  });
   return b.config.shadow ? shadowCluster(client, await shadow(b)) : client;
 });
