@@ -18,6 +18,10 @@ export function resolveBuffer(b: CapacityBuffer, lookup: BufferLookup): Resolved
       : { buffer: b, unresolved: { reason: 'PodTemplateNotFound', message: `podtemplate ${b.namespace}/${b.podTemplateRef} not found` } };
   }
   if (b.scalableRef) {
+    const group = b.scalableRef.apiGroup ?? '';
+    if (group !== '' && group !== 'apps') {
+      return { buffer: b, unresolved: { reason: 'ResolutionFailed', message: `scalableRef apiGroup ${group} is not supported (apps)` } };
+    }
     if (!(ScalableKinds as readonly string[]).includes(b.scalableRef.kind)) {
       return {
         buffer: b,

@@ -45,13 +45,19 @@ function withoutDoNotDisrupt(annotations: Record<string, string>): Record<string
 
 export const isVirtualPod = (p: Pod): boolean => p.annotations[Annotation.bufferPod] === 'true';
 
-/** The virtual pods of every active buffer that resolved: `<buffer>-buffer-<i>`, pending, owned by nothing. */
+/**
+ * The most chunks planned across all buffers: each provisioner round and disruption pass plans them, so a buffer of
+ * `limits: {cpu: "1000"}` over a 10m template must not cost a hundred thousand pods every round.
+ */
+export const MAX_BUFFER_CHUNKS = 1_000;
+
+/** The virtual pods of every active buffer that resolved: `<buffer>-buffer-<i>`, pending, owned by nothing; at most MAX_BUFFER_CHUNKS. */
 export function virtualPods(buffers: readonly ResolvedBuffer[] | undefined): Pod[] {
   const out: Pod[] = [];
   for (const r of buffers ?? []) {
     const b = r.buffer;
     if (!r.template || b.provisioningStrategy !== ActiveCapacity) continue;
-    const n = bufferReplicas(r);
+    const n = Math.min(bufferReplicas(r), MAX_BUFFER_CHUNKS - out.length);
     for (let i = 0; i < n; i++) {
       const name = `${b.name}-buffer-${i}`;
       out.push({

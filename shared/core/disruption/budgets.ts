@@ -64,6 +64,8 @@ export interface PoolCounts {
   total: number;
   /** Nodes that are NotReady or already being disrupted / deleted. */
   disrupting: number;
+  /** Disruptions this pass already chose (node repair before the other methods): they use the rate up too. */
+  started?: number;
 }
 
 /** Allowed disruptions for one pool and reason; `Infinity` when no budget applies. */
@@ -89,7 +91,7 @@ export function allowedDisruptions(pool: NodePool, reason: DisruptionReason, cou
   if (rate) {
     const n = budgetNodes({ nodes: rate.nodes }, counts.total);
     const since = addSeconds(nowMs, -rate.windowSeconds);
-    const used = (pool.disruption.rateLedger ?? []).filter((t) => t > since).length;
+    const used = (pool.disruption.rateLedger ?? []).filter((t) => t > since).length + (counts.started ?? 0);
     const left = Math.max(0, n - used);
     rateWhy = `; rate ${rate.nodes}/${rate.windowSeconds}s: ${used} started in the window → ${left} left`;
     allowed = Math.min(allowed, left);

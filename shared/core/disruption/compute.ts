@@ -48,6 +48,11 @@ export function computeDisruption(input: DisruptionInput): DisruptionDecision {
   const probe = new Pass({ ...view, views: [] }, new Set());
   const expired = expirations(view, probe);
   const repaired = repairs(view, probe);
+  // What repair took this pass comes off the budgets (and rates) of the methods below.
+  for (const r of repaired.repairs) {
+    const c = view.counts.get(r.candidates[0].nodePool.name);
+    if (c) Object.assign(c, { disrupting: c.disrupting + 1, started: (c.started ?? 0) + 1 });
+  }
   const pass = new Pass(view, new Set([...expired, ...repaired.repairs].map((c) => c.candidates[0].nodeClaim.name)));
   pass.audit.unshift(...probe.audit);
   let command = emptiness(pass) ?? drift(pass) ?? multiNode(pass);

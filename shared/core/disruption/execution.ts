@@ -25,6 +25,8 @@ const ReasonOf: Record<Command['reason'], DisruptExecutionReason> = {
 
 interface DisruptExecutionInput {
   reason: DisruptExecutionReason;
+  /** Node repair: the drain's bound (shared/core/model/repair-policies.ts). */
+  drainSeconds?: number;
   candidates: { nodeClaimName: string; nodeName?: string }[];
   replacements: NodeClaim[];
 }
@@ -73,6 +75,7 @@ export function toExecutions(cmd: Command, nowMs: EpochMs, context: ReplacementC
   // Named and marked as ValidateDisruptInput will (it rewrites them anyway), so logs and audit show the real names.
   const input: DisruptExecutionInput = {
     reason: ReasonOf[cmd.reason],
+    ...(cmd.repair ? { drainSeconds: cmd.repair.drainSeconds } : {}),
     candidates: cmd.candidates.map((c) => ({ nodeClaimName: c.nodeClaim.name, nodeName: c.node.name })),
     replacements: nameReplacements(replacementClaims(cmd, nowMs, context), disruptionIdOf(name)),
   };

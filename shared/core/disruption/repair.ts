@@ -6,11 +6,12 @@
  * of the pool's nodes are unhealthy (a zone or AMI problem a replacement would not fix), never past the pool's
  * budgets (those without `reasons`; the unhealthy NotReady nodes themselves do not use the budget up).
  */
-import { Annotation } from '../model/labels';
+import { Annotation, Label } from '../model/labels';
+import { conditionIsTrue } from '../model/karpenter';
 import { repairPolicyFor, type RepairPolicy } from '../model/repair-policies';
 import { addSeconds, type EpochMs } from '../time';
 import { allowedDisruptions } from './budgets';
-import { isDisrupting, nodeCheck, toCandidate, type ClusterView, type NodeView } from './candidates';
+import { isDisrupting, nodeCheck, podCheck, toCandidate, type ClusterView, type NodeView } from './candidates';
 import type { Pass } from './pass';
 import { simulate } from './simulate';
 import type { Command, DisruptionDecision } from './types';
@@ -18,8 +19,8 @@ import type { DisruptionReason } from '../model/karpenter';
 
 /** After a reboot, a condition still (or again) unhealthy this long is replaced. */
 export const REBOOT_GRACE_SECONDS = 10 * 60;
-/** A failure that begins this long after a reboot is a new incident: it may be rebooted again. */
-const NEW_INCIDENT_SECONDS = 60 * 60;
+/** A failure within a day of a repair reboot is replaced, not rebooted again (a fault that keeps coming back). */
+const NEW_INCIDENT_SECONDS = 24 * 60 * 60;
 /** Karpenter's allowedUnhealthyPercent: more unhealthy nodes than this in a pool blocks repair there. */
 const ALLOWED_UNHEALTHY_PERCENT = 20;
 
@@ -52,6 +53,9 @@ function dueRepair(v: NodeView): Due | undefined {
   return best;
 }
 
+const counted = (v: NodeView) =>
+  (conditionIsTrue(v.claim, 'Initialized') || v.node.labels[Label.initialized] === 'true') && !conditionIsTrue(v.claim, 'InstanceTerminating');
+
 /** Per pool: its managed nodes, the unhealthy ones, and the unhealthy NotReady ones (counted as disrupting by the budgets). */
 function poolHealth(view: ClusterView): Map<string, { nodes: number; unhealthy: number; notReady: number }> {
   const out = new Map<string, { nodes: number; unhealthy: number; notReady: number }>();
@@ -60,7 +64,8 @@ function poolHealth(view: ClusterView): Map<string, { nodes: number; unhealthy: 
     h.nodes++;
     if (v.node.unhealthy?.length) {
       h.unhealthy++;
-      if (!v.node.ready && !isDisrupting(v)) h.notReady++;
+      // Only the NotReady nodes the budgets count as disrupting (initialized, not terminating, not disrupted yet).
+      if (!v.node.ready && !isDisrupting(v) && counted(v)) h.notReady++;
     }
     out.set(v.claim.nodePool, h);
   }
@@ -73,7 +78,8 @@ function repairCommand(view: ClusterView, v: NodeView, due: Due): Command | stri
   if (typeof c === 'string') return c;
   const repair = { condition: due.condition.type, status: due.condition.status, since: due.condition.since, drainSeconds: due.policy.drainSeconds };
   const base = { method: 'repair' as const, reason: 'unhealthy' as const, candidates: [c], repair };
-  if (due.action === 'reboot') return { ...base, action: 'reboot', replacements: [], savingsPerHour: 0 };
+  // A reboot restarts every pod at once: with a pod a PDB or do-not-disrupt protects, replace (a bounded drain) instead.
+  if (due.action === 'reboot' && !podCheck(view, v, false)) return { ...base, action: 'reboot', replacements: [], savingsPerHour: 0 };
   if (c.pods.length === 0) return { ...base, action: 'delete', replacements: [], savingsPerHour: c.price };
   const sim = simulate(view, [c]);
   // No replacement can be planned (a pool at its limits, no capacity): terminate first, the pods are provisioned after.

@@ -5,7 +5,8 @@
  * ReadyForProvisioning (the references resolved), Provisioning (True, FitsExistingCapacity, once every chunk fits
  * what runs or is launching; False, RequiresNewCapacity, while some needed a new node) and replicas.
  */
-import { bufferReplicas, isVirtualPod, virtualPods } from '../buffers/virtual-pods';
+import { bufferReplicas, isVirtualPod, MAX_BUFFER_CHUNKS, virtualPods } from '../buffers/virtual-pods';
+import { ActiveCapacity } from '../model/capacity-buffer';
 import type { ResolvedBuffer } from '../model/capacity-buffer';
 import type { StatusCondition } from '../model/karpenter';
 import { Annotation } from '../model/labels';
@@ -38,11 +39,18 @@ function conditionsOf(r: ResolvedBuffer, plan: Plan): StatusCondition[] {
     return [ready, { type: 'Provisioning', status: 'False', reason: 'NotReadyForProvisioning', message: 'Buffer is not ReadyForProvisioning' }];
   }
   const ready: StatusCondition = { type: 'ReadyForProvisioning', status: 'True', reason: 'Resolved', message: 'Pod template resolved successfully' };
+  // A strategy nodewright does not plan (Karpenter's too): its Provisioning condition is left alone.
+  if (r.buffer.provisioningStrategy !== ActiveCapacity) return [ready];
   const desired = bufferReplicas(r);
   if (desired === 0) return [ready, { type: 'Provisioning', status: 'False', reason: 'BufferEmpty', message: 'Buffer has zero desired replicas' }];
   const mine = (p: { annotations: Record<string, string> }) => podBuffer(p) === keyOf(r);
   const fresh = plan.nodeClaims.reduce((n, c) => n + c.pods.filter(mine).length, 0);
-  const failed = plan.unschedulable.filter((u) => mine(u.pod)).length;
+  const failed = [...plan.unschedulable, ...plan.ignored].filter((u) => mine(u.pod)).length;
+  const planned = plan.existingPlacements.reduce((n, e) => n + e.pods.filter(mine).length, fresh + failed);
+  if (planned < desired) {
+    const message = `${planned}/${desired} virtual pods planned: at most ${MAX_BUFFER_CHUNKS} chunks are planned across all buffers`;
+    return [ready, { type: 'Provisioning', status: 'False', reason: 'RequiresNewCapacity', message }];
+  }
   if (fresh + failed > 0) {
     const message = `${fresh}/${desired} virtual pods required new capacity, ${failed} failed`;
     return [ready, { type: 'Provisioning', status: 'False', reason: 'RequiresNewCapacity', message }];

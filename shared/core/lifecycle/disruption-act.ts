@@ -5,7 +5,9 @@
  * audit records of what was started.
  */
 import { prettySlice } from '../model/pretty';
-import { toExecutions, type Command, type ReplacementContext } from '../disruption';
+import { disruptingEvents, toExecutions, type Command, type ReplacementContext } from '../disruption';
+import { recordDisruptionCommand } from '../metrics/record';
+import { recordEvents } from './events';
 import type { LifecycleDeps } from './deps';
 import type { AuditRecord, WorkflowName } from '../ports';
 import type { EpochMs } from '../time';
@@ -128,4 +130,34 @@ export async function startCommand(deps: LifecycleDeps, cmd: Command, namingTime
     outcome.audit.push(startedRecord(deps, cmd, started, message));
   }
   return outcome;
+}
+
+/** Where a pass keeps what it started: executions, abandoned commands, audit records, commands started. */
+export interface PassSink {
+  executions: StartedExecution[];
+  abandoned: { method: Command['method']; nodeClaims: string[]; why: string }[];
+  audit: AuditRecord[];
+  started: Command[];
+}
+
+/** Starts the pass's budgeted command, with its events and metrics; true when it started (or belongs to a running execution). */
+export async function startPassCommand(
+  deps: LifecycleDeps,
+  cmd: Command,
+  namingTimeMs: EpochMs,
+  context: ReplacementContext,
+  sink: PassSink,
+): Promise<boolean> {
+  const out = await startCommand(deps, cmd, namingTimeMs, context);
+  if (out.started.length > 0) {
+    await recordEvents(deps, disruptingEvents(cmd));
+    recordDisruptionCommand(deps.metrics, cmd);
+    sink.started.push(cmd);
+  }
+  sink.executions.push(...out.started);
+  if (out.skipped) sink.abandoned.push({ method: cmd.method, nodeClaims: cmd.candidates.map((c) => c.nodeClaim.name), why: out.skipped });
+  sink.audit.push(...out.audit);
+  // A command whose candidates belong to a running execution comes back every pass until they are tainted: the pass
+  // stops here rather than recompute it.
+  return out.started.length > 0 || out.skipped !== undefined;
 }

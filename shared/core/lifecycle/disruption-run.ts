@@ -33,7 +33,7 @@ import { recordClusterState, recordDisruptionCommand } from '../metrics/record';
 import { writeFleetSample } from './fleet-sample';
 import { legacyAnnotationWarnings } from '../model/legacy-annotations';
 import type { AuditRecord, ClusterSnapshot } from '../ports';
-import { startCommand, type StartedExecution } from './disruption-act';
+import { startCommand, startPassCommand, type StartedExecution } from './disruption-act';
 import { actOnRepairs } from './repair-act';
 import { recordDisruptionRate } from './disruption-rate';
 import { cloudDrift, type DriftCache } from './disruption-drift';
@@ -298,21 +298,13 @@ async function pass(s: PassState, namingTimeMs: EpochMs): Promise<{ audit: Audit
   const repairedClaims = new Set([...repaired.rebooted, ...repaired.started.flatMap((x) => x.nodeClaims)]);
   const started = decision.repairs.filter((r) => r.candidates.some((c) => repairedClaims.has(c.nodeClaim.name)));
   const cmd = decision.command;
-  if (cmd && (!isConsolidation(cmd) || (await stillValid(s, cmd, audit)))) {
-    const out = await startCommand(s.deps, cmd, namingTimeMs, context);
-    if (out.started.length > 0) {
-      await recordEvents(s.deps, disruptingEvents(cmd));
-      recordDisruptionCommand(s.deps.metrics, cmd);
-    }
-    s.result.executions.push(...out.started);
-    if (out.started.length > 0) started.push(cmd);
-    if (out.skipped) s.result.abandoned.push({ method: cmd.method, nodeClaims: claimsOf(cmd), why: out.skipped });
-    audit.push(...out.audit);
-    // A command whose candidates belong to a running execution comes back every pass until they are
-    // tainted: stop here rather than recompute it.
-    acted ||= out.started.length > 0 || out.skipped !== undefined;
+  // The rate ledger records what started even when the command below fails.
+  try {
+    if (cmd && (!isConsolidation(cmd) || (await stillValid(s, cmd, audit))))
+      acted = (await startPassCommand(s.deps, cmd, namingTimeMs, context, { ...s.result, audit, started })) || acted;
+  } finally {
+    await recordDisruptionRate(s.deps, started, s.deps.clock.now());
   }
-  await recordDisruptionRate(s.deps, started, s.deps.clock.now());
   return { audit, eventful: cmd !== undefined || decision.expirations.length > 0 || decision.repairs.length > 0, acted };
 }
 

@@ -219,7 +219,11 @@ export async function startTerminations(
   const terminations: string[] = [];
   for (const c of state.candidates) {
     const name = executionName(c.nodeClaimName, state.disruptionId);
-    await deps.workflows.start('terminate', name, { nodeClaimName: c.nodeClaimName, reason: state.reason });
+    await deps.workflows.start('terminate', name, {
+      nodeClaimName: c.nodeClaimName,
+      reason: state.reason,
+      ...(state.drainSeconds !== undefined ? { drainSeconds: state.drainSeconds } : {}),
+    });
     terminations.push(name);
   }
   await deps.store.audit({

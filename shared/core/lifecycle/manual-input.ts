@@ -19,7 +19,9 @@ export type LaunchInput = ({ kind: 'claim' } & z.infer<typeof launchClaimInput>)
 
 const terminateByNode = z.strictObject({ nodeName: k8sName, reason });
 const terminateByInstance = z.strictObject({ instanceId, reason });
-const terminateByClaim = z.strictObject({ nodeClaimName: k8sName, reason });
+/** `drainSeconds`: node repair's bound on the drain (the claim's terminationGracePeriod, at most this), counted from the drain's start. */
+const drainSeconds = z.optional(z.number().check(z.int(), z.gte(0), z.lte(86_400)));
+const terminateByClaim = z.strictObject({ nodeClaimName: k8sName, reason, drainSeconds });
 
 export type TerminateInput =
   | ({ kind: 'node' } & z.infer<typeof terminateByNode>)
@@ -60,6 +62,7 @@ const disruptInput = z.strictObject({
   candidates: z.array(z.strictObject({ nodeClaimName: k8sName, nodeName: z.optional(k8sName) })).check(z.minLength(1), z.maxLength(100)),
   replacements: z._default(z.array(replacementClaim).check(z.maxLength(100)), []),
   interruption: z.optional(interruptionMode),
+  drainSeconds,
 });
 export type DisruptInput = z.infer<typeof disruptInput>;
 

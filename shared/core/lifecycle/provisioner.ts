@@ -69,6 +69,7 @@ export interface ProvisionerResult {
 }
 
 const PROVISIONER_LEASE = 'provisioner';
+const NOTHING_PLANNED = { nodeClaims: [], existingPlacements: [], unschedulable: [], ignored: [] };
 
 const podNames = (pods: Pod[]) => pods.slice(0, 10).map((p) => `${p.namespace}/${p.name}`);
 
@@ -106,7 +107,11 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
       // CapacityBuffers' virtual pods are planned every round; with nothing pending they are planned once here.
       const buffered = virtualPods(snapshot.capacityBuffers);
       if (buffered.length) result.bufferPods = buffered.length;
-      if (pending.length === 0 && (buffered.length === 0 || result.rounds > 0)) break;
+      if (pending.length === 0 && (buffered.length === 0 || result.rounds > 0)) {
+        // Buffers with nothing to plan (unresolved, empty, another strategy) still say so in their status.
+        if (result.rounds === 0 && snapshot.capacityBuffers?.length) await reconcileBufferStatuses(deps, snapshot, NOTHING_PLANNED);
+        break;
+      }
       // A claim created in this invocation that is gone again (e.g. deleted after insufficient capacity)
       // leaves its pods pending: plan them again now rather than at the next scheduled run.
       const live = new Set(snapshot.nodeClaims.map((c) => c.name));

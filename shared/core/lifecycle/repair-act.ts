@@ -1,16 +1,15 @@
 /**
  * Acting on node repair (shared/core/disruption/repair.ts decides): a reboot is one EC2 call and an annotation on the
  * claim (a second failure soon after is replaced, not rebooted again); a replacement or delete is a `disrupt`
- * execution, as drift's, with the drain bounded by the policy: the claim's termination timestamp is set to now plus
- * the smaller of its terminationGracePeriod and the policy's bound before the execution starts (its drain reads it),
- * and cleared again if the execution does not start.
+ * execution, as drift's, whose input carries the policy's drain bound (drainSeconds): the terminate workflow sets the
+ * claim's termination timestamp to the smaller of its terminationGracePeriod and that bound when the drain starts.
  */
 import { isNodeClaimNotFoundError } from '../errors';
 import { Annotation } from '../model/labels';
 import { rebootEvents, repairBlockedEvents, disruptingEvents, type Command, type DisruptionDecision, type ReplacementContext } from '../disruption';
 import { recordDisruptionCommand } from '../metrics/record';
 import type { AuditRecord } from '../ports';
-import { addSeconds, type EpochMs } from '../time';
+import type { EpochMs } from '../time';
 import type { LifecycleDeps } from './deps';
 import { startCommand, type StartedExecution } from './disruption-act';
 import { recordEvents } from './events';
@@ -25,13 +24,17 @@ async function reboot(deps: LifecycleDeps, cmd: Command, out: RepairOutcome): Pr
   const c = cmd.candidates[0];
   const providerID = c.nodeClaim.status.providerID;
   if (!providerID) return;
+  // Marked first: a reboot whose mark could not be written would be rebooted again at every pass.
+  const mark = (value: string | null) => deps.cluster.patchNodeClaimMetadata(c.nodeClaim.name, { annotations: { [Annotation.repairRebootedAt]: value } });
+  const before = c.nodeClaim.annotations[Annotation.repairRebootedAt] ?? null;
+  await mark(new Date(deps.clock.now()).toISOString());
   try {
     await deps.cloud.reboot(providerID);
   } catch (e) {
+    await mark(before);
     if (isNodeClaimNotFoundError(e)) return; // gone or not running: garbage collection and the next pass see to it
     throw e;
   }
-  await deps.cluster.patchNodeClaimMetadata(c.nodeClaim.name, { annotations: { [Annotation.repairRebootedAt]: new Date(deps.clock.now()).toISOString() } });
   deps.log.info('rebooting unhealthy node', { node: c.node.name, nodeclaim: c.nodeClaim.name, condition: `${cmd.repair?.condition}=${cmd.repair?.status}` });
   await recordEvents(deps, rebootEvents(cmd));
   recordDisruptionCommand(deps.metrics, cmd);
@@ -47,34 +50,10 @@ async function reboot(deps: LifecycleDeps, cmd: Command, out: RepairOutcome): Pr
   });
 }
 
-/** The drain deadline a repair sets: now + min(the claim's terminationGracePeriod, the policy's bound), unless one is set already. */
-function drainDeadline(cmd: Command, now: EpochMs): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const c of cmd.candidates) {
-    if (c.nodeClaim.annotations[Annotation.terminationTimestamp]) continue;
-    const tgp = c.nodeClaim.spec.terminationGracePeriod;
-    const bound = Math.min(tgp ?? Infinity, cmd.repair?.drainSeconds ?? Infinity);
-    if (Number.isFinite(bound)) out[c.nodeClaim.name] = new Date(addSeconds(now, bound)).toISOString();
-  }
-  return out;
-}
-
+/** A replacement or delete: a `disrupt` execution; its drain is bounded by the policy from the drain's start (drainSeconds). */
 async function replace(deps: LifecycleDeps, cmd: Command, namingTimeMs: EpochMs, context: ReplacementContext, out: RepairOutcome): Promise<void> {
-  const deadlines = drainDeadline(cmd, deps.clock.now());
-  const annotate = (value: (v: string) => string | null) =>
-    Promise.all(
-      Object.entries(deadlines).map(([name, v]) => deps.cluster.patchNodeClaimMetadata(name, { annotations: { [Annotation.terminationTimestamp]: value(v) } })),
-    );
-  await annotate((v) => v);
-  let started;
-  try {
-    started = await startCommand(deps, cmd, namingTimeMs, context);
-  } catch (e) {
-    await annotate(() => null);
-    throw e;
-  }
-  if (started.started.length === 0) await annotate(() => null);
-  else {
+  const started = await startCommand(deps, cmd, namingTimeMs, context);
+  if (started.started.length > 0) {
     await recordEvents(deps, disruptingEvents(cmd));
     recordDisruptionCommand(deps.metrics, cmd);
   }
@@ -92,8 +71,18 @@ export async function actOnRepairs(
   const out: RepairOutcome = { started: [], rebooted: [], audit: [] };
   await recordEvents(deps, repairBlockedEvents(decision.repairBlocked));
   for (const cmd of decision.repairs) {
-    if (cmd.action === 'reboot') await reboot(deps, cmd, out);
-    else await replace(deps, cmd, namingTimeMs, context, out);
+    // One repair that fails (EC2 refuses a reboot, a start fails) leaves the others and the pass's other work alone.
+    try {
+      if (cmd.action === 'reboot') await reboot(deps, cmd, out);
+      else await replace(deps, cmd, namingTimeMs, context, out);
+    } catch (e) {
+      const why = `repair failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`;
+      const c = cmd.candidates[0];
+      deps.log.warn('could not repair node', { node: c.node.name, nodeclaim: c.nodeClaim.name, action: cmd.action, error: why });
+      await recordEvents(deps, repairBlockedEvents([{ node: c.node.name, nodeClaim: c.nodeClaim.name, nodePool: c.nodePool.name, why }])).catch(
+        () => undefined,
+      );
+    }
   }
   return out;
 }

@@ -8,6 +8,7 @@ const TargetFields = {
   nodeName: z.optional(StateFields.nodeName),
   providerID: z.optional(StateFields.providerID),
   reason: z._default(StateFields.reason, 'Manual'),
+  drainSeconds: z.optional(z.number().check(z.int(), z.gte(0))),
 };
 
 export const TargetSchema = z

@@ -14,6 +14,8 @@ export interface TerminationTarget {
   nodeName?: string;
   providerID?: string;
   reason: string;
+  /** Node repair's bound on the drain, from its start (the claim's terminationGracePeriod, at most this). */
+  drainSeconds?: number;
 }
 
 export interface DrainingTarget extends TerminationTarget {
@@ -33,7 +35,7 @@ export async function resolveTerminationTarget(deps: Pick<LifecycleDeps, 'cluste
   if (input.kind === 'claim') {
     const claim = await deps.cluster.getNodeClaim(input.nodeClaimName);
     if (!claim) throw new ExecutionInputInvalidError(`terminate execution input nodeClaimName: nodeclaim "${input.nodeClaimName}" does not exist`);
-    return targetOf(claim, reason);
+    return { ...targetOf(claim, reason), ...(input.drainSeconds !== undefined ? { drainSeconds: input.drainSeconds } : {}) };
   }
   // A manual execution by node or instance: the nodes and claims only (no pods).
   const snapshot = await deps.cluster.listObjects(['nodes', 'nodeClaims']);
@@ -77,7 +79,9 @@ export async function taintNode(
 ): Promise<DrainingTarget> {
   const now = deps.clock.now();
   const claim = target.nodeClaimName ? await deps.cluster.getNodeClaim(target.nodeClaimName) : undefined;
-  const tgp = claim?.spec.terminationGracePeriod ?? null;
+  // Node repair bounds the drain: the claim's terminationGracePeriod, at most the repair policy's bound.
+  const own = claim?.spec.terminationGracePeriod ?? null;
+  const tgp = target.drainSeconds === undefined ? own : Math.min(own ?? Infinity, target.drainSeconds);
   const recorded = claim?.annotations[Annotation.terminationTimestamp];
   const recordedMs = recorded ? Date.parse(recorded) : Number.NaN;
   const drainDeadlineMs = Number.isFinite(recordedMs)
@@ -102,8 +106,7 @@ export async function taintNode(
         deps.log.info('tainted node', { node: node.name, nodeclaim: target.nodeClaimName, taint: `${TaintKey.disrupted}:NoSchedule`, reason: target.reason });
     }
   }
-  // A recorded termination timestamp forces the drain at it, as Karpenter: node repair bounds a drain that way.
-  return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null || Number.isFinite(recordedMs), passes: 0 };
+  return { ...target, drainDeadlineMs, forceAtDeadline: tgp !== null, passes: 0 };
 }
 
 /**

@@ -7,13 +7,15 @@
  * minutes later). A claim that fails or is deleted releases its pods, which are planned again.
  */
 import { Annotation } from '../model/labels';
+import { isVirtualPod } from '../buffers/virtual-pods';
 import type { NodeClaim } from '../model/karpenter';
 import type { Pod } from '../model/kube';
 import type { ExistingNode } from '../scheduling/types';
 
 /** The annotation's value for a claim planned for these pods (undefined when none has a uid). */
 export function plannedPodsValue(pods: readonly Pod[]): string | undefined {
-  const refs = pods.filter((p) => p.uid !== '').map((p) => `${p.namespace}/${p.name}/${p.uid}`);
+  // CapacityBuffer chunks are not pods: nothing may be nominated for them.
+  const refs = pods.filter((p) => p.uid !== '' && !isVirtualPod(p)).map((p) => `${p.namespace}/${p.name}/${p.uid}`);
   return refs.length > 0 ? refs.join(',') : undefined;
 }
 

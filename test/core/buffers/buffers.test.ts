@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { withBoundBufferPods } from '../../../shared/core/buffers/placement';
 import { resolveBuffer } from '../../../shared/core/buffers/resolve';
+import { plannedPodsValue } from '../../../shared/core/provisioning/planned-pods';
 import { bufferReplicas, isVirtualPod, percentageReplicas, virtualPods } from '../../../shared/core/buffers/virtual-pods';
 import { computeDisruption } from '../../../shared/core/disruption';
 import { ActiveCapacity, type CapacityBuffer, type ResolvedBuffer } from '../../../shared/core/model/capacity-buffer';
@@ -90,5 +91,20 @@ describe('CapacityBuffer', () => {
     expect(computeDisruption(input(snapshot, types)).command?.method).toBe('emptiness');
     const d = computeDisruption(input(bound, types));
     expect(d.command?.method).not.toBe('emptiness');
+  });
+
+  it("should plan at most 1,000 chunks across all buffers, and name no chunk in a claim's planned pods", () => {
+    const huge = virtualPods([
+      { buffer: buffer({ limits: { cpu: 1_000_000 } }), template: { ...chunk, requests: { cpu: 10 } } },
+      resolved({ name: 'x', replicas: 5 }),
+    ]);
+    expect(huge).toHaveLength(1_000);
+    expect(plannedPodsValue([...huge.slice(0, 2), chunk])).toBe(`default/chunk/${chunk.uid}`);
+    expect(
+      resolveBuffer(buffer({ scalableRef: { apiGroup: 'example.com', kind: 'Deployment', name: 'w' } }), {
+        podTemplate: () => undefined,
+        scalable: () => undefined,
+      }).unresolved?.message,
+    ).toBe('scalableRef apiGroup example.com is not supported (apps)');
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { computeDisruption, type DisruptionDecision } from '../../../shared/core/disruption';
 import { nodeFromKube } from '../../../shared/core/model/from-kube';
 import { Annotation } from '../../../shared/core/model/labels';
-import { ago, bound, c6g, claimNames, cluster, input, managed, pool, type Managed } from './builders';
+import { ago, bound, c6g, claimNames, cluster, input, managed, NOW, pool, type Managed } from './builders';
 
 const types = [c6g.large, c6g.xlarge, c6g.x2large];
 
@@ -152,5 +152,30 @@ describe('node repair', () => {
       { type: 'KernelReady', status: 'False', since: Date.parse('2026-11-29T11:05:00Z'), reason: 'KernelBug' },
     ]);
     expect(nodeFromKube({ metadata: { name: 'ok' }, status: { conditions: [cond('Ready', 'True', '2026-11-29T11:00:00Z')] } }).unhealthy).toBeUndefined();
+  });
+
+  it('should share the budget and the rate with the methods after it: one repair and no drift under a budget of one', () => {
+    const p = pool({ budgets: [{ nodes: '1' }], consolidateAfter: null });
+    const sickOne = sick(managed('x', { pool: p, type: c6g.xlarge }), 'KernelReady', 'False', 31 * 60);
+    const drifted = managed('d', { pool: p, type: c6g.xlarge, driftedCondition: { reason: 'AMIDrift', at: (NOW - 60_000) as never } });
+    const nodes = [sickOne, drifted, ...['a', 'b', 'c', 'e'].map((n) => healthy(n, p))];
+    const d = decide(nodes, p);
+    expect(d.repairs).toHaveLength(1);
+    expect(d.command).toBeUndefined();
+    p.disruption.budgets = [{ nodes: '100%' }];
+    p.disruption.rate = { nodes: '1', windowSeconds: 3600 };
+    const rated = decide(nodes, p);
+    expect(rated.repairs).toHaveLength(1);
+    expect(rated.command).toBeUndefined();
+  });
+
+  it('should replace rather than reboot a node whose pods a PDB or do-not-disrupt protects (a reboot stops them all at once)', () => {
+    const p = pool({ budgets: [{ nodes: '100%' }], consolidateAfter: null });
+    const kernel = sick(managed('k', { pool: p, type: c6g.xlarge }), 'KernelReady', 'False', 31 * 60);
+    const others = ['a', 'b', 'c', 'e', 'f'].map((n) => healthy(n, p));
+    const pods = [...[kernel, ...others].map((n) => bound(n, { cpu: '3' }))];
+    pods[0].annotations = { 'karpenter.sh/do-not-disrupt': 'true' };
+    const d = computeDisruption(input(cluster({ pools: [p], nodes: [kernel, ...others], pods }), types));
+    expect(d.repairs[0]).toMatchObject({ action: 'replace' });
   });
 });

@@ -61,4 +61,20 @@ describe('CapacityBuffers in the provisioner', () => {
       'Provisioning=False/NotReadyForProvisioning',
     ]);
   });
+
+  it('should report a buffer that plans nothing even when no pod is pending, and a strategy nodewright does not plan as Ready only', async () => {
+    const f = fakes();
+    f.cluster.capacityBuffers = [
+      {
+        buffer: { namespace: 'default', name: 'orphan', provisioningStrategy: ActiveCapacity, podTemplateRef: 'gone', replicas: 2 },
+        unresolved: { reason: 'PodTemplateNotFound', message: 'podtemplate default/gone not found' },
+      },
+      { buffer: { namespace: 'default', name: 'other', provisioningStrategy: 'example.com/cold', replicas: 2 }, template: pod('chunk') },
+    ];
+    const seen: SchedulingInput[] = [];
+    await runProvisioner(f, planner(seen), { holder: 'req-1', batched: true, budgetMs: 5_000 });
+    expect(seen).toEqual([]);
+    expect(f.cluster.bufferStatuses.get('default/orphan')?.conditions[0]).toMatchObject({ status: 'False', reason: 'PodTemplateNotFound' });
+    expect(f.cluster.bufferStatuses.get('default/other')?.conditions.map((c) => c.type)).toEqual(['ReadyForProvisioning']);
+  });
 });

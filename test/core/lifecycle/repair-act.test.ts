@@ -44,13 +44,13 @@ describe('actOnRepairs', () => {
     expect(f.workflows.started).toEqual([]);
   });
 
-  it('should start a disrupt execution with reason Unhealthy and bound the drain first', async () => {
+  it('should start a disrupt execution with reason Unhealthy carrying the drain bound, and leave the claim unannotated until the drain starts', async () => {
     const { f, decision, claim } = world('Ready', 'False', 31 * 60);
     const out = await actOnRepairs(f, decision, NOW, {});
     expect(out.started.map((s) => s.machine)).toEqual(['disrupt']);
-    expect(f.workflows.started[0].input).toMatchObject({ reason: 'Unhealthy', candidates: [{ nodeClaimName: claim.name, nodeName: 'x' }] });
-    // terminationGracePeriod 1h, the Ready policy's bound 5 min: the drain ends 5 minutes from now.
-    expect(f.cluster.claims.get(claim.name)?.annotations[Annotation.terminationTimestamp]).toBe(new Date(NOW + 300_000).toISOString());
+    expect(f.workflows.started[0].input).toMatchObject({ reason: 'Unhealthy', drainSeconds: 300, candidates: [{ nodeClaimName: claim.name, nodeName: 'x' }] });
+    // A rolled-back repair must leave nothing that would force a later drain through PDBs.
+    expect(f.cluster.claims.get(claim.name)?.annotations[Annotation.terminationTimestamp]).toBeUndefined();
     expect(f.metrics.records).toContainEqual(
       expect.objectContaining({
         name: 'karpenter_nodeclaims_unhealthy_disrupted_total',
@@ -62,12 +62,15 @@ describe('actOnRepairs', () => {
     );
   });
 
-  it('should clear the drain bound again when the execution does not start', async () => {
-    const { f, decision, claim } = world('Ready', 'False', 31 * 60);
-    await f.store.acquireLease(`disruption-candidate#${claim.name}`, 'another-execution', 300);
+  it('should go on with the other repairs when one reboot fails, say so on the node, and not leave the reboot mark', async () => {
+    const { f, decision, claim } = world('KernelReady', 'False', 31 * 60);
+    f.cloud.reboot = async () => {
+      throw Object.assign(new Error('You are not authorized to perform this operation.'), { name: 'UnauthorizedOperation' });
+    };
     const out = await actOnRepairs(f, decision, NOW, {});
-    expect(out.started).toEqual([]);
-    expect(f.cluster.claims.get(claim.name)?.annotations[Annotation.terminationTimestamp]).toBeUndefined();
+    expect(out.rebooted).toEqual([]);
+    expect(f.cluster.claims.get(claim.name)?.annotations[Annotation.repairRebootedAt]).toBeUndefined();
+    expect(f.cluster.events.some((e) => e.startsWith('Node/x NodeRepairBlocked: Repair failed: UnauthorizedOperation'))).toBe(true);
   });
 
   it('should record NodeRepairBlocked when more than 20% of the pool is unhealthy', async () => {

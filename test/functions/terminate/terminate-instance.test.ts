@@ -91,6 +91,25 @@ describe('termination handlers', () => {
     expect(f.cluster.nodes.get('n1')?.labels['node.kubernetes.io/exclude-from-external-load-balancers']).toBe('true');
   });
 
+  it("should bound node repair's drain from its start: the smaller of terminationGracePeriod and the repair's bound, forced then", async () => {
+    // Prepare: a claim without terminationGracePeriod (its drain would wait for PDBs forever), and one with 2 minutes.
+    const f = fakes();
+    f.cluster.claims.set('default-aaaaa', nodeClaim('default-aaaaa', { providerID: PID, nodeName: 'n1' }));
+    f.cluster.claims.set('default-bbbbb', nodeClaim('default-bbbbb', { providerID: PID, nodeName: 'n2', tgp: 120 }));
+    f.cluster.nodes.set('n1', node('n1', { providerID: PID, taints: [] }));
+    f.cluster.nodes.set('n2', node('n2', { providerID: PID, taints: [] }));
+    const taint = taintNode(f);
+    // Act
+    const unbounded = await taint({ nodeClaimName: 'default-aaaaa', nodeName: 'n1', reason: 'Unhealthy', drainSeconds: 300 });
+    const shorter = await taint({ nodeClaimName: 'default-bbbbb', nodeName: 'n2', reason: 'Unhealthy', drainSeconds: 300 });
+    // Assess
+    expect(unbounded).toMatchObject({ drainDeadlineMs: Date.UTC(2026, 0, 1) + 300_000, forceAtDeadline: true });
+    expect(shorter).toMatchObject({ drainDeadlineMs: Date.UTC(2026, 0, 1) + 120_000, forceAtDeadline: true });
+    expect(f.cluster.claims.get('default-aaaaa')?.annotations['karpenter.sh/nodeclaim-termination-timestamp']).toBe(
+      new Date(Date.UTC(2026, 0, 1) + 300_000).toISOString(),
+    );
+  });
+
   it('should delete node and claim, removing the claim finalizer, and record the termination', async () => {
     // Prepare
     const f = fakes();
