@@ -3,6 +3,7 @@
  * nodes and NodeClaims (a running one, or manifests of one): the deployed disruption function's computation
  * (shared/core/disruption) on the same objects and instance types as the plan, at the current time. Read-only.
  */
+import { withBoundBufferPods } from '../shared/core/buffers/placement';
 import { computeDisruption } from '../shared/core/disruption';
 import type { DisruptionDecision } from '../shared/core/disruption/types';
 import type { ManifestSet } from '../shared/core/model/manifests';
@@ -15,7 +16,9 @@ const round = (n: number) => Math.round(n * 10_000) / 10_000;
 /** The disruption pass on the input, or undefined when it has no NodeClaim to disrupt. */
 export function disruptionNow(set: ManifestSet, result: OfflinePlan, nowMs: number): DisruptionDecision | undefined {
   if (set.nodeClaims.length === 0 || set.nodes.length === 0) return undefined;
-  return computeDisruption({ snapshot: snapshotFromManifests(set), instanceTypes: result.input.instanceTypes, now: epochMs(nowMs) });
+  // CapacityBuffers' chunks bound where they stand, as the disruption function sees them: a node holding one is not empty.
+  const snapshot = withBoundBufferPods({ ...snapshotFromManifests(set), capacityBuffers: result.buffers }, result.input.instanceTypes);
+  return computeDisruption({ snapshot, instanceTypes: result.input.instanceTypes, now: epochMs(nowMs) });
 }
 
 export function consolidationJson(d: DisruptionDecision): NonNullable<PlanJson['consolidation']> {

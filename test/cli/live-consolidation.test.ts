@@ -63,4 +63,30 @@ describe('what disruption would do now, on a running cluster', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/node no-such-node is not a node with a NodeClaim in the given cluster/);
   });
+
+  it("should read the cluster's NodeOverlays and CapacityBuffers: the fleet at the overlay's price, and a node holding a chunk kept", async () => {
+    // Prepare
+    const before = JSON.parse((await runCli('plan', '--kubeconfig', kubeconfig, '--offline', '-o', 'json')).stdout);
+    applyObjects(world, [
+      { apiVersion: 'karpenter.sh/v1alpha1', kind: 'NodeOverlay', metadata: { name: 'discount' }, spec: { requirements: [], priceAdjustment: '-50%' } },
+      {
+        apiVersion: 'v1',
+        kind: 'PodTemplate',
+        metadata: { name: 'chunk', namespace: 'default' },
+        template: { metadata: { labels: { app: 'chunk' } }, spec: { containers: [{ name: 'c', image: 'pause', resources: { requests: { cpu: '1' } } }] } },
+      },
+      {
+        apiVersion: 'autoscaling.x-k8s.io/v1beta1',
+        kind: 'CapacityBuffer',
+        metadata: { name: 'headroom', namespace: 'default' },
+        spec: { podTemplateRef: { name: 'chunk' }, replicas: 1 },
+      },
+    ]);
+    // Act
+    const after = JSON.parse((await runCli('plan', '--kubeconfig', kubeconfig, '--offline', '-o', 'json')).stdout);
+    // Assess
+    expect(after.fleet.pricePerHour).toBeCloseTo(before.fleet.pricePerHour / 2, 6);
+    expect(before.consolidation.command.nodes).toEqual([node]);
+    expect(after.consolidation.command).toBeUndefined();
+  });
 });

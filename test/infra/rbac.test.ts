@@ -31,6 +31,7 @@ const METHODS: Record<string, [group: string, resource: string, verb: string][]>
   'core.readPersistentVolume': [['', 'persistentvolumes', 'get']],
   'core.readNamespacedPodTemplate': [['', 'podtemplates', 'get']],
   'core.listServiceForAllNamespaces': [['', 'services', 'list']],
+  'core.listPodTemplateForAllNamespaces': [['', 'podtemplates', 'list']],
   'apps.readNamespacedDeployment': [['apps', 'deployments', 'get']],
   'apps.readNamespacedReplicaSet': [['apps', 'replicasets', 'get']],
   'apps.readNamespacedStatefulSet': [['apps', 'statefulsets', 'get']],

@@ -63,6 +63,7 @@ export function makeApis(kc: KubeConfig, retry: RetryOptions = {}) {
       listNamespace: (p?: Paging) => list('core.listNamespace', '/api/v1/namespaces', p),
       listPersistentVolumeClaimForAllNamespaces: (p?: Paging) => list('core.listPersistentVolumeClaimForAllNamespaces', '/api/v1/persistentvolumeclaims', p),
       listServiceForAllNamespaces: (p?: Paging) => list('core.listServiceForAllNamespaces', '/api/v1/services', p),
+      listPodTemplateForAllNamespaces: (p?: Paging) => list('core.listPodTemplateForAllNamespaces', '/api/v1/podtemplates', p),
       readNamespacedPodTemplate: (a: InNamespace) =>
         call<Json>('core.readNamespacedPodTemplate', 'GET', `/api/v1/namespaces/${seg(a.namespace)}/podtemplates/${seg(a.name)}`),
       readNamespacedPersistentVolumeClaim: (a: InNamespace) =>

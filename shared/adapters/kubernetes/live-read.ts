@@ -1,11 +1,11 @@
 /**
  * A running cluster read as the manifests `plan` and `explain` take (read-only): the objects a Karpenter user's
  * cluster holds — NodePools, EC2NodeClasses, NodeClaims, Nodes, active Pods, DaemonSets, PDBs, volumes and storage
- * classes, PriorityClasses and Namespaces — as one `kind: List` document, each item with its kind (a LIST answer's
+ * classes, PriorityClasses and Namespaces, NodeOverlays, CapacityBuffers and PodTemplates — as one `kind: List` document, each item with its kind (a LIST answer's
  * items carry none). GETs and LISTs only, paged; nothing is written.
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { KarpenterResources, makeApis, type KubeList } from './apis';
+import { httpCode, KarpenterResources, makeApis, type KubeList } from './apis';
 import { ACTIVE_PODS, listAll } from './snapshot';
 
 type Json = Record<string, unknown>;
@@ -18,6 +18,15 @@ export interface LiveCluster {
   text: string;
   counts: Record<string, number>;
 }
+
+/** A list a cluster may not serve (its CRD not installed, or not readable): none then. */
+const optional =
+  (page: (c: string | undefined, l: number) => Promise<KubeList>) =>
+  (c: string | undefined, l: number): Promise<KubeList> =>
+    page(c, l).catch((e: unknown) => {
+      if (httpCode(e) === 404 || httpCode(e) === 403) return { items: [] };
+      throw e;
+    });
 
 export async function readLiveCluster(kc: KubeConfig): Promise<LiveCluster> {
   const apis = makeApis(kc, { attempts: 2 });
@@ -34,6 +43,18 @@ export async function readLiveCluster(kc: KubeConfig): Promise<LiveCluster> {
     ['storage.k8s.io/v1', 'StorageClass', (c, l) => apis.storage.listStorageClass({ _continue: c, limit: l })],
     ['scheduling.k8s.io/v1', 'PriorityClass', (c, l) => apis.scheduling.listPriorityClass({ _continue: c, limit: l })],
     ['v1', 'Namespace', (c, l) => apis.core.listNamespace({ _continue: c, limit: l })],
+    // Optional APIs: a cluster without their CRD has none.
+    [
+      'karpenter.sh/v1alpha1',
+      'NodeOverlay',
+      optional((c, l) => apis.custom.listClusterCustomObject({ ...KarpenterResources.nodeOverlays, _continue: c, limit: l })),
+    ],
+    [
+      'autoscaling.x-k8s.io/v1beta1',
+      'CapacityBuffer',
+      optional((c, l) => apis.custom.listClusterCustomObject({ ...KarpenterResources.capacityBuffers, _continue: c, limit: l })),
+    ],
+    ['v1', 'PodTemplate', optional((c, l) => apis.core.listPodTemplateForAllNamespaces({ _continue: c, limit: l }))],
   ];
   const lists = await Promise.all(kinds.map(([, , page]) => listAll(page, PAGE)));
   const items: Json[] = [];

@@ -329,6 +329,8 @@ export class ControllerState {
     }
     for (const [name, w] of this.budgetWindows) {
       if (w.at > now) continue;
+      // A nodewright.io/schedules window that changes limits opened or closed: pods held by them are planned again now.
+      if (w.pool.schedules?.some((x) => x.limits)) this.replan(now);
       const at = nextTransition(w.pool, now);
       if (at === undefined) this.budgetWindows.delete(name);
       else this.budgetWindows.set(name, { pool: w.pool, at });

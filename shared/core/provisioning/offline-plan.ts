@@ -3,6 +3,7 @@
  * Every pod without spec.nodeName (and not owned by a DaemonSet) is pending; pods with a nodeName run there.
  */
 import { resolveBuffer, type BufferLookup } from '../buffers/resolve';
+import type { ResolvedBuffer } from '../model/capacity-buffer';
 import { virtualPods } from '../buffers/virtual-pods';
 import { applyOverlays, resolveOverlays } from '../instance-types/overlays';
 import { buildInstanceTypes } from '../instance-types/build';
@@ -45,6 +46,8 @@ export interface OfflinePlan {
   pricing: PlanPricing;
   /** Static NodePools (spec.replicas): the nodes they keep, what would be launched or removed to get there. */
   staticPools: StaticPoolPlan[];
+  /** The input's CapacityBuffers, resolved against its PodTemplates and workloads. */
+  buffers: ResolvedBuffer[];
 }
 
 export interface StaticPoolPlan {
@@ -200,7 +203,7 @@ export function planOffline(set: ManifestSet, opts: OfflinePlanOptions): Offline
   if (unusablePools.length > 0) {
     for (const u of plan.unschedulable) u.reason += `; ${unusablePools.map((p) => `nodepool "${p.nodePool}": ${p.reason}`).join('; ')}`;
   }
-  return { plan, pending, warnings, unusablePools, input, pricing, staticPools };
+  return { plan, pending, warnings, unusablePools, input, pricing, staticPools, buffers };
 }
 
 /** Each static pool's replicas against the nodes the manifests hold (claims, else nodes labelled with the pool). */
