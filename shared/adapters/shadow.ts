@@ -31,7 +31,7 @@ const CLUSTER_WRITES = [
 ] as const satisfies readonly (keyof ClusterClient)[];
 
 /** The CloudProvider methods that write. */
-const CLOUD_WRITES = ['create', 'delete', 'reboot', 'tagInstance'] as const satisfies readonly (keyof CloudProvider)[];
+const CLOUD_WRITES = ['create', 'delete', 'reboot', 'stop', 'start', 'tagInstance'] as const satisfies readonly (keyof CloudProvider)[];
 
 /** Writes that are decisions a user wants to see (the rest — statuses, events, annotations — are skipped silently). */
 const DECISIONS: Record<string, AuditRecord['kind']> = {

@@ -400,6 +400,18 @@ export class FakeCloud implements CloudProvider {
   async get(providerID: string) {
     return { ...this.find(providerID) };
   }
+  async stop(providerID: string) {
+    this.calls.push(`stop ${providerID}`);
+    const inst = this.find(providerID);
+    if (!this.owned(inst)) throw new InstanceNotOwnedError(`instance ${inst.instanceId} is not owned`);
+    inst.state = 'stopped';
+  }
+  async start(providerID: string) {
+    this.calls.push(`start ${providerID}`);
+    const inst = this.find(providerID);
+    if (!this.owned(inst)) throw new InstanceNotOwnedError(`instance ${inst.instanceId} is not owned`);
+    inst.state = 'running';
+  }
   /** Instance ids rebooted, in order. */
   readonly rebooted: string[] = [];
   async reboot(providerID: string) {

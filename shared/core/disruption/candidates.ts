@@ -11,6 +11,7 @@ import { BudgetTracker } from './budgets';
 import { disruptionCost, isActive, isReschedulable, PdbIndex, podsBlock, type PodBlock } from './pods';
 import type { Candidate, DisruptionInput } from './types';
 import { isVirtualPod } from '../buffers/virtual-pods';
+import { isStandbyClaim } from '../buffers/standby';
 import { addSeconds, type EpochMs } from '../time';
 
 /** A managed node with its claim, pool and pods. */
@@ -56,7 +57,8 @@ export function clusterView(input: DisruptionInput): ClusterView {
   }
   const counts = new Map<string, PoolCounts>();
   for (const v of views) {
-    if (!isInitialized(v) || conditionIsTrue(v.claim, 'InstanceTerminating')) continue;
+    // A stopped standby node is NotReady by design: it is not capacity the budgets count.
+    if (!isInitialized(v) || conditionIsTrue(v.claim, 'InstanceTerminating') || isStandbyClaim(v.claim)) continue;
     const c = counts.get(v.claim.nodePool) ?? { total: 0, disrupting: 0 };
     c.total++;
     if (!v.node.ready || isDisrupting(v)) c.disrupting++;
@@ -89,6 +91,7 @@ export function nodeCheck(view: ClusterView, v: NodeView): string | undefined {
   if (v.node.deletionTimestamp !== undefined || v.claim.deletionTimestamp !== undefined) return 'node is being deleted';
   if (v.node.taints.some((t) => t.key === TaintKey.disrupted)) return `node is already being disrupted (${TaintKey.disrupted} taint)`;
   if (view.nominated.has(v.node.name)) return 'node is nominated for pending pods';
+  if (isStandbyClaim(v.claim)) return `standby capacity of CapacityBuffer ${v.claim.annotations[Annotation.standby]}: kept stopped for pending pods`;
   if (v.node.annotations[Annotation.doNotDisrupt] === 'true') return `node has ${Annotation.doNotDisrupt}: "true"`;
   // Karpenter reads the NodeClaim's annotations until the Node is initialized; either object carrying it protects the node.
   if (v.claim.annotations[Annotation.doNotDisrupt] === 'true') return `nodeclaim has ${Annotation.doNotDisrupt}: "true"`;

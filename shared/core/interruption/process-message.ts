@@ -2,6 +2,7 @@
  * Handles one interruption-queue message: parse, decide (shared/core/interruption), act.
  * Throwing fails only this record (partial batch failure); everything else deletes the message.
  */
+import { isStandbyClaim } from '../buffers/standby';
 import type { Clock, MetricsRecorder, StateStore, WorkflowStarter } from '../ports';
 import { decideInterruption, type InterruptionAction } from './decide';
 import { interruptionExecutionName } from './execution-name';
@@ -116,6 +117,12 @@ async function planFor(
   return plan;
 }
 
+/** Standby capacity is stopped and started by nodewright itself: those state changes are not interruptions. */
+const standbyStateChange = (message: InterruptionMessage, claim: NodeClaim): string | undefined =>
+  message.kind === 'InstanceStateChange' && isStandbyClaim(claim) && claim.annotations[Annotation.standbyState] !== undefined
+    ? 'standby capacity stopped or started by nodewright'
+    : undefined;
+
 /**
  * Replace, then drain: replacement claims for the node's pods are planned now and launched by a `disrupt`
  * execution in interruption mode (taint → launch replacements → wait until they are Ready or `drainBy` →
@@ -126,8 +133,9 @@ async function cordonAndDrain(deps: ProcessMessageDeps, message: InterruptionMes
   // A later event about the same instance (e.g. `terminated` after the spot warning) finds the claim
   // already finalized by the first drain: nothing is left to do, and a new execution would only fail.
   const claim = await deps.cluster.getNodeClaim(action.nodeClaim);
-  if (!claim) {
-    deps.log.info('dropping interruption message', { ...fields, reason: 'nodeclaim no longer exists' });
+  const drop = !claim ? 'nodeclaim no longer exists' : standbyStateChange(message, claim);
+  if (!claim || drop) {
+    deps.log.info('dropping interruption message', { ...fields, reason: drop });
     return;
   }
   if (!(await claimFollowUps(deps, instanceLease(action.instanceId), messageId, fields))) {

@@ -13,6 +13,9 @@ import { prettySlice } from '../model/pretty';
 import type { LifecycleDeps } from './deps';
 import { nodeClaimName } from './names';
 import { instanceTypesByPool, provisionablePods } from './provisionable';
+import { batch } from './provisioner-batch';
+import { reconcileStandby, wakeStandby } from './standby';
+import { withStandbyCapacity } from '../buffers/standby';
 import { isVirtualPod, virtualPods } from '../buffers/virtual-pods';
 import { realPods, reconcileBufferStatuses, withBufferPods } from './buffers';
 import { withScheduledPools } from '../provisioning/pool-schedules';
@@ -97,6 +100,9 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
       await reconcileNodePoolStatuses(deps, snapshot);
       // A claim whose launch never happened must not hold its pods until a 15-minute deadline.
       if ((await reconcileStalledClaims(deps, snapshot)).some((a) => a.type === 'delete')) snapshot = await deps.cluster.snapshot();
+      // Standby capacity: stop what joined, launch what a buffer lacks (docs/scheduling.md#standby-capacity).
+      if (snapshot.capacityBuffers?.length && (await reconcileStandby(deps, planner, snapshot, (x) => instanceTypesByPool(deps, x))).changed)
+        snapshot = await deps.cluster.snapshot();
       // Static NodePools are kept at their replicas whether or not pods are pending.
       const statics = await reconcileStaticPools(deps, planner, snapshot, (s) => instanceTypesByPool(deps, s));
       if (statics.created.length + statics.deleted.length > 0) {
@@ -106,7 +112,7 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
       let pending = provisionablePods(snapshot);
       // CapacityBuffers' virtual pods are planned every round; with nothing pending they are planned once here.
       const buffered = virtualPods(snapshot.capacityBuffers);
-      if (buffered.length) result.bufferPods = buffered.length;
+      if (buffered.length || snapshot.capacityBuffers?.length) result.bufferPods = Math.max(1, buffered.length);
       if (pending.length === 0 && (buffered.length === 0 || result.rounds > 0)) {
         // Buffers with nothing to plan (unresolved, empty, another strategy) still say so in their status.
         if (result.rounds === 0 && snapshot.capacityBuffers?.length) await reconcileBufferStatuses(deps, snapshot, NOTHING_PLANNED);
@@ -139,31 +145,6 @@ export async function runProvisioner(deps: LifecycleDeps, planner: Planner, opti
   return result;
 }
 
-/** Karpenter's batcher: wait until no new pod for `idleMs`, or `maxBatchMs` in total. */
-async function batch(
-  deps: Pick<LifecycleDeps, 'clock' | 'cluster'>,
-  first: ClusterSnapshot,
-  firstPending: Pod[],
-  idleMs: number,
-  maxBatchMs: number,
-): Promise<{ snapshot: ClusterSnapshot; pending: Pod[] }> {
-  const batchStart = deps.clock.now();
-  const seen = new Set(firstPending.map((p) => p.uid));
-  let snapshot = first;
-  let pending = firstPending;
-  for (;;) {
-    const left = maxBatchMs - (deps.clock.now() - batchStart);
-    if (left <= 0) break;
-    await deps.clock.sleep(Math.min(idleMs, left));
-    snapshot = await deps.cluster.snapshot();
-    pending = provisionablePods(snapshot);
-    const fresh = pending.filter((p) => !seen.has(p.uid));
-    if (fresh.length === 0) break;
-    for (const p of fresh) seen.add(p.uid);
-  }
-  return { snapshot, pending };
-}
-
 /** FailedScheduling events written per provisioner round at most. */
 const MAX_FAILED_EVENTS = 100;
 /** Time a round's events get even past its deadline (FailedScheduling first). */
@@ -192,7 +173,8 @@ async function round(
   const controller = { controller: 'provisioner' };
   deps.metrics.gauge('karpenter_scheduler_queue_depth', controller, pending.length);
   const solved = await deps.metrics.time('karpenter_scheduler_scheduling_duration_seconds', controller, async () =>
-    planner.solve(withBufferPods(planner.schedulingInputFromSnapshot(snapshot, types), snapshot)),
+    // Stopped standby nodes are offered as the capacity they become when started.
+    planner.solve(withBufferPods(planner.schedulingInputFromSnapshot(withStandbyCapacity(snapshot), types), snapshot)),
   );
   await reconcileBufferStatuses(deps, snapshot, solved);
   // Claims are created for virtual pods too (that is the buffer); nothing else below names them.
@@ -206,6 +188,7 @@ async function round(
     });
   }
   const names = await createClaims(deps, planner, snapshot, plan, now, limits);
+  await wakeStandby(deps, snapshot, solved);
   const created = names.filter((n): n is string => n !== undefined);
   result.nodeClaims.push(...created);
   const deferredPods = new Set(plan.nodeClaims.flatMap((c, i) => (names[i] === undefined ? c.pods.map((p) => p.uid) : [])));

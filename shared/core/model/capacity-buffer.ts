@@ -10,6 +10,12 @@ import type { ResourceList } from './resources';
 /** The default (and only) strategy Karpenter and Cluster Autoscaler implement: capacity kept running. */
 export const ActiveCapacity = 'buffer.x-k8s.io/active-capacity';
 
+/**
+ * nodewright's strategy (Karpenter and Cluster Autoscaler ignore it): the chunks are kept as *stopped* instances that
+ * joined the cluster once, started when pods are pending (docs/scheduling.md#standby-capacity).
+ */
+export const StandbyCapacity = 'nodewright.io/standby-capacity';
+
 export interface CapacityBuffer {
   namespace: string;
   name: string;

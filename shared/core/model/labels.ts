@@ -118,6 +118,12 @@ export const Annotation = {
   disruptedBy: 'nodewright.io/disrupted-by',
   /** On a NodeClaim: when node repair rebooted its instance (RFC 3339); a second failure soon after is replaced, not rebooted. */
   repairRebootedAt: 'nodewright.io/repair-rebooted-at',
+  /** On a NodeClaim launched as standby capacity: the CapacityBuffer, `<namespace>/<name>`. */
+  standby: 'nodewright.io/standby',
+  /** On a standby NodeClaim: how many of the buffer's chunks it holds. */
+  standbyChunks: 'nodewright.io/standby-chunks',
+  /** On a standby NodeClaim: `stopped` once its instance was stopped, `starting` once it is started for pending pods. */
+  standbyState: 'nodewright.io/standby-state',
   /** On a CapacityBuffer's virtual pod (never written to the cluster), "true"; Karpenter's keys. */
   bufferPod: 'karpenter.sh/capacity-buffer-fake-pod',
   bufferName: 'karpenter.sh/capacity-buffer-name',
@@ -154,6 +160,10 @@ export const TaintKey = {
   unreachable: 'node.kubernetes.io/unreachable',
   uninitialized: 'node.cloudprovider.kubernetes.io/uninitialized',
   unschedulable: 'node.kubernetes.io/unschedulable',
+  /** On a standby node (nodewright): nothing schedules there until it is started for pending pods. */
+  standby: 'nodewright.io/standby',
+  /** The cloud controller's taint on a node whose instance is stopped. */
+  shutdown: 'node.cloudprovider.kubernetes.io/shutdown',
 } as const;
 
 /** Taints a new node carries until kubelet and registration are done (Karpenter's known ephemeral taints). */

@@ -45,6 +45,10 @@ export interface CloudProvider {
   get(providerID: string): Promise<CloudInstance>;
   /** Reboots a running instance this cluster owns (node repair); NodeClaimNotFoundError once it is gone. */
   reboot(providerID: string): Promise<void>;
+  /** Stops a running instance this cluster owns (standby capacity); NodeClaimNotFoundError once it is gone. */
+  stop(providerID: string): Promise<void>;
+  /** Starts a stopped instance this cluster owns (standby capacity); NodeClaimNotFoundError once it is gone. */
+  start(providerID: string): Promise<void>;
   /**
    * Adds tags to an instance this cluster owns, keeping every tag it already has (the `eks:eks-cluster-name` tag is
    * added where missing); InstanceNotOwnedError for another instance, NodeClaimNotFoundError once it is gone.

@@ -133,6 +133,7 @@ export function createFleet(world: Ec2World, input: CreateFleetCommand['input'])
     tags,
     ...(lt?.userData ? { userData: lt.userData } : {}),
     ...(efaDevices(lt?.networkInterfaces) ? { efaInterfaces: efaDevices(lt?.networkInterfaces) } : {}),
+    ...(lt?.volumes ? { volumes: lt.volumes } : {}),
     ...(token ? { clientToken: token } : {}),
   });
   return fleetAnswer(instance, errors, input);

@@ -14,6 +14,8 @@ import {
   DescribeSubnetsCommand,
   EC2ServiceException,
   RebootInstancesCommand,
+  StartInstancesCommand,
+  StopInstancesCommand,
   TerminateInstancesCommand,
   type Instance,
   type Filter,
@@ -22,6 +24,8 @@ import { installInstanceTypes } from './ec2-catalog-mock';
 import { matchesFilters, page, tagList, tagRecord } from './filters';
 import { createFleet } from './ec2-fleet';
 import { rebootInstance, rebootRefusal } from './ec2-reboot';
+import { launchTemplateVolumes } from './ec2-billing';
+import { startInstance, startRefusal, stateOf, stopInstance, stopRefusal } from './ec2-stop-start';
 import { hashHex, type Ec2World, type SimInstance } from './ec2-world';
 
 function ec2Error(code: string, message: string): EC2ServiceException {
@@ -40,7 +44,11 @@ function toInstance(world: Ec2World, i: SimInstance): Instance {
     Placement: { AvailabilityZone: i.zone },
     PrivateIpAddress: i.privateIp,
     PrivateDnsName: i.state === 'terminated' ? '' : i.privateDnsName,
-    State: { Name: i.state, Code: { pending: 0, running: 16, 'shutting-down': 32, terminated: 48 }[i.state] },
+    State: stateOf(i.state),
+    StateTransitionReason: i.stateTransitionReason ?? '',
+    ...(i.state === 'stopping' || i.state === 'stopped'
+      ? { StateReason: { Code: 'Client.UserInitiatedShutdown', Message: 'Client.UserInitiatedShutdown: User initiated shutdown' } }
+      : {}),
     LaunchTime: new Date(i.launchTimeMs),
     Architecture: world.catalogEntry(i.type)?.arch === 'arm64' ? 'arm64' : 'x86_64',
     SecurityGroups: i.securityGroupIds.map((GroupId) => ({ GroupId })),
@@ -152,6 +160,7 @@ function installLaunchTemplates(on: On, world: () => Ec2World): void {
     if (w.launchTemplates.has(name)) throw ec2Error('InvalidLaunchTemplateName.AlreadyExistsException', `Launch template name already in use: ${name}`);
     const d = input.LaunchTemplateData ?? {};
     const sgs = d.SecurityGroupIds ?? d.NetworkInterfaces?.flatMap((n) => n.Groups ?? []) ?? [];
+    const volumes = launchTemplateVolumes(d.BlockDeviceMappings);
     const lt = {
       name,
       id: `lt-${hashHex('lt', name).slice(0, 17)}`,
@@ -169,6 +178,7 @@ function installLaunchTemplates(on: On, world: () => Ec2World): void {
             })),
           }
         : {}),
+      ...(volumes ? { volumes } : {}),
       createdMs: w.opts.clock.now(),
     };
     w.launchTemplates.set(name, lt);
@@ -221,7 +231,7 @@ function candidateInstances(w: Ec2World, input: { Filters?: Filter[]; InstanceId
   return best ?? [...w.instances.values()];
 }
 
-/** CreateFleet, DescribeInstances (terminated ones for an hour; a lagging new one not yet), TerminateInstances, RebootInstances. */
+/** CreateFleet, DescribeInstances (terminated ones for an hour; a lagging new one not yet), TerminateInstances, RebootInstances, StopInstances, StartInstances. */
 function installInstances(on: On, world: () => Ec2World): void {
   on(CreateFleetCommand, (input: CreateFleetCommand['input']) => createFleet(world(), input));
   on(DescribeInstancesCommand, (input: { Filters?: Filter[]; InstanceIds?: string[]; NextToken?: string; MaxResults?: number }) => {
@@ -272,5 +282,26 @@ function installInstances(on: On, world: () => Ec2World): void {
     if (refused) throw ec2Error(refused.code, refused.message);
     for (const id of new Set(ids)) rebootInstance(w, w.instances.get(id)!);
     return {};
+  });
+  // StopInstances / StartInstances: every id checked first (all or none); one already on its way is answered as it stands.
+  on(StopInstancesCommand, (input: { InstanceIds?: string[]; Hibernate?: boolean }) => {
+    const w = world();
+    const ids = [...new Set(input.InstanceIds ?? [])];
+    const refused = stopRefusal(w, ids, input.Hibernate === true);
+    if (refused) throw ec2Error(refused.code, refused.message);
+    const previous = ids.map((id) => stopInstance(w, w.instances.get(id)!));
+    return {
+      StoppingInstances: ids.map((id, k) => ({ InstanceId: id, PreviousState: stateOf(previous[k]), CurrentState: stateOf(w.instances.get(id)!.state) })),
+    };
+  });
+  on(StartInstancesCommand, (input: { InstanceIds?: string[] }) => {
+    const w = world();
+    const ids = [...new Set(input.InstanceIds ?? [])];
+    const refused = startRefusal(w, ids);
+    if (refused) throw ec2Error(refused.code, refused.message);
+    const previous = ids.map((id) => startInstance(w, w.instances.get(id)!));
+    return {
+      StartingInstances: ids.map((id, k) => ({ InstanceId: id, PreviousState: stateOf(previous[k]), CurrentState: stateOf(w.instances.get(id)!.state) })),
+    };
   });
 }

@@ -33,12 +33,17 @@ export function rebootSeconds(world: Ec2World, i: SimInstance, n: number): numbe
   return min + Math.floor(hashUnit('reboot', world.opts.seed, i.id, n) * (max - min + 1));
 }
 
+/** An EC2 error code and message: why a call is refused. */
+export interface Refusal {
+  code: string;
+  message: string;
+}
+
 /**
- * Why EC2 would refuse to reboot these instances (all or none, as RebootInstances checks every id first): an id it
- * does not know (or not yet: a `lag` fault; or terminated over an hour ago) is `InvalidInstanceID.NotFound`, an
- * instance not running `IncorrectState`.
+ * The ids EC2 does not know (or not yet: a `lag` fault; or terminated over an hour ago), as `InvalidInstanceID.NotFound`;
+ * no id at all is `MissingParameter`. Every instance call that takes ids checks them all first.
  */
-export function rebootRefusal(world: Ec2World, ids: readonly string[]): { code: string; message: string } | undefined {
+export function notFoundRefusal(world: Ec2World, ids: readonly string[]): Refusal | undefined {
   if (ids.length === 0) return { code: 'MissingParameter', message: 'The request must contain the parameter InstanceId' };
   const hourAgo = world.opts.clock.now() - 3_600_000;
   const missing = ids.filter((id) => {
@@ -47,6 +52,16 @@ export function rebootRefusal(world: Ec2World, ids: readonly string[]): { code: 
   });
   if (missing.length === 1) return { code: 'InvalidInstanceID.NotFound', message: `The instance ID '${missing[0]}' does not exist` };
   if (missing.length > 1) return { code: 'InvalidInstanceID.NotFound', message: `The instance IDs '${missing.join(', ')}' do not exist` };
+  return undefined;
+}
+
+/**
+ * Why EC2 would refuse to reboot these instances (all or none, as RebootInstances checks every id first): an id it
+ * does not know is `InvalidInstanceID.NotFound` (above), an instance not running `IncorrectState`.
+ */
+export function rebootRefusal(world: Ec2World, ids: readonly string[]): Refusal | undefined {
+  const missing = notFoundRefusal(world, ids);
+  if (missing) return missing;
   const stopped = ids.find((id) => world.instances.get(id)?.state !== 'running');
   return stopped === undefined ? undefined : { code: 'IncorrectState', message: `The instance '${stopped}' is not in a state from which it can be rebooted.` };
 }

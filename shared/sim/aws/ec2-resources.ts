@@ -32,6 +32,8 @@ export interface SimLaunchTemplate {
   createdMs?: number;
   /** LaunchTemplateData.NetworkInterfaces beyond the primary one: checked against the type at launch. */
   networkInterfaces?: { card: number; device: number; type: string }[];
+  /** The EBS volumes of its block device mappings (each instance launched from it gets them). */
+  volumes?: SimVolume[];
 }
 
 /** An IAM instance profile (IAM is global; the simulated account has one world). At most one role, as in IAM. */
@@ -57,4 +59,13 @@ export interface CapacityLimit {
   zone?: string;
   capacityType?: 'spot' | 'on-demand';
   max: number;
+}
+
+/** An EBS volume of an instance (a launch template's block device mapping): what it is billed for. */
+export interface SimVolume {
+  sizeGiB: number;
+  type: string;
+  iops?: number;
+  /** MiB/s (gp3). */
+  throughput?: number;
 }

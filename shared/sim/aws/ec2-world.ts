@@ -1,6 +1,7 @@
 /**
  * The simulated EC2 of one scenario: subnets and security groups per zone, AMIs, launch templates,
- * instances with tags and a lifecycle (pending → running → shutting-down → terminated), per-offering
+ * instances with tags and a lifecycle (pending → running → shutting-down → terminated; stopping → stopped → pending
+ * through StopInstances / StartInstances: ./ec2-stop-start.ts), per-offering
  * insufficient-capacity windows, deterministic spot prices, and interruption events sent to a queue.
  * Instance ids, IPs and prices derive from the seed and the request (CreateFleet ClientToken), never from
  * call order, so concurrent launches give the same world every run.
@@ -10,9 +11,12 @@ import { simulatedListPrice } from './pricing';
 import { hashHex } from '../hash';
 import type { CatalogEntry } from '../../core/instance-types/types';
 import type { VirtualClock } from '../clock';
-import type { CapacityLimit, CapacityWindow, SimImage, SimInstanceProfile, SimLaunchTemplate, SimSecurityGroup, SimSubnet } from './ec2-resources';
+import type { CapacityLimit, CapacityWindow, SimImage, SimInstanceProfile, SimLaunchTemplate, SimSecurityGroup, SimSubnet, SimVolume } from './ec2-resources';
 
-export type SimInstanceState = 'pending' | 'running' | 'shutting-down' | 'terminated';
+export type SimInstanceState = 'pending' | 'running' | 'stopping' | 'stopped' | 'shutting-down' | 'terminated';
+
+/** The states whose changes EC2 sends as state-change notifications here (a launch's pending and running: none). */
+const NOTIFIED: ReadonlySet<SimInstanceState> = new Set(['stopping', 'stopped', 'shutting-down', 'terminated']);
 
 export interface SimInstance {
   id: string;
@@ -42,6 +46,16 @@ export interface SimInstance {
   /** RebootInstances calls that rebooted it (./ec2-reboot.ts), and the last one's time; the state stays `running`. */
   reboots?: number;
   lastRebootMs?: number;
+  /** StopInstances / StartInstances calls that stopped / started it (./ec2-stop-start.ts). */
+  stops?: number;
+  starts?: number;
+  /** Compute is not billed from a stop until the next start (or termination): the time closed so far, and the open stop's start. */
+  stoppedMs?: number;
+  stoppedSinceMs?: number;
+  /** DescribeInstances' StateTransitionReason (`User initiated (… GMT)` once stopped; empty again when started). */
+  stateTransitionReason?: string;
+  /** Its EBS volumes, from the launch template's block device mappings (none known: a 20 GiB gp3 root; ./ec2-billing.ts). */
+  volumes?: SimVolume[];
 }
 
 /** An EventBridge event as the interruption queue receives it. */
@@ -182,7 +196,7 @@ export class Ec2World {
     for (const limit of this.capacityLimits.filter(matches)) {
       let live = 0;
       for (const i of this.instances.values()) {
-        if (i.type === type && i.zone === zone && i.capacityType === capacityType && i.state !== 'terminated' && i.state !== 'shutting-down') live++;
+        if (i.type === type && i.zone === zone && i.capacityType === capacityType && (i.state === 'pending' || i.state === 'running')) live++;
       }
       if (live >= limit.max) return false;
     }
@@ -267,12 +281,18 @@ export class Ec2World {
     return i.describableFromMs === undefined || this.opts.clock.now() >= i.describableFromMs;
   }
 
-  /** TerminateInstances: shutting-down now, terminated after the shutdown time. */
+  /** TerminateInstances: shutting-down now, terminated after the shutdown time (a stopped instance: terminated at once). */
   terminate(id: string, reason: string): SimInstance | undefined {
     const i = this.instances.get(id);
     if (!i || i.state === 'shutting-down' || i.state === 'terminated') return i;
     i.terminationReason ??= reason;
     i.shuttingDownAtMs = this.opts.clock.now();
+    if (i.state === 'stopped') {
+      // Nothing runs to shut down: a stopped instance is terminated at once.
+      i.terminatedAtMs = i.shuttingDownAtMs;
+      this.setState(i, 'terminated');
+      return i;
+    }
     this.setState(i, 'shutting-down');
     this.opts.clock.after((this.opts.shutdownSeconds ?? 10) * 1000, () => {
       i.terminatedAtMs = this.opts.clock.now();
@@ -281,13 +301,15 @@ export class Ec2World {
     return i;
   }
 
-  private setState(i: SimInstance, state: SimInstanceState, onlyFrom?: SimInstanceState): void {
-    if (onlyFrom && i.state !== onlyFrom) return;
+  /** Moves the instance to `state` (only from `onlyFrom` when given); the listeners told, the notification sent. Whether it moved. */
+  setState(i: SimInstance, state: SimInstanceState, onlyFrom?: SimInstanceState): boolean {
+    if (onlyFrom && i.state !== onlyFrom) return false;
     const previous = i.state;
-    if (previous === state) return;
+    if (previous === state) return false;
     i.state = state;
     this.emitChange(i, previous);
-    if (state === 'shutting-down' || state === 'terminated') this.stateChangeEvent(i, state);
+    if (NOTIFIED.has(state)) this.stateChangeEvent(i, state);
+    return true;
   }
 
   private emitChange(i: SimInstance, previous: SimInstanceState | undefined): void {
@@ -298,7 +320,8 @@ export class Ec2World {
     for (const fn of this.eventSinks) fn(event);
   }
 
-  private stateChangeEvent(i: SimInstance, state: string): void {
+  /** An `EC2 Instance State-change Notification` to the event sinks (the interruption queue). */
+  stateChangeEvent(i: SimInstance, state: SimInstanceState): void {
     this.emit({ 'detail-type': 'EC2 Instance State-change Notification', source: 'aws.ec2', detail: { 'instance-id': i.id, state }, resources: [this.arn(i)] });
   }
 
@@ -341,22 +364,5 @@ export class Ec2World {
   externalTermination(i: SimInstance): void {
     i.interruptedAtMs = this.opts.clock.now();
     this.terminate(i.id, 'state-change');
-  }
-
-  /** Cost so far of every instance (billed per second from launch until terminated). */
-  costUntil(nowMs: number): number {
-    let total = 0;
-    for (const i of this.instances.values()) {
-      const end = i.terminatedAtMs ?? nowMs;
-      total += (Math.max(0, end - i.launchTimeMs) / 3_600_000) * i.pricePerHour;
-    }
-    return total;
-  }
-
-  /** $/h of the instances running (not yet terminated) now. */
-  pricePerHourNow(): number {
-    let total = 0;
-    for (const i of this.instances.values()) if (i.state !== 'terminated') total += i.pricePerHour;
-    return total;
   }
 }

@@ -22,11 +22,16 @@ const REGION_FACTOR: Record<string, number> = {
   'ca-central-1': 1.115,
 };
 
+/** A region's prices against us-east-1's (1 there; 1.1 where none is listed here). */
+export function regionFactor(region: string): number {
+  return region === 'us-east-1' ? 1 : (REGION_FACTOR[region] ?? 1.1);
+}
+
 export function simulatedListPrice(e: CatalogEntry, region: string): number | undefined {
   const own = e.onDemandUsdPerHour[region];
   if (own !== undefined) return own;
   const base = e.onDemandUsdPerHour['us-east-1'];
-  return base === undefined ? undefined : Math.round(base * (REGION_FACTOR[region] ?? 1.1) * 1e5) / 1e5;
+  return base === undefined ? undefined : Math.round(base * regionFactor(region) * 1e5) / 1e5;
 }
 
 interface Filter {

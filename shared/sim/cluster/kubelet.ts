@@ -3,7 +3,7 @@
  * with what the instance's user data asks for (`--node-labels`, `--register-with-taints`, `--max-pods`, or
  * Bottlerocket's TOML settings) plus the labels the kubelet and the cloud controller set themselves
  * (hostname, os, arch, instance type, zone, region). When the instance shuts down, its Node goes NotReady
- * with the unreachable taints (./node-status.ts; unhealthy nodes and reboots: ./node-health.ts). nodewright's own
+ * with the unreachable taints (./node-status.ts; unhealthy nodes, reboots, stops and starts: ./node-health.ts). nodewright's own
  * steps (registration sync, initialization) stay to do.
  */
 import { createHash } from 'node:crypto';
@@ -153,7 +153,8 @@ export function startKubelet(world: Ec2World, store: KubeStore, opts: { startupS
       });
       return;
     }
-    if (i.state === 'shutting-down' && previous !== 'terminated') {
+    // The instance goes away: shutting down, or a stopped one terminated at once.
+    if ((i.state === 'shutting-down' && previous !== 'terminated') || (i.state === 'terminated' && previous === 'stopped')) {
       if (!store.tryGet(types.node, undefined, i.privateDnsName)) return;
       opts.onNodeLost?.(i, i.privateDnsName);
       // The node lifecycle controller marks every kubelet condition Unknown once the kubelet stops posting.

@@ -11,14 +11,19 @@
  *   passed, the node boots: a new boot ID, the kubelet posts Ready True (unless its failure is `fixedBy: replace`: then
  *   it stops posting again), the pods run again (each container restarted), conditions broken with `fixedBy: reboot`
  *   are True again and those with `fixedBy: replace` False again, their lastTransitionTime the boot's.
+ * - A stop (StopInstances, aws/ec2-stop-start.ts) shuts the node down as a reboot does (Ready False at 2 s, Unknown with
+ *   the unreachable taints 40 s after that last post), and nothing boots it. A start boots it when the instance has run
+ *   for its boot time, as a reboot's boot does; a Node deleted meanwhile (or never registered) registers again.
  */
 import type { VirtualClock } from '../clock';
 import { hashHex } from '../hash';
 import type { Ec2World, SimInstance } from '../aws/ec2-world';
 import { onReboot, type Reboot } from '../aws/ec2-reboot';
+import { onPower, type PowerChange } from '../aws/ec2-stop-start';
 import type { KubeStore } from '../kube/store';
 import { kubeTypes } from './kube-objects';
 import { bootId } from './node-content';
+import { nodeObjectFor } from './kubelet';
 import { healthyCondition, KUBELET_CONDITIONS, monitorFailure, SHUTTING_DOWN, type FixedBy, type HealthCondition } from './node-health-content';
 import {
   markNodeUnreachable,
@@ -31,7 +36,7 @@ import {
   stopPodsOn,
 } from './node-status';
 
-/** Seconds from the RebootInstances call to the node's shutdown. */
+/** Seconds from the RebootInstances (or StopInstances) call to the node's shutdown. */
 const SHUTDOWN_AFTER_SECONDS = 2;
 
 const AGENT = { manager: 'eks-node-monitoring-agent' };
@@ -69,9 +74,14 @@ export class NodeHealth {
     private readonly store: KubeStore,
   ) {}
 
-  /** Listens to the world's reboots; returns the stop function. */
+  /** Listens to the world's reboots, stops and starts; returns the stop function. */
   start(): () => void {
-    return onReboot(this.ec2, (r) => this.reboot(r));
+    const stopReboots = onReboot(this.ec2, (r) => this.reboot(r));
+    const stopPower = onPower(this.ec2, (c) => this.power(c));
+    return () => {
+      stopReboots();
+      stopPower();
+    };
   }
 
   /**
@@ -132,7 +142,16 @@ export class NodeHealth {
 
   /** The node is still there and its instance running: the kubelet side has something to act on. */
   private alive(name: string, i: SimInstance | undefined): boolean {
-    return i?.state === 'running' && this.store.peek(kubeTypes(this.store).node, undefined, name) !== undefined;
+    return i?.state === 'running' && this.hasNode(name);
+  }
+
+  private hasNode(name: string): boolean {
+    return this.store.peek(kubeTypes(this.store).node, undefined, name) !== undefined;
+  }
+
+  /** The node is there and its instance not going away (shutting down or terminated: the kubelet's path marks it). */
+  private kept(name: string, i: SimInstance | undefined): boolean {
+    return i !== undefined && i.state !== 'shutting-down' && i.state !== 'terminated' && this.hasNode(name);
   }
 
   /** The kubelet stops posting; after the grace the node lifecycle controller marks the node unreachable. */
@@ -140,17 +159,49 @@ export class NodeHealth {
     state.posting = false;
     const generation = ++state.generation;
     this.clock.after(NODE_MONITOR_GRACE_SECONDS * 1000, () => {
-      if (state.generation !== generation || !this.alive(name, this.instanceOf(name))) return;
+      if (state.generation !== generation || !this.kept(name, this.instanceOf(name))) return;
       markNodeUnreachable(this.store, name);
     });
   }
 
   private reboot({ instance, seconds }: Reboot): void {
     const name = instance.privateDnsName;
+    const state = this.shutDown(instance);
+    state.boot = this.clock.after(seconds * 1000, () => {
+      state.boot = undefined;
+      if (this.alive(name, instance)) this.booted(name, instance, state);
+    });
+  }
+
+  /** A stop shuts the node down for good; a start boots it after its boot time (registering it if it has no Node). */
+  private power(change: PowerChange): void {
+    const { instance } = change;
+    if (change.kind === 'stop') {
+      this.shutDown(instance);
+      return;
+    }
+    const name = instance.privateDnsName;
     const state = this.state(name);
     state.boot?.();
+    state.boot = this.clock.after(change.bootSeconds * 1000, () => {
+      state.boot = undefined;
+      if (instance.state !== 'running') return;
+      if (!this.hasNode(name)) this.store.create(kubeTypes(this.store).node, undefined, nodeObjectFor(this.ec2, instance, this.store.timestamp()), KUBELET);
+      this.booted(name, instance, state);
+    });
+  }
+
+  /**
+   * The OS shuts down (a reboot or a stop; a boot still to come is cancelled): 2 s after the call a live kubelet posts
+   * Ready False with the not-ready taints and stops posting, and the node's running pods stop. Returns the node's state.
+   */
+  private shutDown(instance: SimInstance): NodeFaults {
+    const name = instance.privateDnsName;
+    const state = this.state(name);
+    state.boot?.();
+    state.boot = undefined;
     this.clock.after(SHUTDOWN_AFTER_SECONDS * 1000, () => {
-      if (!this.alive(name, instance)) return;
+      if (!this.kept(name, instance)) return;
       if (state.posting) {
         setNodeConditions(this.store, name, [SHUTTING_DOWN], KUBELET);
         setReadinessTaints(this.store, name, 'not-ready');
@@ -159,15 +210,12 @@ export class NodeHealth {
       state.shutdownIso = this.store.timestamp();
       for (const uid of stopPodsOn(this.store, name)) state.stoppedPods.add(uid);
     });
-    state.boot = this.clock.after(seconds * 1000, () => {
-      state.boot = undefined;
-      if (this.alive(name, instance)) this.booted(name, instance, state);
-    });
+    return state;
   }
 
   /** The node is up again: what its kubelet and the monitoring agent post, and its pods running again. */
   private booted(name: string, instance: SimInstance, state: NodeFaults): void {
-    setBootId(this.store, name, bootId(instance.id, instance.reboots ?? 0));
+    setBootId(this.store, name, bootId(instance.id, (instance.reboots ?? 0) + (instance.starts ?? 0)));
     const readyFix = state.broken.get('Ready');
     state.broken.delete('Ready');
     state.posting = true;

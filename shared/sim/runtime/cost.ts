@@ -30,6 +30,8 @@ export const COST_MODEL = {
     DescribeLaunchTemplatesCommand: 100,
     TerminateInstancesCommand: 200,
     RebootInstancesCommand: 200,
+    StopInstancesCommand: 200,
+    StartInstancesCommand: 200,
     StartExecutionCommand: 50,
   } as Record<string, number>,
   /**

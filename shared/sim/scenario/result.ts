@@ -16,6 +16,8 @@ export interface SimulatedNode {
   terminatedAt?: number;
   terminationReason?: string;
   pricePerHour: number;
+  /** Seconds stopping or stopped (from StopInstances until StartInstances, termination or the end): no compute billed. Only for an instance ever stopped. */
+  stoppedSeconds?: number;
 }
 
 export type DisruptionReason = 'underutilized' | 'empty' | 'drifted' | 'expired' | 'interrupted' | 'unhealthy' | 'other';
@@ -90,7 +92,11 @@ export interface SimulationResult {
     /** For each `ns/deployment`: the fewest ready pods once it had first been fully ready. */
     minReadyAfterRollout: Record<string, number>;
   };
-  cost: { total: number; perHourAtEnd: number };
+  /**
+   * What the instances cost (aws/ec2-billing.ts): `total` and `perHourAtEnd` are compute (per second from launch until
+   * terminated, stopped time left out); `ebs` and `ebsPerHourAtEnd` their EBS volumes, running or stopped, not in `total`.
+   */
+  cost: { total: number; perHourAtEnd: number; ebs?: number; ebsPerHourAtEnd?: number };
   /** What consolidation saved, measured on the world, and the pods it evicted for it (consolidation-summary.ts). */
   consolidation: ConsolidationSummary;
   /** nodewright's own AWS bill for the run, extrapolated to 30 days (runtime/metering.ts, docs/controller-cost.md). */

@@ -3,6 +3,7 @@
  * advances time only when every in-flight function and execution waits on the clock. Returns the summary.
  */
 import { settle } from '../clock';
+import { computeCostUntil, computePerHourNow, ebsCostUntil, ebsPerHourNow, stoppedMsUntil } from '../aws/ec2-billing';
 import { isDaemonSetPod, kubeTypes } from '../cluster/kube-objects';
 import { controllerBill } from '../runtime/bill';
 import type { CapturedLog } from '../runtime/production';
@@ -48,7 +49,7 @@ function sampleTimeline(world: SimWorld): TimelinePoint {
     t: world.clock.elapsedSeconds(),
     nodes: world.api.store.scan(types.node).length,
     pendingPods: pending,
-    pricePerHour: round(world.ec2.pricePerHourNow(), 4),
+    pricePerHour: round(computePerHourNow(world.ec2), 4),
   };
 }
 
@@ -59,6 +60,7 @@ function collectNodes(world: SimWorld, observer: ClusterObserver, terminateReaso
       const claim = i.tags['karpenter.sh/nodeclaim'];
       const reason = (claim ? terminateReasons.get(claim) : undefined) ?? i.terminationReason;
       const readyAt = observer.nodeReadyAt.get(i.privateDnsName);
+      const stoppedMs = i.stops ? stoppedMsUntil(i, world.clock.now()) : undefined;
       const node: SimulatedNode = {
         name: i.privateDnsName,
         instanceId: i.id,
@@ -73,6 +75,7 @@ function collectNodes(world: SimWorld, observer: ClusterObserver, terminateReaso
         ...(i.terminatedAtMs !== undefined ? { terminatedAt: t(i.terminatedAtMs) } : {}),
         ...(i.state === 'shutting-down' || i.state === 'terminated' ? { terminationReason: reason ?? 'terminated' } : {}),
         pricePerHour: i.pricePerHour,
+        ...(stoppedMs !== undefined ? { stoppedSeconds: stoppedMs / 1000 } : {}),
       };
       return node;
     })
@@ -216,6 +219,17 @@ interface Collected {
   meterFrom: MeterStart;
 }
 
+/** What the instances cost over the run (aws/ec2-billing.ts): compute in `total`, EBS apart. */
+function instanceCost(world: SimWorld): SimulationResult['cost'] {
+  const now = world.clock.now();
+  return {
+    total: round(computeCostUntil(world.ec2, now), 4),
+    perHourAtEnd: round(computePerHourNow(world.ec2), 4),
+    ebs: round(ebsCostUntil(world.ec2, now), 4),
+    ebsPerHourAtEnd: round(ebsPerHourNow(world.ec2), 4),
+  };
+}
+
 function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, applied, timeline, meterFrom }: Collected): SimulationRun {
   const terminateReasons = new Map<string, string>();
   const disruptions = collectDisruptions(world, terminateReasons);
@@ -247,7 +261,7 @@ function collectResult(world: SimWorld, scenario: Scenario, { observer, logs, ap
       observer,
       scenario.events.map((e) => e.at),
     ),
-    cost: { total: round(world.ec2.costUntil(world.clock.now()), 4), perHourAtEnd: round(world.ec2.pricePerHourNow(), 4) },
+    cost: instanceCost(world),
     controller: controllerBill({
       meter: world.production.meter,
       periodSeconds: world.clock.elapsedSeconds() - meterFrom.seconds,

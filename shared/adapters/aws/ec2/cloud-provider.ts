@@ -1,4 +1,4 @@
-import { RebootInstancesCommand, TerminateInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import { RebootInstancesCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { buildInstanceTypes } from '../../../core/instance-types/build';
 import type { CatalogEntry, InstanceType } from '../../../core/instance-types/types';
@@ -220,16 +220,35 @@ export class Ec2CloudProvider implements CloudProvider {
   }
 
   async reboot(providerID: string): Promise<void> {
+    await this.ownedInState(providerID, 'running', 'RebootInstances', (id) => new RebootInstancesCommand({ InstanceIds: [id] }));
+  }
+
+  async stop(providerID: string): Promise<void> {
+    await this.ownedInState(providerID, 'running', 'StopInstances', (id) => new StopInstancesCommand({ InstanceIds: [id] }));
+  }
+
+  async start(providerID: string): Promise<void> {
+    await this.ownedInState(providerID, 'stopped', 'StartInstances', (id) => new StartInstancesCommand({ InstanceIds: [id] }));
+  }
+
+  /** Sends `command` for an instance this cluster owns that is in `state`; InstanceNotOwnedError or NodeClaimNotFoundError otherwise. */
+  private async ownedInState(
+    providerID: string,
+    state: 'running' | 'stopped',
+    op: 'RebootInstances' | 'StopInstances' | 'StartInstances',
+    command: (instanceId: string) => RebootInstancesCommand | StopInstancesCommand | StartInstancesCommand,
+  ): Promise<void> {
     const instanceId = parseProviderID(providerID);
     const instance = await describeInstance(this.deps.ec2, instanceId);
     if (!isOwnedByCluster(instance.tags, this.deps.clusterName)) {
-      throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName}; refusing to reboot it`);
+      throw new InstanceNotOwnedError(`instance ${instanceId} is not owned by cluster ${this.deps.clusterName}; refusing ${op}`);
     }
-    if (instance.state !== 'running') throw new NodeClaimNotFoundError(`instance ${instanceId} is ${instance.state}, not running`);
+    if (instance.state !== state) throw new NodeClaimNotFoundError(`instance ${instanceId} is ${instance.state}, not ${state}`);
+    const cmd = command(instanceId);
     try {
-      await this.deps.ec2.send(new RebootInstancesCommand({ InstanceIds: [instanceId] }));
+      await this.deps.ec2.send(cmd as RebootInstancesCommand);
     } catch (e) {
-      throw mapAwsError(e, `RebootInstances ${instanceId}`);
+      throw mapAwsError(e, `${op} ${instanceId}`);
     }
   }
 
