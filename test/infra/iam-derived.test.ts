@@ -49,6 +49,10 @@ const NOT_OBSERVED: Record<string, string> = {
   'ec2:DescribeImages': 'AMI selector terms by id, name or tags (the scenarios select AMIs by alias, through SSM)',
 };
 const UNEXERCISED: Record<string, string> = {
+  'disruption ec2:RebootInstances': 'node repair reboots a node with a monitoring-agent fault (test/sim/shipped/node-repair.test.ts)',
+  'provisioner ec2:StopInstances': 'standby capacity stops a joined standby node (test/sim/shipped/standby-capacity.test.ts)',
+  'provisioner ec2:StartInstances': 'standby capacity starts a standby node for pending pods (test/sim/shipped/standby-capacity.test.ts)',
+  'provisioner ec2:DescribeInstances': "standby capacity reads the instance's owner and state before a stop or start (the same test)",
   'launchNodeClaim iam:RemoveRoleFromInstanceProfile': 'a node class whose role changed (test/adapters/aws/instance-profiles.test.ts)',
   'garbageCollection iam:RemoveRoleFromInstanceProfile': 'profile of a deleted node class (test/sim/instance-profiles.test.ts)',
   'garbageCollection iam:DeleteInstanceProfile': 'profile of a deleted node class (test/sim/instance-profiles.test.ts)',
