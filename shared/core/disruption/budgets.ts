@@ -35,25 +35,32 @@ export function budgetActive(budget: Budget, nowMs: EpochMs): boolean | 'invalid
  * its duration), so the controller can run a disruption pass then rather than at its next periodic pass.
  */
 export function nextBudgetTransition(pool: NodePool, nowMs: EpochMs): EpochMs | undefined {
+  return nextWindowEdge(
+    pool.disruption.budgets.flatMap((b) => (b.schedule !== undefined && b.duration !== undefined ? [{ schedule: b.schedule, duration: b.duration }] : [])),
+    nowMs,
+  );
+}
+
+/** The next moment after `nowMs` one of these UTC cron windows (a hit, open for `duration` seconds) opens or closes. */
+export function nextWindowEdge(windows: readonly { schedule: string; duration: number }[], nowMs: EpochMs): EpochMs | undefined {
   let next: number | undefined;
   const consider = (t: number) => {
     if (t > nowMs && (next === undefined || t < next)) next = t;
   };
-  for (const b of pool.disruption.budgets) {
-    if (b.schedule === undefined || b.duration === undefined) continue;
+  for (const w of windows) {
     try {
       // The window that may be open now (its hit within the last `duration`) closes at hit + duration.
-      const open = CronExpressionParser.parse(b.schedule, { currentDate: new Date(addSeconds(nowMs, -b.duration)), tz: 'UTC' })
+      const open = CronExpressionParser.parse(w.schedule, { currentDate: new Date(addSeconds(nowMs, -w.duration)), tz: 'UTC' })
         .next()
         .getTime();
-      if (open <= nowMs) consider(open + b.duration * 1000);
+      if (open <= nowMs) consider(open + w.duration * 1000);
       consider(
-        CronExpressionParser.parse(b.schedule, { currentDate: new Date(nowMs), tz: 'UTC' })
+        CronExpressionParser.parse(w.schedule, { currentDate: new Date(nowMs), tz: 'UTC' })
           .next()
           .getTime(),
       );
     } catch {
-      // An invalid schedule fails closed at every pass; it has no transitions.
+      // An invalid schedule fails closed at every pass (budgets) or is refused when read (schedules): no transitions.
     }
   }
   return next as EpochMs | undefined;

@@ -3,11 +3,10 @@
  * settings replace the pool's own (later windows win) — and the next moment a window opens or closes, so the
  * controller can act then.
  */
-import { CronExpressionParser } from 'cron-parser';
-import { budgetActive } from '../disruption/budgets';
+import { budgetActive, nextWindowEdge } from '../disruption/budgets';
 import type { NodePool } from '../model/karpenter';
 import type { ClusterSnapshot } from '../ports/cluster-client';
-import { addSeconds, type EpochMs } from '../time';
+import type { EpochMs } from '../time';
 
 /** The pool with its open windows applied (the same object when none is open). */
 export function scheduledPool(pool: NodePool, now: EpochMs): NodePool {
@@ -35,24 +34,5 @@ export function withScheduledPools<T extends Pick<ClusterSnapshot, 'nodePools'>>
 
 /** The next time after `now` one of the pool's windows opens or closes. */
 export function nextScheduleTransition(pool: NodePool, now: EpochMs): EpochMs | undefined {
-  let next: number | undefined;
-  const consider = (t: number) => {
-    if (t > now && (next === undefined || t < next)) next = t;
-  };
-  for (const s of pool.schedules ?? []) {
-    try {
-      const open = CronExpressionParser.parse(s.schedule, { currentDate: new Date(addSeconds(now, -s.duration)), tz: 'UTC' })
-        .next()
-        .getTime();
-      if (open <= now) consider(open + s.duration * 1000);
-      consider(
-        CronExpressionParser.parse(s.schedule, { currentDate: new Date(now), tz: 'UTC' })
-          .next()
-          .getTime(),
-      );
-    } catch {
-      // An invalid cron was refused when the pool was read.
-    }
-  }
-  return next as EpochMs | undefined;
+  return nextWindowEdge(pool.schedules ?? [], now);
 }

@@ -41,15 +41,18 @@ export function finalState(world: SimWorld): SimulationResult['final'] {
   };
 }
 
+/** Every object of a kind the API server serves; none when it does not serve the kind (its CRD not installed). */
+function objectsOf(world: SimWorld, apiVersion: string, kind: string): ReturnType<typeof listAll> {
+  try {
+    return listAll(world.api.store, world.api.store.typeOf(apiVersion, kind));
+  } catch {
+    return [];
+  }
+}
+
 /** Each CapacityBuffer's replicas and Provisioning condition at the end (absent when the run has none). */
 function capacityBufferStates(world: SimWorld): NonNullable<SimulationResult['final']['capacityBuffers']> | undefined {
-  let type;
-  try {
-    type = world.api.store.typeOf('autoscaling.x-k8s.io/v1beta1', 'CapacityBuffer');
-  } catch {
-    return undefined;
-  }
-  const buffers = listAll(world.api.store, type);
+  const buffers = objectsOf(world, 'autoscaling.x-k8s.io/v1beta1', 'CapacityBuffer');
   if (buffers.length === 0) return undefined;
   type Status = { replicas?: number; conditions?: { type: string; status: string; reason: string }[] };
   return Object.fromEntries(
@@ -63,13 +66,7 @@ function capacityBufferStates(world: SimWorld): NonNullable<SimulationResult['fi
 
 /** Each NodeOverlay's Ready condition at the end (absent when the run has none). */
 function nodeOverlayStates(world: SimWorld): NonNullable<SimulationResult['final']['nodeOverlays']> | undefined {
-  let type;
-  try {
-    type = world.api.store.typeOf('karpenter.sh/v1alpha1', 'NodeOverlay');
-  } catch {
-    return undefined;
-  }
-  const overlays = listAll(world.api.store, type);
+  const overlays = objectsOf(world, 'karpenter.sh/v1alpha1', 'NodeOverlay');
   if (overlays.length === 0) return undefined;
   type Condition = { type: string; status: string; reason: string; message: string };
   return Object.fromEntries(
