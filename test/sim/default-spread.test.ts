@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseScenario, runScenario } from '../../shared/sim';
+import { deployment, NODE_CLASS, nodePool, objects } from './fixtures/objects';
 
 const scenario = (schedulerConfig?: string) => `
 name: default-spread
@@ -12,34 +13,7 @@ seed: 3
 duration: 15m
 ${schedulerConfig ? `settings:\n  schedulerConfig: '${schedulerConfig}'` : ''}
 objects: |
-  apiVersion: karpenter.sh/v1
-  kind: NodePool
-  metadata: {name: default}
-  spec:
-    template:
-      spec:
-        requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}]
-        nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-  ---
-  apiVersion: karpenter.k8s.aws/v1
-  kind: EC2NodeClass
-  metadata: {name: default}
-  spec:
-    role: KarpenterNodeRole-demo
-    amiSelectorTerms: [{alias: al2023@latest}]
-    subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-    securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-  ---
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web}
-  spec:
-    replicas: 3
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers: [{name: web, image: nginx, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+${objects(nodePool('default', ['{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}']), NODE_CLASS, deployment('web', 'nginx', '{cpu: "1", memory: 1Gi}', 3))}
 `;
 
 describe('SCHEDULER_CONFIG default topology spread', () => {

@@ -4,21 +4,16 @@
  */
 import { DescribeInstancesCommand, EC2Client, RebootInstancesCommand } from '@aws-sdk/client-ec2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../shared/catalog';
 import { parseScenario, runScenario } from '../../shared/sim';
-import { settle, VirtualClock } from '../../shared/sim/clock';
-import { DynamoTable } from '../../shared/sim/aws/dynamo-table';
-import { Ec2World, type SimInstance } from '../../shared/sim/aws/ec2-world';
+import type { VirtualClock } from '../../shared/sim/clock';
+import type { Ec2World, SimInstance } from '../../shared/sim/aws/ec2-world';
 import { rebootSeconds } from '../../shared/sim/aws/ec2-reboot';
-import { installSimulatedAws } from '../../shared/sim/aws/services';
-import { startClusterControllers } from '../../shared/sim/cluster';
-import { NodeHealth } from '../../shared/sim/cluster/node-health';
+import type { NodeHealth } from '../../shared/sim/cluster/node-health';
+import { bareCluster, T0 } from './fixtures/bare-cluster';
+import { runFor as advance } from './fixtures/time';
 import { FakeKubeApi, type KubeObject } from '../../shared/sim/kube';
 import { disruptionReason } from '../../shared/sim/scenario/result';
 import { NODE_CLASS, nodePool, objects } from './fixtures/objects';
-
-const T0 = Date.UTC(2025, 0, 6, 9);
-const STARTUP_SECONDS = 30;
 
 interface Condition {
   type: string;
@@ -35,8 +30,7 @@ describe('node health: unhealthy nodes and EC2 reboots', () => {
   let api: FakeKubeApi;
   let ec2world: Ec2World;
   let health: NodeHealth;
-  let stop: () => void;
-  let restore: () => void;
+  let close: () => void;
   const ec2 = new EC2Client({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
   const nodeType = () => api.store.typeOf('v1', 'Node');
   const podType = () => api.store.typeOf('v1', 'Pod');
@@ -47,71 +41,13 @@ describe('node health: unhealthy nodes and EC2 reboots', () => {
   const podsOn = (name: string): KubeObject[] => api.store.list(podType()).items.filter((p) => (p.spec as { nodeName?: string }).nodeName === name);
   const podReady = (p: KubeObject) => ((p.status as { conditions?: Condition[] }).conditions ?? []).find((c) => c.type === 'Ready')?.status;
 
-  /** Advances virtual time by `seconds`, firing every timer due on the way. */
-  async function runFor(seconds: number): Promise<void> {
-    const end = clock.now() + seconds * 1000;
-    for (;;) {
-      await settle(clock);
-      if (!clock.advance(end)) break;
-    }
-    await settle(clock);
-  }
-
-  function launch(token: string, labels = 'karpenter.sh/nodepool=default'): SimInstance {
-    const subnet = ec2world.subnets[0];
-    return ec2world.launch({
-      type: 'm5.xlarge',
-      zone: subnet.zone,
-      subnetId: subnet.id,
-      capacityType: 'on-demand',
-      imageId: 'ami-1',
-      securityGroupIds: [],
-      tags: {},
-      clientToken: token,
-      userData: `--node-labels=${labels}`,
-    });
-  }
+  const runFor = (seconds: number) => advance({ clock }, seconds);
 
   beforeEach(async () => {
-    clock = new VirtualClock(T0);
-    api = new FakeKubeApi({ clock: () => clock.now() });
-    ec2world = new Ec2World({ region: 'us-east-1', zones: ['us-east-1a'], clusterName: 'sim', seed: 1, clock, catalog: loadCatalog() });
-    health = new NodeHealth(clock, ec2world, api.store);
-    stop = startClusterControllers(clock, ec2world, api.store, { startupSeconds: STARTUP_SECONDS, nodeHealth: health });
-    restore = installSimulatedAws(() => ({
-      world: ec2world,
-      table: new DynamoTable(),
-      cluster: { name: 'sim', endpoint: 'https://127.0.0.1:1', caData: '', version: '1.31' },
-      stepFunctions: {
-        start: () => {
-          throw new Error('unused');
-        },
-        describe: () => undefined,
-      },
-    }));
-    for (const token of ['a', 'b', 'c']) launch(token);
-    launch('unmanaged', 'team=platform');
-    await runFor(STARTUP_SECONDS + 1);
-    // nodewright's registration would drop the unregistered taint; pods may then schedule.
-    for (const n of api.store.list(nodeType()).items)
-      api.store.patch(nodeType(), undefined, n.metadata.name ?? '', 'application/merge-patch+json', { spec: { taints: null } });
-    api.apply({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'app', namespace: 'default' },
-      spec: {
-        replicas: 3,
-        selector: { matchLabels: { app: 'app' } },
-        template: { metadata: { labels: { app: 'app' } }, spec: { containers: [{ name: 'app', image: 'pause', resources: { requests: { cpu: '3' } } }] } },
-      },
-    });
-    await runFor(1);
+    ({ clock, api, ec2world, health, close } = await bareCluster({ unmanaged: true }));
   });
 
-  afterEach(() => {
-    stop();
-    restore();
-  });
+  afterEach(() => close());
 
   const managed = () => [...ec2world.instances.values()].filter((i) => i.clientToken !== 'unmanaged').map((i) => i.privateDnsName);
 

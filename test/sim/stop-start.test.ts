@@ -11,19 +11,15 @@ import {
   TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../shared/catalog';
-import { settle, VirtualClock } from '../../shared/sim/clock';
-import { DynamoTable } from '../../shared/sim/aws/dynamo-table';
-import { Ec2World, type Ec2Event, type SimInstance } from '../../shared/sim/aws/ec2-world';
+import type { VirtualClock } from '../../shared/sim/clock';
+import type { Ec2Event, Ec2World, SimInstance } from '../../shared/sim/aws/ec2-world';
 import { computeCostUntil, computePerHourNow, ebsCostUntil, ebsPerHourNow, stoppedMsUntil } from '../../shared/sim/aws/ec2-billing';
 import { rebootSeconds } from '../../shared/sim/aws/ec2-reboot';
 import { startSeconds, stopSeconds } from '../../shared/sim/aws/ec2-stop-start';
-import { installSimulatedAws } from '../../shared/sim/aws/services';
-import { startClusterControllers } from '../../shared/sim/cluster';
+import { bareCluster, launchInstance } from './fixtures/bare-cluster';
+import { runFor as advance } from './fixtures/time';
 import { FakeKubeApi, type KubeObject } from '../../shared/sim/kube';
 
-const T0 = Date.UTC(2025, 0, 6, 9);
-const STARTUP_SECONDS = 30;
 /** A 20 GiB gp3 root volume (no launch template known) at $0.08 per GB-month of 30 days, per hour. */
 const ROOT_EBS_PER_HOUR = (20 * 0.08) / 720;
 const UNREACHABLE = ['node.kubernetes.io/unreachable:NoSchedule', 'node.kubernetes.io/unreachable:NoExecute'];
@@ -42,8 +38,7 @@ describe('EC2 StopInstances and StartInstances in the simulator', () => {
   let clock: VirtualClock;
   let api: FakeKubeApi;
   let ec2world: Ec2World;
-  let stop: () => void;
-  let restore: () => void;
+  let close: () => void;
   let events: Ec2Event[];
   const ec2 = new EC2Client({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
   const nodeType = () => api.store.typeOf('v1', 'Node');
@@ -59,29 +54,8 @@ describe('EC2 StopInstances and StartInstances in the simulator', () => {
     events.filter((e) => e['detail-type'] === 'EC2 Instance State-change Notification' && e.detail['instance-id'] === id).map((e) => e.detail.state);
   const refusal = (p: Promise<unknown>) => p.then(() => undefined).catch((e: Error) => ({ name: e.name, message: e.message }));
 
-  async function runFor(seconds: number): Promise<void> {
-    const end = clock.now() + seconds * 1000;
-    for (;;) {
-      await settle(clock);
-      if (!clock.advance(end)) break;
-    }
-    await settle(clock);
-  }
-
-  function launch(token: string, capacityType: 'spot' | 'on-demand' = 'on-demand'): SimInstance {
-    const subnet = ec2world.subnets[0];
-    return ec2world.launch({
-      type: 'm5.xlarge',
-      zone: subnet.zone,
-      subnetId: subnet.id,
-      capacityType,
-      imageId: 'ami-1',
-      securityGroupIds: [],
-      tags: {},
-      clientToken: token,
-      userData: '--node-labels=karpenter.sh/nodepool=default',
-    });
-  }
+  const runFor = (seconds: number) => advance({ clock }, seconds);
+  const launch = (token: string, capacityType: 'spot' | 'on-demand' = 'on-demand') => launchInstance(ec2world, token, { capacityType });
 
   /** Stops the instance through EC2 and waits until it is stopped. */
   async function stopped(i: SimInstance): Promise<number> {
@@ -92,44 +66,11 @@ describe('EC2 StopInstances and StartInstances in the simulator', () => {
   }
 
   beforeEach(async () => {
-    clock = new VirtualClock(T0);
-    api = new FakeKubeApi({ clock: () => clock.now() });
-    ec2world = new Ec2World({ region: 'us-east-1', zones: ['us-east-1a'], clusterName: 'sim', seed: 1, clock, catalog: loadCatalog() });
     events = [];
-    ec2world.onEvent((e) => events.push(e));
-    stop = startClusterControllers(clock, ec2world, api.store, { startupSeconds: STARTUP_SECONDS });
-    restore = installSimulatedAws(() => ({
-      world: ec2world,
-      table: new DynamoTable(),
-      cluster: { name: 'sim', endpoint: 'https://127.0.0.1:1', caData: '', version: '1.31' },
-      stepFunctions: {
-        start: () => {
-          throw new Error('unused');
-        },
-        describe: () => undefined,
-      },
-    }));
-    for (const token of ['a', 'b', 'c']) launch(token);
-    await runFor(STARTUP_SECONDS + 1);
-    for (const n of api.store.list(nodeType()).items)
-      api.store.patch(nodeType(), undefined, n.metadata.name ?? '', 'application/merge-patch+json', { spec: { taints: null } });
-    api.apply({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'app', namespace: 'default' },
-      spec: {
-        replicas: 3,
-        selector: { matchLabels: { app: 'app' } },
-        template: { metadata: { labels: { app: 'app' } }, spec: { containers: [{ name: 'app', image: 'pause', resources: { requests: { cpu: '3' } } }] } },
-      },
-    });
-    await runFor(1);
+    ({ clock, api, ec2world, close } = await bareCluster({ beforeStart: (w) => w.onEvent((e) => events.push(e)) }));
   });
 
-  afterEach(() => {
-    stop();
-    restore();
-  });
+  afterEach(() => close());
 
   const first = () => ec2world.instances.values().next().value as SimInstance;
 

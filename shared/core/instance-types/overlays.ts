@@ -137,6 +137,24 @@ export function resolveOverlays(
   pools: readonly NodePool[],
   typesByPool: Readonly<Record<string, readonly InstanceType[]>>,
 ): OverlayResolution {
+  // Every round and pass resolves the same overlays against the same (cached) type arrays: the last result is kept
+  // while the overlays' specs, the pools' names and labels and the type arrays stay the same.
+  const key = JSON.stringify([overlays.map(({ observedConditions: _, ...spec }) => spec), pools.map((p) => [p.name, p.template.labels])]);
+  const refs = pools.map((p) => typesByPool[p.name]);
+  if (lastResolution?.key === key && lastResolution.refs.length === refs.length && lastResolution.refs.every((r, i) => r === refs[i]))
+    return lastResolution.res;
+  const res = resolve(overlays, pools, typesByPool);
+  lastResolution = { key, refs, res };
+  return res;
+}
+
+let lastResolution: { key: string; refs: (readonly InstanceType[] | undefined)[]; res: OverlayResolution } | undefined;
+
+function resolve(
+  overlays: readonly NodeOverlay[],
+  pools: readonly NodePool[],
+  typesByPool: Readonly<Record<string, readonly InstanceType[]>>,
+): OverlayResolution {
   const res: OverlayResolution = { updates: new Map(), rejected: new Map(), matched: new Set() };
   for (const o of orderByWeight(overlays)) {
     const reqs = compile(o);
@@ -169,7 +187,7 @@ export function adjustedPrice(price: number, change: string): number {
 }
 
 /** The last result per source array and pool updates: the same array back while nothing changed (the scheduler reuses its templates). */
-const applied = new WeakMap<readonly InstanceType[], { key: string; types: InstanceType[] }>();
+const applied = new WeakMap<readonly InstanceType[], { res: OverlayResolution; pool: string; types: InstanceType[] }>();
 
 /**
  * The pool's instance types with its overlays applied: copies of the types and offerings that change (an offering's
@@ -179,9 +197,8 @@ const applied = new WeakMap<readonly InstanceType[], { key: string; types: Insta
 export function applyOverlays(res: OverlayResolution, pool: string, types: InstanceType[]): InstanceType[] {
   const byType = res.updates.get(pool);
   if (!byType || byType.size === 0) return types;
-  const key = JSON.stringify([...byType].map(([t, u]) => [t, [...u.prices], u.capacity?.resources ?? null, u.capacity?.from ?? null]));
   const hit = applied.get(types);
-  if (hit?.key === key) return hit.types;
+  if (hit?.res === res && hit.pool === pool) return hit.types;
   const out = types.map((it) => {
     const u = byType.get(it.name);
     if (!u) return it;
@@ -205,7 +222,7 @@ export function applyOverlays(res: OverlayResolution, pool: string, types: Insta
     }
     return copy;
   });
-  applied.set(types, { key, types: out });
+  applied.set(types, { res, pool, types: out });
   return out;
 }
 

@@ -13,6 +13,7 @@ import { Annotation } from '../model/labels';
 import type { ClusterSnapshot } from '../ports';
 import type { Plan, SchedulingInput } from '../scheduling/types';
 import type { LifecycleDeps } from './deps';
+import { sameConditions } from './nodepool-status';
 
 /** The scheduling input with the buffers' virtual pods added after the pending ones. */
 export function withBufferPods(input: SchedulingInput, snapshot: Pick<ClusterSnapshot, 'capacityBuffers'>): SchedulingInput {
@@ -58,9 +59,6 @@ function conditionsOf(r: ResolvedBuffer, plan: Plan): StatusCondition[] {
   return [ready, { type: 'Provisioning', status: 'True', reason: 'FitsExistingCapacity', message: `All ${desired} virtual pods fit on existing capacity` }];
 }
 
-const same = (a: readonly StatusCondition[], b: readonly StatusCondition[] | undefined) =>
-  a.every((c) => b?.some((o) => o.type === c.type && o.status === c.status && o.reason === c.reason && o.message === c.message));
-
 /** Writes each buffer's status when it changed (a failed write is logged; the next round writes it). */
 export async function reconcileBufferStatuses(
   deps: Pick<LifecycleDeps, 'cluster' | 'log'>,
@@ -70,7 +68,7 @@ export async function reconcileBufferStatuses(
   for (const r of snapshot.capacityBuffers ?? []) {
     const conditions = conditionsOf(r, plan);
     const replicas = r.unresolved ? undefined : bufferReplicas(r);
-    if (same(conditions, r.buffer.observedConditions) && replicas === r.buffer.observedReplicas) continue;
+    if (sameConditions(conditions, r.buffer.observedConditions) && replicas === r.buffer.observedReplicas) continue;
     try {
       await deps.cluster.patchCapacityBufferStatus(r.buffer, { ...(replicas !== undefined ? { replicas } : {}), conditions });
     } catch (e) {

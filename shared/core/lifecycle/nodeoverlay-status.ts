@@ -7,10 +7,7 @@ import type { StatusCondition } from '../model/karpenter';
 import type { OverlayResolution } from '../instance-types/overlays';
 import type { ClusterSnapshot } from '../ports';
 import type { LifecycleDeps } from './deps';
-import { withReady } from './nodepool-status';
-
-const same = (a: readonly StatusCondition[], b: readonly StatusCondition[] | undefined): boolean =>
-  a.every((c) => b?.some((o) => o.type === c.type && o.status === c.status && o.reason === c.reason && o.message === c.message));
+import { sameConditions, withReady } from './nodepool-status';
 
 /** The conditions each overlay should carry (invalid ones from `snapshot.invalid`). */
 function nodeOverlayConditions(
@@ -47,7 +44,7 @@ export async function reconcileNodeOverlayStatuses(
   for (const [name, conditions] of nodeOverlayConditions(snapshot, res)) {
     const read = snapshot.nodeOverlays?.find((o) => o.name === name)?.observedConditions;
     // An invalid overlay is not read with its status: what this container last wrote stands in for it.
-    if (same(conditions, read ?? last.get(name))) continue;
+    if (sameConditions(conditions, read ?? last.get(name))) continue;
     try {
       const changed = await deps.cluster.patchNodeOverlayStatus(name, conditions);
       last.set(name, conditions);

@@ -64,10 +64,14 @@ export function desiredNodePoolStatus(pool: NodePool, snapshot: ClusterObjects):
   return { ...resourcesOf(pool.name, snapshot), conditions: withReady([trueCondition('ValidationSucceeded'), nodeClassReady(pool, snapshot)]) };
 }
 
+/** True when every wanted condition is among those written, with the same status, reason and message. */
+export const sameConditions = (wanted: readonly Condition[], written: readonly Condition[] | undefined): boolean =>
+  wanted.every((c) => written?.some((x) => x.type === c.type && x.status === c.status && x.reason === c.reason && x.message === c.message));
+
 const sameStatus = (a: NodePoolStatus | undefined, b: NodePoolStatus): boolean => {
   if (!a || a.nodes !== b.nodes) return false;
   if (Object.keys(b.resources).some((k) => a.resources[k] !== b.resources[k])) return false;
-  return b.conditions.every((c) => a.conditions.some((x) => x.type === c.type && x.status === c.status && x.reason === c.reason && x.message === c.message));
+  return sameConditions(b.conditions, a.conditions);
 };
 
 /**
